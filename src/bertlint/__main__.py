@@ -1,0 +1,3 @@
+from bertlint.cli import main
+
+main()
