@@ -1,0 +1,161 @@
+"""The command line: `bertlint [check] PATHS`, `bertlint rule CODE`, `bertlint rules`.
+
+Exit codes like ruff: 0 clean, 1 findings, 2 usage/config/internal error.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from bertlint import __version__
+
+
+class _DefaultGroup(click.Group):
+    """`bertlint train.py` means `bertlint check train.py`."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
+            args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+
+def _codes(value: str | None) -> list[str] | None:
+    return [c.strip() for c in value.split(",") if c.strip()] if value else None
+
+
+@click.group(cls=_DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="bertlint", message="%(prog)s %(version)s")
+def main() -> None:
+    """bertlint: find the mistakes in training scripts before the GPU hour is spent."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["full", "concise", "json", "lsp", "sarif", "github"]), default="full", show_default=True, help="Output format.")
+@click.option("--output-file", "-o", type=click.Path(path_type=Path, dir_okay=False), help="Write the report to this file.")
+@click.option("--select", help="Comma-separated codes or prefixes to enable (replaces the configured set).")
+@click.option("--extend-select", help="Codes or prefixes to enable on top of the configured set.")
+@click.option("--ignore", help="Codes or prefixes to disable.")
+@click.option("--per-file-ignores", multiple=True, help="PATTERN:CODES, repeatable.")
+@click.option("--exclude", multiple=True, help="Gitignore-style pattern to skip (replaces the default list).")
+@click.option("--extend-exclude", multiple=True, help="Gitignore-style pattern to skip, on top of the defaults.")
+@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), help="Use this pyproject.toml or bertlint.toml.")
+@click.option("--isolated", is_flag=True, help="Ignore every configuration file.")
+@click.option("--gpu-memory", help="GPU memory budget for BL502, e.g. 24 or 24GiB (default 16 GiB).")
+@click.option("--imbalance-ratio", type=float, help="Majority:minority ratio from which BL401 fires (default 3.0).")
+@click.option("--transformers-version", help="Target transformers version (default: the project's pin, else the installed one).")
+@click.option("--fix", is_flag=True, help="Apply safe fixes.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply unsafe fixes (with --fix), and show them as fixable.")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing.")
+@click.option("--show-fixes", is_flag=True, help="Show the fix of each fixable finding.")
+@click.option("--statistics", is_flag=True, help="Print one line per code with its count instead of the findings.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary line.")
+def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, extend_select, ignore, per_file_ignores,
+          exclude, extend_exclude, config_file, isolated, gpu_memory, imbalance_ratio, transformers_version,
+          fix, unsafe_fixes, diff, show_fixes, statistics, exit_zero, quiet) -> None:
+    """Lint PATHS (files or directories; default: the current directory)."""
+    from bertlint import runner
+    from bertlint.config import ConfigError
+    from bertlint.discovery import DiscoveryError
+    from bertlint.report import format_findings, statistics as stats_table, summary_line
+
+    overrides = {
+        "select": _codes(select), "extend_select": _codes(extend_select), "ignore": _codes(ignore),
+        "per_file_ignores": _per_file(per_file_ignores), "exclude": list(exclude) or None,
+        "extend_exclude": list(extend_exclude) or None, "gpu_memory": gpu_memory,
+        "imbalance_ratio": imbalance_ratio, "transformers_version": transformers_version,
+    }
+    try:
+        outcome = runner.run(
+            list(paths) or [Path(".")],
+            overrides={k: v for k, v in overrides.items() if v is not None},
+            config_file=config_file, isolated=isolated,
+            fix="unsafe" if (fix and unsafe_fixes) else ("safe" if fix else None),
+            diff="unsafe" if (diff and unsafe_fixes) else ("safe" if diff else None),
+        )
+    except (ConfigError, DiscoveryError) as exc:
+        click.echo(f"bertlint: error: {exc}", err=True)
+        sys.exit(2)
+    for problem in outcome.problems:
+        click.echo(f"bertlint: error: {problem}", err=True)
+    findings = outcome.findings
+    if not unsafe_fixes:
+        for finding in findings:
+            if finding.fix is not None and finding.fix.applicability == "unsafe":
+                finding.extra["hidden_fix"] = finding.fix
+                finding.fix = None
+    to_file = output_file is not None
+    color = fmt == "full" and not to_file and sys.stdout.isatty()
+    if diff:
+        text = outcome.diff_text
+    elif statistics:
+        text = stats_table(findings)
+    else:
+        text = format_findings(findings, fmt, color=color, show_fixes=show_fixes)
+    if fmt in ("full", "concise") and not quiet and not diff:
+        summary = summary_line(findings, fixed=outcome.fixed)
+        text = f"{text}\n{summary}" if text.strip() else summary
+    if to_file:
+        output_file.write_text(text + ("\n" if text and not text.endswith("\n") else ""), encoding="utf-8")
+    elif text:
+        click.echo(text)
+    if outcome.problems or outcome.internal_errors:
+        sys.exit(2)
+    if exit_zero or diff:
+        sys.exit(1 if diff and outcome.diff_text else 0)
+    sys.exit(1 if findings else 0)
+
+
+def _per_file(values: tuple[str, ...]) -> dict[str, list[str]] | None:
+    if not values:
+        return None
+    out: dict[str, list[str]] = {}
+    for value in values:
+        pattern, sep, codes = value.rpartition(":")
+        if not sep or not pattern:
+            raise click.BadParameter(f"expected PATTERN:CODES, got {value!r}", param_hint="--per-file-ignores")
+        out.setdefault(pattern, []).extend(_codes(codes) or [])
+    return out
+
+
+@main.command()
+@click.argument("code")
+def rule(code: str) -> None:
+    """Print the reference page of a rule."""
+    from bertlint import pages
+
+    text = pages.page(code.upper())
+    if text is None:
+        click.echo(f"bertlint: error: unknown rule code {code!r}; `bertlint rules` lists them", err=True)
+        sys.exit(2)
+    if sys.stdout.isatty():
+        from rich.console import Console
+        from rich.markdown import Markdown
+
+        Console().print(Markdown(text))
+    else:
+        click.echo(text)
+
+
+@main.command("rules")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def list_rules(fmt: str) -> None:
+    """List every rule: code, name, severity, fixability."""
+    import json
+
+    from bertlint.rules import all_codes, describe
+
+    rows = []
+    for code in all_codes():
+        name, severity, summary, fix = describe(code)
+        rows.append({"code": code, "name": name, "severity": severity, "fix": fix, "summary": summary})
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        marker = {"safe": "[*]", "unsafe": "[~]"}.get(row["fix"], "   ")
+        click.echo(f"{row['code']}  {marker} {row['severity']:<7}  {row['name']:<42} {row['summary']}")

@@ -1,0 +1,168 @@
+"""Label counts from the local data files a script loads, read in bounded time and memory."""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bertlint.facts import Call, Facts
+
+MAX_BYTES = 64 * 2**20
+MAX_ROWS = 2_000_000
+MAX_SECONDS = 2.0
+READERS = {
+    "read_csv": "csv", "read_table": "tsv", "read_json": "json", "read_parquet": "parquet",
+    "from_csv": "csv", "from_json": "json", "from_parquet": "parquet",
+}
+BUILDERS = {"csv": "csv", "json": "json", "parquet": "parquet"}
+
+
+def data_file_of(facts: "Facts", call: "Call") -> tuple[Path | None, str]:
+    """The existing local file a `pd.read_csv`/`load_dataset("csv", data_files=...)`-like call reads."""
+    short = call.short or ""
+    q = call.qualname or ""
+    if short in READERS and (q.startswith(("pandas", "datasets")) or call.method in READERS):
+        fmt = READERS[short]
+        arg = call.arg(0, "path_or_buf" if fmt == "json" else "filepath_or_buffer")
+        if arg is None:
+            arg = call.arg(0, "path") or call.arg(0, "path_or_paths")
+        if fmt == "json" and facts.kw_value(call, "lines", default=False) is True:
+            fmt = "jsonl"
+    elif short == "load_dataset" and q.startswith("datasets"):
+        builder = facts.arg_value(call, 0, "path")
+        if builder not in BUILDERS:
+            return None, ""
+        fmt, arg = BUILDERS[builder], call.kwargs.get("data_files")
+    else:
+        return None, ""
+    if arg is None:
+        return None, ""
+    value = facts.value(arg.value, call.scope, order=call.order)
+    if isinstance(value, dict):
+        value = value.get("train", next(iter(value.values()), None))
+    if isinstance(value, (list, tuple)) and len(value) == 1:
+        value = value[0]
+    if not isinstance(value, str) or "://" in value:
+        return None, ""
+    path = Path(value)
+    if not path.is_absolute() and facts.base_dir is not None and (facts.base_dir / path).is_file():
+        path = facts.base_dir / path
+    if fmt == "json" and path.suffix == ".jsonl":
+        fmt = "jsonl"
+    if fmt == "tsv" or (fmt == "csv" and path.suffix == ".tsv"):
+        fmt = "tsv"
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_BYTES:
+            return None, ""
+    except OSError:
+        return None, ""
+    return path, fmt
+
+
+def label_counts(path: Path, fmt: str, columns: list[str]) -> tuple[Counter, str] | None:
+    """Counts of the first column in `columns` that the file has, or None if it cannot be read quickly."""
+    try:
+        if fmt in ("csv", "tsv"):
+            return _csv(path, columns, "\t" if fmt == "tsv" else ",")
+        if fmt == "jsonl":
+            return _records(_jsonl(path), columns)
+        if fmt == "json":
+            return _json(path, columns)
+        if fmt == "parquet":
+            return _parquet(path, columns)
+    except (OSError, ValueError, UnicodeDecodeError, csv.Error, RecursionError):
+        return None
+    return None
+
+
+def _pick(available, columns):
+    return next((c for c in columns if c in available), None)
+
+
+def _hashable(value):
+    return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+
+
+def _csv(path: Path, columns: list[str], delimiter: str):
+    deadline = time.monotonic() + MAX_SECONDS
+    with path.open(newline="", encoding="utf-8", errors="replace") as handle:
+        reader = csv.reader(handle, delimiter=delimiter)
+        header = next(reader, None)
+        if not header:
+            return None
+        column = _pick(header, columns)
+        if column is None:
+            return None
+        index = header.index(column)
+        counts: Counter = Counter()
+        for number, row in enumerate(reader):
+            if number >= MAX_ROWS or (number % 10000 == 0 and time.monotonic() > deadline):
+                return None
+            if index < len(row):
+                cell = row[index].strip()
+                counts[int(cell) if cell.lstrip("-").isdigit() else cell] += 1
+        return counts, column
+
+
+def _jsonl(path: Path):
+    deadline = time.monotonic() + MAX_SECONDS
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle):
+            if number >= MAX_ROWS or (number % 10000 == 0 and time.monotonic() > deadline):
+                raise ValueError("too large")
+            if line.strip():
+                yield json.loads(line)
+
+
+def _records(records, columns):
+    counts: Counter = Counter()
+    column = None
+    for record in records:
+        if not isinstance(record, dict):
+            return None
+        if column is None:
+            column = _pick(record, columns)
+            if column is None:
+                return None
+        value = _hashable(record.get(column))
+        if value is None:
+            return None
+        counts[value] += 1
+    return (counts, column) if column else None
+
+
+def _json(path: Path, columns):
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if isinstance(data, dict):
+        if "data" in data and isinstance(data["data"], list):
+            return _records(data["data"], columns)
+        column = _pick(data, columns)
+        values = data.get(column) if column else None
+        if isinstance(values, dict):
+            values = list(values.values())
+        if isinstance(values, list) and all(_hashable(v) is not None for v in values):
+            return Counter(values), column
+        return None
+    if isinstance(data, list):
+        return _records(data, columns)
+    return None
+
+
+def _parquet(path: Path, columns):
+    try:
+        import pyarrow.parquet as pq  # only when a script reads a parquet file, and only if installed
+    except ImportError:
+        return None
+    schema = pq.read_schema(path)
+    column = _pick(schema.names, columns)
+    if column is None:
+        return None
+    values = pq.read_table(path, columns=[column]).column(column).to_pylist()
+    if not all(_hashable(v) is not None for v in values):
+        return None
+    return Counter(values), column

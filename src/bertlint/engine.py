@@ -1,0 +1,211 @@
+"""Lint one source: decode, parse once, extract facts once, run the rules, place and filter findings."""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
+
+import libcst as cst
+
+from bertlint import versions
+from bertlint.facts import Facts
+from bertlint.report import Edit, Finding, Fix
+from bertlint.rules import ENGINE_CODES, Context, Report, all_rules
+
+if TYPE_CHECKING:
+    from bertlint.config import Settings
+
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+_IGNORE = re.compile(r"#\s*bertlint:\s*ignore\[(?P<codes>[^\]]*)\]")
+_SKIP_FILE = re.compile(r"#\s*bertlint:\s*skip-file\b")
+_BL_CODE = re.compile(r"^BL\d{3}$")
+
+
+@dataclass
+class Decoded:
+    text: str
+    encoding: str
+    bom: bool
+    newline: str
+
+
+def decode(data: bytes) -> Decoded:
+    """Decode like Python does (BOM, PEP 263 cookie); remember the BOM and line endings for --fix."""
+    bom = data.startswith(b"\xef\xbb\xbf")
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    newline = "\r\n" if "\r\n" in text[:10000] else "\n"
+    return Decoded(text, "utf-8" if encoding == "utf-8-sig" else encoding, bom, newline)
+
+
+@dataclass
+class Suppression:
+    line: int
+    codes: frozenset[str] | None  # None: a blanket `# noqa`
+    column: int
+    end_column: int
+    used: set[str] = field(default_factory=set)
+
+
+def suppressions(source: str) -> dict[int, list[Suppression]]:
+    """`# noqa[: codes]` and `# bertlint: ignore[codes]` comments by 1-based line."""
+    out: dict[int, list[Suppression]] = {}
+    if "noqa" not in source and "bertlint" not in source:
+        return out
+    for number, line in enumerate(source.splitlines(), 1):
+        if "#" not in line:
+            continue
+        for pattern in (_NOQA, _IGNORE):
+            for match in pattern.finditer(line):
+                raw = match.group("codes")
+                codes = None if raw is None else frozenset(c.strip().upper() for c in re.split(r"[\s,]+", raw) if c.strip())
+                out.setdefault(number, []).append(Suppression(number, codes, match.start() + 1, match.end() + 1))
+    return out
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding]
+    fixed_source: str | None = None  # set by the fixer
+
+
+def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[str] | None = None) -> list[Finding]:
+    """All findings for one decoded source text, suppression applied, sorted."""
+    selected = frozenset(codes) if codes is not None else settings.codes_for(path)
+    display = str(path)
+    if _SKIP_FILE.search(source):
+        return []
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        if "BL901" not in selected:
+            return []
+        line, column = exc.editor_line, exc.editor_column
+        text = source.splitlines()[line - 1] if 0 < line <= len(source.splitlines()) else ""
+        message = str(exc).splitlines()[0] if str(exc) else "invalid syntax"
+        return [_engine_finding("BL901", f"SyntaxError: {message}", display, line, column, text)]
+    except (RecursionError, MemoryError) as exc:
+        return [_engine_finding("BL901", f"the file could not be parsed ({type(exc).__name__}: too deeply nested or too large)", display, 1, 1, "")]
+    facts = Facts(module, source, path)
+    version, version_source = versions.target_version(settings, path)
+    ctx = Context(facts, settings, version, version_source)
+    for code, rule in all_rules().items():
+        if code not in selected:
+            continue
+        if rule.needs and not facts.imported(*rule.needs):
+            continue
+        ctx.rule = rule
+        rule.check(ctx)
+    return _place(ctx.reports, facts, source, display, selected)
+
+
+def _engine_finding(code: str, message: str, path: str, line: int, column: int, text: str, end_column: int | None = None) -> Finding:
+    name, severity, summary = ENGINE_CODES[code]
+    help_text = {
+        "BL901": "fix the syntax error; bertlint checks the rest of the file once it parses",
+        "BL902": "remove the unused suppression",
+    }[code]
+    return Finding(code, name, severity, message, help_text, path, line, column, line, end_column or column + 1, source_line=text)
+
+
+def _place(reports: list[Report], facts: Facts, source: str, path: str, selected: frozenset[str]) -> list[Finding]:
+    """Turn reports into positioned findings, drop suppressed ones, and report unused suppressions."""
+    lines = source.splitlines()
+    comments = suppressions(source)
+    findings: list[Finding] = []
+    if reports:
+        positions = cst.MetadataWrapper(facts.module, unsafe_skip_copy=True).resolve(cst.metadata.PositionProvider)
+        seen: set[tuple] = set()
+        for report in reports:
+            rng = positions.get(report.node)
+            if rng is None:
+                continue
+            line, column = rng.start.line, rng.start.column + 1
+            end_line, end_column = rng.end.line, rng.end.column + 1
+            key = (report.rule.code, line, column)
+            if key in seen:
+                continue
+            seen.add(key)
+            anchor = positions.get(report.anchor) if report.anchor is not None else None
+            candidates = {line} | ({anchor.start.line} if anchor is not None else set())
+            if _suppressed(report.rule.code, candidates, comments):
+                continue
+            fix = _fix(report, positions, facts) if report.fix else None
+            findings.append(
+                Finding(
+                    report.rule.code, report.rule.name, report.severity, report.message, report.help, path,
+                    line, column, end_line, end_column, fix=fix,
+                    source_line=lines[line - 1] if 0 < line <= len(lines) else "",
+                )
+            )
+    if "BL902" in selected:
+        for number, entries in comments.items():
+            for entry in entries:
+                if entry.codes is None:
+                    continue
+                unused = sorted(c for c in entry.codes if _BL_CODE.match(c) and c not in entry.used)
+                for code in unused:
+                    if code == "BL902" or (code not in selected and code not in ENGINE_CODES and code in all_rules()):
+                        continue
+                    findings.append(
+                        _engine_finding(
+                            "BL902", f"unused suppression of {code}: nothing on this line raises it", path,
+                            number, entry.column, lines[number - 1], entry.end_column,
+                        )
+                    )
+    findings.sort(key=lambda f: f.sort_key)
+    return findings
+
+
+def _suppressed(code: str, lines: set[int], comments: dict[int, list[Suppression]]) -> bool:
+    hit = False
+    for line in lines:
+        for entry in comments.get(line, ()):
+            if entry.codes is None or code in entry.codes:
+                if entry.codes is not None:
+                    entry.used.add(code)
+                hit = True
+    return hit
+
+
+def _fix(report: Report, positions, facts: Facts) -> Fix | None:
+    applicability, message, replacements = report.fix
+    edits = []
+    for rep in replacements:
+        rng = positions.get(rep.node)
+        if rng is None:
+            return None
+        text = rep.new if isinstance(rep.new, str) else facts.module.code_for_node(rep.new)
+        if rep.after:
+            edits.append(Edit(rng.end.line, rng.end.column + 1, rng.end.line, rng.end.column + 1, text))
+        else:
+            edits.append(Edit(rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1, text))
+    return Fix(applicability, message, tuple(edits))
+
+
+def decode_error_finding(path: Path, exc: Exception) -> Finding:
+    """A file we cannot decode is a BL901 finding, like one we cannot parse."""
+    if isinstance(exc, UnicodeDecodeError):
+        line = exc.object[: exc.start].count(b"\n") + 1
+        message = f"the file is not valid {exc.encoding} (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); declare its encoding with a `# -*- coding: ... -*-` line or save it as UTF-8"
+        return _engine_finding("BL901", message, str(path), line, 1, "")
+    return _engine_finding("BL901", f"the file cannot be decoded: {exc}", str(path), 1, 1, "")
+
+
+def describe_internal_error(path: Path, exc: Exception) -> str:
+    """`internal error in rule BLxxx on file:line`, from the innermost rule frame of the traceback."""
+    import traceback
+
+    rule, line = "the engine", None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        name = Path(frame.filename).stem
+        if name.startswith("bl") and name[2:].isdigit():
+            rule = f"rule {name.upper()}"
+    return f"internal error in {rule} on {path}: {type(exc).__name__}: {exc} (please report it at https://github.com/bertlint/bertlint/issues with the file)"

@@ -1,0 +1,553 @@
+"""Model knowledge: checkpoint facts, learning-rate ranges and a static training-memory estimate.
+
+Standard library only. The tables live in ``bertlint/data/*.json`` and are read once, on first use.
+Facts and formulas: research notes ``api-facts.md`` sections 7 (checkpoints), 8 (learning rates), 9 (memory).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass, fields, replace
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, Mapping
+
+MiB = 1 << 20
+GiB = 1 << 30
+CUDA_CONTEXT_BYTES = 1343 * MiB  # HF "Model training anatomy": CUDA context + kernels on a V100
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    id: str
+    model_type: str | None
+    family: str | None  # learning-rate family key (see data/learning_rates.json)
+    architecture: str  # "encoder" | "decoder" | "seq2seq"
+    params: int | None  # encoders: bare model incl. pooler; decoders/seq2seq: with LM head (tied counted once)
+    hidden_size: int | None
+    num_layers: int | None  # encoder layers for seq2seq
+    num_decoder_layers: int | None
+    num_attention_heads: int | None
+    intermediate_size: int | None  # None means 4 * hidden_size
+    vocab_size: int | None
+    max_position_embeddings: int | None
+    usable_max_tokens: int | None  # longest input the model was built/trained for; None: no position limit at all
+    hard_length_limit: bool  # True: longer inputs crash (learned absolute positions); False: they only degrade
+    tokenizer: str | None  # vocabulary key: equal keys share a vocabulary
+    stored_dtype: str | None  # dtype of the published weights
+    source: str = "built-in"  # "built-in" or the path of the local config.json
+
+    @property
+    def total_layers(self) -> int:
+        return (self.num_layers or 0) + (self.num_decoder_layers or 0)
+
+
+_RECORD_FIELDS = tuple(f.name for f in fields(ModelInfo) if f.name != "source")
+
+
+def _load(name: str) -> Any:
+    return json.loads((files("bertlint") / "data" / name).read_text(encoding="utf-8"))
+
+
+@functools.cache
+def checkpoints() -> tuple[ModelInfo, ...]:
+    """The built-in checkpoint table."""
+    return tuple(ModelInfo(**{k: rec[k] for k in _RECORD_FIELDS}) for rec in _load("checkpoints.json"))
+
+
+# Same weights layout as a table record (chat/instruct fine-tunes of the same base); looked up by short name.
+_ALIASES = {
+    "llama-2-7b-chat-hf": "meta-llama/llama-2-7b-hf",
+    "llama-2-13b-chat-hf": "meta-llama/llama-2-13b-hf",
+    "meta-llama-3-8b-instruct": "meta-llama/meta-llama-3-8b",
+    "mistral-7b-instruct-v0.1": "mistralai/mistral-7b-v0.1",
+}
+
+
+@functools.cache
+def _index() -> tuple[dict[str, ModelInfo], dict[str, ModelInfo]]:
+    """(full id -> info, short name without organisation -> info); keys lower-case, short names only if unique."""
+    full = {info.id.lower(): info for info in checkpoints()}
+    short: dict[str, ModelInfo | None] = {}
+    for key, info in full.items():
+        name = key.rsplit("/", 1)[-1]
+        short[name] = None if name in short else info
+    return full, {k: v for k, v in short.items() if v is not None}
+
+
+def _clean_id(name: str) -> str:
+    name = name.strip().removeprefix("https://huggingface.co/").rstrip("/")
+    return name.split("@", 1)[0]  # "org/model@revision"
+
+
+def _from_table(name: str) -> ModelInfo | None:
+    clean = _clean_id(name)
+    if clean.count("/") > 1 or clean.startswith((".", "/", "~")):  # a filesystem path, not a hub id
+        return None
+    full, short = _index()
+    key = clean.lower()
+    if key in full:
+        return full[key]
+    base = key.rsplit("/", 1)[-1]
+    if base in _ALIASES:
+        return replace(full[_ALIASES[base]], id=clean)
+    return short.get(base)
+
+
+def lookup_checkpoint(name: str, base_dir: Path | None = None) -> ModelInfo | None:
+    """Facts about ``name`` as passed to ``from_pretrained``: a local directory with a config.json
+    (absolute, or relative to ``base_dir`` or the cwd) wins over the built-in table. Never raises."""
+    if not isinstance(name, str) or not name.strip():
+        return None
+    config = _local_config(name.strip(), base_dir)
+    if config is not None:
+        return _from_config_file(config)
+    return _from_table(name)
+
+
+def _local_config(name: str, base_dir: Path | None) -> Path | None:
+    try:
+        path = Path(name).expanduser()
+        candidates = [path] if path.is_absolute() else [*([Path(base_dir) / path] if base_dir else []), Path.cwd() / path]
+        for candidate in candidates:
+            if (candidate / "config.json").is_file():
+                return candidate / "config.json"
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+# --------------------------------------------------------------------------- local config.json
+
+_ROBERTA_LIKE = {"roberta", "xlm-roberta", "xlm-roberta-xl", "camembert", "longformer", "data2vec-text", "ibert", "mpnet", "luke"}
+_BART_LIKE = {"bart", "mbart"}
+_T5_LIKE = {"t5", "mt5", "umt5", "longt5"}
+_LLAMA_LIKE = {"llama", "mistral", "qwen2", "gemma", "gemma2", "qwen3", "phi3"}
+_DECODERS = _LLAMA_LIKE | {"gpt2", "gpt_neo", "gpt_neox", "gptj", "phi", "opt", "bloom", "falcon", "mixtral", "codegen"}
+_ROPE = _LLAMA_LIKE | {"gpt_neox", "gptj", "phi", "falcon", "mixtral", "codegen"}
+_WITH_POOLER = {"bert", "roberta", "xlm-roberta", "camembert", "albert"}
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _first(cfg: Mapping[str, Any], *keys: str) -> int | None:
+    for key in keys:
+        if (value := _int(cfg.get(key))) is not None:
+            return value
+    return None
+
+
+def _dtype(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    value = value.removeprefix("torch.")
+    return {"float": "float32", "half": "float16", "bf16": "bfloat16"}.get(value, value)
+
+
+def _from_config_file(path: Path) -> ModelInfo | None:
+    try:
+        cfg = json.loads(path.read_text(encoding="utf-8"))
+        return _from_config(cfg, str(path)) if isinstance(cfg, dict) else None
+    except Exception:  # unreadable or odd config: the lint must go on without it
+        return None
+
+
+def _sizes(cfg: Mapping[str, Any]) -> tuple[str | None, str, int | None, int | None, int | None, int | None, int | None, int | None, int | None]:
+    """(model_type, architecture, hidden, layers, decoder layers, heads, ffn, vocab, max positions) from a config dict."""
+    mt = cfg.get("model_type")
+    mt = mt.lower() if isinstance(mt, str) else None
+    archs = cfg.get("architectures")
+    if mt in _BART_LIKE or mt in _T5_LIKE or cfg.get("is_encoder_decoder") is True:
+        arch = "seq2seq"
+    elif mt in _DECODERS or any(isinstance(a, str) and ("CausalLM" in a or "LMHead" in a) for a in (archs if isinstance(archs, list) else [])):
+        arch = "decoder"
+    else:
+        arch = "encoder"
+    layers = _first(cfg, "encoder_layers", "num_hidden_layers", "num_layers", "n_layer", "n_layers")
+    ffn_keys = ("encoder_ffn_dim", "intermediate_size", "d_ff", "n_inner", "ffn_dim") + (("hidden_dim",) if mt == "distilbert" else ())
+    return (
+        mt,
+        arch,
+        _first(cfg, "hidden_size", "d_model", "n_embd", "dim"),
+        layers,
+        (_first(cfg, "decoder_layers", "num_decoder_layers") or layers) if arch == "seq2seq" else None,
+        _first(cfg, "encoder_attention_heads", "num_attention_heads", "num_heads", "n_head", "n_heads"),
+        _first(cfg, *ffn_keys),
+        _first(cfg, "vocab_size"),
+        _first(cfg, "max_position_embeddings", "n_positions"),
+    )
+
+
+def params_from_config(cfg: Mapping[str, Any]) -> int | None:
+    """Parameter count computed from a config.json dict (formula only, no table look-up)."""
+    return _count_params(cfg, *_sizes(cfg))
+
+
+def _from_config(cfg: dict[str, Any], source: str) -> ModelInfo | None:
+    mt, arch, h, layers, dec_layers, heads, ffn, vocab, max_pos = _sizes(cfg)
+    if mt is None and h is None:
+        return None
+    params = _count_params(cfg, mt, arch, h, layers, dec_layers, heads, ffn, vocab, max_pos)
+    usable, hard = _length_limit(cfg, mt, max_pos)
+
+    tokenizer = None
+    named = cfg.get("_name_or_path")
+    named_info = _from_table(named) if isinstance(named, str) and named else None
+    dims = (mt, h, layers, dec_layers, heads, ffn or 4 * (h or 0), vocab, max_pos)
+    for known in ([named_info] if named_info else []) + [k for k in checkpoints() if k.model_type == mt]:
+        known_ffn = known.intermediate_size or 4 * (known.hidden_size or 0)
+        if (known.model_type, known.hidden_size, known.num_layers, known.num_decoder_layers, known.num_attention_heads,
+                known_ffn, known.vocab_size, known.max_position_embeddings) == dims:  # fmt: skip
+            params = known.params
+            tokenizer = known.tokenizer if known is named_info else None  # same sizes do not imply the same vocabulary
+            break
+    return ModelInfo(
+        id=named if isinstance(named, str) and named else str(Path(source).parent),
+        model_type=mt,
+        family=_family(mt, arch, h, params),
+        architecture=arch,
+        params=params,
+        hidden_size=h,
+        num_layers=layers,
+        num_decoder_layers=dec_layers,
+        num_attention_heads=heads,
+        intermediate_size=ffn,
+        vocab_size=vocab,
+        max_position_embeddings=max_pos,
+        usable_max_tokens=usable,
+        hard_length_limit=hard,
+        tokenizer=tokenizer,
+        stored_dtype=_dtype(cfg.get("torch_dtype") or cfg.get("dtype")),
+        source=source,
+    )
+
+
+def _length_limit(cfg: Mapping[str, Any], mt: str | None, max_pos: int | None) -> tuple[int | None, bool]:
+    """(usable tokens, hard limit). Same convention as the table: relative/rotary models keep their
+    trained length as usable_max_tokens but have no hard limit; models without positions give None."""
+    if max_pos is None or mt in _T5_LIKE:
+        return None, False
+    if mt in _ROBERTA_LIKE:
+        return max_pos - 2, True  # positions start at padding_idx + 1 = 2
+    relative = mt in ("deberta", "deberta-v2") and not cfg.get("position_biased_input", True)
+    rotary = mt in _ROPE or any(k in cfg for k in ("rope_theta", "rope_scaling", "rotary_pct", "rotary_dim", "partial_rotary_factor"))
+    return max_pos, not (relative or rotary)
+
+
+def _count_params(cfg, mt, arch, h, L, Ld, a, f, V, P) -> int | None:
+    """Parameter count from config sizes; exact for the architectures in the built-in table
+    (checked against it in the tests), a 12·L·h² + V·h estimate otherwise."""
+    if not (h and L and V):
+        return None
+    f = f or 4 * h
+    layer = 4 * h * h + 2 * h * f + 9 * h + f  # attention (4 linear with bias) + FFN (2 linear) + 2 LayerNorms
+    if mt in _T5_LIKE:
+        inner = (a or 1) * (_first(cfg, "d_kv") or h // (a or 1))
+        ff = (3 if str(cfg.get("feed_forward_proj", "relu")).startswith("gated") else 2) * h * f
+        bias = (_first(cfg, "relative_attention_num_buckets") or 32) * (a or 0)
+        enc = L * (4 * h * inner + ff + 2 * h) + bias + h
+        dec = (Ld or L) * (8 * h * inner + ff + 3 * h) + bias + h
+        return V * h * (1 if cfg.get("tie_word_embeddings", True) else 2) + enc + dec
+    if mt in _BART_LIKE:
+        fd = _first(cfg, "decoder_ffn_dim") or f
+        final_ln = 4 * h if mt == "mbart" or cfg.get("add_final_layer_norm") else 0
+        enc = L * layer
+        dec = (Ld or L) * (8 * h * h + 2 * h * fd + 15 * h + fd)
+        return V * h + 2 * ((P or 0) + 2) * h + 4 * h + final_ln + enc + dec
+    if mt in ("gpt2", "gpt_neo"):
+        per = layer if mt == "gpt2" else layer - 3 * h  # GPT-Neo: q, k, v without bias
+        return (V + (P or 0)) * h + L * per + 2 * h
+    if mt == "gpt_neox":
+        return V * h * (1 if cfg.get("tie_word_embeddings", False) else 2) + L * layer + 2 * h
+    if mt == "phi":
+        return 2 * V * h + V + L * (layer - 2 * h) + 2 * h  # one LayerNorm per layer; untied head with bias
+    if mt in _LLAMA_LIKE:
+        kv, hd = _first(cfg, "num_key_value_heads") or a, _first(cfg, "head_dim") or h // (a or 1)
+        attn = 2 * h * (a or 0) * hd + 2 * h * (kv or 0) * hd
+        if mt == "qwen2" or cfg.get("attention_bias"):
+            attn += ((a or 0) + 2 * (kv or 0)) * hd + (h if cfg.get("attention_bias") and mt != "qwen2" else 0)
+        tied = cfg.get("tie_word_embeddings", mt.startswith("gemma"))
+        return V * h * (1 if tied else 2) + L * (attn + 3 * h * f + 2 * h) + h
+    if arch == "encoder" and mt is not None:
+        e = _first(cfg, "embedding_size") or h
+        types = 0 if mt == "distilbert" else _int(cfg.get("type_vocab_size")) or (0 if "type_vocab_size" in cfg else 2)
+        positions = 0 if mt in ("deberta", "deberta-v2") and not cfg.get("position_biased_input", True) else (P or 0)
+        total = (V + positions + types) * e + 2 * e + (e * h + h if e != h else 0)
+        n_layers = (_first(cfg, "num_hidden_groups") or 1) * (_first(cfg, "inner_group_num") or 1) if mt == "albert" else L
+        total += n_layers * layer + (h * h + h if mt in _WITH_POOLER else 0)
+        if mt in ("deberta", "deberta-v2") and cfg.get("relative_attention"):
+            buckets = _first(cfg, "position_buckets")
+            rows = 2 * buckets if buckets else 2 * (_first(cfg, "max_relative_positions") or P or 0)
+            total += rows * h + (2 * h if "layer_norm" in str(cfg.get("norm_rel_ebd", "")) else 0)
+        return total
+    return V * h + (L + (Ld or 0)) * 12 * h * h  # unknown architecture: rough estimate
+
+
+# --------------------------------------------------------------------------- families and learning rates
+
+_BASE_FAMILY = {
+    "bert": "bert-base", "distilbert": "bert-base",
+    "roberta": "roberta-base", "xlm-roberta": "roberta-base", "camembert": "roberta-base",
+    "deberta": "roberta-base", "deberta-v2": "roberta-base",
+    "electra": "electra", "albert": "albert", "bart": "bart", "mbart": "bart",
+    "t5": "t5", "mt5": "t5", "umt5": "t5", "longt5": "t5",
+    "gpt2": "gpt2", "gpt_neo": "gpt2", "gpt_neox": "gpt2", "gptj": "gpt2", "opt": "gpt2",
+    "llama": "llm", "mistral": "llm", "mixtral": "llm", "qwen2": "llm", "qwen3": "llm",
+    "gemma": "llm", "gemma2": "llm", "phi": "llm", "phi3": "llm", "falcon": "llm",
+}  # fmt: skip
+
+
+def _mt_key(model_type: str) -> str:
+    return model_type.lower().replace("-", "_")
+
+
+_FAMILY_BY_KEY = {_mt_key(k): v for k, v in _BASE_FAMILY.items()}
+
+
+def family_for_model_type(model_type: str | None) -> str | None:
+    """Learning-rate family of a model_type when the size is unknown (the base-size family)."""
+    return _FAMILY_BY_KEY.get(_mt_key(model_type)) if isinstance(model_type, str) else None
+
+
+def _family(model_type: str | None, architecture: str, hidden: int | None, params: int | None) -> str | None:
+    """Family from model_type and size; the same rule assigned the families of the built-in table."""
+    family = family_for_model_type(model_type)
+    if family in ("bert-base", "roberta-base") and (hidden or 0) >= 1024:
+        return "encoder-large"
+    if family == "albert" and (hidden or 0) >= 4096:  # ALBERT-xxlarge
+        return "encoder-large"
+    if family is None and architecture == "decoder":
+        family = "gpt2"
+    if family == "gpt2" and (params or 0) >= 2e9:  # GPT-Neo-2.7B, Pythia-6.9B: LLM-sized
+        return "llm"
+    if family == "llm" and params and params < 1e9:  # Qwen2.5-0.5B: a small decoder
+        return "gpt2"
+    return family
+
+
+_CLASS_PREFIXES = {
+    "Bert": "bert", "DistilBert": "distilbert", "Roberta": "roberta", "XLMRoberta": "xlm-roberta", "Camembert": "camembert",
+    "Albert": "albert", "Deberta": "deberta", "DebertaV2": "deberta-v2", "Electra": "electra", "Bart": "bart", "MBart": "mbart",
+    "T5": "t5", "MT5": "mt5", "UMT5": "umt5", "LongT5": "longt5", "GPT2": "gpt2", "GPTNeo": "gpt_neo", "GPTNeoX": "gpt_neox",
+    "GPTJ": "gptj", "OPT": "opt", "Llama": "llama", "Mistral": "mistral", "Mixtral": "mixtral", "Qwen2": "qwen2", "Qwen3": "qwen3",
+    "Gemma": "gemma", "Gemma2": "gemma2", "Phi": "phi", "Phi3": "phi3", "Falcon": "falcon",
+}  # fmt: skip
+_CLASS_SUFFIX = re.compile(r"(For[A-Z]\w*|Model|LMHeadModel|DoubleHeadsModel|WithLMHead\w*|PreTrainedModel|Config|Tokenizer(Fast)?)")
+
+
+def model_type_from_class_name(class_name: str) -> str | None:
+    """``"RobertaForSequenceClassification"`` -> ``"roberta"`` (TF/Flax prefixes allowed); None if unknown."""
+    name = re.sub(r"^(TF|Flax)(?=[A-Z])", "", class_name)
+    for prefix in sorted(_CLASS_PREFIXES, key=len, reverse=True):
+        if name.startswith(prefix) and _CLASS_SUFFIX.fullmatch(name[len(prefix) :]):
+            return _CLASS_PREFIXES[prefix]
+    return None
+
+
+_OPT_LABEL = {"adamw": "AdamW", "adafactor": "Adafactor", "sgd": "SGD"}
+
+
+def _lr_kind(optimizer: str) -> str:
+    name = optimizer.lower()
+    return "adafactor" if "adafactor" in name else "sgd" if name.startswith("sgd") else "adamw"
+
+
+@functools.cache
+def _lr_table() -> dict[str, Any]:
+    return _load("learning_rates.json")
+
+
+def _pair(value: Any) -> tuple[float, float] | None:
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        low, high = float(value[0]), float(value[1])
+        return (low, high) if 0 <= low <= high else None
+    return None
+
+
+def lr_range(
+    info: ModelInfo | None,
+    optimizer: str = "adamw",
+    *,
+    from_scratch: bool = False,
+    peft: bool = False,
+    model_type: str | None = None,
+    overrides: Mapping | None = None,
+) -> tuple[float, float, str]:
+    """(low, high, label): peak learning rates outside [low, high] deserve a warning.
+
+    Precedence: from-scratch > PEFT/LoRA > the checkpoint's family > the base family of ``model_type``
+    (or of ``info.model_type``) > "default". ``overrides`` is ``[tool.bertlint] learning-rate``: keys are
+    family keys, ``default``, ``lora``, ``from-scratch`` or checkpoint ids; values ``[lo, hi]`` or
+    ``{optimizer: [lo, hi]}``; it wins over the built-in table."""
+    table = _lr_table()
+    kind = _lr_kind(optimizer)
+    if from_scratch:
+        key = "from_scratch"
+    elif peft:
+        key = "lora"
+    else:
+        key = (info.family if info else None) or family_for_model_type(model_type or (info.model_type if info else None)) or "default"
+    entry = table[key]
+
+    if overrides:
+        norm = lambda k: str(k).lower().replace("_", "-")  # noqa: E731
+        table_keys = {norm(k): v for k, v in overrides.items()}
+        for k, v in overrides.items():  # "FacebookAI/roberta-large" also matches "roberta-large"
+            table_keys.setdefault(norm(k).rsplit("/", 1)[-1], v)
+        names = [norm(key)] + (["peft"] if key == "lora" else [])
+        if info and key not in ("from_scratch", "lora"):
+            names = [norm(info.id), norm(info.id).rsplit("/", 1)[-1]] + names
+        for name in names:
+            value = table_keys.get(name)
+            if isinstance(value, Mapping):
+                value = {str(k).lower(): v for k, v in value.items()}.get(kind)
+            if (pair := _pair(value)) is not None:
+                return (*pair, f"{entry['label']} with {_OPT_LABEL[kind]} (from [tool.bertlint] learning-rate)")
+
+    if kind in entry:
+        return (float(entry[kind][0]), float(entry[kind][1]), f"{entry['label']} with {_OPT_LABEL[kind]}")
+    low, high = entry["adamw"]
+    return (float(low), float(high), f"{entry['label']} (AdamW range; none published for {_OPT_LABEL[kind]})")
+
+
+# --------------------------------------------------------------------------- memory
+
+_PRECISIONS = {"fp32": "fp32", "float32": "fp32", "amp": "amp", "fp16": "amp", "bf16": "amp", "mixed": "amp", "bf16_pure": "bf16_pure", "pure_bf16": "bf16_pure"}
+_WEIGHT_BYTES = {"fp32": 4, "amp": 6, "bf16_pure": 2}  # amp: fp32 master + 16-bit copy
+_GRAD_BYTES = {"fp32": 4, "amp": 4, "bf16_pure": 2}
+_STATE_BYTES = {"adamw": 8, "adam": 8, "adamw_8bit": 2, "sgd_momentum": 4, "sgd": 0, "adafactor": 4}  # fp32 states
+_STATE_LABEL = {"adamw": "AdamW states", "adam": "Adam states", "adamw_8bit": "8-bit AdamW states",
+                "sgd_momentum": "SGD momentum", "sgd": "SGD states", "adafactor": "Adafactor states"}  # fmt: skip
+# Per layer s·b·h·(c_lin + slope·(ffn/4h − 1) + c_att·a·s/h) bytes, CUDA (1-byte dropout masks).
+_ACTIVATION = {"fp32": (66, 32, 9), "amp": (42, 16, 7), "bf16_pure": (34, 16, 5)}
+
+
+def _optimizer(name: str) -> tuple[str, bool]:
+    """(memory kind, known?)"""
+    n = name.lower().replace("-", "_")
+    if n in _STATE_BYTES:
+        return n, True
+    if "adafactor" in n:
+        return "adafactor", True
+    if "8bit" in n or "8_bit" in n:
+        return "adamw_8bit", True
+    if n.startswith("sgd"):
+        return ("sgd_momentum" if "momentum" in n else "sgd"), True
+    return "adamw", "adam" in n
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    weights: int
+    gradients: int
+    optimizer_states: int
+    activations: int
+    lm_head: int
+    overhead: int
+    total: int
+    precision: str
+    attention: str
+    notes: tuple[str, ...] = ()
+    batch_size: int = 0
+    seq_len: int = 0
+    optimizer: str = "adamw"
+
+    def breakdown(self) -> str:
+        gib = lambda n: f"{n / GiB:.1f} GiB"  # noqa: E731
+        parts = [f"weights {gib(self.weights)}", f"gradients {gib(self.gradients)}"]
+        if self.optimizer_states:
+            parts.append(f"{_STATE_LABEL.get(self.optimizer, 'optimizer states')} {gib(self.optimizer_states)}")
+        parts.append(f"activations {gib(self.activations)} (batch {self.batch_size} × {self.seq_len})")
+        if self.lm_head:
+            parts.append(f"LM-head logits {gib(self.lm_head)}")
+        parts.append(f"CUDA context {gib(self.overhead)}")
+        return " + ".join(parts) + f" = {gib(self.total)}"
+
+
+def estimate_training_memory(
+    info: ModelInfo,
+    *,
+    batch_size: int,
+    seq_len: int,
+    precision: str = "fp32",
+    optimizer: str = "adamw",
+    attention: str = "sdpa",
+    grad_accum: int = 1,
+    gradient_checkpointing: bool = False,
+    trainable_params: int | None = None,
+    lm_head: bool = False,
+) -> MemoryEstimate:
+    """Lower bound of peak GPU memory for one training step (api-facts.md §9).
+
+    ``batch_size`` is the per-step micro-batch (gradient accumulation does not change memory).
+    ``precision``: "fp32" | "amp" (fp16/bf16 autocast, fp32 master weights) | "bf16_pure".
+    ``attention``: "eager" keeps the a·s² softmax/dropout tensors; "sdpa"/"flash" drop them (GPU kernels).
+    ``trainable_params``: PEFT/frozen layers: gradients and optimizer states only for these."""
+    mode = _PRECISIONS.get(precision.lower())
+    if mode is None:
+        raise ValueError(f"unknown precision {precision!r}; use 'fp32', 'amp' or 'bf16_pure'")
+    attn = attention.lower()
+    if not (attn in ("eager", "sdpa") or attn.startswith("flash")):
+        raise ValueError(f"unknown attention {attention!r}; use 'eager', 'sdpa' or 'flash'")
+    if not (info.params and info.hidden_size and info.total_layers and info.num_attention_heads):
+        raise ValueError(f"{info.id}: parameter count and sizes are needed for a memory estimate")
+    opt, known = _optimizer(optimizer)
+    notes = ["lower bound: measured peaks run 15-20% higher (allocator caching, temporaries)"]
+    if not known:
+        notes.append(f"optimizer {optimizer!r} not recognised: assumed AdamW (8 bytes of state per parameter)")
+    if grad_accum > 1:
+        notes.append(f"gradient accumulation ×{grad_accum} does not change per-step memory")
+
+    params = info.params
+    trainable = params if trainable_params is None else trainable_params
+    state_bytes = _STATE_BYTES[opt] / (2 if mode == "bf16_pure" and opt != "adamw_8bit" else 1)  # states in bf16
+    weights = params * _WEIGHT_BYTES[mode]
+    gradients = trainable * _GRAD_BYTES[mode]
+    states = round(trainable * state_bytes)
+
+    s, b, h, a = seq_len, batch_size, info.hidden_size, info.num_attention_heads
+    c_lin, slope, c_att = _ACTIVATION[mode]
+    c_lin += slope * ((info.intermediate_size or 4 * h) / (4 * h) - 1)
+    if attn != "eager":
+        c_att = 0
+    per_layer = s * b * (h * c_lin + c_att * a * s)
+    if gradient_checkpointing:  # only each layer's input is kept, plus one layer being recomputed
+        activations = info.total_layers * (2 if mode == "bf16_pure" else 4) * s * b * h + per_layer
+        notes.append("gradient checkpointing: layer inputs kept, one layer recomputed at a time")
+    else:
+        activations = info.total_layers * per_layer
+    head = 8 * s * b * (info.vocab_size or 0) if lm_head else 0  # fp32 logits + log-softmax copy
+    activations = round(activations)
+    total = weights + gradients + states + activations + head + CUDA_CONTEXT_BYTES
+    return MemoryEstimate(
+        weights=weights, gradients=gradients, optimizer_states=states, activations=activations, lm_head=head,
+        overhead=CUDA_CONTEXT_BYTES, total=total, precision=mode, attention=attn, notes=tuple(notes),
+        batch_size=batch_size, seq_len=seq_len, optimizer=opt,
+    )  # fmt: skip
+
+
+def max_fitting_batch(info: ModelInfo, budget_bytes: int, **kwargs: Any) -> int:
+    """Largest micro-batch whose estimate fits in ``budget_bytes`` (0 if not even batch 1).
+    ``kwargs`` are those of :func:`estimate_training_memory` except ``batch_size``."""
+
+    def fits(batch: int) -> bool:
+        return estimate_training_memory(info, batch_size=batch, **kwargs).total <= budget_bytes
+
+    if not fits(1):
+        return 0
+    low, high = 1, 2
+    while fits(high):
+        low, high = high, high * 2
+        if high > 1 << 24:
+            return low
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if fits(mid) else (low, mid)
+    return low

@@ -1,0 +1,81 @@
+"""BL202: labels tokenized to another length than the inputs they must align with."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from bertlint.facts import Call, Facts, dotted, padding_of
+from bertlint.rules import Context, Rule
+
+ALIGNED_HEADS = ("causal-lm", "token-cls", "masked-lm")
+LABEL_WORDS = ("label", "target")
+
+
+class InputLabelLengthMismatch(Rule):
+    code = "BL202"
+    name = "input-label-length-mismatch"
+    severity = "error"
+    summary = "Labels tokenized with another `max_length`/padding than the inputs of a model whose labels align with its inputs"
+    help = "tokenize labels with the inputs' `max_length` and padding, or copy them from `input_ids`"
+
+    def check(self, ctx: Context) -> None:
+        facts = ctx.facts
+        heads = {load.head for load in facts.model_loads}
+        if not heads or not heads <= set(ALIGNED_HEADS):
+            return  # seq2seq (or unknown) models legitimately use other target lengths
+        label_calls = [c for c in facts.tokenizer_calls if _is_label_call(facts, c)]
+        for label_call in label_calls:
+            inputs = [c for c in facts.tokenizer_calls if c not in label_calls and c.function is label_call.function]
+            shapes = {_shape(facts, c) for c in inputs}
+            if len(shapes) != 1:
+                continue
+            input_shape = shapes.pop()
+            label_shape = _shape(facts, label_call)
+            if input_shape is None or label_shape is None or input_shape == label_shape:
+                continue
+            anchor = label_call.kwargs.get("max_length") or label_call.node
+            ctx.report(
+                anchor,
+                f"labels are tokenized to {_describe(label_shape)} but the inputs to {_describe(input_shape)}: for a {'/'.join(sorted(heads))} model the shapes differ at the loss",
+            )
+
+
+def _shape(facts: Facts, call: Call):
+    """The fixed length a call pads every sequence to, or "dynamic"; None when it cannot be known."""
+    pad = padding_of(facts, call)
+    if pad.pads_to_max:
+        return ("max_length", pad.max_length) if isinstance(pad.max_length, int) else None
+    if pad.padding in (True, "longest"):
+        return ("longest", pad.max_length) if isinstance(pad.max_length, int) or pad.max_length is None else None
+    return None
+
+
+def _describe(shape) -> str:
+    kind, length = shape
+    if kind == "max_length":
+        return f"a fixed {length} tokens"
+    return "the longest text in the batch" + (f" (cut at {length})" if length else "")
+
+
+def _is_label_call(facts: Facts, call: Call) -> bool:
+    """A tokenizer call whose ids become labels: `labels = tok(...)`, `x["labels"] = tok(...)["input_ids"]`, `labels=tok(...)`."""
+    if "text_target" in call.kwargs:
+        return True
+    parent = facts.parent(call.node)
+    while isinstance(parent, (cst.Subscript, cst.SubscriptElement, cst.Index, cst.Attribute)):
+        parent = facts.parent(parent)
+    if isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value == "labels":
+        return True
+    stmt = facts.statement_of(call.node)
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    name = dotted(target.target) or ""
+                    if isinstance(target.target, cst.Subscript):
+                        key = target.target.slice[0].slice
+                        if isinstance(key, cst.Index) and isinstance(key.value, cst.SimpleString):
+                            name = key.value.evaluated_value
+                    if any(w in name.lower() for w in LABEL_WORDS):
+                        return True
+    return False

@@ -1,0 +1,30 @@
+"""BL501: a large model trained in full fp32."""
+
+from __future__ import annotations
+
+from bertlint.facts import mixed_precision, run_anchor, trained_model, uses_peft
+from bertlint.rules import Context, Rule
+
+LARGE = 300_000_000
+
+
+class LargeModelWithoutMixedPrecision(Rule):
+    code = "BL501"
+    name = "large-model-without-mixed-precision"
+    severity = "warning"
+    summary = "A model of 300M+ parameters trained with no mixed precision anywhere"
+    help = "train in mixed precision: `bf16=True` (Ampere or newer) or `fp16=True` in TrainingArguments, or `torch.autocast`"
+
+    def check(self, ctx: Context) -> None:
+        facts = ctx.facts
+        known = trained_model(facts)
+        if known is None or not facts.is_training or uses_peft(facts):
+            return
+        load, info = known
+        if info.params < LARGE or mixed_precision(facts) is not False:
+            return
+        anchor = run_anchor(facts, ("training_args", "trainer", "fit", "load"))
+        ctx.report(
+            anchor,
+            f"`{info.id}` has {info.params / 1e6:.0f}M parameters and is trained in fp32: twice the activation memory and several times slower than bf16/fp16 mixed precision",
+        )
