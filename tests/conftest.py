@@ -1,0 +1,44 @@
+"""Shared helpers: lint a snippet or a file with fixture-style options, isolated from any config."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from bertlint import engine
+from bertlint.config import load_settings
+from bertlint.rules import all_codes
+
+ROOT = Path(__file__).resolve().parent.parent
+OPTION = re.compile(r"(?:#|<!--)\s*bertlint-test:\s*(?P<opts>[^\n]*?)\s*(?:-->)?\s*$", re.MULTILINE)
+
+
+def options_in(text: str) -> dict[str, str]:
+    """`# bertlint-test: transformers-version=4.40 gpu-memory=24` -> settings overrides."""
+    out: dict[str, str] = {}
+    for match in OPTION.finditer(text):
+        for item in match.group("opts").split():
+            key, _, value = item.partition("=")
+            out[key.replace("-", "_")] = value
+    return out
+
+
+def lint_text(source: str, path: Path | None = None, **overrides) -> list:
+    """Findings for `source` as if it were the file at `path` (default: a temp-less virtual path)."""
+    source = textwrap.dedent(source)
+    opts = {**options_in(source), **overrides}
+    path = path or ROOT / "tests" / "_snippet.py"
+    settings = load_settings(path.parent, all_codes(), isolated=True, overrides=opts)
+    return engine.lint_source(source, path, settings)
+
+
+def codes(findings) -> list[str]:
+    return [f.code for f in findings]
+
+
+@pytest.fixture
+def lint():
+    return lint_text
