@@ -13,6 +13,9 @@ from bertlint.config import load_settings
 from bertlint.rules import all_codes
 
 ROOT = Path(__file__).resolve().parent.parent
+# Tests target a fixed release unless they say otherwise, so that what happens to be installed in the
+# test environment (the verify extra brings transformers) never changes expected findings.
+PINNED_VERSION = "5.23"
 OPTION = re.compile(r"(?:#|<!--)\s*bertlint-test:\s*(?P<opts>[^\n]*?)\s*(?:-->)?\s*$", re.MULTILINE)
 
 
@@ -29,7 +32,7 @@ def options_in(text: str) -> dict[str, str]:
 def lint_text(source: str, path: Path | None = None, **overrides) -> list:
     """Findings for `source` as if it were the file at `path` (default: a temp-less virtual path)."""
     source = textwrap.dedent(source)
-    opts = {**options_in(source), **overrides}
+    opts = {"transformers_version": PINNED_VERSION, **options_in(source), **overrides}
     path = path or ROOT / "tests" / "_snippet.py"
     settings = load_settings(path.parent, all_codes(), isolated=True, overrides=opts)
     return engine.lint_source(source, path, settings)

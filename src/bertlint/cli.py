@@ -98,11 +98,12 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
         text = format_findings(findings, fmt, color=color, show_fixes=show_fixes)
     if fmt in ("full", "concise") and not quiet and not diff:
         summary = summary_line(findings, fixed=outcome.fixed)
-        text = f"{text}\n{summary}" if text.strip() else summary
+        gap = "\n\n" if fmt == "full" else "\n"
+        text = f"{text.rstrip()}{gap}{summary}\n" if text.strip() else summary + "\n"
     if to_file:
         output_file.write_text(text + ("\n" if text and not text.endswith("\n") else ""), encoding="utf-8")
     elif text:
-        click.echo(text)
+        click.echo(text, nl=not text.endswith("\n"))
     if outcome.problems or outcome.internal_errors:
         sys.exit(2)
     if exit_zero or diff:

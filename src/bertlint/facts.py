@@ -455,18 +455,12 @@ class Facts:
 
     @functools.cached_property
     def backward_calls(self) -> list[Call]:
-        return [c for c in self.calls if c.method == "backward" or (c.method == "backward" and c.receiver is not None)]
+        return [c for c in self.calls if c.method == "backward"]
 
     @functools.cached_property
     def is_training(self) -> bool:
         """Does this script train something (Trainer, a loop with backward, keras fit, accelerate)?"""
-        return bool(
-            any(c.method == "train" and self.kind(c.receiver, c.scope, c.order) and self.kind(c.receiver, c.scope, c.order).kind == "trainer" for c in self.calls)
-            or self.trainers
-            or self.backward_calls
-            or self.fit_calls
-            or any(c.method == "apply_gradients" for c in self.calls)
-        )
+        return bool(self.trainers or self.backward_calls or self.fit_calls or any(c.method == "apply_gradients" for c in self.calls))
 
     def text(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
@@ -928,12 +922,6 @@ class _Walker:
         if isinstance(func, cst.Attribute):
             method, receiver = func.attr.value, func.value
         qual = f.qualname(func, scope)
-        if qual is None and method is not None:
-            inner = func.value
-            if isinstance(inner, cst.Call):
-                inner_q = f.qualname(inner.func, scope)
-                if inner_q:
-                    qual = None
         f.calls.append(Call(node, qual, method, receiver, scope, stmt, self._next(), ctx.loops, ctx.withs, ctx.function, ctx.conditional))
 
 
@@ -1392,21 +1380,16 @@ def run_anchor(facts: Facts, prefer: tuple[str, ...] = ("trainer", "training_arg
         if what == "fit" and facts.fit_calls:
             return facts.fit_calls[0].node
         if what == "load":
-            loads = trained_loads(facts)
+            loads = facts.model_loads
             if loads:
                 return loads[0].call.node
     return None
 
 
-def trained_loads(facts: Facts) -> list[ModelLoad]:
-    """Model loads of the model being trained: all transformers model loads except pure-inference ones."""
-    return [load for load in facts.model_loads]
-
-
 def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
     """The one known checkpoint the script trains; None when there are several different ones or none."""
     found = []
-    for load in trained_loads(facts):
+    for load in facts.model_loads:
         info = facts.checkpoint_info(load)
         if info is not None:
             found.append((load, info))
