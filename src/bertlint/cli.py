@@ -160,3 +160,16 @@ def list_rules(fmt: str) -> None:
     for row in rows:
         marker = {"safe": "[*]", "unsafe": "[~]"}.get(row["fix"], "   ")
         click.echo(f"{row['code']}  {marker} {row['severity']:<7}  {row['name']:<42} {row['summary']}")
+
+
+@main.command()
+def server() -> None:
+    """Run the language server on stdio (needs the `lsp` extra: pip install 'bertlint[lsp]')."""
+    try:
+        from bertlint import lsp
+    except ImportError as exc:
+        if exc.name not in ("pygls", "lsprotocol"):
+            raise
+        click.echo(f"bertlint: error: the language server needs {exc.name}: pip install 'bertlint[lsp]'", err=True)
+        sys.exit(2)
+    lsp.serve()

@@ -51,6 +51,16 @@ class Suppression:
     column: int
     end_column: int
     used: set[str] = field(default_factory=set)
+    written: tuple[str, ...] = ()  # the codes as written, in order (other tools' codes included)
+    noqa: bool = True  # `# noqa: ...` rather than `# bertlint: ignore[...]`
+
+
+def _comments(source: str) -> list[tuple[int, int, str]]:
+    """(line, 0-based column, text) of every comment; a suppression quoted in a string is no comment."""
+    try:
+        return [(t.start[0], t.start[1], t.string) for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError):  # the parser accepted it, tokenize did not: scan the lines
+        return [(n, line.index("#"), line[line.index("#") :]) for n, line in enumerate(source.splitlines(), 1) if "#" in line]
 
 
 def suppressions(source: str) -> dict[int, list[Suppression]]:
@@ -58,15 +68,31 @@ def suppressions(source: str) -> dict[int, list[Suppression]]:
     out: dict[int, list[Suppression]] = {}
     if "noqa" not in source and "bertlint" not in source:
         return out
-    for number, line in enumerate(source.splitlines(), 1):
-        if "#" not in line:
-            continue
+    for number, start, comment in _comments(source):
         for pattern in (_NOQA, _IGNORE):
-            for match in pattern.finditer(line):
+            for match in pattern.finditer(comment):
                 raw = match.group("codes")
-                codes = None if raw is None else frozenset(c.strip().upper() for c in re.split(r"[\s,]+", raw) if c.strip())
-                out.setdefault(number, []).append(Suppression(number, codes, match.start() + 1, match.end() + 1))
+                written = tuple(c.strip() for c in re.split(r"[\s,]+", raw or "") if c.strip())
+                codes = None if raw is None else frozenset(c.upper() for c in written)
+                column = start + match.start() + 1
+                out.setdefault(number, []).append(Suppression(number, codes, column, column + len(match.group(0)), written=written, noqa=pattern is _NOQA))
     return out
+
+
+def _without(entry: Suppression, code: str, line: str) -> Fix | None:
+    """The fix for an unused code: rewrite the comment without it, or delete the comment when nothing is left."""
+    kept = [c for c in entry.written if c.upper() != code]
+    if kept:
+        text = f"# noqa: {', '.join(kept)}" if entry.noqa else f"# bertlint: ignore[{', '.join(kept)}]"
+        return Fix("safe", "remove the unused code", (Edit(entry.line, entry.column, entry.line, entry.end_column, text),))
+    before, after = line[: entry.column - 1], line[entry.end_column - 1 :]
+    if after.strip() and not after.lstrip().startswith("#"):
+        return None  # words follow the directive inside the comment: they would be left as code
+    if not before.strip() and not after.strip():  # a comment line of its own goes, line break included
+        edit = Edit(entry.line, 1, entry.line + 1, 1, "")
+    else:
+        edit = Edit(entry.line, len(before.rstrip()) + 1, entry.line, entry.end_column, "")
+    return Fix("safe", "remove the unused suppression", (edit,))
 
 
 @dataclass
@@ -106,13 +132,13 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
     return _place(ctx.reports, facts, source, display, selected)
 
 
-def _engine_finding(code: str, message: str, path: str, line: int, column: int, text: str, end_column: int | None = None) -> Finding:
+def _engine_finding(code: str, message: str, path: str, line: int, column: int, text: str, end_column: int | None = None, fix: Fix | None = None) -> Finding:
     name, severity, summary = ENGINE_CODES[code]
     help_text = {
         "BL901": "fix the syntax error; bertlint checks the rest of the file once it parses",
         "BL902": "remove the unused suppression",
     }[code]
-    return Finding(code, name, severity, message, help_text, path, line, column, line, end_column or column + 1, source_line=text)
+    return Finding(code, name, severity, message, help_text, path, line, column, line, end_column or column + 1, fix=fix, source_line=text)
 
 
 def _place(reports: list[Report], facts: Facts, source: str, path: str, selected: frozenset[str]) -> list[Finding]:
@@ -158,6 +184,7 @@ def _place(reports: list[Report], facts: Facts, source: str, path: str, selected
                         _engine_finding(
                             "BL902", f"unused suppression of {code}: nothing on this line raises it", path,
                             number, entry.column, lines[number - 1], entry.end_column,
+                            fix=_without(entry, code, lines[number - 1]),
                         )
                     )
     findings.sort(key=lambda f: f.sort_key)

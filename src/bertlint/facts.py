@@ -13,7 +13,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import libcst as cst
 
@@ -115,6 +115,25 @@ class Call:
 
 
 @dataclass(eq=False)
+class Store:
+    """An item or attribute assignment: `target` (a Subscript or an Attribute) `= value`."""
+
+    target: cst.BaseExpression
+    value: cst.BaseExpression
+    scope: Scope
+    order: int
+    function: cst.FunctionDef | None
+
+    @property
+    def key(self) -> str | None:
+        """The attribute name, or the literal string key of `x["key"]`."""
+        if isinstance(self.target, cst.Attribute):
+            return self.target.attr.value
+        index = self.target.slice[0].slice if len(self.target.slice) == 1 else None
+        return index.value.evaluated_value if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString) else None
+
+
+@dataclass(eq=False)
 class ClassDef:
     node: cst.ClassDef
     name: str
@@ -127,7 +146,7 @@ class ClassDef:
 class Binding:
     """What an expression holds, as far as a rule needs to know."""
 
-    kind: str  # tokenizer | model | encoding | ids | optimizer | trainer | training_args | dataloader | config | collator
+    kind: str  # tokenizer | model | encoding | ids | optimizer | accelerator | gradient_tape | trainer | training_args | dataloader | config | collator
     call: Call | None = None
     parent: Binding | None = None  # the encoding an `ids` binding came from, etc.
     detail: str = ""  # for ids: which key ("input_ids", "labels", ...)
@@ -261,6 +280,7 @@ class Facts:
         self.functions: dict[str, list[tuple[cst.FunctionDef, Scope]]] = {}
         self.loops: list[tuple[cst.CSTNode, Scope, cst.FunctionDef | None]] = []
         self.attr_loads: list[tuple[cst.Attribute, Scope, int]] = []
+        self.stores: list[Store] = []  # `x["labels"] = ...`, `config.vocab_size = ...`
         self.module_scope = Scope("module", module, None)
         self._order = 0
         self._stmt_of: dict[int, cst.CSTNode] = {}
@@ -269,8 +289,11 @@ class Facts:
         _Walker(self).run()
         self.calls_by_short: dict[str, list[Call]] = {}
         for call in self.calls:
-            if call.short:
-                self.calls_by_short.setdefault(call.short, []).append(call)
+            # Calls of the file's own functions resolve to no qualname: index them by name too,
+            # so that a parameter's value can be read from its call sites.
+            short = call.short or (call.node.func.value if isinstance(call.node.func, cst.Name) else None)
+            if short:
+                self.calls_by_short.setdefault(short, []).append(call)
         self._value_stack: set[int] = set()
         self._kind_cache: dict[int, Binding | None] = {}
 
@@ -408,13 +431,10 @@ class Facts:
         out = []
         for call in self.calls:
             if call.method in ENCODE_METHODS:
-                recv = self.kind(call.receiver, call.scope, call.order)
-                if (recv and recv.kind == "tokenizer") or (recv is None and _looks_like_tokenizer(call.receiver, self, call.scope)):
+                if holds_tokenizer(self, call.receiver, call.scope, call.order):
                     out.append(call)
-            elif call.method is None and isinstance(call.node.func, (cst.Name, cst.Attribute)):
-                fn = call.node.func
-                recv = self.kind(fn, call.scope, call.order)
-                if (recv and recv.kind == "tokenizer") or (recv is None and _looks_like_tokenizer(fn, self, call.scope)):
+            elif call.qualname is None and isinstance(call.node.func, (cst.Name, cst.Attribute)):
+                if holds_tokenizer(self, call.node.func, call.scope, call.order):  # `tok(...)`, `self.tokenizer(...)`
                     out.append(call)
         return out
 
@@ -445,7 +465,7 @@ class Facts:
         """`Trainer(...)`-like constructions, user subclasses included."""
         out = []
         for call in self.calls:
-            if call.method is None and call.qualname and any(_is_trainer_class(b) for b in self.class_bases(call.qualname)):
+            if call.qualname and any(_is_trainer_class(b) for b in self.class_bases(call.qualname)):
                 out.append(call)
         return out
 
@@ -471,6 +491,23 @@ class Facts:
     @functools.cached_property
     def argparse_arguments(self) -> dict[str, tuple]:
         return _parser_arguments(self)
+
+    @functools.cached_property
+    def statement_paths(self) -> dict[int, tuple[tuple[cst.CSTNode, ...], tuple[str, ...]]]:
+        """id(statement) -> (the compound statements around it, outermost first; its indentation, level by level)."""
+        return {id(stmt): (around, indent) for stmt, around, indent in _statements(self.module, (), (), self.module.default_indent)}
+
+    def enclosing(self, stmt: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
+        return self.statement_paths.get(id(stmt), ((), ()))[0]
+
+    @functools.cached_property
+    def gradient_calls(self) -> list[Call]:
+        """Backward passes: `.backward()` (a loss, an accelerator), `torch.autograd.grad/backward`, `tape.gradient(...)`."""
+        return [c for c in self.calls if _is_gradient_call(self, c)]
+
+    @functools.cached_property
+    def training_loops(self) -> list[TrainingLoop]:
+        return _training_loops(self)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -519,10 +556,9 @@ def _is_tokenizer_load(facts: Facts, call: Call) -> bool:
     if call.qualname is None:
         return False
     base, _, tail = call.qualname.rpartition(".")
-    candidates = facts.class_bases(call.qualname) if call.method is None else facts.class_bases(base)
-    if call.method is None:
-        return any(is_tokenizer_class(c) for c in candidates)
-    return tail == "from_pretrained" and any(is_tokenizer_class(c) for c in candidates)
+    # A resolved callee is a class or a function, never a method of an object: `transformers.BertTokenizer(...)` constructs.
+    candidates = facts.class_bases(base if tail == "from_pretrained" else call.qualname)
+    return any(is_tokenizer_class(c) for c in candidates)
 
 
 @dataclass(eq=False)
@@ -541,10 +577,8 @@ def _model_load(facts: Facts, call: Call) -> ModelLoad | None:
     if call.method in ("from_pretrained", "from_config"):
         cls = call.qualname.rsplit(".", 1)[0]
         how = "pretrained" if call.method == "from_pretrained" else "config"
-    elif call.method is None:
+    else:  # `BertForMaskedLM(config)`, `transformers.BertForMaskedLM(config)`
         cls, how = call.qualname, "constructor"
-    else:
-        return None
     tf_class = next((b for b in facts.class_bases(cls) if is_model_class(b)), None)
     if tf_class is None:
         return None
@@ -563,11 +597,17 @@ def _classify(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int |
         owner, events = facts.binding_events(expr.value, scope, order)
         if owner is None:
             return None
+        if not events and expr.value in owner.params:
+            return _param_kind(facts, owner, expr.value)
         for event in reversed(events or owner.events.get(expr.value, [])):
             if event.op == "assign" and event.value is not None and event.index is None:
                 return facts.kind(event.value, owner, event.order)
+            if event.op == "assign" and event.index is not None and (passed := _prepared_argument(facts, event.value, event.index)) is not None:
+                return facts.kind(passed, owner, event.order)
             if event.op == "param" and event.value is not None:
                 return facts.kind(event.value, owner, event.order)
+            if event.op == "for":
+                return _loop_item(facts, event, owner)
         return None
     if isinstance(expr, cst.Attribute):
         text = dotted(expr)
@@ -600,19 +640,26 @@ def _classify(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int |
         load = _model_load(facts, call)
         if load is not None:
             return Binding("model", call)
-        if call.qualname and call.method is None:
+        if call.qualname:
             short = call.qualname.rsplit(".", 1)[-1]
+            if (kind := _object_kind(call.qualname)) is not None:
+                return Binding(kind, call)
             if short in TRAINING_ARGS_CLASSES and is_transformers_name(call.qualname):
                 return Binding("training_args", call)
             if any(_is_trainer_class(b) for b in facts.class_bases(call.qualname)):
                 return Binding("trainer", call)
             if call.qualname.startswith("torch.utils.data") and short == "DataLoader":
                 return Binding("dataloader", call)
+            if short.startswith("DataCollator") and is_transformers_name(call.qualname):
+                return Binding("collator", call)
             if call.qualname in ("peft.get_peft_model", "peft.prepare_model_for_kbit_training"):
                 return Binding("model", call, facts.kind(call.arg(0, "model").value if call.arg(0, "model") else None, scope, order))
             if call.qualname.startswith(("torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.stack", "torch.cat")) or call.qualname in ("torch.tensor", "torch.as_tensor"):
                 inner = call.arg(0)
-                inner_kind = facts.kind(inner.value, scope, order) if inner else None
+                value = inner.value if inner else None
+                if isinstance(value, (cst.List, cst.Tuple)) and len(value.elements) == 1:
+                    value = value.elements[0].value  # torch.tensor([ids]): a batch of one
+                inner_kind = facts.kind(value, scope, order)
                 return inner_kind if inner_kind and inner_kind.kind == "ids" else None
             if short in ("pad_sequence",) and call.qualname.startswith("torch"):
                 return Binding("ids", call, None, "padded")
@@ -631,16 +678,93 @@ def _classify(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int |
                 if recv.kind in ("encoding",) and call.method == "get":
                     key = facts.arg_value(call, 0)
                     return Binding("ids", recv.call, recv, key if isinstance(key, str) else "")
-            if call.method == "prepare" and call.qualname is None:
-                return None
+            if (passed := _prepared_argument(facts, expr, None)) is not None:
+                return facts.kind(passed, scope, order)
         fn = call.node.func
-        if call.method is None and isinstance(fn, (cst.Name, cst.Attribute)):
+        if call.qualname is None and isinstance(fn, (cst.Name, cst.Attribute)):
             recv = facts.kind(fn, scope, order)
             if recv is not None and recv.kind == "tokenizer":
                 return Binding("encoding", call)
             if recv is None and _looks_like_tokenizer(fn, facts, scope):
                 return Binding("encoding", call)
+            if isinstance(fn, cst.Name) and len(facts.functions.get(fn.value, ())) == 1:
+                return _returned_kind(facts, *facts.functions[fn.value][0])
     return None
+
+
+def _returned_kind(facts: Facts, fn: cst.FunctionDef, scope: Scope) -> Binding | None:
+    """What a function of the file returns, when every `return` of its own body returns the same kind."""
+    found = []
+    stack = list(iter_children(fn.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Return):
+            found.append(facts.kind(node.value, scope) if node.value is not None else None)
+        stack.extend(iter_children(node))
+    kinds = {b.kind if b is not None else None for b in found}
+    return found[0] if len(kinds) == 1 else None
+
+
+_OPTIMIZER_MODULES = (
+    "torch.optim.", "torch.distributed.optim.", "bitsandbytes.optim.", "apex.optimizers.", "deepspeed.ops.",
+    "tensorflow.keras.optimizers.", "keras.optimizers.", "tf_keras.optimizers.", "tensorflow.optimizers.",
+)
+
+
+def _object_kind(qualname: str) -> str | None:
+    """optimizer | accelerator | gradient_tape, for a constructor resolved through the imports."""
+    root, last = qualname.split(".", 1)[0], qualname.rsplit(".", 1)[-1]
+    if qualname.startswith(_OPTIMIZER_MODULES) and last[:1].isupper():
+        return None if any(part in qualname for part in (".lr_scheduler.", ".schedules.", ".swa_utils.")) else "optimizer"
+    if is_transformers_name(qualname) and last in ("AdamW", "Adafactor", "AdamWeightDecay"):
+        return "optimizer"
+    if root == "accelerate" and last == "Accelerator":
+        return "accelerator"
+    if root == "tensorflow" and last == "GradientTape":
+        return "gradient_tape"
+    return None
+
+
+def _prepared_argument(facts: Facts, value: cst.CSTNode | None, index: int | None) -> cst.BaseExpression | None:
+    """What `accelerator.prepare(a, b)` hands back at `index` (None: its only result): prepare wraps, it keeps the kind."""
+    call = facts.call_of(value) if isinstance(value, cst.Call) else None
+    if call is None or call.method != "prepare" or call.has_star_args:
+        return None
+    accelerator = facts.kind(call.receiver, call.scope, call.order)
+    if accelerator is None or accelerator.kind != "accelerator":
+        return None
+    args = call.positional
+    if index is None:
+        return args[0].value if len(args) == 1 else None
+    return args[index].value if index < len(args) else None
+
+
+def _param_kind(facts: Facts, owner: Scope, name: str) -> Binding | None:
+    """A parameter holds what the file's call sites pass, when they all agree: `train(model, optimizer, loader)`."""
+    sources = param_arguments(facts, owner, name)
+    found = [facts.kind(expr, scope, order) for expr, scope, order in sources or ()]
+    return found[0] if found and len({b.kind if b else None for b in found}) == 1 else None
+
+
+_ITERATION_WRAPPERS = ("builtins.enumerate", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm")
+
+
+def _loop_item(facts: Facts, event: Event, scope: Scope) -> Binding | None:
+    """`for batch in loader` / `for step, batch in enumerate(tqdm(loader))`: a batch of that DataLoader."""
+    iterable, index = event.value, event.index
+    while isinstance(iterable, cst.Call) and iterable.args:
+        wrapper = facts.qualname(iterable.func, scope)
+        if wrapper not in _ITERATION_WRAPPERS:
+            break
+        if wrapper == "builtins.enumerate":
+            if index != 1:
+                return None
+            index = None
+        iterable = iterable.args[0].value
+    loader = facts.kind(iterable, scope, event.order) if index is None else None
+    return Binding("dataloader_item", loader.call) if loader is not None and loader.kind == "dataloader" else None
 
 
 def _classify_self_attr(facts: Facts, text: str, scope: Scope) -> Binding | None:
@@ -871,14 +995,20 @@ class _Walker:
             text = dotted(target)
             if text and text.startswith("self.") and value is not None and op == "assign":
                 self.f._self_attrs.setdefault(text, []).append((value, scope, self.f._order))
+            self._store(target, value, scope, op, ctx)
             self._expr(target, stmt, scope, ctx)
         elif isinstance(target, cst.Subscript):
+            self._store(target, value, scope, op, ctx)
             self._expr(target, stmt, scope, ctx)
             base = target.value
             if isinstance(base, cst.Name):
                 self._bind(scope, base.value, "setitem", None, ctx, mutation=True)
         elif isinstance(target, cst.StarredElement):
             self._target(target.value, scope, op, stmt, ctx)
+
+    def _store(self, target, value, scope: Scope, op: str, ctx: _Ctx) -> None:
+        if op == "assign" and value is not None:
+            self.f.stores.append(Store(target, value, scope, self._next(), ctx.function))
 
     # expressions ------------------------------------------------------------------------
     def _expr(self, expr: cst.CSTNode, stmt: cst.CSTNode, scope: Scope, ctx: _Ctx) -> None:
@@ -1123,30 +1253,15 @@ class _Evaluator:
 
     def _param(self, owner: Scope, name: str):
         """A parameter's value: the one value every call site in this file passes (or the default)."""
-        fn = owner.node
-        if not isinstance(fn, cst.FunctionDef) or owner.parent is None or owner.parent.kind == "class":
+        sources = param_arguments(self.f, owner, name)
+        if sources is None:
             return UNKNOWN
-        param = owner.params[name]
-        params = list(fn.params.posonly_params) + list(fn.params.params)
-        position = next((i for i, p in enumerate(params) if p is param), None)
-        sites = [c for c in self.f.calls_by_short.get(fn.name.value, ()) if c.method is None and isinstance(c.node.func, cst.Name)]
-        values = []
-        for site in sites:
-            if site.has_star_args or site.has_double_star:
+        if not sources:
+            default = owner.params[name].default
+            if default is None or not self.cli:
                 return UNKNOWN
-            arg = site.kwargs.get(name)
-            if arg is None and position is not None and position < len(site.positional):
-                arg = site.positional[position]
-            if arg is None:
-                if param.default is None:
-                    return UNKNOWN
-                values.append(self._sub(param.default, owner.parent, None))
-            else:
-                values.append(self._sub(arg.value, site.scope, site.order))
-        if not sites:
-            if param.default is None or not self.cli:
-                return UNKNOWN
-            values.append(self._sub(param.default, owner.parent, None))
+            sources = [(default, owner.parent, None)]
+        values = [self._sub(expr, scope, order) for expr, scope, order in sources]
         if any(v is UNKNOWN for v in values) or any(v != values[0] for v in values[1:]):
             return UNKNOWN
         return values[0]
@@ -1245,6 +1360,33 @@ class _Evaluator:
         if test is UNKNOWN:
             return UNKNOWN
         return self.eval(node.body if test else node.orelse)
+
+
+def param_arguments(facts: Facts, owner: Scope, name: str) -> list[tuple[cst.BaseExpression, Scope, int | None]] | None:
+    """(expression, scope, order) each call site of a plain function passes for a parameter, the default where a
+    site omits it; [] when the file never calls it, None when a site is opaque (`*args`, no value)."""
+    fn = owner.node
+    if not isinstance(fn, cst.FunctionDef) or owner.parent is None or owner.parent.kind == "class":
+        return None
+    param = owner.params[name]
+    params = list(fn.params.posonly_params) + list(fn.params.params)
+    position = next((i for i, p in enumerate(params) if p is param), None)
+    out = []
+    for site in facts.calls_by_short.get(fn.name.value, ()):
+        if site.method is not None or not isinstance(site.node.func, cst.Name):
+            continue
+        if site.has_star_args or site.has_double_star:
+            return None
+        arg = site.kwargs.get(name)
+        if arg is None and position is not None and position < len(site.positional):
+            arg = site.positional[position]
+        if arg is not None:
+            out.append((arg.value, site.scope, site.order))
+        elif param.default is not None:
+            out.append((param.default, owner.parent, None))
+        else:
+            return None
+    return out
 
 
 def _names_in(node: cst.CSTNode) -> set[str]:
@@ -1353,7 +1495,7 @@ def padding_of(facts: Facts, call: Call) -> Padding:
         padding = "max_length" if legacy is True else (False if legacy is False else UNKNOWN)
     if call.has_double_star:
         padding = UNKNOWN if "padding" not in call.kwargs else padding
-    text = call.arg(0, "text")
+    text = call.arg(0, "text") or call.kwargs.get("text_target")  # `tok(text_target=summaries)` encodes the targets
     batch: Any = UNKNOWN
     if call.method == "batch_encode_plus":
         batch = True
@@ -1405,23 +1547,53 @@ def uses_peft(facts: Facts) -> bool:
 
 
 _HALF_DTYPES = ("float16", "bfloat16", "half", "bf16", "fp16")
+_QUANTIZATION_KEYWORDS = ("load_in_8bit", "load_in_4bit", "quantization_config")
 
 
-def _is_half_dtype(facts: Facts, arg: cst.Arg | None, call: Call) -> bool | None:
-    """True if the arg names a 16-bit dtype, False if it names another, None if it is not known."""
-    if arg is None:
-        return False
-    text = dotted(arg.value)
-    if text is not None:
-        return text.rsplit(".", 1)[-1] in _HALF_DTYPES
-    value = facts.value(arg.value, call.scope, order=call.order, cli=False)
+def _dtype_named(facts: Facts, expr: cst.BaseExpression, call: Call) -> Any:
+    """"half", "fp32", "auto" for an expression naming a dtype (`torch.bfloat16`, "float16"), else UNKNOWN."""
+    q = facts.qualname(expr, call.scope)
+    value = q.rsplit(".", 1)[-1] if q is not None and q.startswith("torch.") else facts.value(expr, call.scope, order=call.order, cli=False)
+    if value == "auto":
+        return "auto"
     if isinstance(value, str):
-        return value in _HALF_DTYPES or None if value == "auto" else value in _HALF_DTYPES
-    return None
+        return "half" if value in _HALF_DTYPES else "fp32" if value in ("float32", "float") else UNKNOWN
+    return UNKNOWN
 
 
-def mixed_precision(facts: Facts) -> bool | None:
-    """True if the run uses 16-bit/mixed precision or quantization somewhere, False if plainly not, None if unknown."""
+def _load_dtype(facts: Facts, load: ModelLoad, version: tuple[int, ...]) -> Any:
+    """The dtype one model load gives its weights. 4.x loads fp32 by default; 5.x the stored dtype (`dtype="auto"`)."""
+    call = load.call
+    if any(k in call.kwargs for k in _QUANTIZATION_KEYWORDS):
+        return "quantized"
+    arg = call.kwargs.get("torch_dtype") or call.kwargs.get("dtype")
+    if arg is None and call.has_double_star:
+        return UNKNOWN
+    wanted = _dtype_named(facts, arg.value, call) if arg is not None else ("auto" if version >= (5,) and load.how == "pretrained" else "fp32")
+    if wanted != "auto":
+        return wanted
+    info = facts.checkpoint_info(load)
+    stored = info.stored_dtype if info is not None else None
+    return UNKNOWN if stored is None else "half" if stored in _HALF_DTYPES else "fp32"
+
+
+def weight_dtype(facts: Facts, version: tuple[int, ...]) -> Any:
+    """How the trained model's weights are held: "quantized", "half" (16-bit), "fp32", or UNKNOWN."""
+    for call in facts.calls:
+        if call.method in ("half", "bfloat16", "to") and call.receiver is not None:
+            recv = facts.kind(call.receiver, call.scope, call.order)
+            if recv is not None and recv.kind == "model" and (call.method != "to" or any(_dtype_named(facts, a.value, call) == "half" for a in call.node.args)):
+                return "half"
+    found = {_load_dtype(facts, load, version) for load in facts.model_loads}
+    for dtype in ("quantized", "half", UNKNOWN):
+        if dtype in found:
+            return dtype
+    return "fp32"
+
+
+def amp_enabled(facts: Facts) -> bool | None:
+    """True if the run trains under autocast / mixed precision, False if plainly not, None if the command
+    line, a config file or a launcher may decide."""
     unknown = False
     for call in facts.training_args:
         for key in ("fp16", "bf16", "half_precision_backend"):
@@ -1433,45 +1605,37 @@ def mixed_precision(facts: Facts) -> bool | None:
                     unknown = True
         if call.has_double_star or "deepspeed" in call.kwargs:
             unknown = True
+    for trainer in facts.trainers:
+        args = trainer.arg(1, "args")
+        kind = facts.kind(args.value, trainer.scope, trainer.order) if args is not None else None
+        if args is not None and (kind is None or kind.kind != "training_args"):
+            unknown = True  # `HfArgumentParser` or a config file built them
     for call in facts.calls:
         q = call.qualname or ""
         if q.startswith(("torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast", "torch.cpu.amp.autocast")):
             return True
-        if q.endswith(("mixed_precision.set_global_policy", "mixed_precision.set_policy", "mixed_precision.Policy")):
-            return True
+        if q.endswith(("mixed_precision.set_global_policy", "mixed_precision.set_policy")):
+            policy = facts.arg_value(call, 0, cli=False)
+            if isinstance(policy, str) and "16" in policy:
+                return True
+            unknown = unknown or not isinstance(policy, str)
         if _same_symbol(q, "accelerate.Accelerator") and q.startswith("accelerate"):
-            if "mixed_precision" in call.kwargs:
-                value = facts.kw_value(call, "mixed_precision", cli=False)
-                if value in ("fp16", "bf16", "fp8"):
-                    return True
-                if value is UNKNOWN:
-                    unknown = True
-            else:
-                unknown = True  # `accelerate launch --mixed_precision` decides
-        if call.method in ("half", "bfloat16"):
-            recv = facts.kind(call.receiver, call.scope, call.order)
-            if recv is not None and recv.kind == "model":
+            value = facts.kw_value(call, "mixed_precision", cli=False, default=UNKNOWN)  # absent: `accelerate launch` decides
+            if value in ("fp16", "bf16", "fp8"):
                 return True
-        if call.method == "to" and call.receiver is not None:
-            recv = facts.kind(call.receiver, call.scope, call.order)
-            if recv is not None and recv.kind == "model" and any(_is_half_dtype(facts, a, call) for a in call.node.args):
-                return True
-    for load in facts.model_loads:
-        call = load.call
-        for key in ("torch_dtype", "dtype"):
-            half = _is_half_dtype(facts, call.kwargs.get(key), call)
-            if half:
-                return True
-            if half is None:
-                unknown = True
-        if any(k in call.kwargs for k in ("load_in_8bit", "load_in_4bit", "quantization_config")):
-            return True
-        if call.has_double_star:
-            unknown = True
-    for dest in facts.argparse_arguments:
-        if dest in ("fp16", "bf16", "mixed_precision", "amp", "use_amp", "half", "precision"):
-            unknown = True
+            unknown = unknown or value is UNKNOWN
+    if any(dest in ("fp16", "bf16", "mixed_precision", "amp", "use_amp", "half", "precision") for dest in facts.argparse_arguments):
+        unknown = True
     return None if unknown else False
+
+
+def mixed_precision(facts: Facts, version: tuple[int, ...]) -> bool | None:
+    """True if the run uses 16-bit/mixed precision or quantization somewhere, False if plainly not, None if unknown."""
+    weights = weight_dtype(facts, version)
+    amp = amp_enabled(facts)
+    if weights in ("half", "quantized") or amp is True:
+        return True
+    return None if weights is UNKNOWN or amp is None else False
 
 
 def training_arg(facts: Facts, name: str, default: Any = UNKNOWN) -> Any:
@@ -1483,3 +1647,446 @@ def training_arg(facts: Facts, name: str, default: Any = UNKNOWN) -> Any:
     if name in call.kwargs:
         return facts.kw_value(call, name)
     return UNKNOWN if call.has_double_star else default
+
+
+def holds_tokenizer(facts: Facts, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> bool:
+    """`expr` is a tokenizer: classified as one, or an unresolved name plainly called `tokenizer`."""
+    found = facts.kind(expr, scope, order)
+    return found.kind == "tokenizer" if found is not None else _looks_like_tokenizer(expr, facts, scope)
+
+
+def padding_at(facts: Facts, call: Call, version: tuple[int, ...]) -> Padding:
+    """`padding_of` for a target version: `pad_to_max_length=True` stopped padding in 4.52 (api-facts §1)."""
+    pad = padding_of(facts, call)
+    if version >= (4, 52) and "pad_to_max_length" in call.kwargs and "padding" not in call.kwargs and not call.has_double_star:
+        return dataclasses.replace(pad, padding=False)
+    return pad
+
+
+# Tokenizers whose encoding methods take inputs of their own (boxes, tables, xpaths); 5.x keeps their `encode_plus`.
+STRUCTURED_TOKENIZERS = ("layoutlmv2", "layoutlmv3", "layoutxlm", "markuplm", "tapas", "udop")
+
+
+def tokenizer_load_of(facts: Facts, call: Call) -> Call | None:
+    """The `from_pretrained` or constructor call that made the tokenizer an encoding call runs on, when it resolves."""
+    target = call.receiver if call.method in ENCODE_METHODS else call.node.func
+    found = facts.kind(target, call.scope, call.order)
+    return found.call if found is not None and found.kind == "tokenizer" else None
+
+
+def structured_tokenizer(facts: Facts, call: Call) -> bool:
+    """Is `call` an encoding call on a LayoutLM/TAPAS-style tokenizer (by its class or its checkpoint)?"""
+    load = tokenizer_load_of(facts, call)
+    if load is None:
+        return False
+    checkpoint = facts.arg_value(load, 0, "pretrained_model_name_or_path") if load.method == "from_pretrained" else None
+    names = f"{load.qualname or ''} {checkpoint if isinstance(checkpoint, str) else ''}".lower()
+    return any(family in names for family in STRUCTURED_TOKENIZERS)
+
+
+# ---------------------------------------------------------------------------------------------
+# classification labels
+
+
+LABEL_NAMES = frozenset({"labels", "label", "y", "y_train", "train_labels", "targets", "target", "train_y", "ytrain", "classes"})
+_LABEL_COLUMNS = ("label", "labels")
+_LABEL_KEYWORDS = ("num_labels", "id2label", "label2id", "problem_type")
+
+
+@dataclass(frozen=True)
+class Classifier:
+    """How a classification model load is configured, as far as it resolves."""
+
+    num_labels: Any  # int, or UNKNOWN
+    problem_type: Any  # None (absent) | "regression" | "single_label_classification" | "multi_label_classification" | UNKNOWN
+    anchor: cst.CSTNode  # the `num_labels=` argument that sets it, else the load call
+
+
+def classifier(facts: Facts, load: ModelLoad) -> Classifier:
+    """`num_labels`/`problem_type` from the load's keywords, else its config (`config=` / `from_config(cfg)`).
+    Unset, a built-in base checkpoint or a config class has 2 labels (transformers' default)."""
+    call = load.call
+    sources = [call]
+    config = call.kwargs.get("config") or (call.arg(0) if load.how != "pretrained" else None)
+    if config is not None:
+        config_call = _config_call(facts, config.value, call)
+        if config_call is None:
+            return Classifier(UNKNOWN, UNKNOWN, call.node)
+        sources.append(config_call)
+    if any(source.has_double_star for source in sources):
+        return Classifier(UNKNOWN, UNKNOWN, call.node)
+    num_labels: Any = None
+    problem_type: Any = None
+    anchor: cst.CSTNode = call.node
+    for source in sources:
+        if num_labels is None:
+            num_labels, arg = _num_labels_in(facts, source)
+            anchor = arg if arg is not None else anchor
+        if problem_type is None:
+            problem_type = facts.kw_value(source, "problem_type", default=None)
+    if num_labels is None:
+        base = sources[-1]
+        known = base.method != "from_pretrained" or (
+            (info := knowledge.lookup_checkpoint(facts.arg_value(base, 0, "pretrained_model_name_or_path"), facts.base_dir)) is not None
+            and info.source == "built-in"
+        )
+        num_labels = 2 if known else UNKNOWN
+    return Classifier(num_labels, problem_type, anchor)
+
+
+def _config_call(facts: Facts, expr: cst.BaseExpression, at: Call) -> Call | None:
+    """The `XConfig(...)` / `AutoConfig.from_pretrained(...)` call a config argument comes from, left unchanged after."""
+    if isinstance(expr, cst.Name):
+        owner, events = facts.binding_events(expr.value, at.scope, at.order)
+        assigns = [e for e in events if e.op == "assign"]
+        if owner is None or len(assigns) != 1 or assigns[0].conditional or assigns[0].index is not None:
+            return None
+        if any(store.key in _LABEL_KEYWORDS and dotted(store.target.value) == expr.value for store in facts.stores):
+            return None  # `config.num_labels = ...` after the fact
+        expr = assigns[0].value
+    call = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+    if call is None or not call.qualname or not is_transformers_name(call.qualname):
+        return None
+    cls = call.qualname.rsplit(".", 1)[0] if call.method == "from_pretrained" else call.qualname
+    return call if cls.endswith("Config") else None
+
+
+def _num_labels_in(facts: Facts, call: Call) -> tuple[Any, cst.Arg | None]:
+    """(labels count, the argument setting it) from `num_labels=`/`id2label=`/`label2id=`; (None, None) if absent."""
+    for keyword in ("num_labels", "id2label", "label2id"):
+        arg = call.kwargs.get(keyword)
+        if arg is None:
+            continue
+        value = facts.value(arg.value, call.scope, order=call.order)
+        if keyword != "num_labels":
+            value = len(value) if isinstance(value, dict) else UNKNOWN
+        return (value if isinstance(value, int) and not isinstance(value, bool) else UNKNOWN), arg
+    return None, None
+
+
+@dataclass(frozen=True)
+class KnownLabels:
+    values: tuple  # numbers, flattened one level for per-token labels
+    origin: str  # for messages: "`labels`", "the `label` column"
+    per_token: bool
+
+
+def known_labels(facts: Facts) -> list[KnownLabels]:
+    """Label lists whose values are statically known: label-named variables, `label` columns of
+    `Dataset.from_dict`/`DataFrame` dicts, and `labels=` passed to a model."""
+    out = []
+    scopes = [facts.module_scope] + [scope for defs in facts.functions.values() for _, scope in defs]
+    for scope in scopes:
+        for name, events in scope.events.items():
+            if name.lower() in LABEL_NAMES and any(e.op == "assign" for e in events):
+                out.append((facts.value(cst.Name(name), scope, order=events[-1].order + 1), f"`{name}`"))
+    for call in facts.calls:
+        if call.short in ("from_dict", "DataFrame") and call.positional:
+            columns = facts.value(call.positional[0].value, call.scope, order=call.order)
+            if isinstance(columns, dict):
+                out.extend((columns[key], f"the `{key}` column") for key in _LABEL_COLUMNS if key in columns)
+        elif "labels" in call.kwargs and call.method in (None, "forward"):
+            model = facts.kind(call.node.func if call.method is None else call.receiver, call.scope, call.order)
+            if model is not None and model.kind == "model":
+                out.append((facts.kw_value(call, "labels"), f"`{facts.text(call.kwargs['labels'].value)}`"))
+    found = []
+    for values, origin in out:
+        flat = _numbers(values)
+        nested = flat is None and isinstance(values, (list, tuple)) and all(isinstance(v, (list, tuple)) for v in values)
+        if nested:
+            flat = _numbers([v for row in values for v in row])
+        if flat:
+            found.append(KnownLabels(tuple(flat), origin, nested))
+    return found
+
+
+def _numbers(values: Any) -> list | None:
+    if isinstance(values, (list, tuple)) and values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return list(values)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# hand-written training loops
+
+
+def _statements(suite, around: tuple, indent: tuple, unit: str) -> Iterator[tuple[cst.CSTNode, tuple, tuple]]:
+    """(statement, compound statements around it, its indentation level by level) for every statement under `suite`."""
+    if isinstance(suite, cst.IndentedBlock):
+        indent += (suite.indent if suite.indent is not None else unit,)
+    for stmt in suite.body:
+        yield from _statement(stmt, around, indent, unit)
+
+
+def _statement(stmt: cst.CSTNode, around: tuple, indent: tuple, unit: str) -> Iterator[tuple[cst.CSTNode, tuple, tuple]]:
+    yield stmt, around, indent
+    if not isinstance(stmt, cst.BaseCompoundStatement):
+        return
+    inner = around + (stmt,)
+    orelse = getattr(stmt, "orelse", None)
+    suites = [getattr(stmt, "body", None), orelse.body if isinstance(orelse, cst.Else) else None]
+    suites += [part.body for part in (*getattr(stmt, "handlers", ()), getattr(stmt, "finalbody", None), *getattr(stmt, "cases", ())) if part is not None]
+    for suite in suites:
+        if suite is not None:
+            yield from _statements(suite, inner, indent, unit)
+    if isinstance(orelse, cst.If):  # `elif`: nested in its `if`, at the same indentation
+        yield from _statement(orelse, inner, indent, unit)
+
+
+@dataclass(eq=False)
+class TrainingLoop:
+    """The innermost for/while loop around a hand-written weight update or backward pass."""
+
+    node: cst.For | cst.While
+    framework: str  # "torch" | "tensorflow"
+    backward: list[Call]  # gradient calls in it, nested loops included
+    steps: list[Call]  # `optimizer.step()`, `scaler.step(optimizer)`, `optimizer.apply_gradients(...)` in it
+    zeroed: bool  # gradients reset in it or an enclosing loop, directly or through a local helper
+    every_iteration_zero_grads: list[Call]  # `optimizer/model.zero_grad()` that run on every iteration
+    gate: cst.If | None  # the `if ... % n ...` every step sits under: accumulation written by hand
+    accumulation_expr: cst.BaseExpression | None  # that n as written
+    accumulation_steps: Any  # its value, or UNKNOWN
+    recreated_accumulators: list[cst.Assign]  # TF: gradient accumulators rebuilt with zeros on every iteration
+    accelerate: bool  # backward through an `Accelerator`, or `accelerator.accumulate()`: it takes care of all this
+    loss_divided: bool | None  # torch: the loss is divided (or multiplied) on its way to backward; None: cannot tell
+
+
+def _training_loops(facts: Facts) -> list[TrainingLoop]:
+    steps = [c for c in facts.calls if c.loops and _is_update(facts, c)]
+    grads = [c for c in facts.gradient_calls if c.loops]
+    innermost = {id(c.loops[-1]) for c in steps + grads}
+    return [_training_loop(facts, node, steps, grads) for node, _, _ in facts.loops if id(node) in innermost]
+
+
+def _training_loop(facts: Facts, node, steps: list[Call], grads: list[Call]) -> TrainingLoop:
+    inside = [c for c in facts.calls if _within(c.loops, node)]
+    steps = [c for c in steps if _within(c.loops, node)]
+    backward = [c for c in grads if _within(c.loops, node)]
+    framework = "tensorflow" if any(c.method in ("apply_gradients", "gradient") for c in steps + backward) else "torch"
+    gates = [_accumulation_gate(facts, node, c) for c in steps]
+    gate, accumulation_expr, accumulation_steps = gates[0] if gates and all(gates) else (None, None, UNKNOWN)
+    body = list(walk(node.body))
+    # a `continue`/`break` may skip what looks unconditional: then nothing counts as run on every iteration
+    can_skip = any(isinstance(n, (cst.Continue, cst.Break, cst.Return, cst.Raise)) for n in body)
+    zero_grads = [
+        c for c in inside
+        if c.method == "zero_grad" and c.loops[-1] is node and not can_skip and _every_iteration(facts, node, c.stmt)
+        and (_kind_is(facts, c.receiver, c, "optimizer") or _kind_is(facts, c.receiver, c, "model"))
+    ]
+    recreated = []
+    if gate is not None and framework == "tensorflow" and not can_skip:
+        used = _names_in(gate)
+        for assign in (n for n in body if isinstance(n, cst.Assign) and len(n.targets) == 1):
+            target = assign.targets[0].target
+            if isinstance(target, cst.Name) and target.value in used and _creates_zeros(facts, assign.value) and _every_iteration(facts, node, facts.parent(assign)):
+                recreated.append(assign)
+    accelerate = any(c.method in ("backward", "accumulate") and _kind_is(facts, c.receiver, c, "accelerator") for c in inside)
+    verdicts = {_divided(facts, loss, c.scope, c.order, node) for c in backward if (loss := _backward_loss(facts, c)) is not None}
+    return TrainingLoop(
+        node, framework, backward, steps, _zeroed(facts, node, inside), zero_grads, gate, accumulation_expr, accumulation_steps, recreated, accelerate,
+        verdicts.pop() if len(verdicts) == 1 and framework == "torch" else None,
+    )
+
+
+def in_context(facts: Facts, call: Call, here: Callable[[Call], bool], _seen: set[int] | None = None) -> bool:
+    """`here(call)`, or `here` holds at a call site of the local function `call` sits in (transitively)."""
+    if here(call):
+        return True
+    fn = call.function
+    seen = _seen if _seen is not None else set()
+    if fn is None or id(fn) in seen:
+        return False
+    seen.add(id(fn))
+    return any(in_context(facts, site, here, seen) for site in _calls_of_function(facts, fn))
+
+
+def in_training_step(facts: Facts, call: Call) -> bool:
+    """Is `call` part of a training step: in a loop that runs a backward pass, beside a backward pass at its own or an
+    outer loop level of the same function, or in a local function that such a step calls?"""
+    training = {id(loop.node) for loop in facts.training_loops if loop.backward}
+
+    def here(c: Call) -> bool:
+        return any(id(loop) in training for loop in c.loops) or any(g.scope is c.scope and _prefix(g.loops, c.loops) for g in facts.gradient_calls)
+
+    return in_context(facts, call, here)
+
+
+def _within(loops: tuple, node: cst.CSTNode) -> bool:
+    return any(loop is node for loop in loops)
+
+
+def _prefix(short: tuple, long: tuple) -> bool:
+    return len(short) <= len(long) and all(a is b for a, b in zip(short, long))
+
+
+def _kind_is(facts: Facts, expr: cst.BaseExpression | None, call: Call, kind: str) -> bool:
+    found = facts.kind(expr, call.scope, call.order)
+    return found is not None and found.kind == kind
+
+
+def _is_gradient_call(facts: Facts, call: Call) -> bool:
+    if call.method == "backward" or call.qualname in ("torch.autograd.grad", "torch.autograd.backward"):
+        return True
+    return call.method == "gradient" and _kind_is(facts, call.receiver, call, "gradient_tape")
+
+
+def _is_update(facts: Facts, call: Call) -> bool:
+    """`optimizer.step()`, `optimizer.apply_gradients(...)`, `scaler.step(optimizer)`, `xm.optimizer_step(optimizer)`."""
+    if call.method in ("step", "apply_gradients") and _kind_is(facts, call.receiver, call, "optimizer"):
+        return True
+    if call.method == "step" or (call.qualname and _same_symbol(call.qualname, "torch_xla.core.xla_model.optimizer_step")):
+        first = call.arg(0, "optimizer")
+        return first is not None and _kind_is(facts, first.value, call, "optimizer")
+    return False
+
+
+def _in_loop(facts: Facts, loop, stmt) -> tuple:
+    """The compound statements between `loop` and `stmt`."""
+    around = facts.enclosing(stmt)
+    index = next((i for i, s in enumerate(around) if s is loop), None)
+    return () if index is None else around[index + 1 :]
+
+
+def _every_iteration(facts: Facts, loop, stmt) -> bool:
+    """`stmt` runs on every iteration of `loop`: nothing but `with` blocks between them."""
+    return stmt is not None and all(isinstance(s, cst.With) for s in _in_loop(facts, loop, stmt))
+
+
+def _accumulation_gate(facts: Facts, loop, call: Call) -> tuple[cst.If, cst.BaseExpression, Any] | None:
+    """The `if` on `... % n` (directly or through a flag set from it) that a step sits under, with n; None for n == 1."""
+    for stmt in _in_loop(facts, loop, call.stmt):
+        if not isinstance(stmt, cst.If):
+            continue
+        sources = [stmt.test]
+        for name in (n for n in walk(stmt.test) if isinstance(n, cst.Name)):
+            _, events = facts.binding_events(name.value, call.scope, call.order)
+            sources += [e.value for e in events[-1:] if e.op == "assign" and e.value is not None]
+        modulo = next((n for s in sources for n in walk(s) if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo)), None)
+        if modulo is not None:
+            steps = facts.value(modulo.right, call.scope, order=call.order)
+            return None if steps == 1 else (stmt, modulo.right, steps)
+    return None
+
+
+def _grad_attribute(expr: cst.BaseExpression | None) -> bool:
+    """`p.grad` or `p.grad.data`."""
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "data":
+        expr = expr.value
+    return isinstance(expr, cst.Attribute) and expr.attr.value == "grad"
+
+
+def _resets_gradients(calls: list[Call], root: cst.CSTNode) -> bool:
+    """`zero_grad()` (optimizer, model, accelerated or DeepSpeed wrapper), `p.grad.zero_()`, `p.grad = None` under `root`."""
+    if any(c.method == "zero_grad" or (c.method == "zero_" and _grad_attribute(c.receiver)) for c in calls):
+        return True
+    return any(
+        isinstance(n, cst.Assign) and dotted(n.value) == "None" and any(_grad_attribute(t.target) for t in n.targets) for n in walk(root)
+    )
+
+
+def _zeroed(facts: Facts, node, inside: list[Call]) -> bool:
+    """Gradients are reset in the outermost loop of this function around `node`, or by a local helper called in `node`."""
+    around = facts.enclosing(node)
+    last_def = max((i for i, s in enumerate(around) if isinstance(s, (cst.FunctionDef, cst.ClassDef))), default=-1)
+    outer = next((s for s in around[last_def + 1 :] if isinstance(s, (cst.For, cst.While))), node)
+    if _resets_gradients([c for c in facts.calls if _within(c.loops, outer)], outer):
+        return True
+    for fn in {id(fn): fn for call in inside for fn in _local_functions(facts, call)}.values():
+        if _resets_gradients([c for c in facts.calls if c.function is fn], fn.body):
+            return True
+    return False
+
+
+def _local_functions(facts: Facts, call: Call) -> list[cst.FunctionDef]:
+    """The file's own functions (or `self.` methods) a call may run, by name."""
+    if call.qualname is None and isinstance(call.node.func, cst.Name):
+        name = call.node.func.value
+    elif call.method is not None and dotted(call.receiver) == "self":
+        name = call.method
+    else:
+        return []
+    return [fn for fn, _ in facts.functions.get(name, ())]
+
+
+def _calls_of_function(facts: Facts, fn: cst.FunctionDef) -> list[Call]:
+    return [c for c in facts.calls_by_short.get(fn.name.value, ()) if any(f is fn for f in _local_functions(facts, c))]
+
+
+def _creates_zeros(facts: Facts, value: cst.BaseExpression) -> bool:
+    """`[tf.zeros_like(v) for v in ...]`, `[tf.Variable(tf.zeros_like(v)) ...]`: a fresh accumulator."""
+    for node in walk(value):
+        call = facts.call_of(node) if isinstance(node, cst.Call) else None
+        if call is not None and call.qualname and any(_same_symbol(call.qualname, f"tensorflow.{name}") for name in ("zeros_like", "zeros")):
+            return True
+    return False
+
+
+def _backward_loss(facts: Facts, call: Call) -> cst.BaseExpression | None:
+    """The loss a torch backward call differentiates: `loss.backward()`, `scaler.scale(loss).backward()`, `accelerator.backward(loss)`."""
+    if call.method != "backward":
+        return None
+    if call.qualname is not None or _kind_is(facts, call.receiver, call, "accelerator"):
+        return call.positional[0].value if call.positional else None
+    loss = call.receiver
+    inner = facts.call_of(loss) if isinstance(loss, cst.Call) else None
+    if inner is not None and inner.method == "scale" and len(inner.positional) == 1:
+        loss = inner.positional[0].value
+    return loss
+
+
+def _divided(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None, loop, depth: int = 0) -> bool | None:
+    """Is the loss divided (or multiplied) on its way to backward inside `loop`? None when that cannot be seen."""
+    nodes = list(walk(expr))
+    calls = [c for n in nodes if isinstance(n, cst.Call) and (c := facts.call_of(n)) is not None]
+    if any(isinstance(n, cst.BinaryOperation) and isinstance(n.operator, (cst.Divide, cst.Multiply)) for n in nodes):
+        return True
+    if any(c.method in ("div", "div_", "mul", "mul_") for c in calls):
+        return True
+    if any(_local_functions(facts, c) for c in calls):
+        return None  # a helper of the file's own may divide inside
+    if not isinstance(expr, cst.Name) or depth > 4:
+        return False
+    owner, events = facts.binding_events(expr.value, scope, order)
+    here = [e for e in events if _within(e.loops, loop)]
+    if not here or owner is None:
+        return None
+    if any(e.op in ("augmul", "augother") for e in here):
+        return True
+    verdicts = {_divided(facts, e.value, owner, e.order, loop, depth + 1) for e in here if e.op == "assign" and e.value is not None}
+    return True if True in verdicts else (False if verdicts == {False} else None)
+
+
+_FLOAT_DTYPES = frozenset({"float", "float16", "float32", "float64", "double", "half", "bfloat16", "FloatTensor", "DoubleTensor", "HalfTensor"})
+
+
+def float_cast(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None) -> cst.BaseExpression | None:
+    """What `expr` casts to a float dtype (`x.float()`, `x.to(torch.float32)`, `torch.tensor(x, dtype=torch.float)`,
+    `a.astype(np.float32)`), following one plain assignment of a name; None when it is no such cast."""
+    if isinstance(expr, cst.Name):
+        owner, events = facts.binding_events(expr.value, scope, order)
+        assigns = [e for e in events if e.op == "assign"]
+        if owner is None or len(assigns) != 1 or assigns[0].index is not None or not isinstance(assigns[0].value, cst.Call):
+            return None
+        expr = assigns[0].value
+    call = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+    if call is None:
+        return None
+    if call.qualname is None and call.method in ("float", "double", "half", "bfloat16") and not call.node.args:
+        return call.receiver
+    if call.qualname is None and call.method in ("to", "type", "astype"):
+        dtypes = [a for a in call.node.args if a.keyword is None or a.keyword.value == "dtype"]
+        return call.receiver if any(_float_dtype(facts, a.value, call) for a in dtypes) else None
+    if call.qualname in ("torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray") and call.positional:
+        dtype = call.kwargs.get("dtype")
+        return call.positional[0].value if dtype is not None and _float_dtype(facts, dtype.value, call) else None
+    if call.qualname in ("torch.FloatTensor", "torch.DoubleTensor") and call.positional:
+        return call.positional[0].value
+    return None
+
+
+def _float_dtype(facts: Facts, expr: cst.BaseExpression, call: Call) -> bool:
+    qualname = facts.qualname(expr, call.scope)
+    if qualname is not None:
+        return (qualname.split(".", 1)[0] in ("torch", "numpy") or qualname == "builtins.float") and qualname.rsplit(".", 1)[-1] in _FLOAT_DTYPES
+    value = facts.value(expr, call.scope, order=call.order)
+    return isinstance(value, str) and value in _FLOAT_DTYPES

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -13,14 +14,12 @@ from bertlint.engine import Decoded
 from bertlint.report import Edit, Finding
 
 MAX_PASSES = 10
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def _offsets(text: str) -> list[int]:
-    starts, total = [0], 0
-    for line in text.splitlines(keepends=True):
-        total += len(line)
-        starts.append(total)
-    return starts
+    """Where each line starts, counting lines as the parser does (str.splitlines also breaks at form feeds and U+2028)."""
+    return [0] + [m.end() for m in _LINE_END.finditer(text)]
 
 
 def apply_edits(text: str, findings: list[Finding], allowed: set[str]) -> tuple[str, list[Finding]]:
@@ -55,8 +54,9 @@ def parses(text: str) -> bool:
 
 
 def encode(text: str, decoded: Decoded) -> bytes:
-    """Back to bytes with the original line endings, encoding and BOM."""
-    if decoded.newline == "\r\n":
+    """Back to bytes with the original encoding and BOM; newlines a fix inserted become CRLF in a CRLF-only file
+    (a file that mixes endings keeps every original byte, and the fix's newlines stay as written)."""
+    if decoded.newline == "\r\n" and "\n" not in decoded.text.replace("\r\n", ""):
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     data = text.encode(decoded.encoding)
     return (b"\xef\xbb\xbf" + data) if decoded.bom else data

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from bertlint import engine, fixer
+from bertlint import engine, fixer, notebook
 from bertlint.config import Settings, load_settings
 from bertlint.discovery import discover
 from bertlint.report import Finding
@@ -53,19 +53,13 @@ def lint_path(path: Path, settings: Settings, outcome: Outcome, allowed: set[str
     except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
         return [engine.decode_error_finding(path, exc)] if "BL901" in settings.codes_for(path) else []
     try:
-        findings = engine.lint_source(decoded.text, path, settings)
+        findings = _kind(path)[0](decoded.text, path, settings)
     except Exception as exc:  # an internal error must not lose the other files' findings
         outcome.internal_errors.append(engine.describe_internal_error(path, exc))
         return []
     if allowed is None or not any((f.fix or f.extra.get("hidden_fix")) for f in findings):
         return findings
-    text, total = decoded.text, 0
-    for _ in range(fixer.MAX_PASSES):
-        new_text, applied = fixer.apply_edits(text, findings, allowed)
-        if not applied or not fixer.parses(new_text):
-            break
-        text, total = new_text, total + len(applied)
-        findings = engine.lint_source(text, path, settings)
+    text, findings, total = fix_text(decoded.text, findings, path, settings, allowed)
     if total:
         outcome.fixed += total
         if write:
@@ -73,3 +67,23 @@ def lint_path(path: Path, settings: Settings, outcome: Outcome, allowed: set[str
         else:
             outcome.diff_text += fixer.unified_diff(str(path), decoded.text, text)
     return findings
+
+
+def _kind(path: Path):
+    """(lint, apply_edits, parses) for the file's kind: a notebook's JSON text, or a script."""
+    if path.suffix == ".ipynb":
+        return notebook.lint_text, notebook.apply_edits, notebook.parses
+    return engine.lint_source, fixer.apply_edits, fixer.parses
+
+
+def fix_text(text: str, findings: list[Finding], path: Path, settings: Settings, allowed: set[str]) -> tuple[str, list[Finding], int]:
+    """Apply fixes pass by pass until none applies or the result would not parse: (text, findings left, fixes applied)."""
+    lint, apply, parses = _kind(path)
+    total = 0
+    for _ in range(fixer.MAX_PASSES):
+        new_text, applied = apply(text, findings, allowed)
+        if not applied or not parses(new_text):
+            break
+        text, total = new_text, total + len(applied)
+        findings = lint(text, path, settings)
+    return text, findings, total

@@ -1,69 +1,308 @@
-"""Which transformers version a script targets: config, then the project's pin, then what is installed.
+"""Which transformers version a script targets, and what that version accepts.
 
-Never imports transformers: the installed version comes from package metadata.
+The target comes from the config, then the project's pin, then what is installed (package metadata:
+never an import), else the newest release bertlint knows. What each release accepts is data
+(`data/versions.json`), read once; the BL6xx rules are generic readers of it.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import functools
+import json
+import os
 import re
+import sys
+from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
+    from bertlint.facts import Facts
+    from bertlint.rules import Context
 
-LATEST = (5, 23, 0)  # the newest release the rules' version facts were checked against
-_PIN = re.compile(r"^\s*transformers\s*(?:\[[^\]]*\])?\s*(?P<op>==|~=|===|<=)\s*(?P<version>\d+(?:\.\d+){0,2})", re.IGNORECASE | re.MULTILINE)
+Version = tuple[int, ...]
+
+_REQUIREMENT = re.compile(r"^\s*transformers\s*(?:\[[^\]]*\])?\s*(?P<spec>[<>=!~][^;#]*)", re.IGNORECASE)
+_SPECIFIER = re.compile(r"^\s*(?P<op>===|==|~=|!=|<=|>=|<|>)\s*(?P<version>\d+(?:\.\d+)*)(?P<star>\.\*)?\s*$")
 
 
-def parse_version(text: str) -> tuple[int, ...]:
+def parse_version(text: str) -> Version:
     parts = tuple(int(p) for p in re.findall(r"\d+", text)[:3])
     return parts + (0,) * (3 - len(parts))
 
 
-def target_version(settings: "Settings", path: Path) -> tuple[tuple[int, ...], str]:
+def show(version: Version) -> str:
+    """`(4, 41, 0)` -> `4.41`: the form release notes use."""
+    parts = list(version)
+    while len(parts) > 2 and parts[-1] == 0:
+        parts.pop()
+    return ".".join(map(str, parts))
+
+
+@functools.cache
+def data() -> dict[str, Any]:
+    return json.loads((files("bertlint") / "data" / "versions.json").read_text(encoding="utf-8"))
+
+
+def latest() -> Version:
+    return parse_version(data()["latest"])
+
+
+# --------------------------------------------------------------------------- the target version
+
+
+def target_version(settings: "Settings", path: Path) -> tuple[Version, str]:
     """(version, where it came from) for the file at `path`."""
     if settings.transformers_version:
-        return parse_version(settings.transformers_version), f"transformers-version in {settings.config_path or 'the settings'}"
+        where = _display(settings.config_path) if settings.config_path else "the settings"
+        return parse_version(settings.transformers_version), f"transformers-version in {where}"
     pinned = _pinned_near(path.resolve().parent, settings.project_root.resolve())
     if pinned is not None:
         return pinned
     installed = _installed()
     if installed is not None:
         return installed, "the installed transformers package"
-    return LATEST, "the latest release known to bertlint"
+    return latest(), "the latest release known to bertlint"
+
+
+def _display(path: Path) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith(os.pardir) else rel
+
+
+def _candidates(directory: Path) -> list[Path]:
+    try:
+        found = sorted(directory.glob("requirements*.txt"), key=lambda p: (p.name != "requirements.txt", p.name))
+    except OSError:
+        found = []
+    return found + [directory / "pyproject.toml"]
 
 
 @functools.lru_cache(maxsize=256)
-def _pinned_near(directory: Path, root: Path) -> tuple[tuple[int, ...], str] | None:
+def _pinned_near(directory: Path, root: Path) -> tuple[Version, str] | None:
     """A pin in requirements*.txt or pyproject dependencies, from the script's folder up to the project root."""
     current = directory
     while True:
-        try:
-            candidates = sorted(current.glob("requirements*.txt")) + [current / "pyproject.toml"]
-        except OSError:
-            candidates = []
-        for candidate in candidates:
-            try:
-                text = candidate.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-            if candidate.name == "pyproject.toml":
-                text = "\n".join(s.strip().strip("\"',") for s in text.splitlines())
-            match = _PIN.search(text)
-            if match:
-                return parse_version(match.group("version")), f"the pin in {candidate}"
+        for candidate in _candidates(current):
+            for requirement in _requirements(candidate):
+                version = resolve_specifier(requirement.group("spec"))
+                if version is not None:
+                    spec = re.sub(r"\s+", "", requirement.group("spec"))
+                    return version, f"the pin transformers{spec} in {_display(candidate)}"
         if current == root or current.parent == current or root not in current.parents:
             return None
         current = current.parent
 
 
+def _requirements(path: Path) -> list[re.Match]:
+    """`transformers<spec>` requirements of a requirements file or a pyproject's dependency lists."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    if path.name == "pyproject.toml":
+        lines = _pyproject_dependencies(text)
+    else:
+        lines = text.splitlines()
+    return [m for m in map(_REQUIREMENT.match, lines) if m]
+
+
+def _pyproject_dependencies(text: str) -> list[str]:
+    if "transformers" not in text:
+        return []
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return []
+    project = doc.get("project", {})
+    groups = [project.get("dependencies", [])]
+    groups += list(project.get("optional-dependencies", {}).values()) + list(doc.get("dependency-groups", {}).values())
+    return [item for group in groups if isinstance(group, list) for item in group if isinstance(item, str)]
+
+
+def resolve_specifier(spec: str) -> Version | None:
+    """The newest known release a specifier allows (`>=4.40,<4.41` -> 4.40), or None when it sets no ceiling."""
+    clauses = [_SPECIFIER.match(part) for part in spec.split(",")]
+    if not clauses or not all(clauses):
+        return None
+    ops = {c.group("op") for c in clauses}
+    if not ops & {"==", "===", "~=", "<=", "<"}:
+        return None  # `>=4.40` alone: whatever is newest, i.e. not a pin
+    pinned = [parse_version(c.group("version")) for c in clauses]
+    candidates = set(pinned) | {(int(major), minor, 0) for major, newest in data()["releases"].items() for minor in range(newest + 1)}
+    allowed = [v for v in candidates if all(_allows(c, v) for c in clauses)]
+    return max(allowed) if allowed else None
+
+
+def _allows(clause: re.Match, version: Version) -> bool:
+    op, text = clause.group("op"), clause.group("version")
+    bound = parse_version(text)
+    if clause.group("star"):  # `==4.40.*`
+        prefix = tuple(int(p) for p in text.split("."))
+        same = version[: len(prefix)] == prefix
+        return same if op == "==" else not same
+    if op == "~=":  # `~=4.40` -> >=4.40,==4.*; `~=4.40.1` -> >=4.40.1,==4.40.*
+        length = max(len(text.split(".")) - 1, 1)
+        return version >= bound and version[:length] == bound[:length]
+    return {
+        "==": version == bound, "===": version == bound, "!=": version != bound,
+        "<=": version <= bound, ">=": version >= bound, "<": version < bound, ">": version > bound,
+    }[op]
+
+
 @functools.cache
-def _installed() -> tuple[int, ...] | None:
+def _installed() -> Version | None:
     from importlib import metadata
 
     try:
         return parse_version(metadata.version("transformers"))
     except metadata.PackageNotFoundError:
         return None
+
+
+# --------------------------------------------------------------------------- what a release accepts
+
+
+@dataclass(frozen=True)
+class Lifecycle:
+    """One argument or symbol: when it arrived, was deprecated, was removed, and what replaces it."""
+
+    name: str  # a keyword, a symbol, or a glob over symbol names ("TF*")
+    added: Version | None
+    deprecated: Version | None
+    removed: Version | None
+    replacement: str | None
+    rename: bool  # the replacement takes the same value: renaming is a safe fix
+    note: str
+    source: str
+    extra: dict[str, Any]
+
+    def status(self, version: Version) -> str | None:
+        """"removed", "deprecated", or None where the name is current (or not yet there) in `version`."""
+        if self.added is not None and version < self.added:
+            return None
+        if self.removed is not None and version >= self.removed:
+            return "removed"
+        if self.deprecated is not None and version >= self.deprecated:
+            return "deprecated"
+        return None
+
+    def exists(self, version: Version) -> bool:
+        return (self.added is None or version >= self.added) and (self.removed is None or version < self.removed)
+
+
+def _lifecycle(row: dict[str, Any]) -> Lifecycle:
+    known = {"name", "added", "deprecated", "removed", "replacement", "rename", "note", "source"}
+    return Lifecycle(
+        row["name"], *(parse_version(row[k]) if row.get(k) else None for k in ("added", "deprecated", "removed")),
+        row.get("replacement"), bool(row.get("rename")), row.get("note", ""), row["source"],
+        {k: v for k, v in row.items() if k not in known},
+    )
+
+
+@functools.cache
+def keywords(group: str) -> tuple[dict[str, Lifecycle], str]:
+    """(keyword -> lifecycle, error template) for a callable's keywords ("TrainingArguments", "Trainer")."""
+    table = data()["keywords"][group]
+    return {name: _lifecycle({"name": name, **row}) for name, row in table["arguments"].items()}, table["error"]
+
+
+def replacement_at(table: dict[str, Lifecycle], entry: Lifecycle, version: Version) -> str | None:
+    """The replacement to use in `version`, following chains (`evaluate_during_training` -> `evaluation_strategy`
+    -> `eval_strategy`), or None when nothing replaces it there."""
+    name, seen = entry.replacement, {entry.name}
+    while name in table and name not in seen and table[name].status(version) and table[name].replacement:
+        seen.add(name)
+        name = table[name].replacement
+    if name is None or (name in table and not table[name].exists(version)):
+        return None
+    return name
+
+
+@functools.cache
+def symbols(group: str) -> tuple[tuple[Lifecycle, ...], dict[str, str]]:
+    """(symbols in match order, error templates) of a group of transformers symbols ("optimizer", "tensorflow")."""
+    table = data()["symbols"][group]
+    return tuple(_lifecycle(row) for row in table["names"]), {k: v for k, v in table.items() if k.endswith("_error")}
+
+
+def lifecycle_text(entry: Lifecycle, status: str, ctx: "Context") -> str:
+    """`was removed in 4.51 (target ...)` / `is deprecated since 4.32 and removed in 5.0 (target ...)`."""
+    target = f"target {show(ctx.version)} from {ctx.version_source}"
+    if status == "removed":
+        return f"was removed in {show(entry.removed)} ({target})"
+    until = f" and removed in {show(entry.removed)}" if entry.removed else ""
+    return f"is deprecated since {show(entry.deprecated)}{until} ({target})"
+
+
+# --------------------------------------------------------------------------- where a symbol is used
+
+
+@dataclass
+class SymbolUse:
+    """Where a file reaches a transformers symbol: an import alias, or `module.Symbol` attribute uses."""
+
+    entry: Lifecycle
+    name: str  # the symbol's own name ("AdamW")
+    module: str  # "transformers", "transformers.optimization"
+    node: cst.CSTNode  # where the finding sits: the import alias, else the first attribute use
+    statement: cst.CSTNode | None  # the import statement line; None for attribute uses
+    attributes: list[cst.Attribute]  # every `module.Symbol` use in the file
+
+    def error(self, templates: dict[str, str]) -> str:
+        """What the line raises once the symbol is gone: an import error, or an attribute error for `module.Symbol`."""
+        if self.statement is None:
+            key = "attribute_error"
+        else:
+            key = "submodule_error" if self.module != "transformers" and "submodule_error" in templates else "import_error"
+        return templates[key].format(name=self.name, module=self.module)
+
+
+def symbol_uses(facts: "Facts", group: str) -> list[SymbolUse]:
+    """One use per symbol name of the group, the import first. A name the file binds again is guarded
+    (`try: from transformers import AdamW` / `except ImportError: from torch.optim import AdamW`): skipped."""
+    entries, _ = symbols(group)
+    bindings: dict[str, set[str]] = {}
+    for qualname, alias, _stmt in facts.import_nodes:
+        bindings.setdefault(_local_name(alias), set()).add(qualname)
+    found: dict[str, SymbolUse] = {}
+    for qualname, alias, stmt in facts.import_nodes:
+        entry = _match(entries, qualname)
+        local = _local_name(alias)
+        if entry is not None and len(bindings[local]) == 1 and len(facts.module_scope.events.get(local, ())) <= 1:
+            module, name = qualname.rsplit(".", 1)
+            found.setdefault(name, SymbolUse(entry, name, module, alias, stmt, []))
+    for attribute, scope, _order in facts.attr_loads:
+        qualname = facts.qualname(attribute, scope)
+        entry = _match(entries, qualname) if qualname and qualname.rsplit(".", 1)[0] in facts.imports.values() else None
+        if entry is not None:
+            module, name = qualname.rsplit(".", 1)
+            found.setdefault(name, SymbolUse(entry, name, module, attribute, None, [])).attributes.append(attribute)
+    return list(found.values())
+
+
+def _local_name(alias: cst.ImportAlias) -> str:
+    """The name an import binds: `as` name, else the head of `import a.b`."""
+    node = alias.asname.name if alias.asname is not None else alias.name
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else ""
+
+
+def _match(entries: tuple[Lifecycle, ...], qualname: str | None) -> Lifecycle | None:
+    if not qualname or not qualname.startswith("transformers."):
+        return None
+    name = qualname.rsplit(".", 1)[-1]
+    return next((e for e in entries if fnmatch.fnmatchcase(name, e.name)), None)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
-from bertlint.facts import UNKNOWN
+from bertlint.facts import ENCODE_METHODS, UNKNOWN, Call, Facts, is_transformers_name
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -15,7 +13,7 @@ class PadToMaxLengthDeprecated(Rule):
     summary = "`pad_to_max_length=` in a tokenizer call: removed in 4.52, silently ignored in 5.x"
     help = 'use `padding="max_length"` (with `max_length=N, truncation=True`)'
     fix = "safe"
-    fix_title = 'replace `pad_to_max_length` with `padding=`'
+    fix_title = "replace `pad_to_max_length` with `padding=`"
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
@@ -28,13 +26,39 @@ class PadToMaxLengthDeprecated(Rule):
             fix = None
             if replacement is not None and "padding" not in call.kwargs:
                 fix = [Replacement(arg.keyword, "padding"), Replacement(arg.value, replacement)]
-            ctx.report(arg, self._message(ctx), fix=fix, help=f"use `padding={replacement or chr(34) + 'max_length' + chr(34)}` instead (with `max_length=N, truncation=True`)")
+            padding = replacement or '"max_length"'
+            ctx.report(
+                arg,
+                _message(ctx, _tokenizer_speed(facts, call)),
+                fix=fix,
+                help=f"use `padding={padding}` instead (with `max_length=N, truncation=True`)",
+            )
 
-    @staticmethod
-    def _message(ctx: Context) -> str:
-        v, shown = ctx.version, ctx.version_text()
-        if v >= (5, 0):
-            return f"`pad_to_max_length` was removed: transformers {shown} silently ignores it, so nothing is padded and no warning is printed"
-        if v >= (4, 52):
-            return f"`pad_to_max_length` was removed in 4.52 (target {shown}): fast tokenizers raise TypeError, slow ones silently do not pad"
-        return f"`pad_to_max_length` is deprecated (target {shown}): it still pads with a FutureWarning, but 4.52 removed it and 5.x ignores it silently"
+
+def _message(ctx: Context, speed: str | None) -> str:
+    """What the target version does with the keyword (research: api-facts.md section 1)."""
+    v, shown = ctx.version, ctx.version_text()
+    if v >= (5, 0):
+        return f"`pad_to_max_length` was removed: transformers {shown} silently ignores it, so nothing is padded and no warning is printed"
+    if v >= (4, 52):
+        fast = "this fast tokenizer raises `TypeError: ... got an unexpected keyword argument 'pad_to_max_length'`"
+        slow = "this slow tokenizer only logs that the keyword is not recognized and does not pad"
+        effect = {"fast": fast, "slow": slow}.get(speed, "fast tokenizers raise TypeError, slow ones silently do not pad")
+        return f"`pad_to_max_length` was removed in 4.52 (target {shown}): {effect}"
+    return f"`pad_to_max_length` is deprecated (target {shown}): it still pads with a FutureWarning, but 4.52 removed it and 5.x ignores it silently"
+
+
+def _tokenizer_speed(facts: Facts, call: Call) -> str | None:
+    """"fast" or "slow" when the tokenizer's class says so (4.x only has both kinds), else None."""
+    fn = call.receiver if call.method in ENCODE_METHODS else call.node.func
+    tok = facts.kind(fn, call.scope, call.order)
+    if tok is None or tok.kind != "tokenizer" or tok.call.qualname is None:
+        return None
+    names = sorted(q for q in facts.class_bases(tok.call.qualname.removesuffix(".from_pretrained")) if is_transformers_name(q))
+    if not names:
+        return None
+    cls = names[0].rsplit(".", 1)[-1]
+    if cls.startswith("AutoTokenizer"):
+        use_fast = facts.kw_value(tok.call, "use_fast", default=True)
+        return {True: "fast", False: "slow"}.get(use_fast)
+    return "fast" if cls.endswith("Fast") else "slow"

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Binding, Call, Facts, dotted, padding_of, walk
+from bertlint.facts import Binding, Call, Facts, dotted, padding_at, padding_of, walk
 from bertlint.rules import Context, Replacement, Rule
-
-FORWARD_METHODS = (None, "forward", "generate", "__call__")
 
 
 class MissingAttentionMask(Rule):
@@ -27,43 +25,44 @@ class MissingAttentionMask(Rule):
             if "attention_mask" in call.kwargs or len(call.positional) >= 2:
                 continue
             star = next((a for a in call.node.args if a.star == "**"), None)
-            if star is not None:
-                source = facts.kind(star.value, call.scope, call.order)
-                if source is not None and source.kind == "encoding" and padding_of(facts, source.call).return_attention_mask is False:
-                    ctx.report(call.node, "the encoding was made with `return_attention_mask=False`, so the model attends to its [PAD] tokens", help="drop `return_attention_mask=False` from the tokenizer call")
-                continue
-            ids_arg = call.arg(0, "input_ids")
+            ids_arg = star or call.arg(0, "input_ids")
             if ids_arg is None:
                 continue
             ids = facts.kind(ids_arg.value, call.scope, call.order)
-            why = _padded(facts, ids)
+            if star is not None:
+                # `model(**enc)` carries the mask, unless the tokenizer was told not to make one.
+                if ids is None or ids.kind != "encoding" or padding_of(facts, ids.call).return_attention_mask is not False:
+                    continue
+                ids = Binding("ids", ids.call, ids, "input_ids")
+            why = _padded(facts, ids, ctx.version)
             if why is None:
                 continue
-            fix = None
+            source = ids.parent.call if ids.parent is not None else None
+            if source is not None and padding_of(facts, source).return_attention_mask is False:
+                ctx.report(
+                    ids_arg,
+                    f"padded `input_ids` ({why}) reach the model, but the tokenizer call has `return_attention_mask=False`: the model attends to the [PAD] tokens and silently computes different outputs",
+                    help="drop `return_attention_mask=False` and pass the encoding's `attention_mask`",
+                )
+                continue
             mask = _mask_expression(ids_arg.value, ids)
-            if mask is not None:
-                fix = [Replacement(call.node.args[-1], f", attention_mask={mask}", after=True)]
             ctx.report(
                 ids_arg,
                 f"padded `input_ids` ({why}) reach the model without `attention_mask`: it attends to the [PAD] tokens and silently computes different outputs",
-                help=f"pass `attention_mask={mask or '...'}`" + (" or call the model with `**encoding`" if mask else ""),
-                fix=fix,
+                help=f"pass `attention_mask={mask}` or call the model with `**encoding`" if mask else self.help,
+                fix=[Replacement(call.node.args[-1], f", attention_mask={mask}", after=True)] if mask else None,
             )
 
 
 def _is_model_call(facts: Facts, call: Call) -> bool:
-    if call.method is None:
-        target = call.node.func
-    elif call.method in ("forward", "generate"):
-        target = call.receiver
-    else:
-        return False
+    """`model(...)`, `self.model(...)`, `model.forward(...)`, `model.generate(...)`."""
+    target = call.receiver if call.method in ("forward", "generate") else call.node.func
     kind = facts.kind(target, call.scope, call.order)
     return kind is not None and kind.kind == "model"
 
 
-def _padded(facts: Facts, ids: Binding | None) -> str | None:
-    """Why these ids are padded (for the message), or None when they may not be."""
+def _padded(facts: Facts, ids: Binding | None, version: tuple[int, ...]) -> str | None:
+    """Why these ids are padded (for the message), or None when they may not be (on the target version)."""
     if ids is None or ids.kind != "ids":
         return None
     if ids.detail == "padded":
@@ -72,13 +71,25 @@ def _padded(facts: Facts, ids: Binding | None) -> str | None:
         return "padded by hand with pad tokens" if _manually_padded(facts, ids.call) else None
     if ids.detail not in ("input_ids", "") or ids.call is None or ids.parent is None:
         return None
-    pad = padding_of(facts, ids.call)
+    if ids.parent.kind == "dataloader_item":
+        collator = _padding_collator(facts, ids.call)
+        return f"batches padded by `{collator}`" if collator else None
+    pad = padding_at(facts, ids.call, version)
     line = facts.text(ids.call.node.func)
     if pad.pads_to_max:
-        return f'`{line}(..., padding="max_length")`'
+        legacy = "pad_to_max_length" in ids.call.kwargs and "padding" not in ids.call.kwargs
+        keyword = "pad_to_max_length=True" if legacy else 'padding="max_length"'
+        return f"`{line}(..., {keyword})`"
     if pad.pads_batch:
         return f"`{line}(...)` pads a batch of several texts"
     return None
+
+
+def _padding_collator(facts: Facts, loader: Call) -> str | None:
+    """The transformers collator (they all pad) a DataLoader batches with, by class name."""
+    arg = loader.kwargs.get("collate_fn")
+    collator = facts.kind(arg.value, loader.scope, loader.order) if arg is not None else None
+    return collator.call.qualname.rsplit(".", 1)[-1] if collator is not None and collator.kind == "collator" else None
 
 
 def _manually_padded(facts: Facts, call: Call | None) -> bool:

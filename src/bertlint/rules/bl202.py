@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, dotted, padding_of
+from bertlint.facts import Call, Facts, dotted, padding_at
 from bertlint.rules import Context, Rule
 
 ALIGNED_HEADS = ("causal-lm", "token-cls", "masked-lm")
@@ -26,23 +26,25 @@ class InputLabelLengthMismatch(Rule):
         label_calls = [c for c in facts.tokenizer_calls if _is_label_call(facts, c)]
         for label_call in label_calls:
             inputs = [c for c in facts.tokenizer_calls if c not in label_calls and c.function is label_call.function]
-            shapes = {_shape(facts, c) for c in inputs}
+            shapes = {_shape(facts, c, ctx.version) for c in inputs}
             if len(shapes) != 1:
                 continue
             input_shape = shapes.pop()
-            label_shape = _shape(facts, label_call)
+            label_shape = _shape(facts, label_call, ctx.version)
             if input_shape is None or label_shape is None or input_shape == label_shape:
                 continue
-            anchor = label_call.kwargs.get("max_length") or label_call.node
+            # on the keyword that differs: the padding mode, else the length
+            keyword = "max_length" if input_shape[0] == label_shape[0] else next((k for k in ("padding", "pad_to_max_length") if k in label_call.kwargs), "max_length")
+            anchor = label_call.kwargs.get(keyword) or label_call.node
             ctx.report(
                 anchor,
                 f"labels are tokenized to {_describe(label_shape)} but the inputs to {_describe(input_shape)}: for a {'/'.join(sorted(heads))} model the shapes differ at the loss",
             )
 
 
-def _shape(facts: Facts, call: Call):
+def _shape(facts: Facts, call: Call, version: tuple[int, ...]):
     """The fixed length a call pads every sequence to, or "dynamic"; None when it cannot be known."""
-    pad = padding_of(facts, call)
+    pad = padding_at(facts, call, version)
     if pad.pads_to_max:
         return ("max_length", pad.max_length) if isinstance(pad.max_length, int) else None
     if pad.padding in (True, "longest"):
@@ -61,9 +63,10 @@ def _is_label_call(facts: Facts, call: Call) -> bool:
     """A tokenizer call whose ids become labels: `labels = tok(...)`, `x["labels"] = tok(...)["input_ids"]`, `labels=tok(...)`."""
     if "text_target" in call.kwargs:
         return True
-    parent = facts.parent(call.node)
-    while isinstance(parent, (cst.Subscript, cst.SubscriptElement, cst.Index, cst.Attribute)):
-        parent = facts.parent(parent)
+    node, parent = call.node, facts.parent(call.node)
+    # climb `tok(...)["input_ids"].to(device)` up to the argument or assignment it feeds
+    while isinstance(parent, (cst.Subscript, cst.SubscriptElement, cst.Index, cst.Attribute)) or (isinstance(parent, cst.Call) and parent.func is node):
+        node, parent = parent, facts.parent(parent)
     if isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value == "labels":
         return True
     stmt = facts.statement_of(call.node)

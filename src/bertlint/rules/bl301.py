@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from bertlint import knowledge
-from bertlint.facts import UNKNOWN, Call, Facts, dotted, trained_model, training_arg, uses_peft
+from bertlint.facts import Call, Facts, dotted, trained_model, training_arg, uses_peft
 from bertlint.rules import Context, Rule
 
-# (qualified-name suffixes, keyword, positional index, optimizer kind)
-TORCH_OPTIMIZERS = {"AdamW": "adamw", "Adam": "adamw", "SGD": "sgd", "RMSprop": "adamw", "Adagrad": "adamw", "NAdam": "adamw", "RAdam": "adamw", "Adamax": "adamw", "AdamW8bit": "adamw", "PagedAdamW": "adamw", "PagedAdamW8bit": "adamw"}
-KERAS_OPTIMIZERS = {"Adam": "adamw", "AdamW": "adamw", "SGD": "sgd", "RMSprop": "adamw", "Adafactor": "adafactor", "Nadam": "adamw", "Adamax": "adamw", "Lion": "adamw"}
-KERAS_SCHEDULES = ("ExponentialDecay", "PolynomialDecay", "CosineDecay", "CosineDecayRestarts", "InverseTimeDecay", "PiecewiseConstantDecay")
+# Only the optimizers whose fine-tuning rates are published (api-facts.md section 8): the Adam family and
+# Adafactor. SGD, Adagrad, RMSprop or Lion work at other rates; a range borrowed from AdamW would misfire.
+ADAM_FAMILY = frozenset({"Adam", "AdamW", "NAdam", "Nadam", "RAdam", "Adam8bit", "AdamW8bit", "PagedAdamW", "PagedAdamW8bit", "PagedAdamW32bit"})
+KERAS_SCHEDULES = frozenset({"ExponentialDecay", "PolynomialDecay", "CosineDecay", "CosineDecayRestarts", "InverseTimeDecay"})
+FAR = 10  # this many times outside the range is an error, not a warning
 
 
 class LearningRateOutOfRange(Rule):
@@ -36,12 +37,13 @@ class LearningRateOutOfRange(Rule):
             low, high, label = knowledge.lr_range(info, optimizer, from_scratch=from_scratch, peft=peft, model_type=model_type, overrides=ctx.settings.lr_ranges)
             if low <= value <= high:
                 continue
-            far = value > 10 * high or value < low / 10
-            effect = "diverges (loss rises or turns NaN, or the model collapses to one class)" if value > high else "barely moves the weights: the loss stalls"
+            above = value > high
+            factor = value / high if above else low / value
+            effect = "diverges (loss rises or turns NaN, or the model collapses to one class)" if above else "barely moves the weights: the loss stalls"
             ctx.report(
                 arg,
-                f"learning rate {value:g} is {'above' if value > high else 'below'} the safe range {low:g}–{high:g} for {label}: fine-tuning at this rate {effect}",
-                severity="error" if far else "warning",
+                f"learning rate {value:g} is {factor:.3g}× {'above' if above else 'below'} the safe range {low:g}–{high:g} for {label}: fine-tuning at this rate {effect}",
+                severity="error" if factor >= FAR * (1 - 1e-9) else "warning",
                 help=f"use a rate between {low:g} and {high:g}; typical recipes for {label} sit inside it",
             )
 
@@ -51,50 +53,52 @@ def _model_type(loads) -> str | None:
     return types.pop() if len(types) == 1 else None
 
 
-def _optim_kind_from_args(facts: Facts) -> str:
-    optim = training_arg(facts, "optim", "adamw_torch")
-    if isinstance(optim, str) and "adafactor" in optim:
+def _optim_kind_from_args(facts: Facts) -> str | None:
+    """The optimizer kind `TrainingArguments(optim=...)` selects; None for one without a published range."""
+    if training_arg(facts, "adafactor", False) is True:
         return "adafactor"
-    if isinstance(optim, str) and "sgd" in optim:
-        return "sgd"
-    return "adamw" if training_arg(facts, "adafactor", False) is not True else "adafactor"
+    optim = training_arg(facts, "optim", "adamw_torch")
+    if not isinstance(optim, str):
+        return None
+    return "adafactor" if "adafactor" in optim else "adamw" if "adam" in optim else None
 
 
 def _rate_sites(facts: Facts):
     """(call, the arg that sets the initial rate, optimizer kind) for every place a rate takes effect."""
-    for call in facts.training_args:
-        arg = call.kwargs.get("learning_rate")
-        if arg is not None:
-            yield call, arg, _optim_kind_from_args(facts)
+    if not any("optimizers" in t.kwargs for t in facts.trainers):  # `Trainer(optimizers=...)` ignores `learning_rate`
+        kind = _optim_kind_from_args(facts)
+        for call in facts.training_args:
+            if "learning_rate" in call.kwargs and kind is not None:
+                yield call, call.kwargs["learning_rate"], kind
     for call in facts.calls:
-        q = call.qualname
-        if not q:
-            continue
-        last = q.rsplit(".", 1)[-1]
-        if q.startswith("torch.optim") and last in TORCH_OPTIMIZERS or q.startswith("bitsandbytes.optim") and last in TORCH_OPTIMIZERS:
-            arg = call.arg(1, "lr")
-            if arg is not None and not _optimizes_other_model(facts, call):
-                yield call, arg, TORCH_OPTIMIZERS[last]
-        elif q.startswith("transformers") and last in ("AdamW", "Adafactor"):
-            arg = call.arg(1, "lr")
-            if arg is not None and not (last == "Adafactor" and facts.kw_value(call, "relative_step", default=True) is not False):
-                yield call, arg, "adafactor" if last == "Adafactor" else "adamw"
-        elif q.startswith("transformers") and last == "create_optimizer":
-            arg = call.arg(0, "init_lr")
-            if arg is not None:
-                yield call, arg, "adamw"
-        elif _is_keras(q) and last in KERAS_OPTIMIZERS:
+        site = _optimizer_rate(facts, call) if call.qualname else None
+        if site is not None and site[0] is not None:
+            yield call, *site
+
+
+def _optimizer_rate(facts: Facts, call: Call):
+    """(the rate argument, optimizer kind) of an optimizer or schedule construction, or None."""
+    q = call.qualname
+    root, last = q.split(".", 1)[0], q.rsplit(".", 1)[-1]
+    if (q.startswith("torch.optim") or root == "bitsandbytes") and last in ADAM_FAMILY:
+        return (call.arg(1, "lr"), "adamw") if not _optimizes_other_model(facts, call) else None
+    if root == "transformers":
+        if last == "AdamW":
+            return call.arg(1, "lr"), "adamw"
+        if last == "Adafactor" and facts.kw_value(call, "relative_step", default=True) is False:
+            return call.arg(1, "lr"), "adafactor"  # with relative steps Adafactor ignores `lr`
+        if last == "AdamWeightDecay":
+            return call.arg(0, "learning_rate"), "adamw"
+        if last == "create_optimizer":
+            return call.arg(0, "init_lr"), "adamw"
+    if q.startswith(("tensorflow.keras", "keras", "tf_keras", "tensorflow.optimizers")):
+        if last in ADAM_FAMILY or last == "Adafactor":
             arg = call.arg(0, "learning_rate")
             if arg is not None and facts.kind(arg.value, call.scope, call.order) is None:
-                yield call, arg, KERAS_OPTIMIZERS[last]
-        elif _is_keras(q) and last in KERAS_SCHEDULES and last != "PiecewiseConstantDecay":
-            arg = call.arg(0, "initial_learning_rate")
-            if arg is not None:
-                yield call, arg, "adamw"
-
-
-def _is_keras(qualname: str) -> bool:
-    return qualname.startswith(("tensorflow.keras", "keras", "tf_keras", "tensorflow.optimizers"))
+                return arg, "adafactor" if last == "Adafactor" else "adamw"
+        if last in KERAS_SCHEDULES:
+            return call.arg(0, "initial_learning_rate"), "adamw"
+    return None
 
 
 def _optimizes_other_model(facts: Facts, call: Call) -> bool:

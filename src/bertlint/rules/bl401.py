@@ -7,11 +7,12 @@ from collections import Counter
 import libcst as cst
 
 from bertlint import datafiles
-from bertlint.facts import Facts, run_anchor
+from bertlint.facts import Facts, run_anchor, walk
 from bertlint.rules import Context, Rule
 
 LABEL_NAMES = frozenset({"labels", "label", "y", "y_train", "train_labels", "targets", "target", "train_y", "ytrain", "classes"})
 MIN_EXAMPLES = 50
+LM_HEADS = frozenset({"causal-lm", "masked-lm", "seq2seq"})
 MITIGATION_CALLS = ("compute_class_weight", "compute_sample_weight", "WeightedRandomSampler", "RandomOverSampler", "RandomUnderSampler", "SMOTE", "ADASYN", "sigmoid_focal_loss")
 
 
@@ -21,10 +22,11 @@ class ImbalancedLabelsUnweighted(Rule):
     severity = "warning"
     summary = "Classification on labels known to be imbalanced, with no class weights, sampler or resampling"
     help = "weight the loss (`CrossEntropyLoss(weight=...)`, keras `class_weight=`) or resample (`WeightedRandomSampler`)"
+    needs = ("transformers", "torch", "tensorflow", "keras", "tf_keras")  # any classifier, not only transformers ones
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        if not facts.is_training or _mitigated(facts) or _regression(facts):
+        if not facts.is_training or _mitigated(facts) or not _classification(facts):
             return
         anchor = run_anchor(facts)
         if anchor is None:
@@ -45,19 +47,23 @@ class ImbalancedLabelsUnweighted(Rule):
             return
 
 
-def _regression(facts: Facts) -> bool:
+def _classification(facts: Facts) -> bool:
+    """No model the script loads is a regression head or a language model (whose labels are tokens)."""
     for load in facts.model_loads:
+        if load.head in LM_HEADS:
+            return False
         if facts.kw_value(load.call, "num_labels", default=None) == 1 or facts.kw_value(load.call, "problem_type", default=None) == "regression":
-            return True
-    return False
+            return False
+    return True
 
 
 def _mitigated(facts: Facts) -> bool:
     for call in facts.calls:
-        short = call.short or ""
+        # the file's own functions count too (`focal_loss(...)`): they resolve to no qualname
+        short = call.short or (call.node.func.value if isinstance(call.node.func, cst.Name) else "")
         if short in MITIGATION_CALLS or "focal" in short.lower():
             return True
-        if short == "CrossEntropyLoss" and ("weight" in call.kwargs or call.positional):
+        if short in ("CrossEntropyLoss", "NLLLoss") and ("weight" in call.kwargs or call.positional):
             return True
         if short in ("BCEWithLogitsLoss",) and "pos_weight" in call.kwargs:
             return True
@@ -67,12 +73,13 @@ def _mitigated(facts: Facts) -> bool:
             return True
     if any(q.split(".", 1)[0] == "imblearn" for q in facts.imports.values()):
         return True
-    return any("compute_loss" in cls.methods and _mentions_weight(facts, cls.methods["compute_loss"]) for cls in facts.classes.values())
+    return any("compute_loss" in cls.methods and _weights_classes(cls.methods["compute_loss"]) for cls in facts.classes.values())
 
 
-def _mentions_weight(facts: Facts, fn: cst.FunctionDef) -> bool:
-    text = facts.text(fn)
-    return "weight" in text or "focal" in text.lower()
+def _weights_classes(fn: cst.FunctionDef) -> bool:
+    """A `compute_loss` override that uses a name for class weights or a focal loss (comments and strings do not count)."""
+    names = {n.value.lower() for n in walk(fn) if isinstance(n, cst.Name)}
+    return any(("weight" in n and "decay" not in n) or "focal" in n for n in names)
 
 
 def _distributions(facts: Facts):
@@ -110,21 +117,38 @@ def _label_assignments(facts: Facts):
 
 
 def _label_columns(facts: Facts) -> list[str]:
-    """Columns the script treats as labels (`df["sentiment"]` assigned to `labels`), then the usual names."""
-    found = []
+    """Columns the script treats as labels (`df["sentiment"]` assigned to `labels` or `df["label"]`, a column
+    renamed to `label`), then the usual names."""
+    sources = [old for old, new in _renames(facts) if new in LABEL_NAMES]
+    sources += [store.value for store in facts.stores if isinstance(store.target, cst.Subscript) and store.key in LABEL_NAMES]
     for scope in [facts.module_scope] + [s for defs in facts.functions.values() for _, s in defs]:
-        for name, events in scope.events.items():
-            if name.lower() not in LABEL_NAMES:
-                continue
-            for event in events:
-                node = event.value
-                while isinstance(node, (cst.Attribute, cst.Call)):
-                    node = node.value if isinstance(node, cst.Attribute) else node.func
-                if isinstance(node, cst.Subscript) and isinstance(node.slice[0].slice, cst.Index):
-                    key = node.slice[0].slice.value
-                    if isinstance(key, cst.SimpleString):
-                        found.append(key.evaluated_value)
-    return found + ["label", "labels", "target", "class", "y"]
+        sources += [e.value for name, events in scope.events.items() if name.lower() in LABEL_NAMES for e in events]
+    return [column for column in map(_column_read, sources) if column] + ["label", "labels", "target", "class", "y"]
+
+
+def _column_read(source) -> str | None:
+    """`"sentiment"` for a column name, `df["sentiment"]`, `df["sentiment"].map(...)`, `df["sentiment"].values`."""
+    if isinstance(source, str):
+        return source
+    node = source
+    while isinstance(node, (cst.Attribute, cst.Call)):
+        node = node.value if isinstance(node, cst.Attribute) else node.func
+    if isinstance(node, cst.Subscript) and isinstance(node.slice[0].slice, cst.Index) and isinstance(node.slice[0].slice.value, cst.SimpleString):
+        return node.slice[0].slice.value.evaluated_value
+    return None
+
+
+def _renames(facts: Facts):
+    """(old, new) column names from `ds.rename_column(old, new)`, `rename_columns({...})`, `df.rename(columns={...})`."""
+    for call in facts.calls:
+        if call.method == "rename_column" and len(call.positional) == 2:
+            old, new = (facts.value(a.value, call.scope, order=call.order) for a in call.positional)
+            yield old, new
+        elif call.method in ("rename_columns", "rename"):
+            arg = call.kwargs.get("columns") if call.method == "rename" else call.arg(0, "column_mapping")
+            mapping = facts.value(arg.value, call.scope, order=call.order) if arg is not None else None
+            if isinstance(mapping, dict):
+                yield from mapping.items()
 
 
 def _make_classification(facts: Facts, call) -> Counter | None:

@@ -20,11 +20,10 @@ class LargeModelWithoutMixedPrecision(Rule):
         known = trained_model(facts)
         if known is None or not facts.is_training or uses_peft(facts):
             return
-        load, info = known
-        if info.params < LARGE or mixed_precision(facts) is not False:
+        _, info = known
+        if info.params < LARGE or mixed_precision(facts, ctx.version) is not False:
             return
-        anchor = run_anchor(facts, ("training_args", "trainer", "fit", "load"))
         ctx.report(
-            anchor,
+            run_anchor(facts, ("training_args", "trainer", "fit", "load")),
             f"`{info.id}` has {info.params / 1e6:.0f}M parameters and is trained in fp32: twice the activation memory and several times slower than bf16/fp16 mixed precision",
         )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import libcst as cst
+
 from bertlint import knowledge
-from bertlint.facts import UNKNOWN, Facts, mixed_precision, padding_of, run_anchor, trained_model, training_arg, uses_peft
+from bertlint.facts import UNKNOWN, Facts, amp_enabled, padding_at, run_anchor, trained_model, training_arg, uses_peft, walk, weight_dtype
 from bertlint.rules import Context, Rule
 
 GiB = 2**30
@@ -23,56 +25,91 @@ class TrainingMemoryOverBudget(Rule):
             return
         load, info = known
         batch = _batch_size(facts)
-        seq = _sequence_length(facts, info)
-        if not isinstance(batch, int) or not isinstance(seq, int) or batch <= 0 or seq <= 0:
+        seq = _sequence_length(facts, info, ctx.version)
+        accum = _accumulation(facts)
+        precisions = _precisions(facts, ctx.version)
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (batch, seq, accum)) or not precisions:
             return
-        accum = training_arg(facts, "gradient_accumulation_steps", 1)
         checkpointing = training_arg(facts, "gradient_checkpointing", False) is True or any(c.method == "gradient_checkpointing_enable" for c in facts.calls)
-        if not isinstance(accum, int) or accum < 1:
-            return
-        precision = "amp" if mixed_precision(facts) else "fp32"
-        optimizer = _optimizer(facts)
         attention = "eager" if any(facts.kw_value(l.call, "attn_implementation", default=None) == "eager" for l in facts.model_loads) else "sdpa"
-        kwargs = dict(
-            seq_len=seq, precision=precision, optimizer=optimizer, attention=attention,
-            gradient_checkpointing=checkpointing, lm_head=load.head in ("causal-lm", "masked-lm", "seq2seq"),
-            trainable_params=_trainable(facts, info),
-        )
+        options = [
+            dict(seq_len=seq, precision=precision, optimizer=_optimizer(facts), attention=attention, gradient_checkpointing=checkpointing,
+                 lm_head=load.head in ("causal-lm", "masked-lm", "seq2seq"), trainable_params=0 if uses_peft(facts) else None)
+            for precision in precisions
+        ]  # fmt: skip
         # Accumulation splits the activations of a batch over its steps (the catalogue's conservative reading).
-        estimate = knowledge.estimate_training_memory(info, batch_size=max(1, batch // accum), **kwargs)
+        micro = max(1, batch // accum)
+        estimate, kwargs = min(((knowledge.estimate_training_memory(info, batch_size=micro, **kw), kw) for kw in options), key=lambda pair: pair[0].total)
         budget = ctx.settings.gpu_memory_gib * GiB
         if estimate.total <= budget:
             return
         fits = knowledge.max_fitting_batch(info, budget, **kwargs)
         if fits >= 1:
             steps = next(s for s in range(1, batch + 1) if batch % s == 0 and batch // s <= fits)
-            advice = f"per-device batch {batch // steps} with `gradient_accumulation_steps={steps * accum}` keeps the effective batch of {batch * accum} and fits"
+            how = f"`gradient_accumulation_steps={steps * accum}`" if facts.training_args else f"{steps * accum} gradient accumulation steps"
+            advice = f"per-device batch {batch // steps} with {how} keeps the effective batch of {batch * accum} and fits"
         else:
-            advice = "even batch 1 does not fit: use gradient checkpointing, mixed precision, a smaller model or PEFT"
-        anchor = run_anchor(facts, ("training_args", "trainer", "fit", "load"))
+            remedies = [name for name, used in (("gradient checkpointing", checkpointing), ("mixed precision", kwargs["precision"] != "fp32"),
+                                                 ("PEFT/LoRA", kwargs["trainable_params"] == 0)) if not used]  # fmt: skip
+            advice = f"even batch 1 does not fit: use {', '.join(remedies + ['a smaller model or a larger GPU'])}"
         ctx.report(
-            anchor,
-            f"training `{info.id}` at batch {batch} × {seq} tokens needs at least {estimate.total / GiB:.1f} GiB ({estimate.breakdown()}), over the {ctx.settings.gpu_memory_gib:g} GiB budget",
-            help=advice,
+            run_anchor(facts, ("training_args", "trainer", "fit", "load")),
+            f"training `{info.id}` at batch {batch} × {seq} tokens{f' with {accum} accumulation steps' if accum > 1 else ''} needs at least {estimate.total / GiB:.1f} GiB "
+            f"({estimate.breakdown()}), over the {ctx.settings.gpu_memory_gib:g} GiB budget; {advice}",
         )
 
 
+def _precisions(facts: Facts, version: tuple[int, ...]) -> list[str]:
+    """The precision modes the run may train in; the estimate takes the cheapest. Empty for quantized
+    weights, which the estimator does not model."""
+    weights = weight_dtype(facts, version)
+    if weights == "quantized":
+        return []
+    if weights == "half":
+        return ["bf16_pure"]
+    amp = amp_enabled(facts)
+    modes = {True: ["amp"], False: ["fp32"], None: ["amp", "fp32"]}[amp]
+    return modes + (["bf16_pure"] if weights is UNKNOWN else [])
+
+
 def _batch_size(facts: Facts):
+    """The per-step batch: TrainingArguments, the training DataLoader, or an explicit keras `fit(batch_size=)`."""
     if facts.training_args:
         return training_arg(facts, "per_device_train_batch_size", 8)
     loaders = [c for c in facts.calls if c.short == "DataLoader" and c.qualname and c.qualname.startswith("torch")]
-    values = {facts.arg_value(c, 1, "batch_size", default=1) for c in loaders if c.kwargs.get("shuffle") is not None or len(loaders) == 1}
+    train = [c for c in loaders if facts.kw_value(c, "shuffle", default=False) is True or "sampler" in c.kwargs] or loaders[:1] * (len(loaders) == 1)
+    values = {facts.arg_value(c, 1, "batch_size", default=1) for c in train}
     if len(values) == 1:
         return values.pop()
     if facts.fit_calls:
-        return facts.kw_value(facts.fit_calls[0], "batch_size", default=32)
+        return facts.kw_value(facts.fit_calls[0], "batch_size")  # without it a dataset's own batching decides
     return UNKNOWN
 
 
-def _sequence_length(facts: Facts, info):
+def _accumulation(facts: Facts):
+    """Gradient accumulation steps: TrainingArguments, `Accelerator(...)`, or UNKNOWN for a hand-written loop whose
+    optimizer steps only on some iterations."""
+    if facts.training_args:
+        return training_arg(facts, "gradient_accumulation_steps", 1)
+    accelerators = [c for c in facts.calls if c.qualname and c.qualname.startswith("accelerate") and c.short == "Accelerator"]
+    if accelerators:
+        return facts.kw_value(accelerators[0], "gradient_accumulation_steps", default=1)
+    return UNKNOWN if any(_steps_every_n(facts, loop) for loop, _, _ in facts.loops) else 1
+
+
+def _steps_every_n(facts: Facts, loop: cst.CSTNode) -> bool:
+    """`if (step + 1) % accum == 0: optimizer.step()` inside the loop: accumulation written by hand."""
+    for node in walk(loop):
+        if isinstance(node, cst.If) and any(isinstance(op, cst.BinaryOperation) and isinstance(op.operator, cst.Modulo) for op in walk(node.test)):
+            if any(c.method == "step" for c in facts.calls_in(node.body)):
+                return True
+    return False
+
+
+def _sequence_length(facts: Facts, info, version: tuple[int, ...]):
     lengths = set()
     for call in facts.tokenizer_calls:
-        pad = padding_of(facts, call)
+        pad = padding_at(facts, call, version)
         if pad.max_length is None and pad.pads_to_max:
             lengths.add(info.usable_max_tokens or UNKNOWN)
         elif isinstance(pad.max_length, int) and (pad.pads_to_max or pad.truncation not in (None, False)):
@@ -94,8 +131,3 @@ def _optimizer(facts: Facts) -> str:
         if "sgd" in optim:
             return "sgd_momentum"
     return "adamw"
-
-
-def _trainable(facts: Facts, info):
-    """PEFT trains a small, unknown share of the weights: count none of them (the bound stays a lower bound)."""
-    return 0 if uses_peft(facts) else None

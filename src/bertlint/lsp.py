@@ -1,0 +1,346 @@
+"""`bertlint server`: a language server over stdio (pygls), for Python files and notebook documents.
+
+Diagnostics on open and save, and after a short quiet spell while typing; quick fixes and "ignore
+on this line" per diagnostic; a `source.fixAll.bertlint` action; the rule's page on hover. Settings
+come from the nearest config file of each document, with the client's settings (initialization
+options or `workspace/didChangeConfiguration`) on top, and are reloaded when a config file changes.
+A broken config is shown to the user and the document is linted with the defaults.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from bertlint import __version__, engine, notebook, pages, runner
+from bertlint.config import ConfigError, Settings, load_settings
+from bertlint.report import PAGE_URL, Finding, fix_to_dict
+from bertlint.rules import all_codes
+
+DEBOUNCE = 0.05  # seconds without a keystroke before a changed document is linted again
+CONFIG_FILES = ("pyproject.toml", "bertlint.toml")
+FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.bertlint"
+_SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
+             "info": types.DiagnosticSeverity.Information}
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+class Server(LanguageServer):
+    """The pygls server plus what bertlint remembers between messages."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "bertlint", __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            notebook_document_sync=types.NotebookDocumentSyncOptions(
+                notebook_selector=[types.NotebookDocumentFilterWithCells(
+                    cells=[types.NotebookCellLanguage(language="python")], notebook="*")],
+                save=True,
+            ),
+        )
+        self.client: dict[str, dict[str, Any]] = {"init": {}, "workspace": {}}  # the client's settings, by source
+        self.settings: dict[Path, Settings] = {}  # by directory, until a config file changes
+        self.shown: set[str] = set()  # config errors already shown since the last reload
+        self.findings: dict[str, list[Finding]] = {}  # by document or cell URI, for hover
+        self.cells: dict[str, list[str]] = {}  # notebook URI -> the cell URIs last published
+        self.pending: dict[str, asyncio.Task] = {}
+
+    # --- settings ---------------------------------------------------------------------------
+
+    def settings_for(self, path: Path) -> Settings:
+        """The settings of `path`'s directory; a bad config (or client setting) is shown once and
+        the defaults are used instead of failing the document."""
+        directory = path.parent
+        if directory not in self.settings:
+            errors = []
+            for kwargs in ({}, {"isolated": True}):
+                try:
+                    self.settings[directory] = load_settings(directory, all_codes(), overrides=self.overrides(), **kwargs)
+                    break
+                except (ConfigError, TypeError) as exc:  # TypeError: an unknown client setting
+                    errors.append(str(exc))
+            else:
+                self.settings[directory] = load_settings(directory, all_codes(), isolated=True)
+            for message in errors:
+                if message not in self.shown:
+                    self.shown.add(message)
+                    self.window_show_message(types.ShowMessageParams(
+                        types.MessageType.Error, f"bertlint: {message} (linting with the default settings)"))
+        return self.settings[directory]
+
+    def configure(self, source: str, options: Any) -> None:
+        """Client settings from `source` ("init" or "workspace"): `{"select": [...], "extendSelect": [...]}`,
+        or the same nested under "bertlint"."""
+        options = options.get("bertlint", options) if isinstance(options, dict) else {}
+        self.client[source] = {_CAMEL.sub("_", key).replace("-", "_").lower(): value for key, value in options.items()}
+        self.reload()
+
+    def overrides(self) -> dict[str, Any]:
+        """Workspace settings key by key over the initialization options: an empty
+        `didChangeConfiguration` (Neovim sends one at start) keeps the latter."""
+        return {**self.client["init"], **self.client["workspace"]}
+
+    def reload(self) -> None:
+        """Forget every settings object and lint every open document again."""
+        self.settings.clear()
+        self.shown.clear()
+        for uri in self.workspace.notebook_documents:
+            self.lint_notebook(uri)
+        for uri in list(self.workspace.text_documents):
+            if self.workspace.get_notebook_document(cell_uri=uri) is None:
+                self.lint_document(uri)
+
+    # --- linting ----------------------------------------------------------------------------
+
+    def lint_document(self, uri: str) -> None:
+        doc = self.workspace.get_text_document(uri)
+        if doc.language_id not in (None, "", "python"):
+            return  # e.g. a pyproject.toml the client syncs too: its saves only reload the settings
+        path = Path(doc.path)
+        findings = self._guarded(path, lambda: engine.lint_source(doc.source, path, self.settings_for(path)))
+        self.publish(uri, findings, doc.lines, doc.version)
+
+    def lint_notebook(self, uri: str) -> None:
+        """Lint all code cells as one module and publish each cell's findings on the cell's URI."""
+        nb = self.workspace.get_notebook_document(notebook_uri=uri)
+        path = _path(uri)
+        docs = [self.workspace.get_text_document(cell.document) for cell in nb.cells]
+        text = _notebook_json(nb, docs)
+        findings = self._guarded(path, lambda: notebook.lint_text(text, path, self.settings_for(path)))
+        for number, doc in enumerate(docs, 1):
+            self.publish(doc.uri, [f for f in findings if f.cell == number], doc.lines, doc.version)
+        for gone in set(self.cells.get(uri, ())) - {doc.uri for doc in docs}:
+            self.publish(gone, [], (), None)
+        self.cells[uri] = [doc.uri for doc in docs]
+
+    def _guarded(self, path: Path, lint: Callable[[], list[Finding]]) -> list[Finding]:
+        """An internal error is logged, never allowed to take the server down."""
+        try:
+            return lint()
+        except Exception as exc:
+            self.window_log_message(types.LogMessageParams(types.MessageType.Error, engine.describe_internal_error(path, exc)))
+            return []
+
+    def publish(self, uri: str, findings: list[Finding], lines: Sequence[str], version: int | None) -> None:
+        self.findings[uri] = findings
+        codec = self.workspace.position_codec
+        diagnostics = [
+            types.Diagnostic(
+                range=codec.range_to_client_units(lines, _range(f.line, f.column, f.end_line, f.end_column)),
+                message=f.message, severity=_SEVERITY[f.severity], code=f.code, source="bertlint",
+                code_description=types.CodeDescription(href=PAGE_URL.format(code=f.code)),
+                tags=[types.DiagnosticTag.Unnecessary] if f.code == "BL902" else None,
+                data={"fix": fix_to_dict(f.fix)},
+            )
+            for f in findings
+        ]
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, diagnostics, version))
+
+    def schedule(self, key: str, lint: Callable[[str], None], delay: float) -> None:
+        """Lint `key` after `delay` seconds unless another change comes first (then that one waits)."""
+        self.cancel(key)
+
+        async def later() -> None:
+            await asyncio.sleep(delay)
+            del self.pending[key]
+            lint(key)
+
+        self.pending[key] = asyncio.ensure_future(later())
+
+    def cancel(self, key: str) -> None:
+        if (task := self.pending.pop(key, None)) is not None:
+            task.cancel()
+
+    def forget(self, key: str, uris: Iterable[str]) -> None:
+        """A closed document or notebook: no lint pending for `key`, no diagnostics left on `uris`."""
+        self.cancel(key)
+        for uri in uris:
+            self.publish(uri, [], (), None)
+            del self.findings[uri]
+
+    def fixed(self, path: Path, text: str, lint: Callable[..., list[Finding]]) -> str:
+        """`text` with every safe fix applied, pass after pass."""
+        settings = self.settings_for(path)
+        return runner.fix_text(text, lint(text, path, settings), path, settings, {"safe"})[0]
+
+
+def _path(uri: str) -> Path:
+    return Path(to_fs_path(uri) or uri)
+
+
+def _is_config(uri: str) -> bool:
+    return uri.rsplit("/", 1)[-1] in CONFIG_FILES
+
+
+def _notebook_json(nb: types.NotebookDocument, docs: list) -> str:
+    kinds = ("code" if cell.kind == types.NotebookCellKind.Code else "markdown" for cell in nb.cells)
+    return notebook.from_cells(zip(kinds, (doc.source for doc in docs)))
+
+
+def _range(line: int, column: int, end_line: int, end_column: int) -> types.Range:
+    """1-based (line, column) pairs, end exclusive, as an LSP range in code points."""
+    return types.Range(types.Position(line - 1, column - 1), types.Position(end_line - 1, end_column - 1))
+
+
+server = Server()
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: Server, params: types.InitializeParams) -> None:
+    if params.initialization_options:
+        ls.configure("init", params.initialization_options)
+
+
+@server.feature(types.INITIALIZED)
+def initialized(ls: Server, params: types.InitializedParams) -> None:
+    """Ask the client to tell us when a config file changes on disk."""
+    if get_capability(ls.client_capabilities, "workspace.did_change_watched_files.dynamic_registration", False):
+        watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in CONFIG_FILES]
+        ls.client_register_capability(types.RegistrationParams([types.Registration(
+            "bertlint-config", types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            types.DidChangeWatchedFilesRegistrationOptions(watchers))]))
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+def did_change_configuration(ls: Server, params: types.DidChangeConfigurationParams) -> None:
+    ls.configure("workspace", params.settings)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: Server, params: types.DidChangeWatchedFilesParams) -> None:
+    if any(_is_config(change.uri) for change in params.changes):
+        ls.reload()
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: Server, params: types.DidOpenTextDocumentParams) -> None:
+    ls.lint_document(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: Server, params: types.DidChangeTextDocumentParams) -> None:
+    ls.schedule(params.text_document.uri, ls.lint_document, DEBOUNCE)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: Server, params: types.DidSaveTextDocumentParams) -> None:
+    if _is_config(params.text_document.uri):
+        ls.reload()
+    else:
+        ls.schedule(params.text_document.uri, ls.lint_document, 0)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: Server, params: types.DidCloseTextDocumentParams) -> None:
+    ls.forget(params.text_document.uri, [params.text_document.uri])
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+def notebook_did_open(ls: Server, params: types.DidOpenNotebookDocumentParams) -> None:
+    ls.lint_notebook(params.notebook_document.uri)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+def notebook_did_change(ls: Server, params: types.DidChangeNotebookDocumentParams) -> None:
+    ls.schedule(params.notebook_document.uri, ls.lint_notebook, DEBOUNCE)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+def notebook_did_save(ls: Server, params: types.DidSaveNotebookDocumentParams) -> None:
+    ls.schedule(params.notebook_document.uri, ls.lint_notebook, 0)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+def notebook_did_close(ls: Server, params: types.DidCloseNotebookDocumentParams) -> None:
+    ls.forget(params.notebook_document.uri, ls.cells.pop(params.notebook_document.uri, ()))
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+def hover(ls: Server, params: types.HoverParams) -> types.Hover | None:
+    """The reference page of every rule whose diagnostic covers the position."""
+    doc = ls.workspace.get_text_document(params.text_document.uri)
+    at = ls.workspace.position_codec.position_from_client_units(doc.lines, params.position)
+    here = (at.line + 1, at.character + 1)
+    codes = dict.fromkeys(f.code for f in ls.findings.get(doc.uri, ()) if (f.line, f.column) <= here < (f.end_line, f.end_column))
+    if not codes:
+        return None
+    text = "\n\n---\n\n".join(pages.page(code) or f"{code}: no reference page" for code in codes)
+    return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text))
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]),
+)
+def code_action(ls: Server, params: types.CodeActionParams) -> list[types.CodeAction]:
+    uri = params.text_document.uri
+    doc = ls.workspace.get_text_document(uri)
+    actions = []
+    if _wanted(params.context.only, types.CodeActionKind.QuickFix):
+        for diagnostic in params.context.diagnostics:
+            if diagnostic.source == "bertlint":
+                actions += _quick_fixes(ls, doc, diagnostic)
+    if _wanted(params.context.only, FIX_ALL):
+        edits = _fix_all(ls, doc)
+        if edits:
+            actions.append(types.CodeAction(
+                "bertlint: fix all safely fixable problems", kind=FIX_ALL,
+                edit=types.WorkspaceEdit(changes={uri: edits})))
+    return actions
+
+
+def _wanted(only: Sequence[str] | None, kind: str) -> bool:
+    return only is None or any(kind == k or kind.startswith(f"{k}.") for k in only)
+
+
+def _quick_fixes(ls: Server, doc, diagnostic: types.Diagnostic) -> list[types.CodeAction]:
+    """The diagnostic's own fix when it has one, and a suppression comment on its first line."""
+    actions = []
+    codec, lines = ls.workspace.position_codec, doc.lines
+    fix = (diagnostic.data or {}).get("fix")
+    if fix:
+        edits = [types.TextEdit(codec.range_to_client_units(lines, _range(e["line"], e["column"], e["end_line"], e["end_column"])), e["content"])
+                 for e in fix["edits"]]
+        unsafe = " (unsafe)" if fix["applicability"] == "unsafe" else ""
+        actions.append(types.CodeAction(
+            f"{diagnostic.code}: {fix['message']}{unsafe}", kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diagnostic], is_preferred=not unsafe, edit=types.WorkspaceEdit(changes={doc.uri: edits})))
+    number = diagnostic.range.start.line
+    line = lines[number].rstrip("\r\n") if number < len(lines) else ""
+    existing = engine._NOQA.search(line)
+    if existing is not None and existing.group("codes"):
+        column, text = existing.end(), f", {diagnostic.code}"
+    else:
+        column, text = len(line), f"  # noqa: {diagnostic.code}"
+    at = codec.position_to_client_units(lines, types.Position(number, column))
+    actions.append(types.CodeAction(
+        f"Ignore {diagnostic.code} on this line", kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+        edit=types.WorkspaceEdit(changes={doc.uri: [types.TextEdit(types.Range(at, at), text)]})))
+    return actions
+
+
+def _fix_all(ls: Server, doc) -> list[types.TextEdit]:
+    """Every safe fix, to a fixed point, as one edit replacing the document (or notebook cell)."""
+    nb = ls.workspace.get_notebook_document(cell_uri=doc.uri)
+    if nb is None:
+        new = ls.fixed(Path(doc.path), doc.source, engine.lint_source)
+    else:
+        docs = [ls.workspace.get_text_document(cell.document) for cell in nb.cells]
+        fixed = ls.fixed(_path(nb.uri), _notebook_json(nb, docs), notebook.lint_text)
+        number = [cell.document for cell in nb.cells].index(doc.uri) + 1
+        new = next(cell.source for cell in notebook.parse(fixed).cells if cell.number == number)
+    if new == doc.source:
+        return []
+    end = types.Position(len(doc.lines), 0)
+    return [types.TextEdit(types.Range(types.Position(0, 0), end), new)]
+
+
+def serve() -> None:
+    server.start_io()

@@ -1,0 +1,330 @@
+"""Jupyter notebooks (nbformat 4): lint the code cells as one module, fix only their sources.
+
+Code cells are joined in order so that names flow from cell to cell as they do in a kernel; each
+finding is mapped back to its cell (1-based among *all* cells, markdown included) and to a line
+inside it. IPython syntax (`%magic`, `!shell`, `x = !cmd`, `obj?`) is masked with placeholders of
+the same length, so positions never shift. A fix rewrites only the JSON string values of the cells
+it changes: outputs, metadata, key order and indentation keep every byte.
+
+The three text-level functions have the shapes of `engine.lint_source`, `fixer.apply_edits` and
+`fixer.parses`, so the runner's fix loop serves notebooks unchanged.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import dataclasses
+import json
+import re
+from dataclasses import dataclass
+from json.decoder import scanstring
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
+
+from bertlint import engine, fixer
+from bertlint.report import Edit, Finding
+
+if TYPE_CHECKING:
+    from bertlint.config import Settings
+
+# Cell magics whose body is Python (`%%time`); any other cell magic (`%%bash`) makes the cell opaque.
+# As line magics, the same names take a Python statement as argument (`%time model.fit(x)`).
+PYTHON_MAGICS = frozenset({"time", "timeit", "prun", "capture"})
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # lines as libcst counts them
+_CELL_MAGIC = re.compile(r"%%(\w+)")
+_PYTHON_MAGIC = re.compile(r"%(\w+)[ \t]+(?=[^\s-])")  # `%time ` followed by a statement, not an option
+_ESCAPE = re.compile(r"(?:[\w.]+(?:[ \t]*,[ \t]*[\w.]+)*[ \t]*=[ \t]*)?(?P<magic>[!%].*)")  # `!ls`, `x = %env`
+_HELP = re.compile(r"(?:\?{1,2}[\w.]+|[\w.]+\?{1,2})[ \t]*")  # `obj?`, `??obj`
+_CODE = re.compile(r"'''|\"\"\"|['\"#\[\](){}]")
+_CLOSING = {q: re.compile(r"\\.|" + re.escape(q), re.DOTALL) for q in ("'''", '"""', "'", '"')}
+_WS = re.compile(r"[ \t\n\r]*")
+_STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[][{}]', re.DOTALL)
+_DECODER = json.JSONDecoder()
+
+
+@dataclass(frozen=True)
+class Cell:
+    number: int  # 1-based position among all cells, markdown included
+    source: str
+
+
+@dataclass
+class Notebook:
+    text: str  # the raw JSON
+    cells: list[Cell]  # code cells only, in order
+    spans: list[tuple[int, int]]  # offsets of each code cell's "source" value in `text`
+
+
+class NotebookError(ValueError):
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.line, self.column = line, column
+
+
+# --- IPython syntax --------------------------------------------------------------------------
+
+
+def mask(source: str) -> str | None:
+    """`source` as Python, every IPython escape replaced by a same-length placeholder; None when a
+    cell magic runs another language (`%%bash`, `%%html`): such a cell is not Python at all."""
+    lines = _LINE.findall(source)
+    if lines and lines[0].startswith("%%"):
+        name = _CELL_MAGIC.match(lines[0])
+        if name is None or name.group(1) not in PYTHON_MAGICS:
+            return None
+        lines[0] = _placeholder(lines[0], 0)
+    quote, depth, continued = None, 0, False
+    for number, line in enumerate(lines):
+        if quote is None and depth == 0 and not continued:
+            lines[number] = line = _mask_line(line)
+        quote, depth, continued = _scan(line, quote, depth)
+    return "".join(lines)
+
+
+def _mask_line(line: str) -> str:
+    """One logical line's IPython escape made Python: `%time stmt` keeps `stmt`, the rest becomes `0`."""
+    indent = len(line) - len(line.lstrip(" \t"))
+    python = _PYTHON_MAGIC.match(line, indent)
+    if python is not None and python.group(1) in PYTHON_MAGICS:
+        width = python.end() - indent
+        return line[:indent] + "0;" + " " * (width - 2) + line[python.end():]
+    escape = _ESCAPE.fullmatch(line.rstrip("\r\n"), indent)
+    if escape is not None:
+        return _placeholder(line, escape.start("magic"))
+    if _HELP.fullmatch(line.rstrip("\r\n"), indent):
+        return _placeholder(line, indent)
+    return line
+
+
+def _placeholder(line: str, start: int) -> str:
+    """`line` with everything from `start` to its end replaced by `0` and spaces."""
+    body = line.rstrip("\r\n")
+    return line[:start] + "0" + " " * (len(body) - start - 1) + line[len(body):]
+
+
+def _scan(line: str, quote: str | None, depth: int) -> tuple[str | None, int, bool]:
+    """Carry (open string quote, bracket depth, backslash continuation) past one line, so that
+    escapes are recognised only where IPython sees them: at the start of a logical line."""
+    pos = 0
+    while True:
+        if quote is not None:
+            match = _CLOSING[quote].search(line, pos)
+            if match is None:
+                break
+            if match.group() == quote:
+                quote = None
+            pos = match.end()
+            continue
+        match = _CODE.search(line, pos)
+        if match is None or match.group() == "#":
+            body = line.rstrip("\r\n")
+            return None, depth, match is None and body.endswith("\\")
+        token = match.group()
+        if token in _CLOSING:
+            quote = token
+        else:
+            depth = depth + 1 if token in "([{" else max(depth - 1, 0)
+        pos = match.end()
+    if len(quote) == 1 and not line.rstrip("\r\n").endswith("\\"):
+        quote = None  # an unterminated one-line string ends with its line (a syntax error anyway)
+    return quote, depth, False
+
+
+# --- Lint: cells as one module ---------------------------------------------------------------
+
+
+class _Module:
+    """The masked code cells joined into one module, with the first line of each cell in it."""
+
+    def __init__(self, cells: Iterable[Cell]) -> None:
+        self.cells: list[Cell] = []
+        self.starts: list[int] = []
+        self.broken: list[tuple[Cell, SyntaxError]] = []
+        chunks, line = [], 1
+        for cell in cells:
+            masked = mask(cell.source)
+            if masked is None:
+                continue
+            try:
+                ast.parse(masked)
+            except SyntaxError as exc:  # one broken cell must not hide the findings of the others
+                self.broken.append((cell, exc))
+                continue
+            if masked and not masked.endswith(("\n", "\r")):
+                masked += "\n"
+            self.cells.append(cell)
+            self.starts.append(line)
+            chunks.append(masked)
+            line += len(_LINE.findall(masked))
+        self.text = "".join(chunks)
+        self.end = line
+
+    def place(self, f: Finding) -> Finding:
+        """`f` (virtual lines) inside its cell; a fix that reaches into another cell is dropped."""
+        index = bisect.bisect_right(self.starts, f.line) - 1
+        start, cell = self.starts[index], self.cells[index]
+        stop = self.starts[index + 1] if index + 1 < len(self.starts) else self.end
+        lines = _LINE.findall(cell.source)
+        end_line, end_column = f.end_line, f.end_column
+        if end_line >= stop:
+            end_line, end_column = stop - 1, len(lines[-1].rstrip("\r\n")) + 1
+        fix = f.fix
+        if fix is not None and all(start <= e.line and e.end_line < stop for e in fix.edits):
+            fix = dataclasses.replace(fix, edits=tuple(
+                Edit(e.line - start + 1, e.column, e.end_line - start + 1, e.end_column, e.content) for e in fix.edits
+            ))
+        else:
+            fix = None
+        line = f.line - start + 1
+        return dataclasses.replace(
+            f, cell=cell.number, line=line, end_line=end_line - start + 1, end_column=end_column, fix=fix,
+            source_line=lines[line - 1].rstrip("\r\n") if line <= len(lines) else "",
+        )
+
+
+def lint_cells(cells: Iterable[Cell], path: Path, settings: "Settings", codes: Iterable[str] | None = None) -> list[Finding]:
+    """Findings of the code cells, each placed in its cell."""
+    selected = frozenset(codes) if codes is not None else settings.codes_for(path)
+    module = _Module(cells)
+    findings = [module.place(f) for f in engine.lint_source(module.text, path, settings, selected)] if module.cells else []
+    if "BL901" in selected:
+        for cell, exc in module.broken:
+            lines = _LINE.findall(cell.source)
+            line = min(max(exc.lineno or 1, 1), max(len(lines), 1))
+            text = lines[line - 1].rstrip("\r\n") if lines else ""
+            finding = engine._engine_finding("BL901", f"SyntaxError: {exc.msg}", str(path), line, exc.offset or 1, text)
+            findings.append(dataclasses.replace(finding, cell=cell.number))
+    return sorted(findings, key=lambda f: f.sort_key)
+
+
+# --- The JSON text ---------------------------------------------------------------------------
+
+
+def parse(text: str) -> Notebook:
+    """The code cells of an nbformat-4 notebook and where their sources lie in the raw JSON."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise NotebookError(f"invalid notebook: the file is not JSON ({exc.msg})", exc.lineno, exc.colno) from None
+    version = data.get("nbformat") if isinstance(data, dict) else None
+    if version != 4 or not isinstance(data.get("cells"), list):
+        found = f"nbformat {version}" if version is not None else "no nbformat key"
+        raise NotebookError(f"invalid notebook: bertlint reads nbformat 4 notebooks, this one has {found}")
+    top = _children(text, _WS.match(text).end())
+    cells_start = [start for key, start, _ in top if key == "cells"][-1]  # json.loads keeps the last
+    cells, spans = [], []
+    for number, (raw, (_, start, _)) in enumerate(zip(data["cells"], _children(text, cells_start)), 1):
+        if not isinstance(raw, dict) or raw.get("cell_type") != "code":
+            continue
+        source = raw.get("source")
+        if isinstance(source, list) and all(isinstance(s, str) for s in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            raise NotebookError(f"invalid notebook: code cell {number} has no source, or one that is not text")
+        cells.append(Cell(number, source))
+        spans.append([(s, e) for key, s, e in _children(text, start) if key == "source"][-1])  # json.loads keeps the last
+    return Notebook(text, cells, spans)
+
+
+def _children(text: str, pos: int) -> list[tuple[str | None, int, int]]:
+    """(key, start, end) of every value in the JSON object or array at `pos`; key None in an array.
+    The text is known to be valid JSON (json.loads read it first)."""
+    close = "}" if text[pos] == "{" else "]"
+    out: list[tuple[str | None, int, int]] = []
+    pos = _WS.match(text, pos + 1).end()
+    while text[pos] != close:
+        key = None
+        if close == "}":
+            key, pos = scanstring(text, pos + 1)
+            pos = _WS.match(text, _WS.match(text, pos).end() + 1).end()  # past the colon
+        end = _skip(text, pos)
+        out.append((key, pos, end))
+        pos = _WS.match(text, end).end()
+        if text[pos] == ",":
+            pos = _WS.match(text, pos + 1).end()
+    return out
+
+
+def _skip(text: str, pos: int) -> int:
+    """The end of the JSON value at `pos`: containers by bracket depth (strings skipped whole)."""
+    if text[pos] not in "[{":
+        return _DECODER.raw_decode(text, pos)[1]
+    depth = 0
+    for match in _STRUCTURE.finditer(text, pos):
+        char = text[match.start()]
+        if char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+            if depth == 0:
+                return match.end()
+    raise NotebookError("invalid notebook: unbalanced brackets")  # unreachable after json.loads
+
+
+def _encode(text: str, start: int, end: int, source: str, ascii_only: bool) -> str:
+    """`source` as the JSON value replacing text[start:end], in that value's style: a string, or a
+    list of lines laid out like the old one, with unchanged lines kept byte for byte."""
+    if text[start] == '"':
+        return json.dumps(source, ensure_ascii=ascii_only)
+    lines = source.splitlines(keepends=True)  # as nbformat splits them
+    if not lines:
+        return "[]"
+    items = _children(text, start)
+    raw = {json.loads(text[s:e]): text[s:e] for _, s, e in items}
+    lead = text[start + 1:items[0][1]] if items else ""
+    sep = text[items[0][2]:items[1][1]] if len(items) > 1 else "," + lead
+    tail = text[items[-1][2]:end - 1] if items else ""
+    return "[" + lead + sep.join(raw.get(line) or json.dumps(line, ensure_ascii=ascii_only) for line in lines) + tail + "]"
+
+
+def splice(nb: Notebook, sources: dict[int, str]) -> str:
+    """The notebook's JSON text with only the given code cells' (by index in `nb.cells`) sources replaced."""
+    text, ascii_only = nb.text, nb.text.isascii()
+    for index in sorted(sources, reverse=True):
+        start, end = nb.spans[index]
+        text = text[:start] + _encode(nb.text, start, end, sources[index], ascii_only) + text[end:]
+    return text
+
+
+def from_cells(cells: Iterable[tuple[str, str]]) -> str:
+    """A minimal nbformat-4 JSON text of (cell_type, source) pairs, for notebooks that live in an editor."""
+    return json.dumps({
+        "nbformat": 4, "nbformat_minor": 5, "metadata": {},
+        "cells": [{"cell_type": kind, "metadata": {}, "source": source} for kind, source in cells],
+    })
+
+
+def lint_text(text: str, path: Path, settings: "Settings", codes: Iterable[str] | None = None) -> list[Finding]:
+    """`engine.lint_source` for a notebook's JSON text; an invalid notebook is one BL901 finding."""
+    try:
+        nb = parse(text)
+    except NotebookError as exc:
+        selected = frozenset(codes) if codes is not None else settings.codes_for(path)
+        return [engine._engine_finding("BL901", str(exc), str(path), exc.line, exc.column, "")] if "BL901" in selected else []
+    return lint_cells(nb.cells, path, settings, codes)
+
+
+def apply_edits(text: str, findings: list[Finding], allowed: set[str]) -> tuple[str, list[Finding]]:
+    """`fixer.apply_edits` for a notebook: each cell's fixes applied to its own source."""
+    nb = parse(text)
+    by_cell: dict[int, list[Finding]] = {}
+    for f in findings:
+        by_cell.setdefault(f.cell, []).append(f)
+    sources, applied = {}, []
+    for index, cell in enumerate(nb.cells):
+        new, done = fixer.apply_edits(cell.source, by_cell.get(cell.number, []), allowed)
+        if done:
+            sources[index] = new
+            applied += done
+    return (splice(nb, sources), applied) if applied else (text, [])
+
+
+def parses(text: str) -> bool:
+    """`fixer.parses` for a notebook: every code cell parses once its IPython syntax is masked."""
+    try:
+        cells = parse(text).cells
+    except NotebookError:
+        return False
+    return all(masked is None or fixer.parses(masked) for masked in (mask(c.source) for c in cells))

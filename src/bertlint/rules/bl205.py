@@ -1,0 +1,88 @@
+"""BL205: token ids or class labels cast to float on their way into the model or the loss."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from bertlint.facts import UNKNOWN, Call, Facts, classifier, float_cast
+from bertlint.rules import Context, Rule
+
+EMBEDDING_ERROR = (
+    "RuntimeError: Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
+    "but got torch.FloatTensor instead (while checking arguments for embedding)"
+)
+CLASSIFICATION_HEADS = ("seq-cls", "token-cls")
+CLASS_LOSSES = ("torch.nn.CrossEntropyLoss", "torch.nn.NLLLoss", "torch.nn.functional.cross_entropy", "torch.nn.functional.nll_loss")
+
+
+class WrongDtypeIdsOrLabels(Rule):
+    code = "BL205"
+    name = "wrong-dtype-ids-or-labels"
+    severity = "error"
+    summary = "`input_ids` cast to float, or integer class labels cast to float for a multi-class loss"
+    help = "keep token ids and class labels as integers (`torch.long`)"
+
+    def check(self, ctx: Context) -> None:
+        facts = ctx.facts
+        for call in facts.calls:
+            model = _called_model(facts, call)
+            if model is not None:
+                self._check_forward(ctx, call, model)
+            elif _is_class_loss(facts, call):
+                target = call.arg(1, "target")
+                if target is not None and _float_class_labels(facts, target.value, call) is not None:
+                    ctx.report(target, "integer class labels are cast to float for a multi-class loss: it takes float targets as class probabilities of the logits' shape and fails with `RuntimeError: expected target dtype to be Long or Byte, but got Float`")
+
+    def _check_forward(self, ctx: Context, call: Call, model) -> None:
+        facts = ctx.facts
+        ids = call.arg(0, "input_ids")
+        source = float_cast(facts, ids.value, call.scope, call.order) if ids is not None else None
+        if source is not None:
+            found = facts.kind(source, call.scope, call.order)
+            if ids.keyword is not None or (found is not None and found.kind == "ids"):  # a first positional may be pixels
+                ctx.report(ids, f"`input_ids` are cast to float, but the embedding looks them up by integer index: `{EMBEDDING_ERROR}`")
+        labels = call.kwargs.get("labels")
+        if labels is None or _float_class_labels(facts, labels.value, call) is None:
+            return
+        load = next((load for load in facts.model_loads if load.call is model.call), None)
+        if load is None or load.head not in CLASSIFICATION_HEADS:
+            return
+        setup = classifier(facts, load)
+        if setup.num_labels is UNKNOWN or setup.num_labels < 2 or setup.problem_type is not None:
+            return  # regression or an explicit problem type: float targets are what it wants
+        ctx.report(
+            labels,
+            f"integer class labels are cast to float: with num_labels={setup.num_labels} transformers then picks multi-label classification (BCE), "
+            f"which wants one-hot targets and fails with `ValueError: Target size (torch.Size([N])) must be the same as input size (torch.Size([N, {setup.num_labels}]))`",
+        )
+
+
+def _called_model(facts: Facts, call: Call):
+    target = call.node.func if call.method is None else call.receiver if call.method == "forward" else None
+    found = facts.kind(target, call.scope, call.order) if target is not None else None
+    return found if found is not None and found.kind == "model" else None
+
+
+def _is_class_loss(facts: Facts, call: Call) -> bool:
+    """`F.cross_entropy(...)`, or `criterion(...)` where `criterion = nn.CrossEntropyLoss(...)`."""
+    if call.qualname in CLASS_LOSSES:
+        return True
+    if not isinstance(call.node.func, cst.Name):
+        return False
+    owner, events = facts.binding_events(call.node.func.value, call.scope, call.order)
+    assigns = [e for e in events if e.op == "assign" and e.index is None]
+    if owner is None or not assigns or not isinstance(assigns[-1].value, cst.Call):
+        return False
+    made = facts.call_of(assigns[-1].value)
+    return made is not None and made.qualname in CLASS_LOSSES
+
+
+def _float_class_labels(facts: Facts, expr: cst.BaseExpression, at: Call) -> list | None:
+    """The integer class labels `expr` casts to float: a known flat list of whole numbers (one-hot rows are nested)."""
+    source = float_cast(facts, expr, at.scope, at.order)
+    if source is None:
+        return None
+    values = facts.value(source, at.scope, order=at.order)
+    if isinstance(values, (list, tuple)) and values and all(isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer() for v in values):
+        return list(values)
+    return None

@@ -1,0 +1,116 @@
+"""BL206: tokens added to the tokenizer, but the model's embedding matrix keeps its old size."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from bertlint import knowledge
+from bertlint.facts import UNKNOWN, Call, Facts, dotted
+from bertlint.rules import Context, Replacement, Rule
+
+# Special tokens each vocabulary already holds (keys as in data/checkpoints.json): adding one of these adds nothing.
+KNOWN_SPECIAL_TOKENS = {
+    "bert-uncased": {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"},
+    "bert-cased": {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"},
+    "roberta-bpe": {"<s>", "<pad>", "</s>", "<unk>", "<mask>"},
+    "xlmr-sp": {"<s>", "<pad>", "</s>", "<unk>", "<mask>"},
+    "albert-sp": {"<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]"},
+    "deberta-v3-sp": {"[PAD]", "[CLS]", "[SEP]", "[UNK]", "[MASK]"},
+    "t5-sp": {"<pad>", "</s>", "<unk>", *(f"<extra_id_{i}>" for i in range(100))},
+    "gpt2-bpe": {"<|endoftext|>"},
+    "llama2-sp": {"<unk>", "<s>", "</s>"},
+    "mistral-sp": {"<unk>", "<s>", "</s>"},
+}
+
+
+class AddedTokensWithoutResize(Rule):
+    code = "BL206"
+    name = "added-tokens-without-resize"
+    severity = "error"
+    summary = "Tokens are added to the tokenizer but the model never calls `resize_token_embeddings`"
+    help = "call `model.resize_token_embeddings(len(tokenizer))` after adding the tokens"
+    fix = "unsafe"
+    fix_title = "add `model.resize_token_embeddings(len(tokenizer))`"
+
+    def check(self, ctx: Context) -> None:
+        facts = ctx.facts
+        if not facts.model_loads or _sized_for_tokenizer(facts):
+            return
+        adds = [call for call in facts.calls if call.method in ("add_tokens", "add_special_tokens") and _adds_tokens(facts, call)]
+        if not adds:
+            return
+        last = adds[-1]
+        fix = _fix(facts, last)
+        ctx.report(
+            last.node,
+            "tokens are added to the tokenizer but the model's embeddings are never resized: the new ids are past the embedding matrix, "
+            "so the forward pass fails with `IndexError: index out of range in self` on CPU and `RuntimeError: CUDA error: device-side assert triggered` on GPU",
+            help=f"call `{fix[1]}` after adding the tokens" if fix else None,
+            fix=fix[0] if fix else None,
+        )
+
+
+def _sized_for_tokenizer(facts: Facts) -> bool:
+    """The model is resized, or built with an explicit vocabulary size (`BertConfig(vocab_size=len(tok))`)."""
+    return any(call.method == "resize_token_embeddings" or "vocab_size" in call.kwargs for call in facts.calls) or any(
+        store.key == "vocab_size" for store in facts.stores
+    )
+
+
+def _adds_tokens(facts: Facts, call: Call) -> bool:
+    tokenizer = facts.kind(call.receiver, call.scope, call.order)
+    if tokenizer is None or tokenizer.kind != "tokenizer":
+        return False
+    arg = call.arg(0, "new_tokens" if call.method == "add_tokens" else "special_tokens_dict")
+    if arg is None:
+        return False
+    value = facts.value(arg.value, call.scope, order=call.order)
+    if call.method == "add_tokens":
+        return value is UNKNOWN or bool(value)
+    if not isinstance(value, dict):
+        return False
+    known = KNOWN_SPECIAL_TOKENS.get(_vocabulary(facts, tokenizer.call))
+    for key, token in value.items():
+        if key == "additional_special_tokens" and isinstance(token, (list, tuple)):
+            if token and (known is None or not set(token) <= known):
+                return True
+        elif isinstance(token, str) and known is not None and token not in known:
+            return True  # `{"pad_token": "[PAD]"}` on a vocabulary without it; `tok.eos_token` stays unknown: it exists
+    return False
+
+
+def _vocabulary(facts: Facts, load: Call | None) -> str | None:
+    if load is None or load.method != "from_pretrained":
+        return None
+    info = knowledge.lookup_checkpoint(facts.arg_value(load, 0, "pretrained_model_name_or_path"), facts.base_dir)
+    return info.tokenizer if info is not None else None
+
+
+def _fix(facts: Facts, add: Call) -> tuple[list[Replacement], str] | None:
+    """Insert the resize after the later of the adding statement and the model load, when both sit in one scope."""
+    if len(facts.model_loads) != 1:
+        return None
+    load = facts.model_loads[0].call
+    tokenizer = dotted(add.receiver)
+    model = _bound_name(facts, load)
+    if tokenizer is None or model is None or load.scope is not add.scope:
+        return None
+    stmt = add.stmt if add.order > load.order else load.stmt
+    if not isinstance(stmt, cst.SimpleStatementLine) or id(stmt) not in facts.statement_paths:
+        return None
+    line = f"{model}.resize_token_embeddings(len({tokenizer}))"
+    indent = "".join(facts.statement_paths[id(stmt)][1])
+    end = stmt.trailing_whitespace.comment or stmt  # after a trailing comment, so that it stays on its line
+    return [Replacement(end, f"\n{indent}{line}", after=True)], line
+
+
+def _bound_name(facts: Facts, load: Call) -> str | None:
+    """`model` in `model = AutoModel.from_pretrained(...)` (or `....to(device)`): the name that holds the model."""
+    stmt = load.stmt
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 or not isinstance(stmt.body[0], cst.Assign):
+        return None
+    assign = stmt.body[0]
+    held = facts.kind(assign.value, load.scope, load.order)
+    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name) or held is None or held.kind != "model":
+        return None
+    return assign.targets[0].target.value

@@ -1,0 +1,76 @@
+"""BL304: float16 autocast in a training loop with no GradScaler: small gradients underflow to zero."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from bertlint.facts import UNKNOWN, Call, Facts, in_training_step
+from bertlint.rules import Context, Rule
+
+# qualified autocast -> (device it implies or None, positional index of `dtype`, of `enabled`)
+_AUTOCASTS = {
+    "torch.autocast": (None, 1, 2),
+    "torch.amp.autocast": (None, 1, 2),
+    "torch.amp.autocast_mode.autocast": (None, 1, 2),
+    "torch.cuda.amp.autocast": ("cuda", 1, 0),
+    "torch.cuda.amp.autocast_mode.autocast": ("cuda", 1, 0),
+    "torch.cpu.amp.autocast": ("cpu", 1, 0),
+    "torch.cpu.amp.autocast_mode.autocast": ("cpu", 1, 0),
+}
+_DEFAULT_DTYPE = {"cuda": "float16", "cpu": "bfloat16"}  # torch's autocast defaults per device
+
+
+class Fp16AutocastWithoutGradScaler(Rule):
+    code = "BL304"
+    name = "fp16-autocast-without-grad-scaler"
+    severity = "warning"
+    summary = "float16 autocast in a training loop without a `GradScaler`"
+    help = 'scale the loss with `scaler = torch.amp.GradScaler("cuda")` (`scaler.scale(loss).backward()`, `scaler.step(optimizer)`, `scaler.update()`), or autocast to `torch.bfloat16`'
+    needs = ("torch",)
+
+    def check(self, ctx: Context) -> None:
+        facts = ctx.facts
+        if _has_scaler(facts) or facts.calls_to("accelerate.Accelerator"):
+            return  # Accelerate scales the loss itself in fp16
+        loops = [loop.node for loop in facts.training_loops if loop.backward and loop.framework == "torch"]
+        for call in facts.calls:
+            if not _fp16_autocast(facts, call):
+                continue
+            around_a_loop = any(any(s is call.stmt for s in facts.enclosing(loop)) for loop in loops)
+            if around_a_loop or in_training_step(facts, call):
+                ctx.report(
+                    call.node,
+                    "float16 autocast in a training loop without a `GradScaler`: gradients below ~6e-8 underflow to zero in float16, "
+                    "so parts of the model silently stop learning (or the loss turns NaN)",
+                )
+
+
+def _has_scaler(facts: Facts) -> bool:
+    return any(c.qualname and c.qualname.startswith("torch.") and c.short in ("GradScaler", "ShardedGradScaler") for c in facts.calls)
+
+
+def _fp16_autocast(facts: Facts, call: Call) -> bool:
+    spec = _AUTOCASTS.get(call.qualname or "")
+    if spec is None:
+        return False
+    device, dtype_index, enabled_index = spec
+    if facts.arg_value(call, enabled_index, "enabled", default=True) is not True:
+        return False
+    dtype_arg = call.arg(dtype_index, "dtype")
+    if dtype_arg is None:
+        if device is None:
+            device = facts.arg_value(call, 0, "device_type")
+        return isinstance(device, str) and _DEFAULT_DTYPE.get(device.split(":")[0]) == "float16"
+    return _dtype_name(facts, dtype_arg.value, call) in ("float16", "half")
+
+
+def _dtype_name(facts: Facts, expr: cst.BaseExpression, call: Call, depth: int = 0) -> str | None:
+    """`torch.float16` -> "float16", also through a name bound once to it (`AMP_DTYPE = torch.float16`)."""
+    qualname = facts.qualname(expr, call.scope)
+    if qualname is not None:
+        return qualname.rsplit(".", 1)[-1] if qualname.startswith("torch.") else None
+    if isinstance(expr, cst.Name) and depth < 3:
+        owner, events = facts.binding_events(expr.value, call.scope, call.order)
+        if owner is not None and len(events) == 1 and events[0].op == "assign" and events[0].value is not None and not events[0].conditional:
+            return _dtype_name(facts, events[0].value, call, depth + 1)
+    return None

@@ -1,0 +1,111 @@
+"""BL503: a forward pass outside training that still records the autograd graph."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from bertlint.facts import Call, Facts, Scope, in_context, in_training_step
+
+from bertlint.rules import Context, Replacement, Rule
+
+_GRAD_MODES = frozenset({"no_grad", "inference_mode", "set_grad_enabled", "enable_grad"})  # torch.* and torch.autograd.*
+
+
+class InferenceWithoutNoGrad(Rule):
+    code = "BL503"
+    name = "inference-without-no-grad"
+    severity = "info"
+    summary = "A forward pass outside any training step, without `torch.no_grad()`/`torch.inference_mode()`"
+    help = "run inference under `with torch.inference_mode():` (or `torch.no_grad()`)"
+    fix = "unsafe"
+    fix_title = "wrap the statement in `with torch.inference_mode():`"
+
+    def check(self, ctx: Context) -> None:
+        facts = ctx.facts
+        if any(c.short == "set_grad_enabled" and _grad_mode(c.qualname) and isinstance(c.stmt, cst.SimpleStatementLine) for c in facts.calls):
+            return  # `torch.set_grad_enabled(False)` as a statement: the script manages grad mode itself
+        reported: set[int] = set()
+        for call in facts.calls:
+            if id(call.stmt) in reported or not _is_forward(facts, call) or _in_class_or_lambda(call.scope):
+                continue
+            if _grad_free(facts, call) or in_training_step(facts, call):
+                continue
+            reported.add(id(call.stmt))
+            ctx.report(
+                call.node,
+                "this forward pass runs with autograd on: every layer's activations are kept for a backward pass that never "
+                "comes, several times the memory and slower (`model.eval()` does not turn this off)",
+                fix=_wrap(facts, call),
+            )
+
+
+def _grad_mode(qualname: str | None) -> bool:
+    return bool(qualname) and qualname.split(".", 1)[0] == "torch" and qualname.rsplit(".", 1)[-1] in _GRAD_MODES
+
+
+def _is_forward(facts: Facts, call: Call) -> bool:
+    """`model(...)` or `model.forward(...)` on a PyTorch transformers model (`generate()` runs without gradients)."""
+    if call.method == "forward":
+        target = call.receiver
+    elif call.qualname is None:
+        target = call.node.func
+    else:
+        return False
+    model = facts.kind(target, call.scope, call.order)
+    if model is None or model.kind != "model":
+        return False
+    return not any(load.call is model.call and load.class_name.rsplit(".", 1)[-1].startswith(("TF", "Flax")) for load in facts.model_loads)
+
+
+def _in_class_or_lambda(scope: Scope | None) -> bool:
+    """Methods run inside frameworks (a `compute_loss`, a module's `forward`); lambdas run who knows where."""
+    while scope is not None:
+        if scope.kind == "class" or isinstance(scope.node, cst.Lambda):
+            return True
+        scope = scope.parent
+    return False
+
+
+def _grad_free(facts: Facts, call: Call) -> bool:
+    """Under a grad-mode `with` or in a function decorated with one, or in a local function only called from there."""
+
+    def here(c: Call) -> bool:
+        managers = [facts.call_of(item.item) for w in c.in_with for item in w.items if isinstance(item.item, cst.Call)]
+        if any(m is not None and _grad_mode(m.qualname) for m in managers):
+            return True
+        fn = c.function
+        if fn is None:
+            return False
+        outer = facts.scope_of(fn.body).parent
+        decorators = [d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator for d in fn.decorators]
+        return any(_grad_mode(facts.qualname(d, outer)) for d in decorators)
+
+    return in_context(facts, call, here)
+
+
+def _wrap(facts: Facts, call: Call) -> list[Replacement] | None:
+    """`out = model(**enc)` -> `with torch.inference_mode():` and the statement one level deeper, for a one-statement
+    line. libcst renders it, so continuation lines move with it and string literals stay byte for byte."""
+    stmt = call.stmt
+    manager = _inference_mode_name(facts, call.scope)
+    if manager is None or not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    levels = facts.statement_paths[id(stmt)][1]
+    indent, unit = "".join(levels), (levels[-1] if levels else facts.module.default_indent)
+    line = stmt.with_changes(leading_lines=(), trailing_whitespace=cst.TrailingWhitespace())  # comments stay where they are
+    block: cst.BaseStatement = cst.With([cst.WithItem(cst.parse_expression(f"{manager}()"))], cst.IndentedBlock([line], indent=unit))
+    if indent:  # render at the statement's depth, then drop the scaffolding
+        block = cst.If(cst.Name("True"), cst.IndentedBlock([block], indent=indent))
+    code = cst.Module([block], default_indent=facts.module.default_indent, default_newline=facts.module.default_newline).code
+    if indent:
+        code = code.split("\n", 1)[1][len(indent) :]
+    return [Replacement(stmt.body[0], code.rstrip("\r\n"))]
+
+
+def _inference_mode_name(facts: Facts, scope: Scope) -> str | None:
+    """How this scope can spell `torch.inference_mode` with the file's imports, if it can."""
+    for local, qualname in facts.imports.items():
+        candidate = f"{local}.inference_mode" if qualname == "torch" else local
+        if facts.qualname(cst.parse_expression(candidate), scope) == "torch.inference_mode":
+            return candidate
+    return None

@@ -1,0 +1,41 @@
+"""BL504: a 1B+ checkpoint loaded without a dtype: the float32 copy in host memory kills the process."""
+
+from __future__ import annotations
+
+from bertlint.rules import Context, Rule
+
+BILLION = 1_000_000_000
+_KEEPS_MEMORY_DOWN = ("torch_dtype", "dtype", "device_map", "quantization_config", "load_in_8bit", "load_in_4bit")
+
+
+class LargeModelLoadedInFp32(Rule):
+    code = "BL504"
+    name = "large-model-loaded-in-fp32"
+    severity = "info"
+    summary = "A checkpoint of 1B+ parameters loaded in float32: no dtype, `device_map` or quantization"
+    help = "pass `dtype=torch.bfloat16` (or `device_map=\"auto\"`)"
+
+    def check(self, ctx: Context) -> None:
+        facts = ctx.facts
+        # `dtype=` replaced `torch_dtype=` in transformers 4.56
+        keyword = "dtype" if ctx.version >= (4, 56) else "torch_dtype"
+        for load in facts.model_loads:
+            call = load.call
+            if load.how != "pretrained" or load.keras or call.has_double_star or any(k in call.kwargs for k in _KEEPS_MEMORY_DOWN):
+                continue
+            info = facts.checkpoint_info(load)
+            if info is None or not info.params or info.params < BILLION:
+                continue
+            if ctx.version >= (5, 0) and info.stored_dtype != "float32":
+                continue  # 5.x loads the stored dtype
+            why = (
+                f"`{info.id}` is stored in float32 and transformers {ctx.version_text()} loads the stored dtype"
+                if ctx.version >= (5, 0)
+                else f"transformers {ctx.version_text()} loads `{info.id}` in float32 unless told otherwise"
+            )
+            ctx.report(
+                call.node,
+                f"{why}: {info.params / 1e9:.1f}B parameters take {info.params * 4 / 2**30:.1f} GiB of host memory "
+                "for the weights alone (half that in bfloat16), enough to get the process killed",
+                help=f'pass `{keyword}=torch.bfloat16` (or `device_map="auto"` to load straight onto the GPU)',
+            )

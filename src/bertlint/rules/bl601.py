@@ -1,0 +1,53 @@
+"""BL601: a `TrainingArguments` keyword that the target transformers release deprecated or removed."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from bertlint import versions
+from bertlint.facts import Call, Facts
+from bertlint.rules import Context, Replacement, Rule
+
+
+class RemovedTrainingArgument(Rule):
+    code = "BL601"
+    name = "removed-training-argument"
+    severity = "error"
+    summary = "a `TrainingArguments` keyword that the target transformers deprecated (warning) or removed (error: TypeError)"
+    help = "use the keyword that replaces it"
+    fix = "safe"
+    fix_title = "rename the keyword"
+    needs = ("transformers", "trl")  # trl's SFTConfig & co. are TrainingArguments too
+    keywords = "TrainingArguments"  # the group of `data/versions.json` this rule reads
+
+    def calls(self, facts: Facts) -> Iterator[tuple[Call, str]]:
+        """The calls to check, each with the class whose `__init__` would raise."""
+        for call in facts.training_args:
+            yield call, call.qualname.rsplit(".", 1)[-1]
+
+    def check(self, ctx: Context) -> None:
+        table, error = versions.keywords(self.keywords)
+        for call, owner in self.calls(ctx.facts):
+            for keyword, arg in call.kwargs.items():
+                entry = table.get(keyword)
+                status = entry.status(ctx.version) if entry is not None else None
+                if status is None:
+                    continue
+                replacement = versions.replacement_at(table, entry, ctx.version)
+                message = f"`{keyword}` {versions.lifecycle_text(entry, status, ctx)}"
+                if status == "removed":
+                    message += ": this line raises " + error.format(cls=owner, name=keyword)
+                fix = None
+                if entry.rename and replacement == entry.replacement and replacement not in call.kwargs and not call.has_double_star:
+                    fix = [Replacement(arg.keyword, replacement)]
+                ctx.report(
+                    arg, message, help=self._help(entry, replacement), fix=fix,
+                    severity="error" if status == "removed" else "warning",
+                    fix_message=f"rename `{keyword}` to `{replacement}`",
+                )
+
+    @staticmethod
+    def _help(entry: versions.Lifecycle, replacement: str | None) -> str:
+        if replacement is None:
+            return entry.note or "remove it: nothing replaces it in the target version"
+        return f"use `{replacement}=` instead" + (f" ({entry.note})" if entry.note else "")

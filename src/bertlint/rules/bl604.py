@@ -1,0 +1,110 @@
+"""BL604: transformers' own `AdamW`, deprecated from 4.16 and removed in 4.50 (use `torch.optim.AdamW`)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from bertlint import versions
+from bertlint.facts import Facts, walk
+from bertlint.rules import Context, Replacement, Rule
+
+
+class TransformersAdamW(Rule):
+    code = "BL604"
+    name = "transformers-adamw"
+    severity = "error"
+    summary = "`transformers.AdamW`: deprecated from 4.16, an ImportError from 4.50"
+    help = "use `torch.optim.AdamW` (its defaults differ: eps=1e-8, weight_decay=0.01)"
+    fix = "safe"
+    fix_title = "import `AdamW` from `torch.optim`, keeping transformers' defaults explicit"
+    symbols = "optimizer"  # the group of `data/versions.json` this rule reads
+
+    def check(self, ctx: Context) -> None:
+        _, templates = versions.symbols(self.symbols)
+        for use in versions.symbol_uses(ctx.facts, self.symbols):
+            status = use.entry.status(ctx.version)
+            if status is None:
+                continue
+            message = f"`{use.module}.{use.name}` {versions.lifecycle_text(use.entry, status, ctx)}"
+            if status == "removed":
+                message += f": this line raises {use.error(templates)}"
+            ctx.report(use.node, message, severity="error" if status == "removed" else "warning", fix=self.fix_for(ctx.facts, use))
+
+    def fix_for(self, facts: Facts, use: versions.SymbolUse) -> list[Replacement] | None:
+        """Import the replacement instead, and write transformers' defaults into every call, so that nothing
+        but the import changes. None when a use is not a plain call (the defaults could not be kept)."""
+        module, _, name = use.entry.replacement.rpartition(".")
+        qualname = f"{use.module}.{use.name}"
+        calls = [c for c in facts.calls if c.qualname == qualname]
+        edits: list[Replacement] = []
+        if use.statement is not None:
+            local = (use.node.asname.name if use.node.asname else use.node.name).value
+            named = [c for c in calls if isinstance(c.node.func, cst.Name)]
+            if len(named) != _name_loads(facts, local):
+                return None
+            rewrite = _rewrite_import(facts, use, module, name)
+            if rewrite is None:
+                return None
+            edits.append(rewrite)
+        if use.attributes:
+            prefix = _module_alias(facts, module)
+            funcs = {id(c.node.func) for c in calls}
+            if prefix is None or any(id(a) not in funcs for a in use.attributes):
+                return None
+            edits += [Replacement(a, f"{prefix}.{name}") for a in use.attributes]
+        for call in calls:
+            keep = _keep_defaults(call, use.entry)
+            if keep is None:
+                return None
+            edits += keep
+        return edits
+
+
+def _name_loads(facts: Facts, local: str) -> int:
+    """How often the file names `local` outside imports and `x.local` attributes (each should be a call)."""
+    skip = {id(node) for _q, alias, _s in facts.import_nodes for node in walk(alias)}
+    skip |= {id(node.attr) for node in walk(facts.module) if isinstance(node, cst.Attribute)}
+    return sum(1 for node in walk(facts.module) if isinstance(node, cst.Name) and node.value == local and id(node) not in skip)
+
+
+def _rewrite_import(facts: Facts, use: versions.SymbolUse, module: str, name: str) -> Replacement | None:
+    """`from transformers import AdamW` -> `from torch.optim import AdamW`; a statement importing more names
+    is split (at module level, where the new line's indentation is known)."""
+    statement = use.statement
+    imp = next(s for s in statement.body if isinstance(s, cst.ImportFrom) and any(a is use.node for a in s.names))
+    if imp.relative:
+        return None
+    others = [a for a in imp.names if a is not use.node]
+    if not others:
+        return Replacement(imp.module, module)
+    if len(statement.body) != 1 or not any(s is statement for s in facts.module.body):
+        return None
+    if imp.names[-1] is use.node:
+        others[-1] = others[-1].with_changes(comma=use.node.comma)
+    alias = f" as {use.node.asname.name.value}" if use.node.asname else ""
+    kept = facts.module.code_for_node(imp.with_changes(names=others))
+    return Replacement(imp, f"{kept}\nfrom {module} import {name}{alias}")
+
+
+def _module_alias(facts: Facts, module: str) -> str | None:
+    """How the file spells `module` (`torch.optim`): `torch.optim` after `import torch`, `optim` after `from torch import optim`."""
+    for local, qualname in facts.imports.items():
+        if qualname == module:
+            return local
+        if module.startswith(qualname + "."):
+            return local + module[len(qualname):]
+    return None
+
+
+def _keep_defaults(call, entry: versions.Lifecycle) -> list[Replacement] | None:
+    """Spell out the defaults the replacement does not share; None where the call cannot move as is."""
+    defaults: dict[str, list] = entry.extra["defaults"]
+    positional = len(call.positional)
+    if call.has_star_args or not call.node.args or positional > max(i for i, _ in defaults.values()) + 1:
+        return None
+    if any(k in call.kwargs for k in entry.extra["unsupported"]):
+        return None
+    missing = [f"{k}={v}" for k, (index, v) in defaults.items() if k not in call.kwargs and positional <= index]
+    if not missing:
+        return []
+    return [Replacement(call.node.args[-1].value, ", " + ", ".join(missing), after=True)]

@@ -1,0 +1,453 @@
+"""BL601-BL606: what each target version gets (silent / warning / error), the fixes, and the version data."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from bertlint import versions
+from bertlint.fixer import apply_edits
+from conftest import lint_text
+
+
+def findings(source: str, version: str, code: str) -> list:
+    return [f for f in lint_text(source, transformers_version=version) if f.code == code]
+
+
+def status(source: str, version: str, code: str) -> list[tuple[str, bool]]:
+    """(severity, has a fix) per finding of `code`."""
+    return [(f.severity, f.fix is not None) for f in findings(source, version, code)]
+
+
+def fixed(source: str, version: str, code: str) -> str:
+    """Apply `code`'s safe fixes pass after pass, as `--fix` does, until none is left."""
+    text = textwrap.dedent(source)
+    passes = 0
+    while True:
+        text, applied = apply_edits(text, findings(text, version, code), {"safe"})
+        if not applied:
+            break
+        passes += 1
+    assert passes, "no fix applied"
+    return text
+
+
+TA = "from transformers import TrainingArguments\nargs = TrainingArguments(output_dir='o', {kw})\n"
+
+
+# --------------------------------------------------------------------------- BL601
+
+
+@pytest.mark.parametrize(
+    ("kw", "version", "expected"),
+    [
+        ("evaluation_strategy='epoch'", "4.40", []),  # eval_strategy does not exist yet: the old name is right
+        ("evaluation_strategy='epoch'", "4.41", [("warning", True)]),
+        ("evaluation_strategy='epoch'", "4.50.3", [("warning", True)]),  # announced for 4.46, really removed in 4.51
+        ("evaluation_strategy='epoch'", "4.51", [("error", True)]),
+        ("no_cuda=True", "4.31", []),
+        ("no_cuda=True", "4.40", [("warning", True)]),
+        ("no_cuda=True", "5.0", [("error", True)]),
+        ("overwrite_output_dir=True", "4.57", []),  # never deprecated: silent until it is gone
+        ("overwrite_output_dir=True", "5.0", [("error", False)]),
+        ("fp16_backend='apex'", "4.12", []),
+        ("fp16_backend='apex'", "4.57", [("warning", True)]),
+        ("fp16_backend='apex'", "5.0", [("error", False)]),  # half_precision_backend went too
+        ("warmup_ratio=0.1", "4.57", []),
+        ("warmup_ratio=0.1", "5.0", [("warning", False)]),  # warmup_steps takes another value: no rename
+        ("warmup_ratio=0.1", "5.15", [("error", False)]),
+        ("group_by_length=True", "5.1", []),
+        ("group_by_length=True", "5.2", [("error", False)]),
+        ("eval_strategy='epoch'", "5.23", []),
+        ("use_cpu=True", "5.23", []),
+    ],
+)
+def test_bl601_by_version(kw, version, expected):
+    assert status(TA.format(kw=kw), version, "BL601") == expected
+
+
+def test_bl601_messages_name_the_version_and_the_error():
+    [removed] = findings(TA.format(kw="evaluation_strategy='epoch'"), "5.0", "BL601")
+    assert removed.message == (
+        "`evaluation_strategy` was removed in 4.51 (target 5.0 from transformers-version in the settings): this line raises "
+        "TypeError: TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'"
+    )
+    assert removed.help == "use `eval_strategy=` instead"
+    [deprecated] = findings(TA.format(kw="no_cuda=True"), "4.46", "BL601")
+    assert deprecated.message == "`no_cuda` is deprecated since 4.32 and removed in 5.0 (target 4.46 from transformers-version in the settings)"
+
+
+def test_bl601_fix_renames_only_the_keyword():
+    src = "from transformers import TrainingArguments\nargs = TrainingArguments(output_dir='o', no_cuda=True)  # smoke\n"
+    assert fixed(src, "4.40", "BL601") == src.replace("no_cuda", "use_cpu")
+
+
+def test_bl601_help_follows_the_replacement_chain():
+    kw = "evaluate_during_training=True"
+    [old] = findings(TA.format(kw=kw), "4.40", "BL601")
+    [new] = findings(TA.format(kw=kw), "4.46", "BL601")
+    assert old.help.startswith("use `evaluation_strategy=` instead") and new.help.startswith("use `eval_strategy=` instead")
+    assert old.fix is None and new.fix is None  # True -> "steps" is not a rename
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        "per_gpu_train_batch_size=8, per_device_train_batch_size=4",  # the replacement is already there
+        "no_cuda=True, **extra",  # it may be in there
+    ],
+)
+def test_bl601_no_fix_that_could_repeat_a_keyword(kw):
+    assert [fix for _, fix in status(TA.format(kw=kw), "4.40", "BL601")] == [False]
+
+
+def test_bl601_resolves_aliases_and_subclasses_of_the_arguments():
+    src = """
+        import transformers as hf
+        from transformers import Seq2SeqTrainingArguments as S2S
+        from trl import SFTConfig
+        a = hf.TrainingArguments(output_dir="o", no_cuda=True)
+        b = S2S(output_dir="o", no_cuda=True)
+        c = SFTConfig(output_dir="o", no_cuda=True)
+    """
+    found = findings(src, "5.0", "BL601")
+    assert [f.line for f in found] == [5, 6, 7]
+    assert "Seq2SeqTrainingArguments.__init__() got an unexpected keyword argument 'no_cuda'" in found[1].message
+    assert "SFTConfig.__init__()" in found[2].message
+
+
+def test_bl601_silent_on_a_local_class_and_on_unpacked_dicts():
+    src = """
+        from transformers import TrainingArguments as HfArgs
+
+        def TrainingArguments(**kw):
+            return kw
+
+        a = TrainingArguments(no_cuda=True, evaluation_strategy="epoch")
+        b = HfArgs(**{"no_cuda": True})
+    """
+    assert findings(src, "5.0", "BL601") == []
+
+
+def test_bl601_covers_every_field_transformers_5_removed():
+    """The AST diff of the 4.57.6 and 5.0.0 wheels (research outputs/ta_fields_diff.txt); `_n_gpu` is not an init argument."""
+    removed_in_5 = """adafactor fp16_backend fp16_opt_level fsdp_min_num_params fsdp_transformer_layer_cls_to_wrap
+        half_precision_backend include_inputs_for_metrics include_tokens_per_second jit_mode_eval mp_parameters no_cuda
+        overwrite_output_dir past_index per_gpu_eval_batch_size per_gpu_train_batch_size push_to_hub_model_id
+        push_to_hub_organization push_to_hub_token ray_scope save_safetensors torchdynamo tpu_metrics_debug tpu_num_cores
+        use_legacy_prediction_loop use_mps_device""".split()
+    table, _ = versions.keywords("TrainingArguments")
+    assert {name: table[name].removed for name in removed_in_5} == {name: (5, 0, 0) for name in removed_in_5}
+
+
+@pytest.mark.parametrize("group", ["TrainingArguments", "Trainer"])
+def test_keyword_data_is_consistent(group):
+    table, error = versions.keywords(group)
+    assert "{name}" in error and "{cls}" in error
+    for entry in table.values():
+        assert entry.source, entry.name
+        if entry.deprecated and entry.removed:
+            assert entry.deprecated < entry.removed, entry.name
+        if entry.rename:
+            assert entry.replacement, entry.name
+            replacement = table.get(entry.replacement)
+            assert replacement is None or replacement.exists(entry.deprecated or entry.removed), entry.name
+
+
+# --------------------------------------------------------------------------- BL602
+
+TRAINER = "from transformers import Trainer\ntrainer = Trainer(model=m, {kw})\n"
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [("4.45", []), ("4.46", [("warning", True)]), ("4.57", [("warning", True)]), ("5.0", [("error", True)])],
+)
+def test_bl602_by_version(version, expected):
+    assert status(TRAINER.format(kw="tokenizer=tok"), version, "BL602") == expected
+
+
+def test_bl602_fix_and_message():
+    src = TRAINER.format(kw="tokenizer=tok")
+    assert fixed(src, "5.0", "BL602") == src.replace("tokenizer=", "processing_class=")
+    [finding] = findings(src, "5.0", "BL602")
+    assert finding.message.endswith("TypeError: Trainer.__init__() got an unexpected keyword argument 'tokenizer'")
+
+
+def test_bl602_no_fix_when_both_names_are_passed():
+    assert status(TRAINER.format(kw="tokenizer=tok, processing_class=tok"), "4.46", "BL602") == [("warning", False)]
+
+
+def test_bl602_subclasses_inherit_the_keyword_unless_they_define_init():
+    src = """
+        from transformers import Seq2SeqTrainer, Trainer
+        from trl import SFTTrainer
+
+        class Plain(Trainer):
+            pass
+
+        class Deeper(Plain):
+            pass
+
+        class OwnInit(Trainer):
+            def __init__(self, *args, tokenizer=None, **kwargs):
+                super().__init__(*args, processing_class=tokenizer, **kwargs)
+
+        a = Deeper(model=m, tokenizer=tok)
+        b = OwnInit(model=m, tokenizer=tok)
+        c = SFTTrainer(model=m, tokenizer=tok)
+        d = Seq2SeqTrainer(model=m, tokenizer=tok)
+    """
+    found = findings(src, "5.0", "BL602")
+    assert [f.line for f in found] == [15, 18]
+    assert "Seq2SeqTrainer.__init__()" in found[1].message
+
+
+# --------------------------------------------------------------------------- BL603
+
+LOSS = """
+from transformers import Trainer
+
+class MyTrainer(Trainer):
+    def compute_loss{signature}:
+        return model(**inputs).loss
+"""
+
+
+@pytest.mark.parametrize(
+    ("signature", "version", "expected"),
+    [
+        ("(self, model, inputs, return_outputs=False)", "4.45", []),
+        ("(self, model, inputs, return_outputs=False)", "4.46", [("error", True)]),
+        ("(self, model, inputs, return_outputs=False)", "5.23", [("error", True)]),
+        ("(self, model, inputs, return_outputs=False, **kwargs)", "5.23", []),
+        ("(self, model, inputs, return_outputs=False, num_items_in_batch=None)", "5.23", []),
+        ("(self, model, inputs, *, return_outputs=False, num_items_in_batch=None)", "5.23", []),
+        ("(self, model, inputs, /)", "5.23", [("error", False)]),  # after `/` alone there is nowhere safe to add it
+    ],
+)
+def test_bl603_by_signature_and_version(signature, version, expected):
+    assert status(LOSS.format(signature=signature), version, "BL603") == expected
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("(self, model, inputs, return_outputs=False)", "(self, model, inputs, return_outputs=False, num_items_in_batch=None)"),
+        ("(self, model, inputs, return_outputs: bool = False)", "(self, model, inputs, return_outputs: bool = False, num_items_in_batch=None)"),
+        ("(self, model, inputs)", "(self, model, inputs, num_items_in_batch=None)"),
+        ("(self, model, inputs, *args)", "(self, model, inputs, *args, num_items_in_batch=None)"),
+        (
+            "(\n        self,\n        model,\n        inputs,  # a batch\n        return_outputs=False,\n    )",
+            "(\n        self,\n        model,\n        inputs,  # a batch\n        return_outputs=False, num_items_in_batch=None,\n    )",
+        ),
+    ],
+)
+def test_bl603_fix_appends_the_parameter(before, after):
+    src = LOSS.format(signature=before)
+    assert fixed(src, "5.23", "BL603") == textwrap.dedent(src).replace(before, after)
+
+
+def test_bl603_message_names_the_class_and_the_caller():
+    [finding] = findings(LOSS.format(signature="(self, model, inputs, return_outputs=False)"), "4.46.3", "BL603")
+    assert finding.message == (
+        "`compute_loss` cannot take `num_items_in_batch`, which `Trainer.training_step` passes from 4.46 "
+        "(target 4.46.3 from transformers-version in the settings): the run dies with "
+        "TypeError: MyTrainer.compute_loss() got an unexpected keyword argument 'num_items_in_batch'"
+    )
+    assert (finding.line, finding.column) == (5, 9)
+
+
+def test_bl603_own_training_step_defers_to_prediction_step():
+    src = """
+        from transformers import Trainer
+
+        class Base(Trainer):
+            def training_step(self, model, inputs, num_items_in_batch=None):
+                return super().training_step(model, inputs, num_items_in_batch)
+
+        class MyTrainer(Base):
+            def compute_loss(self, model, inputs, return_outputs=False):
+                return model(**inputs).loss
+    """
+    assert status(src, "4.56", "BL603") == []
+    [finding] = findings(src, "4.57", "BL603")
+    assert "`Trainer.prediction_step` passes from 4.57" in finding.message
+
+
+def test_bl603_only_trainer_subclasses():
+    src = """
+        import transformers
+        from trl import SFTTrainer
+
+        class Helper:
+            def compute_loss(self, model, inputs, return_outputs=False):
+                return 0
+
+        class Sft(SFTTrainer):
+            def compute_loss(self, model, inputs, return_outputs=False):
+                return 0
+
+        class Aliased(transformers.Seq2SeqTrainer):
+            def compute_loss(self, model, inputs, return_outputs=False):
+                return 0
+    """
+    assert [f.line for f in findings(src, "5.0", "BL603")] == [10, 14]
+
+
+# --------------------------------------------------------------------------- BL604
+
+ADAMW_CALL = "\nmodel = torch.nn.Linear(2, 2)\nopt = AdamW(model.parameters(), lr=2e-5)\n"
+
+
+@pytest.mark.parametrize(("version", "expected"), [("4.15", []), ("4.16", [("warning", True)]), ("4.49", [("warning", True)]), ("4.50", [("error", True)])])
+def test_bl604_by_version(version, expected):
+    assert status("import torch\nfrom transformers import AdamW" + ADAMW_CALL, version, "BL604") == expected
+
+
+def test_bl604_fix_single_import_keeps_the_old_defaults():
+    src = "import torch\nfrom transformers import AdamW  # optimizer" + ADAMW_CALL
+    assert fixed(src, "5.0", "BL604") == (
+        "import torch\nfrom torch.optim import AdamW  # optimizer"
+        "\nmodel = torch.nn.Linear(2, 2)\nopt = AdamW(model.parameters(), lr=2e-5, eps=1e-6, weight_decay=0.0)\n"
+    )
+
+
+def test_bl604_fix_splits_an_import_of_several_names():
+    src = """
+        import torch
+        from transformers import (
+            AdamW,
+            get_linear_schedule_with_warmup,
+        )
+        from transformers.optimization import get_scheduler, AdamW as OldAdamW
+
+        model = torch.nn.Linear(2, 2)
+        opt = OldAdamW(model.parameters(), 2e-5, (0.9, 0.98), 1e-8, 0.01)
+    """
+    out = fixed(src, "5.0", "BL604")
+    assert "from transformers import (\n    get_linear_schedule_with_warmup,\n)\nfrom torch.optim import AdamW\n" in out
+    assert "from transformers.optimization import get_scheduler\nfrom torch.optim import AdamW as OldAdamW\n" in out
+    assert "opt = OldAdamW(model.parameters(), 2e-5, (0.9, 0.98), 1e-8, 0.01)\n" in out  # every default given: unchanged
+
+
+def test_bl604_fix_for_module_attribute_uses_torch_as_imported():
+    src = """
+        import torch as T
+        import transformers
+
+        model = T.nn.Linear(2, 2)
+        opt = transformers.AdamW(model.parameters(), lr=2e-5, eps=1e-8)
+        other = transformers.AdamW(model.parameters(), lr=1e-4, weight_decay=0.1)
+    """
+    out = fixed(src, "5.0", "BL604")
+    assert "opt = T.optim.AdamW(model.parameters(), lr=2e-5, eps=1e-8, weight_decay=0.0)" in out
+    assert "other = T.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.1, eps=1e-6)" in out
+    [finding] = findings(src, "5.0", "BL604")  # once per name, on its first use
+    assert (finding.line, finding.column) == (6, 7)
+    assert finding.message.endswith("this line raises AttributeError: module transformers has no attribute AdamW")
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "import torch\nfrom transformers import AdamW\nopt = AdamW(params, lr=1e-3, correct_bias=False)\n",  # torch has no correct_bias
+        "import torch\nfrom transformers import AdamW\nopt = AdamW(params, 1e-3, (0.9, 0.99), 1e-6, 0.0, False)\n",
+        "import torch\nfrom transformers import AdamW\nopt = AdamW(params, **cfg)\n",
+        "import torch\nfrom transformers import AdamW\nOPT = AdamW\nopt = OPT(params, lr=1e-3)\n",  # used other than by a call
+        "import transformers\nopt = transformers.AdamW(params, lr=1e-3)\n",  # torch is not imported
+        "import torch\nif True:\n    from transformers import AdamW, get_scheduler\nopt = AdamW(params)\n",  # indentation unknown
+    ],
+)
+def test_bl604_reported_without_a_fix_when_it_could_change_behaviour(src):
+    assert status(src, "5.0", "BL604") == [("error", False)]
+
+
+def test_bl604_messages():
+    [finding] = findings("from transformers.optimization import AdamW\n", "4.50", "BL604")
+    assert finding.message == (
+        "`transformers.optimization.AdamW` was removed in 4.50 (target 4.50 from transformers-version in the settings): "
+        "this line raises ImportError: cannot import name 'AdamW' from 'transformers.optimization'"
+    )
+
+
+def test_bl604_guarded_import_is_silent():
+    src = """
+        try:
+            from transformers import AdamW
+        except ImportError:
+            from torch.optim import AdamW
+    """
+    assert findings(src, "5.0", "BL604") == []
+
+
+# --------------------------------------------------------------------------- BL605
+
+
+def test_bl605_auto_factories_only():
+    src = """
+        import transformers as tr
+        from transformers import AutoConfig, AutoformerModel, AutoModelForCausalLM, BertModel, TFAutoModel
+
+        class A(AutoModelForCausalLM): ...
+        class B(tr.AutoTokenizer): ...
+        class C(AutoConfig): ...
+        class D(TFAutoModel): ...
+        class E(AutoformerModel): ...
+        class F(BertModel): ...
+        class G(object, tr.AutoModel): ...
+    """
+    found = findings(src, "5.23", "BL605")
+    assert [(f.line, f.column) for f in found] == [(5, 9), (6, 9), (7, 9), (8, 9), (11, 17)]
+    assert found[0].message.startswith("`A` subclasses the factory `AutoModelForCausalLM`")
+
+
+# --------------------------------------------------------------------------- BL606
+
+
+@pytest.mark.parametrize(
+    ("name", "version", "expected"),
+    [
+        ("TFBertModel", "4.57", []),
+        ("TFBertModel", "5.0", [("error", False)]),
+        ("FlaxBertModel", "5.0", [("error", False)]),
+        ("create_optimizer", "5.0", [("error", False)]),
+        ("AdamWeightDecay", "5.0", [("error", False)]),
+        ("TFTrainer", "4.30", []),
+        ("TFTrainer", "4.31", [("error", False)]),
+        ("BertModel", "5.0", []),
+    ],
+)
+def test_bl606_by_version(name, version, expected):
+    assert status(f"from transformers import {name}\n", version, "BL606") == expected
+
+
+def test_bl606_once_per_name_and_the_error_of_each_form():
+    src = """
+        import transformers
+        from transformers import TFBertModel
+        from transformers.modeling_tf_utils import TFPreTrainedModel
+
+        a = TFBertModel.from_pretrained("bert-base-uncased")
+        b = transformers.TFBertModel.from_pretrained("bert-base-uncased")
+        c = transformers.TFAutoModel.from_pretrained("bert-base-uncased")
+        d = transformers.TFAutoModel.from_config(a.config)
+    """
+    found = findings(src, "5.0", "BL606")
+    assert [(f.line, f.column) for f in found] == [(3, 26), (4, 44), (8, 5)]
+    assert found[0].message.endswith("ImportError: cannot import name 'TFBertModel' from 'transformers'")
+    assert found[1].message.endswith("ModuleNotFoundError: No module named 'transformers.modeling_tf_utils'")
+    assert found[2].message.endswith("AttributeError: module transformers has no attribute TFAutoModel")
+
+
+def test_bl606_silent_on_other_packages_and_guarded_imports():
+    src = """
+        from mytools import TFRecordWriter
+        from keras_nlp import TFBertTokenizer
+        try:
+            from transformers import TFAutoModel
+        except ImportError:
+            TFAutoModel = None
+    """
+    assert findings(src, "5.0", "BL606") == []

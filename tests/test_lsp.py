@@ -1,0 +1,287 @@
+"""`bertlint server` driven by a real LSP client over stdio (pytest-lsp): every test starts the server."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+
+import pytest
+
+pytest_lsp = pytest.importorskip("pytest_lsp")
+from lsprotocol import types  # noqa: E402
+
+from bertlint import pages  # noqa: E402
+from conftest import PINNED_VERSION  # noqa: E402
+
+pytestmark = pytest.mark.asyncio
+
+SCRIPT = '''\
+from transformers import AutoTokenizer
+tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+enc = tok(["a", "bb"], pad_to_max_length=True, max_length=32, truncation=True)
+'''
+FIXED = SCRIPT.replace("pad_to_max_length=True", 'padding="max_length"')
+CAPABILITIES = types.ClientCapabilities(
+    notebook_document=types.NotebookDocumentClientCapabilities(
+        synchronization=types.NotebookDocumentSyncClientCapabilities()),
+    workspace=types.WorkspaceClientCapabilities(
+        did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)),
+)
+
+
+@pytest_lsp.fixture(config=pytest_lsp.ClientServerConfig(server_command=[sys.executable, "-m", "bertlint", "server"]))
+async def client(lsp_client: pytest_lsp.LanguageClient):
+    lsp_client.registrations = []
+    lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: lsp_client.registrations.extend(params.registrations))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def start(client, **options) -> None:
+    await client.initialize_session(types.InitializeParams(
+        capabilities=CAPABILITIES, initialization_options={"transformersVersion": PINNED_VERSION, **options}))
+
+
+async def diagnostics(client, uri: str, send=None) -> list[types.Diagnostic]:
+    """Send (optionally) and wait for the next diagnostics published for `uri`."""
+    client.diagnostics.pop(uri, None)
+    if send is not None:
+        send()
+
+    async def published() -> None:
+        while uri not in client.diagnostics:
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+    await asyncio.wait_for(published(), 10)
+    return list(client.diagnostics[uri])
+
+
+def open_doc(client, uri: str, text: str):
+    return lambda: client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, text)))
+
+
+def change_doc(client, uri: str, text: str, version: int):
+    return lambda: client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(version=version, uri=uri), [types.TextDocumentContentChangeWholeDocument(text)]))
+
+
+def apply(text: str, edits) -> str:
+    """Apply LSP TextEdits (ASCII text: characters are UTF-16 units) from the end backwards."""
+    lines = text.splitlines(keepends=True) + [""]
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    offset = lambda p: starts[p.line] + p.character  # noqa: E731
+    for edit in sorted(edits, key=lambda e: offset(e.range.start), reverse=True):
+        text = text[:offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end):]
+    return text
+
+
+async def actions(client, uri: str, diagnostic: types.Diagnostic | None, only=None) -> dict[str, types.CodeAction]:
+    rng = diagnostic.range if diagnostic else types.Range(types.Position(0, 0), types.Position(0, 0))
+    result = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri), rng, types.CodeActionContext([diagnostic] if diagnostic else [], only=only)))
+    return {action.title: action for action in result}
+
+
+async def test_diagnostics_on_open(client, tmp_path):
+    await start(client)
+    uri = (tmp_path / "train.py").as_uri()
+    found = await diagnostics(client, uri, open_doc(client, uri, SCRIPT))
+    assert [(d.code, d.range.start.line, d.range.start.character, d.range.end.character) for d in found] == [("BL101", 2, 23, 45)]
+    assert found[0].severity == types.DiagnosticSeverity.Error
+    assert found[0].code_description.href.endswith("rules/BL101.md")
+
+
+async def test_quick_fix_applied_clears_the_diagnostic(client, tmp_path):
+    await start(client)
+    uri = (tmp_path / "train.py").as_uri()
+    [finding] = await diagnostics(client, uri, open_doc(client, uri, SCRIPT))
+    offered = await actions(client, uri, finding)
+    fix = offered["BL101: replace `pad_to_max_length` with `padding=`"]
+    assert fix.kind == types.CodeActionKind.QuickFix and fix.is_preferred
+    fixed = apply(SCRIPT, fix.edit.changes[uri])
+    assert fixed == FIXED
+    assert await diagnostics(client, uri, change_doc(client, uri, fixed, 2)) == []
+
+
+async def test_ignore_on_this_line(client, tmp_path):
+    await start(client)
+    uri = (tmp_path / "train.py").as_uri()
+    [finding] = await diagnostics(client, uri, open_doc(client, uri, SCRIPT))
+    ignored = apply(SCRIPT, (await actions(client, uri, finding))["Ignore BL101 on this line"].edit.changes[uri])
+    assert ignored.splitlines()[2].endswith("truncation=True)  # noqa: BL101")
+    assert await diagnostics(client, uri, change_doc(client, uri, ignored, 2)) == []
+
+
+async def test_ignore_extends_an_existing_noqa(client, tmp_path):
+    await start(client)
+    uri = (tmp_path / "train.py").as_uri()
+    text = SCRIPT.replace("truncation=True)\n", "truncation=True)  # noqa: E501\n")
+    [finding] = await diagnostics(client, uri, open_doc(client, uri, text))
+    ignored = apply(text, (await actions(client, uri, finding))["Ignore BL101 on this line"].edit.changes[uri])
+    assert ignored.splitlines()[2].endswith("# noqa: E501, BL101")
+
+
+async def test_fix_all_source_action(client, tmp_path):
+    await start(client)
+    uri = (tmp_path / "train.py").as_uri()
+    text = SCRIPT + 'enc2 = tok(["c"], pad_to_max_length=False)\n'
+    assert len(await diagnostics(client, uri, open_doc(client, uri, text))) == 2
+    offered = await actions(client, uri, None, only=[types.CodeActionKind.SourceFixAll])
+    [fix_all] = offered.values()
+    assert fix_all.kind == "source.fixAll.bertlint"
+    assert apply(text, fix_all.edit.changes[uri]) == FIXED + 'enc2 = tok(["c"], padding=False)\n'
+    assert await actions(client, uri, None, only=[types.CodeActionKind.QuickFix]) == {}
+
+
+async def test_hover_shows_the_rule_page(client, tmp_path):
+    await start(client)
+    uri = (tmp_path / "train.py").as_uri()
+    [finding] = await diagnostics(client, uri, open_doc(client, uri, SCRIPT))
+    at = finding.range.start
+    hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), at))
+    assert hover.contents.kind == types.MarkupKind.Markdown
+    assert hover.contents.value == (pages.page("BL101") or "BL101: no reference page")
+    outside = types.Position(0, 0)
+    assert await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), outside)) is None
+
+
+async def test_positions_are_utf16(client, tmp_path):
+    """A non-BMP character before the finding counts as two UTF-16 units, as LSP clients count."""
+    await start(client)
+    uri = (tmp_path / "train.py").as_uri()
+    text = SCRIPT.replace('enc = tok(["a"', 'enc = tok(["😀"')
+    [finding] = await diagnostics(client, uri, open_doc(client, uri, text))
+    assert (finding.range.start.character, finding.range.end.character) == (24, 46)
+
+
+def training_script(blocks: int = 34) -> str:
+    """A ~300-line fine-tuning script: preprocessing functions, a Trainer run, one BL101."""
+    head = '''\
+import numpy as np
+import torch
+from datasets import load_dataset
+from transformers import (AutoModelForSequenceClassification, AutoTokenizer, DataCollatorWithPadding,
+                          Trainer, TrainingArguments)
+
+CHECKPOINT = "bert-base-uncased"
+tokenizer = AutoTokenizer.from_pretrained(CHECKPOINT)
+model = AutoModelForSequenceClassification.from_pretrained(CHECKPOINT, num_labels=3)
+dataset = load_dataset("csv", data_files={"train": "train.csv", "test": "test.csv"})
+'''
+    block = '''
+
+def preprocess_{i}(batch, max_length={length}):
+    """Tokenize split {i}."""
+    texts = [t.strip().lower() for t in batch["text"]]
+    enc = tokenizer(texts, padding=True, truncation=True, max_length=max_length)
+    enc["labels"] = [int(label) for label in batch["label"]]
+    return enc
+'''
+    tail = '''
+
+def compute_metrics(pred):
+    return {"accuracy": float((np.argmax(pred.predictions, -1) == pred.label_ids).mean())}
+
+
+encoded = dataset.map(preprocess_0, batched=True)
+legacy = tokenizer(["a b c"], pad_to_max_length=True, max_length=16, truncation=True)
+args = TrainingArguments(output_dir="out", learning_rate=2e-5, per_device_train_batch_size=16, num_train_epochs=3)
+trainer = Trainer(model=model, args=args, train_dataset=encoded["train"], eval_dataset=encoded["test"],
+                  data_collator=DataCollatorWithPadding(tokenizer), compute_metrics=compute_metrics)
+trainer.train()
+'''
+    return head + "".join(block.format(i=i, length=64 + i) for i in range(blocks)) + tail
+
+
+async def test_change_updates_diagnostics_quickly_on_a_300_line_script(client, tmp_path):
+    """After warm-up, didChange -> publishDiagnostics stays under 300 ms (debounce included)."""
+    await start(client)
+    uri = (tmp_path / "train.py").as_uri()
+    text = training_script()
+    assert 280 <= text.count("\n") <= 320
+    first = await diagnostics(client, uri, open_doc(client, uri, text))
+    assert "BL101" in [d.code for d in first]
+    timings = []
+    for version in range(2, 10):
+        edited = text if version % 2 else text.replace("pad_to_max_length=True", 'padding="max_length"')
+        started = time.perf_counter()
+        found = await diagnostics(client, uri, change_doc(client, uri, edited, version))
+        timings.append(time.perf_counter() - started)
+        assert ("BL101" in [d.code for d in found]) == (edited == text)
+    print(f"didChange -> publishDiagnostics on {text.count(chr(10))} lines: min {min(timings) * 1000:.0f} ms,"
+          f" median {statistics.median(timings) * 1000:.0f} ms, max {max(timings) * 1000:.0f} ms")
+    assert min(timings) < 0.3  # the uncontended cost: a busy CI machine only adds to the others
+
+
+async def test_bad_config_is_shown_and_reloaded(client, tmp_path):
+    config = tmp_path / "bertlint.toml"
+    config.write_text('selec = ["BL1"]\n', encoding="utf-8")
+    await start(client)
+    uri = (tmp_path / "train.py").as_uri()
+    found = await diagnostics(client, uri, open_doc(client, uri, SCRIPT))
+    assert [r.method for r in client.registrations] == [types.WORKSPACE_DID_CHANGE_WATCHED_FILES]  # sent before
+    assert [d.code for d in found] == ["BL101"]  # linted with the defaults
+    [message] = client.messages
+    assert message.type == types.MessageType.Error and "unknown key 'selec'" in message.message
+    config.write_text('ignore = ["BL101"]\n', encoding="utf-8")
+    changed = types.DidChangeWatchedFilesParams([types.FileEvent(config.as_uri(), types.FileChangeType.Changed)])
+    assert await diagnostics(client, uri, lambda: client.workspace_did_change_watched_files(changed)) == []
+    assert len(client.messages) == 1
+
+
+async def test_workspace_settings_select_and_ignore(client, tmp_path):
+    await start(client, ignore=["BL101"])
+    uri = (tmp_path / "train.py").as_uri()
+    assert await diagnostics(client, uri, open_doc(client, uri, SCRIPT)) == []
+    empty = types.DidChangeConfigurationParams({})  # as Neovim sends at start: keeps the initialization options
+    assert await diagnostics(client, uri, lambda: client.workspace_did_change_configuration(empty)) == []
+    settings = types.DidChangeConfigurationParams({"bertlint": {"select": ["BL101"], "ignore": []}})
+    found = await diagnostics(client, uri, lambda: client.workspace_did_change_configuration(settings))
+    assert [d.code for d in found] == ["BL101"]
+    bad = types.DidChangeConfigurationParams({"bertlint": {"select": ["BL999"]}})
+    assert [d.code for d in await diagnostics(client, uri, lambda: client.workspace_did_change_configuration(bad))] == ["BL101"]
+    assert "unknown rule code 'BL999'" in client.messages[-1].message
+
+
+NOTEBOOK_CELLS = [
+    (types.NotebookCellKind.Markup, "markdown", "# Short sequences\n"),
+    (types.NotebookCellKind.Code, "python", "!pip install transformers\nfrom transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained('bert-base-uncased')\n"),
+    (types.NotebookCellKind.Code, "python", "%time x = 1\nenc = tok(['a', 'bb'], pad_to_max_length=True, max_length=8, truncation=True)\n"),
+]
+
+
+async def test_notebook_document(client, tmp_path):
+    await start(client)
+    nb_uri = (tmp_path / "colab.ipynb").as_uri()
+    cell_uris = [f"vscode-notebook-cell:{tmp_path / 'colab.ipynb'}#cell{i}" for i in range(len(NOTEBOOK_CELLS))]
+    opened = types.DidOpenNotebookDocumentParams(
+        types.NotebookDocument(nb_uri, "jupyter-notebook", 1, [types.NotebookCell(kind, uri) for (kind, _, _), uri in zip(NOTEBOOK_CELLS, cell_uris)]),
+        [types.TextDocumentItem(uri, language, 1, text) for (_, language, text), uri in zip(NOTEBOOK_CELLS, cell_uris)],
+    )
+    [finding] = await diagnostics(client, cell_uris[2], lambda: client.notebook_document_did_open(opened))
+    assert (finding.code, finding.range.start.line, finding.range.start.character) == ("BL101", 1, 23)
+    assert list(client.diagnostics[cell_uris[1]]) == []
+
+    offered = await actions(client, cell_uris[2], finding)
+    fixed = apply(NOTEBOOK_CELLS[2][2], offered["BL101: replace `pad_to_max_length` with `padding=`"].edit.changes[cell_uris[2]])
+    assert "padding=\"max_length\"" in fixed
+    [fix_all] = (await actions(client, cell_uris[2], None, only=[types.CodeActionKind.SourceFixAll])).values()
+    assert apply(NOTEBOOK_CELLS[2][2], fix_all.edit.changes[cell_uris[2]]) == fixed
+
+    lines = NOTEBOOK_CELLS[2][2].count("\n")
+    whole = types.Range(types.Position(0, 0), types.Position(lines, 0))
+    changed = types.DidChangeNotebookDocumentParams(
+        types.VersionedNotebookDocumentIdentifier(2, nb_uri),
+        types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(text_content=[
+            types.NotebookDocumentCellContentChanges(
+                types.VersionedTextDocumentIdentifier(version=2, uri=cell_uris[2]),
+                [types.TextDocumentContentChangePartial(whole, fixed)])])),
+    )
+    assert await diagnostics(client, cell_uris[2], lambda: client.notebook_document_did_change(changed)) == []
+
+    closed = types.DidCloseNotebookDocumentParams(types.NotebookDocumentIdentifier(nb_uri), [types.TextDocumentIdentifier(u) for u in cell_uris])
+    assert await diagnostics(client, cell_uris[2], lambda: client.notebook_document_did_close(closed)) == []

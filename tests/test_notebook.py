@@ -1,0 +1,204 @@
+"""Notebooks: IPython masking, findings placed in cells, byte-preserving fixes, invalid files, fixtures."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bertlint import notebook
+from bertlint.cli import main
+from bertlint.config import load_settings
+from bertlint.report import Edit, Finding, Fix
+from bertlint.rules import all_codes
+from conftest import PINNED_VERSION, ROOT
+
+NOTEBOOKS = ROOT / "fixtures" / "notebooks"
+SEED = NOTEBOOKS / "seed000_colab_short_sequences.ipynb"
+LOAD = "from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+PAD = "enc = tok(['a', 'bb'], pad_to_max_length=True, max_length=8, truncation=True)\n"
+
+
+def settings(path: Path, **overrides):
+    return load_settings(path.parent, all_codes(), isolated=True, overrides={"transformers_version": PINNED_VERSION, **overrides})
+
+
+def lint(text: str, path: Path = NOTEBOOKS / "_snippet.ipynb", **overrides) -> list[Finding]:
+    return notebook.lint_text(text, path, settings(path, **overrides))
+
+
+def nb_json(*cells: tuple[str, str | list[str]], indent: int | None = 1) -> str:
+    return json.dumps({
+        "cells": [{"cell_type": kind, "metadata": {}, "source": source, **({"outputs": [], "execution_count": None} if kind == "code" else {})}
+                  for kind, source in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    }, indent=indent)
+
+
+def where(findings) -> list[tuple]:
+    return [(f.cell, f.line, f.column, f.code) for f in findings]
+
+
+def cli(*args: str):
+    return CliRunner().invoke(main, ["--transformers-version", PINNED_VERSION, *args])
+
+
+# --- masking ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line, masked", [
+    ("!pip install transformers\n", "0                        \n"),
+    ("%matplotlib inline\n", "0                 \n"),
+    ("files = !ls data\n", "files = 0       \n"),
+    ("a, b = %who_ls\n", "a, b = 0      \n"),
+    ("    !wc -l {name}\n", "    0            \n"),
+    ("%time enc = tok(x)\n", "0;    enc = tok(x)\n"),
+    ("%timeit -n 3 f(x)\n", "0                \n"),
+    ("tok?\n", "0   \n"),
+    ("??tok.encode\n", "0           \n"),
+    ("x = 5 % 3\n", "x = 5 % 3\n"),
+    ("print('!')  # why?\n", "print('!')  # why?\n"),
+])
+def test_mask_keeps_length_and_python(line: str, masked: str) -> None:
+    assert notebook.mask(line) == masked
+
+
+def test_mask_only_at_the_start_of_a_logical_line() -> None:
+    source = 'HELP = """\n!text\n"""\nx = f(1,\n      %2)\ny = 1 + \\\n    !z\n'
+    assert notebook.mask(source) == source
+
+
+def test_cell_magics() -> None:
+    assert notebook.mask("%%capture out\nimport torch\n") == "0            \nimport torch\n"
+    assert notebook.mask("%%bash\necho hi\n") is None
+
+
+# --- linting ---------------------------------------------------------------------------------
+
+
+def test_names_flow_across_cells_and_cells_count_markdown() -> None:
+    text = nb_json(("markdown", "# title"), ("code", LOAD), ("markdown", "text"), ("code", "!pip list\n" + PAD))
+    assert where(lint(text)) == [(4, 2, 24, "BL101")]
+
+
+def test_finding_keeps_the_original_source_line_and_a_cell_local_fix() -> None:
+    [finding] = lint(nb_json(("code", LOAD), ("code", "%time " + PAD)))
+    assert finding.source_line == "%time " + PAD.rstrip("\n")
+    assert [(e.line, e.column, e.content) for e in finding.fix.edits] == [(1, 30, "padding"), (1, 48, '"max_length"')]
+
+
+def test_a_broken_cell_is_bl901_and_the_others_are_still_linted() -> None:
+    text = nb_json(("code", LOAD), ("code", "def f(:\n    pass\n"), ("code", PAD))
+    assert where(lint(text)) == [(2, 1, 7, "BL901"), (3, 1, 24, "BL101")]
+    assert where(lint(text, ignore=["BL901"])) == [(3, 1, 24, "BL101")]
+
+
+def test_other_language_cells_are_not_linted() -> None:
+    assert lint(nb_json(("code", LOAD), ("code", "%%bash\n" + PAD), ("raw", PAD))) == []
+
+
+def test_a_fix_reaching_into_another_cell_is_dropped() -> None:
+    module = notebook._Module([notebook.Cell(1, "a = 1\n"), notebook.Cell(3, "b = 2\nc = 3\n")])
+    finding = Finding("BL101", "n", "error", "m", "h", "nb.ipynb", 2, 1, 2, 2)
+    local = Fix("safe", "f", (Edit(3, 1, 3, 2, "x"),))
+    placed = module.place(Finding(**{**finding.__dict__, "fix": local}))
+    assert (placed.cell, placed.line, placed.fix.edits) == (3, 1, (Edit(2, 1, 2, 2, "x"),))
+    across = Fix("safe", "f", (Edit(1, 1, 1, 2, "x"),))
+    assert module.place(Finding(**{**finding.__dict__, "fix": across})).fix is None
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"cells": [', "invalid notebook: the file is not JSON"),
+    ('{"nbformat": 3, "worksheets": []}', "bertlint reads nbformat 4 notebooks, this one has nbformat 3"),
+    ('[1, 2]', "this one has no nbformat key"),
+    ('{"nbformat": 4, "cells": [{"cell_type": "code", "source": 3}]}', "code cell 1 has no source, or one that is not text"),
+])
+def test_invalid_notebook_is_one_bl901(text: str, message: str) -> None:
+    [finding] = lint(text)
+    assert finding.code == "BL901" and finding.cell is None and message in finding.message
+
+
+# --- command line ----------------------------------------------------------------------------
+
+
+def test_seed_notebook_on_the_command_line(tmp_path: Path) -> None:
+    """The Colab story: the findings carry their cell and a line inside it, in `full` and `json`."""
+    copy = tmp_path / SEED.name
+    shutil.copy(SEED, copy)
+    full = cli(str(copy))
+    assert f"{copy}:cell 7:4:34: BL102" in full.output
+    assert f"{copy}:cell 9:2:26: BL101 [*]" in full.output
+    assert "4 | inputs = tokenizer(example_text, max_length=max_seq_len, padding=True, return_tensors=\"pt\")" in full.output
+    rows = json.loads(cli("--format", "json", str(copy)).output)
+    assert {(r["cell"], r["line"], r["column"], r["code"]) for r in rows} >= {(7, 4, 34, "BL102"), (9, 2, 26, "BL101")}
+
+
+def test_fix_changes_only_the_affected_source_bytes(tmp_path: Path) -> None:
+    copy = tmp_path / SEED.name
+    shutil.copy(SEED, copy)
+    before = copy.read_text(encoding="utf-8")
+    result = cli("--fix", str(copy))
+    after = copy.read_text(encoding="utf-8")
+    old = json.loads(before)["cells"]
+    new = json.loads(after)["cells"]
+    changed = [i for i, (a, b) in enumerate(zip(old, new)) if a != b]
+    assert changed == [8] and "fixed" in result.output
+    assert new[8]["source"][1] == 'batch = tokenizer(texts, padding="max_length", max_length=max_seq_len, truncation=True, return_tensors="pt")\n'
+    assert [{k: v for k, v in c.items() if k != "source"} for c in new] == [{k: v for k, v in c.items() if k != "source"} for c in old]
+    # byte for byte: everything but the one changed line of the list is identical
+    diff = [(a, b) for a, b in zip(before.splitlines(), after.splitlines()) if a != b]
+    assert len(before.splitlines()) == len(after.splitlines()) and len(diff) == 1 and "pad_to_max_length" in diff[0][0]
+
+
+def test_fix_keeps_string_style_and_unchanged_list_lines(tmp_path: Path) -> None:
+    path = tmp_path / "nb.ipynb"
+    text = nb_json(("code", LOAD), ("code", "%time " + PAD), ("code", [PAD, "y = '\\u00e9'\n"]), indent=2)
+    text = text.replace('"y = \'\\\\u00e9\'\\n"', '"y = \'\\\\u00e9\'\\u000a"')  # an unusual escape that must survive
+    path.write_text(text, encoding="utf-8")
+    cli("--fix", str(path))
+    after = path.read_text(encoding="utf-8")
+    cells = json.loads(after)["cells"]
+    assert cells[1]["source"] == "%time " + PAD.replace("pad_to_max_length=True", 'padding="max_length"')
+    assert cells[2]["source"] == [PAD.replace("pad_to_max_length=True", 'padding="max_length"'), "y = '\\u00e9'\n"]
+    assert '\\u000a"' in after and after.count("\n") == text.count("\n")
+
+
+def test_diff_shows_the_json_change(tmp_path: Path) -> None:
+    path = tmp_path / "nb.ipynb"
+    path.write_text(nb_json(("code", LOAD + PAD)), encoding="utf-8")
+    result = cli("--diff", str(path))
+    changes = [line for line in result.output.splitlines()[2:] if line[:1] in "+-"]
+    assert [line[0] for line in changes] == ["-", "+"] and 'padding=\\"max_length\\"' in changes[1]
+    assert "pad_to_max_length" in path.read_text(encoding="utf-8")
+
+
+def test_invalid_notebook_does_not_stop_the_run(tmp_path: Path) -> None:
+    (tmp_path / "broken.ipynb").write_text('{"cells": [', encoding="utf-8")
+    (tmp_path / "train.py").write_text(LOAD + PAD, encoding="utf-8")
+    result = cli("--format", "concise", str(tmp_path))
+    assert result.exit_code == 1
+    assert f"{tmp_path / 'broken.ipynb'}:1:12: BL901 invalid notebook" in result.output
+    assert f"{tmp_path / 'train.py'}:3:24: BL101" in result.output
+
+
+# --- fixtures --------------------------------------------------------------------------------
+
+FIXTURES = sorted(NOTEBOOKS.glob("*.ipynb"))
+
+
+def _render(findings) -> str:
+    return "".join(f"{f.cell or '-'}:{f.line}:{f.column} {f.code}\n" for f in findings)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.name for p in FIXTURES])
+def test_notebook_fixture(path: Path) -> None:
+    """`<name>.expected` lists `CELL:LINE:COL CODE` per finding (`-` for no cell); BERTLINT_REGEN=1 rewrites it."""
+    findings = lint(path.read_text(encoding="utf-8"), path)
+    expected = path.with_suffix(".expected")
+    if os.environ.get("BERTLINT_REGEN") == "1":
+        expected.write_text(_render(findings), encoding="utf-8")
+    assert _render(findings) == expected.read_text(encoding="utf-8")

@@ -1,0 +1,326 @@
+"""Tokenizer rules BL102-BL106, BL607-BL609: version behaviour, near misses, and fixes applied through the engine."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from bertlint.fixer import apply_edits, parses
+from conftest import ROOT, codes, lint_text
+
+HEADER = """\
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+"""
+
+
+def only(code: str, source: str, **opts) -> list:
+    return [f for f in lint_text(source, **opts) if f.code == code]
+
+
+def fixed(code: str, source: str, **opts) -> str:
+    """Apply `code`'s fixes the way `--fix --unsafe-fixes` does; the result parses and no longer raises `code`."""
+    source = textwrap.dedent(source)
+    findings = only(code, source, **opts)
+    assert findings and all(f.fix for f in findings)
+    text, applied = apply_edits(source, findings, {"safe", "unsafe"})
+    assert len(applied) == len(findings)
+    assert parses(text)
+    assert code not in codes(lint_text(text, **opts))
+    return text
+
+
+# --- BL102 --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("padding", ["True", '"longest"'])
+def test_bl102_fires_for_dynamic_padding_with_a_length(padding):
+    [finding] = only("BL102", HEADER + f'enc = tok(["a", "b c"], padding={padding}, max_length=64)\n')
+    assert "max_length=64" in finding.message
+    assert (finding.line, finding.column) == (3, finding.source_line.index("max_length") + 1)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        'tok(["a", "b"], padding=True, truncation=True, max_length=64)',
+        'tok(["a", "b"], padding=True, truncation=False, max_length=64)',
+        'tok(["a", "b"], padding="max_length", truncation=True, max_length=64)',
+        'tok(["a", "b"], padding=True)',
+        'tok(["a", "b"], padding=True, max_length=64, **extra)',
+    ],
+)
+def test_bl102_silent(call):
+    assert only("BL102", HEADER + "extra = {}\n" + f"enc = {call}\n") == []
+
+
+def test_bl102_fix_adds_truncation():
+    text = fixed("BL102", HEADER + 'enc = tok(\n    ["a", "b c"],\n    padding=True,\n    max_length=64,\n)\n')
+    assert "max_length=64, truncation=True," in text
+
+
+# --- BL105 --------------------------------------------------------------------------------
+
+
+def test_bl105_fix_adds_truncation():
+    text = fixed("BL105", HEADER + 'enc = tok(["a", "b c"], padding="max_length", max_length=64)\n')
+    assert 'padding="max_length", max_length=64, truncation=True)' in text
+
+
+@pytest.mark.parametrize(("version", "fires"), [("4.40", True), ("4.51", True), ("4.52", False), ("5.0", False)])
+def test_bl105_pad_to_max_length_counts_only_while_it_pads(version, fires):
+    source = HEADER + 'enc = tok("a b", pad_to_max_length=True, max_length=64)\n'
+    assert bool(only("BL105", source, transformers_version=version)) is fires
+
+
+@pytest.mark.parametrize("truncation", ["True", '"only_second"', '"longest_first"'])
+def test_bl105_silent_with_a_truncation_strategy(truncation):
+    assert only("BL105", HEADER + f'enc = tok("q", "c", padding="max_length", truncation={truncation}, max_length=64)\n') == []
+
+
+def test_bl105_silent_without_padding():
+    assert only("BL105", HEADER + 'enc = tok("a b", max_length=64)\n') == []
+
+
+# --- BL104 --------------------------------------------------------------------------------
+
+MODEL = 'model = AutoModelForSequenceClassification.from_pretrained("{}")\n'
+
+
+@pytest.mark.parametrize(("checkpoint", "length", "fires"), [
+    ("bert-base-uncased", 513, True),
+    ("bert-base-uncased", 512, False),
+    ("roberta-base", 513, True),  # 514 rows, 512 usable
+    ("roberta-base", 512, False),
+    ("facebook/bart-base", 1025, True),
+    ("t5-small", 4096, False),  # relative positions
+    ("microsoft/deberta-v3-base", 2048, False),  # relative, no hard limit
+    ("meta-llama/Llama-2-7b-hf", 16384, False),  # rotary: degrades, never crashes
+    ("some-org/unknown-model", 100000, False),
+])  # fmt: skip
+def test_bl104_limit_by_checkpoint(checkpoint, length, fires):
+    source = HEADER + MODEL.format(checkpoint) + f'enc = tok(["a"], truncation=True, max_length={length})\n'
+    assert bool(only("BL104", source)) is fires
+
+
+def test_bl104_uses_the_tokenizer_checkpoint_when_no_model_is_loaded():
+    [finding] = only("BL104", HEADER + 'enc = tok(["a"], truncation=True, max_length=1024)\n')
+    assert "512 positions of bert-base-uncased" in finding.message
+
+
+def test_bl104_silent_when_the_loaded_models_disagree():
+    source = HEADER + MODEL.format("bert-base-uncased") + MODEL.format("gpt2") + 'enc = tok(["a"], truncation=True, max_length=1000)\n'
+    assert only("BL104", source) == []
+
+
+def test_bl104_silent_when_a_model_has_an_unknown_limit():
+    source = HEADER + MODEL.format("bert-base-uncased") + 'other = AutoModelForSequenceClassification.from_config(cfg)\n'
+    assert only("BL104", source + 'enc = tok(["a"], truncation=True, max_length=1000)\n') == []
+
+
+def test_bl104_collator_only_when_it_pads_to_max_length():
+    base = HEADER + MODEL.format("bert-base-uncased") + "from transformers import DataCollatorWithPadding\n"
+    assert only("BL104", base + 'c = DataCollatorWithPadding(tok, padding="max_length", max_length=1024)\n')
+    assert only("BL104", base + "c = DataCollatorWithPadding(tok, max_length=1024)\n") == []
+
+
+def test_bl104_local_config_wins_over_the_table(tmp_path):
+    folder = tmp_path / "bert-base-uncased"  # a local folder shadowing a hub id bertlint knows
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "bert", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2, "vocab_size": 100, "max_position_embeddings": 2048}))
+    source = HEADER + MODEL.format("bert-base-uncased") + 'enc = tok(["a"], truncation=True, max_length=1024)\n'
+    assert only("BL104", source, path=tmp_path / "train.py") == []
+    assert only("BL104", source, path=tmp_path / "elsewhere" / "train.py")
+
+
+def test_bl104_fixture_near_miss_depends_on_its_local_config():
+    path = ROOT / "fixtures" / "tokenization" / "bl104_ok_local_config_wins.py"
+    assert only("BL104", path.read_text(), path=path) == []
+    assert only("BL104", path.read_text(), path=ROOT / "tests" / "_snippet.py")
+
+
+# --- BL106 --------------------------------------------------------------------------------
+
+MAP_SCRIPT = """\
+from datasets import load_dataset
+from transformers import AutoTokenizer, Trainer
+tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+ds = load_dataset("imdb")
+{extra}
+def prep(batch):
+    return tok(batch["text"], padding="max_length", truncation=True, max_length=128)
+ds = ds.map(prep, batched=True)
+trainer = Trainer(model=None, train_dataset=ds["train"])
+"""
+
+
+def test_bl106_map_function_feeding_a_trainer():
+    [finding] = only("BL106", MAP_SCRIPT.format(extra=""))
+    assert finding.line == 7
+
+
+def test_bl106_through_functools_partial():
+    source = MAP_SCRIPT.replace("ds.map(prep,", "ds.map(partial(prep),").format(extra="from functools import partial")
+    assert only("BL106", source)
+
+
+def test_bl106_needs_a_trainer_or_dataloader():
+    assert only("BL106", MAP_SCRIPT.format(extra="").replace('trainer = Trainer(model=None, train_dataset=ds["train"])\n', "")) == []
+
+
+@pytest.mark.parametrize("extra", [
+    "import torch_xla.core.xla_model as xm",
+    "import jax",
+    "import tensorflow as tf\nstrategy = tf.distribute.TPUStrategy(resolver)",
+    "from transformers import TrainingArguments\nargs = TrainingArguments('out', tpu_num_cores=8)",
+    "import tensorflow as tf\nmodel = tf.keras.Model()\nmodel.compile(jit_compile=True)",
+])  # fmt: skip
+def test_bl106_silent_for_tpu_and_xla(extra):
+    assert only("BL106", MAP_SCRIPT.format(extra=extra)) == []
+
+
+def test_bl106_without_max_length_anywhere():
+    assert only("BL106", HEADER + 'enc = tok(["a"], padding="max_length", truncation=True)\n')
+
+
+def test_bl106_silent_for_a_tokenizer_built_from_a_vocab_file():
+    source = 'from transformers import BertTokenizer\ntok = BertTokenizer("vocab.txt")\nenc = tok(["a"], padding="max_length")\n'
+    assert only("BL106", source) == []  # no model_max_length: it does not pad at all
+
+
+# --- BL103 --------------------------------------------------------------------------------
+
+MANUAL = """\
+import torch
+from transformers import AutoModel, AutoTokenizer
+tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+model = AutoModel.from_pretrained("bert-base-uncased")
+tokens = {tokens}
+ids = tok.convert_tokens_to_ids(tokens)
+with torch.no_grad():
+    out = model({sink})
+"""
+
+
+@pytest.mark.parametrize("sink", ["torch.tensor([ids])", "input_ids=torch.tensor([ids]).to('cpu')", "torch.tensor([ids + [0] * 5])"])
+def test_bl103_manual_ids_reach_the_model(sink):
+    [finding] = only("BL103", MANUAL.format(tokens='tok.tokenize("hello world")', sink=sink))
+    assert finding.line == 6
+
+
+@pytest.mark.parametrize("tokens", [
+    '["[CLS]"] + tok.tokenize("hello world") + ["[SEP]"]',
+    '[tok.cls_token] + tok.tokenize("hello world") + [tok.sep_token]',
+    '"hello world".split()',  # not from tokenize()
+])  # fmt: skip
+def test_bl103_silent(tokens):
+    assert only("BL103", MANUAL.format(tokens=tokens, sink="torch.tensor([ids])")) == []
+
+
+def test_bl103_silent_when_the_ids_are_only_printed():
+    source = MANUAL.format(tokens='tok.tokenize("hi")', sink='**tok("hi", return_tensors="pt")') + "print(ids)\n"
+    assert only("BL103", source) == []
+
+
+# --- BL607 --------------------------------------------------------------------------------
+
+
+def test_bl607_only_on_5x():
+    source = 'from transformers import BertTokenizer\ntok = BertTokenizer(vocab_file="vocab.txt")\n'
+    assert only("BL607", source, transformers_version="4.57") == []
+    assert only("BL607", source, transformers_version="5.0")
+
+
+def test_bl607_fix_positional_when_first():
+    text = fixed("BL607", 'import transformers as tf_\ntok = tf_.BertTokenizer(vocab_file="v.txt", do_lower_case=True)\n')
+    assert 'tf_.BertTokenizer("v.txt", do_lower_case=True)' in text
+
+
+def test_bl607_fix_bpe_files_positional_in_order():
+    text = fixed("BL607", 'from transformers import GPT2Tokenizer\ntok = GPT2Tokenizer(vocab_file="v.json", merges_file="m.txt")\n')
+    assert 'GPT2Tokenizer("v.json", "m.txt")' in text
+
+
+def test_bl607_fix_renames_when_not_first():
+    text = fixed("BL607", 'from transformers import RobertaTokenizer\ntok = RobertaTokenizer(errors="replace", merges_file="m.txt", vocab_file="v.json")\n')
+    assert 'RobertaTokenizer(errors="replace", merges="m.txt", vocab="v.json")' in text
+
+
+def test_bl607_sentencepiece_has_no_fix():
+    [finding] = only("BL607", 'from transformers import T5Tokenizer\ntok = T5Tokenizer(vocab_file="spiece.model")\n')
+    assert finding.fix is None  # 5.x `vocab=` wants pieces, not a path
+
+
+def test_bl607_local_subclass():
+    base = "from transformers import BertTokenizer\nclass Mine(BertTokenizer):\n    {body}\ntok = Mine(vocab_file='v.txt')\n"
+    assert only("BL607", base.format(body="pass"))
+    assert only("BL607", base.format(body="def __init__(self, vocab_file):\n        super().__init__(vocab=vocab_file)")) == []
+
+
+# --- BL608 --------------------------------------------------------------------------------
+
+
+def test_bl608_only_on_5x():
+    source = HEADER + 'enc = tok.encode_plus("a", truncation=True)\n'
+    assert only("BL608", source, transformers_version="4.57") == []
+    assert "AttributeError" in only("BL608", source, transformers_version="5.0")[0].message
+
+
+def test_bl608_fix_calls_the_tokenizer():
+    text = fixed("BL608", HEADER + 'enc = tok.encode_plus("a", "b", truncation=True)\nbatch = tok.batch_encode_plus(["a", "b"], padding=True)\n')
+    assert 'enc = tok("a", "b", truncation=True)' in text and 'batch = tok(["a", "b"], padding=True)' in text
+
+
+def test_bl608_fix_renames_the_batch_keyword():
+    text = fixed("BL608", HEADER + "class D:\n    def get(self, rows):\n        return self.tokenizer.batch_encode_plus(batch_text_or_text_pairs=rows)\n")
+    assert "self.tokenizer(text=rows)" in text
+
+
+def test_bl608_silent_for_tokenizers_that_keep_encode_plus():
+    source = 'from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained("microsoft/layoutlmv3-base")\nenc = tok.encode_plus(words, boxes=boxes)\n'
+    assert only("BL608", source) == []
+
+
+def test_bl608_leaves_encode_alone():
+    assert only("BL608", HEADER + 'ids = tok.encode("a b")\n') == []
+
+
+# --- BL609 --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("typo", "meant"), [
+    ("truncate", "truncation"), ("max_len", "max_length"), ("paddding", "padding"), ("return_tensor", "return_tensors"),
+    ("max_seq_length", "max_length"), ("return_attention_masks", "return_attention_mask"),
+])  # fmt: skip
+def test_bl609_fix_renames_to_the_nearest_keyword(typo, meant):
+    text = fixed("BL609", HEADER + f'enc = tok("a b", {typo}=True)\n')
+    assert f'tok("a b", {meant}=True)' in text
+
+
+def test_bl609_message_follows_the_target_version():
+    source = HEADER + 'enc = tok("a b", truncate=True)\n'
+    assert "swallows it silently" in only("BL609", source, transformers_version="5.0")[0].message
+    message = only("BL609", source, transformers_version="4.46")[0].message
+    assert "TypeError" in message and "not recognized" in message
+
+
+def test_bl609_no_fix_when_the_keyword_is_already_there():
+    [finding] = only("BL609", HEADER + 'enc = tok("a b", truncation=True, truncate=True)\n')
+    assert finding.fix is None
+
+
+def test_bl609_tokenizer_attribute_passed_to_the_call():
+    [finding] = only("BL609", HEADER + 'enc = tok("a b", truncation=True, truncation_side="left")\n')
+    assert "attribute" in finding.message and finding.fix is None
+
+
+@pytest.mark.parametrize("keyword", ["add_prefix_space", "pad_to_max_length", "boxes", "src_lang", "stride", "split_special_tokens"])
+def test_bl609_silent_for_keywords_that_are_not_misspellings(keyword):
+    assert only("BL609", HEADER + f'enc = tok("a b", {keyword}=1)\n') == []
+
+
+def test_bl609_resolves_the_receiver():
+    source = "from transformers import AutoModel as T\nm = T.from_pretrained('bert-base-uncased')\nout = m(ids, truncate=True)\n"
+    assert only("BL609", source) == []  # a model, not a tokenizer

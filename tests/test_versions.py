@@ -1,0 +1,219 @@
+"""The target transformers version, end to end: config key, then a pin near the script, then the
+installed package's metadata (never an import), then the newest known release."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from bertlint import versions
+from bertlint.config import load_settings
+from bertlint.rules import all_codes
+
+SCRIPT = "from transformers import TrainingArguments\nargs = TrainingArguments(output_dir='out', no_cuda=True)\n"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def target(script: Path) -> tuple[tuple[int, ...], str]:
+    settings = load_settings(script.parent, all_codes())
+    return versions.target_version(settings, script)
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path, monkeypatch):
+    """Run from the temporary project, and pretend nothing is installed unless a test says so."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(versions, "_installed", lambda: None)
+    versions._pinned_near.cache_clear()
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bertlint", *args], cwd=cwd, capture_output=True, text=True)
+
+
+# --------------------------------------------------------------------------- specifiers
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("==4.40.2", (4, 40, 2)),
+        ("===4.46.3", (4, 46, 3)),
+        (">=4.40,<4.41", (4, 40, 0)),
+        (">=4.40, <5", (4, 57, 0)),
+        ("<4.41", (4, 40, 0)),
+        ("<=4.46.3", (4, 46, 3)),
+        ("~=4.40", (4, 57, 0)),
+        ("~=4.40.1", (4, 40, 1)),
+        ("==4.40.*", (4, 40, 0)),
+        ("!=4.41,<4.42", (4, 40, 0)),
+        (">4.30,<=4.31", (4, 31, 0)),
+    ],
+)
+def test_specifier_resolves_to_the_newest_release_it_allows(spec, expected):
+    assert versions.resolve_specifier(spec) == expected
+
+
+@pytest.mark.parametrize("spec", [">=4.30", ">4.40", "!=4.41", "==banana", ">=5.0,<4.0"])
+def test_specifier_without_a_ceiling_is_not_a_pin(spec):
+    assert versions.resolve_specifier(spec) is None
+
+
+def test_show_drops_trailing_zero_patch():
+    assert (versions.show((4, 41, 0)), versions.show((4, 46, 3)), versions.show((5, 0, 0))) == ("4.41", "4.46.3", "5.0")
+
+
+# --------------------------------------------------------------------------- precedence
+
+
+def test_config_key_wins_over_a_pin(tmp_path):
+    write(tmp_path / "pyproject.toml", '[tool.bertlint]\ntransformers-version = "4.40"\n')
+    write(tmp_path / "requirements.txt", "transformers==4.46.3\n")
+    version, source = target(write(tmp_path / "train.py", SCRIPT))
+    assert version == (4, 40, 0)
+    assert source == "transformers-version in pyproject.toml"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected", "shown"),
+    [
+        ("requirements.txt", "torch>=2.1\ntransformers[torch]==4.46.3  # the cluster image\n", (4, 46, 3), "transformers==4.46.3"),
+        ("requirements-dev.txt", "pytest\ntransformers>=4.40,<4.41\n", (4, 40, 0), "transformers>=4.40,<4.41"),
+        ("requirements.txt", "transformers ~= 4.38.0 ; python_version >= '3.9'\n", (4, 38, 0), "transformers~=4.38.0"),
+    ],
+)
+def test_requirements_pin_next_to_the_script(tmp_path, name, text, expected, shown):
+    write(tmp_path / name, text)
+    version, source = target(write(tmp_path / "train.py", SCRIPT))
+    assert version == expected
+    assert source == f"the pin {shown} in {name}"
+
+
+def test_requirements_txt_wins_over_requirements_dev(tmp_path):
+    write(tmp_path / "requirements-dev.txt", "transformers==4.30.2\n")
+    write(tmp_path / "requirements.txt", "transformers==4.46.3\n")
+    assert target(write(tmp_path / "train.py", SCRIPT))[0] == (4, 46, 3)
+
+
+def test_pyproject_dependencies_pin(tmp_path):
+    write(tmp_path / "pyproject.toml", '[project]\nname = "x"\ndependencies = ["torch", "transformers>=4.40,<4.41"]\n')
+    version, source = target(write(tmp_path / "train.py", SCRIPT))
+    assert version == (4, 40, 0)
+    assert source == "the pin transformers>=4.40,<4.41 in pyproject.toml"
+
+
+def test_pyproject_optional_dependencies_pin(tmp_path):
+    write(tmp_path / "pyproject.toml", '[project]\nname = "x"\n[project.optional-dependencies]\ntrain = [\n  "transformers==4.44.2",\n]\n')
+    assert target(write(tmp_path / "train.py", SCRIPT))[0] == (4, 44, 2)
+
+
+def test_unpinned_requirement_is_not_a_pin(tmp_path):
+    write(tmp_path / "requirements.txt", "transformers>=4.30\n")
+    assert target(write(tmp_path / "train.py", SCRIPT)) == (versions.latest(), "the latest release known to bertlint")
+
+
+def test_pin_found_up_to_the_project_root(tmp_path):
+    write(tmp_path / "bertlint.toml", "select = ['BL6']\n")
+    write(tmp_path / "requirements.txt", "transformers==4.45.2\n")
+    script = write(tmp_path / "experiments" / "glue" / "train.py", SCRIPT)
+    assert target(script)[0] == (4, 45, 2)
+
+
+def test_pin_above_the_project_root_is_not_the_project_s(tmp_path):
+    write(tmp_path / "requirements.txt", "transformers==4.30.2\n")
+    write(tmp_path / "project" / "bertlint.toml", "select = ['BL6']\n")
+    script = write(tmp_path / "project" / "train.py", SCRIPT)
+    assert target(script)[0] == versions.latest()
+
+
+def test_installed_metadata_next(tmp_path, monkeypatch):
+    monkeypatch.setattr(versions, "_installed", lambda: (4, 33, 3))
+    assert target(write(tmp_path / "train.py", SCRIPT)) == ((4, 33, 3), "the installed transformers package")
+
+
+def test_pin_wins_over_installed(tmp_path, monkeypatch):
+    monkeypatch.setattr(versions, "_installed", lambda: (4, 33, 3))
+    write(tmp_path / "requirements.txt", "transformers==4.46.3\n")
+    assert target(write(tmp_path / "train.py", SCRIPT))[0] == (4, 46, 3)
+
+
+def test_latest_last(tmp_path):
+    assert target(write(tmp_path / "train.py", SCRIPT)) == (versions.latest(), "the latest release known to bertlint")
+
+
+def test_installed_version_read_from_metadata_without_importing(tmp_path):
+    """A fake `transformers-4.33.3.dist-info` on the path: bertlint reports 4.33 and never imports
+    transformers, torch or tensorflow while linting."""
+    site = tmp_path / "site"
+    write(site / "transformers-4.33.3.dist-info" / "METADATA", "Metadata-Version: 2.1\nName: transformers\nVersion: 4.33.3\n")
+    write(site / "transformers" / "__init__.py", "raise SystemExit('transformers was imported')\n")
+    project = tmp_path / "project"
+    script = write(project / "train.py", SCRIPT)
+    code = textwrap.dedent(
+        f"""
+        import json, sys
+        sys.path.insert(0, {str(site)!r})
+        from pathlib import Path
+        from bertlint import engine, versions
+        from bertlint.config import load_settings
+        from bertlint.rules import all_codes
+        path = Path({str(script)!r})
+        settings = load_settings(path.parent, all_codes(), isolated=True)
+        findings = engine.lint_source(path.read_text(), path, settings)
+        heavy = sorted(m for m in ("transformers", "torch", "tensorflow") if m in sys.modules)
+        print(json.dumps([versions.target_version(settings, path), [f.message for f in findings], heavy]))
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    (version, source), messages, heavy = json.loads(result.stdout)
+    assert (tuple(version), source) == ((4, 33, 3), "the installed transformers package")
+    assert any("`no_cuda` is deprecated since 4.32" in m and "target 4.33.3 from the installed transformers package" in m for m in messages)
+    assert heavy == []
+
+
+# --------------------------------------------------------------------------- the issue's acceptance, through the CLI
+
+
+@pytest.mark.parametrize("config_name", ["pyproject.toml", "bertlint.toml"])
+def test_acceptance_warning_on_440_error_on_50(tmp_path, config_name):
+    """The same script: BL601 a warning with transformers-version 4.40 (deprecated), an error with 5.0
+    (removed); the message names the version and where it came from."""
+    write(tmp_path / "train.py", SCRIPT)
+    results = {}
+    for version in ("4.40", "5.0"):
+        body = f'transformers-version = "{version}"\n'
+        write(tmp_path / config_name, ("[tool.bertlint]\n" + body) if config_name == "pyproject.toml" else body)
+        run = cli("--format", "json", "--select", "BL601", "train.py", cwd=tmp_path)
+        assert run.returncode == 1, run.stderr
+        [finding] = json.loads(run.stdout)
+        results[version] = finding
+    assert results["4.40"]["severity"] == "warning"
+    assert results["4.40"]["message"] == (
+        f"`no_cuda` is deprecated since 4.32 and removed in 5.0 (target 4.40 from transformers-version in {config_name})"
+    )
+    assert results["5.0"]["severity"] == "error"
+    assert results["5.0"]["message"] == (
+        f"`no_cuda` was removed in 5.0 (target 5.0 from transformers-version in {config_name}): this line raises "
+        "TypeError: TrainingArguments.__init__() got an unexpected keyword argument 'no_cuda'"
+    )
+    assert (results["4.40"]["line"], results["4.40"]["column"]) == (2, 44)
+
+
+def test_cli_pin_in_requirements(tmp_path):
+    write(tmp_path / "requirements.txt", "transformers==4.46.3\n")
+    write(tmp_path / "train.py", SCRIPT.replace("no_cuda=True", "evaluation_strategy='epoch'"))
+    run = cli("--format", "json", "--select", "BL601", "train.py", cwd=tmp_path)
+    [finding] = json.loads(run.stdout)
+    assert finding["severity"] == "warning"
+    assert "(target 4.46.3 from the pin transformers==4.46.3 in requirements.txt)" in finding["message"]
