@@ -527,3 +527,9 @@ def test_bl208_silent_when_labels_are_cast_to_float():
     )
     assert found("BL208", body) == []
     assert len(found("BL208", body.replace(", dtype=torch.float", ""))) == 1
+
+
+def test_bl204_default_two_labels_only_for_the_exact_base_checkpoint():
+    body = 'labels = [0, 1, 2]\nmodel = AutoModelForSequenceClassification.from_pretrained("{}")\n'
+    assert len(found("BL204", body.format("bert-base-uncased"))) == 1
+    assert found("BL204", body.format("someone/bert-base-uncased")) == []  # a fine-tune may carry its own labels

@@ -438,3 +438,52 @@ def test_bl503_without_a_torch_import_reports_without_fix() -> None:
 def test_bl503_silent_for_tf_and_flax_models(cls: str) -> None:
     source = f'from transformers import {cls}\nmodel = {cls}.from_pretrained("bert-base-uncased")\nlogits = model(ids).logits\n'
     assert "BL503" not in codes(lint_text(source, transformers_version="4.40"))
+
+
+@pytest.mark.parametrize(
+    "update",
+    ["scaler.step(optimizer)", "xm.optimizer_step(optimizer)", "optimizer.step(closure)"],
+)
+def test_updates_through_a_scaler_or_xla_count_as_steps(update: str) -> None:
+    header = HEADER + "import torch_xla.core.xla_model as xm\nscaler = torch.amp.GradScaler()\n"
+    (loop,) = facts_of(loop_script(f"model(**batch).loss.backward()\n{update}\n", header)).training_loops
+    assert len(loop.steps) == 1
+
+
+def test_scheduler_step_is_not_an_update() -> None:
+    header = HEADER + "scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0)\n"
+    (loop,) = facts_of(loop_script("model(**batch).loss.backward()\nscheduler.step()\n", header)).training_loops
+    assert loop.steps == []
+
+
+FINETUNER = """\
+import torch
+
+class Finetuner:
+    def __init__(self, model):
+        self.model = model
+        self.optimizer = torch.optim.AdamW(model.parameters(), lr=2e-5)
+
+    def reset(self):
+        self.optimizer.zero_grad()
+
+    def fit(self, loader):
+        for batch in loader:
+            self.model(**batch).loss.backward()
+            self.optimizer.step()
+{reset}"""
+
+
+def test_bl303_through_self_attributes_and_methods() -> None:
+    assert codes(lint_text(FINETUNER.format(reset=""))) == ["BL303"]
+    assert codes(lint_text(FINETUNER.format(reset="            self.reset()\n"))) == []
+
+
+def test_bl302_zero_grad_inside_a_with_block_still_runs_every_iteration() -> None:
+    body = 'with torch.autocast("cuda", dtype=torch.bfloat16):\n    optimizer.zero_grad()\n    loss = model(**batch).loss / ACCUM\nloss.backward()\nif (step + 1) % ACCUM == 0:\n    optimizer.step()\n'
+    assert codes(lint_text(loop_script(body))) == ["BL302"]
+
+
+def test_bl302_an_abort_does_not_hide_the_reset() -> None:
+    body = "optimizer.zero_grad()\nloss = model(**batch).loss / ACCUM\nif torch.isnan(loss):\n    raise ValueError('nan')\nloss.backward()\nif (step + 1) % ACCUM == 0:\n    optimizer.step()\n"
+    assert codes(lint_text(loop_script(body))) == ["BL302"]

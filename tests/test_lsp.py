@@ -15,8 +15,6 @@ from lsprotocol import types  # noqa: E402
 from bertlint import pages  # noqa: E402
 from conftest import PINNED_VERSION  # noqa: E402
 
-pytestmark = pytest.mark.asyncio
-
 SCRIPT = '''\
 from transformers import AutoTokenizer
 tok = AutoTokenizer.from_pretrained("bert-base-uncased")
@@ -86,6 +84,18 @@ async def actions(client, uri: str, diagnostic: types.Diagnostic | None, only=No
     return {action.title: action for action in result}
 
 
+def test_server_without_the_lsp_extra_says_what_to_install(monkeypatch):
+    from click.testing import CliRunner
+
+    from bertlint.cli import main
+
+    monkeypatch.delitem(sys.modules, "bertlint.lsp", raising=False)
+    monkeypatch.setitem(sys.modules, "lsprotocol", None)  # as if the lsp extra were not installed
+    result = CliRunner().invoke(main, ["server"])
+    assert result.exit_code == 2 and "pip install 'bertlint[lsp]'" in result.output
+
+
+@pytest.mark.asyncio
 async def test_diagnostics_on_open(client, tmp_path):
     await start(client)
     uri = (tmp_path / "train.py").as_uri()
@@ -95,6 +105,7 @@ async def test_diagnostics_on_open(client, tmp_path):
     assert found[0].code_description.href.endswith("rules/BL101.md")
 
 
+@pytest.mark.asyncio
 async def test_quick_fix_applied_clears_the_diagnostic(client, tmp_path):
     await start(client)
     uri = (tmp_path / "train.py").as_uri()
@@ -107,6 +118,7 @@ async def test_quick_fix_applied_clears_the_diagnostic(client, tmp_path):
     assert await diagnostics(client, uri, change_doc(client, uri, fixed, 2)) == []
 
 
+@pytest.mark.asyncio
 async def test_ignore_on_this_line(client, tmp_path):
     await start(client)
     uri = (tmp_path / "train.py").as_uri()
@@ -116,6 +128,7 @@ async def test_ignore_on_this_line(client, tmp_path):
     assert await diagnostics(client, uri, change_doc(client, uri, ignored, 2)) == []
 
 
+@pytest.mark.asyncio
 async def test_ignore_extends_an_existing_noqa(client, tmp_path):
     await start(client)
     uri = (tmp_path / "train.py").as_uri()
@@ -125,6 +138,7 @@ async def test_ignore_extends_an_existing_noqa(client, tmp_path):
     assert ignored.splitlines()[2].endswith("# noqa: E501, BL101")
 
 
+@pytest.mark.asyncio
 async def test_fix_all_source_action(client, tmp_path):
     await start(client)
     uri = (tmp_path / "train.py").as_uri()
@@ -137,6 +151,7 @@ async def test_fix_all_source_action(client, tmp_path):
     assert await actions(client, uri, None, only=[types.CodeActionKind.QuickFix]) == {}
 
 
+@pytest.mark.asyncio
 async def test_hover_shows_the_rule_page(client, tmp_path):
     await start(client)
     uri = (tmp_path / "train.py").as_uri()
@@ -149,6 +164,7 @@ async def test_hover_shows_the_rule_page(client, tmp_path):
     assert await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), outside)) is None
 
 
+@pytest.mark.asyncio
 async def test_positions_are_utf16(client, tmp_path):
     """A non-BMP character before the finding counts as two UTF-16 units, as LSP clients count."""
     await start(client)
@@ -197,6 +213,7 @@ trainer.train()
     return head + "".join(block.format(i=i, length=64 + i) for i in range(blocks)) + tail
 
 
+@pytest.mark.asyncio
 async def test_change_updates_diagnostics_quickly_on_a_300_line_script(client, tmp_path):
     """After warm-up, didChange -> publishDiagnostics stays under 300 ms (debounce included)."""
     await start(client)
@@ -217,6 +234,7 @@ async def test_change_updates_diagnostics_quickly_on_a_300_line_script(client, t
     assert min(timings) < 0.3  # the uncontended cost: a busy CI machine only adds to the others
 
 
+@pytest.mark.asyncio
 async def test_bad_config_is_shown_and_reloaded(client, tmp_path):
     config = tmp_path / "bertlint.toml"
     config.write_text('selec = ["BL1"]\n', encoding="utf-8")
@@ -233,6 +251,7 @@ async def test_bad_config_is_shown_and_reloaded(client, tmp_path):
     assert len(client.messages) == 1
 
 
+@pytest.mark.asyncio
 async def test_workspace_settings_select_and_ignore(client, tmp_path):
     await start(client, ignore=["BL101"])
     uri = (tmp_path / "train.py").as_uri()
@@ -254,6 +273,7 @@ NOTEBOOK_CELLS = [
 ]
 
 
+@pytest.mark.asyncio
 async def test_notebook_document(client, tmp_path):
     await start(client)
     nb_uri = (tmp_path / "colab.ipynb").as_uri()
@@ -265,6 +285,8 @@ async def test_notebook_document(client, tmp_path):
     [finding] = await diagnostics(client, cell_uris[2], lambda: client.notebook_document_did_open(opened))
     assert (finding.code, finding.range.start.line, finding.range.start.character) == ("BL101", 1, 23)
     assert list(client.diagnostics[cell_uris[1]]) == []
+    hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(cell_uris[2]), finding.range.start))
+    assert hover.contents.value == (pages.page("BL101") or "BL101: no reference page")
 
     offered = await actions(client, cell_uris[2], finding)
     fixed = apply(NOTEBOOK_CELLS[2][2], offered["BL101: replace `pad_to_max_length` with `padding=`"].edit.changes[cell_uris[2]])

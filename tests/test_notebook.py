@@ -85,6 +85,11 @@ def test_names_flow_across_cells_and_cells_count_markdown() -> None:
     assert where(lint(text)) == [(4, 2, 24, "BL101")]
 
 
+def test_suppressions_work_inside_cells() -> None:
+    text = nb_json(("code", LOAD + "x = 1  # noqa: BL101\n"), ("code", PAD.replace("\n", "  # noqa: BL101\n")))
+    assert where(lint(text)) == [(1, 3, 8, "BL902")]
+
+
 def test_finding_keeps_the_original_source_line_and_a_cell_local_fix() -> None:
     [finding] = lint(nb_json(("code", LOAD), ("code", "%time " + PAD)))
     assert finding.source_line == "%time " + PAD.rstrip("\n")
@@ -115,6 +120,7 @@ def test_a_fix_reaching_into_another_cell_is_dropped() -> None:
     ('{"cells": [', "invalid notebook: the file is not JSON"),
     ('{"nbformat": 3, "worksheets": []}', "bertlint reads nbformat 4 notebooks, this one has nbformat 3"),
     ('[1, 2]', "this one has no nbformat key"),
+    ('{"nbformat": 4, "cells": {}}', 'it has no "cells" list'),
     ('{"nbformat": 4, "cells": [{"cell_type": "code", "source": 3}]}', "code cell 1 has no source, or one that is not text"),
 ])
 def test_invalid_notebook_is_one_bl901(text: str, message: str) -> None:
@@ -134,7 +140,7 @@ def test_seed_notebook_on_the_command_line(tmp_path: Path) -> None:
     assert f"{copy}:cell 9:2:26: BL101 [*]" in full.output
     assert "4 | inputs = tokenizer(example_text, max_length=max_seq_len, padding=True, return_tensors=\"pt\")" in full.output
     rows = json.loads(cli("--format", "json", str(copy)).output)
-    assert {(r["cell"], r["line"], r["column"], r["code"]) for r in rows} >= {(7, 4, 34, "BL102"), (9, 2, 26, "BL101")}
+    assert {(r["cell"], r["line"], r["column"], r["code"]) for r in rows} >= {(5, 8, 22, "BL201"), (7, 4, 34, "BL102"), (9, 2, 26, "BL101")}
 
 
 def test_fix_changes_only_the_affected_source_bytes(tmp_path: Path) -> None:

@@ -10,8 +10,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from bertlint import versions
+from bertlint.cli import main
 from bertlint.config import load_settings
 from bertlint.rules import all_codes
 
@@ -34,11 +36,12 @@ def _isolated(tmp_path, monkeypatch):
     """Run from the temporary project, and pretend nothing is installed unless a test says so."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(versions, "_installed", lambda: None)
-    versions._pinned_near.cache_clear()
 
 
-def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bertlint", *args], cwd=cwd, capture_output=True, text=True)
+def cli(*args: str, cwd: Path):
+    """The real `bertlint` command, in-process, from `cwd` (the fixture has chdir'ed there)."""
+    assert Path.cwd() == cwd
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
 # --------------------------------------------------------------------------- specifiers
@@ -103,6 +106,14 @@ def test_requirements_txt_wins_over_requirements_dev(tmp_path):
     write(tmp_path / "requirements-dev.txt", "transformers==4.30.2\n")
     write(tmp_path / "requirements.txt", "transformers==4.46.3\n")
     assert target(write(tmp_path / "train.py", SCRIPT))[0] == (4, 46, 3)
+
+
+def test_an_edited_pin_is_seen_by_a_long_lived_process(tmp_path):
+    script = write(tmp_path / "train.py", SCRIPT)
+    write(tmp_path / "requirements.txt", "transformers==4.40.2\n")
+    assert target(script)[0] == (4, 40, 2)
+    write(tmp_path / "requirements.txt", "transformers==4.46.3  # upgraded\n")
+    assert target(script)[0] == (4, 46, 3)
 
 
 def test_pyproject_dependencies_pin(tmp_path):
@@ -195,7 +206,7 @@ def test_acceptance_warning_on_440_error_on_50(tmp_path, config_name):
         body = f'transformers-version = "{version}"\n'
         write(tmp_path / config_name, ("[tool.bertlint]\n" + body) if config_name == "pyproject.toml" else body)
         run = cli("--format", "json", "--select", "BL601", "train.py", cwd=tmp_path)
-        assert run.returncode == 1, run.stderr
+        assert run.exit_code == 1, run.output
         [finding] = json.loads(run.stdout)
         results[version] = finding
     assert results["4.40"]["severity"] == "warning"

@@ -23,6 +23,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
+from bertlint.config import relative_posix
 from bertlint.report import Edit, Finding, Fix
 
 if TYPE_CHECKING:
@@ -107,24 +108,22 @@ class Cache:
         self.changed: dict[str, str] = {}
 
     def _name(self, path: Path) -> str:
-        from bertlint.config import relative_posix
-
         return json.dumps(relative_posix(path, self.settings.project_root))
 
-    def lookup(self, path: Path, data: bytes) -> list[Finding] | None:
-        """The cached findings for these bytes at `path`, or None when they must be computed."""
+    def lookup(self, path: Path) -> list[Finding] | None:
+        """The cached findings for the file as it is now, or None when they must be computed."""
         line = self.entries.get(self._name(path))
         if line is None:
             return None
         try:
             entry = json.loads(line)
-            if entry["key"] != file_key(path, data, self.settings):
+            if entry["key"] != file_key(path, path.read_bytes(), self.settings):
                 return None
             inputs = [tuple(i) for i in entry["inputs"]]
             if snapshot([i[0] for i in inputs]) != inputs:
                 return None
             return [_finding(f, str(path)) for f in entry["findings"]]
-        except (ValueError, KeyError, TypeError, IndexError):  # a damaged entry is a miss
+        except (OSError, ValueError, KeyError, TypeError, IndexError):  # unreadable now, or a damaged entry: a miss
             return None
 
     def store(self, path: Path, key: str, findings: list[Finding], inputs: list[Input]) -> None:
@@ -208,6 +207,6 @@ def clean(paths: list[Path]) -> list[Path]:
 
 def is_cache(folder: Path) -> bool:
     try:
-        return (folder / "CACHEDIR.TAG").read_text(encoding="utf-8").startswith(_TAG_SIGNATURE) and (folder / ".gitignore").is_file()
+        return (folder / "CACHEDIR.TAG").read_text(encoding="utf-8").startswith(_TAG_SIGNATURE)
     except (OSError, UnicodeDecodeError):
         return False

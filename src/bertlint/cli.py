@@ -6,6 +6,7 @@ Exit codes like ruff: 0 clean, 1 findings, 2 usage/config/internal error.
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -54,14 +55,29 @@ def main() -> None:
 @click.option("--statistics", is_flag=True, help="Print one line per code with its count instead of the findings.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary line.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="BERTLINT_CACHE_DIR", help="Where the result cache lives (default: .bertlint_cache in the project root).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Processes for large runs (default: the machine's cores).")
+@click.option("--verify", "verify_codes", is_flag=False, flag_value="ALL", default=None, metavar="[=CODES]",
+              help="Confirm findings by running a probe for each in a child process (needs `bertlint[verify]`); `--verify=BL201,BL104` probes only those.")
+@click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True, help="Where --verify runs its probes.")
+@click.option("--verify-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True, help="Seconds each --verify probe may run.")
 def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, extend_select, ignore, per_file_ignores,
           exclude, extend_exclude, config_file, isolated, gpu_memory, imbalance_ratio, transformers_version,
-          fix, unsafe_fixes, diff, show_fixes, statistics, exit_zero, quiet) -> None:
+          fix, unsafe_fixes, diff, show_fixes, statistics, exit_zero, quiet, no_cache, cache_dir, jobs, verify_codes, device, verify_timeout) -> None:
     """Lint PATHS (files or directories; default: the current directory)."""
     from bertlint import runner
     from bertlint.config import ConfigError
     from bertlint.discovery import DiscoveryError
     from bertlint.report import format_findings, statistics as stats_table, summary_line
+
+    if verify_codes is not None:
+        verify_codes, paths = _verify_selection(verify_codes, paths)
+        from bertlint.verify import missing_requirements
+
+        if (why := missing_requirements()) is not None:
+            click.echo(f"bertlint: error: {why}", err=True)
+            sys.exit(2)
 
     overrides = {
         "select": _codes(select), "extend_select": _codes(extend_select), "ignore": _codes(ignore),
@@ -69,6 +85,7 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
         "extend_exclude": list(extend_exclude) or None, "gpu_memory": gpu_memory,
         "imbalance_ratio": imbalance_ratio, "transformers_version": transformers_version,
     }
+    progress = _Progress() if fmt in ("full", "concise") and sys.stderr.isatty() else None
     try:
         outcome = runner.run(
             list(paths) or [Path(".")],
@@ -76,18 +93,29 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
             config_file=config_file, isolated=isolated,
             fix="unsafe" if (fix and unsafe_fixes) else ("safe" if fix else None),
             diff="unsafe" if (diff and unsafe_fixes) else ("safe" if diff else None),
+            use_cache=not no_cache, cache_dir=cache_dir, jobs=jobs, progress=progress,
         )
     except (ConfigError, DiscoveryError) as exc:
         click.echo(f"bertlint: error: {exc}", err=True)
         sys.exit(2)
+    finally:
+        if progress is not None:
+            progress.close()
     for problem in outcome.problems:
         click.echo(f"bertlint: error: {problem}", err=True)
+    for error in outcome.internal_errors:
+        click.echo(f"bertlint: {error}", err=True)
     findings = outcome.findings
     if not unsafe_fixes:
         for finding in findings:
             if finding.fix is not None and finding.fix.applicability == "unsafe":
                 finding.extra["hidden_fix"] = finding.fix
                 finding.fix = None
+    if verify_codes is not None and not diff:
+        from bertlint.verify import verify
+
+        settings = runner.settings_for(list(paths) or [Path(".")], {k: v for k, v in overrides.items() if v is not None}, config_file, isolated)
+        verify(findings, settings, codes=verify_codes or None, device=device, timeout=verify_timeout)
     to_file = output_file is not None
     color = fmt == "full" and not to_file and sys.stdout.isatty()
     if diff:
@@ -111,6 +139,49 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
     sys.exit(1 if findings else 0)
 
 
+def _verify_selection(value: str, paths: tuple[Path, ...]) -> tuple[list[str], tuple[Path, ...]]:
+    """`--verify[=CODES]` -> (codes, [] for all; paths). `--verify train.py` makes click take the path
+    as the option's value: it is given back to PATHS."""
+    from bertlint.config import expand_selector
+    from bertlint.rules import all_codes
+
+    if value == "ALL":
+        return [], paths
+    try:
+        return sorted(set().union(*(expand_selector(c.strip().upper(), all_codes()) for c in value.split(",") if c.strip()))), paths
+    except ValueError:
+        if Path(value).exists():
+            return [], (*paths, Path(value))
+        raise click.BadParameter(f"expected rule codes such as BL201,BL104, got {value!r}", param_hint="--verify") from None
+
+
+class _Progress:
+    """A progress bar on stderr that appears only once a run has lasted a second: short runs stay quiet.
+    Refreshed by hand, not by rich's thread, so that the process pool forks a single-threaded process."""
+
+    DELAY = 1.0
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+        self.bar = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if done >= total or time.monotonic() - self.start < self.DELAY:
+                return
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self.bar = Progress(console=Console(stderr=True), transient=True, auto_refresh=False)
+            self.bar.start()
+            self.task = self.bar.add_task("linting", total=total)
+        self.bar.update(self.task, completed=done, refresh=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
 def _per_file(values: tuple[str, ...]) -> dict[str, list[str]] | None:
     if not values:
         return None
@@ -121,6 +192,17 @@ def _per_file(values: tuple[str, ...]) -> dict[str, list[str]] | None:
             raise click.BadParameter(f"expected PATTERN:CODES, got {value!r}", param_hint="--per-file-ignores")
         out.setdefault(pattern, []).extend(_codes(codes) or [])
     return out
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="BERTLINT_CACHE_DIR", help="Also remove this cache folder.")
+def clean(paths: tuple[Path, ...], cache_dir: Path | None) -> None:
+    """Remove the result caches in PATHS (default: the current directory) and below."""
+    from bertlint.cache import clean as remove_caches
+
+    for folder in remove_caches([*(paths or [Path(".")]), *([cache_dir] if cache_dir is not None else [])]):
+        click.echo(f"Removed {folder}")
 
 
 @main.command()
@@ -168,8 +250,9 @@ def server() -> None:
     try:
         from bertlint import lsp
     except ImportError as exc:
-        if exc.name not in ("pygls", "lsprotocol"):
+        package = (exc.name or "").split(".")[0]
+        if package not in ("pygls", "lsprotocol"):
             raise
-        click.echo(f"bertlint: error: the language server needs {exc.name}: pip install 'bertlint[lsp]'", err=True)
+        click.echo(f"bertlint: error: the language server needs {package}: pip install 'bertlint[lsp]'", err=True)
         sys.exit(2)
     lsp.serve()

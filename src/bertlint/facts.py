@@ -1725,13 +1725,16 @@ def classifier(facts: Facts, load: ModelLoad) -> Classifier:
         if problem_type is None:
             problem_type = facts.kw_value(source, "problem_type", default=None)
     if num_labels is None:
-        base = sources[-1]
-        known = base.method != "from_pretrained" or (
-            (info := knowledge.lookup_checkpoint(facts.arg_value(base, 0, "pretrained_model_name_or_path"), facts.base_dir)) is not None
-            and info.source == "built-in"
-        )
-        num_labels = 2 if known else UNKNOWN
+        num_labels = 2 if sources[-1].method != "from_pretrained" or _base_checkpoint(facts, sources[-1]) else UNKNOWN
     return Classifier(num_labels, problem_type, anchor)
+
+
+def _base_checkpoint(facts: Facts, load: Call) -> bool:
+    """A published base checkpoint of the built-in table, by its exact id: its config sets no labels.
+    (`someone/bert-base-uncased` may be a fine-tuned classifier with labels of its own.)"""
+    name = facts.arg_value(load, 0, "pretrained_model_name_or_path")
+    info = knowledge.lookup_checkpoint(name, facts.base_dir) if isinstance(name, str) else None
+    return info is not None and info.source == "built-in" and info.id.lower() == name.lower()
 
 
 def _config_call(facts: Facts, expr: cst.BaseExpression, at: Call) -> Call | None:
@@ -1766,6 +1769,8 @@ def _num_labels_in(facts: Facts, call: Call) -> tuple[Any, cst.Arg | None]:
 
 @dataclass(frozen=True)
 class KnownLabels:
+    """One statically known list of label values, and where it came from."""
+
     values: tuple  # numbers, flattened one level for per-token labels
     origin: str  # for messages: "`labels`", "the `label` column"
     per_token: bool
@@ -1852,22 +1857,26 @@ class TrainingLoop:
 
 
 def _training_loops(facts: Facts) -> list[TrainingLoop]:
-    steps = [c for c in facts.calls if c.loops and _is_update(facts, c)]
-    grads = [c for c in facts.gradient_calls if c.loops]
-    innermost = {id(c.loops[-1]) for c in steps + grads}
-    return [_training_loop(facts, node, steps, grads) for node, _, _ in facts.loops if id(node) in innermost]
+    steps = {id(c) for c in facts.calls if c.loops and _is_update(facts, c)}
+    grads = {id(c) for c in facts.gradient_calls if c.loops}
+    index: dict[int, list[Call]] = {}  # id(loop or function) -> the calls inside it
+    for call in facts.calls:
+        for owner in (*call.loops, call.function):
+            index.setdefault(id(owner), []).append(call)
+    innermost = {id(c.loops[-1]) for c in facts.calls if id(c) in steps or id(c) in grads}
+    return [_training_loop(facts, node, steps, grads, index) for node, _, _ in facts.loops if id(node) in innermost]
 
 
-def _training_loop(facts: Facts, node, steps: list[Call], grads: list[Call]) -> TrainingLoop:
-    inside = [c for c in facts.calls if _within(c.loops, node)]
-    steps = [c for c in steps if _within(c.loops, node)]
-    backward = [c for c in grads if _within(c.loops, node)]
+def _training_loop(facts: Facts, node, step_ids: set[int], grad_ids: set[int], index: dict[int, list[Call]]) -> TrainingLoop:
+    inside = index.get(id(node), [])
+    steps = [c for c in inside if id(c) in step_ids]
+    backward = [c for c in inside if id(c) in grad_ids]
     framework = "tensorflow" if any(c.method in ("apply_gradients", "gradient") for c in steps + backward) else "torch"
     gates = [_accumulation_gate(facts, node, c) for c in steps]
     gate, accumulation_expr, accumulation_steps = gates[0] if gates and all(gates) else (None, None, UNKNOWN)
     body = list(walk(node.body))
-    # a `continue`/`break` may skip what looks unconditional: then nothing counts as run on every iteration
-    can_skip = any(isinstance(n, (cst.Continue, cst.Break, cst.Return, cst.Raise)) for n in body)
+    # a `continue` may skip what looks unconditional: then nothing counts as run on every iteration
+    can_skip = any(isinstance(n, cst.Continue) for n in body)
     zero_grads = [
         c for c in inside
         if c.method == "zero_grad" and c.loops[-1] is node and not can_skip and _every_iteration(facts, node, c.stmt)
@@ -1883,7 +1892,7 @@ def _training_loop(facts: Facts, node, steps: list[Call], grads: list[Call]) -> 
     accelerate = any(c.method in ("backward", "accumulate") and _kind_is(facts, c.receiver, c, "accelerator") for c in inside)
     verdicts = {_divided(facts, loss, c.scope, c.order, node) for c in backward if (loss := _backward_loss(facts, c)) is not None}
     return TrainingLoop(
-        node, framework, backward, steps, _zeroed(facts, node, inside), zero_grads, gate, accumulation_expr, accumulation_steps, recreated, accelerate,
+        node, framework, backward, steps, _zeroed(facts, node, index), zero_grads, gate, accumulation_expr, accumulation_steps, recreated, accelerate,
         verdicts.pop() if len(verdicts) == 1 and framework == "torch" else None,
     )
 
@@ -1984,17 +1993,15 @@ def _resets_gradients(calls: list[Call], root: cst.CSTNode) -> bool:
     )
 
 
-def _zeroed(facts: Facts, node, inside: list[Call]) -> bool:
+def _zeroed(facts: Facts, node, index: dict[int, list[Call]]) -> bool:
     """Gradients are reset in the outermost loop of this function around `node`, or by a local helper called in `node`."""
     around = facts.enclosing(node)
     last_def = max((i for i, s in enumerate(around) if isinstance(s, (cst.FunctionDef, cst.ClassDef))), default=-1)
     outer = next((s for s in around[last_def + 1 :] if isinstance(s, (cst.For, cst.While))), node)
-    if _resets_gradients([c for c in facts.calls if _within(c.loops, outer)], outer):
+    if _resets_gradients(index.get(id(outer), []), outer):
         return True
-    for fn in {id(fn): fn for call in inside for fn in _local_functions(facts, call)}.values():
-        if _resets_gradients([c for c in facts.calls if c.function is fn], fn.body):
-            return True
-    return False
+    helpers = {id(fn): fn for call in index.get(id(node), []) for fn in _local_functions(facts, call)}
+    return any(_resets_gradients(index.get(id(fn), []), fn.body) for fn in helpers.values())
 
 
 def _local_functions(facts: Facts, call: Call) -> list[cst.FunctionDef]:

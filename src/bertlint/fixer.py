@@ -11,7 +11,7 @@ from pathlib import Path
 import libcst as cst
 
 from bertlint.engine import Decoded
-from bertlint.report import Edit, Finding
+from bertlint.report import Finding
 
 MAX_PASSES = 10
 _LINE_END = re.compile(r"\r\n|\r|\n")

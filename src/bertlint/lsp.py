@@ -24,7 +24,7 @@ from bertlint.config import ConfigError, Settings, load_settings
 from bertlint.report import PAGE_URL, Finding, fix_to_dict
 from bertlint.rules import all_codes
 
-DEBOUNCE = 0.05  # seconds without a keystroke before a changed document is linted again
+DEBOUNCE = 0.03  # seconds without a change before a changed document is linted (a lint in progress coalesces more)
 CONFIG_FILES = ("pyproject.toml", "bertlint.toml")
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.bertlint"
 _SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,

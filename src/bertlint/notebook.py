@@ -209,9 +209,11 @@ def parse(text: str) -> Notebook:
     except json.JSONDecodeError as exc:
         raise NotebookError(f"invalid notebook: the file is not JSON ({exc.msg})", exc.lineno, exc.colno) from None
     version = data.get("nbformat") if isinstance(data, dict) else None
-    if version != 4 or not isinstance(data.get("cells"), list):
+    if version != 4:
         found = f"nbformat {version}" if version is not None else "no nbformat key"
         raise NotebookError(f"invalid notebook: bertlint reads nbformat 4 notebooks, this one has {found}")
+    if not isinstance(data.get("cells"), list):
+        raise NotebookError('invalid notebook: it has no "cells" list')
     top = _children(text, _WS.match(text).end())
     cells_start = [start for key, start, _ in top if key == "cells"][-1]  # json.loads keeps the last
     cells, spans = [], []

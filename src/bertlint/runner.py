@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
-from bertlint import engine, fixer, notebook
+from bertlint import cache, engine, fixer, notebook
 from bertlint.config import Settings, load_settings
 from bertlint.discovery import discover
 from bertlint.report import Finding
@@ -22,6 +23,14 @@ class Outcome:
     diff_text: str = ""
     files: int = 0
 
+    def merge(self, part: Outcome) -> None:
+        """Add one file's outcome (its `files` count is already in ours)."""
+        self.findings += part.findings
+        self.problems += part.problems
+        self.internal_errors += part.internal_errors
+        self.fixed += part.fixed
+        self.diff_text += part.diff_text
+
 
 def settings_for(paths: list[Path], overrides: Mapping[str, Any] | None = None, config_file: Path | None = None, isolated: bool = False) -> Settings:
     start = paths[0] if paths else Path(".")
@@ -30,24 +39,102 @@ def settings_for(paths: list[Path], overrides: Mapping[str, Any] | None = None, 
 
 
 def run(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, config_file: Path | None = None,
-        isolated: bool = False, fix: str | None = None, diff: str | None = None) -> Outcome:
+        isolated: bool = False, fix: str | None = None, diff: str | None = None, use_cache: bool = True,
+        cache_dir: Path | None = None, jobs: int | None = None, progress: Callable[[int, int], None] | None = None) -> Outcome:
+    """`progress(done, total)` is called as files finish; `jobs` defaults to the machine's cores."""
     settings = settings_for(paths, overrides, config_file, isolated)
     files, problems = discover(paths, settings)
     outcome = Outcome(problems=[f"{p}: {msg}" for p, msg in problems], files=len(files))
     mode = fix or diff
-    allowed = {"safe", "unsafe"} if mode == "unsafe" else {"safe"}
+    allowed = ({"safe", "unsafe"} if mode == "unsafe" else {"safe"}) if mode else None
+    store = cache.Cache(settings, cache_dir) if use_cache else None
+    parts: dict[Path, Outcome] = {}
+    todo = []
     for path in files:
-        outcome.findings.extend(lint_path(path, settings, outcome, allowed if mode else None, write=bool(fix)))
+        hit = store.lookup(path) if store is not None else None
+        if hit is not None and (allowed is None or not any(f.fix for f in hit)):
+            parts[path] = Outcome(findings=hit)
+        else:
+            todo.append(path)
+    job = (settings, allowed, bool(fix), store is not None)
+    for path, part, key, inputs in _lint_all(todo, job, jobs or _cores(), progress, len(files) - len(todo), len(files)):
+        parts[path] = part
+        if key is not None and not part.fixed and not part.internal_errors:  # findings of the bytes on disk
+            store.store(path, key, part.findings, inputs)
+    for path in files:
+        outcome.merge(parts[path])
+    if store is not None:
+        store.save()
     return outcome
 
 
-def lint_path(path: Path, settings: Settings, outcome: Outcome, allowed: set[str] | None, write: bool) -> list[Finding]:
-    """Lint one file (and fix it when asked); I/O errors become problems, never exceptions."""
+POOL_MIN_FILES = 8  # fewer files than this are linted in-process: a pool's start-up would cost more than it saves
+
+_Job = tuple[Settings, "set[str] | None", bool, bool]  # settings, fixes allowed, write, cache keys wanted
+_Done = tuple[Path, Outcome, "str | None", list]  # path, its outcome, cache key of the bytes linted, other files read
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _lint_all(paths: list[Path], job: _Job, jobs: int, progress: Callable[[int, int], None] | None, done: int, total: int) -> Iterator[_Done]:
+    """Lint `paths` in this process, or over a process pool (largest files first) when there are
+    enough of them to pay for one. A worker that dies costs its files an internal error, not the run."""
+    if progress is not None:
+        progress(done, total)
+    if jobs < 2 or len(paths) < POOL_MIN_FILES:
+        for path in paths:
+            yield _check(path, job)
+            done += 1
+            if progress is not None:
+                progress(done, total)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    # fork: the workers inherit the imported rules instead of importing them again
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    with ProcessPoolExecutor(min(jobs, len(paths)), mp_context=context) as pool:
+        futures = {pool.submit(_check, path, job): path for path in sorted(paths, key=_size, reverse=True)}
+        for future in as_completed(futures):
+            try:
+                yield future.result()
+            except BrokenProcessPool as exc:
+                path = futures[future]
+                yield path, Outcome(internal_errors=[engine.describe_internal_error(path, exc)]), None, []
+            done += 1
+            if progress is not None:
+                progress(done, total)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _check(path: Path, job: _Job) -> _Done:
+    """Read and lint one file into its own outcome; when caching, also the key of the bytes
+    linted and the state of the other files the lint read."""
+    settings, allowed, write, keyed = job
+    part = Outcome()
     try:
         data = path.read_bytes()
     except OSError as exc:
-        outcome.problems.append(f"{path}: {exc.strerror or exc}")
-        return []
+        part.problems.append(f"{path}: {exc.strerror or exc}")
+        return path, part, None, []
+    with cache.recording() as read:
+        part.findings = lint_path(path, data, settings, part, allowed, write)
+    if not keyed:
+        return path, part, None, []
+    return path, part, cache.file_key(path, data, settings), cache.snapshot(read)
+
+
+def lint_path(path: Path, data: bytes, settings: Settings, outcome: Outcome, allowed: set[str] | None, write: bool) -> list[Finding]:
+    """Lint one file's bytes (and fix it when asked); errors are recorded in `outcome`, never raised."""
     try:
         decoded = engine.decode(data)
     except (UnicodeDecodeError, SyntaxError, LookupError) as exc:

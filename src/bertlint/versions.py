@@ -78,28 +78,47 @@ def _display(path: Path) -> str:
     return str(path) if rel.startswith(os.pardir) else rel
 
 
-def _candidates(directory: Path) -> list[Path]:
+@functools.lru_cache(maxsize=1024)
+def _candidates(directory: Path, listing: int | None) -> tuple[Path, ...]:
+    """The requirement files of a folder, requirements.txt first; keyed on the folder's mtime (`listing`)."""
     try:
         found = sorted(directory.glob("requirements*.txt"), key=lambda p: (p.name != "requirements.txt", p.name))
     except OSError:
-        found = []
-    return found + [directory / "pyproject.toml"]
+        return ()
+    pyproject = directory / "pyproject.toml"
+    return tuple(found) + ((pyproject,) if pyproject.is_file() else ())
 
 
-@functools.lru_cache(maxsize=256)
 def _pinned_near(directory: Path, root: Path) -> tuple[Version, str] | None:
     """A pin in requirements*.txt or pyproject dependencies, from the script's folder up to the project root."""
     current = directory
     while True:
-        for candidate in _candidates(current):
-            for requirement in _requirements(candidate):
-                version = resolve_specifier(requirement.group("spec"))
-                if version is not None:
-                    spec = re.sub(r"\s+", "", requirement.group("spec"))
-                    return version, f"the pin transformers{spec} in {_display(candidate)}"
+        try:
+            listing = current.stat().st_mtime_ns
+        except OSError:
+            listing = None
+        for candidate in _candidates(current, listing):
+            try:
+                state = candidate.stat()
+            except OSError:
+                continue
+            pinned = _pin_in(candidate, state.st_mtime_ns, state.st_size)
+            if pinned is not None:
+                return pinned
         if current == root or current.parent == current or root not in current.parents:
             return None
         current = current.parent
+
+
+@functools.lru_cache(maxsize=256)
+def _pin_in(path: Path, mtime_ns: int, size: int) -> tuple[Version, str] | None:
+    """The first transformers pin in one file; keyed on its state, so a long-lived server sees edits."""
+    for requirement in _requirements(path):
+        version = resolve_specifier(requirement.group("spec"))
+        if version is not None:
+            spec = re.sub(r"\s+", "", requirement.group("spec"))
+            return version, f"the pin transformers{spec} in {_display(path)}"
+    return None
 
 
 def _requirements(path: Path) -> list[re.Match]:

@@ -16,11 +16,12 @@ class MaxLengthExceedsModelLimit(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        info = _position_limit(facts)
+        sites = list(_length_sites(facts))
+        info = _position_limit(facts) if sites else None
         if info is None:
             return
         limit = info.usable_max_tokens
-        for arg, value in _length_sites(facts):
+        for arg, value in sites:
             if value <= limit:
                 continue
             model = info.id if info.source == "built-in" else f"the model ({info.source})"
@@ -49,16 +50,11 @@ def _position_limit(facts: Facts) -> knowledge.ModelInfo | None:
 def _length_sites(facts: Facts):
     """(the `max_length=` argument, its value) where a length takes effect: tokenizer calls, and
     data collators that pad to it (`padding="max_length"`; with dynamic padding they ignore it)."""
-    for call in facts.tokenizer_calls:
-        yield from _int_arg(facts, call, "max_length")
-    for call in facts.calls:
-        q = call.qualname
-        if is_transformers_name(q) and q.rsplit(".", 1)[-1].startswith("DataCollator") and facts.kw_value(call, "padding") == "max_length":
-            yield from _int_arg(facts, call, "max_length")
-
-
-def _int_arg(facts: Facts, call, keyword: str):
-    arg = call.kwargs.get(keyword)
-    value = facts.kw_value(call, keyword) if arg is not None else None
-    if isinstance(value, int) and not isinstance(value, bool):
-        yield arg, value
+    calls = list(facts.tokenizer_calls) + [
+        c for c in facts.calls
+        if is_transformers_name(c.qualname) and c.qualname.rsplit(".", 1)[-1].startswith("DataCollator") and facts.kw_value(c, "padding") == "max_length"
+    ]  # fmt: skip
+    for call in calls:
+        value = facts.kw_value(call, "max_length")
+        if isinstance(value, int) and not isinstance(value, bool):
+            yield call.kwargs["max_length"], value

@@ -22,14 +22,12 @@ class StaticPaddingToMax(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        if _fixed_shapes_wanted(facts):
+        static = [(call, pad) for call in facts.tokenizer_calls if (pad := padding_at(facts, call, ctx.version)).pads_to_max]
+        if not static or _fixed_shapes_wanted(facts):
             return
         feeds_training = bool(facts.trainers or facts.calls_to("torch.utils.data.DataLoader"))
         map_functions = _map_functions(facts)
-        for call in facts.tokenizer_calls:
-            pad = padding_at(facts, call, ctx.version)
-            if not pad.pads_to_max:
-                continue
+        for call, pad in static:
             anchor = call.kwargs.get("padding") or call.kwargs["pad_to_max_length"]
             load = tokenizer_load_of(facts, call)
             if "padding" in call.kwargs and pad.max_length is None and not call.has_double_star and (load is None or load.method == "from_pretrained"):

@@ -30,8 +30,12 @@ class WrongDtypeIdsOrLabels(Rule):
                 self._check_forward(ctx, call, model)
             elif _is_class_loss(facts, call):
                 target = call.arg(1, "target")
-                if target is not None and _float_class_labels(facts, target.value, call) is not None:
-                    ctx.report(target, "integer class labels are cast to float for a multi-class loss: it takes float targets as class probabilities of the logits' shape and fails with `RuntimeError: expected target dtype to be Long or Byte, but got Float`")
+                if target is not None and _casts_class_labels(facts, target.value, call):
+                    ctx.report(
+                        target,
+                        "integer class labels are cast to float for a multi-class loss: it reads float targets as class probabilities "
+                        "of the logits' shape and fails with `RuntimeError: expected target dtype to be Long or Byte, but got Float`",
+                    )
 
     def _check_forward(self, ctx: Context, call: Call, model) -> None:
         facts = ctx.facts
@@ -42,7 +46,7 @@ class WrongDtypeIdsOrLabels(Rule):
             if ids.keyword is not None or (found is not None and found.kind == "ids"):  # a first positional may be pixels
                 ctx.report(ids, f"`input_ids` are cast to float, but the embedding looks them up by integer index: `{EMBEDDING_ERROR}`")
         labels = call.kwargs.get("labels")
-        if labels is None or _float_class_labels(facts, labels.value, call) is None:
+        if labels is None or not _casts_class_labels(facts, labels.value, call):
             return
         load = next((load for load in facts.model_loads if load.call is model.call), None)
         if load is None or load.head not in CLASSIFICATION_HEADS:
@@ -77,12 +81,12 @@ def _is_class_loss(facts: Facts, call: Call) -> bool:
     return made is not None and made.qualname in CLASS_LOSSES
 
 
-def _float_class_labels(facts: Facts, expr: cst.BaseExpression, at: Call) -> list | None:
-    """The integer class labels `expr` casts to float: a known flat list of whole numbers (one-hot rows are nested)."""
+def _casts_class_labels(facts: Facts, expr: cst.BaseExpression, at: Call) -> bool:
+    """`expr` casts class indices to float: a known flat list of whole numbers (one-hot rows would be nested)."""
     source = float_cast(facts, expr, at.scope, at.order)
-    if source is None:
-        return None
-    values = facts.value(source, at.scope, order=at.order)
-    if isinstance(values, (list, tuple)) and values and all(isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer() for v in values):
-        return list(values)
-    return None
+    values = facts.value(source, at.scope, order=at.order) if source is not None else None
+    return (
+        isinstance(values, (list, tuple))
+        and bool(values)
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer() for v in values)
+    )

@@ -16,6 +16,8 @@ class TokenizerModelMismatch(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
+        if not facts.model_loads:
+            return
         tokenizers = [_info(facts, call) for call in facts.tokenizer_loads]
         if not tokenizers or any(info is None or info.tokenizer is None for info in tokenizers):
             return  # a tokenizer we cannot place may be the one that matches

@@ -30,26 +30,27 @@ class EvalStrategyWithoutEvalDataset(Rule):
             bound = facts.kind(args.value, trainer.scope, trainer.order) if args is not None else None
             if bound is None or bound.kind != "training_args" or bound.call is None:
                 continue
-            strategy = _strategy(facts, bound.call)
+            keyword, strategy = _strategy(facts, bound.call)
             if strategy is UNKNOWN or strategy in (None, "no"):
                 continue
             if ctx.version < (4, 46) and _set_later(facts, trainer):
                 continue
-            ctx.report(trainer.node, _message(ctx, strategy))
+            ctx.report(trainer.node, _message(ctx, keyword, strategy))
 
 
-def _strategy(facts: Facts, call: Call) -> Any:
-    """"steps"/"epoch"/"no" as written (a string or `IntervalStrategy.X`), None when not set, UNKNOWN when opaque."""
+def _strategy(facts: Facts, call: Call) -> tuple[str, Any]:
+    """(keyword, "steps"/"epoch"/"no") as written (a string or `IntervalStrategy.X`); None when not set, UNKNOWN when opaque."""
+    keyword = next((k for k in STRATEGY_KEYWORDS if k in call.kwargs), STRATEGY_KEYWORDS[0])
     if call.has_double_star:
-        return UNKNOWN
-    arg = next((call.kwargs[k] for k in STRATEGY_KEYWORDS if k in call.kwargs), None)
+        return keyword, UNKNOWN
+    arg = call.kwargs.get(keyword)
     if arg is None:
-        return None
+        return keyword, None
     qualname = facts.qualname(arg.value, call.scope)
     if qualname is not None and qualname.startswith("transformers.") and qualname.rsplit(".", 2)[-2] == "IntervalStrategy":
-        return qualname.rsplit(".", 1)[-1].lower()
+        return keyword, qualname.rsplit(".", 1)[-1].lower()
     value = facts.value(arg.value, call.scope, order=call.order)
-    return value if isinstance(value, str) else UNKNOWN
+    return keyword, value if isinstance(value, str) else UNKNOWN
 
 
 def _set_later(facts: Facts, trainer: Call) -> bool:
@@ -57,8 +58,8 @@ def _set_later(facts: Facts, trainer: Call) -> bool:
     return any(store.key == "eval_dataset" and store.order > trainer.order for store in facts.stores)
 
 
-def _message(ctx: Context, strategy: str) -> str:
-    shown = f'eval_strategy="{strategy}"'
+def _message(ctx: Context, keyword: str, strategy: str) -> str:
+    shown = f'{keyword}="{strategy}"'
     if ctx.version >= (4, 46):
         return (
             f"`{shown}` but the Trainer gets no `eval_dataset`: transformers {ctx.version_text()} fails at `Trainer(...)` with "

@@ -32,10 +32,10 @@ class TokenizerInTfDataMap(Rule):
             body = _function(facts, fn.value) if fn is not None else None
             if body is None or not _tokenizes(facts, body, tokenizer_calls, 0):
                 continue
-            shown = fn.value.value if isinstance(fn.value, cst.Name) else "this lambda"
+            shown = f"`{fn.value.value}`" if isinstance(fn.value, cst.Name) else "this lambda"
             ctx.report(
                 fn,
-                f"`{shown}` calls a tokenizer but runs inside `tf.data.Dataset.map`, which traces it into a graph: the tokenizer gets a symbolic "
+                f"{shown} calls a tokenizer but runs inside `tf.data.Dataset.map`, which traces it into a graph: the tokenizer gets a symbolic "
                 "`tf.Tensor`, not a string, and fails while the dataset is built (`ValueError: text input must be of type `str` ...`, "
                 "or an `AttributeError` for `.numpy()`)",
             )

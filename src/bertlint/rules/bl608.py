@@ -22,7 +22,7 @@ class EncodePlusRemoved(Rule):
             return
         facts = ctx.facts
         for call in facts.tokenizer_calls:
-            if call.method not in REMOVED :
+            if call.method not in REMOVED or structured_tokenizer(facts, call):
                 continue
             fix = [Replacement(call.node.func, facts.text(call.receiver))]
             batch = call.kwargs.get("batch_text_or_text_pairs")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 
-from bertlint.facts import structured_tokenizer
 from bertlint.rules import Context, Replacement, Rule
 
 # The keywords of `__call__`/`encode`/`encode_plus`/`batch_encode_plus` in transformers 4.x and 5.x
@@ -34,8 +33,6 @@ class UnknownTokenizerKeyword(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         for call in facts.tokenizer_calls:
-            if call.method == "prepare_seq2seq_batch" or structured_tokenizer(facts, call):
-                continue
             for keyword, arg in call.kwargs.items():
                 if keyword in VALID or keyword in KNOWN_ELSEWHERE:
                     continue
@@ -44,7 +41,7 @@ class UnknownTokenizerKeyword(Rule):
                     continue
                 nearest = difflib.get_close_matches(keyword, VALID, n=1, cutoff=SIMILARITY)
                 if not nearest:
-                    continue  # not a misspelling: a keyword of some specialised tokenizer we do not know
+                    continue  # not a misspelling: a keyword of a specialised tokenizer (`boxes=`, `table=`)
                 ctx.report(
                     arg,
                     f"`{keyword}=` is not a tokenizer keyword (did you mean `{nearest[0]}=`?): {_effect(ctx, keyword)}",

@@ -21,7 +21,7 @@ from transformers import AutoConfig, PretrainedConfig
 logging.getLogger("transformers").setLevel(logging.ERROR)
 
 # Width and depth of a shrunk model: enough for every code path, small enough for a CPU.
-SMALL = {"hidden": 64, "heads": 2, "layers": 2, "ffn": 128, "embedding": 32}
+SMALL = {"hidden": 64, "heads": 2, "layers": 2, "ffn": 128}
 CACHED_WEIGHTS_MAX_PARAMS = 1_500_000_000  # larger cached checkpoints are rebuilt small instead of loaded
 
 # Config attribute names per dimension, across the families bertlint knows (only present ones are set).
@@ -36,9 +36,10 @@ _NAMES = {
 }
 _DERIVED = ("attention_layers", "layer_types")  # recomputed by the config class from the new sizes
 
-# len(tokenizer) where the published embedding matrix has spare rows (padded to a round size).
-# T5: 32,000 SentencePiece pieces + 100 sentinels in a 32,128-row embedding; Qwen2.5: 151,665 in 151,936.
-TOKENIZER_LENGTHS = {"t5": 32100, "qwen2": 151665}
+# len(tokenizer) where the published embedding has spare rows, by (model_type, vocab_size).
+# T5/Flan-T5: 32,000 SentencePiece pieces + 100 sentinels in 32,128 rows; Qwen2.5: 151,665 tokens in
+# 151,936 (0.5B-3B) or 152,064 (7B+) rows (QwenLM/Qwen3#1247, arcee-ai/mergekit#425).
+TOKENIZER_LENGTHS = {("t5", 32128): 32100, ("qwen2", 151936): 151665, ("qwen2", 152064): 151665}
 
 
 @dataclass
@@ -61,8 +62,11 @@ def cached_config(model: dict[str, Any]) -> PretrainedConfig | None:
     return None
 
 
-def config_for(model: dict[str, Any], *, shrink: bool, **overrides: Any) -> Built:
-    """The architecture of `model` (a spec from the parent): cached config, else the known sizes."""
+def config_for(model: dict[str, Any], *, size: dict[str, int] | None = SMALL, **overrides: Any) -> Built:
+    """The architecture of `model` (a spec from the parent): its cached config, else its known sizes.
+
+    `size` replaces the width and depth (`SMALL` by default; None keeps the real size); `overrides`
+    are config attributes (num_labels, pad_token_id, ...)."""
     cached = cached_config(model)
     if cached is not None:
         base, origin = cached.to_dict(), f"the cached config of {model.get('checkpoint') or model.get('config_dir')}"
@@ -80,16 +84,16 @@ def config_for(model: dict[str, Any], *, shrink: bool, **overrides: Any) -> Buil
         }  # fmt: skip
         _set(base, {k: v for k, v in known.items() if v})
         origin = f"the sizes of {model['id']}" if model.get("id") else f"a default {model_type} config"
-    if shrink:
+    if size is not None:
         kv = base.get("num_key_value_heads")
-        _set(base, {k: v for k, v in SMALL.items() if k in _NAMES} | {"decoder_layers": SMALL["layers"]})
+        _set(base, {k: v for k, v in size.items() if k in _NAMES} | {"decoder_layers": size["layers"]})
         if kv:
-            base["num_key_value_heads"] = min(kv, SMALL["heads"])
+            base["num_key_value_heads"] = min(kv, size["heads"])
         for key in ("head_dim", "d_kv"):
             if key in base:
-                base[key] = SMALL["hidden"] // SMALL["heads"]
+                base[key] = size["hidden"] // size["heads"]
         if "embedding_size" in base:
-            base["embedding_size"] = SMALL["embedding"]
+            base["embedding_size"] = min(base["embedding_size"], size["hidden"])
     for key in _DERIVED:
         base.pop(key, None)
     if "attention_types" in base:  # GPT-Neo: one entry per layer
@@ -98,8 +102,8 @@ def config_for(model: dict[str, Any], *, shrink: bool, **overrides: Any) -> Buil
     base.update(overrides)
     base.pop("model_type", None)
     config = AutoConfig.for_model(model_type, **base)
-    size = f"{_get(config, 'layers')} layers × {_get(config, 'hidden')} wide" if shrink else "real size"
-    return Built(config, f"random-weight {model_type} ({size}) from {origin}")
+    shape = f"{_get(config, 'layers')} layers × {_get(config, 'hidden')} wide" if size is not None else "real size"
+    return Built(config, f"random-weight {model_type} ({shape}) from {origin}")
 
 
 def _set(cfg: dict[str, Any], dims: dict[str, Any]) -> None:
@@ -113,7 +117,7 @@ def _get(config: PretrainedConfig, dim: str) -> Any:
     return next((getattr(config, k) for k in _NAMES[dim] if getattr(config, k, None) is not None), None)
 
 
-def model_for(model: dict[str, Any], auto_class: str, device: str, *, shrink: bool = True, **overrides: Any) -> tuple[torch.nn.Module, str]:
+def model_for(model: dict[str, Any], auto_class: str, device: str, **overrides: Any) -> tuple[torch.nn.Module, str]:
     """A model with the task head `auto_class` (e.g. "AutoModelForSequenceClassification"), in eval mode.
 
     The cached checkpoint's weights are used when present and not too large; else random weights."""
@@ -125,7 +129,7 @@ def model_for(model: dict[str, Any], auto_class: str, device: str, *, shrink: bo
             return loaded.to(device).eval(), f"cached {checkpoint}"
         except Exception:  # not in the cache (the usual case offline): rebuild it below
             pass
-    built = config_for(model, shrink=shrink, **overrides)
+    built = config_for(model, **overrides)
     torch.manual_seed(0)
     with torch.device(device):
         net = cls.from_config(built.config)

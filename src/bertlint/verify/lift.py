@@ -1,0 +1,365 @@
+"""Parent side: lift the values a probe needs from the script's facts into a JSON probe spec.
+
+Import-free like the rest of the lint path. The file is parsed again (once per file with findings
+to verify) and the finding is matched to the calls that contain its position. Rules' own queries
+are reused where they exist, so a probe checks the very values the rule judged. A value that does
+not resolve raises `CannotLift`, which becomes "could not run" with the reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from bertlint import engine, knowledge, versions
+from bertlint.config import Settings
+from bertlint.facts import UNKNOWN, Call, Facts, ModelLoad, classifier, known_labels, padding_of, trained_model, training_arg, uses_peft, walk
+from bertlint.report import Finding
+
+GiB = 1 << 30
+
+
+class CannotLift(Exception):
+    """The script does not pin down a value the probe needs; the message says which."""
+
+
+@dataclass
+class Site:
+    """One parsed file and where its nodes are."""
+
+    facts: Facts
+    positions: Any  # node -> CodeRange
+    version: tuple[int, ...]  # the target transformers version, as the rules saw it
+
+    @classmethod
+    def load(cls, path: Path, settings: Settings) -> Site:
+        text = engine.decode(path.read_bytes()).text
+        module = cst.parse_module(text)
+        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return cls(Facts(module, text, path), positions, versions.target_version(settings, path)[0])
+
+    def covers(self, node: cst.CSTNode, finding: Finding) -> bool:
+        rng: CodeRange | None = self.positions.get(node)
+        if rng is None:
+            return False
+        start, end = (rng.start.line, rng.start.column + 1), (rng.end.line, rng.end.column + 1)
+        return start <= (finding.line, finding.column) and (finding.end_line, finding.end_column) <= end
+
+    def innermost(self, finding: Finding, calls: list[Call], what: str) -> Call:
+        """The smallest of `calls` that contains the finding."""
+        around = [c for c in calls if self.covers(c.node, finding)]
+        if not around:
+            raise CannotLift(f"no {what} at {finding.line}:{finding.column}")
+        return min(around, key=lambda c: len(self.facts.text(c.node)))
+
+    def value(self, call: Call, keyword: str, index: int | None = None, *, required: bool = True) -> Any:
+        """A constant argument of `call`; CannotLift when it is absent (if required) or not constant."""
+        arg = call.arg(index if index is not None else -1, keyword)
+        if arg is None:
+            if required:
+                raise CannotLift(f"`{self.facts.text(call.node.func)}(...)` has no `{keyword}=`")
+            return None
+        value = self.facts.value(arg.value, call.scope, order=call.order)
+        if value is UNKNOWN:
+            raise CannotLift(f"`{keyword}={self.facts.text(arg.value)}` is not a constant in the script")
+        return value
+
+
+# --------------------------------------------------------------------------- the model and tokenizer
+
+
+def model_spec(site: Site, load: ModelLoad | None = None) -> dict[str, Any]:
+    """The architecture a probe rebuilds: the checkpoint's known sizes, else its family from the class name."""
+    facts = site.facts
+    info = None
+    if load is None:
+        known = trained_model(facts)
+        if known is not None:
+            load, info = known
+        elif facts.model_loads:
+            load = facts.model_loads[0]
+    elif load.checkpoint is not UNKNOWN:
+        info = facts.checkpoint_info(load)
+    if info is not None:
+        spec = dataclasses.asdict(info)
+        local = info.source != "built-in"
+        spec |= {"checkpoint": None if local else info.id, "config_dir": str(Path(info.source).parent) if local else None}
+        return spec | {"head": load.head}
+    model_type = knowledge.model_type_from_class_name(load.class_name.rsplit(".", 1)[-1]) if load is not None else None
+    if model_type is None:
+        raise CannotLift("the script's model is neither a known checkpoint nor a transformers class of a known family")
+    return {"model_type": model_type, "head": load.head}
+
+
+def _load_of(facts: Facts, call: Call | None) -> ModelLoad | None:
+    return next((load for load in facts.model_loads if call is not None and load.call is call), None)
+
+
+def tokenizer_spec(site: Site, call: Call) -> dict[str, Any]:
+    """The tokenizer a call runs on: its checkpoint and class as loaded, else the trained model's checkpoint."""
+    facts = site.facts
+    target = call.receiver if call.method not in (None, "__call__") else call.node.func
+    binding = facts.kind(target, call.scope, call.order)
+    load = binding.call if binding is not None and binding.kind == "tokenizer" else None
+    spec: dict[str, Any] = {"checkpoint": None, "class": None, "use_fast": None}
+    if load is not None and load.qualname:
+        pretrained = load.method == "from_pretrained"
+        checkpoint = facts.arg_value(load, 0, "pretrained_model_name_or_path") if pretrained else None
+        use_fast = facts.kw_value(load, "use_fast", default=None)
+        spec = {"checkpoint": checkpoint if isinstance(checkpoint, str) else None,
+                "class": load.qualname.rsplit(".", 2 if pretrained else 1)[-2 if pretrained else -1],
+                "use_fast": use_fast if isinstance(use_fast, bool) else None}  # fmt: skip
+    if spec["checkpoint"] is None and (known := trained_model(facts)) is not None:
+        spec["checkpoint"] = known[1].id
+    info = knowledge.lookup_checkpoint(spec["checkpoint"], facts.base_dir) if spec["checkpoint"] else None
+    spec["model_max_length"] = info.usable_max_tokens if info else None
+    return spec
+
+
+# --------------------------------------------------------------------------- per rule
+
+TOKENIZER_KEYWORDS = ("padding", "pad_to_max_length", "max_length", "truncation", "add_special_tokens", "return_tensors", "pad_to_multiple_of")
+
+
+def _tokenizer_call(site: Site, finding: Finding, settings: Settings) -> dict:
+    facts = site.facts
+    call = site.innermost(finding, facts.tokenizer_calls, "tokenizer call")
+    if call.has_double_star:
+        raise CannotLift("the tokenizer call passes `**kwargs`, whose keys are not known")
+    kwargs = {k: site.value(call, k) for k in TOKENIZER_KEYWORDS if k in call.kwargs}
+    if kwargs.get("return_tensors") not in (None, "pt", "np"):
+        kwargs.pop("return_tensors")
+    method = call.method if call.method in ("encode_plus", "batch_encode_plus") else "__call__"
+    batch = padding_of(facts, call).batch is not False
+    return {"params": {"kwargs": kwargs, "batch": batch, "method": method, "tokenizer": tokenizer_spec(site, call)}}
+
+
+def _position_limit(site: Site, finding: Finding, settings: Settings) -> dict:
+    facts = site.facts
+    call = site.innermost(finding, [c for c in facts.calls if "max_length" in c.kwargs], "call with `max_length=`")
+    length = site.value(call, "max_length")
+    if not isinstance(length, int) or length <= 0:
+        raise CannotLift(f"`max_length` is {length!r}, not a length")
+    return {"model": model_spec(site), "params": {"length": length}}
+
+
+def _attention_mask(site: Site, finding: Finding, settings: Settings) -> dict:
+    facts = site.facts
+
+    def model_of(call: Call):
+        target = call.node.func if call.method is None else call.receiver
+        return facts.kind(target, call.scope, call.order)
+
+    calls = [c for c in facts.calls if c.method in (None, "forward", "generate") and (b := model_of(c)) is not None and b.kind == "model"]
+    call = site.innermost(finding, calls, "model call")
+    load = _load_of(facts, model_of(call).call)
+    return {"model": model_spec(site, load), "params": {"padding_side": _padding_side(facts)}}
+
+
+def _padding_side(facts: Facts) -> str | None:
+    """`tok.padding_side = "left"` or `from_pretrained(..., padding_side="left")`, when the script says."""
+    sides = set()
+    for node in walk(facts.module):
+        if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Attribute) and t.target.attr.value == "padding_side" for t in node.targets):
+            sides.add(facts.value(node.value, facts.scope_of(node)))
+    for load in facts.tokenizer_loads:
+        if "padding_side" in load.kwargs:
+            sides.add(facts.kw_value(load, "padding_side"))
+    return sides.pop() if len(sides) == 1 and sides <= {"left", "right"} else None
+
+
+def _label_length(site: Site, finding: Finding, settings: Settings) -> dict:
+    from bertlint.rules.bl202 import _is_label_call, _shape
+
+    facts = site.facts
+    label_calls = [c for c in facts.tokenizer_calls if _is_label_call(facts, c)]
+    label = site.innermost(finding, label_calls, "label tokenizer call")
+    shapes = {_shape(facts, c, site.version) for c in facts.tokenizer_calls if c not in label_calls and c.function is label.function}
+    label_shape = _shape(facts, label, site.version)
+    if len(shapes) != 1 or None in shapes or label_shape is None:
+        raise CannotLift("the inputs' padding and length are not known")
+    heads = {load.head for load in facts.model_loads}
+    if len(heads) != 1:
+        raise CannotLift("the model's task head is not known")
+    return {"model": model_spec(site), "params": {"head": heads.pop(), "inputs": list(shapes.pop()), "labels": list(label_shape)}}
+
+
+CLASSIFIERS = ("seq-cls", "token-cls")
+
+
+def _classifier(site: Site) -> tuple[ModelLoad, int]:
+    """The one classification model load and its label count."""
+    loads = [load for load in site.facts.model_loads if load.head in CLASSIFIERS]
+    if len(loads) != 1:
+        raise CannotLift("the script does not load exactly one sequence- or token-classification model")
+    num_labels = classifier(site.facts, loads[0]).num_labels
+    if num_labels is UNKNOWN:
+        raise CannotLift("`num_labels` is not known statically")
+    return loads[0], num_labels
+
+
+def _label_range(site: Site, finding: Finding, settings: Settings) -> dict:
+    load, num_labels = _classifier(site)
+    per_token = load.head == "token-cls"
+    found = [labels.values for labels in known_labels(site.facts) if labels.per_token == per_token and all(isinstance(v, int) for v in labels.values)]
+    if not found:
+        raise CannotLift("the label values are not known statically")
+    distinct = sorted(set(found[0]) - {-100})
+    if len(distinct) > 16:
+        distinct = distinct[:8] + distinct[-8:]
+    return {"model": model_spec(site, load), "params": {"head": load.head, "num_labels": num_labels, "labels": distinct}}
+
+
+def _dtype(site: Site, finding: Finding, settings: Settings) -> dict:
+    line = finding.source_line
+    span = line[finding.column - 1 : finding.end_column - 1] if finding.end_line == finding.line else line[finding.column - 1 :]
+    target = "labels" if "label" in span.lower() or ("label" in line.lower() and "input_ids" not in line) else "input_ids"
+    try:
+        load, num_labels = _classifier(site)
+        model, head = model_spec(site, load), load.head
+    except CannotLift:
+        model, head, num_labels = model_spec(site), "seq-cls", 2
+    return {"model": model, "params": {"target": target, "head": head, "num_labels": num_labels}}
+
+
+def _added_tokens(site: Site, finding: Finding, settings: Settings) -> dict:
+    from bertlint.rules.bl206 import _adds_tokens
+
+    facts = site.facts
+    adds = [c for c in facts.calls if c.method in ("add_tokens", "add_special_tokens") and _adds_tokens(facts, c)]
+    tokens = [token for call in adds for token in _strings(facts.arg_value(call, 0, "new_tokens" if call.method == "add_tokens" else "special_tokens_dict"))]
+    if not tokens:
+        raise CannotLift("the added tokens cannot be read statically")
+    return {"model": model_spec(site), "params": {"tokens": tokens, "count": len(tokens)}}
+
+
+def _strings(value: Any) -> list[str]:
+    """The token strings in an add_tokens/add_special_tokens argument (str, list, or dict of either)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [v for v in value if isinstance(v, str)]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    return []
+
+
+def _learning_rate(site: Site, finding: Finding, settings: Settings) -> dict:
+    from bertlint.rules.bl301 import _rate_sites
+
+    facts = site.facts
+    match = next(((call, arg, opt) for call, arg, opt in _rate_sites(facts) if site.covers(arg, finding) or site.covers(arg.value, finding)), None)
+    if match is None:
+        raise CannotLift(f"no learning rate at {finding.line}:{finding.column}")
+    call, arg, optimizer = match
+    lr = facts.value(arg.value, call.scope, order=call.order)
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)):
+        raise CannotLift(f"the learning rate `{facts.text(arg.value)}` is not a constant")
+    known = trained_model(facts)
+    loads = facts.model_loads
+    from_scratch = bool(loads) and all(load.how != "pretrained" for load in loads)
+    model = model_spec(site)
+    low, high, label = knowledge.lr_range(known[1] if known else None, optimizer, from_scratch=from_scratch, peft=uses_peft(facts),
+                                          model_type=model.get("model_type"), overrides=settings.lr_ranges)  # fmt: skip
+    return {"model": model, "params": {"lr": float(lr), "reference_lr": math.sqrt(low * high), "low": low, "high": high, "optimizer": optimizer, "range": label}}
+
+
+def _imbalance(site: Site, finding: Finding, settings: Settings) -> dict:
+    from bertlint.rules.bl401 import MIN_EXAMPLES, _distributions
+
+    for counts, origin in _distributions(site.facts):
+        total, common = sum(counts.values()), counts.most_common()
+        if total >= MIN_EXAMPLES and len(counts) >= 2 and common[0][1] / max(common[-1][1], 1) >= settings.imbalance_ratio:
+            return {"params": {"counts": [[str(label), n] for label, n in common], "origin": origin}}
+    raise CannotLift("the label distribution could not be read again")
+
+
+def _eval_strategy(site: Site, finding: Finding, settings: Settings) -> dict:
+    from bertlint.rules.bl402 import _strategy
+
+    facts = site.facts
+    trainer = site.innermost(finding, facts.trainers, "Trainer(...)")
+    args = trainer.arg(1, "args")
+    bound = facts.kind(args.value, trainer.scope, trainer.order) if args is not None else None
+    if bound is None or bound.kind != "training_args" or bound.call is None:
+        raise CannotLift("the Trainer's TrainingArguments are not known")
+    keyword, strategy = _strategy(facts, bound.call)
+    if strategy not in ("steps", "epoch"):
+        raise CannotLift(f"`{keyword}` is not 'steps' or 'epoch'")
+    return {"model": _optional_model(site), "params": {"eval_strategy": strategy}}
+
+
+def _optional_model(site: Site) -> dict | None:
+    """The script's model when known; Trainer probes fall back to a small BERT otherwise."""
+    try:
+        return model_spec(site)
+    except CannotLift:
+        return None
+
+
+def _compute_loss(site: Site, finding: Finding, settings: Settings) -> dict:
+    facts = site.facts
+    overrides = [(c, c.methods["compute_loss"]) for c in facts.classes.values() if "compute_loss" in c.methods]
+    around = [(c, fn) for c, fn in overrides if site.covers(fn, finding)] or overrides
+    if not around:
+        raise CannotLift("no `compute_loss` override found")
+    cls, fn = around[0]
+    p = fn.params
+    params = [{"name": x.name.value, "kind": "positional", "default": x.default is not None} for x in (*p.posonly_params, *p.params)]
+    if isinstance(p.star_arg, cst.Param):
+        params.append({"name": p.star_arg.name.value, "kind": "var_positional", "default": False})
+    params += [{"name": x.name.value, "kind": "keyword_only", "default": x.default is not None} for x in p.kwonly_params]
+    if p.star_kwarg is not None:
+        params.append({"name": p.star_kwarg.name.value, "kind": "var_keyword", "default": False})
+    return {"model": _optional_model(site), "params": {"class": cls.name, "params": params}}
+
+
+def _memory(site: Site, finding: Finding, settings: Settings) -> dict:
+    from bertlint.rules.bl502 import _accumulation, _batch_size, _optimizer, _precisions, _sequence_length
+
+    facts = site.facts
+    known = trained_model(facts)
+    if known is None:
+        raise CannotLift("the trained checkpoint is not known")
+    load, info = known
+    batch, seq, accum = _batch_size(facts), _sequence_length(facts, info, site.version), _accumulation(facts)
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (batch, seq, accum)):
+        raise CannotLift("the batch size, sequence length or accumulation steps are not known statically")
+    precisions = _precisions(facts, site.version)
+    if not precisions:
+        raise CannotLift("quantized weights are not probed")
+    checkpointing = training_arg(facts, "gradient_checkpointing", False) is True or any(c.method == "gradient_checkpointing_enable" for c in facts.calls)
+    attention = "eager" if any(facts.kw_value(l.call, "attn_implementation", default=None) == "eager" for l in facts.model_loads) else "sdpa"
+    optimizer = _optimizer(facts)
+    micro = max(1, batch // accum)
+
+    def estimate(precision: str, size: int) -> int:
+        return knowledge.estimate_training_memory(
+            info, batch_size=size, seq_len=seq, precision=precision, optimizer=optimizer, attention=attention, gradient_checkpointing=checkpointing,
+            lm_head=load.head in ("causal-lm", "masked-lm", "seq2seq"), trainable_params=0 if uses_peft(facts) else None).total  # fmt: skip
+
+    precision = min(precisions, key=lambda p: estimate(p, micro))
+    kind = {"adafactor": "adafactor", "sgd_momentum": "sgd"}.get(optimizer, "adamw")
+    params = dict(batch=micro, seq=seq, precision=precision, attention=attention, gradient_checkpointing=checkpointing, optimizer=optimizer,
+                  optimizer_kind=kind, head=load.head, estimate_bytes=estimate(precision, micro),
+                  activation_bytes_per_example=estimate(precision, 2) - estimate(precision, 1), budget_gib=settings.gpu_memory_gib)  # fmt: skip
+    return {"model": model_spec(site, load), "params": params}
+
+
+LIFTERS: dict[str, Callable[[Site, Finding, Settings], dict]] = {
+    "BL101": _tokenizer_call, "BL102": _tokenizer_call, "BL104": _position_limit, "BL201": _attention_mask,
+    "BL202": _label_length, "BL204": _label_range, "BL205": _dtype, "BL206": _added_tokens, "BL301": _learning_rate,
+    "BL401": _imbalance, "BL402": _eval_strategy, "BL501": _memory, "BL502": _memory, "BL603": _compute_loss,
+}  # fmt: skip
+
+
+def spec_for(site: Site, finding: Finding, settings: Settings) -> dict:
+    """The probe spec for one finding (without its id); CannotLift when a value is missing."""
+    lifted = LIFTERS[finding.code](site, finding, settings)
+    return {"code": finding.code, "model": lifted.get("model"), "params": lifted["params"]}

@@ -1,0 +1,617 @@
+"""Child side: one probe per rule code. Each runs in its own process (see child.py) and returns
+a verdict dict: status, evidence, measurements (numbers only) and setup (what was run).
+
+A probe gets the values the parent lifted from the script (never the script itself) and rebuilds
+just the failing step: a tokenizer call, a forward, a loss, one Trainer step, a short fine-tune.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import keyword
+import logging
+import math
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+import transformers
+from transformers import AutoConfig
+
+from bertlint.verify import build
+
+HEAD_CLASSES = {
+    "seq-cls": "AutoModelForSequenceClassification", "token-cls": "AutoModelForTokenClassification",
+    "causal-lm": "AutoModelForCausalLM", "masked-lm": "AutoModelForMaskedLM", "seq2seq": "AutoModelForSeq2SeqLM",
+}  # fmt: skip
+GiB = 1 << 30
+
+
+@dataclass
+class Env:
+    device: str  # "cpu" | "cuda"
+    workdir: Path
+
+    @property
+    def label(self) -> str:
+        return f"cuda ({torch.cuda.get_device_name()})" if self.device == "cuda" else "cpu"
+
+
+def verdict(status: str, evidence: str, setup: str = "", **measurements: float) -> dict[str, Any]:
+    return {"status": status, "evidence": evidence, "setup": setup,
+            "measurements": {k: v for k, v in measurements.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}}  # fmt: skip
+
+
+def error_text(exc: BaseException) -> str:
+    first = next((line for line in str(exc).strip().splitlines() if line.strip()), "")
+    return f"{type(exc).__name__}: {first[:300]}"
+
+
+def _ids(config, shape: tuple[int, ...], device: str, generator: torch.Generator | None = None) -> torch.Tensor:
+    """Ordinary token ids: above the special tokens, never the pad id."""
+    high = min(config.vocab_size, 1000)
+    ids = torch.randint(10, high, shape, generator=generator)
+    return ids.masked_fill(ids == build.pad_id(config), 11).to(device)
+
+
+def _accepts(model, name: str) -> bool:
+    import inspect
+
+    return name in inspect.signature(model.forward).parameters
+
+
+# --------------------------------------------------------------------------- tokenizer calls (BL101, BL102)
+
+
+@contextlib.contextmanager
+def _captured():
+    """Python warnings and transformers log records raised inside the block, as text."""
+    seen: list[str] = []
+
+    class Handler(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    logger = logging.getLogger("transformers")
+    handler, level = Handler(logging.WARNING), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield seen
+        seen.extend(f"{w.category.__name__}: {w.message}" for w in caught)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def _tokenize(spec: dict, env: Env, texts: list[str]):
+    """Run the flagged call with its keywords; -> (lengths or None, error or None, messages, setup)."""
+    p = spec["params"]
+    tok, setup = build.tokenizer_for(p["tokenizer"], env.workdir)
+    method = p.get("method", "__call__")
+    call = tok if method == "__call__" else getattr(tok, method, None)
+    if call is None:
+        call, setup = tok, f"{setup}; `{method}` no longer exists in transformers {transformers.__version__}, so the tokenizer was called directly"
+    arg: Any = texts if p.get("batch", True) else texts[0]
+    with _captured() as messages:
+        try:
+            out = call(arg, **p["kwargs"])
+        except Exception as exc:  # the error is the evidence
+            return None, exc, messages, setup
+    ids = out["input_ids"]
+    lengths = [len(x) for x in ids] if p.get("batch", True) else [len(ids)]
+    return lengths, None, messages, setup
+
+
+def _relevant(messages: list[str], *needles: str) -> str:
+    hit = next((m for m in messages if any(n in m for n in needles)), "")
+    return f"; it said: {hit.splitlines()[0][:240]}" if hit else ""
+
+
+def probe_pad_to_max_length(spec: dict, env: Env) -> dict:
+    kwargs = spec["params"]["kwargs"]
+    target = kwargs.get("max_length")
+    lengths, error, messages, setup = _tokenize(spec, env, [build.text_of(3), build.text_of(6, 50)])
+    if error is not None:
+        return verdict("confirmed", f"transformers {transformers.__version__} raises {error_text(error)}", setup)
+    said = _relevant(messages, "pad_to_max_length", "not recognized")
+    shown = f"lengths {lengths}" if len(lengths) > 1 else f"{lengths[0]} tokens"
+    if kwargs.get("pad_to_max_length") is True and target and any(n != target for n in lengths):
+        how = "ignored `pad_to_max_length=True`" + (" silently" if not said else "")
+        return verdict("confirmed", f"transformers {transformers.__version__} {how}: {shown} instead of max_length={target}{said}",
+                       setup, output_length=max(lengths), max_length=target)  # fmt: skip
+    if said:
+        return verdict("confirmed", f"transformers {transformers.__version__} gave {shown}{said}", setup, output_length=max(lengths))
+    return verdict("not_confirmed", f"transformers {transformers.__version__} accepted it without a warning: {shown}", setup, output_length=max(lengths))
+
+
+def probe_max_length_effect(spec: dict, env: Env) -> dict:
+    target = spec["params"]["kwargs"].get("max_length")
+    if not isinstance(target, int):
+        return verdict("could_not_run", "the call's `max_length` is not a known number")
+    long_words = min(target + 8, 4096)
+    lengths, error, messages, setup = _tokenize(spec, env, [build.text_of(3), build.text_of(long_words, 20)])
+    if error is not None:
+        return verdict("could_not_run", f"the call itself failed: {error_text(error)}", setup)
+    said = _relevant(messages, "max_length")
+    if all(n == target for n in lengths):
+        return verdict("not_confirmed", f"every sequence came out at max_length={target}", setup, output_length=target, max_length=target)
+    return verdict(
+        "confirmed",
+        f"a batch of a short and a {long_words}-word text came out at lengths {lengths}, not max_length={target}: padded to the longest, nothing cut{said}",
+        setup, output_length=max(lengths), max_length=target,
+    )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- forwards and losses
+
+
+def probe_position_limit(spec: dict, env: Env) -> dict:
+    p = spec["params"]
+    model, setup = build.model_for(spec["model"], "AutoModel", env.device)
+    encoder = model.get_encoder() if getattr(model.config, "is_encoder_decoder", False) else model
+    length = p["length"]
+    limit = getattr(model.config, "max_position_embeddings", None)
+    ids = _ids(model.config, (1, length), env.device)
+    kwargs = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+    if _accepts(encoder, "token_type_ids"):
+        kwargs["token_type_ids"] = torch.zeros_like(ids)
+    try:
+        with torch.no_grad():
+            encoder(**kwargs)
+        _sync(env)
+    except Exception as exc:  # IndexError / size mismatch on CPU, device-side assert on CUDA
+        return verdict("confirmed", f"a forward of {length} tokens fails: {error_text(exc)}", setup, length=length, position_limit=limit or 0)
+    return verdict("not_confirmed", f"a forward of {length} tokens ran without error (position table: {limit})", setup, length=length, position_limit=limit or 0)
+
+
+def probe_attention_mask(spec: dict, env: Env) -> dict:
+    model, setup = build.model_for(spec["model"], "AutoModel", env.device)
+    if getattr(model.config, "is_encoder_decoder", False):
+        model = model.get_encoder()
+    side = spec["params"].get("padding_side") or build.family_padding_side(spec["model"].get("model_type"))
+    g = torch.Generator().manual_seed(0)
+    a, b = _ids(model.config, (5,), "cpu", g), _ids(model.config, (10,), "cpu", g)
+    pads = torch.full((5,), build.pad_id(model.config))
+    row = torch.cat([a, pads]) if side == "right" else torch.cat([pads, a])
+    batch = torch.stack([row, b]).to(env.device)
+    mask = (torch.arange(10) < 5) if side == "right" else (torch.arange(10) >= 5)
+    mask = torch.stack([mask, torch.ones(10, dtype=torch.bool)]).long().to(env.device)
+    real = slice(0, 5) if side == "right" else slice(5, 10)
+    with torch.no_grad():
+        alone = model(input_ids=a[None].to(env.device)).last_hidden_state[0]
+        without = model(input_ids=batch).last_hidden_state[0, real]
+        masked = model(input_ids=batch, attention_mask=mask).last_hidden_state[0, real]
+    d_without = float((without - alone).abs().max())
+    d_with = float((masked - alone).abs().max())
+    scale = float(alone.abs().max())
+    text = f"max |Δ| of the first text's hidden states {d_without:.3g} without the mask, {d_with:.3g} with it (|h| up to {scale:.2g}; {side}-padded batch)"
+    status = "confirmed" if d_without > 1e-4 * max(scale, 1.0) else "not_confirmed"
+    if status == "not_confirmed":
+        text += ": the pad tokens do not reach the real ones"
+    return verdict(status, text, setup, max_abs_diff_without_mask=d_without, max_abs_diff_with_mask=d_with, hidden_abs_max=scale)
+
+
+def _length(shape: list, longest: int) -> int:
+    """Sequence length a tokenizer call yields: fixed `max_length`, or the batch's longest text cut at it."""
+    kind, cap = shape
+    return cap if kind == "max_length" else min(longest, cap or longest)
+
+
+def probe_label_length(spec: dict, env: Env) -> dict:
+    p = spec["params"]
+    caps = [c for _, c in (p["inputs"], p["labels"]) if c]
+    longest = max(caps, default=17) + 7  # a batch whose longest text exceeds every cap
+    n_in, n_lab = _length(p["inputs"], longest), _length(p["labels"], longest)
+    model, setup = build.model_for(spec["model"], HEAD_CLASSES[p["head"]], env.device)
+    ids = _ids(model.config, (2, n_in), env.device)
+    labels = torch.zeros(2, n_lab, dtype=torch.long, device=env.device) if p["head"] == "token-cls" else _ids(model.config, (2, n_lab), env.device)
+    return _loss_verdict(model, setup, env, {"input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": labels},
+                         f"inputs of {n_in} tokens with labels of {n_lab}", input_length=n_in, label_length=n_lab)  # fmt: skip
+
+
+def probe_label_range(spec: dict, env: Env) -> dict:
+    p = spec["params"]
+    values = p["labels"]
+    model, setup = build.model_for(spec["model"], HEAD_CLASSES[p["head"]], env.device, num_labels=p["num_labels"])
+    ids = _ids(model.config, (len(values), 8), env.device)
+    labels = torch.tensor(values, device=env.device)
+    if p["head"] == "token-cls":
+        labels = torch.full((len(values), 8), -100, device=env.device).index_put_((torch.arange(len(values)), torch.ones(len(values), dtype=torch.long)), labels)
+    return _loss_verdict(model, setup, env, {"input_ids": ids, "labels": labels},
+                         f"labels {sorted(set(values))} with num_labels={p['num_labels']}", num_labels=p["num_labels"], max_label=max(values))  # fmt: skip
+
+
+def probe_dtype(spec: dict, env: Env) -> dict:
+    p = spec["params"]
+    head = p.get("head") if p.get("head") in HEAD_CLASSES else "seq-cls"
+    model, setup = build.model_for(spec["model"], HEAD_CLASSES[head], env.device, **({"num_labels": p["num_labels"]} if p.get("num_labels") else {}))
+    ids = _ids(model.config, (4, 8), env.device)
+    n = getattr(model.config, "num_labels", 2)
+    labels = torch.arange(4, device=env.device) % n if head == "seq-cls" else torch.zeros(4, 8, dtype=torch.long, device=env.device)
+    if p["target"] == "labels":
+        inputs, what = {"input_ids": ids, "labels": labels.float()}, "float labels"
+    else:
+        inputs, what = {"input_ids": ids.float(), "labels": labels}, "float input_ids"
+    return _loss_verdict(model, setup, env, inputs, what)
+
+
+def probe_added_tokens(spec: dict, env: Env) -> dict:
+    model, setup = build.model_for(spec["model"], "AutoModel", env.device)
+    rows = model.get_input_embeddings().num_embeddings
+    length, added, origin = _tokenizer_growth(spec)
+    if length is None:
+        length, origin = rows, "assumed equal to the embedding rows"
+    if added == 0:
+        return verdict("not_confirmed", "the tokens are already in the vocabulary: nothing is added", setup)
+    new = list(range(length, length + added))
+    ids = torch.cat([_ids(model.config, (3,), "cpu"), torch.tensor(new)])[None].to(env.device)
+    encoder = model.get_encoder() if getattr(model.config, "is_encoder_decoder", False) else model
+    numbers = dict(embedding_rows=rows, largest_new_id=new[-1], tokenizer_length=length)
+    try:
+        with torch.no_grad():
+            encoder(input_ids=ids)
+        _sync(env)
+    except Exception as exc:
+        return verdict("confirmed", f"the new token id {new[-1]} (tokenizer length {length}, {origin}) overflows the {rows}-row embedding: {error_text(exc)}", setup, **numbers)
+    return verdict("not_confirmed", f"the new ids {new[0]}–{new[-1]} fit the {rows}-row embedding (tokenizer length {length}, {origin}): it has {rows - length} spare rows", setup, **numbers)
+
+
+def _tokenizer_growth(spec: dict) -> tuple[int | None, int, str]:
+    """(len(tokenizer) before, tokens added, where the length comes from): the cached tokenizer, else the published length."""
+    model, p = spec["model"], spec["params"]
+    if model.get("checkpoint"):
+        try:
+            tok = transformers.AutoTokenizer.from_pretrained(model["checkpoint"], local_files_only=True)
+        except Exception:  # not cached
+            tok = None
+        if tok is not None:
+            before = len(tok)
+            return before, tok.add_tokens(p["tokens"]) if p.get("tokens") else p["count"], "cached tokenizer"
+    known = build.TOKENIZER_LENGTHS.get((model.get("model_type"), model.get("vocab_size")))
+    return known, p["count"], "published tokenizer length" if known else ""
+
+
+def _loss_verdict(model, setup: str, env: Env, inputs: dict, what: str, **measurements: float) -> dict:
+    try:
+        with torch.no_grad():
+            loss = model(**inputs).loss
+        _sync(env)
+    except Exception as exc:
+        return verdict("confirmed", f"the forward with {what} fails: {error_text(exc)}", setup, **measurements)
+    return verdict("not_confirmed", f"the forward with {what} computes a loss ({float(loss):.3g})", setup, **measurements)
+
+
+def _sync(env: Env) -> None:
+    if env.device == "cuda":
+        torch.cuda.synchronize()
+
+
+# --------------------------------------------------------------------------- training (BL301, BL401)
+
+FINE_TUNE = {"steps": 24, "batch": 8, "seq": 8, "vocab": 200, "max_width": 768}
+
+
+def probe_learning_rate(spec: dict, env: Env) -> dict:
+    p = spec["params"]
+    lr, ref = p["lr"], p["reference_lr"]
+    runs = {rate: _fine_tune(spec["model"], rate, p["optimizer"], env) for rate in (lr, ref)}
+    (flagged, moved, setup), (base, base_moved, _) = runs[lr], runs[ref]
+
+    def curve(losses: list[float]) -> str:
+        return f"{losses[0]:.2f} → {_tail(losses):.2f} (peak {max(losses):.2f})"
+
+    text = f"{FINE_TUNE['steps']} steps at {lr:g}: loss {curve(flagged)}; at the reference {ref:g}: {curve(base)}"
+    numbers = dict(lr=lr, reference_lr=ref, loss_first=flagged[0], loss_last=_tail(flagged), loss_peak=max(flagged),
+                   reference_loss_last=_tail(base), reference_loss_peak=max(base), weight_change=moved, reference_weight_change=base_moved)  # fmt: skip
+    if lr > p["high"]:
+        nan = not all(math.isfinite(x) for x in flagged)
+        spiked = max(flagged) >= 3 * max(base)
+        stuck = _tail(flagged) >= flagged[0] and _tail(base) < base[0]
+        if nan or spiked or stuck:
+            why = "the loss turns NaN" if nan else f"the loss spikes to {max(flagged):.2f}, {max(flagged) / max(base):.1f}× the reference's peak" if spiked else "the loss does not go down"
+            return verdict("confirmed", f"unstable ({why}): {text}", setup, **numbers)
+        return verdict("not_confirmed", f"trains as well as the reference: {text}", setup, **numbers)
+    if moved <= 0.1 * base_moved:
+        return verdict("confirmed", f"stalls: the weights moved {moved:.2g} (relative) vs {base_moved:.2g} at the reference; {text}", setup, **numbers)
+    return verdict("not_confirmed", f"the weights moved {moved:.2g} vs {base_moved:.2g} at the reference; {text}", setup, **numbers)
+
+
+def _tail(losses: list[float]) -> float:
+    tail = losses[-5:]
+    return sum(tail) / len(tail)
+
+
+def _fine_tune(model_spec: dict, lr: float, optimizer: str, env: Env) -> tuple[list[float], float, str]:
+    """Seeded steps on a separable task (the label is a marker token); -> losses, relative weight change, setup.
+
+    The width is the family's (capped on CPU), since the step size that breaks a model grows as it narrows."""
+    width = model_spec.get("hidden_size") or 768
+    heads = model_spec.get("num_attention_heads") or 12
+    if env.device == "cpu" and width > FINE_TUNE["max_width"]:
+        heads, width = max(1, heads * FINE_TUNE["max_width"] // width), FINE_TUNE["max_width"]
+    size = {"hidden": width, "heads": heads, "layers": 1, "ffn": 4 * width, "vocab": FINE_TUNE["vocab"], "positions": 64}
+    built = build.config_for(model_spec, size=size, num_labels=2, pad_token_id=0)
+    torch.manual_seed(0)
+    with torch.device(env.device):
+        model = transformers.AutoModelForSequenceClassification.from_config(built.config)
+    model.train()
+    start = [w.detach().clone() for w in model.parameters()]
+    opt = _optimizer(optimizer, model.parameters(), lr)
+    g = torch.Generator().manual_seed(1)
+    losses = []
+    for _ in range(FINE_TUNE["steps"]):
+        y = torch.randint(0, 2, (FINE_TUNE["batch"],), generator=g)
+        x = torch.randint(10, FINE_TUNE["vocab"], (FINE_TUNE["batch"], FINE_TUNE["seq"]), generator=g)
+        x[:, 1] = 5 + y
+        loss = model(input_ids=x.to(env.device), labels=y.to(env.device)).loss
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        losses.append(float(loss))
+    with torch.no_grad():
+        moved = math.sqrt(sum(float((w - s).pow(2).sum()) for w, s in zip(model.parameters(), start)))
+        norm = math.sqrt(sum(float(s.pow(2).sum()) for s in start))
+    return losses, moved / norm, built.setup
+
+
+def _optimizer(kind: str, params, lr: float):
+    if kind == "adafactor":
+        return transformers.Adafactor(params, lr=lr, scale_parameter=False, relative_step=False, warmup_init=False)
+    if kind == "sgd":
+        return torch.optim.SGD(params, lr=lr, momentum=0.9)
+    return torch.optim.AdamW(params, lr=lr)
+
+
+OVERLAP = 0.7  # class means 0.7·√2 ≈ 1 σ apart: a balanced classifier gets ~69% right, like a hard real task
+
+
+def probe_imbalance(spec: dict, env: Env) -> dict:
+    """The script's class proportions on synthetic, overlapping classes: recall of each class unweighted vs weighted."""
+    counts = {str(label): n for label, n in spec["params"]["counts"]}
+    labels = list(counts)
+    scale = min(1.0, 20000 / sum(counts.values()))
+    sizes = [max(1, round(counts[c] * scale)) for c in labels]
+    g = torch.Generator().manual_seed(0)
+    means = torch.eye(len(labels), 8) * OVERLAP
+    x = torch.cat([means[i] + torch.randn(n, 8, generator=g) for i, n in enumerate(sizes)])
+    y = torch.cat([torch.full((n,), i) for i, n in enumerate(sizes)])
+    test_x = torch.cat([means[i] + torch.randn(1000, 8, generator=g) for i in range(len(labels))])
+    test_y = torch.arange(len(labels)).repeat_interleave(1000)
+    weights = torch.tensor([sum(sizes) / (len(sizes) * n) for n in sizes])
+    unweighted, weighted = (_recalls(x, y, test_x, test_y, w) for w in (None, weights))
+    minority = min(range(len(labels)), key=lambda i: sizes[i])
+    ratio = max(sizes) / min(sizes)
+    shown = ", ".join(f"{c!s}: {counts[c]}" for c in labels)
+    text = (f"counts {shown} ({ratio:.1f}:1); a classifier trained on these proportions recalls class {labels[minority]} "
+            f"{unweighted[minority]:.0%} of the time unweighted vs {weighted[minority]:.0%} with class weights")  # fmt: skip
+    status = "confirmed" if unweighted[minority] < weighted[minority] - 0.1 else "not_confirmed"
+    return verdict(status, text, "linear classifier on synthetic overlapping classes with the script's proportions",
+                   ratio=ratio, minority_recall_unweighted=unweighted[minority], minority_recall_weighted=weighted[minority])  # fmt: skip
+
+
+def _recalls(x, y, test_x, test_y, weights) -> list[float]:
+    torch.manual_seed(0)
+    n = int(y.max()) + 1
+    net = torch.nn.Linear(x.shape[1], n)
+    opt = torch.optim.Adam(net.parameters(), lr=0.05)
+    loss_fn = torch.nn.CrossEntropyLoss(weight=weights)
+    for _ in range(150):
+        opt.zero_grad()
+        loss_fn(net(x), y).backward()
+        opt.step()
+    with torch.no_grad():
+        pred = net(test_x).argmax(-1)
+    return [float((pred[test_y == c] == c).float().mean()) for c in range(n)]
+
+
+# --------------------------------------------------------------------------- Trainer (BL402, BL603)
+
+
+def _trainer_setup(spec: dict, env: Env, **args: Any):
+    """A tiny model, a 2-example dataset and TrainingArguments that stay local and quiet."""
+    model, setup = build.model_for(spec.get("model") or {"model_type": "bert"}, "AutoModelForSequenceClassification", env.device)
+    rows = [{"input_ids": [12, 13, 14, 15], "attention_mask": [1, 1, 1, 1], "labels": i % 2} for i in range(2)]
+    fields = transformers.TrainingArguments.__dataclass_fields__
+    if env.device == "cpu":
+        args["use_cpu" if "use_cpu" in fields else "no_cuda"] = True
+    training_args = transformers.TrainingArguments(
+        output_dir=str(env.workdir / "trainer"), per_device_train_batch_size=2, per_device_eval_batch_size=2, max_steps=1,
+        report_to=[], save_strategy="no", logging_strategy="no", disable_tqdm=True, **args,
+    )  # fmt: skip
+    return model, rows, training_args, setup
+
+
+def probe_eval_without_dataset(spec: dict, env: Env) -> dict:
+    strategy = spec["params"]["eval_strategy"]
+    field = "eval_strategy" if "eval_strategy" in transformers.TrainingArguments.__dataclass_fields__ else "evaluation_strategy"
+    model, rows, args, setup = _trainer_setup(spec, env, **{field: strategy, "eval_steps": 1})
+    try:
+        trainer = transformers.Trainer(model=model, args=args, train_dataset=rows)
+    except ValueError as exc:  # transformers >= 4.46 checks at construction
+        return verdict("confirmed", f"`Trainer(...)` raises {error_text(exc)}", setup)
+    try:
+        trainer.train()
+    except ValueError as exc:  # older releases train first and fail at the first evaluation
+        return verdict("confirmed", f"`trainer.train()` raises at the first evaluation: {error_text(exc)}", setup)
+    return verdict("not_confirmed", f"`Trainer(...)` and one step with {field}={strategy!r} ran without an eval_dataset", setup)
+
+
+def probe_compute_loss_signature(spec: dict, env: Env) -> dict:
+    p = spec["params"]
+    compute_loss = _override(p["class"], p["params"])
+    trainer_class = type(p["class"], (transformers.Trainer,), {"compute_loss": compute_loss})
+    model, rows, args, setup = _trainer_setup(spec, env)
+    signature = f"compute_loss({', '.join(_param_text(x) for x in p['params'])})"
+    try:
+        trainer_class(model=model, args=args, train_dataset=rows).train()
+    except TypeError as exc:
+        return verdict("confirmed", f"one training step with `{signature}` raises {error_text(exc)}", setup)
+    return verdict("not_confirmed", f"one training step with `{signature}` ran", setup)
+
+
+def _param_text(param: dict) -> str:
+    prefix = {"var_positional": "*", "var_keyword": "**"}.get(param["kind"], "")
+    return f"{prefix}{param['name']}" + ("=..." if param.get("default") else "")
+
+
+def _override(class_name: str, params: list[dict]) -> Callable:
+    """A compute_loss with the user's parameter list and the stock body (the user's body is never run)."""
+    names = [x["name"] for x in params]
+    if not all(n.isidentifier() and not keyword.iskeyword(n) for n in names + [class_name]) or len(names) < 3:
+        raise ValueError("the override's parameters cannot be rebuilt")
+    parts, star = [], False
+    for param in params:
+        if param["kind"] == "keyword_only" and not star:
+            parts.append("*")
+            star = True
+        star = star or param["kind"] == "var_positional"
+        parts.append(_param_text(param).replace("=...", "=None"))
+    self_, model, inputs = names[:3]
+    flag = names[3] if len(params) > 3 and params[3]["kind"] == "positional" else "False"
+    source = (f"def compute_loss({', '.join(parts)}):\n"
+              f"    outputs = {model}(**{inputs})\n"
+              f"    return (outputs.loss, outputs) if {flag} else outputs.loss\n")  # fmt: skip
+    namespace: dict[str, Any] = {}
+    exec(compile(source, f"<{class_name}.compute_loss>", "exec"), namespace)  # our own generated source
+    function = namespace["compute_loss"]
+    function.__qualname__ = f"{class_name}.compute_loss"
+    return function
+
+
+# --------------------------------------------------------------------------- memory (BL501, BL502)
+
+
+def probe_memory(spec: dict, env: Env) -> dict:
+    p = spec["params"]
+    estimate = p["estimate_bytes"] / GiB
+    shape = f"batch {p['batch']} × {p['seq']}"
+    if env.device != "cuda":
+        return verdict("could_not_run", f"needs CUDA; the static lower bound is {estimate:.1f} GiB for {shape} against a {p['budget_gib']:g} GiB budget",
+                       "", estimate_gib=estimate, budget_gib=p["budget_gib"])  # fmt: skip
+    free = torch.cuda.mem_get_info()[0] / GiB
+    built = build.config_for(spec["model"], size=None)  # memory depends on the real size
+    precisions = ["fp32", "amp"] if spec["code"] == "BL501" else list(dict.fromkeys(["fp32", p["precision"]]))
+    runs = {prec: _peak(built.config, p, prec) for prec in precisions}
+    text = "; ".join(f"{_precision_name(prec)}: {_peak_text(r)}" for prec, r in runs.items())
+    numbers = {f"{prec}_peak_gib": r["peak"] / GiB for prec, r in runs.items() if r["peak"] is not None}
+    numbers |= {f"{prec}_step_seconds": r["seconds"] for prec, r in runs.items() if r["seconds"] is not None}
+    numbers |= dict(estimate_gib=estimate, budget_gib=p["budget_gib"], free_gib=free)
+    head = f"one training step at {shape} (static lower bound {estimate:.1f} GiB, budget {p['budget_gib']:g} GiB, {free:.1f} GiB free): {text}"
+    setup = f"{built.setup}, {p['optimizer']}"
+    if spec["code"] == "BL501":
+        fp32, amp = runs["fp32"], runs["amp"]
+        if amp["peak"] is None:
+            return verdict("could_not_run", f"{head}; not even mixed precision fits this device", setup, **numbers)
+        faster = None not in (amp["seconds"], fp32["seconds"]) and amp["seconds"] <= 0.75 * fp32["seconds"]
+        saves = fp32["peak"] is None or amp["peak"] <= 0.9 * fp32["peak"] or faster
+        return verdict("confirmed" if saves else "not_confirmed", head, setup, **numbers)
+    peak = runs[p["precision"]]["peak"]
+    if peak is None:
+        status = "confirmed" if free > p["budget_gib"] else "could_not_run"
+        return verdict(status, f"{head}; even batch 1 does not fit", setup, **numbers)
+    return verdict("confirmed" if peak / GiB > p["budget_gib"] else "not_confirmed", head, setup, **numbers)
+
+
+def _precision_name(precision: str) -> str:
+    if precision in ("fp32", "bf16_pure"):
+        return {"fp32": "fp32", "bf16_pure": "bf16 weights"}[precision]
+    return "bf16 autocast" if torch.cuda.is_bf16_supported() else "fp16 autocast"
+
+
+def _peak_text(run: dict) -> str:
+    if run["peak"] is None:
+        return "does not fit even at batch 1"
+    shown = f"{run['peak'] / GiB:.1f} GiB peak"
+    if run["measured_batch"] != run["batch"]:
+        shown += f" (extrapolated from batch {run['measured_batch']}, the largest that fit)"
+    return shown + (f", {run['seconds']:.2f} s/step" if run["seconds"] is not None else "")
+
+
+def _peak(config, p: dict, precision: str) -> dict:
+    """Peak allocated memory of a training step at the script's batch; halves the batch until it fits and extrapolates."""
+    batch, measured = p["batch"], {}
+    while batch >= 1:
+        try:
+            measured[batch] = _step(config, p, precision, batch)
+        except torch.cuda.OutOfMemoryError:
+            batch //= 2
+            continue
+        if batch == p["batch"] or len(measured) == 2 or batch == 1:
+            break
+        batch //= 2
+    if not measured:
+        return {"peak": None, "seconds": None, "batch": p["batch"], "measured_batch": 0}
+    top = max(measured)
+    peak, seconds = measured[top]
+    if top != p["batch"]:
+        low = min(measured)
+        slope = (peak - measured[low][0]) / (top - low) if low != top else p["activation_bytes_per_example"]
+        peak, seconds = peak + slope * (p["batch"] - top), None
+    return {"peak": peak, "seconds": seconds, "batch": p["batch"], "measured_batch": top}
+
+
+def _step(config, p: dict, precision: str, batch: int) -> tuple[float, float]:
+    """Peak bytes and seconds of the second of two training steps (optimizer states exist by then)."""
+    model = opt = None
+    try:
+        gc.collect()
+        torch.cuda.empty_cache()
+        with torch.device("cuda"):
+            model = getattr(transformers, HEAD_CLASSES.get(p["head"], HEAD_CLASSES["seq-cls"])).from_config(config, attn_implementation=p["attention"])
+        if precision == "bf16_pure":
+            model.to(torch.bfloat16)
+        model.train()
+        if p.get("gradient_checkpointing"):
+            model.gradient_checkpointing_enable()
+        opt = _optimizer(p["optimizer_kind"], model.parameters(), 1e-5)
+        ids = _ids(config, (batch, p["seq"]), "cuda")
+        labels = torch.zeros(batch, dtype=torch.long, device="cuda") if p["head"] not in HEAD_CLASSES or p["head"] == "seq-cls" else ids
+        dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        autocast = torch.autocast("cuda", dtype=dtype) if precision == "amp" else contextlib.nullcontext()
+        for step in range(2):
+            if step == 1:
+                torch.cuda.synchronize()
+                torch.cuda.reset_peak_memory_stats()
+                start = time.perf_counter()
+            with autocast:
+                loss = model(input_ids=ids, labels=labels).loss
+            loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+        torch.cuda.synchronize()
+        return float(torch.cuda.max_memory_allocated()), time.perf_counter() - start
+    finally:
+        del model, opt
+        gc.collect()
+        torch.cuda.empty_cache()
+
+
+def prepare(specs: list[dict]) -> None:
+    """Import once, before the forks, the lazily loaded transformers modules the probes will use:
+    each forked probe would otherwise import them again (seconds each). No tensor op runs here, so
+    no thread pool exists yet when the probes fork."""
+    from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
+
+    needed = {"Trainer", "TrainingArguments"} if any(s["code"] in ("BL402", "BL603") for s in specs) else set()
+    for spec in specs:
+        model_type = (spec.get("model") or {}).get("model_type") or "bert"
+        needed.add(MODEL_MAPPING_NAMES.get(model_type, "BertModel"))
+        with contextlib.suppress(Exception):  # an unknown family: the probe reports it
+            AutoConfig.for_model(model_type)
+    for name in needed:
+        getattr(transformers, name, None)
+
+
+PROBES: dict[str, Callable[[dict, Env], dict]] = {
+    "BL101": probe_pad_to_max_length, "BL102": probe_max_length_effect, "BL104": probe_position_limit,
+    "BL201": probe_attention_mask, "BL202": probe_label_length, "BL204": probe_label_range, "BL205": probe_dtype,
+    "BL206": probe_added_tokens, "BL301": probe_learning_rate, "BL401": probe_imbalance,
+    "BL402": probe_eval_without_dataset, "BL501": probe_memory, "BL502": probe_memory, "BL603": probe_compute_loss_signature,
+}  # fmt: skip

@@ -1,0 +1,274 @@
+"""The real entry points, run as a user runs them: `python -m bertlint` and the `bertlint` console script."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from bertlint.report import finding_to_dict
+from bertlint.rules import all_codes
+from conftest import ROOT
+
+CONSOLE_SCRIPT = Path(sys.executable).parent / "bertlint"
+
+BAD = """\
+from transformers import AutoTokenizer
+tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+enc = tok(["a", "b"], max_length=8, truncation=True, pad_to_max_length=True)
+"""
+CLEAN = """\
+from transformers import AutoTokenizer
+tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+enc = tok(["a", "b"], max_length=8, truncation=True, padding="max_length")
+"""
+JSON_KEYS = set(finding_to_dict(__import__("bertlint.report", fromlist=["Finding"]).Finding("BL101", "n", "error", "m", "h", "p", 1, 1, 1, 2)))
+
+
+def run(*args: str, cwd: Path, script: bool = False, stdin: str | None = None) -> subprocess.CompletedProcess:
+    command = [str(CONSOLE_SCRIPT)] if script else [sys.executable, "-m", "bertlint"]
+    env = {**os.environ, "NO_COLOR": "1"}
+    return subprocess.run([*command, *args], cwd=cwd, capture_output=True, text=True, env=env, input=stdin, timeout=120)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project with a pinned target version, so the installed transformers never matters."""
+    (tmp_path / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\n')
+    return tmp_path
+
+
+def write(root: Path, name: str, text: str) -> Path:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def concise(result: subprocess.CompletedProcess) -> list[str]:
+    """`path:line:col: CODE` of every finding line of `--format concise` output."""
+    return [f"{location}: {rest.split()[0]}" for location, _, rest in (line.partition(": ") for line in result.stdout.splitlines()) if rest.startswith("BL")]
+
+
+# --- exit codes and the two entry points ---------------------------------------------------
+
+
+@pytest.mark.parametrize("script", [False, True], ids=["python-m", "console-script"])
+def test_exit_codes(project, script):
+    write(project, "bad.py", BAD)
+    write(project, "clean.py", CLEAN)
+    clean = run("clean.py", cwd=project, script=script)
+    assert clean.returncode == 0 and "All checks passed!" in clean.stdout
+    bad = run("bad.py", cwd=project, script=script)
+    assert bad.returncode == 1
+    assert "bad.py:3:54: BL101 [*]" in bad.stdout and "Found 1 error (1 fixable with `--fix`)." in bad.stdout
+    missing = run("does_not_exist.py", cwd=project, script=script)
+    assert missing.returncode == 2 and "does_not_exist.py" in missing.stderr
+
+
+def test_exit_zero_keeps_the_report(project):
+    write(project, "bad.py", BAD)
+    result = run("--exit-zero", "bad.py", cwd=project)
+    assert result.returncode == 0 and "BL101" in result.stdout
+
+
+def test_default_path_is_the_current_directory(project):
+    write(project, "pkg/bad.py", BAD)
+    result = run("--format", "concise", cwd=project)
+    assert result.returncode == 1 and concise(result) == ["pkg/bad.py:3:54: BL101"]
+
+
+# --- output formats -----------------------------------------------------------------------
+
+
+def test_every_format_parses(project):
+    write(project, "bad.py", BAD)
+    outputs = {fmt: run("--format", fmt, "bad.py", cwd=project) for fmt in ("full", "concise", "json", "lsp", "sarif", "github")}
+    assert all(r.returncode == 1 for r in outputs.values())
+    [entry] = json.loads(outputs["json"].stdout)
+    assert set(entry) == JSON_KEYS
+    assert (entry["code"], entry["line"], entry["column"], entry["severity"]) == ("BL101", 3, 54, "error")
+    assert entry["fix"]["applicability"] == "safe"
+    [(uri, [diagnostic])] = json.loads(outputs["lsp"].stdout).items()
+    assert uri.endswith("/bad.py") and diagnostic["code"] == "BL101" and diagnostic["range"]["start"] == {"line": 2, "character": 53}
+    sarif = json.loads(outputs["sarif"].stdout)
+    assert sarif["version"] == "2.1.0" and sarif["runs"][0]["results"][0]["ruleId"] == "BL101"
+    assert outputs["github"].stdout.startswith("::error file=bad.py,line=3,col=54,")
+    assert concise(outputs["concise"]) == ["bad.py:3:54: BL101"]
+    assert "^^^^" in outputs["full"].stdout and "= help:" in outputs["full"].stdout
+
+
+def test_output_file_and_statistics(project):
+    write(project, "a.py", BAD)
+    write(project, "b.py", BAD)
+    result = run("--format", "json", "--output-file", "report.json", "a.py", "b.py", cwd=project)
+    assert result.returncode == 1 and result.stdout == ""
+    assert [d["path"] for d in json.loads((project / "report.json").read_text())] == ["a.py", "b.py"]
+    stats = run("--statistics", "a.py", "b.py", cwd=project)
+    assert stats.returncode == 1
+    assert stats.stdout.splitlines()[0].split() == ["2", "BL101", "[*]", "pad-to-max-length-deprecated"]
+
+
+# --- selection ----------------------------------------------------------------------------
+
+MIXED = """\
+import torch
+from transformers import AutoModel, AutoTokenizer
+tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+model = AutoModel.from_pretrained("bert-base-uncased")
+enc = tok(["a", "b c d"], max_length=8, truncation=True, padding=True, pad_to_max_length=True, return_tensors="pt")
+with torch.no_grad():
+    out = model(enc["input_ids"])
+opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+"""
+
+
+def codes_of(result: subprocess.CompletedProcess) -> list[str]:
+    return sorted({line.split()[1] for line in concise(result)})
+
+
+def test_select_ignore_extend_select_and_per_file_ignores(project):
+    write(project, "train.py", MIXED)
+    write(project, "scripts/train.py", MIXED)
+    assert codes_of(run("--format", "concise", "train.py", cwd=project)) == ["BL101", "BL201", "BL301"]
+    assert codes_of(run("--format", "concise", "--select", "BL2", "train.py", cwd=project)) == ["BL201"]
+    assert codes_of(run("--format", "concise", "--ignore", "BL1,BL301", "train.py", cwd=project)) == ["BL201"]
+    assert codes_of(run("--format", "concise", "--select", "BL101", "--extend-select", "BL301", "train.py", cwd=project)) == ["BL101", "BL301"]
+    result = run("--format", "concise", "--per-file-ignores", "scripts/*.py:BL101,BL201", ".", cwd=project)
+    assert concise(result) == ["scripts/train.py:8:45: BL301", "train.py:5:72: BL101", "train.py:7:17: BL201", "train.py:8:45: BL301"]
+
+
+def test_bad_configuration_exits_2_naming_file_and_key(project):
+    write(project, "bad.py", BAD)
+    (project / "pyproject.toml").write_text('[tool.bertlint]\ngpu-memroy = "24GiB"\n')
+    result = run("bad.py", cwd=project)
+    assert result.returncode == 2
+    assert "pyproject.toml" in result.stderr and "gpu-memroy" in result.stderr
+    (project / "pyproject.toml").write_text('[tool.bertlint]\nselect = ["BL999"]\n')
+    result = run("bad.py", cwd=project)
+    assert result.returncode == 2 and "pyproject.toml" in result.stderr and "select" in result.stderr
+
+
+def test_bad_flag_value_exits_2(project):
+    write(project, "bad.py", BAD)
+    result = run("--select", "BL1000", "bad.py", cwd=project)
+    assert result.returncode == 2 and "BL1000" in result.stderr
+
+
+# --- files that do not parse --------------------------------------------------------------
+
+
+def test_syntax_error_is_bl901_and_the_other_files_are_still_checked(project):
+    write(project, "broken.py", "from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained(\n")
+    write(project, "bad.py", BAD)
+    result = run("--format", "concise", ".", cwd=project)
+    assert result.returncode == 1
+    assert [line.split()[1] for line in concise(result)] == ["BL101", "BL901"]
+    assert concise(result)[1].startswith("broken.py:2:")
+
+
+# --- suppressions -------------------------------------------------------------------------
+
+
+def test_noqa_and_ignore_on_the_line_and_on_the_first_line_of_a_statement(project):
+    write(
+        project,
+        "train.py",
+        """\
+        from transformers import AutoTokenizer
+        tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+        a = tok("x", max_length=8, truncation=True, pad_to_max_length=True)  # noqa: BL101
+        b = tok("x", max_length=8, truncation=True, pad_to_max_length=True)  # bertlint: ignore[BL101]
+        c = tok(  # noqa: BL101
+            "x",
+            max_length=8,
+            pad_to_max_length=True,
+        )
+        d = tok(  # bertlint: ignore[BL101]
+            "x",
+            pad_to_max_length=True,
+        )
+        e = tok("x", pad_to_max_length=True)  # noqa
+        f = tok("x", pad_to_max_length=True)  # noqa: BL201
+        g = tok(
+            "x",
+            pad_to_max_length=True,  # noqa: BL101
+        )
+        """,
+    )
+    result = run("--format", "concise", "train.py", cwd=project)
+    assert concise(result) == ["train.py:15:14: BL101", "train.py:15:39: BL902"]
+
+
+def test_skip_file(project):
+    write(project, "train.py", "# bertlint: skip-file\n" + BAD)
+    result = run("train.py", cwd=project)
+    assert result.returncode == 0 and "All checks passed!" in result.stdout
+
+
+def test_unused_suppression_is_reported_and_fixed(project):
+    path = write(
+        project,
+        "train.py",
+        """\
+        from transformers import AutoTokenizer
+        tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+        a = tok("x", padding="max_length", max_length=8, truncation=True)  # noqa: BL101, E501
+        b = tok("x", padding="max_length", max_length=8, truncation=True)  # bertlint: ignore[BL201]
+        c = tok("x", max_length=8, truncation=True, pad_to_max_length=True)  # noqa: BL101
+        """,
+    )
+    result = run("--format", "concise", "train.py", cwd=project)
+    assert concise(result) == ["train.py:3:68: BL902", "train.py:4:68: BL902"]
+    ignored = run("--format", "concise", "--ignore", "BL201", "train.py", cwd=project)
+    assert concise(ignored) == ["train.py:3:68: BL902"], "a code that is not selected may fire elsewhere: not reported"
+    fixed = run("--fix", "train.py", cwd=project)
+    assert fixed.returncode == 0, fixed.stdout
+    lines = path.read_text().splitlines()
+    assert lines[2].endswith("truncation=True)  # noqa: E501")
+    assert lines[3].endswith("truncation=True)")
+    assert lines[4].endswith("# noqa: BL101")
+
+
+# --- rule pages and the rule list ---------------------------------------------------------
+
+
+def test_rule_prints_its_page(project):
+    result = run("rule", "BL201", cwd=project)
+    assert result.returncode == 0
+    assert result.stdout.startswith("# BL201 missing-attention-mask") and "## Use instead" in result.stdout
+    assert run("rule", "bl201", cwd=project).stdout == result.stdout
+    unknown = run("rule", "BL999", cwd=project)
+    assert unknown.returncode == 2 and "BL999" in unknown.stderr
+
+
+def test_rules_json_lists_every_code(project):
+    result = run("rules", "--format", "json", cwd=project)
+    rows = json.loads(result.stdout)
+    assert [row["code"] for row in rows] == all_codes()
+    assert all(set(row) == {"code", "name", "severity", "fix", "summary"} for row in rows)
+    assert {"BL101", "BL201", "BL202", "BL301", "BL401", "BL501", "BL502", "BL901", "BL902"} <= {row["code"] for row in rows}
+
+
+# --- start-up cost ------------------------------------------------------------------------
+
+
+def test_version_imports_no_deep_learning_framework():
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "bertlint", "--version"], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0 and result.stdout.startswith("bertlint ")
+    imported = {line.split("|")[-1].strip().split(".")[0] for line in result.stderr.splitlines() if line.startswith("import time:")}
+    assert "bertlint" in imported
+    assert not imported & {"torch", "transformers", "tensorflow", "keras", "jax"}
+
+
+def test_linting_imports_no_deep_learning_framework(project):
+    write(project, "bad.py", BAD)
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "bertlint", "bad.py"], capture_output=True, text=True, cwd=project)
+    assert result.returncode == 1
+    imported = {line.split("|")[-1].strip().split(".")[0] for line in result.stderr.splitlines() if line.startswith("import time:")}
+    assert not imported & {"torch", "transformers", "tensorflow", "keras", "jax"}
