@@ -91,7 +91,7 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
             list(paths) or [Path(".")],
             overrides={k: v for k, v in overrides.items() if v is not None},
             config_file=config_file, isolated=isolated,
-            fix="unsafe" if (fix and unsafe_fixes) else ("safe" if fix else None),
+            fix=None if diff else ("unsafe" if (fix and unsafe_fixes) else ("safe" if fix else None)),  # --diff writes nothing
             diff="unsafe" if (diff and unsafe_fixes) else ("safe" if diff else None),
             use_cache=not no_cache, cache_dir=cache_dir, jobs=jobs, progress=progress,
         )

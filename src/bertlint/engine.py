@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
@@ -23,6 +25,8 @@ _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)
 _IGNORE = re.compile(r"#\s*bertlint:\s*ignore\[(?P<codes>[^\]]*)\]")
 _SKIP_FILE = re.compile(r"#\s*bertlint:\s*skip-file\b")
 _BL_CODE = re.compile(r"^BL\d{3}$")
+_BRACKET = re.compile(r"[()\[\]{}]")
+MAX_SOURCE_CHARS = 4 * 2**20  # libcst parses ~150 KB/s: a larger file is generated data, not a training script
 
 
 @dataclass
@@ -108,17 +112,45 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
     display = str(path)
     if _SKIP_FILE.search(source):
         return []
+    refusal = _refused(source)
+    if refusal is None:
+        try:
+            return _analyse(cst.parse_module(source), source, path, settings, selected)
+        except cst.ParserSyntaxError as exc:
+            line, column = exc.editor_line, exc.editor_column
+            refusal = f"SyntaxError: {str(exc).splitlines()[0] if str(exc) else 'invalid syntax'}", line, column
+        except (RecursionError, MemoryError) as exc:
+            refusal = f"the file nests too deeply or is too large to analyse ({type(exc).__name__})", 1, 1
+    if "BL901" not in selected:
+        return []
+    message, line, column = refusal
+    lines = source.splitlines()
+    return [_engine_finding("BL901", message, display, line, column, lines[line - 1] if 0 < line <= len(lines) else "")]
+
+
+def _refused(source: str) -> tuple[str, int, int] | None:
+    """(message, line, column) when the source must not reach libcst, else None. Its native parser
+    overflows its stack (a crash, not an exception) on nesting that CPython refuses cleanly, so a
+    suspicious source (deep brackets, very long logical lines) is compiled by CPython first."""
+    if len(source) > MAX_SOURCE_CHARS:
+        return f"the file has {len(source) / 2**20:.1f} MiB of code, more than the {MAX_SOURCE_CHARS >> 20} MiB bertlint analyses; exclude generated files", 1, 1
+    depth = max(accumulate(1 if c in "([{" else -1 for c in _BRACKET.findall(source)), default=0)
+    if depth <= 100 and max(map(len, source.replace("\\\n", "").splitlines()), default=0) <= 2000:
+        return None
     try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError as exc:
-        if "BL901" not in selected:
-            return []
-        line, column = exc.editor_line, exc.editor_column
-        text = source.splitlines()[line - 1] if 0 < line <= len(source.splitlines()) else ""
-        message = str(exc).splitlines()[0] if str(exc) else "invalid syntax"
-        return [_engine_finding("BL901", f"SyntaxError: {message}", display, line, column, text)]
+        compile(source, "<source>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except (RecursionError, MemoryError) as exc:
-        return [_engine_finding("BL901", f"the file could not be parsed ({type(exc).__name__}: too deeply nested or too large)", display, 1, 1, "")]
+        return f"the file nests too deeply to analyse (CPython's own parser raises {type(exc).__name__})", 1, 1
+    except SyntaxError as exc:
+        if "too many" in str(exc.msg):  # "too many nested parentheses", "too many levels of indentation"
+            return f"SyntaxError: {exc.msg}", exc.lineno or 1, exc.offset or 1
+    except ValueError:  # null bytes (3.11): libcst reports them
+        pass
+    return None
+
+
+def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", selected: frozenset[str]) -> list[Finding]:
+    """Facts once, every selected rule, then positions and suppressions."""
     facts = Facts(module, source, path)
     version, version_source = versions.target_version(settings, path)
     ctx = Context(facts, settings, version, version_source)
@@ -129,7 +161,7 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
             continue
         ctx.rule = rule
         rule.check(ctx)
-    return _place(ctx.reports, facts, source, display, selected)
+    return _place(ctx.reports, facts, source, str(path), selected)
 
 
 def _engine_finding(code: str, message: str, path: str, line: int, column: int, text: str, end_column: int | None = None, fix: Fix | None = None) -> Finding:
@@ -227,10 +259,10 @@ def decode_error_finding(path: Path, exc: Exception) -> Finding:
 
 
 def describe_internal_error(path: Path, exc: Exception) -> str:
-    """`internal error in rule BLxxx on file:line`, from the innermost rule frame of the traceback."""
+    """`internal error in rule BLxxx on FILE`, naming the innermost rule frame of the traceback."""
     import traceback
 
-    rule, line = "the engine", None
+    rule = "the engine"
     for frame in traceback.extract_tb(exc.__traceback__):
         name = Path(frame.filename).stem
         if name.startswith("bl") and name[2:].isdigit():

@@ -2097,3 +2097,10 @@ def _float_dtype(facts: Facts, expr: cst.BaseExpression, call: Call) -> bool:
         return (qualname.split(".", 1)[0] in ("torch", "numpy") or qualname == "builtins.float") and qualname.rsplit(".", 1)[-1] in _FLOAT_DTYPES
     value = facts.value(expr, call.scope, order=call.order)
     return isinstance(value, str) and value in _FLOAT_DTYPES
+
+
+def is_model_call(facts: Facts, call: Call) -> bool:
+    """A forward pass: `model(...)`, `self.model(...)`, `model.forward(...)`, `model.generate(...)`."""
+    target = call.receiver if call.method in ("forward", "generate") else call.node.func
+    found = facts.kind(target, call.scope, call.order)
+    return found is not None and found.kind == "model"

@@ -14,6 +14,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any, Mapping
 
+from bertlint.cache import record_input
+
 MiB = 1 << 20
 GiB = 1 << 30
 CUDA_CONTEXT_BYTES = 1343 * MiB  # HF "Model training anatomy": CUDA context + kernels on a V100
@@ -115,6 +117,7 @@ def _local_config(name: str, base_dir: Path | None) -> Path | None:
         path = Path(name).expanduser()
         candidates = [path] if path.is_absolute() else [*([Path(base_dir) / path] if base_dir else []), Path.cwd() / path]
         for candidate in candidates:
+            record_input(candidate / "config.json")  # cached results must notice it appear or change
             if (candidate / "config.json").is_file():
                 return candidate / "config.json"
     except (OSError, ValueError):

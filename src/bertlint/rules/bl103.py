@@ -6,7 +6,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, Scope, holds_tokenizer, walk
+from bertlint.facts import Call, Facts, Scope, holds_tokenizer, is_model_call, walk
 from bertlint.rules import Context, Rule
 
 # What a value passes through unchanged on its way to the model: tensor constructors and tensor methods.
@@ -43,10 +43,8 @@ def _model_inputs(facts: Facts, converts: list[Call]) -> Iterator[tuple[cst.Base
     """Expressions that become `input_ids`: a model call's first argument, and `"input_ids"` entries
     built in the functions that call `convert_tokens_to_ids` (a Dataset's `__getitem__`, a collate function)."""
     for call in facts.calls:
-        target = call.receiver if call.method in ("forward", "generate") else call.node.func
-        found = facts.kind(target, call.scope, call.order)
         arg = call.arg(0, "input_ids")
-        if found is not None and found.kind == "model" and arg is not None:
+        if arg is not None and is_model_call(facts, call):
             yield arg.value, call.scope, call.order
     for function in {c.function for c in converts if c.function is not None}:
         scope = facts.scope_of(function.body)

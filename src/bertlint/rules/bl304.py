@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import UNKNOWN, Call, Facts, in_training_step
+from bertlint.facts import Call, Facts, in_training_step
 from bertlint.rules import Context, Rule
 
 # qualified autocast -> (device it implies or None, positional index of `dtype`, of `enabled`)

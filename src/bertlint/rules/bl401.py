@@ -35,7 +35,7 @@ class ImbalancedLabelsUnweighted(Rule):
             total = sum(counts.values())
             if total < MIN_EXAMPLES or len(counts) < 2:
                 continue
-            (major, n_major), (minor, n_minor) = counts.most_common()[0], counts.most_common()[-1]
+            (major, n_major), (_, n_minor) = counts.most_common()[0], counts.most_common()[-1]
             ratio = n_major / max(n_minor, 1)
             if ratio < ctx.settings.imbalance_ratio:
                 continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, Scope, in_context, in_training_step
+from bertlint.facts import Call, Facts, Scope, in_context, in_training_step, is_model_call
 
 from bertlint.rules import Context, Replacement, Rule
 
@@ -44,17 +44,10 @@ def _grad_mode(qualname: str | None) -> bool:
 
 
 def _is_forward(facts: Facts, call: Call) -> bool:
-    """`model(...)` or `model.forward(...)` on a PyTorch transformers model (`generate()` runs without gradients)."""
-    if call.method == "forward":
-        target = call.receiver
-    elif call.qualname is None:
-        target = call.node.func
-    else:
+    """A forward pass of a PyTorch model (`generate()` already runs without gradients; TF/Flax have no autograd to stop)."""
+    if call.method == "generate" or not is_model_call(facts, call):
         return False
-    model = facts.kind(target, call.scope, call.order)
-    if model is None or model.kind != "model":
-        return False
-    return not any(load.call is model.call and load.class_name.rsplit(".", 1)[-1].startswith(("TF", "Flax")) for load in facts.model_loads)
+    return not any(load.class_name.rsplit(".", 1)[-1].startswith(("TF", "Flax")) for load in facts.model_loads)
 
 
 def _in_class_or_lambda(scope: Scope | None) -> bool:

@@ -22,7 +22,6 @@ from bertlint.config import Settings
 from bertlint.report import Finding
 
 PROBED = frozenset({"BL101", "BL102", "BL104", "BL201", "BL202", "BL204", "BL205", "BL206", "BL301", "BL401", "BL402", "BL501", "BL502", "BL603"})
-DEVICES = ("auto", "cuda", "cpu")
 DEFAULT_TIMEOUT = 120.0
 INSTALL = "pip install 'bertlint[verify]'"
 IMPORT_ALLOWANCE = 120.0  # seconds for the child to import torch and transformers

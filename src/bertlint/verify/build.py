@@ -9,7 +9,6 @@ vocabulary sizes and label counts are never shrunk: they are what most findings 
 from __future__ import annotations
 
 import logging
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,7 +43,7 @@ TOKENIZER_LENGTHS = {("t5", 32128): 32100, ("qwen2", 151936): 151665, ("qwen2", 
 
 @dataclass
 class Built:
-    """A model (or config) and how it was obtained, for the evidence line."""
+    """A config and where its sizes came from, for the evidence line."""
 
     config: PretrainedConfig
     setup: str
@@ -99,6 +98,9 @@ def config_for(model: dict[str, Any], *, size: dict[str, int] | None = SMALL, **
     if "attention_types" in base:  # GPT-Neo: one entry per layer
         layers = next(base[k] for k in _NAMES["layers"] if k in base)
         base["attention_types"] = [[["global", "local"], layers // 2]] if layers % 2 == 0 else [[["global"], layers]]
+    if "num_labels" in overrides:  # 4.x keeps a stale id2label over a new num_labels
+        base.pop("id2label", None)
+        base.pop("label2id", None)
     base.update(overrides)
     base.pop("model_type", None)
     config = AutoConfig.for_model(model_type, **base)
@@ -164,7 +166,6 @@ def family_padding_side(model_type: str | None) -> str:
 
 WORDS = [f"w{i}" for i in range(200)] + ["hello", "world", "the", "cat", "sat", "on", "mat"]
 _SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-_FAST = {"AutoTokenizer", "PreTrainedTokenizerFast"}
 
 
 def tokenizer_for(spec: dict[str, Any], workdir: Path) -> tuple[Any, str]:
@@ -173,7 +174,8 @@ def tokenizer_for(spec: dict[str, Any], workdir: Path) -> tuple[Any, str]:
     A slow class named by the script (`BertTokenizer` in 4.x, or `use_fast=False`) stays slow: slow
     and fast tokenizers treat unknown keywords differently."""
     checkpoint = spec.get("checkpoint")
-    slow = spec.get("use_fast") is False or (spec.get("class") not in _FAST and not str(spec.get("class") or "Fast").endswith("Fast"))
+    name = spec.get("class") or "AutoTokenizer"
+    slow = spec.get("use_fast") is False or not (name == "AutoTokenizer" or name.endswith("Fast"))
     if checkpoint:
         try:
             tok = transformers.AutoTokenizer.from_pretrained(checkpoint, local_files_only=True, use_fast=not slow)
@@ -182,8 +184,7 @@ def tokenizer_for(spec: dict[str, Any], workdir: Path) -> tuple[Any, str]:
             pass
     vocab = workdir / "vocab.txt"
     vocab.write_text("\n".join(_SPECIALS + WORDS) + "\n", encoding="utf-8")
-    name = "BertTokenizer" if slow else "BertTokenizerFast"
-    cls = getattr(transformers, name, None) or transformers.BertTokenizer
+    cls = transformers.BertTokenizer if slow else transformers.BertTokenizerFast
     tok = cls(str(vocab), model_max_length=spec.get("model_max_length") or 512)
     kind = "slow" if not getattr(tok, "is_fast", False) else "fast"
     return tok, f"{kind} {type(tok).__name__} over a {len(_SPECIALS) + len(WORDS)}-token generated vocabulary"
@@ -192,7 +193,3 @@ def tokenizer_for(spec: dict[str, Any], workdir: Path) -> tuple[Any, str]:
 def text_of(words: int, offset: int = 0) -> str:
     """A text of `words` vocabulary words (one token each with the generated vocabulary)."""
     return " ".join(WORDS[(offset + i) % 200] for i in range(words))
-
-
-def scratch_dir() -> Path:
-    return Path(tempfile.mkdtemp(prefix="bertlint-verify-"))

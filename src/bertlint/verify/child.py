@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -65,13 +66,16 @@ class Runner:
         self.running: dict[Any, tuple[dict, Any, float, Path]] = {}
 
     def run(self) -> None:
-        while self.pending or self.running:
-            self._start_what_fits()
-            ready = wait([conn for _, conn, _, _ in self.running.values()] + [p.sentinel for p in self.running], timeout=0.2)
-            for process, (spec, conn, started, log) in list(self.running.items()):
-                late = time.monotonic() - started > self.timeout
-                if conn in ready or process.sentinel in ready or late or not process.is_alive():
-                    self._finish(process, spec, conn, started, log, late)
+        try:
+            while self.pending or self.running:
+                self._start_what_fits()
+                ready = wait([conn for _, conn, _, _ in self.running.values()] + [p.sentinel for p in self.running], timeout=0.2)
+                for process, (spec, conn, started, log) in list(self.running.items()):
+                    late = time.monotonic() - started > self.timeout
+                    if conn in ready or process.sentinel in ready or late or not process.is_alive():
+                        self._finish(process, spec, conn, started, log, late)
+        finally:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
     def _start_what_fits(self) -> None:
         while self.pending and len(self.running) < self.workers:
@@ -138,6 +142,7 @@ def _stderr_tail(log: Path) -> str:
 def _probe_process(spec: dict, device: str, threads: int, conn, log: str, scratch: str) -> None:
     """Runs in the forked process: one probe, its verdict sent back with device and seconds."""
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(fd, 1)  # CUDA prints its device-side assertion with printf
     os.dup2(fd, 2)
     import torch
 

@@ -19,7 +19,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from bertlint import engine, knowledge, versions
 from bertlint.config import Settings
-from bertlint.facts import UNKNOWN, Call, Facts, ModelLoad, classifier, known_labels, padding_of, trained_model, training_arg, uses_peft, walk
+from bertlint.facts import UNKNOWN, Call, Facts, ModelLoad, classifier, float_cast, known_labels, padding_of, trained_model, training_arg, uses_peft, walk
 from bertlint.report import Finding
 
 GiB = 1 << 30
@@ -217,15 +217,33 @@ def _label_range(site: Site, finding: Finding, settings: Settings) -> dict:
 
 
 def _dtype(site: Site, finding: Finding, settings: Settings) -> dict:
-    line = finding.source_line
-    span = line[finding.column - 1 : finding.end_column - 1] if finding.end_line == finding.line else line[finding.column - 1 :]
-    target = "labels" if "label" in span.lower() or ("label" in line.lower() and "input_ids" not in line) else "input_ids"
-    try:
-        load, num_labels = _classifier(site)
-        model, head = model_spec(site, load), load.head
-    except CannotLift:
-        model, head, num_labels = model_spec(site), "seq-cls", 2
-    return {"model": model, "params": {"target": target, "head": head, "num_labels": num_labels}}
+    """Which tensor the script casts to float: a model's `input_ids` or `labels`, or a class loss's target."""
+    from bertlint.rules.bl205 import _called_model, _is_class_loss
+
+    facts = site.facts
+    for call in sorted((c for c in facts.calls if site.covers(c.node, finding)), key=lambda c: len(facts.text(c.node))):
+        model = _called_model(facts, call)
+        if model is not None:
+            ids, labels = call.arg(0, "input_ids"), call.kwargs.get("labels")
+            target = "input_ids" if ids is not None and site.covers(ids, finding) else "labels" if labels is not None and site.covers(labels, finding) else None
+            load = _load_of(facts, model.call)
+            if target is None or load is None:
+                continue
+            head = load.head if load.head in CLASSIFIERS else "seq-cls"
+            num_labels = classifier(facts, load).num_labels if load.head in CLASSIFIERS else 2
+            return {"model": model_spec(site, load), "params": {"target": target, "head": head, "num_labels": num_labels if num_labels is not UNKNOWN else 2}}
+        if _is_class_loss(facts, call):
+            target = call.arg(1, "target")
+            values = _float_cast_values(facts, target.value, call) if target is not None else None
+            if values:
+                return {"params": {"target": "loss", "labels": [int(v) for v in values[:16]], "num_labels": int(max(values)) + 1}}
+    raise CannotLift("the float cast is not an argument of a model call or a class loss")
+
+
+def _float_cast_values(facts: Facts, expr: cst.BaseExpression, call: Call) -> list | None:
+    source = float_cast(facts, expr, call.scope, call.order)
+    values = facts.value(source, call.scope, order=call.order) if source is not None else None
+    return list(values) if isinstance(values, (list, tuple)) and values else None
 
 
 def _added_tokens(site: Site, finding: Finding, settings: Settings) -> dict:

@@ -230,16 +230,22 @@ def probe_label_range(spec: dict, env: Env) -> dict:
 
 def probe_dtype(spec: dict, env: Env) -> dict:
     p = spec["params"]
-    head = p.get("head") if p.get("head") in HEAD_CLASSES else "seq-cls"
-    model, setup = build.model_for(spec["model"], HEAD_CLASSES[head], env.device, **({"num_labels": p["num_labels"]} if p.get("num_labels") else {}))
+    if p["target"] == "loss":
+        labels = torch.tensor(p["labels"], device=env.device)
+        logits = torch.randn(len(p["labels"]), p["num_labels"], device=env.device)
+        try:
+            torch.nn.functional.cross_entropy(logits, labels.float())
+        except Exception as exc:
+            return verdict("confirmed", f"cross-entropy on {p['num_labels']} classes with float targets fails: {error_text(exc)}", "torch.nn.functional.cross_entropy", num_labels=p["num_labels"])
+        return verdict("not_confirmed", "cross-entropy accepts these float targets", "torch.nn.functional.cross_entropy", num_labels=p["num_labels"])
+    model, setup = build.model_for(spec["model"], HEAD_CLASSES[p["head"]], env.device, num_labels=p["num_labels"])
     ids = _ids(model.config, (4, 8), env.device)
-    n = getattr(model.config, "num_labels", 2)
-    labels = torch.arange(4, device=env.device) % n if head == "seq-cls" else torch.zeros(4, 8, dtype=torch.long, device=env.device)
+    labels = torch.arange(4, device=env.device) % p["num_labels"]
+    if p["head"] == "token-cls":
+        labels = labels[:, None].expand(4, 8).contiguous()
     if p["target"] == "labels":
-        inputs, what = {"input_ids": ids, "labels": labels.float()}, "float labels"
-    else:
-        inputs, what = {"input_ids": ids.float(), "labels": labels}, "float input_ids"
-    return _loss_verdict(model, setup, env, inputs, what)
+        return _loss_verdict(model, setup, env, {"input_ids": ids, "labels": labels.float()}, "float labels", num_labels=p["num_labels"])
+    return _loss_verdict(model, setup, env, {"input_ids": ids.float(), "labels": labels}, "float input_ids", num_labels=p["num_labels"])
 
 
 def probe_added_tokens(spec: dict, env: Env) -> dict:
@@ -435,12 +441,12 @@ def probe_eval_without_dataset(spec: dict, env: Env) -> dict:
     try:
         trainer = transformers.Trainer(model=model, args=args, train_dataset=rows)
     except ValueError as exc:  # transformers >= 4.46 checks at construction
-        return verdict("confirmed", f"`Trainer(...)` raises {error_text(exc)}", setup)
+        return verdict("confirmed", f"`Trainer(...)` raises {error_text(exc)}", setup, training_steps=0)
     try:
         trainer.train()
     except ValueError as exc:  # older releases train first and fail at the first evaluation
-        return verdict("confirmed", f"`trainer.train()` raises at the first evaluation: {error_text(exc)}", setup)
-    return verdict("not_confirmed", f"`Trainer(...)` and one step with {field}={strategy!r} ran without an eval_dataset", setup)
+        return verdict("confirmed", f"`trainer.train()` raises at the first evaluation: {error_text(exc)}", setup, training_steps=trainer.state.global_step)
+    return verdict("not_confirmed", f"`Trainer(...)` and one step with {field}={strategy!r} ran without an eval_dataset", setup, training_steps=trainer.state.global_step)
 
 
 def probe_compute_loss_signature(spec: dict, env: Env) -> dict:
@@ -449,11 +455,12 @@ def probe_compute_loss_signature(spec: dict, env: Env) -> dict:
     trainer_class = type(p["class"], (transformers.Trainer,), {"compute_loss": compute_loss})
     model, rows, args, setup = _trainer_setup(spec, env)
     signature = f"compute_loss({', '.join(_param_text(x) for x in p['params'])})"
+    trainer = trainer_class(model=model, args=args, train_dataset=rows)
     try:
-        trainer_class(model=model, args=args, train_dataset=rows).train()
+        trainer.train()
     except TypeError as exc:
-        return verdict("confirmed", f"one training step with `{signature}` raises {error_text(exc)}", setup)
-    return verdict("not_confirmed", f"one training step with `{signature}` ran", setup)
+        return verdict("confirmed", f"one training step with `{signature}` raises {error_text(exc)}", setup, training_steps=trainer.state.global_step)
+    return verdict("not_confirmed", f"one training step with `{signature}` ran", setup, training_steps=trainer.state.global_step)
 
 
 def _param_text(param: dict) -> str:
@@ -563,8 +570,9 @@ def _step(config, p: dict, precision: str, batch: int) -> tuple[float, float]:
     try:
         gc.collect()
         torch.cuda.empty_cache()
+        head = p["head"] if p["head"] in HEAD_CLASSES else "seq-cls"  # a bare or QA model trains like a classifier
         with torch.device("cuda"):
-            model = getattr(transformers, HEAD_CLASSES.get(p["head"], HEAD_CLASSES["seq-cls"])).from_config(config, attn_implementation=p["attention"])
+            model = getattr(transformers, HEAD_CLASSES[head]).from_config(config, attn_implementation=p["attention"])
         if precision == "bf16_pure":
             model.to(torch.bfloat16)
         model.train()
@@ -572,7 +580,8 @@ def _step(config, p: dict, precision: str, batch: int) -> tuple[float, float]:
             model.gradient_checkpointing_enable()
         opt = _optimizer(p["optimizer_kind"], model.parameters(), 1e-5)
         ids = _ids(config, (batch, p["seq"]), "cuda")
-        labels = torch.zeros(batch, dtype=torch.long, device="cuda") if p["head"] not in HEAD_CLASSES or p["head"] == "seq-cls" else ids
+        zeros = {"seq-cls": (batch,), "token-cls": (batch, p["seq"])}.get(head)
+        labels = torch.zeros(zeros, dtype=torch.long, device="cuda") if zeros else ids
         dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
         autocast = torch.autocast("cuda", dtype=dtype) if precision == "amp" else contextlib.nullcontext()
         for step in range(2):

@@ -1,0 +1,81 @@
+"""The pre-commit hook, run for real: `pre-commit try-repo <this checkout> bertlint --all-files`.
+
+Slow-ish (about a minute the first time: pre-commit builds bertlint from the copy into its own
+environment, fetching the dependencies from PyPI), so both cases share one pre-commit cache.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
+pytestmark = pytest.mark.skipif(not PRE_COMMIT.exists() or shutil.which("git") is None, reason="needs pre-commit and git")
+
+BAD = 'from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained("bert-base-uncased")\nenc = tok("a", max_length=8, truncation=True, pad_to_max_length=True)\n'
+CLEAN = BAD.replace("pad_to_max_length=True", 'padding="max_length"')
+
+
+def git(*args: str, cwd: Path) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def hook_repo(tmp_path_factory) -> Path:
+    """This checkout as it is on disk (uncommitted and untracked files included, ignored ones not), committed to a fresh repository."""
+    repo = tmp_path_factory.mktemp("hook-repo")
+    for name in git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=ROOT).split("\0"):
+        source = ROOT / name
+        if name and source.is_file():
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, repo / name)
+    git("init", "-q", cwd=repo)
+    git("add", "-A", cwd=repo)
+    git("commit", "-q", "-m", "snapshot", cwd=repo)
+    return repo
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def try_repo(hook_repo: Path, cache: Path, tmp_path: Path, script: str) -> subprocess.CompletedProcess:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\n')
+    (project / "train.py").write_text(script)
+    git("init", "-q", cwd=project)
+    git("add", "-A", cwd=project)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(cache), "NO_COLOR": "1"}
+    return subprocess.run(
+        [str(PRE_COMMIT), "try-repo", str(hook_repo), "bertlint", "--all-files", "--color", "never"],
+        cwd=project, env=env, capture_output=True, text=True, timeout=600,
+    )
+
+
+def test_hook_manifest_matches_the_package():
+    text = (ROOT / ".pre-commit-hooks.yaml").read_text()
+    for line in ("- id: bertlint", "entry: bertlint", "language: python", "types_or: [python, jupyter]", "require_serial: false"):
+        assert line in text
+
+
+def test_hook_fails_on_a_script_with_findings(hook_repo, cache, tmp_path):
+    result = try_repo(hook_repo, cache, tmp_path, BAD)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "bertlint" in result.stdout and "Failed" in result.stdout
+    assert "train.py:3:47: BL101" in result.stdout
+
+
+def test_hook_passes_on_a_clean_script(hook_repo, cache, tmp_path):
+    result = try_repo(hook_repo, cache, tmp_path, CLEAN)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Passed" in result.stdout
