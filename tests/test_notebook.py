@@ -173,6 +173,14 @@ def test_fix_keeps_string_style_and_unchanged_list_lines(tmp_path: Path) -> None
     assert '\\u000a"' in after and after.count("\n") == text.count("\n")
 
 
+def test_fix_goes_on_past_a_broken_cell(tmp_path: Path) -> None:
+    path = tmp_path / "nb.ipynb"
+    path.write_text(nb_json(("code", LOAD), ("code", "def f(:\n"), ("code", PAD)), encoding="utf-8")
+    cli("--fix", str(path))
+    assert [c["source"] for c in json.loads(path.read_text(encoding="utf-8"))["cells"]][1:] == [
+        "def f(:\n", PAD.replace("pad_to_max_length=True", 'padding="max_length"')]
+
+
 def test_diff_shows_the_json_change(tmp_path: Path) -> None:
     path = tmp_path / "nb.ipynb"
     path.write_text(nb_json(("code", LOAD + PAD)), encoding="utf-8")

@@ -6,6 +6,7 @@ import ast
 import io
 import re
 import tokenize
+import warnings
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
@@ -40,7 +41,12 @@ class Decoded:
 def decode(data: bytes) -> Decoded:
     """Decode like Python does (BOM, PEP 263 cookie); remember the BOM and line endings for --fix."""
     bom = data.startswith(b"\xef\xbb\xbf")
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        if "invalid or missing encoding declaration" not in str(exc):
+            raise
+        encoding = "utf-8"  # no cookie and not UTF-8: decoding names the offending byte, tokenize does not
     text = data.decode(encoding)
     if text.startswith("\ufeff"):
         text = text[1:]
@@ -116,9 +122,10 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
     if refusal is None:
         try:
             return _analyse(cst.parse_module(source), source, path, settings, selected)
-        except cst.ParserSyntaxError as exc:
+        except cst.ParserSyntaxError as exc:  # CPython's message is clearer (libcst says "Syntax Error @ 1:1" for a TabError)
+            cpython = _compile_error(source)
             line, column = exc.editor_line, exc.editor_column
-            refusal = f"SyntaxError: {str(exc).splitlines()[0] if str(exc) else 'invalid syntax'}", line, column
+            refusal = _refusal(cpython) if cpython is not None else (f"SyntaxError: {str(exc).splitlines()[0] if str(exc) else 'invalid syntax'}", line, column)
         except (RecursionError, MemoryError) as exc:
             refusal = f"the file nests too deeply or is too large to analyse ({type(exc).__name__})", 1, 1
     if "BL901" not in selected:
@@ -137,16 +144,30 @@ def _refused(source: str) -> tuple[str, int, int] | None:
     depth = max(accumulate(1 if c in "([{" else -1 for c in _BRACKET.findall(source)), default=0)
     if depth <= 100 and max(map(len, source.replace("\\\n", "").splitlines()), default=0) <= 2000:
         return None
+    exc = _compile_error(source)
+    if isinstance(exc, (RecursionError, MemoryError)) or (isinstance(exc, SyntaxError) and "too many" in str(exc.msg)):
+        return _refusal(exc)  # "too many nested parentheses", "too many levels of indentation"
+    return None
+
+
+def _compile_error(source: str) -> BaseException | None:
+    """What CPython's own parser raises on the source, or None when it compiles (or cannot say:
+    null bytes, which libcst reports)."""
     try:
-        compile(source, "<source>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-    except (RecursionError, MemoryError) as exc:
-        return f"the file nests too deeply to analyse (CPython's own parser raises {type(exc).__name__})", 1, 1
-    except SyntaxError as exc:
-        if "too many" in str(exc.msg):  # "too many nested parentheses", "too many levels of indentation"
-            return f"SyntaxError: {exc.msg}", exc.lineno or 1, exc.offset or 1
-    except ValueError:  # null bytes (3.11): libcst reports them
+        with warnings.catch_warnings():  # its SyntaxWarnings are not ours to print
+            warnings.simplefilter("ignore")
+            compile(source, "<source>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, RecursionError, MemoryError) as exc:
+        return exc
+    except ValueError:
         pass
     return None
+
+
+def _refusal(exc: BaseException) -> tuple[str, int, int]:
+    if isinstance(exc, SyntaxError):
+        return f"{type(exc).__name__}: {exc.msg}", exc.lineno or 1, exc.offset or 1
+    return f"the file nests too deeply to analyse (CPython's own parser raises {type(exc).__name__})", 1, 1
 
 
 def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", selected: frozenset[str]) -> list[Finding]:
@@ -258,8 +279,9 @@ def decode_error_finding(path: Path, exc: Exception) -> Finding:
     return _engine_finding("BL901", f"the file cannot be decoded: {exc}", str(path), 1, 1, "")
 
 
-def describe_internal_error(path: Path, exc: Exception) -> str:
-    """`internal error in rule BLxxx on FILE`, naming the innermost rule frame of the traceback."""
+def describe_internal_error(path: Path, exc: BaseException) -> str:
+    """`internal error in rule BLxxx on FILE:LINE`, naming the innermost rule frame of the traceback
+    and the line of the innermost syntax node the failing frames were looking at."""
     import traceback
 
     rule = "the engine"
@@ -267,4 +289,26 @@ def describe_internal_error(path: Path, exc: Exception) -> str:
         name = Path(frame.filename).stem
         if name.startswith("bl") and name[2:].isdigit():
             rule = f"rule {name.upper()}"
-    return f"internal error in {rule} on {path}: {type(exc).__name__}: {exc} (please report it at https://github.com/bertlint/bertlint/issues with the file)"
+    line = _error_line(exc)
+    where = f"{path}:{line}" if line is not None else str(path)
+    return f"internal error in {rule} on {where}: {type(exc).__name__}: {exc} (please report it at https://github.com/bertlint/bertlint/issues with the file)"
+
+
+def _error_line(exc: BaseException) -> int | None:
+    module, nodes = None, []
+    tb = exc.__traceback__
+    while tb is not None:
+        for value in tb.tb_frame.f_locals.values():
+            if isinstance(value, (Facts, Context)):
+                module = value.module if isinstance(value, Facts) else value.facts.module
+            node = getattr(value, "node", value)
+            if isinstance(node, cst.CSTNode) and not isinstance(node, cst.Module):
+                nodes.append(node)
+        tb = tb.tb_next
+    if module is None:
+        return None
+    try:
+        positions = cst.MetadataWrapper(module, unsafe_skip_copy=True).resolve(cst.metadata.PositionProvider)
+    except Exception:  # describing one error must not raise another
+        return None
+    return next((positions[node].start.line for node in reversed(nodes) if node in positions), None)

@@ -309,7 +309,8 @@ def lint_text(text: str, path: Path, settings: "Settings", codes: Iterable[str] 
 
 
 def apply_edits(text: str, findings: list[Finding], allowed: set[str]) -> tuple[str, list[Finding]]:
-    """`fixer.apply_edits` for a notebook: each cell's fixes applied to its own source."""
+    """`fixer.apply_edits` for a notebook: each cell's fixes applied to its own source, and kept
+    only if that cell still parses (a cell that was broken before has no fixes to apply)."""
     nb = parse(text)
     by_cell: dict[int, list[Finding]] = {}
     for f in findings:
@@ -317,16 +318,17 @@ def apply_edits(text: str, findings: list[Finding], allowed: set[str]) -> tuple[
     sources, applied = {}, []
     for index, cell in enumerate(nb.cells):
         new, done = fixer.apply_edits(cell.source, by_cell.get(cell.number, []), allowed)
-        if done:
+        masked = mask(new) if done else None
+        if masked is not None and fixer.parses(masked):
             sources[index] = new
             applied += done
     return (splice(nb, sources), applied) if applied else (text, [])
 
 
 def parses(text: str) -> bool:
-    """`fixer.parses` for a notebook: every code cell parses once its IPython syntax is masked."""
+    """`fixer.parses` for a notebook: it is still one (apply_edits has checked every cell it changed)."""
     try:
-        cells = parse(text).cells
+        parse(text)
     except NotebookError:
         return False
-    return all(masked is None or fixer.parses(masked) for masked in (mask(c.source) for c in cells))
+    return True

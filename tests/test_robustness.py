@@ -1,0 +1,244 @@
+"""bertlint never raises an internal error: whatever the input, only findings, BL901 or a problem.
+
+Property-based: generated programs (hypothesmith) and mutated fixtures (truncated, bytes flipped,
+lines deleted, moved or spliced from another fixture, odd tokens inserted), linted with fixes on.
+In CI the examples are derandomized, so a run is repeatable; `BERTLINT_FUZZ_MINUTES=10` fuzzes
+afresh for that long and prints how many inputs it tried. Then named nasty files, one by one.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import hypothesmith
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bertlint import runner
+from bertlint.config import load_settings
+from bertlint.rules import all_codes
+from conftest import ROOT
+
+FUZZ_MINUTES = float(os.environ.get("BERTLINT_FUZZ_MINUTES") or 0)
+SOURCES = sorted(p for p in (ROOT / "fixtures").rglob("*") if p.suffix in (".py", ".ipynb") and ".bertlint_cache" not in p.parts)
+HEADER = b"import torch\nimport transformers\nfrom transformers import *\n"  # so that every rule looks at the program
+TOKENS = ["(", ")", "[", "]", ":", ",", "=", "**", "lambda", "\\\n", "'", '"""', "\t", "\r", "\r\n", "\x00", "\ufeff", "\x0c",
+          "#", "# noqa: BL101", "# bertlint: ignore[BL9", "async ", "await ", "yield", "f'{", "}", "@", ";", "...", "\u00e9", "\U0001f600",
+          "padding=", "max_length=", "tokenizer(", "Trainer(", "from_pretrained(", ".to(", "**kwargs", "*args", "if ", "else ", "for x in "]
+counts: Counter = Counter()
+
+
+@functools.cache
+def _settings(version: str):
+    return load_settings(ROOT / "fixtures", all_codes(), isolated=True, overrides={"transformers_version": version})
+
+
+def check(path: Path, data: bytes, version: str = "5.23") -> None:
+    """Lint (fixes on, as --diff does) and insist on no internal error and only known codes."""
+    counts[path.suffix] += 1
+    outcome = runner.Outcome()
+    findings = runner.lint_path(path, data, _settings(version), outcome, {"safe", "unsafe"}, write=False)
+    assert outcome.internal_errors == [], outcome.internal_errors
+    assert {f.code for f in findings} <= set(all_codes())
+
+
+@st.composite
+def mutated_fixtures(draw) -> tuple[Path, bytes, str]:
+    path = draw(st.sampled_from(SOURCES))
+    data = path.read_bytes()
+    for _ in range(draw(st.integers(1, 3))):
+        how = draw(st.sampled_from(["truncate", "flip", "delete", "move", "splice", "insert"]))
+        if how == "truncate":
+            data = data[: draw(st.integers(0, len(data)))]
+        elif how == "flip":
+            for _ in range(draw(st.integers(1, 8))):
+                if data:
+                    i = draw(st.integers(0, len(data) - 1))
+                    data = data[:i] + bytes([draw(st.integers(0, 255))]) + data[i + 1 :]
+        elif how in ("delete", "move", "splice"):
+            lines = data.splitlines(keepends=True)
+            i = draw(st.integers(0, len(lines)))
+            j = draw(st.integers(i, min(len(lines), i + 6)))
+            chunk, rest = lines[i:j], lines[:i] + lines[j:]
+            if how == "splice":
+                other = draw(st.sampled_from(SOURCES)).read_bytes().splitlines(keepends=True)
+                k = draw(st.integers(0, len(other)))
+                chunk = other[k : k + draw(st.integers(1, 12))]
+                rest = lines
+            at = draw(st.integers(0, len(rest))) if how != "delete" else 0
+            data = b"".join(rest[:at] + (chunk if how != "delete" else []) + rest[at:])
+        else:
+            i = draw(st.integers(0, len(data)))
+            data = data[:i] + draw(st.sampled_from(TOKENS)).encode() + data[i:]
+    return path, data, draw(st.sampled_from(["5.23", "4.40", "4.20"]))
+
+
+def fuzz(strategy, test, examples: int, derandomize: bool) -> None:
+    @settings(max_examples=examples, deadline=None, database=None, derandomize=derandomize,
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def prop(value):
+        test(value)
+
+    prop()
+
+
+def _mutant(value) -> None:
+    check(*value)
+
+
+def _program(source: str) -> None:
+    check(ROOT / "fixtures" / "_generated.py", HEADER + source.encode("utf-8", "surrogatepass"))
+
+
+GENERATORS = {
+    "mutated fixtures": (mutated_fixtures(), _mutant),
+    "grammar programs": (hypothesmith.from_grammar(), _program),
+    "libcst programs": (hypothesmith.from_node(), _program),
+}
+
+
+@pytest.mark.parametrize(("name", "examples"), [("mutated fixtures", 400), ("grammar programs", 80), ("libcst programs", 30)])
+def test_no_internal_error_on_generated_input(name, examples):
+    strategy, test = GENERATORS[name]
+    fuzz(strategy, test, examples, derandomize=True)
+
+
+@pytest.mark.skipif(not FUZZ_MINUTES, reason="set BERTLINT_FUZZ_MINUTES=10 to fuzz for that long")
+def test_extended_fuzzing(capsys):
+    deadline = time.monotonic() + FUZZ_MINUTES * 60
+    counts.clear()
+    tried: Counter = Counter()
+    while time.monotonic() < deadline:
+        for name, (strategy, test) in GENERATORS.items():
+            before = sum(counts.values())
+            fuzz(strategy, test, 50, derandomize=False)
+            tried[name] += sum(counts.values()) - before
+    with capsys.disabled():
+        print(f"\nextended fuzzing: {sum(tried.values())} inputs in {FUZZ_MINUTES:g} min, no internal error: {dict(tried)}")
+
+
+# --- named cases -------------------------------------------------------------------------------
+
+BAD = b'from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained("bert-base-uncased")\nenc = tok(["a", "b"], max_length=8, truncation=True, pad_to_max_length=True)\n'
+
+
+def _file(name: str, data: bytes):
+    def make(root: Path) -> Path:
+        (root / name).write_bytes(data)
+        return root / name
+    return make
+
+
+def _symlink_loop(root: Path) -> Path:
+    (root / "loop").symlink_to(root)
+    (root / "self.py").symlink_to(root / "self.py")
+    return root
+
+
+def _folder_named_py(root: Path) -> Path:
+    (root / "x.py").mkdir()
+    (root / "x.py" / "inner.py").write_bytes(BAD)
+    return root / "x.py"
+
+
+NAMED = [
+    # (id, make the case under a folder and return what to lint, exit code alone, text in the output)
+    ("non-utf8", _file("latin.py", b"x = '\xe9t\xe9'\n"), 1, "latin.py:1:1: BL901 the file is not valid utf-8 (byte 0xe9 at offset 5)"),
+    ("utf8-bom", _file("bom.py", b"\xef\xbb\xbf" + BAD), 1, "bom.py:3:54: BL101"),
+    ("crlf", _file("crlf.py", BAD.replace(b"\n", b"\r\n")), 1, "crlf.py:3:54: BL101"),
+    ("tabs", _file("tabs.py", BAD.replace(b"\ntok", b"\ndef f():\n\ttok").replace(b"\nenc", b"\n\tenc")), 1, "tabs.py:4:55: BL101"),
+    ("mixed-tabs", _file("mixed.py", b"if x:\n\ty = 1\n        z = 2\n"), 1, "mixed.py:3:1: BL901 TabError: inconsistent use of tabs and spaces in indentation"),
+    ("10MB", _file("generated.py", b"x = 1\n" * 1_800_000), 1, "more than the 4 MiB bertlint analyses"),
+    ("500-nested-parens", _file("nested.py", b"x = " + b"(" * 500 + b"1" + b")" * 500 + b"\n"), 1, "nested.py:1:205: BL901 SyntaxError: too many nested parentheses"),
+    ("500-chained-calls", _file("chain.py", b"import transformers\nx = a" + b".b()" * 500 + b"\n"), 1, "BL901 the file nests too deeply"),
+    ("500-nested-blocks", _file("blocks.py", b"".join(b" " * i + b"if x:\n" for i in range(500)) + b" " * 500 + b"pass\n"), 1, "blocks.py:101:1: BL901 IndentationError: too many levels of indentation"),
+    ("binary", _file("image.py", bytes(range(256)) * 64), 1, "BL901 the file is not valid utf-8"),
+    ("nul-bytes", _file("nul.py", b"x = 1\x00\x00\ny = 2\n"), 1, "nul.py:1:1: BL901 SyntaxError: source code string cannot contain null bytes"),
+    ("symlink-loop", _symlink_loop, 2, "symbolic link loop"),
+    ("folder-named-py", _folder_named_py, 1, "inner.py:3:54: BL101"),
+    ("empty", _file("empty.py", b""), 0, "All checks passed!"),
+    ("only-comments", _file("comments.py", b"# just a note\n# and another\n"), 0, "All checks passed!"),
+    ("notebook-not-json", _file("broken.ipynb", b"{ this is not json"), 1, "BL901 invalid notebook: the file is not JSON"),
+]
+
+
+def bertlint(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_COLOR": "1"}
+    return subprocess.run([sys.executable, "-m", "bertlint", "--isolated", "--format", "concise", *map(str, args)],
+                          cwd=cwd, capture_output=True, text=True, env=env, timeout=120)
+
+
+@pytest.mark.parametrize(("make", "code", "text"), [case[1:] for case in NAMED], ids=[case[0] for case in NAMED])
+def test_named_case_alone(tmp_path, make, code, text):
+    result = bertlint(make(tmp_path), cwd=tmp_path)
+    output = result.stdout + result.stderr
+    assert result.returncode == code, output
+    assert text in output
+    assert "internal error" not in output and "Traceback" not in output
+
+
+def test_named_cases_together_do_not_stop_the_run(tmp_path):
+    for index, (_, make, _, _) in enumerate(NAMED):
+        folder = tmp_path / f"case{index:02}"
+        folder.mkdir()
+        make(folder)
+    (tmp_path / "zz_last.py").write_bytes(BAD)
+    result = bertlint(tmp_path, cwd=tmp_path)
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output  # the symlink loop is a problem
+    assert "zz_last.py:3:54: BL101" in output
+    for name, _, _, text in NAMED:
+        if text != "All checks passed!":
+            assert text in output, name
+
+
+def test_unreadable_file_is_a_problem_and_the_run_goes_on(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from bertlint import cli
+
+    (tmp_path / "secret.py").write_bytes(BAD)
+    (tmp_path / "open.py").write_bytes(BAD)
+    real = Path.read_bytes
+
+    def read_bytes(self):
+        if self.name == "secret.py":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)  # root may read anything, so chmod 000 proves nothing
+    result = CliRunner().invoke(cli.main, ["--isolated", "--no-cache", "--format", "concise", str(tmp_path)])
+    assert result.exit_code == 2
+    assert f"bertlint: error: {tmp_path / 'secret.py'}: Permission denied" in result.output
+    assert "open.py:3:54: BL101" in result.output
+
+
+def test_internal_error_is_reported_with_its_rule_and_the_run_goes_on(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from bertlint import cli
+    from bertlint.rules import bl101
+
+    (tmp_path / "a.py").write_bytes(BAD)
+    (tmp_path / "b.py").write_bytes(BAD)
+    real = bl101._message
+
+    def broken(ctx, speed):
+        if ctx.facts.path.name == "a.py":
+            raise IndexError("list index out of range")
+        return real(ctx, speed)
+
+    monkeypatch.setattr(bl101, "_message", broken)
+    result = CliRunner().invoke(cli.main, ["--isolated", "--no-cache", "--format", "concise", "--jobs", "1", str(tmp_path)])
+    assert result.exit_code == 2
+    assert f"bertlint: internal error in rule BL101 on {tmp_path / 'a.py'}:3: IndexError" in result.output
+    assert "please report it" in result.output
+    assert "b.py:3:54: BL101" in result.output
