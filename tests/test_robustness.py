@@ -242,3 +242,25 @@ def test_internal_error_is_reported_with_its_rule_and_the_run_goes_on(tmp_path, 
     assert f"bertlint: internal error in rule BL101 on {tmp_path / 'a.py'}:3: IndexError" in result.output
     assert "please report it" in result.output
     assert "b.py:3:54: BL101" in result.output
+
+
+# --- positions: the cheap path gives libcst's own answer ------------------------------------------
+
+
+@pytest.mark.parametrize("path", SOURCES[::10] + [ROOT / "benchmarks" / "data" / "train_classifier.py"], ids=lambda p: p.name)
+def test_positions_of_some_nodes_match_libcst(path):
+    import libcst as cst
+
+    from bertlint import engine
+    from bertlint.facts import walk
+
+    if path.suffix != ".py":
+        pytest.skip("a notebook is positioned cell by cell")
+    module = cst.parse_module(path.read_text(encoding="utf-8"))
+    expected = cst.MetadataWrapper(module, unsafe_skip_copy=True).resolve(cst.metadata.PositionProvider)
+    nodes = [n for n in walk(module) if isinstance(n, (cst.Call, cst.Arg, cst.SimpleStatementLine, cst.FunctionDef))]
+    nodes += [s.trailing_whitespace.comment for s in module.body if isinstance(s, cst.SimpleStatementLine) and s.trailing_whitespace.comment]
+    assert nodes
+    found = engine.positions_of(module, nodes)
+    assert {n: found[n] for n in nodes} == {n: expected[n] for n in nodes}
+    assert dict(engine.positions_of(module)) == dict(expected)

@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -33,7 +34,7 @@ ACCEPTANCE = ("BL101", "BL102", "BL104", "BL201", "BL202", "BL204", "BL206", "BL
 
 def lint_and_verify(*paths: Path, **options) -> tuple[list[Finding], float]:
     overrides = {"transformers_version": PINNED_VERSION}
-    outcome = runner.run(list(paths), overrides=overrides, isolated=True)
+    outcome = runner.run(list(paths), overrides=overrides, isolated=True, use_cache=False)
     settings = runner.settings_for(list(paths), overrides, None, True)
     start = time.monotonic()
     verify.verify(outcome.findings, settings, **{"device": "cpu", **options})
@@ -117,6 +118,22 @@ def test_memory_probes_need_cuda_on_cpu():
     assert results["BL502"]["measurements"]["estimate_gib"] > results["BL502"]["measurements"]["budget_gib"] == 16
 
 
+def test_memory_probe_halves_the_batch_until_it_fits_and_extrapolates(monkeypatch):
+    from bertlint.verify import probes
+
+    def step(config, p, precision, batch):  # 1 GB of weights and states + 0.2 GB per example; 4 fit
+        if batch > 4:
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory")
+        return 1e9 + 2e8 * batch, 0.5
+
+    monkeypatch.setattr(probes, "_step", step)
+    p = {"batch": 16, "activation_bytes_per_example": 1.0}
+    assert probes._peak(None, p, "fp32") == {"peak": 1e9 + 2e8 * 16, "seconds": None, "batch": 16, "measured_batch": 4}
+    assert probes._peak(None, {**p, "batch": 4}, "fp32") == {"peak": 1e9 + 2e8 * 4, "seconds": 0.5, "batch": 4, "measured_batch": 4}
+    monkeypatch.setattr(probes, "_step", lambda *args: (_ for _ in ()).throw(torch.cuda.OutOfMemoryError("CUDA out of memory")))
+    assert probes._peak(None, p, "fp32")["peak"] is None
+
+
 @CUDA
 def test_memory_probes_measure_a_real_step_on_cuda():
     results = by_code(lint_and_verify(VERIFY / "memory.py", device="cuda", timeout=600)[0])
@@ -136,16 +153,23 @@ def test_device_side_asserts_stay_in_their_process():
 
 
 def test_verify_option_selects_codes_and_keeps_the_lint_path_free_of_torch():
-    command = [sys.executable, "-m", "bertlint", "check", "--isolated", "--format", "json", "--verify=BL206", "--device", "cpu", str(DEMO / "classifier.py")]
+    command = [sys.executable, "-m", "bertlint", "check", "--isolated", "--no-cache", "--format", "json", "--verify=BL206", "--device", "cpu", str(DEMO / "classifier.py")]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     findings = json.loads(done.stdout)
     assert [f["code"] for f in findings if "verification" in f] == ["BL206"]
-    probe = "import sys; from bertlint import runner, verify; from bertlint.verify import lift; " \
-            f"o = runner.run([__import__('pathlib').Path({str(DEMO)!r})], isolated=True); s = runner.settings_for([], {{}}, None, True); " \
-            "sites = {f.path: lift.Site.load(__import__('pathlib').Path(f.path), s) for f in o.findings}; " \
-            "[lift.spec_for(sites[f.path], f, s) for f in o.findings if f.code in verify.PROBED]; " \
-            "print(sorted(m for m in ('torch', 'transformers', 'tensorflow') if m in sys.modules))"  # fmt: skip
-    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120).stdout.strip() == "[]"
+    lift_only = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from bertlint import runner, verify
+        from bertlint.verify import lift
+        outcome = runner.run([Path({str(DEMO)!r})], isolated=True, use_cache=False)
+        settings = runner.settings_for([], {{}}, None, True)
+        for finding in outcome.findings:
+            if finding.code in verify.PROBED:
+                lift.spec_for(lift.Site.load(Path(finding.path), settings), finding, settings)
+        print(sorted(m for m in ("torch", "transformers", "tensorflow") if m in sys.modules))
+    """)
+    assert subprocess.run([sys.executable, "-c", lift_only], capture_output=True, text=True, timeout=120).stdout.strip() == "[]"
 
 
 def test_without_torch_verify_exits_2_with_the_install_command(monkeypatch):
@@ -155,7 +179,7 @@ def test_without_torch_verify_exits_2_with_the_install_command(monkeypatch):
 
     real = util.find_spec
     monkeypatch.setattr(util, "find_spec", lambda name, *args: None if name == "torch" else real(name, *args))
-    result = CliRunner().invoke(main, ["check", "--isolated", "--verify", str(VERIFY / "near_miss.py")])
+    result = CliRunner().invoke(main, ["check", "--isolated", "--no-cache", "--verify", str(VERIFY / "near_miss.py")])
     assert result.exit_code == 2
     assert "pip install 'bertlint[verify]'" in result.output
 

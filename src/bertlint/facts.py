@@ -360,7 +360,11 @@ class Facts:
             scope = self._scope_of_node.get(id(current))
             if scope is not None:
                 return scope
-            current = self._parents.get(id(current))
+            parent = self._parents.get(id(current))
+            if parent is None:
+                stmt = self._stmt_of.get(id(current))
+                parent = stmt if stmt is not current else None
+            current = parent
         return self.module_scope
 
     def calls_in(self, node: cst.CSTNode) -> list[Call]:
@@ -798,6 +802,7 @@ class _Walker:
         if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
             body = body.body
         for stmt in body:
+            self.f._scope_of_node[id(stmt)] = scope
             self._stmt(stmt, scope, ctx)
 
     def _stmt(self, stmt: cst.CSTNode, scope: Scope, ctx: _Ctx) -> None:
@@ -1301,9 +1306,6 @@ class _Evaluator:
                 return UNKNOWN
             expr, scope, order = expr_scope
             return self._sub(expr, scope, order) if expr is not None else None
-        value = self.eval(base)
-        if isinstance(value, dict):
-            return UNKNOWN
         return UNKNOWN
 
     def _Call(self, node):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Binding, Call, Facts, dotted, padding_at, padding_of, walk
+from bertlint.facts import Binding, Call, Facts, dotted, is_model_call, padding_at, padding_of, walk
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -20,7 +20,7 @@ class MissingAttentionMask(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         for call in facts.calls:
-            if not _is_model_call(facts, call):
+            if not is_model_call(facts, call):
                 continue
             if "attention_mask" in call.kwargs or len(call.positional) >= 2:
                 continue
@@ -52,13 +52,6 @@ class MissingAttentionMask(Rule):
                 help=f"pass `attention_mask={mask}` or call the model with `**encoding`" if mask else self.help,
                 fix=[Replacement(call.node.args[-1], f", attention_mask={mask}", after=True)] if mask else None,
             )
-
-
-def _is_model_call(facts: Facts, call: Call) -> bool:
-    """`model(...)`, `self.model(...)`, `model.forward(...)`, `model.generate(...)`."""
-    target = call.receiver if call.method in ("forward", "generate") else call.node.func
-    kind = facts.kind(target, call.scope, call.order)
-    return kind is not None and kind.kind == "model"
 
 
 def _padded(facts: Facts, ids: Binding | None, version: tuple[int, ...]) -> str | None:

@@ -7,10 +7,9 @@ from collections import Counter
 import libcst as cst
 
 from bertlint import datafiles
-from bertlint.facts import Facts, run_anchor, walk
+from bertlint.facts import LABEL_NAMES, Facts, run_anchor, walk
 from bertlint.rules import Context, Rule
 
-LABEL_NAMES = frozenset({"labels", "label", "y", "y_train", "train_labels", "targets", "target", "train_y", "ytrain", "classes"})
 MIN_EXAMPLES = 50
 LM_HEADS = frozenset({"causal-lm", "masked-lm", "seq2seq"})
 MITIGATION_CALLS = ("compute_class_weight", "compute_sample_weight", "WeightedRandomSampler", "RandomOverSampler", "RandomUnderSampler", "SMOTE", "ADASYN", "sigmoid_focal_loss")

@@ -22,9 +22,6 @@ from bertlint.config import Settings
 from bertlint.facts import UNKNOWN, Call, Facts, ModelLoad, classifier, float_cast, known_labels, padding_of, trained_model, training_arg, uses_peft, walk
 from bertlint.report import Finding
 
-GiB = 1 << 30
-
-
 class CannotLift(Exception):
     """The script does not pin down a value the probe needs; the message says which."""
 
@@ -269,7 +266,7 @@ def _strings(value: Any) -> list[str]:
 
 
 def _learning_rate(site: Site, finding: Finding, settings: Settings) -> dict:
-    from bertlint.rules.bl301 import _rate_sites
+    from bertlint.rules.bl301 import _model_type, _rate_sites
 
     facts = site.facts
     match = next(((call, arg, opt) for call, arg, opt in _rate_sites(facts) if site.covers(arg, finding) or site.covers(arg.value, finding)), None)
@@ -279,13 +276,12 @@ def _learning_rate(site: Site, finding: Finding, settings: Settings) -> dict:
     lr = facts.value(arg.value, call.scope, order=call.order)
     if isinstance(lr, bool) or not isinstance(lr, (int, float)):
         raise CannotLift(f"the learning rate `{facts.text(arg.value)}` is not a constant")
-    known = trained_model(facts)
-    loads = facts.model_loads
-    from_scratch = bool(loads) and all(load.how != "pretrained" for load in loads)
-    model = model_spec(site)
-    low, high, label = knowledge.lr_range(known[1] if known else None, optimizer, from_scratch=from_scratch, peft=uses_peft(facts),
-                                          model_type=model.get("model_type"), overrides=settings.lr_ranges)  # fmt: skip
-    return {"model": model, "params": {"lr": float(lr), "reference_lr": math.sqrt(low * high), "low": low, "high": high, "optimizer": optimizer, "range": label}}
+    known, loads = trained_model(facts), facts.model_loads
+    info = known[1] if known else None
+    low, high, label = knowledge.lr_range(info, optimizer, from_scratch=all(load.how != "pretrained" for load in loads), peft=uses_peft(facts),
+                                          model_type=None if info else _model_type(loads), overrides=settings.lr_ranges)  # fmt: skip
+    params = {"lr": float(lr), "reference_lr": math.sqrt(low * high), "low": low, "high": high, "optimizer": optimizer, "range": label}
+    return {"model": model_spec(site), "params": params}
 
 
 def _imbalance(site: Site, finding: Finding, settings: Settings) -> dict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import inspect
 import keyword
 import logging
 import math
@@ -59,8 +60,6 @@ def _ids(config, shape: tuple[int, ...], device: str, generator: torch.Generator
 
 
 def _accepts(model, name: str) -> bool:
-    import inspect
-
     return name in inspect.signature(model.forward).parameters
 
 
@@ -119,7 +118,7 @@ def probe_pad_to_max_length(spec: dict, env: Env) -> dict:
     target = kwargs.get("max_length")
     lengths, error, messages, setup = _tokenize(spec, env, [build.text_of(3), build.text_of(6, 50)])
     if error is not None:
-        return verdict("confirmed", f"transformers {transformers.__version__} raises {error_text(error)}", setup)
+        return verdict("confirmed", f"transformers {transformers.__version__} raises {error_text(error)}", setup, max_length=target)
     said = _relevant(messages, "pad_to_max_length", "not recognized")
     shown = f"lengths {lengths}" if len(lengths) > 1 else f"{lengths[0]} tokens"
     if kwargs.get("pad_to_max_length") is True and target and any(n != target for n in lengths):
@@ -136,17 +135,15 @@ def probe_max_length_effect(spec: dict, env: Env) -> dict:
     if not isinstance(target, int):
         return verdict("could_not_run", "the call's `max_length` is not a known number")
     long_words = min(target + 8, 4096)
-    lengths, error, messages, setup = _tokenize(spec, env, [build.text_of(3), build.text_of(long_words, 20)])
+    lengths, error, messages, setup = _tokenize(spec, env, [build.text_of(long_words, 20), build.text_of(3)])
     if error is not None:
         return verdict("could_not_run", f"the call itself failed: {error_text(error)}", setup)
     said = _relevant(messages, "max_length")
+    texts = f"a {long_words}-word and a 3-word text" if len(lengths) > 1 else f"a {long_words}-word text"
     if all(n == target for n in lengths):
-        return verdict("not_confirmed", f"every sequence came out at max_length={target}", setup, output_length=target, max_length=target)
-    return verdict(
-        "confirmed",
-        f"a batch of a short and a {long_words}-word text came out at lengths {lengths}, not max_length={target}: padded to the longest, nothing cut{said}",
-        setup, output_length=max(lengths), max_length=target,
-    )  # fmt: skip
+        return verdict("not_confirmed", f"{texts} came out at max_length={target}", setup, output_length=target, max_length=target)
+    return verdict("confirmed", f"{texts} came out at lengths {lengths}, not max_length={target}: nothing is cut to it{said}",
+                   setup, output_length=max(lengths), max_length=target)  # fmt: skip
 
 
 # --------------------------------------------------------------------------- forwards and losses

@@ -1,0 +1,241 @@
+"""Measure bertlint against a bare libcst parse and its peers (torchfix, fixit, ruff) in one run.
+
+Every figure is the median wall time of whole processes, the tools' runs interleaved round-robin
+so that load on the machine hits them alike; ratios compare figures of this one run only. It
+installs nothing: peers are used from their own virtual environments when present (torchfix 0.7
+pins libcst < 1.6, so each has its own), and the corpus is the source of the `transformers` and
+`torch` packages installed in one more. How to set them up: benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+SCRIPT = HERE / "data" / "train_classifier.py"
+BULK_FILES = 150
+FORBIDDEN = ("torch", "transformers", "tensorflow", "jax", "flax", "keras")
+# The interpreter must use (and write) bytecode caches as an installed tool does.
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | {"NO_COLOR": "1"}
+LIBCST_PARSE = "import sys, libcst; libcst.parse_module(open(sys.argv[1], 'rb').read())"
+
+
+def timed(command: list[str], ok: tuple[int, ...] = (0, 1)) -> float:
+    start = time.perf_counter()
+    result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV, text=True)
+    elapsed = time.perf_counter() - start
+    if result.returncode not in ok:
+        raise SystemExit(f"{command[0]} failed ({result.returncode}): {result.stderr[-2000:]}")
+    return elapsed
+
+
+def medians(commands: dict[str, list[str] | tuple], repeat: int, prepare=None) -> dict[str, float]:
+    """Median seconds per named command, after one untimed warm-up each; runs interleaved.
+    A command may be (command, ok exit codes); `prepare(name)` runs untimed before each timed run."""
+    spec = {name: c if isinstance(c, tuple) else (c, (0, 1)) for name, c in commands.items()}
+    for command, ok in spec.values():
+        timed(command, ok)
+    times: dict[str, list[float]] = {name: [] for name in spec}
+    for _ in range(repeat):
+        for name, (command, ok) in spec.items():
+            if prepare is not None:
+                prepare(name)
+            times[name].append(timed(command, ok))
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def peers(root: Path) -> dict[str, Path]:
+    """Executables of the peers whose venvs exist under `root`."""
+    found = {}
+    for name, exe in (("torchfix", "torchfix"), ("fixit", "fixit"), ("ruff", "ruff")):
+        path = root / name / "bin" / exe
+        if path.exists():
+            found[name] = path
+    return found
+
+
+def peer_command(name: str, exe: Path, paths: list[Path], cache: Path | None = None) -> list[str]:
+    if name == "torchfix":
+        return [str(exe), *map(str, paths)]
+    if name == "fixit":
+        return [str(exe), "lint", *map(str, paths)]
+    return [str(exe), "check", "--isolated", *(["--cache-dir", str(cache)] if cache else ["--no-cache"]), *map(str, paths)]
+
+
+def bertlint(*args: str | Path) -> list[str]:
+    return [str(Path(sys.executable).parent / "bertlint"), "--isolated", "--format", "concise", *map(str, args)]
+
+
+def site_packages(venv: Path) -> Path | None:
+    return next(iter(sorted(venv.glob("lib/python*/site-packages"))), None)
+
+
+def python_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def lines_of(files: list[Path]) -> int:
+    return sum(p.read_bytes().count(b"\n") for p in files)
+
+
+class Report:
+    def __init__(self) -> None:
+        self.checks: list[tuple[str, bool]] = []
+        self.results: dict[str, object] = {}
+
+    def table(self, title: str, rows: list[list[str]]) -> None:
+        print(f"\n{title}")
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        for row in rows:
+            print("  " + "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))))
+
+    def check(self, what: str, ok: bool) -> None:
+        self.checks.append((what, ok))
+        print(f"  {'PASS' if ok else 'FAIL'}  {what}")
+
+
+def single_file(report: Report, found: dict[str, Path], repeat: int) -> None:
+    """(a) One ~300-line script: bertlint against the libcst-parse-only baseline and the peers."""
+    empty = Path(tempfile.mkdtemp()) / "empty.py"
+    empty.write_text("")
+    commands: dict[str, list[str] | tuple] = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "libcst parse only": [sys.executable, "-c", LIBCST_PARSE, str(SCRIPT)],
+        "bertlint (empty file)": bertlint("--no-cache", empty),
+        "bertlint": bertlint("--no-cache", SCRIPT),
+        **{name: peer_command(name, exe, [SCRIPT]) for name, exe in found.items()},
+    }
+    times = medians(commands, repeat)
+    ours = times["bertlint"]
+    rows = [["tool", "median s", "bertlint / tool"]]
+    rows += [[name, f"{t:.3f}", f"{ours / t:.2f}x"] for name, t in times.items()]
+    report.table(f"single file: {SCRIPT.name} ({lines_of([SCRIPT])} lines), median of {repeat} runs", rows)
+    report.results["single_file"] = times
+    report.check(f"bertlint <= 2x a bare libcst parse ({ours / times['libcst parse only']:.2f}x)", ours <= 2 * times["libcst parse only"])
+    for name in ("torchfix", "fixit"):
+        if name in times:
+            report.check(f"bertlint <= 0.35x {name} ({ours / times[name]:.2f}x)", ours <= 0.35 * times[name])
+
+
+def bulk(report: Report, found: dict[str, Path], sources: Path, work: Path, repeat: int) -> None:
+    """Throughput on 150 files of the installed transformers and on the fixtures; then the warm cache."""
+    every = python_files(sources / "transformers")
+    picked = [every[i * len(every) // BULK_FILES] for i in range(BULK_FILES)]
+    sets = {"transformers": work / "transformers", "fixtures": work / "fixtures"}
+    for path in picked:
+        target = sets["transformers"] / path.relative_to(sources)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    shutil.copytree(REPO / "fixtures", sets["fixtures"], ignore=shutil.ignore_patterns(".bertlint_cache", "*.ipynb", "*.expected"))
+    cache = work / "cache"
+
+    def fresh_cache(name: str) -> None:
+        if name.startswith("bertlint"):
+            shutil.rmtree(cache, ignore_errors=True)
+
+    for label, folder in sets.items():
+        files = python_files(folder)
+        commands = {"bertlint": bertlint("--cache-dir", cache, folder)}
+        commands |= {name: peer_command(name, exe, [folder]) for name, exe in found.items()}
+        times = medians(commands, repeat, prepare=fresh_cache)
+        ours = len(files) / times["bertlint"]
+        rows = [["tool", "median s", "files/s", "bertlint files/s / tool's"]]
+        rows += [[name, f"{t:.2f}", f"{len(files) / t:.1f}", f"{ours / (len(files) / t):.1f}x"] for name, t in times.items()]
+        report.table(f"bulk: {len(files)} {label} files ({lines_of(files)} lines), each tool at its default parallelism, median of {repeat}", rows)
+        report.results[f"bulk_{label}"] = {"files": len(files), **times}
+        if label == "transformers":
+            for name in ("torchfix", "fixit"):
+                if name in times:
+                    report.check(f"bertlint files/s >= 5x {name}'s on {label} ({times[name] / times['bertlint']:.1f}x)", times[name] >= 5 * times["bertlint"])
+
+    folder = sets["transformers"]
+    ruff_cache = work / "ruff_cache"
+    cold = medians({"bertlint cold": bertlint("--cache-dir", cache, folder)}, repeat, prepare=fresh_cache)["bertlint cold"]
+    warm = {"bertlint": bertlint("--cache-dir", cache, folder)}
+    warm |= {name: peer_command(name, exe, [folder], ruff_cache) for name, exe in found.items()}
+    times = medians(warm, repeat)
+    rows = [["tool", "re-run median s", "bertlint / tool"], ["bertlint cold", f"{cold:.2f}", ""]]
+    rows += [[name, f"{t:.3f}", f"{times['bertlint'] / t:.2f}x"] for name, t in times.items()]
+    report.table(f"warm re-run on the {BULK_FILES} transformers files (ruff with its cache; torchfix and fixit have none)", rows)
+    report.results["warm"] = {"bertlint cold": cold, **times}
+    report.check(f"warm re-run >= 20x faster than cold ({cold / times['bertlint']:.1f}x)", cold >= 20 * times["bertlint"])
+
+
+def corpus(report: Report, sources: Path) -> None:
+    """(b) The whole transformers and torch sources: files/s, and not one internal error."""
+    from bertlint.config import load_settings
+    from bertlint.discovery import discover
+    from bertlint.rules import all_codes
+
+    roots = [sources / "transformers", sources / "torch"]
+    files = sum(len(discover([r], load_settings(r, all_codes(), isolated=True))[0]) for r in roots)
+    start = time.perf_counter()
+    result = subprocess.run(bertlint("--no-cache", "--quiet", *roots), capture_output=True, text=True, env=ENV)
+    elapsed = time.perf_counter() - start
+    errors = [line for line in result.stderr.splitlines() if "internal error" in line]
+    findings = sum(1 for line in result.stdout.splitlines() if re.match(r".+:\d+:\d+: BL\d{3} ", line))
+    report.table("corpus: the installed transformers and torch sources, one cold run", [
+        ["files", "seconds", "files/s", "findings", "internal errors", "exit"],
+        [str(files), f"{elapsed:.1f}", f"{files / elapsed:.1f}", str(findings), str(len(errors)), str(result.returncode)],
+    ])
+    for line in errors[:20]:
+        print(f"  {line}")
+    report.results["corpus"] = {"files": files, "seconds": elapsed, "internal_errors": errors}
+    report.check(f"no internal error over {files} files ({len(errors)})", not errors and result.returncode in (0, 1))
+
+
+def imports(report: Report) -> None:
+    """(c) The lint path imports neither torch nor transformers (nor tensorflow), per -X importtime."""
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "bertlint", "--isolated", "--no-cache", str(SCRIPT)],
+                            capture_output=True, text=True, env=ENV)
+    modules = [line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")][1:]
+    bad = sorted({m for m in modules if m.split(".")[0] in FORBIDDEN})
+    print(f"\nimports: {len(modules)} modules on the lint path; forbidden ones: {', '.join(bad) or 'none'}")
+    report.results["imports"] = {"modules": len(modules), "forbidden": bad}
+    report.check("the lint path imports none of " + ", ".join(FORBIDDEN), not bad)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--peers", type=Path, default=Path("/tmp/peers"), help="folder with the torchfix, fixit, ruff and corpus venvs")
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs per single-file figure (bulk figures use a third, at least 1)")
+    parser.add_argument("--only", nargs="+", choices=["single", "bulk", "corpus", "imports"], default=["single", "bulk", "corpus", "imports"])
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+
+    found = peers(args.peers)
+    sources = site_packages(args.peers / "corpus")
+    print(f"bertlint benchmark on {os.cpu_count()} cores; peers found: {', '.join(found) or 'none'}; corpus: {sources or 'missing'}")
+    report = Report()
+    if "imports" in args.only:
+        imports(report)
+    if "single" in args.only:
+        single_file(report, found, args.repeat)
+    if sources is None and {"bulk", "corpus"} & set(args.only):
+        print(f"\nno corpus venv at {args.peers / 'corpus'}: bulk and corpus figures skipped (see benchmarks/README.md)")
+    elif sources is not None:
+        if "bulk" in args.only:
+            with tempfile.TemporaryDirectory() as work:
+                bulk(report, found, sources, Path(work), max(1, args.repeat // 3))
+        if "corpus" in args.only:
+            corpus(report, sources)
+    if args.json:
+        args.json.write_text(json.dumps(report.results, indent=2, default=str))
+    failed = [what for what, ok in report.checks if not ok]
+    print(f"\n{len(report.checks) - len(failed)} of {len(report.checks)} acceptance checks pass")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
