@@ -151,7 +151,7 @@ def bulk(report: Report, found: dict[str, Path], sources: Path, work: Path, repe
         times = medians(commands, repeat, prepare=fresh_cache)
         ours = len(files) / times["bertlint"]
         rows = [["tool", "median s", "files/s", "bertlint files/s / tool's"]]
-        rows += [[name, f"{t:.2f}", f"{len(files) / t:.1f}", f"{ours / (len(files) / t):.1f}x"] for name, t in times.items()]
+        rows += [[name, f"{t:.2f}", f"{len(files) / t:.1f}", f"{ours / (len(files) / t):.3g}x"] for name, t in times.items()]
         report.table(f"bulk: {len(files)} {label} files ({lines_of(files)} lines), each tool at its default parallelism, median of {repeat}", rows)
         report.results[f"bulk_{label}"] = {"files": len(files), **times}
         if label == "transformers":
@@ -166,7 +166,7 @@ def bulk(report: Report, found: dict[str, Path], sources: Path, work: Path, repe
     warm |= {name: peer_command(name, exe, [folder], ruff_cache) for name, exe in found.items()}
     times = medians(warm, repeat)
     rows = [["tool", "re-run median s", "bertlint / tool"], ["bertlint cold", f"{cold:.2f}", ""]]
-    rows += [[name, f"{t:.3f}", f"{times['bertlint'] / t:.2f}x"] for name, t in times.items()]
+    rows += [[name, f"{t:.3f}", f"{times['bertlint'] / t:.3g}x"] for name, t in times.items()]
     report.table(f"warm re-run on the {BULK_FILES} transformers files (ruff with its cache; torchfix and fixit have none)", rows)
     report.results["warm"] = {"bertlint cold": cold, **times}
     report.check(f"warm re-run >= 20x faster than cold ({cold / times['bertlint']:.1f}x)", cold >= 20 * times["bertlint"])

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bertlint import cache, runner
+from bertlint import cache, engine, runner
 
 BAD = """\
 from transformers import AutoTokenizer
@@ -174,10 +174,10 @@ def test_damaged_pack_is_an_empty_one(project, linted):
 
 def test_internal_errors_and_fixed_files_are_not_cached(project, linted, monkeypatch):
     write(project, "a.py", BAD)
-    real = runner.engine.lint_source
-    monkeypatch.setattr(runner.engine, "lint_source", lambda *a, **k: 1 / 0)
+    real = engine.lint_source
+    monkeypatch.setattr(engine, "lint_source", lambda *a, **k: 1 / 0)
     assert lint(project).internal_errors
-    monkeypatch.setattr(runner.engine, "lint_source", real)
+    monkeypatch.setattr(engine, "lint_source", real)
     linted.clear()
     assert lint(project, fix="safe").fixed == 1
     lint(project)
@@ -244,3 +244,19 @@ def test_an_unwritable_cache_is_no_error(project):
     assert not outcome.problems and not outcome.internal_errors
     assert [f.code for f in outcome.findings] == ["BL101"]
     assert os.path.isfile(blocker)
+
+
+def test_a_run_the_cache_answers_never_loads_libcst(project):
+    write(project, "a.py", BAD)
+    command = [sys.executable, "-X", "importtime", "-m", "bertlint", "--format", "json", str(project)]
+    first, second = (subprocess.run(command, capture_output=True, text=True, timeout=120) for _ in range(2))
+    assert first.returncode == second.returncode == 1 and first.stdout == second.stdout
+    imported = lambda run: {line.split("|")[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
+    assert "libcst" in imported(first)
+    assert not {m for m in imported(second) if m.split(".")[0] == "libcst"}
+
+
+def test_rule_codes_come_from_module_names_that_match_the_rules():
+    from bertlint.rules import ENGINE_CODES, all_codes, all_rules
+
+    assert all_codes() == sorted(set(all_rules()) | set(ENGINE_CODES))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bertlint import runner
+from bertlint import engine, runner
 
 BAD = """\
 from transformers import AutoTokenizer
@@ -17,6 +17,7 @@ tok = AutoTokenizer.from_pretrained("bert-base-uncased")
 enc = tok(["a", "b"], max_length=8, truncation=True, pad_to_max_length=True)
 """
 BROKEN = "def f(:\n"
+forked = pytest.mark.skipif(sys.platform != "linux", reason="the workers inherit the test's monkeypatching only when forked")
 
 
 @pytest.fixture
@@ -68,29 +69,31 @@ def test_jobs_default_to_the_cores_we_may_use():
     assert runner._cores() == expected
 
 
+@forked
 def test_internal_error_in_a_worker_keeps_the_other_files_findings(project, monkeypatch):
-    real = runner.engine.lint_source
+    real = engine.lint_source
 
     def flaky(source, path, settings, *args, **kwargs):
         if path.name == "s01.py":
             raise KeyError("boom")
         return real(source, path, settings, *args, **kwargs)
 
-    monkeypatch.setattr(runner.engine, "lint_source", flaky)  # the forked workers inherit it
+    monkeypatch.setattr(engine, "lint_source", flaky)  # the forked workers inherit it
     outcome = runner.run([project], jobs=2, use_cache=False)
     assert len(outcome.internal_errors) == 1 and "s01.py" in outcome.internal_errors[0]
     assert {Path(f.path).name for f in outcome.findings} >= {"s02.py", "s04.py"}
 
 
+@forked
 def test_a_dead_worker_is_an_internal_error_not_a_crash(project, monkeypatch):
-    real = runner.engine.lint_source
+    real = engine.lint_source
 
     def dies(source, path, settings, *args, **kwargs):
         if path.name == "s01.py":
             os._exit(3)
         return real(source, path, settings, *args, **kwargs)
 
-    monkeypatch.setattr(runner.engine, "lint_source", dies)
+    monkeypatch.setattr(engine, "lint_source", dies)
     outcome = runner.run([project], jobs=2, use_cache=False)
     assert outcome.internal_errors
     assert all("terminated abruptly" in error for error in outcome.internal_errors)
@@ -132,3 +135,22 @@ def test_progress_bar_waits_for_a_long_run(monkeypatch):
 def test_jobs_option_is_validated(project):
     result = subprocess.run([sys.executable, "-m", "bertlint", "--jobs", "0", str(project)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and "--jobs" in result.stderr
+
+
+@pytest.mark.parametrize(("fmt", "shown"), [("full", True), ("concise", True), ("json", False), ("sarif", False), ("github", False)])
+def test_progress_bar_only_for_human_formats_on_a_terminal(project, monkeypatch, fmt, shown):
+    import click.testing
+
+    from bertlint import cli
+
+    made = []
+
+    class Recorder(cli._Progress):
+        def __init__(self):
+            super().__init__()
+            made.append(self)
+
+    monkeypatch.setattr(cli, "_Progress", Recorder)
+    monkeypatch.setattr(click.testing._NamedTextIOWrapper, "isatty", lambda self: True)  # CliRunner's stderr
+    click.testing.CliRunner().invoke(cli.main, ["--no-cache", "--format", fmt, str(project)])
+    assert bool(made) is shown

@@ -18,7 +18,6 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
@@ -92,16 +91,12 @@ def _build() -> str:
     return "\n".join(parts)
 
 
-def cache_dir_for(settings: "Settings", cache_dir: Path | None = None) -> Path:
-    return Path(cache_dir) if cache_dir is not None else Path(settings.project_root) / CACHE_DIR
-
-
 class Cache:
     """One pack: relative path -> entry, entries decoded only when looked up."""
 
     def __init__(self, settings: "Settings", cache_dir: Path | None = None) -> None:
         self.settings = settings
-        self.root = Path(os.path.abspath(cache_dir_for(settings, cache_dir)))
+        self.root = Path(os.path.abspath(cache_dir if cache_dir is not None else Path(settings.project_root) / CACHE_DIR))
         pack = hashlib.blake2b(f"{settings.cache_key()}\n{_build()}".encode(), digest_size=16).hexdigest()
         self.file = self.root / f"{pack}.jsonl"
         self.entries = _read_pack(self.file)
@@ -140,6 +135,8 @@ class Cache:
         atomically. A cache that cannot be written is no error: the run just stays cold."""
         if not self.changed:
             return
+        import tempfile
+
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             _mark(self.root)

@@ -177,10 +177,10 @@ def _verify_selection(value: str, paths: tuple[Path, ...]) -> tuple[list[str], t
 
 
 class _Progress:
-    """A progress bar on stderr that appears only once a run has lasted a second: short runs stay quiet.
+    """A progress bar on stderr that appears only once a run has lasted a while: short runs stay quiet.
     Refreshed by hand, not by rich's thread, so that the process pool forks a single-threaded process."""
 
-    DELAY = 1.0
+    DELAY = 2.0  # seconds: a run shorter than this shows no bar
 
     def __init__(self) -> None:
         self.start = time.monotonic()

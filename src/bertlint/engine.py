@@ -129,6 +129,8 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
             refusal = _refusal(cpython) if cpython is not None else (f"SyntaxError: {str(exc).splitlines()[0] if str(exc) else 'invalid syntax'}", line, column)
         except (RecursionError, MemoryError) as exc:
             refusal = f"the file nests too deeply or is too large to analyse ({type(exc).__name__})", 1, 1
+        except SyntaxError as exc:  # a literal libcst parses but CPython refuses (`"\N{bogus}"`), met by a rule reading its value
+            refusal = _refusal(_compile_error(source) or exc)
     if "BL901" not in selected:
         return []
     message, line, column = refusal
@@ -142,6 +144,9 @@ def _refused(source: str) -> tuple[str, int, int] | None:
     suspicious source (deep brackets, very long logical lines) is compiled by CPython first."""
     if len(source) > MAX_SOURCE_CHARS:
         return f"the file has {len(source) / 2**20:.1f} MiB of code, more than the {MAX_SOURCE_CHARS >> 20} MiB bertlint analyses; exclude generated files", 1, 1
+    if "\x00" in source:  # CPython refuses it anywhere; libcst accepts it in a string, whose value then cannot be read
+        before = source[: source.index("\x00")]
+        return "SyntaxError: source code string cannot contain null bytes", before.count("\n") + 1, len(before) - before.rfind("\n")
     depth = max(accumulate(1 if c in "([{" else -1 for c in _BRACKET.findall(source)), default=0)
     if depth <= 100 and max(map(len, source.replace("\\\n", "").splitlines()), default=0) <= 2000:
         return None

@@ -382,8 +382,8 @@ class Facts:
         self._value_stack.add(key)
         try:
             return _Evaluator(self, scope, order, cli).eval(expr)
-        except (ArithmeticError, TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError, RecursionError, MemoryError):
-            return UNKNOWN
+        except (ArithmeticError, TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError, RecursionError, MemoryError, SyntaxError):
+            return UNKNOWN  # SyntaxError: libcst's `evaluated_value` of a string holding a null byte
         finally:
             self._value_stack.discard(key)
 

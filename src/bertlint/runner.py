@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
-from bertlint import cache, engine, fixer, notebook
+from bertlint import cache  # engine, fixer and notebook (libcst) load where a file is linted: not in a run the cache answers
 from bertlint.config import Settings, load_settings
 from bertlint.discovery import discover
 from bertlint.report import Finding
@@ -47,28 +48,28 @@ def run(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, config
     outcome = Outcome(problems=[f"{p}: {msg}" for p, msg in problems], files=len(files))
     mode = fix or diff
     allowed = ({"safe", "unsafe"} if mode == "unsafe" else {"safe"}) if mode else None
-    store = cache.Cache(settings, cache_dir) if use_cache else None
+    results = cache.Cache(settings, cache_dir) if use_cache else None
     parts: dict[Path, Outcome] = {}
     todo = []
     for path in files:
-        hit = store.lookup(path) if store is not None else None
+        hit = results.lookup(path) if results is not None else None
         if hit is not None and (allowed is None or not any(f.fix for f in hit)):
             parts[path] = Outcome(findings=hit)
         else:
             todo.append(path)
-    job = (settings, allowed, bool(fix), store is not None)
+    job = (settings, allowed, bool(fix), results is not None)
     for path, part, key, inputs in _lint_all(todo, job, jobs or _cores(), progress, len(files) - len(todo), len(files)):
         parts[path] = part
         if key is not None and not part.fixed and not part.internal_errors:  # findings of the bytes on disk
-            store.store(path, key, part.findings, inputs)
+            results.store(path, key, part.findings, inputs)
     for path in files:
         outcome.merge(parts[path])
-    if store is not None:
-        store.save()
+    if results is not None:
+        results.save()
     return outcome
 
 
-POOL_MIN_FILES = 8  # fewer files than this are linted in-process: a pool's start-up would cost more than it saves
+POOL_MIN_FILES = 4  # fewer are linted in-process: a forked pool pays off from 2-3 files of 300 lines, not for small ones
 
 _Job = tuple[Settings, "set[str] | None", bool, bool]  # settings, fixes allowed, write, cache keys wanted
 _Done = tuple[Path, Outcome, "str | None", list]  # path, its outcome, cache key of the bytes linted, other files read
@@ -94,14 +95,17 @@ def _lint_all(paths: list[Path], job: _Job, jobs: int, progress: Callable[[int, 
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    # fork: the workers inherit the imported rules instead of importing them again
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    # fork on Linux: the workers inherit the imported rules instead of importing them again
+    # (elsewhere fork is unsafe or missing, and the platform's default start method is used)
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
     with ProcessPoolExecutor(min(jobs, len(paths)), mp_context=context) as pool:
         futures = {pool.submit(_check, path, job): path for path in sorted(paths, key=_size, reverse=True)}
         for future in as_completed(futures):
             try:
                 yield future.result()
             except BrokenProcessPool as exc:
+                from bertlint import engine
+
                 path = futures[future]
                 yield path, Outcome(internal_errors=[engine.describe_internal_error(path, exc)]), None, []
             done += 1
@@ -135,6 +139,8 @@ def _check(path: Path, job: _Job) -> _Done:
 
 def lint_path(path: Path, data: bytes, settings: Settings, outcome: Outcome, allowed: set[str] | None, write: bool) -> list[Finding]:
     """Lint one file's bytes (and fix it when asked); errors are recorded in `outcome`, never raised."""
+    from bertlint import engine, fixer
+
     try:
         decoded = engine.decode(data)
     except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
@@ -158,6 +164,8 @@ def lint_path(path: Path, data: bytes, settings: Settings, outcome: Outcome, all
 
 def _kind(path: Path):
     """(lint, apply_edits, parses) for the file's kind: a notebook's JSON text, or a script."""
+    from bertlint import engine, fixer, notebook
+
     if path.suffix == ".ipynb":
         return notebook.lint_text, notebook.apply_edits, notebook.parses
     return engine.lint_source, fixer.apply_edits, fixer.parses
@@ -165,6 +173,8 @@ def _kind(path: Path):
 
 def fix_text(text: str, findings: list[Finding], path: Path, settings: Settings, allowed: set[str]) -> tuple[str, list[Finding], int]:
     """Apply fixes pass by pass until none applies or the result would not parse: (text, findings left, fixes applied)."""
+    from bertlint import fixer
+
     lint, apply, parses = _kind(path)
     total = 0
     for _ in range(fixer.MAX_PASSES):

@@ -14,13 +14,12 @@ import os
 import re
 import sys
 from dataclasses import dataclass
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import libcst as cst
-
 if TYPE_CHECKING:
+    import libcst as cst
+
     from bertlint.config import Settings
     from bertlint.facts import Facts
     from bertlint.rules import Context
@@ -46,6 +45,8 @@ def show(version: Version) -> str:
 
 @functools.cache
 def data() -> dict[str, Any]:
+    from importlib.resources import files  # 8 ms to import: not paid by a run the cache answers
+
     return json.loads((files("bertlint") / "data" / "versions.json").read_text(encoding="utf-8"))
 
 
@@ -319,6 +320,8 @@ def symbol_uses(facts: "Facts", group: str) -> list[SymbolUse]:
 
 def _local_name(alias: cst.ImportAlias) -> str:
     """The name an import binds: `as` name, else the head of `import a.b`."""
+    import libcst as cst  # here, not at the top: a run the cache answers never loads libcst
+
     node = alias.asname.name if alias.asname is not None else alias.name
     while isinstance(node, cst.Attribute):
         node = node.value
