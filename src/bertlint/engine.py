@@ -23,7 +23,7 @@ from bertlint.rules import ENGINE_CODES, Context, Report, all_rules
 if TYPE_CHECKING:
     from bertlint.config import Settings
 
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _IGNORE = re.compile(r"#\s*bertlint:\s*ignore\[(?P<codes>[^\]]*)\]")
 _SKIP_FILE = re.compile(r"#\s*bertlint:\s*skip-file\b")
 _BL_CODE = re.compile(r"^BL\d{3}$")
@@ -80,13 +80,13 @@ def suppressions(source: str) -> dict[int, list[Suppression]]:
     if "noqa" not in source and "bertlint" not in source:
         return out
     for number, start, comment in _comments(source):
-        for pattern in (_NOQA, _IGNORE):
+        for pattern in (NOQA, _IGNORE):
             for match in pattern.finditer(comment):
                 raw = match.group("codes")
                 written = tuple(c.strip() for c in re.split(r"[\s,]+", raw or "") if c.strip())
                 codes = None if raw is None else frozenset(c.upper() for c in written)
                 column = start + match.start() + 1
-                out.setdefault(number, []).append(Suppression(number, codes, column, column + len(match.group(0)), written=written, noqa=pattern is _NOQA))
+                out.setdefault(number, []).append(Suppression(number, codes, column, column + len(match.group(0)), written=written, noqa=pattern is NOQA))
     return out
 
 
@@ -135,7 +135,7 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
         return []
     message, line, column = refusal
     lines = source.splitlines()
-    return [_engine_finding("BL901", message, display, line, column, lines[line - 1] if 0 < line <= len(lines) else "")]
+    return [engine_finding("BL901", message, display, line, column, lines[line - 1] if 0 < line <= len(lines) else "")]
 
 
 def _refused(source: str) -> tuple[str, int, int] | None:
@@ -191,7 +191,7 @@ def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", 
     return _place(ctx.reports, facts, source, str(path), selected)
 
 
-def _engine_finding(code: str, message: str, path: str, line: int, column: int, text: str, end_column: int | None = None, fix: Fix | None = None) -> Finding:
+def engine_finding(code: str, message: str, path: str, line: int, column: int, text: str, end_column: int | None = None, fix: Fix | None = None) -> Finding:
     name, severity, summary = ENGINE_CODES[code]
     help_text = {
         "BL901": "fix the syntax error; bertlint checks the rest of the file once it parses",
@@ -242,7 +242,7 @@ def _place(reports: list[Report], facts: Facts, source: str, path: str, selected
                     if code == "BL902" or (code not in selected and code not in ENGINE_CODES and code in all_rules()):
                         continue
                     findings.append(
-                        _engine_finding(
+                        engine_finding(
                             "BL902", f"unused suppression of {code}: nothing on this line raises it", path,
                             number, entry.column, lines[number - 1], entry.end_column,
                             fix=_without(entry, code, lines[number - 1]),
@@ -315,8 +315,8 @@ def decode_error_finding(path: Path, exc: Exception) -> Finding:
     if isinstance(exc, UnicodeDecodeError):
         line = exc.object[: exc.start].count(b"\n") + 1
         message = f"the file is not valid {exc.encoding} (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); declare its encoding with a `# -*- coding: ... -*-` line or save it as UTF-8"
-        return _engine_finding("BL901", message, str(path), line, 1, "")
-    return _engine_finding("BL901", f"the file cannot be decoded: {exc}", str(path), 1, 1, "")
+        return engine_finding("BL901", message, str(path), line, 1, "")
+    return engine_finding("BL901", f"the file cannot be decoded: {exc}", str(path), 1, 1, "")
 
 
 def describe_internal_error(path: Path, exc: BaseException) -> str:

@@ -469,7 +469,7 @@ class Facts:
         """`Trainer(...)`-like constructions, user subclasses included."""
         out = []
         for call in self.calls:
-            if call.qualname and any(_is_trainer_class(b) for b in self.class_bases(call.qualname)):
+            if call.qualname and any(is_trainer_class(b) for b in self.class_bases(call.qualname)):
                 out.append(call)
         return out
 
@@ -528,7 +528,7 @@ def _same_symbol(found: str, wanted: str) -> bool:
     return f_root == w_root and f_last == w_last
 
 
-def _is_trainer_class(qualname: str) -> bool:
+def is_trainer_class(qualname: str) -> bool:
     if not is_transformers_name(qualname):
         return False
     last = qualname.rsplit(".", 1)[-1]
@@ -650,7 +650,7 @@ def _classify(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int |
                 return Binding(kind, call)
             if short in TRAINING_ARGS_CLASSES and is_transformers_name(call.qualname):
                 return Binding("training_args", call)
-            if any(_is_trainer_class(b) for b in facts.class_bases(call.qualname)):
+            if any(is_trainer_class(b) for b in facts.class_bases(call.qualname)):
                 return Binding("trainer", call)
             if call.qualname.startswith("torch.utils.data") and short == "DataLoader":
                 return Binding("dataloader", call)

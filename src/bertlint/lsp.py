@@ -314,7 +314,7 @@ def _quick_fixes(ls: Server, doc, diagnostic: types.Diagnostic) -> list[types.Co
             diagnostics=[diagnostic], is_preferred=not unsafe, edit=types.WorkspaceEdit(changes={doc.uri: edits})))
     number = diagnostic.range.start.line
     line = lines[number].rstrip("\r\n") if number < len(lines) else ""
-    existing = engine._NOQA.search(line)
+    existing = engine.NOQA.search(line)
     if existing is not None and existing.group("codes"):
         column, text = existing.end(), f", {diagnostic.code}"
     else:

@@ -194,7 +194,7 @@ def lint_cells(cells: Iterable[Cell], path: Path, settings: "Settings", codes: I
             lines = _LINE.findall(cell.source)
             line = min(max(exc.lineno or 1, 1), max(len(lines), 1))
             text = lines[line - 1].rstrip("\r\n") if lines else ""
-            finding = engine._engine_finding("BL901", f"SyntaxError: {exc.msg}", str(path), line, exc.offset or 1, text)
+            finding = engine.engine_finding("BL901", f"SyntaxError: {exc.msg}", str(path), line, exc.offset or 1, text)
             findings.append(dataclasses.replace(finding, cell=cell.number))
     return sorted(findings, key=lambda f: f.sort_key)
 
@@ -304,7 +304,7 @@ def lint_text(text: str, path: Path, settings: "Settings", codes: Iterable[str] 
         nb = parse(text)
     except NotebookError as exc:
         selected = frozenset(codes) if codes is not None else settings.codes_for(path)
-        return [engine._engine_finding("BL901", str(exc), str(path), exc.line, exc.column, "")] if "BL901" in selected else []
+        return [engine.engine_finding("BL901", str(exc), str(path), exc.line, exc.column, "")] if "BL901" in selected else []
     return lint_cells(nb.cells, path, settings, codes)
 
 

@@ -23,14 +23,14 @@ class InputLabelLengthMismatch(Rule):
         heads = {load.head for load in facts.model_loads}
         if not heads or not heads <= set(ALIGNED_HEADS):
             return  # seq2seq (or unknown) models legitimately use other target lengths
-        label_calls = [c for c in facts.tokenizer_calls if _is_label_call(facts, c)]
+        label_calls = [c for c in facts.tokenizer_calls if is_label_call(facts, c)]
         for label_call in label_calls:
             inputs = [c for c in facts.tokenizer_calls if c not in label_calls and c.function is label_call.function]
-            shapes = {_shape(facts, c, ctx.version) for c in inputs}
+            shapes = {padded_shape(facts, c, ctx.version) for c in inputs}
             if len(shapes) != 1:
                 continue
             input_shape = shapes.pop()
-            label_shape = _shape(facts, label_call, ctx.version)
+            label_shape = padded_shape(facts, label_call, ctx.version)
             if input_shape is None or label_shape is None or input_shape == label_shape:
                 continue
             # on the keyword that differs: the padding mode, else the length
@@ -42,7 +42,7 @@ class InputLabelLengthMismatch(Rule):
             )
 
 
-def _shape(facts: Facts, call: Call, version: tuple[int, ...]):
+def padded_shape(facts: Facts, call: Call, version: tuple[int, ...]):
     """The fixed length a call pads every sequence to, or "dynamic"; None when it cannot be known."""
     pad = padding_at(facts, call, version)
     if pad.pads_to_max:
@@ -59,7 +59,7 @@ def _describe(shape) -> str:
     return "the longest text in the batch" + (f" (cut at {length})" if length else "")
 
 
-def _is_label_call(facts: Facts, call: Call) -> bool:
+def is_label_call(facts: Facts, call: Call) -> bool:
     """A tokenizer call whose ids become labels: `labels = tok(...)`, `x["labels"] = tok(...)["input_ids"]`, `labels=tok(...)`."""
     if "text_target" in call.kwargs:
         return True

@@ -25,10 +25,10 @@ class WrongDtypeIdsOrLabels(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         for call in facts.calls:
-            model = _called_model(facts, call)
+            model = called_model(facts, call)
             if model is not None:
                 self._check_forward(ctx, call, model)
-            elif _is_class_loss(facts, call):
+            elif is_class_loss(facts, call):
                 target = call.arg(1, "target")
                 if target is not None and _casts_class_labels(facts, target.value, call):
                     ctx.report(
@@ -61,13 +61,13 @@ class WrongDtypeIdsOrLabels(Rule):
         )
 
 
-def _called_model(facts: Facts, call: Call):
+def called_model(facts: Facts, call: Call):
     target = call.node.func if call.method is None else call.receiver if call.method == "forward" else None
     found = facts.kind(target, call.scope, call.order) if target is not None else None
     return found if found is not None and found.kind == "model" else None
 
 
-def _is_class_loss(facts: Facts, call: Call) -> bool:
+def is_class_loss(facts: Facts, call: Call) -> bool:
     """`F.cross_entropy(...)`, or `criterion(...)` where `criterion = nn.CrossEntropyLoss(...)`."""
     if call.qualname in CLASS_LOSSES:
         return True

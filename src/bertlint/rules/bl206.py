@@ -36,7 +36,7 @@ class AddedTokensWithoutResize(Rule):
         facts = ctx.facts
         if not facts.model_loads or _sized_for_tokenizer(facts):
             return
-        adds = [call for call in facts.calls if call.method in ("add_tokens", "add_special_tokens") and _adds_tokens(facts, call)]
+        adds = [call for call in facts.calls if call.method in ("add_tokens", "add_special_tokens") and adds_tokens(facts, call)]
         if not adds:
             return
         last = adds[-1]
@@ -57,7 +57,7 @@ def _sized_for_tokenizer(facts: Facts) -> bool:
     )
 
 
-def _adds_tokens(facts: Facts, call: Call) -> bool:
+def adds_tokens(facts: Facts, call: Call) -> bool:
     tokenizer = facts.kind(call.receiver, call.scope, call.order)
     if tokenizer is None or tokenizer.kind != "tokenizer":
         return False

@@ -28,9 +28,9 @@ class LearningRateOutOfRange(Rule):
         known = trained_model(facts)
         info = known[1] if known else None
         from_scratch = all(load.how != "pretrained" for load in loads)
-        model_type = None if info else _model_type(loads)
+        model_type = None if info else model_type_of(loads)
         peft = uses_peft(facts)
-        for call, arg, optimizer in _rate_sites(facts):
+        for call, arg, optimizer in rate_sites(facts):
             value = facts.value(arg.value, call.scope, order=call.order)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
                 continue
@@ -48,7 +48,7 @@ class LearningRateOutOfRange(Rule):
             )
 
 
-def _model_type(loads) -> str | None:
+def model_type_of(loads) -> str | None:
     types = {knowledge.model_type_from_class_name(load.class_name.rsplit(".", 1)[-1]) for load in loads}
     return types.pop() if len(types) == 1 else None
 
@@ -63,7 +63,7 @@ def _optim_kind_from_args(facts: Facts) -> str | None:
     return "adafactor" if "adafactor" in optim else "adamw" if "adam" in optim else None
 
 
-def _rate_sites(facts: Facts):
+def rate_sites(facts: Facts):
     """(call, the arg that sets the initial rate, optimizer kind) for every place a rate takes effect."""
     if not any("optimizers" in t.kwargs for t in facts.trainers):  # `Trainer(optimizers=...)` ignores `learning_rate`
         kind = _optim_kind_from_args(facts)

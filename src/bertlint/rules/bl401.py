@@ -30,7 +30,7 @@ class ImbalancedLabelsUnweighted(Rule):
         anchor = run_anchor(facts)
         if anchor is None:
             return
-        for counts, origin in _distributions(facts):
+        for counts, origin in label_distributions(facts):
             total = sum(counts.values())
             if total < MIN_EXAMPLES or len(counts) < 2:
                 continue
@@ -81,7 +81,7 @@ def _weights_classes(fn: cst.FunctionDef) -> bool:
     return any(("weight" in n and "decay" not in n) or "focal" in n for n in names)
 
 
-def _distributions(facts: Facts):
+def label_distributions(facts: Facts):
     """(Counter of labels, where they came from) for every label source we can read statically."""
     for scope, name, event in _label_assignments(facts):
         value = facts.value(cst.Name(name), scope, order=event.order + 1)

@@ -30,7 +30,7 @@ class EvalStrategyWithoutEvalDataset(Rule):
             bound = facts.kind(args.value, trainer.scope, trainer.order) if args is not None else None
             if bound is None or bound.kind != "training_args" or bound.call is None:
                 continue
-            keyword, strategy = _strategy(facts, bound.call)
+            keyword, strategy = eval_strategy(facts, bound.call)
             if strategy is UNKNOWN or strategy in (None, "no"):
                 continue
             if ctx.version < (4, 46) and _set_later(facts, trainer):
@@ -38,7 +38,7 @@ class EvalStrategyWithoutEvalDataset(Rule):
             ctx.report(trainer.node, _message(ctx, keyword, strategy))
 
 
-def _strategy(facts: Facts, call: Call) -> tuple[str, Any]:
+def eval_strategy(facts: Facts, call: Call) -> tuple[str, Any]:
     """(keyword, "steps"/"epoch"/"no") as written (a string or `IntervalStrategy.X`); None when not set, UNKNOWN when opaque."""
     keyword = next((k for k in STRATEGY_KEYWORDS if k in call.kwargs), STRATEGY_KEYWORDS[0])
     if call.has_double_star:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import UNKNOWN, Facts, amp_enabled, padding_at, run_anchor, trained_model, training_arg, uses_peft, walk, weight_dtype
+from bertlint.facts import UNKNOWN, Facts, ModelLoad, amp_enabled, padding_at, run_anchor, trained_model, training_arg, uses_peft, walk, weight_dtype
 from bertlint.rules import Context, Rule
 
 GiB = 2**30
@@ -20,26 +21,11 @@ class TrainingMemoryOverBudget(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        known = trained_model(facts)
-        if known is None or not facts.is_training:
+        run = training_run(facts, ctx.version) if facts.is_training else None
+        if run is None:
             return
-        load, info = known
-        batch = _batch_size(facts)
-        seq = _sequence_length(facts, info, ctx.version)
-        accum = _accumulation(facts)
-        precisions = _precisions(facts, ctx.version)
-        if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (batch, seq, accum)) or not precisions:
-            return
-        checkpointing = training_arg(facts, "gradient_checkpointing", False) is True or any(c.method == "gradient_checkpointing_enable" for c in facts.calls)
-        attention = "eager" if any(facts.kw_value(l.call, "attn_implementation", default=None) == "eager" for l in facts.model_loads) else "sdpa"
-        options = [
-            dict(seq_len=seq, precision=precision, optimizer=_optimizer(facts), attention=attention, gradient_checkpointing=checkpointing,
-                 lm_head=load.head in ("causal-lm", "masked-lm", "seq2seq"), trainable_params=0 if uses_peft(facts) else None)
-            for precision in precisions
-        ]  # fmt: skip
-        # Accumulation splits the activations of a batch over its steps (the catalogue's conservative reading).
-        micro = max(1, batch // accum)
-        estimate, kwargs = min(((knowledge.estimate_training_memory(info, batch_size=micro, **kw), kw) for kw in options), key=lambda pair: pair[0].total)
+        info, batch, seq, accum, checkpointing = run.info, run.batch, run.seq, run.accum, run.checkpointing
+        estimate, kwargs = min(((run.estimate(precision, run.micro), run.options(precision)) for precision in run.precisions), key=lambda pair: pair[0].total)
         budget = ctx.settings.gpu_memory_gib * GiB
         if estimate.total <= budget:
             return
@@ -57,6 +43,50 @@ class TrainingMemoryOverBudget(Rule):
             f"training `{info.id}` at batch {batch} × {seq} tokens{f' with {accum} accumulation steps' if accum > 1 else ''} needs at least {estimate.total / GiB:.1f} GiB "
             f"({estimate.breakdown()}), over the {ctx.settings.gpu_memory_gib:g} GiB budget; {advice}",
         )
+
+
+@dataclass(frozen=True)
+class TrainingRun:
+    """What the memory estimate of one training run needs, lifted once for the rule and its `--verify` probe."""
+
+    load: ModelLoad
+    info: knowledge.ModelInfo
+    batch: int
+    seq: int
+    accum: int
+    precisions: list[str]
+    checkpointing: bool
+    attention: str
+    optimizer: str
+    peft: bool
+
+    @property
+    def micro(self) -> int:
+        """Accumulation splits the activations of a batch over its steps (the catalogue's conservative reading)."""
+        return max(1, self.batch // self.accum)
+
+    def options(self, precision: str) -> dict:
+        return dict(seq_len=self.seq, precision=precision, optimizer=self.optimizer, attention=self.attention, gradient_checkpointing=self.checkpointing,
+                    lm_head=self.load.head in ("causal-lm", "masked-lm", "seq2seq"), trainable_params=0 if self.peft else None)  # fmt: skip
+
+    def estimate(self, precision: str, batch: int) -> knowledge.MemoryEstimate:
+        return knowledge.estimate_training_memory(self.info, batch_size=batch, **self.options(precision))
+
+
+def training_run(facts: Facts, version: tuple[int, ...]) -> TrainingRun | None:
+    """The trained checkpoint with its batch, sequence length, accumulation and precisions; None when any is not
+    known statically (or the weights are quantized, which the estimator does not model)."""
+    known = trained_model(facts)
+    if known is None:
+        return None
+    load, info = known
+    batch, seq, accum = _batch_size(facts), _sequence_length(facts, info, version), _accumulation(facts)
+    precisions = _precisions(facts, version)
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (batch, seq, accum)) or not precisions:
+        return None
+    checkpointing = training_arg(facts, "gradient_checkpointing", False) is True or any(c.method == "gradient_checkpointing_enable" for c in facts.calls)
+    attention = "eager" if any(facts.kw_value(l.call, "attn_implementation", default=None) == "eager" for l in facts.model_loads) else "sdpa"
+    return TrainingRun(load, info, batch, seq, accum, precisions, checkpointing, attention, _optimizer(facts), uses_peft(facts))
 
 
 def _precisions(facts: Facts, version: tuple[int, ...]) -> list[str]:

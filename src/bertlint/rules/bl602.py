@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from bertlint.facts import Call, Facts, _is_trainer_class
+from bertlint.facts import Call, Facts, is_trainer_class
 from bertlint.rules.bl601 import RemovedTrainingArgument
 
 
@@ -34,7 +34,7 @@ def _inherited_init(facts: Facts, qualname: str | None) -> str | None:
         cls = facts.classes.get(qualname.split(".", 1)[1])
         if cls is None or "__init__" in cls.methods:
             return None
-        qualname = next((b for b in cls.bases if any(_is_trainer_class(q) for q in facts.class_bases(b))), None)
-    if qualname is None or not qualname.startswith("transformers.") or not _is_trainer_class(qualname):
+        qualname = next((b for b in cls.bases if any(is_trainer_class(q) for q in facts.class_bases(b))), None)
+    if qualname is None or not qualname.startswith("transformers.") or not is_trainer_class(qualname):
         return None
     return qualname.rsplit(".", 1)[-1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from bertlint import versions
-from bertlint.facts import ClassDef, Facts, _is_trainer_class
+from bertlint.facts import ClassDef, Facts, is_trainer_class
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -23,7 +23,7 @@ class ComputeLossSignature(Rule):
         facts = ctx.facts
         spec = versions.data()["overrides"]["compute_loss"]
         keyword = spec["keyword"]
-        for cls in facts.local_subclasses(_is_trainer_class):
+        for cls in facts.local_subclasses(is_trainer_class):
             method = cls.methods.get("compute_loss")
             if method is None or _accepts(method.params, keyword):
                 continue

@@ -19,7 +19,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from bertlint import engine, knowledge, versions
 from bertlint.config import Settings
-from bertlint.facts import UNKNOWN, Call, Facts, ModelLoad, classifier, float_cast, known_labels, padding_of, trained_model, training_arg, uses_peft, walk
+from bertlint.facts import UNKNOWN, Call, Facts, ModelLoad, classifier, float_cast, known_labels, padding_of, trained_model, uses_peft, walk
 from bertlint.report import Finding
 
 class CannotLift(Exception):
@@ -172,13 +172,13 @@ def _padding_side(facts: Facts) -> str | None:
 
 
 def _label_length(site: Site, finding: Finding, settings: Settings) -> dict:
-    from bertlint.rules.bl202 import _is_label_call, _shape
+    from bertlint.rules.bl202 import is_label_call, padded_shape
 
     facts = site.facts
-    label_calls = [c for c in facts.tokenizer_calls if _is_label_call(facts, c)]
+    label_calls = [c for c in facts.tokenizer_calls if is_label_call(facts, c)]
     label = site.innermost(finding, label_calls, "label tokenizer call")
-    shapes = {_shape(facts, c, site.version) for c in facts.tokenizer_calls if c not in label_calls and c.function is label.function}
-    label_shape = _shape(facts, label, site.version)
+    shapes = {padded_shape(facts, c, site.version) for c in facts.tokenizer_calls if c not in label_calls and c.function is label.function}
+    label_shape = padded_shape(facts, label, site.version)
     if len(shapes) != 1 or None in shapes or label_shape is None:
         raise CannotLift("the inputs' padding and length are not known")
     heads = {load.head for load in facts.model_loads}
@@ -215,11 +215,11 @@ def _label_range(site: Site, finding: Finding, settings: Settings) -> dict:
 
 def _dtype(site: Site, finding: Finding, settings: Settings) -> dict:
     """Which tensor the script casts to float: a model's `input_ids` or `labels`, or a class loss's target."""
-    from bertlint.rules.bl205 import _called_model, _is_class_loss
+    from bertlint.rules.bl205 import called_model, is_class_loss
 
     facts = site.facts
     for call in sorted((c for c in facts.calls if site.covers(c.node, finding)), key=lambda c: len(facts.text(c.node))):
-        model = _called_model(facts, call)
+        model = called_model(facts, call)
         if model is not None:
             ids, labels = call.arg(0, "input_ids"), call.kwargs.get("labels")
             target = "input_ids" if ids is not None and site.covers(ids, finding) else "labels" if labels is not None and site.covers(labels, finding) else None
@@ -229,7 +229,7 @@ def _dtype(site: Site, finding: Finding, settings: Settings) -> dict:
             head = load.head if load.head in CLASSIFIERS else "seq-cls"
             num_labels = classifier(facts, load).num_labels if load.head in CLASSIFIERS else 2
             return {"model": model_spec(site, load), "params": {"target": target, "head": head, "num_labels": num_labels if num_labels is not UNKNOWN else 2}}
-        if _is_class_loss(facts, call):
+        if is_class_loss(facts, call):
             target = call.arg(1, "target")
             values = _float_cast_values(facts, target.value, call) if target is not None else None
             if values:
@@ -244,10 +244,10 @@ def _float_cast_values(facts: Facts, expr: cst.BaseExpression, call: Call) -> li
 
 
 def _added_tokens(site: Site, finding: Finding, settings: Settings) -> dict:
-    from bertlint.rules.bl206 import _adds_tokens
+    from bertlint.rules.bl206 import adds_tokens
 
     facts = site.facts
-    adds = [c for c in facts.calls if c.method in ("add_tokens", "add_special_tokens") and _adds_tokens(facts, c)]
+    adds = [c for c in facts.calls if c.method in ("add_tokens", "add_special_tokens") and adds_tokens(facts, c)]
     tokens = [token for call in adds for token in _strings(facts.arg_value(call, 0, "new_tokens" if call.method == "add_tokens" else "special_tokens_dict"))]
     if not tokens:
         raise CannotLift("the added tokens cannot be read statically")
@@ -266,10 +266,10 @@ def _strings(value: Any) -> list[str]:
 
 
 def _learning_rate(site: Site, finding: Finding, settings: Settings) -> dict:
-    from bertlint.rules.bl301 import _model_type, _rate_sites
+    from bertlint.rules.bl301 import model_type_of, rate_sites
 
     facts = site.facts
-    match = next(((call, arg, opt) for call, arg, opt in _rate_sites(facts) if site.covers(arg, finding) or site.covers(arg.value, finding)), None)
+    match = next(((call, arg, opt) for call, arg, opt in rate_sites(facts) if site.covers(arg, finding) or site.covers(arg.value, finding)), None)
     if match is None:
         raise CannotLift(f"no learning rate at {finding.line}:{finding.column}")
     call, arg, optimizer = match
@@ -279,15 +279,15 @@ def _learning_rate(site: Site, finding: Finding, settings: Settings) -> dict:
     known, loads = trained_model(facts), facts.model_loads
     info = known[1] if known else None
     low, high, label = knowledge.lr_range(info, optimizer, from_scratch=all(load.how != "pretrained" for load in loads), peft=uses_peft(facts),
-                                          model_type=None if info else _model_type(loads), overrides=settings.lr_ranges)  # fmt: skip
+                                          model_type=None if info else model_type_of(loads), overrides=settings.lr_ranges)  # fmt: skip
     params = {"lr": float(lr), "reference_lr": math.sqrt(low * high), "low": low, "high": high, "optimizer": optimizer, "range": label}
     return {"model": model_spec(site), "params": params}
 
 
 def _imbalance(site: Site, finding: Finding, settings: Settings) -> dict:
-    from bertlint.rules.bl401 import MIN_EXAMPLES, _distributions
+    from bertlint.rules.bl401 import MIN_EXAMPLES, label_distributions
 
-    for counts, origin in _distributions(site.facts):
+    for counts, origin in label_distributions(site.facts):
         total, common = sum(counts.values()), counts.most_common()
         if total >= MIN_EXAMPLES and len(counts) >= 2 and common[0][1] / max(common[-1][1], 1) >= settings.imbalance_ratio:
             return {"params": {"counts": [[str(label), n] for label, n in common], "origin": origin}}
@@ -295,7 +295,7 @@ def _imbalance(site: Site, finding: Finding, settings: Settings) -> dict:
 
 
 def _eval_strategy(site: Site, finding: Finding, settings: Settings) -> dict:
-    from bertlint.rules.bl402 import _strategy
+    from bertlint.rules.bl402 import eval_strategy
 
     facts = site.facts
     trainer = site.innermost(finding, facts.trainers, "Trainer(...)")
@@ -303,7 +303,7 @@ def _eval_strategy(site: Site, finding: Finding, settings: Settings) -> dict:
     bound = facts.kind(args.value, trainer.scope, trainer.order) if args is not None else None
     if bound is None or bound.kind != "training_args" or bound.call is None:
         raise CannotLift("the Trainer's TrainingArguments are not known")
-    keyword, strategy = _strategy(facts, bound.call)
+    keyword, strategy = eval_strategy(facts, bound.call)
     if strategy not in ("steps", "epoch"):
         raise CannotLift(f"`{keyword}` is not 'steps' or 'epoch'")
     return {"model": _optional_model(site), "params": {"eval_strategy": strategy}}
@@ -335,35 +335,19 @@ def _compute_loss(site: Site, finding: Finding, settings: Settings) -> dict:
 
 
 def _memory(site: Site, finding: Finding, settings: Settings) -> dict:
-    from bertlint.rules.bl502 import _accumulation, _batch_size, _optimizer, _precisions, _sequence_length
+    from bertlint.rules.bl502 import training_run
 
-    facts = site.facts
-    known = trained_model(facts)
-    if known is None:
+    if trained_model(site.facts) is None:
         raise CannotLift("the trained checkpoint is not known")
-    load, info = known
-    batch, seq, accum = _batch_size(facts), _sequence_length(facts, info, site.version), _accumulation(facts)
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (batch, seq, accum)):
-        raise CannotLift("the batch size, sequence length or accumulation steps are not known statically")
-    precisions = _precisions(facts, site.version)
-    if not precisions:
-        raise CannotLift("quantized weights are not probed")
-    checkpointing = training_arg(facts, "gradient_checkpointing", False) is True or any(c.method == "gradient_checkpointing_enable" for c in facts.calls)
-    attention = "eager" if any(facts.kw_value(l.call, "attn_implementation", default=None) == "eager" for l in facts.model_loads) else "sdpa"
-    optimizer = _optimizer(facts)
-    micro = max(1, batch // accum)
-
-    def estimate(precision: str, size: int) -> int:
-        return knowledge.estimate_training_memory(
-            info, batch_size=size, seq_len=seq, precision=precision, optimizer=optimizer, attention=attention, gradient_checkpointing=checkpointing,
-            lm_head=load.head in ("causal-lm", "masked-lm", "seq2seq"), trainable_params=0 if uses_peft(facts) else None).total  # fmt: skip
-
-    precision = min(precisions, key=lambda p: estimate(p, micro))
-    kind = {"adafactor": "adafactor", "sgd_momentum": "sgd"}.get(optimizer, "adamw")
-    params = dict(batch=micro, seq=seq, precision=precision, attention=attention, gradient_checkpointing=checkpointing, optimizer=optimizer,
-                  optimizer_kind=kind, head=load.head, estimate_bytes=estimate(precision, micro),
-                  activation_bytes_per_example=estimate(precision, 2) - estimate(precision, 1), budget_gib=settings.gpu_memory_gib)  # fmt: skip
-    return {"model": model_spec(site, load), "params": params}
+    run = training_run(site.facts, site.version)
+    if run is None:
+        raise CannotLift("the batch size, sequence length or accumulation steps are not known statically, or the weights are quantized")
+    precision = min(run.precisions, key=lambda p: run.estimate(p, run.micro).total)
+    kind = {"adafactor": "adafactor", "sgd_momentum": "sgd"}.get(run.optimizer, "adamw")
+    params = dict(batch=run.micro, seq=run.seq, precision=precision, attention=run.attention, gradient_checkpointing=run.checkpointing,
+                  optimizer=run.optimizer, optimizer_kind=kind, head=run.load.head, estimate_bytes=run.estimate(precision, run.micro).total,
+                  activation_bytes_per_example=run.estimate(precision, 2).total - run.estimate(precision, 1).total, budget_gib=settings.gpu_memory_gib)  # fmt: skip
+    return {"model": model_spec(site, run.load), "params": params}
 
 
 LIFTERS: dict[str, Callable[[Site, Finding, Settings], dict]] = {
