@@ -205,6 +205,18 @@ def test_noqa_and_ignore_on_the_line_and_on_the_first_line_of_a_statement(projec
     assert concise(result) == ["train.py:15:14: BL101", "train.py:15:39: BL902"]
 
 
+def test_lines_are_counted_as_python_counts_them(project):
+    """A form feed is whitespace inside a line for Python; str.splitlines would break there and shift
+    every later snippet and suppression by one."""
+    (project / "train.py").write_text(
+        'from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained("bert-base-uncased")\n\x0c\n'
+        'a = tok("x", pad_to_max_length=True)\nb = tok("x", pad_to_max_length=True)  # noqa: BL101\n'
+    )
+    result = run("train.py", cwd=project)
+    assert concise(run("--format", "concise", "train.py", cwd=project)) == ["train.py:4:14: BL101"]
+    assert '4 | a = tok("x", pad_to_max_length=True)\n' in result.stdout
+
+
 def test_skip_file(project):
     write(project, "train.py", "# bertlint: skip-file\n" + BAD)
     result = run("train.py", cwd=project)

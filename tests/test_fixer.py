@@ -105,7 +105,7 @@ def test_diff_prints_and_writes_nothing(tmp_path):
     run = cli("--diff", "--transformers-version", "5.0", script, cwd=tmp_path)
     assert run.returncode == 1
     assert "-args = TrainingArguments(output_dir='o', no_cuda=True)\n+args = TrainingArguments(output_dir='o', use_cpu=True)\n" in run.stdout
-    assert run.stdout.startswith("--- a/")
+    assert run.stdout.startswith(f"--- {script}\n+++ {script}\n")  # the path as given, no a/ b/ prefixes glued to an absolute path
     assert script.read_text(encoding="utf-8") == TA_SCRIPT
 
     clean = cli("--diff", "--transformers-version", "4.31", script, cwd=tmp_path)

@@ -66,12 +66,24 @@ class Suppression:
     noqa: bool = True  # `# noqa: ...` rather than `# bertlint: ignore[...]`
 
 
+LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def source_lines(text: str, keepends: bool = False) -> list[str]:
+    """The lines as Python's parser counts them: str.splitlines also breaks at form feeds, U+2028 and other
+    separators that are ordinary characters inside a Python line, which would shift every line after them."""
+    parts = LINE_END.split(text) if not keepends else re.split(r"(?<=\n)|(?<=\r)(?!\n)", text)
+    if keepends:
+        return [p for p in parts if p]
+    return parts[:-1] if parts and parts[-1] == "" else parts
+
+
 def _comments(source: str) -> list[tuple[int, int, str]]:
     """(line, 0-based column, text) of every comment; a suppression quoted in a string is no comment."""
     try:
         return [(t.start[0], t.start[1], t.string) for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT]
     except (tokenize.TokenError, SyntaxError):  # the parser accepted it, tokenize did not: scan the lines
-        return [(n, line.index("#"), line[line.index("#") :]) for n, line in enumerate(source.splitlines(), 1) if "#" in line]
+        return [(n, line.index("#"), line[line.index("#") :]) for n, line in enumerate(source_lines(source), 1) if "#" in line]
 
 
 def suppressions(source: str) -> dict[int, list[Suppression]]:
@@ -134,7 +146,7 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
     if "BL901" not in selected:
         return []
     message, line, column = refusal
-    lines = source.splitlines()
+    lines = source_lines(source)
     return [engine_finding("BL901", message, display, line, column, lines[line - 1] if 0 < line <= len(lines) else "")]
 
 
@@ -202,7 +214,7 @@ def engine_finding(code: str, message: str, path: str, line: int, column: int, t
 
 def _place(reports: list[Report], facts: Facts, source: str, path: str, selected: frozenset[str]) -> list[Finding]:
     """Turn reports into positioned findings, drop suppressed ones, and report unused suppressions."""
-    lines = source.splitlines()
+    lines = source_lines(source)
     comments = suppressions(source)
     findings: list[Finding] = []
     if reports:

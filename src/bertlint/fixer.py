@@ -4,22 +4,18 @@ from __future__ import annotations
 
 import difflib
 import os
-import re
 import tempfile
 from pathlib import Path
 
 import libcst as cst
 
-from bertlint.engine import Decoded
+from bertlint.engine import LINE_END, Decoded, source_lines
 from bertlint.report import Finding
 
 MAX_PASSES = 10
-_LINE_END = re.compile(r"\r\n|\r|\n")
-
-
 def _offsets(text: str) -> list[int]:
-    """Where each line starts, counting lines as the parser does (str.splitlines also breaks at form feeds and U+2028)."""
-    return [0] + [m.end() for m in _LINE_END.finditer(text)]
+    """Where each line starts, counting lines as the parser does."""
+    return [0] + [m.end() for m in LINE_END.finditer(text)]
 
 
 def apply_edits(text: str, findings: list[Finding], allowed: set[str]) -> tuple[str, list[Finding]]:
@@ -86,5 +82,5 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 def unified_diff(path: str, before: str, after: str) -> str:
     return "".join(
-        difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}")
+        difflib.unified_diff(source_lines(before, keepends=True), source_lines(after, keepends=True), path, path)
     )
