@@ -34,7 +34,7 @@ def lint_text(source: str, path: Path | None = None, **overrides) -> list:
     source = textwrap.dedent(source)
     opts = {"transformers_version": PINNED_VERSION, **options_in(source), **overrides}
     path = path or ROOT / "tests" / "_snippet.py"
-    settings = load_settings(path.parent, all_codes(), isolated=True, overrides=opts)
+    settings = load_settings(path.parent, all_codes(), isolated=True, overrides=opts, overrides_from="the settings")
     return engine.lint_source(source, path, settings)
 
 

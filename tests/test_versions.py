@@ -26,8 +26,8 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-def target(script: Path) -> tuple[tuple[int, ...], str]:
-    settings = load_settings(script.parent, all_codes())
+def target(script: Path, **kwargs) -> tuple[tuple[int, ...], str]:
+    settings = load_settings(script.parent, all_codes(), **kwargs)
     return versions.target_version(settings, script)
 
 
@@ -85,6 +85,13 @@ def test_config_key_wins_over_a_pin(tmp_path):
     version, source = target(write(tmp_path / "train.py", SCRIPT))
     assert version == (4, 40, 0)
     assert source == "transformers-version in pyproject.toml"
+
+
+@pytest.mark.parametrize(("given_by", "said"), [(None, "--transformers-version"), ("the editor settings", "transformers-version in the editor settings")])
+def test_an_override_is_credited_to_who_gave_it(tmp_path, given_by, said):
+    write(tmp_path / "pyproject.toml", '[tool.bertlint]\ntransformers-version = "4.40"\n')
+    script = write(tmp_path / "train.py", SCRIPT)
+    assert target(script, overrides={"transformers_version": "5.0"}, overrides_from=given_by) == ((5, 0, 0), said)
 
 
 @pytest.mark.parametrize(

@@ -122,6 +122,7 @@ class Settings:
     gpu_memory_gib: float = 16.0
     imbalance_ratio: float = 3.0
     transformers_version: str | None = None
+    transformers_version_from: str = "the settings"  # where the target version was given, for messages
     config_path: Path | None = None
     project_root: Path = field(default_factory=Path.cwd)
 
@@ -487,6 +488,13 @@ def find_config(start: Path) -> Path | None:
     return None
 
 
+def _version_origin(config: Path | None, overrides_from: str | None) -> str:
+    """Where the target version was given, as the version messages cite it."""
+    if config is not None:
+        return f"transformers-version in {_display(config)}"
+    return "--transformers-version" if overrides_from is None else f"transformers-version in {overrides_from}"
+
+
 def load_settings(
     start: Path,
     all_codes: Iterable[str],
@@ -494,10 +502,12 @@ def load_settings(
     default_codes: Iterable[str] | None = None,
     config_file: Path | None = None,
     overrides: Mapping[str, Any] | None = None,
+    overrides_from: str | None = None,
     isolated: bool = False,
 ) -> Settings:
-    """Settings from the nearest (or given) config file plus command-line ``overrides``.
-    Overrides with value None (or an empty list/tuple) count as not given."""
+    """Settings from the nearest (or given) config file plus ``overrides``: command-line flags, or
+    the settings named by ``overrides_from`` (an editor's). Overrides with value None (or an empty
+    list/tuple) count as not given."""
     codes = tuple(sorted(set(all_codes)))
     default = frozenset(codes if default_codes is None else default_codes)
     start = Path(os.path.abspath(start))
@@ -535,6 +545,7 @@ def load_settings(
         gpu_memory_gib=merged.get("gpu_memory", 16.0),
         imbalance_ratio=merged.get("imbalance_ratio", 3.0),
         transformers_version=merged.get("transformers_version"),
+        transformers_version_from=_version_origin(path if "transformers_version" not in cli else None, overrides_from),
         config_path=Path(os.path.abspath(path)) if path is not None else None,
         project_root=Path(os.path.abspath(path)).parent if path is not None else start,
     )

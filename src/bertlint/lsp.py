@@ -62,7 +62,7 @@ class Server(LanguageServer):
             errors = []
             for kwargs in ({}, {"isolated": True}):
                 try:
-                    self.settings[directory] = load_settings(directory, all_codes(), overrides=self.overrides(), **kwargs)
+                    self.settings[directory] = load_settings(directory, all_codes(), overrides=self.overrides(), overrides_from="the editor settings", **kwargs)
                     break
                 except (ConfigError, TypeError) as exc:  # TypeError: an unknown client setting
                     errors.append(str(exc))

@@ -60,8 +60,7 @@ def latest() -> Version:
 def target_version(settings: "Settings", path: Path) -> tuple[Version, str]:
     """(version, where it came from) for the file at `path`."""
     if settings.transformers_version:
-        where = _display(settings.config_path) if settings.config_path else "the settings"
-        return parse_version(settings.transformers_version), f"transformers-version in {where}"
+        return parse_version(settings.transformers_version), settings.transformers_version_from
     pinned = _pinned_near(path.resolve().parent, settings.project_root.resolve())
     if pinned is not None:
         return pinned
