@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import time
+import warnings
 from collections import Counter
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from hypothesis import strategies as st
 from bertlint import runner
 from bertlint.config import load_settings
 from bertlint.rules import all_codes
-from conftest import ROOT
+from conftest import ROOT, lint_text
 
 FUZZ_MINUTES = float(os.environ.get("BERTLINT_FUZZ_MINUTES") or 0)
 SOURCES = sorted(p for p in (ROOT / "fixtures").rglob("*") if p.suffix in (".py", ".ipynb") and ".bertlint_cache" not in p.parts)
@@ -277,3 +278,25 @@ def test_positions_of_some_nodes_match_libcst(path):
     found = engine.positions_of(module, nodes)
     assert {n: found[n] for n in nodes} == {n: expected[n] for n in nodes}
     assert dict(engine.positions_of(module)) == dict(expected)
+
+
+def test_invalid_escapes_and_bytes_keys_print_nothing_and_raise_nothing(tmp_path):
+    """`"\\d"` makes a literal's evaluation warn (a SyntaxWarning on stderr from 3.12); that is the user's
+    code talking, not bertlint. A bytes key where a column name is expected is no label column."""
+    source = (
+        "import pandas as pd\nfrom transformers import AutoModelForSequenceClassification, AutoTokenizer\n"
+        'tok = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
+        'model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased", num_labels=2)\n'
+        'labels = pd.read_csv("x.csv")[b"label"].values\n'
+        'enc = tok(["\\m"], padding="max\\_length", max_length=8, truncation=True)\n'
+        "def collate(batch):\n"
+        '    out = tok(batch, padding="max_length", max_length=16, truncation=True)\n'
+        '    out[b"labels"] = tok(batch, padding="longest")["input_ids"]\n'
+        "    return out\n"
+        'ids = tok.convert_tokens_to_ids(["\\[CLS]"] + tok.tokenize("hello"))\n'
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        findings = lint_text(source, tmp_path / "train.py")
+    assert [str(w.message) for w in caught] == []
+    assert [f.code for f in findings] == []

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -130,7 +131,7 @@ class Store:
         if isinstance(self.target, cst.Attribute):
             return self.target.attr.value
         index = self.target.slice[0].slice if len(self.target.slice) == 1 else None
-        return index.value.evaluated_value if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString) else None
+        return literal(index.value) if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString) else None
 
 
 @dataclass(eq=False)
@@ -242,6 +243,19 @@ def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
             for item in value:
                 if isinstance(item, cst.CSTNode):
                     yield item
+
+
+def literal(node: cst.BaseExpression) -> Any:
+    """The value of a string literal; None for anything else. An invalid escape like `"\\d"` makes the
+    evaluation warn about the user's code, which is not ours to print, so that warning is silenced; an
+    escape CPython refuses (`"\\N{bogus}"`) raises SyntaxError, which the engine reports as BL901."""
+    if not isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return None
+    if "\\" not in (node.value if isinstance(node, cst.SimpleString) else "\\"):
+        return node.evaluated_value
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return node.evaluated_value
 
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -1113,11 +1127,10 @@ class _Evaluator:
         return node.evaluated_value
 
     def _SimpleString(self, node):
-        return node.evaluated_value
-
-    def _ConcatenatedString(self, node):
-        value = node.evaluated_value
+        value = literal(node)
         return UNKNOWN if value is None else value
+
+    _ConcatenatedString = _SimpleString
 
     def _FormattedString(self, node):
         return UNKNOWN

@@ -6,7 +6,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, Scope, holds_tokenizer, is_model_call, walk
+from bertlint.facts import Call, Facts, Scope, holds_tokenizer, is_model_call, literal, walk
 from bertlint.rules import Context, Rule
 
 # What a value passes through unchanged on its way to the model: tensor constructors and tensor methods.
@@ -59,7 +59,7 @@ def _model_inputs(facts: Facts, converts: list[Call]) -> Iterator[tuple[cst.Base
 
 def _is_input_ids_key(node: cst.CSTNode) -> bool:
     value = node.value if isinstance(node, cst.Index) else node
-    return isinstance(value, cst.SimpleString) and value.evaluated_value == "input_ids"
+    return literal(value) == "input_ids"
 
 
 def _flow(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None, seen: set[int] | None = None):
@@ -99,7 +99,7 @@ def _from_tokenize(facts: Facts, convert: Call) -> bool:
         return False
     tokenized = False
     for node, scope, order in _flow(facts, convert.positional[0].value, convert.scope, convert.order):
-        if isinstance(node, cst.SimpleString) and node.evaluated_value in SPECIAL_TOKENS:
+        if isinstance(node, cst.SimpleString) and literal(node) in SPECIAL_TOKENS:
             return False
         if isinstance(node, cst.Attribute) and node.attr.value in SPECIAL_TOKEN_ATTRS:
             return False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, dotted, padding_at
+from bertlint.facts import Call, Facts, dotted, literal, padding_at
 from bertlint.rules import Context, Rule
 
 ALIGNED_HEADS = ("causal-lm", "token-cls", "masked-lm")
@@ -77,8 +77,8 @@ def is_label_call(facts: Facts, call: Call) -> bool:
                     name = dotted(target.target) or ""
                     if isinstance(target.target, cst.Subscript):
                         key = target.target.slice[0].slice
-                        if isinstance(key, cst.Index) and isinstance(key.value, cst.SimpleString):
-                            name = key.value.evaluated_value
+                        if isinstance(key, cst.Index) and isinstance(literal(key.value), str):
+                            name = literal(key.value)
                     if any(w in name.lower() for w in LABEL_WORDS):
                         return True
     return False

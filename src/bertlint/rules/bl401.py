@@ -7,7 +7,7 @@ from collections import Counter
 import libcst as cst
 
 from bertlint import datafiles
-from bertlint.facts import LABEL_NAMES, Facts, run_anchor, walk
+from bertlint.facts import LABEL_NAMES, Facts, literal, run_anchor, walk
 from bertlint.rules import Context, Rule
 
 MIN_EXAMPLES = 50
@@ -91,10 +91,10 @@ def label_distributions(facts: Facts):
         short = call.short or ""
         if short in ("from_dict", "DataFrame") and call.positional and isinstance(call.positional[0].value, cst.Dict):
             for element in call.positional[0].value.elements:
-                if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) and element.key.evaluated_value in LABEL_NAMES:
+                if isinstance(element, cst.DictElement) and literal(element.key) in LABEL_NAMES:
                     value = facts.value(element.value, call.scope, order=call.order)
                     if isinstance(value, (list, tuple)) and value and all(isinstance(v, (int, str)) and not isinstance(v, bool) for v in value):
-                        yield Counter(value), f"the `{element.key.evaluated_value}` column"
+                        yield Counter(value), f"the `{literal(element.key)}` column"
         elif short == "make_classification" and call.qualname and call.qualname.startswith("sklearn"):
             counts = _make_classification(facts, call)
             if counts is not None:
@@ -132,8 +132,9 @@ def _column_read(source) -> str | None:
     node = source
     while isinstance(node, (cst.Attribute, cst.Call)):
         node = node.value if isinstance(node, cst.Attribute) else node.func
-    if isinstance(node, cst.Subscript) and isinstance(node.slice[0].slice, cst.Index) and isinstance(node.slice[0].slice.value, cst.SimpleString):
-        return node.slice[0].slice.value.evaluated_value
+    if isinstance(node, cst.Subscript) and isinstance(node.slice[0].slice, cst.Index):
+        column = literal(node.slice[0].slice.value)
+        return column if isinstance(column, str) else None
     return None
 
 
