@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -335,6 +336,9 @@ def test_summary_line(findings):
     assert summary_line(findings[1:]) == "Found 2 errors."
     assert summary_line(findings[1:2]) == "Found 1 error."
     assert summary_line(findings[:1]) == "Found 1 error (1 fixable with `--fix`)."
+    unsafe = dataclasses.replace(findings[1], extra={"hidden_fix": findings[0].fix})  # an unsafe fix without --unsafe-fixes
+    assert summary_line([unsafe]) == "Found 1 error (1 fixable with `--fix --unsafe-fixes`)."
+    assert summary_line([findings[0], unsafe]) == "Found 2 errors (1 fixable with `--fix`; 1 more with `--unsafe-fixes`)."
     assert summary_line([], fixed=1) == "Fixed 1 error."
     assert summary_line([], fixed=3) == "Fixed 3 errors."
     assert summary_line(findings[1:], fixed=2) == "Found 4 errors (2 fixed, 2 remaining)."

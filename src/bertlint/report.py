@@ -301,8 +301,9 @@ def summary_line(findings: list[Finding], *, fixed: int = 0, files: int | None =
         total = _plural(fixed + remaining, "error")
         text = f"Found {total} ({fixed} fixed, {remaining} remaining)."
     else:
-        text = f"Found {_plural(remaining, 'error')}"
-        text += f" ({fixable} fixable with `--fix`)." if fixable else "."
+        hidden = sum(f.fix is None and "hidden_fix" in f.extra for f in findings)  # unsafe fixes not enabled
+        how = [f"{fixable} fixable with `--fix`"] * bool(fixable) + [f"{hidden} more with `--unsafe-fixes`" if fixable else f"{hidden} fixable with `--fix --unsafe-fixes`"] * bool(hidden)
+        text = f"Found {_plural(remaining, 'error')}" + (f" ({'; '.join(how)})." if how else ".")
     if files is not None:
         text += f" Checked {_plural(files, 'file')}."
     return text
