@@ -223,6 +223,27 @@ def test_concurrent_runs_leave_a_valid_cache(project):
     assert not list((project / cache.CACHE_DIR).glob("*.tmp"))
 
 
+def test_a_save_prunes_gone_files_stale_packs_and_leftover_temp_files(project):
+    a, b = write(project, "a.py", BAD), write(project, "b.py", BAD)
+    lint(project)
+    folder = project / cache.CACHE_DIR
+    (pack,) = folder.glob("*.jsonl")
+    week_ago = pack.stat().st_mtime - cache.STALE_PACK_SECONDS - 60
+    old_pack, fresh_pack, old_tmp = folder / ("0" * 32 + ".jsonl"), folder / ("1" * 32 + ".jsonl"), folder / ".pack-x.tmp"
+    for made in (old_pack, fresh_pack, old_tmp):
+        made.write_text("")
+    os.utime(old_pack, (week_ago, week_ago))
+    os.utime(old_tmp, (week_ago, week_ago))
+    os.utime(pack, (week_ago, week_ago))
+    b.unlink()
+    lint(project)  # all served from the cache: no save, but the pack is marked as in use
+    assert pack.stat().st_mtime > week_ago + 3600 and old_pack.exists()
+    write(project, "c.py", CLEAN)
+    lint(project)
+    assert sorted(p.name for p in folder.iterdir()) == sorted([".gitignore", "CACHEDIR.TAG", pack.name, fresh_pack.name])
+    assert [json.loads(line.partition("\t")[0]) for line in pack.read_text().splitlines()] == ["a.py", "c.py"]
+
+
 def test_clean_removes_only_bertlint_caches(project):
     write(project, "sub/a.py", BAD)
     lint(project)

@@ -9,7 +9,8 @@ bertlint build selects another pack.
 
 A pack is written whole to a temporary file and renamed over the old one, merged with what
 another run may have saved meanwhile, so concurrent runs never corrupt it; an unreadable pack
-is an empty one. Standard library only: a warm run must not pay for more than it reads.
+is an empty one. A save also prunes: entries of files that are gone, packs no run has used
+for a week (other configurations, older builds) and temporary files a killed run left. Standard library only: a warm run must not pay for more than it reads.
 """
 
 from __future__ import annotations
@@ -133,14 +134,16 @@ class Cache:
     def save(self) -> None:
         """Merge with the pack on disk (another run may have saved since we read it) and replace it
         atomically. A cache that cannot be written is no error: the run just stays cold."""
-        if not self.changed:
+        if not self.changed:  # nothing new: only mark the pack as in use, so pruning keeps it
+            with contextlib.suppress(OSError):
+                os.utime(self.file)
             return
         import tempfile
 
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             _mark(self.root)
-            merged = {**_read_pack(self.file), **self.changed}
+            merged = {name: line for name, line in {**_read_pack(self.file), **self.changed}.items() if name in self.changed or self._exists(name)}
             fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".pack-", suffix=".tmp")
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -153,6 +156,31 @@ class Cache:
         except OSError:
             return
         self.changed.clear()
+        _prune(self.root, keep=self.file)
+
+    def _exists(self, name: str) -> bool:
+        try:
+            return os.path.exists(os.path.join(self.settings.project_root, json.loads(name)))
+        except ValueError:
+            return False
+
+
+STALE_PACK_SECONDS = 7 * 24 * 3600
+STALE_TMP_SECONDS = 3600
+
+
+def _prune(root: Path, keep: Path) -> None:
+    """Drop packs unused for a week and temporary files older than an hour (a run killed mid-save)."""
+    import time
+
+    now = time.time()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(root):
+            age = now - entry.stat().st_mtime
+            stale = entry.name.endswith(".jsonl") and age > STALE_PACK_SECONDS or entry.name.startswith(".pack-") and age > STALE_TMP_SECONDS
+            if stale and entry.path != str(keep):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
 
 
 def _read_pack(file: Path) -> dict[str, str]:
