@@ -1,0 +1,143 @@
+"""Classification labels: how a classifier load is configured and which label values are statically known."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from bertlint import knowledge
+from bertlint.facts.kinds import ModelLoad
+from bertlint.facts.names import is_transformers_name
+from bertlint.facts.nodes import UNKNOWN, Call, dotted
+
+if TYPE_CHECKING:
+    from bertlint.facts.core import Facts
+
+
+# ---------------------------------------------------------------------------------------------
+# classification labels
+
+
+LABEL_NAMES = frozenset({"labels", "label", "y", "y_train", "train_labels", "targets", "target", "train_y", "ytrain", "classes"})
+_LABEL_COLUMNS = ("label", "labels")
+_LABEL_KEYWORDS = ("num_labels", "id2label", "label2id", "problem_type")
+
+
+@dataclass(frozen=True)
+class Classifier:
+    """How a classification model load is configured, as far as it resolves."""
+
+    num_labels: Any  # int, or UNKNOWN
+    problem_type: Any  # None (absent) | "regression" | "single_label_classification" | "multi_label_classification" | UNKNOWN
+    anchor: cst.CSTNode  # the `num_labels=` argument that sets it, else the load call
+
+
+def classifier(facts: Facts, load: ModelLoad) -> Classifier:
+    """`num_labels`/`problem_type` from the load's keywords, else its config (`config=` / `from_config(cfg)`).
+    Unset, a built-in base checkpoint or a config class has 2 labels (transformers' default)."""
+    call = load.call
+    sources = [call]
+    config = call.kwargs.get("config") or (call.arg(0) if load.how != "pretrained" else None)
+    if config is not None:
+        config_call = _config_call(facts, config.value, call)
+        if config_call is None:
+            return Classifier(UNKNOWN, UNKNOWN, call.node)
+        sources.append(config_call)
+    if any(source.has_double_star for source in sources):
+        return Classifier(UNKNOWN, UNKNOWN, call.node)
+    num_labels: Any = None
+    problem_type: Any = None
+    anchor: cst.CSTNode = call.node
+    for source in sources:
+        if num_labels is None:
+            num_labels, arg = _num_labels_in(facts, source)
+            anchor = arg if arg is not None else anchor
+        if problem_type is None:
+            problem_type = facts.kw_value(source, "problem_type", default=None)
+    if num_labels is None:
+        num_labels = 2 if sources[-1].method != "from_pretrained" or _base_checkpoint(facts, sources[-1]) else UNKNOWN
+    return Classifier(num_labels, problem_type, anchor)
+
+
+def _base_checkpoint(facts: Facts, load: Call) -> bool:
+    """A published base checkpoint of the built-in table, by its exact id: its config sets no labels.
+    (`someone/bert-base-uncased` may be a fine-tuned classifier with labels of its own.)"""
+    name = facts.arg_value(load, 0, "pretrained_model_name_or_path")
+    info = knowledge.lookup_checkpoint(name, facts.base_dir) if isinstance(name, str) else None
+    return info is not None and info.source == "built-in" and info.id.lower() == name.lower()
+
+
+def _config_call(facts: Facts, expr: cst.BaseExpression, at: Call) -> Call | None:
+    """The `XConfig(...)` / `AutoConfig.from_pretrained(...)` call a config argument comes from, left unchanged after."""
+    if isinstance(expr, cst.Name):
+        owner, events = facts.binding_events(expr.value, at.scope, at.order)
+        assigns = [e for e in events if e.op == "assign"]
+        if owner is None or len(assigns) != 1 or assigns[0].conditional or assigns[0].index is not None:
+            return None
+        if any(store.key in _LABEL_KEYWORDS and dotted(store.target.value) == expr.value for store in facts.stores):
+            return None  # `config.num_labels = ...` after the fact
+        expr = assigns[0].value
+    call = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+    if call is None or not call.qualname or not is_transformers_name(call.qualname):
+        return None
+    cls = call.qualname.rsplit(".", 1)[0] if call.method == "from_pretrained" else call.qualname
+    return call if cls.endswith("Config") else None
+
+
+def _num_labels_in(facts: Facts, call: Call) -> tuple[Any, cst.Arg | None]:
+    """(labels count, the argument setting it) from `num_labels=`/`id2label=`/`label2id=`; (None, None) if absent."""
+    for keyword in ("num_labels", "id2label", "label2id"):
+        arg = call.kwargs.get(keyword)
+        if arg is None:
+            continue
+        value = facts.value(arg.value, call.scope, order=call.order)
+        if keyword != "num_labels":
+            value = len(value) if isinstance(value, dict) else UNKNOWN
+        return (value if isinstance(value, int) and not isinstance(value, bool) else UNKNOWN), arg
+    return None, None
+
+
+@dataclass(frozen=True)
+class KnownLabels:
+    """One statically known list of label values, and where it came from."""
+
+    values: tuple  # numbers, flattened one level for per-token labels
+    origin: str  # for messages: "`labels`", "the `label` column"
+    per_token: bool
+
+
+def known_labels(facts: Facts) -> list[KnownLabels]:
+    """Label lists whose values are statically known: label-named variables, `label` columns of
+    `Dataset.from_dict`/`DataFrame` dicts, and `labels=` passed to a model."""
+    out = []
+    scopes = [facts.module_scope] + [scope for defs in facts.functions.values() for _, scope in defs]
+    for scope in scopes:
+        for name, events in scope.events.items():
+            if name.lower() in LABEL_NAMES and any(e.op == "assign" for e in events):
+                out.append((facts.value(cst.Name(name), scope, order=events[-1].order + 1), f"`{name}`"))
+    for call in facts.calls:
+        if call.short in ("from_dict", "DataFrame") and call.positional:
+            columns = facts.value(call.positional[0].value, call.scope, order=call.order)
+            if isinstance(columns, dict):
+                out.extend((columns[key], f"the `{key}` column") for key in _LABEL_COLUMNS if key in columns)
+        elif "labels" in call.kwargs and call.method in (None, "forward"):
+            model = facts.kind(call.node.func if call.method is None else call.receiver, call.scope, call.order)
+            if model is not None and model.kind == "model":
+                out.append((facts.kw_value(call, "labels"), f"`{facts.text(call.kwargs['labels'].value)}`"))
+    found = []
+    for values, origin in out:
+        flat = _numbers(values)
+        nested = flat is None and isinstance(values, (list, tuple)) and all(isinstance(v, (list, tuple)) for v in values)
+        if nested:
+            flat = _numbers([v for row in values for v in row])
+        if flat:
+            found.append(KnownLabels(tuple(flat), origin, nested))
+    return found
+
+
+def _numbers(values: Any) -> list | None:
+    if isinstance(values, (list, tuple)) and values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return list(values)
+    return None

@@ -1,0 +1,310 @@
+"""Hand-written training loops and the questions rules ask about a training step (backward, updates, casts, forward calls)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+import libcst as cst
+
+from bertlint.facts.evaluate import _names_in
+from bertlint.facts.names import _same_symbol
+from bertlint.facts.nodes import UNKNOWN, Call, Scope, dotted, walk
+
+if TYPE_CHECKING:
+    from bertlint.facts.core import Facts
+
+
+# ---------------------------------------------------------------------------------------------
+# hand-written training loops
+
+
+def _statements(suite, around: tuple, indent: tuple, unit: str) -> Iterator[tuple[cst.CSTNode, tuple, tuple]]:
+    """(statement, compound statements around it, its indentation level by level) for every statement under `suite`."""
+    if isinstance(suite, cst.IndentedBlock):
+        indent += (suite.indent if suite.indent is not None else unit,)
+    for stmt in suite.body:
+        yield from _statement(stmt, around, indent, unit)
+
+
+def _statement(stmt: cst.CSTNode, around: tuple, indent: tuple, unit: str) -> Iterator[tuple[cst.CSTNode, tuple, tuple]]:
+    yield stmt, around, indent
+    if not isinstance(stmt, cst.BaseCompoundStatement):
+        return
+    inner = around + (stmt,)
+    orelse = getattr(stmt, "orelse", None)
+    suites = [getattr(stmt, "body", None), orelse.body if isinstance(orelse, cst.Else) else None]
+    suites += [part.body for part in (*getattr(stmt, "handlers", ()), getattr(stmt, "finalbody", None), *getattr(stmt, "cases", ())) if part is not None]
+    for suite in suites:
+        if suite is not None:
+            yield from _statements(suite, inner, indent, unit)
+    if isinstance(orelse, cst.If):  # `elif`: nested in its `if`, at the same indentation
+        yield from _statement(orelse, inner, indent, unit)
+
+
+@dataclass(eq=False)
+class TrainingLoop:
+    """The innermost for/while loop around a hand-written weight update or backward pass."""
+
+    node: cst.For | cst.While
+    framework: str  # "torch" | "tensorflow"
+    backward: list[Call]  # gradient calls in it, nested loops included
+    steps: list[Call]  # `optimizer.step()`, `scaler.step(optimizer)`, `optimizer.apply_gradients(...)` in it
+    zeroed: bool  # gradients reset in it or an enclosing loop, directly or through a local helper
+    every_iteration_zero_grads: list[Call]  # `optimizer/model.zero_grad()` that run on every iteration
+    gate: cst.If | None  # the `if ... % n ...` every step sits under: accumulation written by hand
+    accumulation_expr: cst.BaseExpression | None  # that n as written
+    accumulation_steps: Any  # its value, or UNKNOWN
+    recreated_accumulators: list[cst.Assign]  # TF: gradient accumulators rebuilt with zeros on every iteration
+    accelerate: bool  # backward through an `Accelerator`, or `accelerator.accumulate()`: it takes care of all this
+    loss_divided: bool | None  # torch: the loss is divided (or multiplied) on its way to backward; None: cannot tell
+
+
+def _training_loops(facts: Facts) -> list[TrainingLoop]:
+    steps = {id(c) for c in facts.calls if c.loops and _is_update(facts, c)}
+    grads = {id(c) for c in facts.gradient_calls if c.loops}
+    index: dict[int, list[Call]] = {}  # id(loop or function) -> the calls inside it
+    for call in facts.calls:
+        for owner in (*call.loops, call.function):
+            index.setdefault(id(owner), []).append(call)
+    innermost = {id(c.loops[-1]) for c in facts.calls if id(c) in steps or id(c) in grads}
+    return [_training_loop(facts, node, steps, grads, index) for node, _, _ in facts.loops if id(node) in innermost]
+
+
+def _training_loop(facts: Facts, node, step_ids: set[int], grad_ids: set[int], index: dict[int, list[Call]]) -> TrainingLoop:
+    inside = index.get(id(node), [])
+    steps = [c for c in inside if id(c) in step_ids]
+    backward = [c for c in inside if id(c) in grad_ids]
+    framework = "tensorflow" if any(c.method in ("apply_gradients", "gradient") for c in steps + backward) else "torch"
+    gates = [_accumulation_gate(facts, node, c) for c in steps]
+    gate, accumulation_expr, accumulation_steps = gates[0] if gates and all(gates) else (None, None, UNKNOWN)
+    body = list(walk(node.body))
+    # a `continue` may skip what looks unconditional: then nothing counts as run on every iteration
+    can_skip = any(isinstance(n, cst.Continue) for n in body)
+    zero_grads = [
+        c for c in inside
+        if c.method == "zero_grad" and c.loops[-1] is node and not can_skip and _every_iteration(facts, node, c.stmt)
+        and (_kind_is(facts, c.receiver, c, "optimizer") or _kind_is(facts, c.receiver, c, "model"))
+    ]
+    recreated = []
+    if gate is not None and framework == "tensorflow" and not can_skip:
+        used = _names_in(gate)
+        for assign in (n for n in body if isinstance(n, cst.Assign) and len(n.targets) == 1):
+            target = assign.targets[0].target
+            if isinstance(target, cst.Name) and target.value in used and _creates_zeros(facts, assign.value) and _every_iteration(facts, node, facts.parent(assign)):
+                recreated.append(assign)
+    accelerate = any(c.method in ("backward", "accumulate") and _kind_is(facts, c.receiver, c, "accelerator") for c in inside)
+    verdicts = {_divided(facts, loss, c.scope, c.order, node) for c in backward if (loss := _backward_loss(facts, c)) is not None}
+    return TrainingLoop(
+        node, framework, backward, steps, _zeroed(facts, node, index), zero_grads, gate, accumulation_expr, accumulation_steps, recreated, accelerate,
+        verdicts.pop() if len(verdicts) == 1 and framework == "torch" else None,
+    )
+
+
+def in_context(facts: Facts, call: Call, here: Callable[[Call], bool], _seen: set[int] | None = None) -> bool:
+    """`here(call)`, or `here` holds at a call site of the local function `call` sits in (transitively)."""
+    if here(call):
+        return True
+    fn = call.function
+    seen = _seen if _seen is not None else set()
+    if fn is None or id(fn) in seen:
+        return False
+    seen.add(id(fn))
+    return any(in_context(facts, site, here, seen) for site in _calls_of_function(facts, fn))
+
+
+def in_training_step(facts: Facts, call: Call) -> bool:
+    """Is `call` part of a training step: in a loop that runs a backward pass, beside a backward pass at its own or an
+    outer loop level of the same function, or in a local function that such a step calls?"""
+    training = {id(loop.node) for loop in facts.training_loops if loop.backward}
+
+    def here(c: Call) -> bool:
+        return any(id(loop) in training for loop in c.loops) or any(g.scope is c.scope and _prefix(g.loops, c.loops) for g in facts.gradient_calls)
+
+    return in_context(facts, call, here)
+
+
+def _within(loops: tuple, node: cst.CSTNode) -> bool:
+    return any(loop is node for loop in loops)
+
+
+def _prefix(short: tuple, long: tuple) -> bool:
+    return len(short) <= len(long) and all(a is b for a, b in zip(short, long))
+
+
+def _kind_is(facts: Facts, expr: cst.BaseExpression | None, call: Call, kind: str) -> bool:
+    found = facts.kind(expr, call.scope, call.order)
+    return found is not None and found.kind == kind
+
+
+def _is_gradient_call(facts: Facts, call: Call) -> bool:
+    if call.method == "backward" or call.qualname in ("torch.autograd.grad", "torch.autograd.backward"):
+        return True
+    return call.method == "gradient" and _kind_is(facts, call.receiver, call, "gradient_tape")
+
+
+def _is_update(facts: Facts, call: Call) -> bool:
+    """`optimizer.step()`, `optimizer.apply_gradients(...)`, `scaler.step(optimizer)`, `xm.optimizer_step(optimizer)`."""
+    if call.method in ("step", "apply_gradients") and _kind_is(facts, call.receiver, call, "optimizer"):
+        return True
+    if call.method == "step" or (call.qualname and _same_symbol(call.qualname, "torch_xla.core.xla_model.optimizer_step")):
+        first = call.arg(0, "optimizer")
+        return first is not None and _kind_is(facts, first.value, call, "optimizer")
+    return False
+
+
+def _in_loop(facts: Facts, loop, stmt) -> tuple:
+    """The compound statements between `loop` and `stmt`."""
+    around = facts.enclosing(stmt)
+    index = next((i for i, s in enumerate(around) if s is loop), None)
+    return () if index is None else around[index + 1 :]
+
+
+def _every_iteration(facts: Facts, loop, stmt) -> bool:
+    """`stmt` runs on every iteration of `loop`: nothing but `with` blocks between them."""
+    return stmt is not None and all(isinstance(s, cst.With) for s in _in_loop(facts, loop, stmt))
+
+
+def _accumulation_gate(facts: Facts, loop, call: Call) -> tuple[cst.If, cst.BaseExpression, Any] | None:
+    """The `if` on `... % n` (directly or through a flag set from it) that a step sits under, with n; None for n == 1."""
+    for stmt in _in_loop(facts, loop, call.stmt):
+        if not isinstance(stmt, cst.If):
+            continue
+        sources = [stmt.test]
+        for name in (n for n in walk(stmt.test) if isinstance(n, cst.Name)):
+            _, events = facts.binding_events(name.value, call.scope, call.order)
+            sources += [e.value for e in events[-1:] if e.op == "assign" and e.value is not None]
+        modulo = next((n for s in sources for n in walk(s) if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo)), None)
+        if modulo is not None:
+            steps = facts.value(modulo.right, call.scope, order=call.order)
+            return None if steps == 1 else (stmt, modulo.right, steps)
+    return None
+
+
+def _grad_attribute(expr: cst.BaseExpression | None) -> bool:
+    """`p.grad` or `p.grad.data`."""
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "data":
+        expr = expr.value
+    return isinstance(expr, cst.Attribute) and expr.attr.value == "grad"
+
+
+def _resets_gradients(calls: list[Call], root: cst.CSTNode) -> bool:
+    """`zero_grad()` (optimizer, model, accelerated or DeepSpeed wrapper), `p.grad.zero_()`, `p.grad = None` under `root`."""
+    if any(c.method == "zero_grad" or (c.method == "zero_" and _grad_attribute(c.receiver)) for c in calls):
+        return True
+    return any(
+        isinstance(n, cst.Assign) and dotted(n.value) == "None" and any(_grad_attribute(t.target) for t in n.targets) for n in walk(root)
+    )
+
+
+def _zeroed(facts: Facts, node, index: dict[int, list[Call]]) -> bool:
+    """Gradients are reset in the outermost loop of this function around `node`, or by a local helper called in `node`."""
+    around = facts.enclosing(node)
+    last_def = max((i for i, s in enumerate(around) if isinstance(s, (cst.FunctionDef, cst.ClassDef))), default=-1)
+    outer = next((s for s in around[last_def + 1 :] if isinstance(s, (cst.For, cst.While))), node)
+    if _resets_gradients(index.get(id(outer), []), outer):
+        return True
+    helpers = {id(fn): fn for call in index.get(id(node), []) for fn in _local_functions(facts, call)}
+    return any(_resets_gradients(index.get(id(fn), []), fn.body) for fn in helpers.values())
+
+
+def _local_functions(facts: Facts, call: Call) -> list[cst.FunctionDef]:
+    """The file's own functions (or `self.` methods) a call may run, by name."""
+    if call.qualname is None and isinstance(call.node.func, cst.Name):
+        name = call.node.func.value
+    elif call.method is not None and dotted(call.receiver) == "self":
+        name = call.method
+    else:
+        return []
+    return [fn for fn, _ in facts.functions.get(name, ())]
+
+
+def _calls_of_function(facts: Facts, fn: cst.FunctionDef) -> list[Call]:
+    return [c for c in facts.calls_by_short.get(fn.name.value, ()) if any(f is fn for f in _local_functions(facts, c))]
+
+
+def _creates_zeros(facts: Facts, value: cst.BaseExpression) -> bool:
+    """`[tf.zeros_like(v) for v in ...]`, `[tf.Variable(tf.zeros_like(v)) ...]`: a fresh accumulator."""
+    for node in walk(value):
+        call = facts.call_of(node) if isinstance(node, cst.Call) else None
+        if call is not None and call.qualname and any(_same_symbol(call.qualname, f"tensorflow.{name}") for name in ("zeros_like", "zeros")):
+            return True
+    return False
+
+
+def _backward_loss(facts: Facts, call: Call) -> cst.BaseExpression | None:
+    """The loss a torch backward call differentiates: `loss.backward()`, `scaler.scale(loss).backward()`, `accelerator.backward(loss)`."""
+    if call.method != "backward":
+        return None
+    if call.qualname is not None or _kind_is(facts, call.receiver, call, "accelerator"):
+        return call.positional[0].value if call.positional else None
+    loss = call.receiver
+    inner = facts.call_of(loss) if isinstance(loss, cst.Call) else None
+    if inner is not None and inner.method == "scale" and len(inner.positional) == 1:
+        loss = inner.positional[0].value
+    return loss
+
+
+def _divided(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None, loop, depth: int = 0) -> bool | None:
+    """Is the loss divided (or multiplied) on its way to backward inside `loop`? None when that cannot be seen."""
+    nodes = list(walk(expr))
+    calls = [c for n in nodes if isinstance(n, cst.Call) and (c := facts.call_of(n)) is not None]
+    if any(isinstance(n, cst.BinaryOperation) and isinstance(n.operator, (cst.Divide, cst.Multiply)) for n in nodes):
+        return True
+    if any(c.method in ("div", "div_", "mul", "mul_") for c in calls):
+        return True
+    if any(_local_functions(facts, c) for c in calls):
+        return None  # a helper of the file's own may divide inside
+    if not isinstance(expr, cst.Name) or depth > 4:
+        return False
+    owner, events = facts.binding_events(expr.value, scope, order)
+    here = [e for e in events if _within(e.loops, loop)]
+    if not here or owner is None:
+        return None
+    if any(e.op in ("augmul", "augother") for e in here):
+        return True
+    verdicts = {_divided(facts, e.value, owner, e.order, loop, depth + 1) for e in here if e.op == "assign" and e.value is not None}
+    return True if True in verdicts else (False if verdicts == {False} else None)
+
+
+_FLOAT_DTYPES = frozenset({"float", "float16", "float32", "float64", "double", "half", "bfloat16", "FloatTensor", "DoubleTensor", "HalfTensor"})
+
+
+def float_cast(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None) -> cst.BaseExpression | None:
+    """What `expr` casts to a float dtype (`x.float()`, `x.to(torch.float32)`, `torch.tensor(x, dtype=torch.float)`,
+    `a.astype(np.float32)`), following one plain assignment of a name; None when it is no such cast."""
+    if isinstance(expr, cst.Name):
+        owner, events = facts.binding_events(expr.value, scope, order)
+        assigns = [e for e in events if e.op == "assign"]
+        if owner is None or len(assigns) != 1 or assigns[0].index is not None or not isinstance(assigns[0].value, cst.Call):
+            return None
+        expr = assigns[0].value
+    call = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+    if call is None:
+        return None
+    if call.qualname is None and call.method in ("float", "double", "half", "bfloat16") and not call.node.args:
+        return call.receiver
+    if call.qualname is None and call.method in ("to", "type", "astype"):
+        dtypes = [a for a in call.node.args if a.keyword is None or a.keyword.value == "dtype"]
+        return call.receiver if any(_float_dtype(facts, a.value, call) for a in dtypes) else None
+    if call.qualname in ("torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray") and call.positional:
+        dtype = call.kwargs.get("dtype")
+        return call.positional[0].value if dtype is not None and _float_dtype(facts, dtype.value, call) else None
+    if call.qualname in ("torch.FloatTensor", "torch.DoubleTensor") and call.positional:
+        return call.positional[0].value
+    return None
+
+
+def _float_dtype(facts: Facts, expr: cst.BaseExpression, call: Call) -> bool:
+    qualname = facts.qualname(expr, call.scope)
+    if qualname is not None:
+        return (qualname.split(".", 1)[0] in ("torch", "numpy") or qualname == "builtins.float") and qualname.rsplit(".", 1)[-1] in _FLOAT_DTYPES
+    value = facts.value(expr, call.scope, order=call.order)
+    return isinstance(value, str) and value in _FLOAT_DTYPES
+
+
+def is_model_call(facts: Facts, call: Call) -> bool:
+    """A forward pass: `model(...)`, `self.model(...)`, `model.forward(...)`, `model.generate(...)`."""
+    target = call.receiver if call.method in ("forward", "generate") else call.node.func
+    found = facts.kind(target, call.scope, call.order)
+    return found is not None and found.kind == "model"

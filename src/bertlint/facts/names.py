@@ -1,0 +1,73 @@
+"""Name classification: which qualified names are transformers tokenizers, models, trainers and training arguments."""
+
+from __future__ import annotations
+
+import re
+
+
+# ---------------------------------------------------------------------------------------------
+# name classification (transformers & torch vocabulary)
+
+TRANSFORMERS_ROOTS = ("transformers", "peft", "trl", "sentence_transformers")
+_MODEL_SUFFIX = re.compile(r"(Model|LMHeadModel|For[A-Z]\w*|Transformer)$")
+_NOT_MODEL = re.compile(r"(Config|Tokenizer|TokenizerFast|Processor|FeatureExtractor|Trainer|Arguments|Pipeline|Collator|Output|Callback)")
+
+
+def is_transformers_name(qualname: str | None) -> bool:
+    return bool(qualname) and qualname.split(".", 1)[0] in TRANSFORMERS_ROOTS
+
+
+def is_tokenizer_class(qualname: str | None) -> bool:
+    if not is_transformers_name(qualname):
+        return False
+    last = qualname.rsplit(".", 1)[-1]
+    return "Tokenizer" in last and not last.endswith("Trainer")
+
+
+def is_model_class(qualname: str | None) -> bool:
+    if not is_transformers_name(qualname):
+        return False
+    last = qualname.rsplit(".", 1)[-1]
+    return bool(_MODEL_SUFFIX.search(last)) and not _NOT_MODEL.search(last)
+
+
+def model_head(class_name: str) -> str:
+    """The task head a model class trains, from its name (AutoModelForCausalLM -> causal-lm)."""
+    name = class_name.rsplit(".", 1)[-1]
+    table = (
+        ("SequenceClassification", "seq-cls"),
+        ("TokenClassification", "token-cls"),
+        ("CausalLM", "causal-lm"),
+        ("LMHeadModel", "causal-lm"),
+        ("MaskedLM", "masked-lm"),
+        ("PreTraining", "masked-lm"),
+        ("Seq2SeqLM", "seq2seq"),
+        ("ConditionalGeneration", "seq2seq"),
+        ("QuestionAnswering", "qa"),
+        ("MultipleChoice", "multiple-choice"),
+    )
+    for needle, head in table:
+        if needle in name:
+            return head
+    return "base"
+
+
+# ---------------------------------------------------------------------------------------------
+
+ENCODE_METHODS = frozenset({"__call__", "encode_plus", "batch_encode_plus", "encode", "prepare_seq2seq_batch"})
+TRAINING_ARGS_CLASSES = ("TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig", "DPOConfig", "RewardConfig")
+_BUILTINS = frozenset({"int", "float", "str", "len", "list", "dict", "tuple", "range", "round", "min", "max", "sum", "abs", "print", "open", "set", "sorted", "zip", "enumerate", "bool", "isinstance", "super"})
+
+
+def _same_symbol(found: str, wanted: str) -> bool:
+    """`transformers.trainer.Trainer` is `transformers.Trainer`; `torch.optim.adamw.AdamW` is `torch.optim.AdamW`."""
+    f_root, f_last = found.split(".", 1)[0], found.rsplit(".", 1)[-1]
+    w_root, w_last = wanted.split(".", 1)[0], wanted.rsplit(".", 1)[-1]
+    return f_root == w_root and f_last == w_last
+
+
+def is_trainer_class(qualname: str) -> bool:
+    if not is_transformers_name(qualname):
+        return False
+    last = qualname.rsplit(".", 1)[-1]
+    return last.endswith("Trainer") and last != "TFTrainer"

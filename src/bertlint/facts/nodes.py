@@ -1,0 +1,222 @@
+"""The data model the walk records (scopes, binding events, calls, stores, classes, bindings), UNKNOWN, and tree helpers."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import libcst as cst
+
+
+class _Unknown:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNKNOWN: Any = _Unknown()
+
+
+# ---------------------------------------------------------------------------------------------
+# the data model
+
+
+@dataclass(eq=False)
+class Scope:
+    """A module, function or class body: where names are bound."""
+
+    kind: str  # "module" | "function" | "class" | "lambda"
+    node: cst.CSTNode | None
+    parent: Scope | None
+    name: str = ""
+    events: dict[str, list[Event]] = field(default_factory=dict)
+    params: dict[str, cst.Param] = field(default_factory=dict)
+    globals_: set[str] = field(default_factory=set)
+
+    def lookup_scope(self, name: str) -> Scope | None:
+        scope: Scope | None = self
+        while scope is not None:
+            if scope.kind != "class" or scope is self:
+                if name in scope.events or name in scope.params:
+                    return scope
+            scope = scope.parent
+        return None
+
+
+@dataclass(eq=False)
+class Event:
+    """An assignment or a mutation of a name, in source order."""
+
+    order: int
+    op: str  # "assign" | "append" | "extend" | "augadd" | "augmul" | "unpack" | "for" | "import" | "def"
+    value: cst.CSTNode | None
+    conditional: bool  # inside an if/for/while/try/with-less branch of its scope
+    loops: tuple[cst.CSTNode, ...]  # loops of its own scope that enclose it
+    index: int | None = None  # position in a tuple unpacking
+
+
+@dataclass(eq=False)
+class Call:
+    """A call expression with what we could resolve about its callee."""
+
+    node: cst.Call
+    qualname: str | None  # "transformers.Trainer", "torch.optim.AdamW", "builtins.print" or None
+    method: str | None  # the attribute name when the callee is `<expr>.method`
+    receiver: cst.BaseExpression | None  # the `<expr>` of `<expr>.method(...)`
+    scope: Scope
+    stmt: cst.CSTNode  # the enclosing statement (suppression comments and positions)
+    order: int
+    loops: tuple[cst.CSTNode, ...]  # enclosing for/while loops, outermost first
+    in_with: tuple[cst.With, ...]  # enclosing `with` statements, outermost first
+    function: cst.FunctionDef | None
+    conditional: bool = False
+
+    @functools.cached_property
+    def kwargs(self) -> dict[str, cst.Arg]:
+        return {a.keyword.value: a for a in self.node.args if a.keyword is not None}
+
+    @functools.cached_property
+    def positional(self) -> list[cst.Arg]:
+        return [a for a in self.node.args if a.keyword is None and not a.star]
+
+    @property
+    def has_star_args(self) -> bool:
+        return any(a.star for a in self.node.args)
+
+    @property
+    def has_double_star(self) -> bool:
+        return any(a.star == "**" for a in self.node.args)
+
+    def arg(self, index: int, keyword: str | None = None) -> cst.Arg | None:
+        if keyword is not None and keyword in self.kwargs:
+            return self.kwargs[keyword]
+        pos = self.positional
+        return pos[index] if 0 <= index < len(pos) and not self.has_star_args else None
+
+    @property
+    def short(self) -> str | None:
+        return self.qualname.rsplit(".", 1)[-1] if self.qualname else self.method
+
+
+@dataclass(eq=False)
+class Store:
+    """An item or attribute assignment: `target` (a Subscript or an Attribute) `= value`."""
+
+    target: cst.BaseExpression
+    value: cst.BaseExpression
+    scope: Scope
+    order: int
+    function: cst.FunctionDef | None
+
+    @property
+    def key(self) -> str | None:
+        """The attribute name, or the literal string key of `x["key"]`."""
+        if isinstance(self.target, cst.Attribute):
+            return self.target.attr.value
+        index = self.target.slice[0].slice if len(self.target.slice) == 1 else None
+        return literal(index.value) if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString) else None
+
+
+@dataclass(eq=False)
+class ClassDef:
+    node: cst.ClassDef
+    name: str
+    bases: tuple[str, ...]  # qualified names of the bases we could resolve
+    methods: dict[str, cst.FunctionDef]
+    scope: Scope
+
+
+@dataclass(eq=False)
+class Binding:
+    """What an expression holds, as far as a rule needs to know."""
+
+    kind: str  # tokenizer | model | encoding | ids | optimizer | accelerator | gradient_tape | trainer | training_args | dataloader | config | collator
+    call: Call | None = None
+    parent: Binding | None = None  # the encoding an `ids` binding came from, etc.
+    detail: str = ""  # for ids: which key ("input_ids", "labels", ...)
+
+
+# ---------------------------------------------------------------------------------------------
+# the walk
+
+
+_CONTROL = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match) if hasattr(cst, "TryStar") else (cst.If, cst.For, cst.While, cst.Try)
+_SKIP_FIELDS = frozenset(
+    {
+        "lpar", "rpar", "comma", "semicolon", "colon", "equal", "dot", "star", "header", "footer",
+        "leading_lines", "lines_after_decorators", "trailing_whitespace", "operator", "asynchronous",
+        "whitespace_before", "whitespace_after", "whitespace_after_func", "whitespace_before_args",
+        "whitespace_after_arg", "whitespace_after_star", "whitespace_after_param", "whitespace_before_colon",
+        "whitespace_after_def", "whitespace_after_name", "whitespace_before_params", "whitespace_after_for",
+        "whitespace_before_in", "whitespace_after_in", "whitespace_after_class", "whitespace_after_if",
+        "whitespace_after_while", "whitespace_after_with", "whitespace_after_import", "whitespace_after_from",
+        "whitespace_before_import", "whitespace_after_return", "whitespace_after_indicator",
+        "whitespace_before_equal", "whitespace_after_equal", "whitespace_after_del", "whitespace_after_assert",
+        "whitespace_after_lambda", "whitespace_before_from", "whitespace_after_raise", "whitespace_after_except",
+        "whitespace_before_walrus", "whitespace_after_walrus", "whitespace_after_await", "whitespace_after_cls",
+        "whitespace_after_type_parameters", "whitespace_after_at", "whitespace_before_expression",
+        "whitespace_before_value", "whitespace_after_value", "whitespace_after_yield",
+    }
+)
+
+
+@functools.cache
+def _child_fields(node_type: type) -> tuple[str, ...]:
+    return tuple(
+        f.name
+        for f in dataclasses.fields(node_type)
+        if f.name not in _SKIP_FIELDS and not f.name.startswith("whitespace")
+    )
+
+
+def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Children that can hold code (whitespace and punctuation skipped): cheaper than node.children."""
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (tuple, list)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
+
+
+def literal(node: cst.BaseExpression) -> Any:
+    """The value of a string literal; None for anything else. An invalid escape like `"\\d"` makes the
+    evaluation warn about the user's code, which is not ours to print, so that warning is silenced; an
+    escape CPython refuses (`"\\N{bogus}"`) raises SyntaxError, which the engine reports as BL901."""
+    if not isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return None
+    if "\\" not in (node.value if isinstance(node, cst.SimpleString) else "\\"):
+        return node.evaluated_value
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return node.evaluated_value
+
+
+def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every code-bearing node under `node`, depth first, in source order."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(list(iter_children(current))))
+
+
+def dotted(expr: cst.BaseExpression | None) -> str | None:
+    """`a.b.c` for Name/Attribute chains, else None."""
+    parts = []
+    while isinstance(expr, cst.Attribute):
+        parts.append(expr.attr.value)
+        expr = expr.value
+    if isinstance(expr, cst.Name):
+        parts.append(expr.value)
+        return ".".join(reversed(parts))
+    return None

@@ -1,0 +1,243 @@
+"""Derived facts about the training run shared by several rules: padding, the run's anchor, dtypes, mixed precision, tokenizers."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from bertlint import knowledge
+from bertlint.facts.kinds import ModelLoad, _looks_like_tokenizer
+from bertlint.facts.names import ENCODE_METHODS, _same_symbol
+from bertlint.facts.nodes import UNKNOWN, Call, Scope
+
+if TYPE_CHECKING:
+    from bertlint.facts.core import Facts
+
+
+# ---------------------------------------------------------------------------------------------
+# derived facts about the training run, shared by several rules
+
+
+@dataclass(frozen=True)
+class Padding:
+    """What a tokenizer call asks for, as far as it resolves (UNKNOWN where it does not)."""
+
+    padding: Any  # False | True | "longest" | "max_length" | "do_not_pad" | UNKNOWN
+    truncation: Any  # None (absent) | True | False | strategy string | UNKNOWN
+    max_length: Any  # None (absent) | int | UNKNOWN
+    batch: Any  # True (several texts) | False (one text) | UNKNOWN
+    return_attention_mask: Any  # None (absent) | bool | UNKNOWN
+
+    @property
+    def pads_to_max(self) -> bool:
+        return self.padding == "max_length"
+
+    @property
+    def pads_batch(self) -> bool:
+        return self.padding in (True, "longest") and self.batch is True
+
+
+def padding_of(facts: Facts, call: Call) -> Padding:
+    def kw(name, default=None):
+        return facts.kw_value(call, name, default=default) if name in call.kwargs else default
+
+    padding = kw("padding", False)
+    if isinstance(padding, str) and padding not in ("longest", "max_length", "do_not_pad"):
+        padding = UNKNOWN
+    if padding == "do_not_pad":
+        padding = False
+    if "pad_to_max_length" in call.kwargs and padding is False:
+        legacy = kw("pad_to_max_length")
+        padding = "max_length" if legacy is True else (False if legacy is False else UNKNOWN)
+    if call.has_double_star:
+        padding = UNKNOWN if "padding" not in call.kwargs else padding
+    text = call.arg(0, "text") or call.kwargs.get("text_target")  # `tok(text_target=summaries)` encodes the targets
+    batch: Any = UNKNOWN
+    if call.method == "batch_encode_plus":
+        batch = True
+    elif call.method in ("encode_plus", "encode"):
+        batch = False
+    elif text is not None:
+        value = facts.value(text.value, call.scope, order=call.order)
+        if isinstance(value, str):
+            batch = False
+        elif isinstance(value, (list, tuple)):
+            batch = len(value) > 1
+        elif isinstance(text.value, (cst.List, cst.Tuple)):
+            batch = len(text.value.elements) > 1
+    return Padding(padding, kw("truncation"), kw("max_length"), batch, kw("return_attention_mask"))
+
+
+def run_anchor(facts: Facts, prefer: tuple[str, ...] = ("trainer", "training_args", "fit", "load")) -> cst.CSTNode | None:
+    """Where a whole-run finding sits: the call that starts or configures the run."""
+    for what in prefer:
+        if what == "trainer" and facts.trainers:
+            return facts.trainers[0].node
+        if what == "training_args" and facts.training_args:
+            return facts.training_args[0].node
+        if what == "fit" and facts.fit_calls:
+            return facts.fit_calls[0].node
+        if what == "load":
+            loads = facts.model_loads
+            if loads:
+                return loads[0].call.node
+    return None
+
+
+def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
+    """The one known checkpoint the script trains; None when there are several different ones or none."""
+    found = []
+    for load in facts.model_loads:
+        info = facts.checkpoint_info(load)
+        if info is not None:
+            found.append((load, info))
+    if not found or len({info.id for _, info in found}) != 1:
+        return None
+    return found[0]
+
+
+def uses_peft(facts: Facts) -> bool:
+    return bool(facts.calls_to("peft.get_peft_model", "peft.LoraConfig", "peft.prepare_model_for_kbit_training", "peft.PeftModel.from_pretrained")) or any(
+        load.call.qualname and load.call.qualname.startswith("peft.") for load in facts.model_loads
+    )
+
+
+_HALF_DTYPES = ("float16", "bfloat16", "half", "bf16", "fp16")
+_QUANTIZATION_KEYWORDS = ("load_in_8bit", "load_in_4bit", "quantization_config")
+
+
+def _dtype_named(facts: Facts, expr: cst.BaseExpression, call: Call) -> Any:
+    """"half", "fp32", "auto" for an expression naming a dtype (`torch.bfloat16`, "float16"), else UNKNOWN."""
+    q = facts.qualname(expr, call.scope)
+    value = q.rsplit(".", 1)[-1] if q is not None and q.startswith("torch.") else facts.value(expr, call.scope, order=call.order, cli=False)
+    if value == "auto":
+        return "auto"
+    if isinstance(value, str):
+        return "half" if value in _HALF_DTYPES else "fp32" if value in ("float32", "float") else UNKNOWN
+    return UNKNOWN
+
+
+def _load_dtype(facts: Facts, load: ModelLoad, version: tuple[int, ...]) -> Any:
+    """The dtype one model load gives its weights. 4.x loads fp32 by default; 5.x the stored dtype (`dtype="auto"`)."""
+    call = load.call
+    if any(k in call.kwargs for k in _QUANTIZATION_KEYWORDS):
+        return "quantized"
+    arg = call.kwargs.get("torch_dtype") or call.kwargs.get("dtype")
+    if arg is None and call.has_double_star:
+        return UNKNOWN
+    wanted = _dtype_named(facts, arg.value, call) if arg is not None else ("auto" if version >= (5,) and load.how == "pretrained" else "fp32")
+    if wanted != "auto":
+        return wanted
+    info = facts.checkpoint_info(load)
+    stored = info.stored_dtype if info is not None else None
+    return UNKNOWN if stored is None else "half" if stored in _HALF_DTYPES else "fp32"
+
+
+def weight_dtype(facts: Facts, version: tuple[int, ...]) -> Any:
+    """How the trained model's weights are held: "quantized", "half" (16-bit), "fp32", or UNKNOWN."""
+    for call in facts.calls:
+        if call.method in ("half", "bfloat16", "to") and call.receiver is not None:
+            recv = facts.kind(call.receiver, call.scope, call.order)
+            if recv is not None and recv.kind == "model" and (call.method != "to" or any(_dtype_named(facts, a.value, call) == "half" for a in call.node.args)):
+                return "half"
+    found = {_load_dtype(facts, load, version) for load in facts.model_loads}
+    for dtype in ("quantized", "half", UNKNOWN):
+        if dtype in found:
+            return dtype
+    return "fp32"
+
+
+def amp_enabled(facts: Facts) -> bool | None:
+    """True if the run trains under autocast / mixed precision, False if plainly not, None if the command
+    line, a config file or a launcher may decide."""
+    unknown = False
+    for call in facts.training_args:
+        for key in ("fp16", "bf16", "half_precision_backend"):
+            if key in call.kwargs:
+                value = facts.kw_value(call, key, cli=False)
+                if value is True:
+                    return True
+                if value is UNKNOWN:
+                    unknown = True
+        if call.has_double_star or "deepspeed" in call.kwargs:
+            unknown = True
+    for trainer in facts.trainers:
+        args = trainer.arg(1, "args")
+        kind = facts.kind(args.value, trainer.scope, trainer.order) if args is not None else None
+        if args is not None and (kind is None or kind.kind != "training_args"):
+            unknown = True  # `HfArgumentParser` or a config file built them
+    for call in facts.calls:
+        q = call.qualname or ""
+        if q.startswith(("torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast", "torch.cpu.amp.autocast")):
+            return True
+        if q.endswith(("mixed_precision.set_global_policy", "mixed_precision.set_policy")):
+            policy = facts.arg_value(call, 0, cli=False)
+            if isinstance(policy, str) and "16" in policy:
+                return True
+            unknown = unknown or not isinstance(policy, str)
+        if _same_symbol(q, "accelerate.Accelerator") and q.startswith("accelerate"):
+            value = facts.kw_value(call, "mixed_precision", cli=False, default=UNKNOWN)  # absent: `accelerate launch` decides
+            if value in ("fp16", "bf16", "fp8"):
+                return True
+            unknown = unknown or value is UNKNOWN
+    if any(dest in ("fp16", "bf16", "mixed_precision", "amp", "use_amp", "half", "precision") for dest in facts.argparse_arguments):
+        unknown = True
+    return None if unknown else False
+
+
+def mixed_precision(facts: Facts, version: tuple[int, ...]) -> bool | None:
+    """True if the run uses 16-bit/mixed precision or quantization somewhere, False if plainly not, None if unknown."""
+    weights = weight_dtype(facts, version)
+    amp = amp_enabled(facts)
+    if weights in ("half", "quantized") or amp is True:
+        return True
+    return None if weights is UNKNOWN or amp is None else False
+
+
+def training_arg(facts: Facts, name: str, default: Any = UNKNOWN) -> Any:
+    """A TrainingArguments field's value when the script builds exactly one (UNKNOWN when ambiguous)."""
+    calls = facts.training_args
+    if len(calls) != 1:
+        return UNKNOWN
+    call = calls[0]
+    if name in call.kwargs:
+        return facts.kw_value(call, name)
+    return UNKNOWN if call.has_double_star else default
+
+
+def holds_tokenizer(facts: Facts, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> bool:
+    """`expr` is a tokenizer: classified as one, or an unresolved name plainly called `tokenizer`."""
+    found = facts.kind(expr, scope, order)
+    return found.kind == "tokenizer" if found is not None else _looks_like_tokenizer(expr, facts, scope)
+
+
+def padding_at(facts: Facts, call: Call, version: tuple[int, ...]) -> Padding:
+    """`padding_of` for a target version: `pad_to_max_length=True` stopped padding in 4.52 (api-facts §1)."""
+    pad = padding_of(facts, call)
+    if version >= (4, 52) and "pad_to_max_length" in call.kwargs and "padding" not in call.kwargs and not call.has_double_star:
+        return dataclasses.replace(pad, padding=False)
+    return pad
+
+
+# Tokenizers whose encoding methods take inputs of their own (boxes, tables, xpaths); 5.x keeps their `encode_plus`.
+STRUCTURED_TOKENIZERS = ("layoutlmv2", "layoutlmv3", "layoutxlm", "markuplm", "tapas", "udop")
+
+
+def tokenizer_load_of(facts: Facts, call: Call) -> Call | None:
+    """The `from_pretrained` or constructor call that made the tokenizer an encoding call runs on, when it resolves."""
+    target = call.receiver if call.method in ENCODE_METHODS else call.node.func
+    found = facts.kind(target, call.scope, call.order)
+    return found.call if found is not None and found.kind == "tokenizer" else None
+
+
+def structured_tokenizer(facts: Facts, call: Call) -> bool:
+    """Is `call` an encoding call on a LayoutLM/TAPAS-style tokenizer (by its class or its checkpoint)?"""
+    load = tokenizer_load_of(facts, call)
+    if load is None:
+        return False
+    checkpoint = facts.arg_value(load, 0, "pretrained_model_name_or_path") if load.method == "from_pretrained" else None
+    names = f"{load.qualname or ''} {checkpoint if isinstance(checkpoint, str) else ''}".lower()
+    return any(family in names for family in STRUCTURED_TOKENIZERS)
