@@ -147,7 +147,6 @@ class Binding:
 # the walk
 
 
-_CONTROL = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match) if hasattr(cst, "TryStar") else (cst.If, cst.For, cst.While, cst.Try)
 _SKIP_FIELDS = frozenset(
     {
         "lpar", "rpar", "comma", "semicolon", "colon", "equal", "dot", "star", "header", "footer",
