@@ -88,7 +88,8 @@ def test_near_miss_is_not_confirmed():
     results = by_code(findings)
     assert {"BL201", "BL206"} <= set(results)
     assert all(v["status"] == "not_confirmed" for v in results.values()), results
-    assert results["BL201"]["measurements"]["max_abs_diff_without_mask"] == 0
+    m = results["BL201"]["measurements"]  # float noise of batched kernels only, far below the verdict's 1e-4
+    assert m["max_abs_diff_without_mask"] < 1e-5 * max(m["hidden_abs_max"], 1.0), m
     assert results["BL206"]["measurements"]["largest_new_id"] < results["BL206"]["measurements"]["embedding_rows"]
 
 
