@@ -292,6 +292,12 @@ def test_bl305_silent_when_divided(loss: str) -> None:
     assert codes(lint_text(loop_script(body))) == []
 
 
+def test_bl305_silent_when_gradients_are_reset_every_iteration() -> None:
+    # zero_grad() on every micro-batch: nothing is summed, so the undivided loss is not the bug (BL302 is)
+    body = "optimizer.zero_grad()\nloss = model(**batch).loss\nloss.backward()\nif (step + 1) % ACCUM == 0:\n    optimizer.step()\n    optimizer.zero_grad()\n"
+    assert codes(lint_text(loop_script(body))) == ["BL302"]
+
+
 def test_bl305_silent_with_accelerate_accumulate() -> None:
     source = """
         import torch

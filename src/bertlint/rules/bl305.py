@@ -18,6 +18,10 @@ class LossNotScaledForAccumulation(Rule):
         for loop in ctx.facts.training_loops:
             if loop.framework != "torch" or loop.gate is None or loop.accelerate or loop.loss_divided is not False:
                 continue
+            if loop.every_iteration_zero_grads:
+                # gradients are reset on every micro-batch (BL302's finding): nothing is summed, so the
+                # undivided loss is not what is wrong
+                continue
             steps = ctx.facts.text(loop.accumulation_expr)
             factor = f"{loop.accumulation_steps}×" if loop.accumulation_steps is not UNKNOWN else f"`{steps}` times"
             ctx.report(
