@@ -166,6 +166,35 @@ def test_bl106_through_functools_partial():
     assert only("BL106", source)
 
 
+TARGETS_SCRIPT = """\
+from datasets import load_dataset
+from transformers import AutoModelForSeq2SeqLM, AutoTokenizer, Trainer
+tok = AutoTokenizer.from_pretrained("facebook/bart-base")
+model = AutoModelForSeq2SeqLM.from_pretrained("facebook/bart-base")
+ds = load_dataset("xsum")
+def prep(batch):
+    inputs = tok(batch["document"], {inputs})
+    labels = tok(batch["summary"], max_length=16, padding="max_length", truncation=True)
+    ids = labels["input_ids"]
+    inputs["labels"] = [[t if t != tok.pad_token_id else -100 for t in row] for row in ids]
+    return inputs
+ds = ds.map(prep, batched=True)
+trainer = Trainer(model=model, train_dataset=ds["train"])
+"""
+
+
+def test_bl106_silent_for_fixed_length_seq2seq_target_labels():
+    # only a seq2seq model's target ids (labels, which `DataCollatorWithPadding` would not pad) are padded to a fixed length
+    assert only("BL106", TARGETS_SCRIPT.format(inputs="truncation=True")) == []
+    # the same padding on the inputs still fires, on the inputs' line only
+    [finding] = only("BL106", TARGETS_SCRIPT.format(inputs='padding="max_length", max_length=64, truncation=True'))
+    assert finding.line == 7
+    # with a collator that pads the labels per batch, the fixed target length is waste again
+    collated = TARGETS_SCRIPT.replace('train_dataset=ds["train"]', 'train_dataset=ds["train"], data_collator=DataCollatorForSeq2Seq(tok))')
+    collated = collated.replace("import AutoModelForSeq2SeqLM,", "import AutoModelForSeq2SeqLM, DataCollatorForSeq2Seq,").replace("))\n", ")\n")
+    assert [f.line for f in only("BL106", collated.format(inputs="truncation=True"))] == [8]
+
+
 def test_bl106_needs_a_trainer_or_dataloader():
     assert only("BL106", MAP_SCRIPT.format(extra="").replace('trainer = Trainer(model=None, train_dataset=ds["train"])\n', "")) == []
 

@@ -6,10 +6,12 @@ import libcst as cst
 
 from bertlint.facts import Facts, padding_at, tokenizer_load_of
 from bertlint.rules import Context, Rule
+from bertlint.rules.bl202 import is_label_call
 
 # TPU/XLA runs want fixed shapes (each new shape is a recompilation): static padding is right there.
 XLA_IMPORTS = ("torch_xla", "jax", "flax")
 XLA_CALLS = ("TPUStrategy", "TPUClusterResolver")
+LABEL_PADDING_COLLATORS = ("transformers.DataCollatorForSeq2Seq", "transformers.DataCollatorForTokenClassification", "transformers.DataCollatorForLanguageModeling")
 DYNAMIC_PADDING = "tokenize without padding and pad each batch to its longest text with `DataCollatorWithPadding(tokenizer)`"
 
 
@@ -27,12 +29,19 @@ class StaticPaddingToMax(Rule):
             return
         feeds_training = bool(facts.trainers or facts.calls_to("torch.utils.data.DataLoader"))
         map_functions = _map_functions(facts)
+        # a seq2seq model's labels padded to a fixed length where no collator pads labels (`DataCollatorWithPadding`
+        # and `tokenizer.pad` leave them as they are): the fixed length is what lets them batch, not waste
+        fixed_labels_needed = (
+            bool(facts.model_loads)
+            and {load.head for load in facts.model_loads} == {"seq2seq"}
+            and not facts.calls_to(*LABEL_PADDING_COLLATORS)
+        )
         for call, pad in static:
             anchor = call.kwargs.get("padding") or call.kwargs["pad_to_max_length"]
             load = tokenizer_load_of(facts, call)
             if "padding" in call.kwargs and pad.max_length is None and not call.has_double_star and (load is None or load.method == "from_pretrained"):
                 ctx.report(anchor, '`padding="max_length"` without `max_length` pads every example to the tokenizer\'s `model_max_length` (512 for BERT-style checkpoints), however short it is')
-            elif feeds_training and _enclosing_function(facts, call) in map_functions:
+            elif feeds_training and _enclosing_function(facts, call) in map_functions and not (fixed_labels_needed and is_label_call(facts, call)):
                 ctx.report(
                     anchor,
                     "padding to `max_length` in the `.map` preprocessing pads every example to the full length before batching: "
