@@ -366,6 +366,16 @@ def test_bl301_lora_and_from_scratch_ranges():
     assert only("BL301", scratch) == []
 
 
+def test_bl301_silent_for_soft_prompt_peft_methods():
+    # prompt/prefix tuning trains a few virtual-token embeddings at rates like 3e-2: no published range covers it
+    for config in ("PromptTuningConfig(task_type=TaskType.CAUSAL_LM, num_virtual_tokens=8)", "PrefixTuningConfig(task_type=TaskType.CAUSAL_LM, num_virtual_tokens=20)"):
+        extra = f"from peft import PrefixTuningConfig, PromptTuningConfig, TaskType, get_peft_model\nmodel = get_peft_model(model, {config})"
+        assert rate("bigscience/bloomz-560m", "3e-2", cls="AutoModelForCausalLM", extra=extra) == []
+    # LoRA at the same rate still fires
+    lora = "from peft import LoraConfig, get_peft_model\nmodel = get_peft_model(model, LoraConfig(r=8))"
+    assert rate("bigscience/bloomz-560m", "3e-2", cls="AutoModelForCausalLM", extra=lora)
+
+
 def test_bl301_t5_with_adafactor():
     source = """\
     from transformers import T5ForConditionalGeneration

@@ -11,6 +11,10 @@ from bertlint.rules import Context, Rule
 ADAM_FAMILY = frozenset({"Adam", "AdamW", "NAdam", "Nadam", "RAdam", "Adam8bit", "AdamW8bit", "PagedAdamW", "PagedAdamW8bit", "PagedAdamW32bit"})
 KERAS_SCHEDULES = frozenset({"ExponentialDecay", "PolynomialDecay", "CosineDecay", "CosineDecayRestarts", "InverseTimeDecay"})
 FAR = 10  # this many times outside the range is an error, not a warning
+# Soft-prompt PEFT methods train only a few virtual-token embeddings, at rates far above any model's
+# fine-tuning range (peft's own prompt-tuning examples use 3e-2; Lester et al. used 0.3): no published
+# range covers them, so the rule stays silent where one is configured.
+PROMPT_LEARNING_CONFIGS = ("peft.PromptTuningConfig", "peft.PrefixTuningConfig", "peft.PromptEncoderConfig", "peft.AdaptionPromptConfig", "peft.MultitaskPromptTuningConfig", "peft.CPTConfig")
 
 
 class LearningRateOutOfRange(Rule):
@@ -25,6 +29,8 @@ class LearningRateOutOfRange(Rule):
         loads = facts.model_loads
         if not loads:
             return  # not a pretrained transformer: ranges do not apply
+        if facts.calls_to(*PROMPT_LEARNING_CONFIGS):
+            return  # soft prompts: no published range applies
         known = trained_model(facts)
         info = known[1] if known else None
         from_scratch = all(load.how != "pretrained" for load in loads)
