@@ -310,7 +310,7 @@ def probe_learning_rate(spec: dict, env: Env) -> dict:
     def curve(losses: list[float]) -> str:
         return f"{losses[0]:.2f} → {_tail(losses):.2f} (peak {max(losses):.2f})"
 
-    text = f"{FINE_TUNE['steps']} steps at {lr:g}: loss {curve(flagged)}; at the reference {ref:g}: {curve(base)}"
+    text = f"{FINE_TUNE['steps']} steps at {lr:.3g}: loss {curve(flagged)}; at the reference {ref:.3g}: {curve(base)}"
     numbers = dict(lr=lr, reference_lr=ref, loss_first=flagged[0], loss_last=_tail(flagged), loss_peak=max(flagged),
                    reference_loss_last=_tail(base), reference_loss_peak=max(base), weight_change=moved, reference_weight_change=base_moved)  # fmt: skip
     if lr > p["high"]:
