@@ -441,6 +441,18 @@ def test_bl606_once_per_name_and_the_error_of_each_form():
     assert found[2].message.endswith("AttributeError: module transformers has no attribute TFAutoModel")
 
 
+def test_bl606_a_name_gone_from_a_module_that_stays_is_an_import_error():
+    # transformers.utils is still there in 5.x; only its TF constants are gone
+    src = """
+        from transformers.utils import CONFIG_NAME, TF2_WEIGHTS_NAME
+        from transformers.models.bert import TFBertModel
+    """
+    found = findings(src, "5.0", "BL606")
+    assert [f.line for f in found] == [2, 3]
+    assert found[0].message.endswith("ImportError: cannot import name 'TF2_WEIGHTS_NAME' from 'transformers.utils'")
+    assert found[1].message.endswith("ImportError: cannot import name 'TFBertModel' from 'transformers.models.bert'")
+
+
 def test_bl606_silent_on_other_packages_and_guarded_imports():
     src = """
         from mytools import TFRecordWriter

@@ -290,8 +290,17 @@ class SymbolUse:
         if self.statement is None:
             key = "attribute_error"
         else:
-            key = "submodule_error" if self.module != "transformers" and "submodule_error" in templates else "import_error"
+            gone = self.module != "transformers" and _framework_module(self.module)
+            key = "submodule_error" if gone and "submodule_error" in templates else "import_error"
         return templates[key].format(name=self.name, module=self.module)
+
+
+def _framework_module(module: str) -> bool:
+    """Whether a transformers submodule is itself TensorFlow/Flax/Keras code (`modeling_tf_utils`,
+    `optimization_tf`, `keras_callbacks`, `models.bert.modeling_flax_bert`), gone with that framework; a
+    module that stays (`transformers.utils`, `transformers.models.bert`) only loses the name."""
+    tokens = {t for part in module.split(".")[1:] for t in part.split("_")}
+    return bool(tokens & {"tf", "flax", "keras"})
 
 
 def symbol_uses(facts: "Facts", group: str) -> list[SymbolUse]:
