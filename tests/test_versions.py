@@ -1,5 +1,5 @@
-"""The target transformers version, end to end: config key, then a pin near the script, then the
-installed package's metadata (never an import), then the newest known release."""
+"""The target transformers version, end to end: config key, then the script's own `# /// script` pin,
+then a pin near the script, then the installed package's metadata (never an import), then the newest known release."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def write(path: Path, text: str) -> Path:
 
 def target(script: Path, **kwargs) -> tuple[tuple[int, ...], str]:
     settings = load_settings(script.parent, all_codes(), **kwargs)
-    return versions.target_version(settings, script)
+    return versions.target_version(settings, script, script.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(autouse=True)
@@ -121,6 +121,46 @@ def test_an_edited_pin_is_seen_by_a_long_lived_process(tmp_path):
     assert target(script)[0] == (4, 40, 2)
     write(tmp_path / "requirements.txt", "transformers==4.46.3  # upgraded\n")
     assert target(script)[0] == (4, 46, 3)
+
+
+INLINE = """\
+# /// script
+# requires-python = ">=3.10"
+# dependencies = [
+#   "torch>=2.1",
+#   "transformers==4.40.2",
+# ]
+# ///
+"""
+
+
+def test_inline_script_metadata_pin_wins_over_the_project_s(tmp_path):
+    """PEP 723: the script's own dependencies are more specific than the project's requirements."""
+    write(tmp_path / "requirements.txt", "transformers==4.46.3\n")
+    version, source = target(write(tmp_path / "train.py", INLINE + SCRIPT))
+    assert (version, source) == ((4, 40, 2), "the pin transformers==4.40.2 in the script's `# /// script` block")
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        INLINE.replace("transformers==4.40.2", "transformers"),  # no ceiling: not a pin
+        INLINE.replace("# /// script", "# /// pyproject"),  # another block type
+        INLINE.replace("# ]\n", ""),  # broken TOML
+        INLINE.replace("#   \"transformers", "   \"transformers"),  # not a comment block
+    ],
+)
+def test_inline_block_without_a_usable_pin_falls_back_to_the_project_s(tmp_path, block):
+    write(tmp_path / "requirements.txt", "transformers==4.46.3\n")
+    assert target(write(tmp_path / "train.py", block + SCRIPT))[0] == (4, 46, 3)
+
+
+def test_cli_inline_pin_sets_the_severity(tmp_path):
+    write(tmp_path / "train.py", INLINE + SCRIPT)
+    run = cli("--format", "json", "--select", "BL601", "train.py", cwd=tmp_path)
+    [finding] = json.loads(run.stdout)
+    assert finding["severity"] == "warning"
+    assert "(target 4.40.2 from the pin transformers==4.40.2 in the script's `# /// script` block)" in finding["message"]
 
 
 def test_pyproject_dependencies_pin(tmp_path):

@@ -68,7 +68,8 @@ def snapshot(paths: list[str]) -> list[Input]:
 
 
 def file_key(path: Path, data: bytes, settings: "Settings") -> str:
-    """Hash of the bytes and of the transformers version the file targets (a pin near it may change)."""
+    """Hash of the bytes and of the transformers version the file targets (a pin near it may change;
+    a pin in the script's own `# /// script` block is in the bytes already)."""
     from bertlint import versions
 
     digest = hashlib.blake2b(data, digest_size=20)

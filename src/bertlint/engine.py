@@ -191,7 +191,7 @@ def _refusal(exc: BaseException) -> tuple[str, int, int]:
 def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", selected: frozenset[str]) -> list[Finding]:
     """Facts once, every selected rule, then positions and suppressions."""
     facts = Facts(module, source, path)
-    version, version_source = versions.target_version(settings, path)
+    version, version_source = versions.target_version(settings, path, source)
     ctx = Context(facts, settings, version, version_source)
     for code, rule in all_rules().items():
         if code not in selected:

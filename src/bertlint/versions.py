@@ -1,7 +1,8 @@
 """Which transformers version a script targets, and what that version accepts.
 
-The target comes from the config, then the project's pin, then what is installed (package metadata:
-never an import), else the newest release bertlint knows. What each release accepts is data
+The target comes from the config, then the script's own pin (its PEP 723 `# /// script` block), then
+the project's pin, then what is installed (package metadata: never an import), else the newest
+release bertlint knows. What each release accepts is data
 (`data/versions.json`), read once; the BL6xx rules are generic readers of it.
 """
 
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 Version = tuple[int, ...]
 
 _REQUIREMENT = re.compile(r"^\s*transformers\s*(?:\[[^\]]*\])?\s*(?P<spec>[<>=!~][^;#]*)", re.IGNORECASE)
+# PEP 723's reference expression for an inline metadata block.
+_INLINE_BLOCK = re.compile(r"(?m)^# /// (?P<type>[a-zA-Z0-9-]+)$\s(?P<content>(^#(| .*)$\s)+)^# ///$")
 _SPECIFIER = re.compile(r"^\s*(?P<op>===|==|~=|!=|<=|>=|<|>)\s*(?P<version>\d+(?:\.\d+)*)(?P<star>\.\*)?\s*$")
 
 
@@ -57,10 +60,13 @@ def latest() -> Version:
 # --------------------------------------------------------------------------- the target version
 
 
-def target_version(settings: "Settings", path: Path) -> tuple[Version, str]:
-    """(version, where it came from) for the file at `path`."""
+def target_version(settings: "Settings", path: Path, text: str | None = None) -> tuple[Version, str]:
+    """(version, where it came from) for the file at `path`; `text`, its source, may pin it inline."""
     if settings.transformers_version:
         return parse_version(settings.transformers_version), settings.transformers_version_from
+    pinned = _inline_pin(text) if text and "# /// script" in text else None
+    if pinned is not None:
+        return pinned
     pinned = _pinned_near(path.resolve().parent, settings.project_root.resolve())
     if pinned is not None:
         return pinned
@@ -68,6 +74,29 @@ def target_version(settings: "Settings", path: Path) -> tuple[Version, str]:
     if installed is not None:
         return installed, "the installed transformers package"
     return latest(), "the latest release known to bertlint"
+
+
+def _inline_pin(text: str) -> tuple[Version, str] | None:
+    """A transformers pin in the `dependencies` of the script's PEP 723 `# /// script` block."""
+    for block in _INLINE_BLOCK.finditer(text):
+        if block.group("type") != "script":
+            continue
+        toml = "".join(line[2:] if line.startswith("# ") else line[1:]
+                       for line in block.group("content").splitlines(keepends=True))
+        dependencies = _toml(toml).get("dependencies", [])
+        lines = [item for item in dependencies if isinstance(item, str)] if isinstance(dependencies, list) else []
+        return _first_pin(lines, "the script's `# /// script` block")
+    return None
+
+
+def _first_pin(lines: list[str], where: str) -> tuple[Version, str] | None:
+    """The first `transformers<spec>` requirement among `lines` that sets a ceiling, and what to call it."""
+    for requirement in filter(None, map(_REQUIREMENT.match, lines)):
+        version = resolve_specifier(requirement.group("spec"))
+        if version is not None:
+            spec = re.sub(r"\s+", "", requirement.group("spec"))
+            return version, f"the pin transformers{spec} in {where}"
+    return None
 
 
 def _display(path: Path) -> str:
@@ -113,38 +142,34 @@ def _pinned_near(directory: Path, root: Path) -> tuple[Version, str] | None:
 @functools.lru_cache(maxsize=256)
 def _pin_in(path: Path, mtime_ns: int, size: int) -> tuple[Version, str] | None:
     """The first transformers pin in one file; keyed on its state, so a long-lived server sees edits."""
-    for requirement in _requirements(path):
-        version = resolve_specifier(requirement.group("spec"))
-        if version is not None:
-            spec = re.sub(r"\s+", "", requirement.group("spec"))
-            return version, f"the pin transformers{spec} in {_display(path)}"
-    return None
+    return _first_pin(_requirement_lines(path), _display(path))
 
 
-def _requirements(path: Path) -> list[re.Match]:
-    """`transformers<spec>` requirements of a requirements file or a pyproject's dependency lists."""
+def _requirement_lines(path: Path) -> list[str]:
+    """The requirement lines of a requirements file, or a pyproject's dependency lists."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return []
-    if path.name == "pyproject.toml":
-        lines = _pyproject_dependencies(text)
-    else:
-        lines = text.splitlines()
-    return [m for m in map(_REQUIREMENT.match, lines) if m]
+    return _pyproject_dependencies(text) if path.name == "pyproject.toml" else text.splitlines()
 
 
-def _pyproject_dependencies(text: str) -> list[str]:
-    if "transformers" not in text:
-        return []
+def _toml(text: str) -> dict[str, Any]:
+    """A TOML document, or {} when it does not parse (a broken pin is no pin)."""
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on 3.10 only
         import tomli as tomllib
     try:
-        doc = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError:
+        return {}
+
+
+def _pyproject_dependencies(text: str) -> list[str]:
+    if "transformers" not in text:
         return []
+    doc = _toml(text)
     project = doc.get("project", {})
     groups = [project.get("dependencies", [])]
     groups += list(project.get("optional-dependencies", {}).values()) + list(doc.get("dependency-groups", {}).values())

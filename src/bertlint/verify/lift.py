@@ -39,7 +39,7 @@ class Site:
         text = engine.decode(path.read_bytes()).text
         module = cst.parse_module(text)
         positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-        return cls(Facts(module, text, path), positions, versions.target_version(settings, path)[0])
+        return cls(Facts(module, text, path), positions, versions.target_version(settings, path, text)[0])
 
     def covers(self, node: cst.CSTNode, finding: Finding) -> bool:
         rng: CodeRange | None = self.positions.get(node)
