@@ -217,6 +217,48 @@ def test_lines_are_counted_as_python_counts_them(project):
     assert '4 | a = tok("x", pad_to_max_length=True)\n' in result.stdout
 
 
+# --- standard input (editors and pipes) -----------------------------------------------------
+
+
+def test_stdin_is_linted_as_the_file_it_names(project):
+    """`-` reads the source from stdin; `--stdin-filename` names it, so per-file ignores and the
+    project's configuration apply as to that file on disk (which need not exist)."""
+    plain = run("--format", "concise", "-", cwd=project, stdin=BAD)
+    assert (plain.returncode, concise(plain)) == (1, ["-:3:54: BL101"])
+    named = run("--format", "concise", "--stdin-filename", "src/train.py", cwd=project, stdin=BAD)
+    assert (named.returncode, concise(named)) == (1, ["src/train.py:3:54: BL101"])
+    (project / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\nper-file-ignores = { "src/*.py" = ["BL101"] }\n')
+    ignored = run("--stdin-filename", "src/train.py", "-", cwd=project, stdin=BAD)
+    assert ignored.returncode == 0 and "All checks passed!" in ignored.stdout
+    assert not list(project.rglob("*.py")), "nothing is written for a source read from stdin"
+
+
+def test_stdin_fix_prints_the_fixed_source_and_reports_on_stderr(project):
+    result = run("--fix", "--stdin-filename", "train.py", "-", cwd=project, stdin=BAD)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == CLEAN
+    assert "Fixed 1 error." in result.stderr
+    unfixable = BAD.replace("truncation=True, pad_to_max_length=True", "max_length=4096")
+    kept = run("--fix", "--format", "concise", "-", cwd=project, stdin=unfixable)
+    assert kept.returncode == 1 and kept.stdout == unfixable  # the source comes back as it was
+    assert "-:3:" in kept.stderr and "BL104" in kept.stderr
+
+
+def test_stdin_diff_and_syntax_error(project):
+    diff = run("--diff", "-", cwd=project, stdin=BAD)
+    assert diff.returncode == 1 and '+enc = tok(["a", "b"], max_length=8, truncation=True, padding="max_length")' in diff.stdout
+    broken = run("--format", "concise", "-", cwd=project, stdin="x = (\n")
+    assert broken.returncode == 1 and concise(broken) == ["-:1:5: BL901"]
+
+
+def test_stdin_usage_errors(project):
+    write(project, "bad.py", BAD)
+    mixed = run("-", "bad.py", cwd=project, stdin=BAD)
+    assert mixed.returncode == 2 and "cannot be mixed" in mixed.stderr
+    verify = run("--verify", "-", cwd=project, stdin=BAD)
+    assert verify.returncode == 2 and "--verify needs the script on disk" in verify.stderr
+
+
 def test_skip_file(project):
     write(project, "train.py", "# bertlint: skip-file\n" + BAD)
     result = run("train.py", cwd=project)

@@ -68,7 +68,7 @@ def main() -> None:
 @click.option("--isolated", is_flag=True, help="Ignore every configuration file.")
 @click.option("--gpu-memory", help="GPU memory budget for BL502, e.g. 24 or 24GiB (default 16 GiB).")
 @click.option("--imbalance-ratio", type=float, help="Majority:minority ratio from which BL401 fires (default 3.0).")
-@click.option("--transformers-version", help="Target transformers version (default: the project's pin, else the installed one).")
+@click.option("--transformers-version", help="Target transformers version (default: the script's or the project's pin, else the installed one).")
 @click.option("--fix", is_flag=True, help="Apply safe fixes.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply unsafe fixes (with --fix), and show them as fixable.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing.")
@@ -83,10 +83,12 @@ def main() -> None:
               help="Confirm findings by running a probe for each in a child process (needs `bertlint[verify]`); `--verify=BL201,BL104` probes only those.")
 @click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True, help="Where --verify runs its probes.")
 @click.option("--verify-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True, help="Seconds each --verify probe may run.")
+@click.option("--stdin-filename", type=click.Path(path_type=Path), help="Read the source from standard input (PATHS `-` or none) and lint it as this file; with --fix the fixed source goes to stdout and the report to stderr.")
 def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, extend_select, ignore, per_file_ignores,
           exclude, extend_exclude, config_file, isolated, gpu_memory, imbalance_ratio, transformers_version,
-          fix, unsafe_fixes, diff, show_fixes, statistics, exit_zero, quiet, no_cache, cache_dir, jobs, verify_codes, device, verify_timeout) -> None:
-    """Lint PATHS (files or directories; default: the current directory)."""
+          fix, unsafe_fixes, diff, show_fixes, statistics, exit_zero, quiet, no_cache, cache_dir, jobs, verify_codes, device, verify_timeout,
+          stdin_filename) -> None:
+    """Lint PATHS (files or directories; default: the current directory; `-`: standard input)."""
     from bertlint import runner
     from bertlint.config import ConfigError
     from bertlint.discovery import DiscoveryError
@@ -100,22 +102,31 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
             click.echo(f"bertlint: error: {why}", err=True)
             sys.exit(2)
 
+    stdin = paths == (Path("-"),) or (stdin_filename is not None and not paths)
+    if Path("-") in paths and not stdin:
+        raise click.UsageError("`-` (standard input) cannot be mixed with other paths")
+    if stdin and verify_codes is not None:
+        raise click.UsageError("--verify needs the script on disk, not on standard input")
     overrides = {
         "select": _codes(select), "extend_select": _codes(extend_select), "ignore": _codes(ignore),
         "per_file_ignores": _per_file(per_file_ignores), "exclude": list(exclude) or None,
         "extend_exclude": list(extend_exclude) or None, "gpu_memory": gpu_memory,
         "imbalance_ratio": imbalance_ratio, "transformers_version": transformers_version,
     }
-    progress = _Progress() if fmt in ("full", "concise") and sys.stderr.isatty() else None
+    progress = _Progress() if fmt in ("full", "concise") and sys.stderr.isatty() and not stdin else None
+    given = {k: v for k, v in overrides.items() if v is not None}
+    modes = {
+        "fix": None if diff else ("unsafe" if (fix and unsafe_fixes) else ("safe" if fix else None)),  # --diff writes nothing
+        "diff": "unsafe" if (diff and unsafe_fixes) else ("safe" if diff else None),
+    }
+    fixed_source = None
     try:
-        outcome = runner.run(
-            list(paths) or [Path(".")],
-            overrides={k: v for k, v in overrides.items() if v is not None},
-            config_file=config_file, isolated=isolated,
-            fix=None if diff else ("unsafe" if (fix and unsafe_fixes) else ("safe" if fix else None)),  # --diff writes nothing
-            diff="unsafe" if (diff and unsafe_fixes) else ("safe" if diff else None),
-            use_cache=not no_cache, cache_dir=cache_dir, jobs=jobs, progress=progress,
-        )
+        if stdin:
+            outcome, fixed_source = runner.run_stdin(sys.stdin.buffer.read(), stdin_filename or Path("-"), overrides=given,
+                                                     config_file=config_file, isolated=isolated, **modes)
+        else:
+            outcome = runner.run(list(paths) or [Path(".")], overrides=given, config_file=config_file, isolated=isolated,
+                                 use_cache=not no_cache, cache_dir=cache_dir, jobs=jobs, progress=progress, **modes)
     except (ConfigError, DiscoveryError) as exc:
         click.echo(f"bertlint: error: {exc}", err=True)
         sys.exit(2)
@@ -135,10 +146,13 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
     if verify_codes is not None and not (diff or statistics):  # neither shows a finding's verdict
         from bertlint.verify import verify
 
-        settings = runner.settings_for(list(paths) or [Path(".")], {k: v for k, v in overrides.items() if v is not None}, config_file, isolated)
+        settings = runner.settings_for(list(paths) or [Path(".")], given, config_file, isolated)
         verify(findings, settings, codes=verify_codes or None, device=device, timeout=verify_timeout)
     to_file = output_file is not None
-    color = fmt == "full" and not to_file and sys.stdout.isatty()
+    to_stderr = modes["fix"] is not None and stdin  # stdout carries the fixed source
+    if to_stderr:
+        sys.stdout.buffer.write(fixed_source)
+    color = fmt == "full" and not to_file and (sys.stderr if to_stderr else sys.stdout).isatty()
     if diff:
         text = outcome.diff_text
     elif statistics:
@@ -152,7 +166,7 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
     if to_file:
         output_file.write_text(text + ("\n" if text and not text.endswith("\n") else ""), encoding="utf-8")
     elif text:
-        click.echo(text, nl=not text.endswith("\n"))
+        click.echo(text, nl=not text.endswith("\n"), err=to_stderr)
     if outcome.problems or outcome.internal_errors:
         sys.exit(2)
     if exit_zero or diff:
@@ -171,7 +185,7 @@ def _verify_selection(value: str, paths: tuple[Path, ...]) -> tuple[list[str], t
     try:
         return sorted(set().union(*(expand_selector(c.strip().upper(), all_codes()) for c in value.split(",") if c.strip()))), paths
     except ValueError:
-        if Path(value).exists():
+        if value == "-" or Path(value).exists():
             return [], (*paths, Path(value))
         raise click.BadParameter(f"expected rule codes such as BL201,BL104, got {value!r}", param_hint="--verify") from None
 

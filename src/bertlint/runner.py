@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from dataclasses import dataclass, field
@@ -46,8 +47,7 @@ def run(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, config
     settings = settings_for(paths, overrides, config_file, isolated)
     files, problems = discover(paths, settings)
     outcome = Outcome(problems=[f"{p}: {msg}" for p, msg in problems], files=len(files))
-    mode = fix or diff
-    allowed = ({"safe", "unsafe"} if mode == "unsafe" else {"safe"}) if mode else None
+    allowed = _allowed(fix or diff)
     results = cache.Cache(settings, cache_dir) if use_cache else None
     parts: dict[Path, Outcome] = {}
     todo = []
@@ -67,6 +67,22 @@ def run(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, config
     if results is not None:
         results.save()
     return outcome
+
+
+def run_stdin(data: bytes, name: Path, *, overrides: Mapping[str, Any] | None = None, config_file: Path | None = None,
+              isolated: bool = False, fix: str | None = None, diff: str | None = None) -> tuple[Outcome, bytes]:
+    """Lint source read from standard input as the file `name` would be (its configuration and
+    per-file ignores; never cached): -> (outcome, the source with `fix`'s fixes applied)."""
+    settings = settings_for([name], overrides, config_file, isolated)
+    outcome = Outcome(files=1)
+    fixed = [data]
+    outcome.findings = lint_path(name, data, settings, outcome, _allowed(fix or diff), fixed.append if fix else None)
+    return outcome, fixed[-1]
+
+
+def _allowed(mode: str | None) -> set[str] | None:
+    """The fix applicabilities a run may apply: none, safe, or safe and unsafe."""
+    return ({"safe", "unsafe"} if mode == "unsafe" else {"safe"}) if mode else None
 
 
 POOL_MIN_FILES = 4  # fewer are linted in-process: a forked pool pays off from 2-3 files of 300 lines, not for small ones
@@ -130,15 +146,19 @@ def _check(path: Path, job: _Job) -> _Done:
     except OSError as exc:
         part.problems.append(f"{path}: {exc.strerror or exc}")
         return path, part, None, []
+    from bertlint import fixer
+
     with cache.recording() as read:
-        part.findings = lint_path(path, data, settings, part, allowed, write)
+        part.findings = lint_path(path, data, settings, part, allowed, functools.partial(fixer.write_atomic, path) if write else None)
     if not keyed:
         return path, part, None, []
     return path, part, cache.file_key(path, data, settings), cache.snapshot(read)
 
 
-def lint_path(path: Path, data: bytes, settings: Settings, outcome: Outcome, allowed: set[str] | None, write: bool) -> list[Finding]:
-    """Lint one file's bytes (and fix it when asked); errors are recorded in `outcome`, never raised."""
+def lint_path(path: Path, data: bytes, settings: Settings, outcome: Outcome, allowed: set[str] | None,
+              write: Callable[[bytes], None] | None) -> list[Finding]:
+    """Lint one file's bytes and apply the `allowed` fixes: `write` takes the fixed bytes, or without
+    it they become a diff in `outcome`. Errors are recorded in `outcome`, never raised."""
     from bertlint import engine, fixer
 
     try:
@@ -155,8 +175,8 @@ def lint_path(path: Path, data: bytes, settings: Settings, outcome: Outcome, all
     text, findings, total = fix_text(decoded.text, findings, path, settings, allowed)
     if total:
         outcome.fixed += total
-        if write:
-            fixer.write_atomic(path, fixer.encode(text, decoded))
+        if write is not None:
+            write(fixer.encode(text, decoded))
         else:
             outcome.diff_text += fixer.unified_diff(str(path), decoded.text, text)
     return findings
