@@ -77,6 +77,23 @@ def test_exit_zero_keeps_the_report(project):
     assert result.returncode == 0 and "BL101" in result.stdout
 
 
+def test_exit_non_zero_on_fix(project):
+    """ruff's flag for pre-commit: a run that fixed files fails, so the commit is re-staged."""
+    write(project, "bad.py", BAD)
+    plain = run("--fix", "bad.py", cwd=project)
+    assert plain.returncode == 0 and (project / "bad.py").read_text() == CLEAN
+    write(project, "bad.py", BAD)
+    strict = run("--fix", "--exit-non-zero-on-fix", "bad.py", cwd=project)
+    assert strict.returncode == 1 and "Fixed 1 error." in strict.stdout and (project / "bad.py").read_text() == CLEAN
+    again = run("--fix", "--exit-non-zero-on-fix", "bad.py", cwd=project)
+    assert again.returncode == 0 and "All checks passed!" in again.stdout
+
+
+def test_output_format_is_ruff_s_name_for_format(project):
+    write(project, "bad.py", BAD)
+    assert run("--output-format", "concise", "bad.py", cwd=project).stdout == run("--format", "concise", "bad.py", cwd=project).stdout
+
+
 def test_default_path_is_the_current_directory(project):
     write(project, "pkg/bad.py", BAD)
     result = run("--format", "concise", cwd=project)

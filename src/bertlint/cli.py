@@ -56,7 +56,7 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["full", "concise", "json", "lsp", "sarif", "github"]), default="full", show_default=True, help="Output format.")
+@click.option("--format", "--output-format", "fmt", type=click.Choice(["full", "concise", "json", "lsp", "sarif", "github"]), default="full", show_default=True, help="Output format.")
 @click.option("--output-file", "-o", type=click.Path(path_type=Path, dir_okay=False), help="Write the report to this file.")
 @click.option("--select", help="Comma-separated codes or prefixes to enable (replaces the configured set).")
 @click.option("--extend-select", help="Codes or prefixes to enable on top of the configured set.")
@@ -75,6 +75,7 @@ def main() -> None:
 @click.option("--show-fixes", is_flag=True, help="Show the fix of each fixable finding.")
 @click.option("--statistics", is_flag=True, help="Print one line per code with its count instead of the findings.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when --fix changed something, even if no finding remains.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary line.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="BERTLINT_CACHE_DIR", help="Where the result cache lives (default: .bertlint_cache in the project root).")
@@ -86,7 +87,7 @@ def main() -> None:
 @click.option("--stdin-filename", type=click.Path(path_type=Path), help="Read the source from standard input (PATHS `-` or none) and lint it as this file; with --fix the fixed source goes to stdout and the report to stderr.")
 def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, extend_select, ignore, per_file_ignores,
           exclude, extend_exclude, config_file, isolated, gpu_memory, imbalance_ratio, transformers_version,
-          fix, unsafe_fixes, diff, show_fixes, statistics, exit_zero, quiet, no_cache, cache_dir, jobs, verify_codes, device, verify_timeout,
+          fix, unsafe_fixes, diff, show_fixes, statistics, exit_zero, exit_non_zero_on_fix, quiet, no_cache, cache_dir, jobs, verify_codes, device, verify_timeout,
           stdin_filename) -> None:
     """Lint PATHS (files or directories; default: the current directory; `-`: standard input)."""
     from bertlint import runner
@@ -171,7 +172,7 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
         sys.exit(2)
     if exit_zero or diff:
         sys.exit(1 if diff and outcome.diff_text else 0)
-    sys.exit(1 if findings else 0)
+    sys.exit(1 if findings or (exit_non_zero_on_fix and outcome.fixed) else 0)
 
 
 def _verify_selection(value: str, paths: tuple[Path, ...]) -> tuple[list[str], tuple[Path, ...]]:
