@@ -94,6 +94,64 @@ def test_output_format_is_ruff_s_name_for_format(project):
     assert run("--output-format", "concise", "bad.py", cwd=project).stdout == run("--format", "concise", "bad.py", cwd=project).stdout
 
 
+NOQA_BEFORE = """\
+from transformers import AutoModel, AutoTokenizer, TrainingArguments
+tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+model = AutoModel.from_pretrained("bert-base-uncased")
+enc = tok(["a", "b"], max_length=8, truncation=True, pad_to_max_length=True)  # noqa: E501
+enc = tok(["a", "b"], max_length=8, truncation=True, pad_to_max_length=True){trailing}
+args = TrainingArguments(output_dir="o", no_cuda=True,
+    learning_rate=1e-2)  # type: ignore
+note = tok(["a", "b"], pad_to_max_length=True); doc = \"\"\"
+a string that a comment must not enter\"\"\"
+"""
+NOQA_AFTER = """\
+from transformers import AutoModel, AutoTokenizer, TrainingArguments
+tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+model = AutoModel.from_pretrained("bert-base-uncased")
+enc = tok(["a", "b"], max_length=8, truncation=True, pad_to_max_length=True)  # noqa: E501, BL101
+enc = tok(["a", "b"], max_length=8, truncation=True, pad_to_max_length=True)  # noqa: BL101
+args = TrainingArguments(output_dir="o", no_cuda=True,  # noqa: BL601
+    learning_rate=1e-2)  # type: ignore  # noqa: BL301
+note = tok(["a", "b"], pad_to_max_length=True); doc = \"\"\"
+a string that a comment must not enter\"\"\"
+"""
+
+
+def test_add_noqa_suppresses_each_finding_where_it_stands(project):
+    """ruff's --add-noqa: extends an existing `# noqa: ...`, follows other comments, drops trailing
+    blanks; a line that ends inside a string is left and its finding still reported."""
+    path = write(project, "legacy.py", NOQA_BEFORE.format(trailing="   "))
+    result = run("--add-noqa", "--format", "concise", "legacy.py", cwd=project)
+    assert path.read_text() == NOQA_AFTER
+    assert concise(result) == ["legacy.py:8:24: BL101"]
+    assert result.returncode == 1 and "Added 4 noqa directives. Found 1 error (1 fixable with `--fix`)." in result.stdout
+    again = run("--add-noqa", "legacy.py", cwd=project)
+    assert path.read_text() == NOQA_AFTER and "Added 0 noqa directives." in again.stdout
+    lint = run("--format", "concise", "legacy.py", cwd=project)
+    assert concise(lint) == ["legacy.py:8:24: BL101"]  # every directive suppresses (no BL902), the string line is left
+
+
+def test_add_noqa_in_a_notebook_edits_only_the_cells(project, tmp_path):
+    notebook = project / "colab.ipynb"
+    notebook.write_bytes((ROOT / "fixtures" / "notebooks" / "seed000_colab_short_sequences.ipynb").read_bytes())
+    before = json.loads(notebook.read_text())
+    result = run("--add-noqa", "colab.ipynb", cwd=project)
+    assert result.returncode == 0 and "Added 3 noqa directives." in result.stdout, result.stdout
+    after = json.loads(notebook.read_text())
+    changed = [i for i, (a, b) in enumerate(zip(before["cells"], after["cells"])) if a != b]
+    assert changed == [4, 6, 8]  # 0-based: cells 5, 7 and 9, the ones with findings
+    assert "# noqa: BL201, BL503" in "".join(after["cells"][4]["source"])
+    assert all(a.get("outputs") == b.get("outputs") for a, b in zip(before["cells"], after["cells"]))
+    assert run("colab.ipynb", cwd=project).returncode == 0
+
+
+def test_add_noqa_refuses_other_modes(project):
+    write(project, "bad.py", BAD)
+    result = run("--add-noqa", "--fix", "bad.py", cwd=project)
+    assert result.returncode == 2 and "--add-noqa" in result.stderr and (project / "bad.py").read_text() == BAD
+
+
 def test_default_path_is_the_current_directory(project):
     write(project, "pkg/bad.py", BAD)
     result = run("--format", "concise", cwd=project)

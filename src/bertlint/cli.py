@@ -72,6 +72,7 @@ def main() -> None:
 @click.option("--fix", is_flag=True, help="Apply safe fixes.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply unsafe fixes (with --fix), and show them as fixable.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing.")
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODES` to every line with a finding (to adopt bertlint on existing code).")
 @click.option("--show-fixes", is_flag=True, help="Show the fix of each fixable finding.")
 @click.option("--statistics", is_flag=True, help="Print one line per code with its count instead of the findings.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
@@ -87,7 +88,7 @@ def main() -> None:
 @click.option("--stdin-filename", type=click.Path(path_type=Path), help="Read the source from standard input (PATHS `-` or none) and lint it as this file; with --fix the fixed source goes to stdout and the report to stderr.")
 def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, extend_select, ignore, per_file_ignores,
           exclude, extend_exclude, config_file, isolated, gpu_memory, imbalance_ratio, transformers_version,
-          fix, unsafe_fixes, diff, show_fixes, statistics, exit_zero, exit_non_zero_on_fix, quiet, no_cache, cache_dir, jobs, verify_codes, device, verify_timeout,
+          fix, unsafe_fixes, diff, add_noqa, show_fixes, statistics, exit_zero, exit_non_zero_on_fix, quiet, no_cache, cache_dir, jobs, verify_codes, device, verify_timeout,
           stdin_filename) -> None:
     """Lint PATHS (files or directories; default: the current directory; `-`: standard input)."""
     from bertlint import runner
@@ -108,6 +109,8 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
         raise click.UsageError("`-` (standard input) cannot be mixed with other paths")
     if stdin and verify_codes is not None:
         raise click.UsageError("--verify needs the script on disk, not on standard input")
+    if add_noqa and (stdin or fix or diff or verify_codes is not None):
+        raise click.UsageError("--add-noqa edits files on disk and cannot be combined with -, --fix, --diff or --verify")
     overrides = {
         "select": _codes(select), "extend_select": _codes(extend_select), "ignore": _codes(ignore),
         "per_file_ignores": _per_file(per_file_ignores), "exclude": list(exclude) or None,
@@ -122,7 +125,9 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
     }
     fixed_source = None
     try:
-        if stdin:
+        if add_noqa:
+            outcome = runner.add_noqa(list(paths) or [Path(".")], overrides=given, config_file=config_file, isolated=isolated)
+        elif stdin:
             outcome, fixed_source = runner.run_stdin(sys.stdin.buffer.read(), stdin_filename or Path("-"), overrides=given,
                                                      config_file=config_file, isolated=isolated, **modes)
         else:
@@ -161,7 +166,10 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
     else:
         text = format_findings(findings, fmt, color=color, show_fixes=show_fixes)
     if fmt in ("full", "concise") and not quiet and not diff:
-        summary = summary_line(findings, fixed=outcome.fixed)
+        summary = summary_line(findings, fixed=0 if add_noqa else outcome.fixed)
+        if add_noqa:
+            added = f"Added {outcome.fixed} noqa directive{'s' * (outcome.fixed != 1)}."
+            summary = f"{added} {summary}" if findings else added
         gap = "\n\n" if fmt == "full" else "\n"
         text = f"{text.rstrip()}{gap}{summary}\n" if text.strip() else summary + "\n"
     if to_file:

@@ -7,7 +7,7 @@ import io
 import re
 import tokenize
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping
@@ -116,6 +116,38 @@ def _without(entry: Suppression, code: str, line: str) -> Fix | None:
     else:
         edit = Edit(entry.line, len(before.rstrip()) + 1, entry.line, entry.end_column, "")
     return Fix("safe", "remove the unused suppression", (edit,))
+
+
+def noqa_fixes(findings: list[Finding], source: str) -> list[Finding]:
+    """For `--add-noqa`: one finding per line, whose fix writes `# noqa: CODES` there or adds the codes
+    to the line's `# noqa: ...`. A line that ends inside a string or after a backslash cannot take a
+    comment; BL901 (no parse) and BL902 (about a suppression itself) are not suppressed."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    ends = {t.start[0] for t in tokens if t.type in (tokenize.NEWLINE, tokenize.NL)}  # lines that end outside a string
+    comments = {t.start[0]: t for t in tokens if t.type == tokenize.COMMENT}
+    by_line: dict[int, list[Finding]] = {}
+    for f in findings:
+        if f.code not in ("BL901", "BL902") and f.line in ends:
+            by_line.setdefault(f.line, []).append(f)
+    lines = source_lines(source)
+    out = []
+    for number, group in sorted(by_line.items()):
+        codes = ", ".join(sorted({f.code for f in group}))
+        line = lines[number - 1]
+        comment = comments.get(number)
+        existing = NOQA.search(comment.string) if comment is not None else None
+        if existing is not None and existing.group("codes"):
+            column = comment.start[1] + existing.end() + 1
+            edit = Edit(number, column, number, column, f", {codes}")
+        else:
+            end = len(line.rstrip()) + 1
+            edit = Edit(number, end, number, len(line) + 1, f"  # noqa: {codes}")
+        fix = Fix("safe", f"add `# noqa: {codes}`", (edit,))
+        out.append(replace(group[0], fix=fix, extra={}))
+    return out
 
 
 @dataclass

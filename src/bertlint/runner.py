@@ -80,6 +80,41 @@ def run_stdin(data: bytes, name: Path, *, overrides: Mapping[str, Any] | None = 
     return outcome, fixed[-1]
 
 
+def add_noqa(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, config_file: Path | None = None,
+             isolated: bool = False) -> Outcome:
+    """Suppress every finding where it stands (ruff's `--add-noqa`, to adopt bertlint on old code):
+    `fixed` counts the lines that got a directive; `findings` holds what could not be suppressed."""
+    from bertlint import engine, fixer, notebook
+
+    settings = settings_for(paths, overrides, config_file, isolated)
+    files, problems = discover(paths, settings)
+    outcome = Outcome(problems=[f"{p}: {msg}" for p, msg in problems], files=len(files))
+    for path in files:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            outcome.problems.append(f"{path}: {exc.strerror or exc}")
+            continue
+        findings = lint_path(path, data, settings, outcome, None, None)
+        if all(f.code in ("BL901", "BL902") for f in findings):  # nothing to suppress (or the file did not decode)
+            outcome.findings += findings
+            continue
+        decoded = engine.decode(data)
+        sources: dict[int | None, str | None] = {None: decoded.text}
+        if path.suffix == ".ipynb":  # the findings of a notebook sit in its cells
+            sources = {cell.number: notebook.mask(cell.source) for cell in notebook.parse(decoded.text).cells}
+        edits = [edit for cell, source in sources.items() if source
+                 for edit in engine.noqa_fixes([f for f in findings if f.cell == cell], source)]
+        lint, apply, parses = _kind(path)
+        text, applied = apply(decoded.text, edits, {"safe"})
+        if applied and parses(text):
+            fixer.write_atomic(path, fixer.encode(text, decoded))
+            outcome.fixed += len(applied)
+            findings = lint(text, path, settings)  # what could not be suppressed
+        outcome.findings += findings
+    return outcome
+
+
 def _allowed(mode: str | None) -> set[str] | None:
     """The fix applicabilities a run may apply: none, safe, or safe and unsafe."""
     return ({"safe", "unsafe"} if mode == "unsafe" else {"safe"}) if mode else None
