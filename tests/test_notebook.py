@@ -72,6 +72,16 @@ def test_mask_only_at_the_start_of_a_logical_line() -> None:
     assert notebook.mask(source) == source
 
 
+def test_a_backslash_continues_an_escape_onto_the_next_lines() -> None:
+    """IPython joins `!cmd \\` with the lines it continues into one shell command: they are masked too."""
+    lines = ["!pip install \\", "    transformers \\", "    datasets", "files = !ls \\", "  -la", "x = 1"]
+    masked = ["0".ljust(14), " " * 18, " " * 12, "files = 0".ljust(13), " " * 5, "x = 1"]
+    assert notebook.mask("\n".join(lines) + "\n") == "\n".join(masked) + "\n"
+    assert notebook.mask("%time x = \\\n    1\n") == "0;    x = \\\n    1\n"  # the statement goes on as Python
+    text = nb_json(("code", LOAD + "!pip install -q \\\n    transformers\n" + PAD))
+    assert where(lint(text)) == [(1, 5, 24, "BL101")]
+
+
 def test_cell_magics() -> None:
     assert notebook.mask("%%capture out\nimport torch\n") == "0            \nimport torch\n"
     assert notebook.mask("%%bash\necho hi\n") is None

@@ -75,10 +75,16 @@ def mask(source: str) -> str | None:
         if name is None or name.group(1) not in PYTHON_MAGICS:
             return None
         lines[0] = _placeholder(lines[0], 0)
-    quote, depth, continued = None, 0, False
+    quote, depth, continued, escaped = None, 0, False, False
     for number, line in enumerate(lines):
+        if escaped:  # a backslash continues an escape (`!pip install \`) onto this line: all of it is the escape's
+            escaped = _continues(line)
+            lines[number] = _placeholder(line, 0, "")
+            continue
         if quote is None and depth == 0 and not continued:
-            lines[number] = line = _mask_line(line)
+            lines[number] = masked = _mask_line(line)
+            escaped = _continues(line) and not _continues(masked)  # the escape's backslash went with it
+            line = masked
         quote, depth, continued = _scan(line, quote, depth)
     return "".join(lines)
 
@@ -98,10 +104,15 @@ def _mask_line(line: str) -> str:
     return line
 
 
-def _placeholder(line: str, start: int) -> str:
-    """`line` with everything from `start` to its end replaced by `0` and spaces."""
+def _placeholder(line: str, start: int, mark: str = "0") -> str:
+    """`line` with everything from `start` to its end replaced by `mark` and spaces."""
     body = line.rstrip("\r\n")
-    return line[:start] + "0" + " " * (len(body) - start - 1) + line[len(body):]
+    return line[:start] + mark + " " * (len(body) - start - len(mark)) + line[len(body):]
+
+
+def _continues(line: str) -> bool:
+    """Whether `line` ends with a backslash continuation."""
+    return line.rstrip("\r\n").endswith("\\")
 
 
 def _scan(line: str, quote: str | None, depth: int) -> tuple[str | None, int, bool]:
