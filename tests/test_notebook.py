@@ -87,6 +87,13 @@ def test_cell_magics() -> None:
     assert notebook.mask("%%bash\necho hi\n") is None
 
 
+def test_a_cell_magic_after_blank_lines_is_still_the_cell_magic() -> None:
+    """IPython drops a cell's leading blank lines before it looks for `%%`."""
+    assert notebook.mask("\n  \n%%bash\necho hi\n") is None
+    assert notebook.mask("\n%%capture\nimport torch\n") == "\n0        \nimport torch\n"
+    assert where(lint(nb_json(("code", LOAD), ("code", "\n%%bash\npip install -q transformers\n"), ("code", PAD)))) == [(3, 1, 24, "BL101")]
+
+
 # --- linting ---------------------------------------------------------------------------------
 
 

@@ -70,11 +70,12 @@ def mask(source: str) -> str | None:
     """`source` as Python, every IPython escape replaced by a same-length placeholder; None when a
     cell magic runs another language (`%%bash`, `%%html`): such a cell is not Python at all."""
     lines = _LINE.findall(source)
-    if lines and lines[0].startswith("%%"):
-        name = _CELL_MAGIC.match(lines[0])
+    first = next((n for n, line in enumerate(lines) if line.strip()), 0)  # IPython drops leading blank lines
+    if lines and lines[first].startswith("%%"):
+        name = _CELL_MAGIC.match(lines[first])
         if name is None or name.group(1) not in PYTHON_MAGICS:
             return None
-        lines[0] = _placeholder(lines[0], 0)
+        lines[first] = _placeholder(lines[first], 0)
     quote, depth, continued, escaped = None, 0, False, False
     for number, line in enumerate(lines):
         if escaped:  # a backslash continues an escape (`!pip install \`) onto this line: all of it is the escape's
