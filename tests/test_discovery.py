@@ -64,6 +64,22 @@ def test_explicit_excluded_file_is_still_linted(tmp_path):
     assert files == ["build/gen.py", "data/x.py"]
 
 
+def test_force_exclude_applies_the_exclusions_to_explicit_paths(tmp_path):
+    """What pre-commit needs: it names every staged file, excluded ones included."""
+    touch(tmp_path, "build/gen.py", "data/deep/x.py", "logs.py", "keep.py", "data.py")
+    named = [tmp_path / "build" / "gen.py", tmp_path / "data" / "deep" / "x.py", tmp_path / "logs.py",
+             tmp_path / "keep.py", tmp_path / "data.py", tmp_path / "data"]
+    files, _ = run(tmp_path, *named, extend_exclude=("data/", "logs*"), force_exclude=True)
+    assert files == ["data.py", "keep.py"]  # `data/` names folders only: the file data.py stays
+
+
+def test_force_exclude_never_matches_above_the_project(tmp_path):
+    """A pattern matching a folder that holds the project (`build` in /home/build/proj) excludes nothing."""
+    project = tmp_path / "build" / "proj"
+    touch(project, "train.py")
+    assert run(project, project / "train.py", force_exclude=True)[0] == ["train.py"]
+
+
 def test_explicit_file_with_any_suffix(tmp_path):
     touch(tmp_path, "script")
     assert run(tmp_path, tmp_path / "script")[0] == ["script"]

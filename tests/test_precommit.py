@@ -49,10 +49,14 @@ def cache(tmp_path_factory) -> Path:
 
 
 def try_repo(hook_repo: Path, cache: Path, tmp_path: Path, script: str) -> subprocess.CompletedProcess:
+    """The project holds `train.py` and, under an excluded folder, a file with findings that pre-commit
+    names too: the hook must leave it alone (--force-exclude)."""
     project = tmp_path / "project"
     project.mkdir()
-    (project / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\n')
+    (project / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\nextend-exclude = ["legacy/"]\n')
     (project / "train.py").write_text(script)
+    (project / "legacy").mkdir()
+    (project / "legacy" / "old.py").write_text(BAD)
     git("init", "-q", cwd=project)
     git("add", "-A", cwd=project)
     env = {**os.environ, "PRE_COMMIT_HOME": str(cache), "NO_COLOR": "1"}
@@ -64,7 +68,7 @@ def try_repo(hook_repo: Path, cache: Path, tmp_path: Path, script: str) -> subpr
 
 def test_hook_manifest_matches_the_package():
     text = (ROOT / ".pre-commit-hooks.yaml").read_text()
-    for line in ("- id: bertlint", "entry: bertlint", "language: python", "types_or: [python, jupyter]", "require_serial: false"):
+    for line in ("- id: bertlint", "entry: bertlint --force-exclude", "language: python", "types_or: [python, jupyter]", "require_serial: false"):
         assert line in text
 
 
@@ -72,7 +76,7 @@ def test_hook_fails_on_a_script_with_findings(hook_repo, cache, tmp_path):
     result = try_repo(hook_repo, cache, tmp_path, BAD)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "bertlint" in result.stdout and "Failed" in result.stdout
-    assert "train.py:3:47: BL101" in result.stdout
+    assert "train.py:3:47: BL101" in result.stdout and "legacy" not in result.stdout
 
 
 def test_hook_passes_on_a_clean_script(hook_repo, cache, tmp_path):

@@ -64,6 +64,7 @@ def main() -> None:
 @click.option("--per-file-ignores", multiple=True, help="PATTERN:CODES, repeatable.")
 @click.option("--exclude", multiple=True, help="Gitignore-style pattern to skip (replaces the default list).")
 @click.option("--extend-exclude", multiple=True, help="Gitignore-style pattern to skip, on top of the defaults.")
+@click.option("--force-exclude", is_flag=True, default=None, help="Apply the exclusions to paths named on the command line too (what the pre-commit hook uses).")
 @click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), help="Use this pyproject.toml or bertlint.toml.")
 @click.option("--isolated", is_flag=True, help="Ignore every configuration file.")
 @click.option("--gpu-memory", help="GPU memory budget for BL502, e.g. 24 or 24GiB (default 16 GiB).")
@@ -87,7 +88,7 @@ def main() -> None:
 @click.option("--verify-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True, help="Seconds each --verify probe may run.")
 @click.option("--stdin-filename", type=click.Path(path_type=Path), help="Read the source from standard input (PATHS `-` or none) and lint it as this file; with --fix the fixed source goes to stdout and the report to stderr.")
 def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, extend_select, ignore, per_file_ignores,
-          exclude, extend_exclude, config_file, isolated, gpu_memory, imbalance_ratio, transformers_version,
+          exclude, extend_exclude, force_exclude, config_file, isolated, gpu_memory, imbalance_ratio, transformers_version,
           fix, unsafe_fixes, diff, add_noqa, show_fixes, statistics, exit_zero, exit_non_zero_on_fix, quiet, no_cache, cache_dir, jobs, verify_codes, device, verify_timeout,
           stdin_filename) -> None:
     """Lint PATHS (files or directories; default: the current directory; `-`: standard input)."""
@@ -114,7 +115,7 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
     overrides = {
         "select": _codes(select), "extend_select": _codes(extend_select), "ignore": _codes(ignore),
         "per_file_ignores": _per_file(per_file_ignores), "exclude": list(exclude) or None,
-        "extend_exclude": list(extend_exclude) or None, "gpu_memory": gpu_memory,
+        "extend_exclude": list(extend_exclude) or None, "force_exclude": force_exclude, "gpu_memory": gpu_memory,
         "imbalance_ratio": imbalance_ratio, "transformers_version": transformers_version,
     }
     progress = _Progress() if fmt in ("full", "concise") and sys.stderr.isatty() and not stdin else None

@@ -41,7 +41,7 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 
 CONFIG_KEYS: tuple[str, ...] = (
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-    "respect-gitignore", "learning-rate", "gpu-memory", "imbalance-ratio", "transformers-version",
+    "respect-gitignore", "force-exclude", "learning-rate", "gpu-memory", "imbalance-ratio", "transformers-version",
 )
 _OVERRIDE_KEYS = frozenset(
     k.replace("-", "_") for k in CONFIG_KEYS if k != "learning-rate"
@@ -118,6 +118,7 @@ class Settings:
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     respect_gitignore: bool = True
+    force_exclude: bool = False  # apply the exclusions to paths named on the command line too (pre-commit)
     lr_ranges: dict[str, Any] = field(default_factory=dict, hash=False)
     gpu_memory_gib: float = 16.0
     imbalance_ratio: float = 3.0
@@ -401,7 +402,7 @@ def _parse(table: Mapping[str, Any], where: _Where, all_codes: tuple[str, ...]) 
             out[name] = _per_file_ignores(value, where, raw_key, all_codes)
         elif key in ("exclude", "extend-exclude"):
             out[name] = _strings(value, where, raw_key)
-        elif key == "respect-gitignore":
+        elif key in ("respect-gitignore", "force-exclude"):
             if not isinstance(value, bool):
                 raise where.bad(raw_key, value, "true or false")
             out[name] = value
@@ -541,6 +542,7 @@ def load_settings(
         exclude=tuple(merged.get("exclude", DEFAULT_EXCLUDE)),
         extend_exclude=tuple(file_values.get("extend_exclude", [])) + tuple(cli.get("extend_exclude", [])),
         respect_gitignore=merged.get("respect_gitignore", True),
+        force_exclude=merged.get("force_exclude", False),
         lr_ranges=file_values.get("lr_ranges", {}),
         gpu_memory_gib=merged.get("gpu_memory", 16.0),
         imbalance_ratio=merged.get("imbalance_ratio", 3.0),

@@ -1,7 +1,8 @@
 """File discovery: which files a run lints.
 
-Explicit files are always linted (as ruff does without --force-exclude); directories are walked,
-skipping ``exclude``/``extend-exclude`` matches and, when asked, what ``.gitignore`` files ignore.
+Explicit paths are linted even where the exclusions name them, unless ``force-exclude`` is set (as
+ruff does: pre-commit names every staged file); directories are walked, skipping ``exclude``/
+``extend-exclude`` matches and, when asked, what ``.gitignore`` files ignore.
 Unreadable things become *problems* rather than exceptions: one bad directory must not stop a run.
 """
 
@@ -55,6 +56,8 @@ class _Walker:
         return files, sorted(self.problems.items())
 
     def add_root(self, path: Path) -> None:
+        if self.settings.force_exclude and self._named_excluded(path):
+            return
         if os.path.isdir(path):
             self._walk(path, self._parent_ignores(path), via_symlink=False)
         elif os.path.isfile(path):
@@ -126,6 +129,17 @@ class _Walker:
             else:
                 link_real = os.path.realpath(entry.path) if entry.is_symlink() else os.path.join(real, name)
                 self._add_file(Path(entry.path), via_symlink, link_real)
+
+    def _named_excluded(self, path: Path) -> bool:
+        """Whether an exclusion matches a path given on the command line, or a folder above it inside the project."""
+        absolute = Path(os.path.abspath(path))
+        for current in (absolute, *absolute.parents):
+            rel = relative_posix(current, self.root)
+            if rel == "." or rel.startswith("/"):  # the project root, or outside it
+                return False
+            if any(g.match(rel, is_dir=current != absolute or os.path.isdir(current), abs_path=current.as_posix()) for g in self.excludes):
+                return True
+        return False
 
     def _excluded(self, rel: str, abs_posix: str, is_dir: bool, ignores: _Ignores) -> bool:
         if any(g.match(rel, is_dir=is_dir, abs_path=abs_posix) for g in self.excludes):
