@@ -152,6 +152,35 @@ def test_add_noqa_refuses_other_modes(project):
     assert result.returncode == 2 and "--add-noqa" in result.stderr and (project / "bad.py").read_text() == BAD
 
 
+def test_show_files_lists_what_a_run_lints(project):
+    write(project, "train.py", BAD)
+    write(project, "legacy/old.py", BAD)
+    write(project, ".venv/lib/x.py", BAD)
+    (project / "pyproject.toml").write_text('[tool.bertlint]\nextend-exclude = ["legacy/"]\n')
+    result = run("--show-files", cwd=project)
+    assert (result.returncode, result.stdout.split()) == (0, ["train.py"])
+    assert run("--show-files", "legacy/old.py", cwd=project).stdout.split() == ["legacy/old.py"]
+    assert run("--show-files", "--force-exclude", "legacy/old.py", cwd=project).stdout == ""
+    missing = run("--show-files", "nope.py", cwd=project)
+    assert missing.returncode == 2 and "nope.py: No such file or directory" in missing.stderr
+
+
+def test_show_settings_is_toml_for_the_file(project):
+    tomllib = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
+
+    (project / "pyproject.toml").write_text(
+        '[tool.bertlint]\ntransformers-version = "4.46"\nper-file-ignores = { "legacy/*.py" = ["BL101"] }\n'
+        '[tool.bertlint.learning-rate]\nt5 = { adafactor = [1e-4, 3e-3] }\n')
+    write(project, "legacy/old.py", BAD)
+    result = run("--show-settings", "--gpu-memory", "24GiB", "legacy/old.py", cwd=project)
+    assert result.returncode == 0 and result.stdout.startswith("# settings for legacy/old.py\n")
+    shown = tomllib.loads(result.stdout)
+    assert "BL101" not in shown["select"] and "BL201" in shown["select"]
+    assert shown["gpu-memory"] == "24GiB" and shown["learning-rate"] == {"t5": {"adafactor": [1e-4, 3e-3]}}
+    assert shown["transformers-version"] == "4.46 (transformers-version in pyproject.toml)"
+    assert shown["config-file"] == str(project / "pyproject.toml")
+
+
 def test_default_path_is_the_current_directory(project):
     write(project, "pkg/bad.py", BAD)
     result = run("--format", "concise", cwd=project)

@@ -86,11 +86,13 @@ def main() -> None:
               help="Confirm findings by running a probe for each in a child process (needs `bertlint[verify]`); `--verify=BL201,BL104` probes only those.")
 @click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True, help="Where --verify runs its probes.")
 @click.option("--verify-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True, help="Seconds each --verify probe may run.")
+@click.option("--show-files", is_flag=True, help="List the files a run would lint, and exit.")
+@click.option("--show-settings", is_flag=True, help="Print the settings resolved for the first path (with its target transformers version), and exit.")
 @click.option("--stdin-filename", type=click.Path(path_type=Path), help="Read the source from standard input (PATHS `-` or none) and lint it as this file; with --fix the fixed source goes to stdout and the report to stderr.")
 def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, extend_select, ignore, per_file_ignores,
           exclude, extend_exclude, force_exclude, config_file, isolated, gpu_memory, imbalance_ratio, transformers_version,
           fix, unsafe_fixes, diff, add_noqa, show_fixes, statistics, exit_zero, exit_non_zero_on_fix, quiet, no_cache, cache_dir, jobs, verify_codes, device, verify_timeout,
-          stdin_filename) -> None:
+          show_files, show_settings, stdin_filename) -> None:
     """Lint PATHS (files or directories; default: the current directory; `-`: standard input)."""
     from bertlint import runner
     from bertlint.config import ConfigError
@@ -120,6 +122,24 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
     }
     progress = _Progress() if fmt in ("full", "concise") and sys.stderr.isatty() and not stdin else None
     given = {k: v for k, v in overrides.items() if v is not None}
+    if show_files or show_settings:
+        targets = [stdin_filename] if stdin else list(paths) or [Path(".")]
+        try:
+            settings = runner.settings_for(targets, given, config_file, isolated)
+            if show_settings:
+                click.echo(_settings_text(settings, targets[0]))
+                sys.exit(0)
+            from bertlint.discovery import discover
+
+            files, problems = discover(targets, settings)
+        except (ConfigError, DiscoveryError) as exc:
+            click.echo(f"bertlint: error: {exc}", err=True)
+            sys.exit(2)
+        for path in files:
+            click.echo(str(path))
+        for path, problem in problems:
+            click.echo(f"bertlint: error: {path}: {problem}", err=True)
+        sys.exit(2 if problems else 0)
     modes = {
         "fix": None if diff else ("unsafe" if (fix and unsafe_fixes) else ("safe" if fix else None)),  # --diff writes nothing
         "diff": "unsafe" if (diff and unsafe_fixes) else ("safe" if diff else None),
@@ -182,6 +202,36 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
     if exit_zero or diff:
         sys.exit(1 if diff and outcome.diff_text else 0)
     sys.exit(1 if findings or (exit_non_zero_on_fix and outcome.fixed) else 0)
+
+
+def _settings_text(settings, path: Path) -> str:
+    """`--show-settings`: what applies to `path`, one `key = value` line each, TOML-like."""
+    from bertlint import versions
+
+    version, source = versions.target_version(settings, path, path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None)
+    rows = {
+        "config-file": str(settings.config_path) if settings.config_path else "(none)",
+        "project-root": str(settings.project_root),
+        "select": sorted(settings.codes_for(path) if not path.is_dir() else settings.select),
+        "per-file-ignores": {pattern: sorted(codes) for pattern, codes in settings.per_file_ignores},
+        "exclude": list(settings.exclude), "extend-exclude": list(settings.extend_exclude),
+        "respect-gitignore": settings.respect_gitignore, "force-exclude": settings.force_exclude,
+        "gpu-memory": f"{settings.gpu_memory_gib:g}GiB", "imbalance-ratio": settings.imbalance_ratio,
+        "learning-rate": settings.lr_ranges,
+        "transformers-version": f"{versions.show(version)} ({source})",
+    }
+    return f"# settings for {path}\n" + "".join(f"{key} = {_toml(value)}\n" for key, value in rows.items())
+
+
+def _toml(value) -> str:
+    """A TOML value for the plain data of the settings (strings, booleans, numbers, lists, tables)."""
+    import json
+
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(str(k))} = {_toml(v)}" for k, v in value.items()) + " }" if value else "{}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return json.dumps(value)
 
 
 def _verify_selection(value: str, paths: tuple[Path, ...]) -> tuple[list[str], tuple[Path, ...]]:
