@@ -139,6 +139,22 @@ async def test_ignore_extends_an_existing_noqa(client, tmp_path):
 
 
 @pytest.mark.asyncio
+async def test_ignore_only_where_a_comment_can_go(client, tmp_path):
+    """No `# noqa` written into a string (a line that ends inside one, or a `# noqa` that is string text),
+    and none offered for BL902, which no comment suppresses."""
+    await start(client)
+    uri = (tmp_path / "train.py").as_uri()
+    text = SCRIPT + 'enc2 = tok(["# noqa: E501"], pad_to_max_length=True)\n' + 'enc3 = tok(["a"], pad_to_max_length=True, text_pair="""\n""")\n' + "x = 1  # noqa: BL101\n"
+    found = await diagnostics(client, uri, open_doc(client, uri, text))
+    assert [(d.code, d.range.start.line) for d in found] == [("BL101", 2), ("BL101", 3), ("BL101", 4), ("BL902", 6)]
+    in_string_text = apply(text, (await actions(client, uri, found[1]))["Ignore BL101 on this line"].edit.changes[uri])
+    assert in_string_text.splitlines()[3] == 'enc2 = tok(["# noqa: E501"], pad_to_max_length=True)  # noqa: BL101'
+    offered = await actions(client, uri, found[2])
+    assert "Ignore BL101 on this line" not in offered and "BL101: replace `pad_to_max_length` with `padding=`" in offered
+    assert [title for title in await actions(client, uri, found[3]) if title.startswith("Ignore")] == []
+
+
+@pytest.mark.asyncio
 async def test_fix_all_source_action(client, tmp_path):
     await start(client)
     uri = (tmp_path / "train.py").as_uri()
@@ -289,6 +305,8 @@ async def test_notebook_document(client, tmp_path):
     assert hover.contents.value == (pages.page("BL101") or "BL101: no reference page")
 
     offered = await actions(client, cell_uris[2], finding)
+    ignored = apply(NOTEBOOK_CELLS[2][2], offered["Ignore BL101 on this line"].edit.changes[cell_uris[2]])
+    assert ignored.splitlines()[1].endswith("truncation=True)  # noqa: BL101")
     fixed = apply(NOTEBOOK_CELLS[2][2], offered["BL101: replace `pad_to_max_length` with `padding=`"].edit.changes[cell_uris[2]])
     assert "padding=\"max_length\"" in fixed
     [fix_all] = (await actions(client, cell_uris[2], None, only=[types.CodeActionKind.SourceFixAll])).values()

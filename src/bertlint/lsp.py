@@ -312,18 +312,31 @@ def _quick_fixes(ls: Server, doc, diagnostic: types.Diagnostic) -> list[types.Co
         actions.append(types.CodeAction(
             f"{diagnostic.code}: {fix['message']}{unsafe}", kind=types.CodeActionKind.QuickFix,
             diagnostics=[diagnostic], is_preferred=not unsafe, edit=types.WorkspaceEdit(changes={doc.uri: edits})))
-    number = diagnostic.range.start.line
-    line = lines[number].rstrip("\r\n") if number < len(lines) else ""
-    existing = engine.NOQA.search(line)
-    if existing is not None and existing.group("codes"):
-        column, text = existing.end(), f", {diagnostic.code}"
-    else:
-        column, text = len(line), f"  # noqa: {diagnostic.code}"
-    at = codec.position_to_client_units(lines, types.Position(number, column))
-    actions.append(types.CodeAction(
-        f"Ignore {diagnostic.code} on this line", kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
-        edit=types.WorkspaceEdit(changes={doc.uri: [types.TextEdit(types.Range(at, at), text)]})))
+    ignore = _ignore(ls, doc, diagnostic)
+    if ignore is not None:
+        actions.append(ignore)
     return actions
+
+
+def _ignore(ls: Server, doc, diagnostic: types.Diagnostic) -> types.CodeAction | None:
+    """`# noqa: CODE` on the diagnostic's line, or CODE added to the line's `# noqa: ...`, as `--add-noqa`
+    writes it; none where no comment can go (the line ends inside a string or after a backslash) and
+    for BL901/BL902, which no comment suppresses."""
+    if diagnostic.code in ("BL901", "BL902"):
+        return None
+    source = doc.source
+    if ls.workspace.get_notebook_document(cell_uri=doc.uri) is not None:
+        source = notebook.mask(source) or ""  # IPython syntax, same length, so that the cell tokenizes
+    number = diagnostic.range.start.line + 1
+    finding = Finding(str(diagnostic.code), "", "error", "", "", doc.path or doc.uri, number, 1, number, 2)
+    fixes = engine.noqa_fixes([finding], source)
+    if not fixes:
+        return None
+    [edit] = fixes[0].fix.edits
+    rng = ls.workspace.position_codec.range_to_client_units(doc.lines, _range(edit.line, edit.column, edit.end_line, edit.end_column))
+    return types.CodeAction(
+        f"Ignore {diagnostic.code} on this line", kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+        edit=types.WorkspaceEdit(changes={doc.uri: [types.TextEdit(rng, edit.content)]}))
 
 
 def _fix_all(ls: Server, doc) -> list[types.TextEdit]:
