@@ -325,3 +325,19 @@ async def test_notebook_document(client, tmp_path):
 
     closed = types.DidCloseNotebookDocumentParams(types.NotebookDocumentIdentifier(nb_uri), [types.TextDocumentIdentifier(u) for u in cell_uris])
     assert await diagnostics(client, cell_uris[2], lambda: client.notebook_document_did_close(closed)) == []
+
+
+@pytest.mark.asyncio
+async def test_fix_all_in_a_notebook_that_is_no_ipynb_file(client, tmp_path):
+    """VS Code's interactive window (and a Jupytext script) is a notebook document without `.ipynb`."""
+    await start(client)
+    nb_uri = "vscode-interactive:/Interactive-1.interactive"
+    cell_uris = [f"vscode-notebook-cell:/Interactive-1.interactive#cell{i}" for i in range(len(NOTEBOOK_CELLS))]
+    opened = types.DidOpenNotebookDocumentParams(
+        types.NotebookDocument(nb_uri, "interactive", 1, [types.NotebookCell(kind, uri) for (kind, _, _), uri in zip(NOTEBOOK_CELLS, cell_uris)]),
+        [types.TextDocumentItem(uri, language, 1, text) for (_, language, text), uri in zip(NOTEBOOK_CELLS, cell_uris)],
+    )
+    [finding] = await diagnostics(client, cell_uris[2], lambda: client.notebook_document_did_open(opened))
+    [fix_all] = (await actions(client, cell_uris[2], None, only=[types.CodeActionKind.SourceFixAll])).values()
+    fixed = apply(NOTEBOOK_CELLS[2][2], fix_all.edit.changes[cell_uris[2]])
+    assert fixed == NOTEBOOK_CELLS[2][2].replace("pad_to_max_length=True", 'padding="max_length"')

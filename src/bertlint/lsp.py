@@ -19,7 +19,7 @@ from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from bertlint import __version__, engine, notebook, pages, runner
+from bertlint import __version__, engine, fixer, notebook, pages
 from bertlint.config import ConfigError, Settings, load_settings
 from bertlint.report import PAGE_URL, Finding, fix_to_dict
 from bertlint.rules import all_codes
@@ -165,10 +165,19 @@ class Server(LanguageServer):
             self.publish(uri, [], (), None)
             del self.findings[uri]
 
-    def fixed(self, path: Path, text: str, lint: Callable[..., list[Finding]]) -> str:
-        """`text` with every safe fix applied, pass after pass."""
+    def fixed(self, path: Path, text: str, kind: tuple[Callable, Callable, Callable]) -> str:
+        """`text` with every safe fix applied, pass after pass, by `kind`'s (lint, apply_edits, parses):
+        chosen by the document, not by `path`'s suffix (runner.fix_text's way), since a notebook in an
+        editor need not be a `.ipynb` file (VS Code's interactive window, a Jupytext script)."""
+        lint, apply, parses = kind
         settings = self.settings_for(path)
-        return runner.fix_text(text, lint(text, path, settings), path, settings, {"safe"})[0]
+        findings = lint(text, path, settings)
+        for _ in range(fixer.MAX_PASSES):
+            new, applied = apply(text, findings, {"safe"})
+            if not applied or not parses(new):
+                break
+            text, findings = new, lint(new, path, settings)
+        return text
 
 
 def _path(uri: str) -> Path:
@@ -343,10 +352,10 @@ def _fix_all(ls: Server, doc) -> list[types.TextEdit]:
     """Every safe fix, to a fixed point, as one edit replacing the document (or notebook cell)."""
     nb = ls.workspace.get_notebook_document(cell_uri=doc.uri)
     if nb is None:
-        new = ls.fixed(Path(doc.path), doc.source, engine.lint_source)
+        new = ls.fixed(Path(doc.path), doc.source, (engine.lint_source, fixer.apply_edits, fixer.parses))
     else:
         docs = [ls.workspace.get_text_document(cell.document) for cell in nb.cells]
-        fixed = ls.fixed(_path(nb.uri), _notebook_json(nb, docs), notebook.lint_text)
+        fixed = ls.fixed(_path(nb.uri), _notebook_json(nb, docs), (notebook.lint_text, notebook.apply_edits, notebook.parses))
         number = [cell.document for cell in nb.cells].index(doc.uri) + 1
         new = next(cell.source for cell in notebook.parse(fixed).cells if cell.number == number)
     if new == doc.source:
