@@ -190,6 +190,21 @@ async def test_positions_are_utf16(client, tmp_path):
     assert (finding.range.start.character, finding.range.end.character) == (24, 46)
 
 
+@pytest.mark.asyncio
+async def test_incremental_edits_after_a_form_feed_and_a_line_separator(client, tmp_path):
+    """Only \\n, \\r\\n and \\r end an LSP line: a form feed or U+2028 before an edit must not move it."""
+    await start(client)
+    uri = (tmp_path / "train.py").as_uri()
+    text = "\f\nNOTE = 'a\u2028b \U0001F600'\n" + SCRIPT
+    [finding] = await diagnostics(client, uri, open_doc(client, uri, text))
+    assert (finding.range.start.line, finding.range.start.character) == (4, 23)
+    edit = types.TextDocumentContentChangePartial(types.Range(types.Position(4, 23), types.Position(4, 45)), 'padding="max_length"')
+    send = lambda: client.text_document_did_change(types.DidChangeTextDocumentParams(  # noqa: E731
+        types.VersionedTextDocumentIdentifier(version=2, uri=uri), [edit]))
+    assert await diagnostics(client, uri, send) == []
+    assert await actions(client, uri, None, only=[types.CodeActionKind.SourceFixAll]) == {}  # the server's copy is right
+
+
 def training_script(blocks: int = 34) -> str:
     """A ~300-line fine-tuning script: preprocessing functions, a Trainer run, one BL101."""
     head = '''\

@@ -18,6 +18,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument, Workspace
 
 from bertlint import __version__, engine, fixer, notebook, pages
 from bertlint.config import ConfigError, Settings, load_settings
@@ -180,6 +181,23 @@ class Server(LanguageServer):
         return text
 
 
+class _Document(TextDocument):
+    """A document whose lines end where LSP's (and Python's) do: at \\n, \\r\\n and \\r. pygls splits them
+    with str.splitlines, which also breaks at a form feed, U+2028 and other characters that are
+    ordinary inside a line, so that each incremental edit after one of them landed on the wrong line."""
+
+    @property
+    def lines(self) -> Sequence[str]:
+        return tuple(engine.source_lines(self.source, keepends=True))
+
+
+class _Workspace(Workspace):
+    def _create_text_document(self, *args: Any, **kwargs: Any) -> TextDocument:
+        document = super()._create_text_document(*args, **kwargs)
+        document.__class__ = _Document
+        return document
+
+
 def _path(uri: str) -> Path:
     return Path(to_fs_path(uri) or uri)
 
@@ -203,6 +221,7 @@ server = Server()
 
 @server.feature(types.INITIALIZE)
 def initialize(ls: Server, params: types.InitializeParams) -> None:
+    ls.workspace.__class__ = _Workspace  # pygls has just made it; no document is open yet
     if params.initialization_options:
         ls.configure("init", params.initialization_options)
 
