@@ -190,6 +190,16 @@ def test_fix_keeps_string_style_and_unchanged_list_lines(tmp_path: Path) -> None
     assert '\\u000a"' in after and after.count("\n") == text.count("\n")
 
 
+def test_a_fix_may_delete_the_last_line_of_a_cell(tmp_path: Path) -> None:
+    """Removing an unused suppression that is a cell's last line ends the edit where the next cell begins."""
+    path = tmp_path / "nb.ipynb"
+    text = nb_json(("code", "x = 1\n# noqa: BL101\n"), ("code", ["y = 2\n", "# noqa: BL102"]), ("code", "z = 3\n"))
+    assert [(f.cell, f.line, f.code, f.fix is not None) for f in lint(text)] == [(1, 2, "BL902", True), (2, 2, "BL902", True)]
+    path.write_text(text, encoding="utf-8")
+    cli("--fix", str(path))
+    assert [c["source"] for c in json.loads(path.read_text(encoding="utf-8"))["cells"]] == ["x = 1\n", ["y = 2\n"], "z = 3\n"]
+
+
 def test_fix_goes_on_past_a_broken_cell(tmp_path: Path) -> None:
     path = tmp_path / "nb.ipynb"
     path.write_text(nb_json(("code", LOAD), ("code", "def f(:\n"), ("code", PAD)), encoding="utf-8")

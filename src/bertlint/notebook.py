@@ -183,9 +183,16 @@ class _Module:
         if end_line >= stop:
             end_line, end_column = stop - 1, len(lines[-1].rstrip("\r\n")) + 1
         fix = f.fix
-        if fix is not None and all(start <= e.line and e.end_line < stop for e in fix.edits):
+        # An edit may end where the next cell begins (one that deletes the cell's last line, break included):
+        # that is the end of this cell's source, which has no line break to delete when it has no last one.
+        if not cell.source.endswith(("\n", "\r")) and lines:
+            cell_end = (len(lines), len(lines[-1]) + 1)
+        else:
+            cell_end = (len(lines) + 1, 1)
+        if fix is not None and all(start <= e.line and (e.end_line < stop or (e.end_line, e.end_column) == (stop, 1)) for e in fix.edits):
             fix = dataclasses.replace(fix, edits=tuple(
-                Edit(e.line - start + 1, e.column, e.end_line - start + 1, e.end_column, e.content) for e in fix.edits
+                Edit(e.line - start + 1, e.column, *((e.end_line - start + 1, e.end_column) if e.end_line < stop else cell_end), e.content)
+                for e in fix.edits
             ))
         else:
             fix = None
