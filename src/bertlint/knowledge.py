@@ -486,13 +486,16 @@ def estimate_training_memory(
     gradient_checkpointing: bool = False,
     trainable_params: int | None = None,
     lm_head: bool = False,
+    target_len: int | None = None,
 ) -> MemoryEstimate:
     """Lower bound of peak GPU memory for one training step (api-facts.md §9).
 
     ``batch_size`` is the per-step micro-batch (gradient accumulation does not change memory).
     ``precision``: "fp32" | "amp" (fp16/bf16 autocast, fp32 master weights) | "bf16_pure".
     ``attention``: "eager" keeps the a·s² softmax/dropout tensors; "sdpa"/"flash" drop them (GPU kernels).
-    ``trainable_params``: PEFT/frozen layers: gradients and optimizer states only for these."""
+    ``trainable_params``: PEFT/frozen layers: gradients and optimizer states only for these.
+    ``target_len``: for an encoder-decoder, the decoder's (label) length: its layers and the LM head run at it,
+    the encoder's at ``seq_len``; without it every layer counts at ``seq_len``."""
     mode = _PRECISIONS.get(precision.lower())
     if mode is None:
         raise ValueError(f"unknown precision {precision!r}; use 'fp32', 'amp' or 'bf16_pure'")
@@ -520,13 +523,21 @@ def estimate_training_memory(
     c_lin += slope * ((info.intermediate_size or 4 * h) / (4 * h) - 1)
     if attn != "eager":
         c_att = 0
-    per_layer = s * b * (h * c_lin + c_att * a * s)
+    def per_layer(length: int) -> float:
+        return length * b * (h * c_lin + c_att * a * length)
+
+    if target_len is not None and info.num_decoder_layers:  # the decoder runs at the label length, not the source's
+        stacks = [(info.num_layers or 0, s), (info.num_decoder_layers, target_len)]
+    else:
+        stacks = [(info.total_layers, s)]
     if gradient_checkpointing:  # only each layer's input is kept, plus one layer being recomputed
-        activations = info.total_layers * (2 if mode == "bf16_pure" else 4) * s * b * h + per_layer
+        kept = 2 if mode == "bf16_pure" else 4
+        activations = sum(n * kept * length * b * h for n, length in stacks) + max(per_layer(length) for n, length in stacks if n)
         notes.append("gradient checkpointing: layer inputs kept, one layer recomputed at a time")
     else:
-        activations = info.total_layers * per_layer
-    head = 8 * s * b * (info.vocab_size or 0) if lm_head else 0  # fp32 logits + log-softmax copy
+        activations = sum(n * per_layer(length) for n, length in stacks)
+    logits_len = target_len if target_len is not None and info.num_decoder_layers else s
+    head = 8 * logits_len * b * (info.vocab_size or 0) if lm_head else 0  # fp32 logits + log-softmax copy
     activations = round(activations)
     total = weights + gradients + states + activations + head + CUDA_CONTEXT_BYTES
     return MemoryEstimate(

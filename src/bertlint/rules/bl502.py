@@ -8,6 +8,7 @@ import libcst as cst
 from bertlint import knowledge
 from bertlint.facts import UNKNOWN, Facts, ModelLoad, amp_enabled, padding_at, run_anchor, trained_model, training_arg, uses_peft, walk, weight_dtype
 from bertlint.rules import Context, Rule
+from bertlint.rules.bl202 import is_label_call
 
 GiB = 2**30
 
@@ -40,7 +41,8 @@ class TrainingMemoryOverBudget(Rule):
             advice = f"even batch 1 does not fit: use {', '.join(remedies + ['a smaller model or a larger GPU'])}"
         ctx.report(
             run_anchor(facts, ("training_args", "trainer", "fit", "load")),
-            f"training `{info.id}` at batch {batch} × {seq} tokens{f' with {accum} accumulation steps' if accum > 1 else ''} needs at least {estimate.total / GiB:.1f} GiB "
+            f"training `{info.id}` at batch {batch} × {seq} tokens{f' ({run.target} label tokens)' if run.target else ''}"
+            f"{f' with {accum} accumulation steps' if accum > 1 else ''} needs at least {estimate.total / GiB:.1f} GiB "
             f"({estimate.breakdown()}), over the {ctx.settings.gpu_memory_gib:g} GiB budget; {advice}",
         )
 
@@ -59,6 +61,7 @@ class TrainingRun:
     attention: str
     optimizer: str
     peft: bool
+    target: int | None = None  # an encoder-decoder's label length, when its labels are tokenized apart
 
     @property
     def micro(self) -> int:
@@ -67,7 +70,7 @@ class TrainingRun:
 
     def options(self, precision: str) -> dict:
         return dict(seq_len=self.seq, precision=precision, optimizer=self.optimizer, attention=self.attention, gradient_checkpointing=self.checkpointing,
-                    lm_head=self.load.head in ("causal-lm", "masked-lm", "seq2seq"), trainable_params=0 if self.peft else None)  # fmt: skip
+                    lm_head=self.load.head in ("causal-lm", "masked-lm", "seq2seq"), trainable_params=0 if self.peft else None, target_len=self.target)  # fmt: skip
 
     def estimate(self, precision: str, batch: int) -> knowledge.MemoryEstimate:
         return knowledge.estimate_training_memory(self.info, batch_size=batch, **self.options(precision))
@@ -80,13 +83,14 @@ def training_run(facts: Facts, version: tuple[int, ...]) -> TrainingRun | None:
     if known is None:
         return None
     load, info = known
-    batch, seq, accum = _batch_size(facts), _sequence_length(facts, info, version), _accumulation(facts)
+    batch, (seq, target), accum = _batch_size(facts), _sequence_lengths(facts, load, info, version), _accumulation(facts)
     precisions = _precisions(facts, version)
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (batch, seq, accum)) or not precisions:
+    sizes = (batch, seq, accum) + ((target,) if target is not None else ())
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in sizes) or not precisions:
         return None
     checkpointing = training_arg(facts, "gradient_checkpointing", False) is True or any(c.method == "gradient_checkpointing_enable" for c in facts.calls)
     attention = "eager" if any(facts.kw_value(l.call, "attn_implementation", default=None) == "eager" for l in facts.model_loads) else "sdpa"
-    return TrainingRun(load, info, batch, seq, accum, precisions, checkpointing, attention, _optimizer(facts), uses_peft(facts))
+    return TrainingRun(load, info, batch, seq, accum, precisions, checkpointing, attention, _optimizer(facts), uses_peft(facts), target)
 
 
 def _precisions(facts: Facts, version: tuple[int, ...]) -> list[str]:
@@ -136,9 +140,19 @@ def _steps_every_n(facts: Facts, loop: cst.CSTNode) -> bool:
     return False
 
 
-def _sequence_length(facts: Facts, info, version: tuple[int, ...]):
+def _sequence_lengths(facts: Facts, load: ModelLoad, info, version: tuple[int, ...]):
+    """The source length and, for an encoder-decoder whose labels are tokenized apart, the label length its decoder
+    runs at (None when not split out); UNKNOWN when a length cannot be known."""
+    label_calls = [c for c in facts.tokenizer_calls if is_label_call(facts, c)] if "seq2seq" in (info.architecture, load.head) else []
+    source = _longest(facts, [c for c in facts.tokenizer_calls if c not in label_calls], info, version)
+    if not label_calls:
+        return source, None
+    return source, _longest(facts, label_calls, info, version)
+
+
+def _longest(facts: Facts, calls: list, info, version: tuple[int, ...]):
     lengths = set()
-    for call in facts.tokenizer_calls:
+    for call in calls:
         pad = padding_at(facts, call, version)
         if pad.max_length is None and pad.pads_to_max:
             lengths.add(info.usable_max_tokens or UNKNOWN)
