@@ -58,6 +58,9 @@ def cli(*args: str):
     ("    !wc -l {name}\n", "    0            \n"),
     ("%time enc = tok(x)\n", "0;    enc = tok(x)\n"),
     ("%timeit -n 3 f(x)\n", "0                \n"),
+    ("%time for b in batches: step(b)\n", "0                              \n"),  # `0; for` would not parse
+    ("%time with torch.no_grad(): model(x)\n", "0                                   \n"),
+    ("%time format_batch(x)\n", "0;    format_batch(x)\n"),  # a name that starts like a keyword is no compound
     ("tok?\n", "0   \n"),
     ("??tok.encode\n", "0           \n"),
     ("x = 5 % 3\n", "x = 5 % 3\n"),
@@ -80,6 +83,12 @@ def test_a_backslash_continues_an_escape_onto_the_next_lines() -> None:
     assert notebook.mask("%time x = \\\n    1\n") == "0;    x = \\\n    1\n"  # the statement goes on as Python
     text = nb_json(("code", LOAD + "!pip install -q \\\n    transformers\n" + PAD))
     assert where(lint(text)) == [(1, 5, 24, "BL101")]
+
+
+def test_a_timed_one_line_loop_is_no_syntax_error() -> None:
+    """`%time for b in batches: step(b)` runs in IPython; it must not become a BL901 for its cell."""
+    text = nb_json(("code", LOAD), ("code", "%time for _ in range(3): pass\n" + PAD))
+    assert where(lint(text)) == [(2, 2, 24, "BL101")]
 
 
 def test_cell_magics() -> None:

@@ -35,6 +35,7 @@ PYTHON_MAGICS = frozenset({"time", "timeit", "prun", "capture"})
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # lines as libcst counts them
 _CELL_MAGIC = re.compile(r"%%(\w+)")
 _PYTHON_MAGIC = re.compile(r"%(\w+)[ \t]+(?=[^\s-])")  # `%time ` followed by a statement, not an option
+_COMPOUND = re.compile(r"(?:async[ \t]+)?(?:for|while|if|with|try|def|class)\b")  # `0; for ...` would not parse
 _ESCAPE = re.compile(r"(?:[\w.]+(?:[ \t]*,[ \t]*[\w.]+)*[ \t]*=[ \t]*)?(?P<magic>[!%].*)")  # `!ls`, `x = %env`
 _HELP = re.compile(r"(?:\?{1,2}[\w.]+|[\w.]+\?{1,2})[ \t]*")  # `obj?`, `??obj`
 _CODE = re.compile(r"'''|\"\"\"|['\"#\[\](){}]")
@@ -91,10 +92,11 @@ def mask(source: str) -> str | None:
 
 
 def _mask_line(line: str) -> str:
-    """One logical line's IPython escape made Python: `%time stmt` keeps `stmt`, the rest becomes `0`."""
+    """One logical line's IPython escape made Python: `%time stmt` keeps a simple `stmt` (a one-line
+    `for`/`with`/... cannot follow `0;`, so it is masked whole), the rest becomes `0`."""
     indent = len(line) - len(line.lstrip(" \t"))
     python = _PYTHON_MAGIC.match(line, indent)
-    if python is not None and python.group(1) in PYTHON_MAGICS:
+    if python is not None and python.group(1) in PYTHON_MAGICS and not _COMPOUND.match(line, python.end()):
         width = python.end() - indent
         return line[:indent] + "0;" + " " * (width - 2) + line[python.end():]
     escape = _ESCAPE.fullmatch(line.rstrip("\r\n"), indent)
