@@ -412,6 +412,12 @@ def test_bad_overrides_name_the_flag(tmp_path, overrides, message):
     assert str(exc.value).startswith(message)
 
 
+def test_bad_editor_settings_name_the_setting_not_a_flag(tmp_path):
+    with pytest.raises(ConfigError) as exc:
+        load(tmp_path, overrides={"gpu_memory": "big"}, overrides_from="the editor settings")
+    assert str(exc.value).startswith("'gpu-memory' in the editor settings: invalid value \"big\"")
+
+
 def test_unknown_override_is_a_programming_error(tmp_path):
     with pytest.raises(TypeError, match="learning_rate"):
         load(tmp_path, overrides={"learning_rate": {}})

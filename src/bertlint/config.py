@@ -290,12 +290,13 @@ def _show(value: Any) -> str:
 class _Where:
     """Names where a value came from, so every error points at a file+key or a flag."""
 
-    def __init__(self, file: str | None = None, section: str = "") -> None:
-        self.file, self.section = file, section
+    def __init__(self, file: str | None = None, section: str = "", origin: str | None = None) -> None:
+        self.file, self.section, self.origin = file, section, origin  # origin: who gave overrides (an editor), else flags
 
     def at(self, key: str) -> str:
         if self.file is None:
-            return "--" + key.replace("_", "-")
+            name = key.replace("_", "-")
+            return f"'{name}' in {self.origin}" if self.origin else f"--{name}"
         return f"{self.file}: '{key}'" + (f" in {self.section}" if self.section else "")
 
     def bad(self, key: str, value: Any, expected: str) -> ConfigError:
@@ -531,7 +532,7 @@ def load_settings(
     unknown = set(given) - _OVERRIDE_KEYS
     if unknown:
         raise TypeError(f"unknown override(s): {', '.join(sorted(unknown))}")
-    cli = _parse(given, _Where(), codes)
+    cli = _parse(given, _Where(origin=overrides_from), codes)
 
     layers = [_Layer(file_values.get("select"), file_values.get("extend_select", []), file_values.get("ignore", [])),
               _Layer(cli.get("select"), cli.get("extend_select", []), cli.get("ignore", []))]
