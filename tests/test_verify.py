@@ -135,6 +135,29 @@ def test_memory_probe_halves_the_batch_until_it_fits_and_extrapolates(monkeypatc
     assert probes._peak(None, p, "fp32")["peak"] is None
 
 
+def test_memory_probe_of_an_encoder_decoder_trains_at_the_label_length(tmp_path):
+    """The estimate runs a seq2seq decoder at the labels' max_length; the probe's training step must too."""
+    from bertlint.verify import lift
+
+    script = tmp_path / "summarize.py"
+    script.write_text(textwrap.dedent("""\
+        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer, Seq2SeqTrainer, Seq2SeqTrainingArguments
+        tok = AutoTokenizer.from_pretrained("t5-base")
+        model = AutoModelForSeq2SeqLM.from_pretrained("t5-base")
+        def encode(b):
+            enc = tok(b["document"], max_length=512, truncation=True)
+            enc["labels"] = tok(text_target=b["summary"], max_length=64, truncation=True)["input_ids"]
+            return enc
+        args = Seq2SeqTrainingArguments("out", per_device_train_batch_size=48)
+        Seq2SeqTrainer(model=model, args=args).train()
+    """))
+    outcome = runner.run([script], isolated=True, use_cache=False)
+    settings = runner.settings_for([script], {}, None, True)
+    [finding] = [f for f in outcome.findings if f.code == "BL502"]
+    params = lift.spec_for(lift.Site.load(script, settings), finding, settings)["params"]
+    assert (params["batch"], params["seq"], params["target"], params["head"]) == (48, 512, 64, "seq2seq")
+
+
 @CUDA
 def test_memory_probes_measure_a_real_step_on_cuda():
     results = by_code(lint_and_verify(VERIFY / "memory.py", device="cuda", timeout=600)[0])

@@ -579,6 +579,8 @@ def _step(config, p: dict, precision: str, batch: int) -> tuple[float, float]:
         ids = _ids(config, (batch, p["seq"]), "cuda")
         zeros = {"seq-cls": (batch,), "token-cls": (batch, p["seq"])}.get(head)
         labels = torch.zeros(zeros, dtype=torch.long, device="cuda") if zeros else ids
+        if getattr(config, "is_encoder_decoder", False) and p.get("target"):  # the decoder runs at the labels' length, as the estimate counts it
+            labels = _ids(config, (batch, p["target"]), "cuda")
         dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
         autocast = torch.autocast("cuda", dtype=dtype) if precision == "amp" else contextlib.nullcontext()
         for step in range(2):
