@@ -194,14 +194,26 @@ def test_bl602_subclasses_inherit_the_keyword_unless_they_define_init():
             def __init__(self, *args, tokenizer=None, **kwargs):
                 super().__init__(*args, processing_class=tokenizer, **kwargs)
 
+        class Weighted(Trainer):  # the usual class-weights trainer: `tokenizer` goes on in **kwargs
+            def __init__(self, *args, class_weights=None, **kwargs):
+                super().__init__(*args, **kwargs)
+                self.class_weights = class_weights
+
+        class Popping(Trainer):  # takes `tokenizer` out of kwargs itself: no telling
+            def __init__(self, *args, **kwargs):
+                self.tok = kwargs.pop("tokenizer", None)
+                super().__init__(*args, **kwargs)
+
         a = Deeper(model=m, tokenizer=tok)
         b = OwnInit(model=m, tokenizer=tok)
         c = SFTTrainer(model=m, tokenizer=tok)
         d = Seq2SeqTrainer(model=m, tokenizer=tok)
+        e = Weighted(model=m, tokenizer=tok, class_weights=w)
+        f = Popping(model=m, tokenizer=tok)
     """
     found = findings(src, "5.0", "BL602")
-    assert [f.line for f in found] == [15, 18]
-    assert "Seq2SeqTrainer.__init__()" in found[1].message
+    assert [f.line for f in found] == [25, 28, 29]  # a, d and e
+    assert "Seq2SeqTrainer.__init__()" in found[1].message and "Trainer.__init__()" in found[2].message
 
 
 # --------------------------------------------------------------------------- BL603
