@@ -166,6 +166,14 @@ def test_bl106_through_functools_partial():
     assert only("BL106", source)
 
 
+def test_bl106_through_a_lambda_that_calls_the_function():
+    source = MAP_SCRIPT.replace("def prep(batch):", "def prep(batch, tok):").replace("ds.map(prep,", "ds.map(lambda rows: prep(rows, tok),")
+    [finding] = only("BL106", source.format(extra=""))
+    assert finding.line == 7
+    unrelated = source.replace("lambda rows: prep(rows, tok)", "lambda rows: rows").format(extra="")
+    assert only("BL106", unrelated) == []  # prep is never mapped
+
+
 TARGETS_SCRIPT = """\
 from datasets import load_dataset
 from transformers import AutoModelForSeq2SeqLM, AutoTokenizer, Trainer

@@ -62,7 +62,8 @@ def _fixed_shapes_wanted(facts: Facts) -> bool:
 
 
 def _map_functions(facts: Facts) -> set[int]:
-    """ids of the functions and lambdas passed to `.map(...)`, directly or through `functools.partial`."""
+    """ids of the functions and lambdas passed to `.map(...)`, directly, through `functools.partial`, or
+    called by the lambda passed (`lambda rows: preprocess(rows, tokenizer, 128)`)."""
     out = set()
     for call in facts.calls_by_short.get("map", ()):
         arg = call.arg(0, "function")
@@ -72,7 +73,8 @@ def _map_functions(facts: Facts) -> set[int]:
             value = inner.positional[0].value
         if isinstance(value, cst.Lambda):
             out.add(id(value))
-        elif isinstance(value, cst.Name):
+            value = value.body.func if isinstance(value.body, cst.Call) else None
+        if isinstance(value, cst.Name):
             _, events = facts.binding_events(value.value, call.scope, call.order)
             out.update(id(e.value) for e in events if e.op == "def")
     return out
