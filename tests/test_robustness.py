@@ -104,7 +104,10 @@ GENERATORS = {  # name: (strategy, check, examples in CI; the slow program gener
     "grammar programs": (hypothesmith.from_grammar(), _program, 150),
     "libcst programs": (hypothesmith.from_node(), _program, 60),
 }
-pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")  # hypothesmith compiles odd programs
+pytestmark = [  # hypothesmith compiles odd programs (on 3.11 an invalid escape is a DeprecationWarning, later a SyntaxWarning)
+    pytest.mark.filterwarnings("ignore::SyntaxWarning"),
+    pytest.mark.filterwarnings("ignore:invalid escape sequence:DeprecationWarning"),
+]
 
 
 @pytest.mark.parametrize("name", GENERATORS)
