@@ -122,30 +122,15 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
     }
     progress = _Progress() if fmt in ("full", "concise") and sys.stderr.isatty() and not stdin else None
     given = {k: v for k, v in overrides.items() if v is not None}
-    if show_files or show_settings:
-        targets = [stdin_filename] if stdin else list(paths) or [Path(".")]
-        try:
-            settings = runner.settings_for(targets, given, config_file, isolated)
-            if show_settings:
-                click.echo(_settings_text(settings, targets[0]))
-                sys.exit(0)
-            from bertlint.discovery import discover
-
-            files, problems = discover(targets, settings)
-        except (ConfigError, DiscoveryError) as exc:
-            click.echo(f"bertlint: error: {exc}", err=True)
-            sys.exit(2)
-        for path in files:
-            click.echo(str(path))
-        for path, problem in problems:
-            click.echo(f"bertlint: error: {path}: {problem}", err=True)
-        sys.exit(2 if problems else 0)
     modes = {
         "fix": None if diff else ("unsafe" if (fix and unsafe_fixes) else ("safe" if fix else None)),  # --diff writes nothing
         "diff": "unsafe" if (diff and unsafe_fixes) else ("safe" if diff else None),
     }
     fixed_source = None
     try:
+        if show_files or show_settings:
+            targets = [stdin_filename] if stdin else list(paths) or [Path(".")]
+            _show(runner.settings_for(targets, given, config_file, isolated), targets, show_settings)
         if add_noqa:
             outcome = runner.add_noqa(list(paths) or [Path(".")], overrides=given, config_file=config_file, isolated=isolated)
         elif stdin:
@@ -204,8 +189,23 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
     sys.exit(1 if findings or (exit_non_zero_on_fix and outcome.fixed) else 0)
 
 
+def _show(settings, targets: list[Path], show_settings: bool) -> None:
+    """`--show-settings` (for the first target) or `--show-files`, then exit."""
+    if show_settings:
+        click.echo(_settings_text(settings, targets[0]), nl=False)
+        sys.exit(0)
+    from bertlint.discovery import discover
+
+    files, problems = discover(targets, settings)
+    for path in files:
+        click.echo(str(path))
+    for path, problem in problems:
+        click.echo(f"bertlint: error: {path}: {problem}", err=True)
+    sys.exit(2 if problems else 0)
+
+
 def _settings_text(settings, path: Path) -> str:
-    """`--show-settings`: what applies to `path`, one `key = value` line each, TOML-like."""
+    """`--show-settings`: what applies to `path`, one TOML `key = value` line each."""
     from bertlint import versions
 
     version, source = versions.target_version(settings, path, path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None)
