@@ -27,6 +27,7 @@ CAPABILITIES = types.ClientCapabilities(
     workspace=types.WorkspaceClientCapabilities(
         did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)),
 )
+NO_FILE_WATCHING = types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities())  # Helix, older Neovim
 
 
 @pytest_lsp.fixture(config=pytest_lsp.ClientServerConfig(server_command=[sys.executable, "-m", "bertlint", "server"]))
@@ -37,9 +38,9 @@ async def client(lsp_client: pytest_lsp.LanguageClient):
     await lsp_client.shutdown_session()
 
 
-async def start(client, **options) -> None:
+async def start(client, capabilities=CAPABILITIES, **options) -> None:
     await client.initialize_session(types.InitializeParams(
-        capabilities=CAPABILITIES, initialization_options={"transformersVersion": PINNED_VERSION, **options}))
+        capabilities=capabilities, initialization_options={"transformersVersion": PINNED_VERSION, **options}))
 
 
 async def diagnostics(client, uri: str, send=None) -> list[types.Diagnostic]:
@@ -280,6 +281,84 @@ async def test_bad_config_is_shown_and_reloaded(client, tmp_path):
     changed = types.DidChangeWatchedFilesParams([types.FileEvent(config.as_uri(), types.FileChangeType.Changed)])
     assert await diagnostics(client, uri, lambda: client.workspace_did_change_watched_files(changed)) == []
     assert len(client.messages) == 1
+
+
+def rewrite(path, text: str) -> None:
+    """Write `path` as a `git pull` or a terminal would, telling the server nothing."""
+    path.write_text(text, encoding="utf-8")
+
+
+@pytest.mark.asyncio
+async def test_config_edited_on_disk_is_seen_without_file_watching(client, tmp_path):
+    """A client that cannot watch files: the next lint finds the edited pyproject.toml by itself."""
+    pyproject = tmp_path / "pyproject.toml"
+    rewrite(pyproject, '[project]\nname = "x"\n\n[tool.bertlint]\nignore = []\n')
+    await start(client, capabilities=NO_FILE_WATCHING)
+    uri = (tmp_path / "train.py").as_uri()
+    assert [d.code for d in await diagnostics(client, uri, open_doc(client, uri, SCRIPT))] == ["BL101"]
+    assert [d.code for d in await diagnostics(client, uri, change_doc(client, uri, SCRIPT, 2))] == ["BL101"]  # unchanged: kept
+    rewrite(pyproject, '[project]\nname = "x"\n\n[tool.bertlint]\nignore = ["BL101"]\n')
+    assert await diagnostics(client, uri, change_doc(client, uri, SCRIPT, 3)) == []
+    pyproject.unlink()  # the config gone: the defaults again
+    assert [d.code for d in await diagnostics(client, uri, change_doc(client, uri, SCRIPT, 4))] == ["BL101"]
+    assert client.registrations == [] and client.messages == []
+
+
+@pytest.mark.asyncio
+async def test_config_broken_on_disk_is_shown_once_without_file_watching(client, tmp_path):
+    config = tmp_path / "bertlint.toml"
+    rewrite(config, 'ignore = ["BL101"]\n')
+    await start(client, capabilities=NO_FILE_WATCHING)
+    uri = (tmp_path / "train.py").as_uri()
+    assert await diagnostics(client, uri, open_doc(client, uri, SCRIPT)) == []
+    rewrite(config, 'ignore = ["BL101"\n')
+    assert [d.code for d in await diagnostics(client, uri, change_doc(client, uri, SCRIPT, 2))] == ["BL101"]  # the defaults
+    [message] = client.messages
+    assert message.type == types.MessageType.Error and "invalid TOML" in message.message and "default settings" in message.message
+    assert [d.code for d in await diagnostics(client, uri, change_doc(client, uri, SCRIPT, 3))] == ["BL101"]
+    assert len(client.messages) == 1  # still broken, not changed again: not shown again
+    rewrite(config, 'ignore = ["BL1"]\n')
+    assert await diagnostics(client, uri, change_doc(client, uri, SCRIPT, 4)) == []
+    assert len(client.messages) == 1
+
+
+@pytest.mark.asyncio
+async def test_nearer_config_appearing_on_disk_is_picked_up_without_file_watching(client, tmp_path):
+    """A bertlint.toml new in the document's folder wins over the pyproject.toml above it, for this
+    folder only; deleted again, the pyproject.toml applies again."""
+    rewrite(tmp_path / "pyproject.toml", '[tool.bertlint]\nextend-select = ["BL1"]\n')
+    (tmp_path / "src").mkdir()
+    await start(client, capabilities=NO_FILE_WATCHING)
+    uri = (tmp_path / "src" / "train.py").as_uri()
+    other = (tmp_path / "other.py").as_uri()
+    assert [d.code for d in await diagnostics(client, uri, open_doc(client, uri, SCRIPT))] == ["BL101"]
+    assert [d.code for d in await diagnostics(client, other, open_doc(client, other, SCRIPT))] == ["BL101"]
+    nearer = tmp_path / "src" / "bertlint.toml"
+    rewrite(nearer, 'ignore = ["BL101"]\n')
+    assert await diagnostics(client, uri, change_doc(client, uri, SCRIPT, 2)) == []
+    assert [d.code for d in await diagnostics(client, other, change_doc(client, other, SCRIPT, 2))] == ["BL101"]
+    nearer.unlink()
+    assert [d.code for d in await diagnostics(client, uri, change_doc(client, uri, SCRIPT, 3))] == ["BL101"]
+    assert client.messages == []
+
+
+def test_config_check_before_a_lint_is_a_few_stats(tmp_path, monkeypatch):
+    """Unchanged, the check is two `os.stat` calls per folder from the document's up to its config's,
+    and reads no TOML; a pyproject.toml above the config's folder is not looked at."""
+    from bertlint import config, lsp
+
+    rewrite(tmp_path / "pyproject.toml", '[tool.bertlint]\nignore = []\n')
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    server = lsp.Server()
+    path = tmp_path / "pkg" / "sub" / "train.py"
+    server.settings_for(path)
+    stats = []
+    monkeypatch.setattr(lsp, "_signature", lambda file, stat=lsp._signature: stats.append(file) or stat(file))
+    monkeypatch.setattr(config, "_load_toml", lambda path: pytest.fail(f"parsed {path}"))
+    assert not server.config_changed(path)
+    assert len(stats) == 6 and stats[-1] == str(tmp_path / "bertlint.toml")
+    rewrite(tmp_path / "pkg" / "pyproject.toml", '[project]\nname = "x"\n')  # no table, yet the nearer file changed
+    assert server.config_changed(path)
 
 
 @pytest.mark.asyncio

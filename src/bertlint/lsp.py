@@ -3,13 +3,16 @@
 Diagnostics on open and save, and after a short quiet spell while typing; quick fixes and "ignore
 on this line" per diagnostic; a `source.fixAll.bertlint` action; the rule's page on hover. Settings
 come from the nearest config file of each document, with the client's settings (initialization
-options or `workspace/didChangeConfiguration`) on top, and are reloaded when a config file changes.
-A broken config is shown to the user and the document is linted with the defaults.
+options or `workspace/didChangeConfiguration`) on top, and are reloaded when a config file changes:
+on the client's word (watched files, a save in the editor), or, for clients that watch no files,
+when a few `os.stat` calls before a lint find the config changed on disk. A broken config is shown
+to the user and the document is linted with the defaults.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -31,6 +34,7 @@ FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.bertlint"
 _SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
              "info": types.DiagnosticSeverity.Information}
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_Stamp = tuple[tuple[str, "tuple[int, int, int] | None"], ...]  # (config file path, _signature), nearest first
 
 
 class Server(LanguageServer):
@@ -48,6 +52,7 @@ class Server(LanguageServer):
         )
         self.client: dict[str, dict[str, Any]] = {"init": {}, "workspace": {}}  # the client's settings, by source
         self.settings: dict[Path, Settings] = {}  # by directory, until a config file changes
+        self.stamps: dict[Path, _Stamp] = {}  # by directory: the config files its settings depend on, as stat saw them
         self.shown: set[str] = set()  # config errors already shown since the last reload
         self.findings: dict[str, list[Finding]] = {}  # by document or cell URI, for hover
         self.cells: dict[str, list[str]] = {}  # notebook URI -> the cell URIs last published
@@ -60,6 +65,7 @@ class Server(LanguageServer):
         the defaults are used instead of failing the document."""
         directory = path.parent
         if directory not in self.settings:
+            stamp = _stamp(directory)  # before reading: a change made while loading shows up next time
             errors = []
             for kwargs in ({}, {"isolated": True}):
                 try:
@@ -69,12 +75,22 @@ class Server(LanguageServer):
                     errors.append(str(exc))
             else:
                 self.settings[directory] = load_settings(directory, all_codes(), isolated=True)
+            self.stamps[directory] = _up_to(stamp, self.settings[directory].config_path)
             for message in errors:
                 if message not in self.shown:
                     self.shown.add(message)
                     self.window_show_message(types.ShowMessageParams(
                         types.MessageType.Error, f"bertlint: {message} (linting with the default settings)"))
         return self.settings[directory]
+
+    def config_changed(self, path: Path) -> bool:
+        """Whether the config files that `path`'s cached settings depend on changed on disk since they
+        were read: the config file itself (edited, replaced or deleted), or a `pyproject.toml` or
+        `bertlint.toml` in a folder between the document's and the config's (all folders up to the
+        root where none applied) that appeared, changed or went. Only `os.stat` calls, no parsing:
+        for clients that tell us of no file changes (no dynamic file-watch registration)."""
+        stamp = self.stamps.get(path.parent)
+        return stamp is not None and any(_signature(file) != signature for file, signature in stamp)
 
     def configure(self, source: str, options: Any) -> None:
         """Client settings from `source` ("init" or "workspace"): `{"select": [...], "extendSelect": [...]}`,
@@ -91,6 +107,7 @@ class Server(LanguageServer):
     def reload(self) -> None:
         """Forget every settings object and lint every open document again."""
         self.settings.clear()
+        self.stamps.clear()
         self.shown.clear()
         for uri in self.workspace.notebook_documents:
             self.lint_notebook(uri)
@@ -105,6 +122,9 @@ class Server(LanguageServer):
         if doc.language_id not in (None, "", "python"):
             return  # e.g. a pyproject.toml the client syncs too: its saves only reload the settings
         path = Path(doc.path)
+        if self.config_changed(path):
+            self.reload()  # lints this document too, with the new settings
+            return
         findings = self._guarded(path, lambda: engine.lint_source(doc.source, path, self.settings_for(path)))
         self.publish(uri, findings, doc.lines, doc.version)
 
@@ -112,6 +132,9 @@ class Server(LanguageServer):
         """Lint all code cells as one module and publish each cell's findings on the cell's URI."""
         nb = self.workspace.get_notebook_document(notebook_uri=uri)
         path = _path(uri)
+        if self.config_changed(path):
+            self.reload()  # lints this notebook too, with the new settings
+            return
         docs = [self.workspace.get_text_document(cell.document) for cell in nb.cells]
         text = _notebook_json(nb, docs)
         findings = self._guarded(path, lambda: notebook.lint_text(text, path, self.settings_for(path)))
@@ -171,6 +194,8 @@ class Server(LanguageServer):
         chosen by the document, not by `path`'s suffix (runner.fix_text's way), since a notebook in an
         editor need not be a `.ipynb` file (VS Code's interactive window, a Jupytext script)."""
         lint, apply, parses = kind
+        if self.config_changed(path):
+            self.reload()
         settings = self.settings_for(path)
         findings = lint(text, path, settings)
         for _ in range(fixer.MAX_PASSES):
@@ -196,6 +221,32 @@ class _Workspace(Workspace):
         document = super()._create_text_document(*args, **kwargs)
         document.__class__ = _Document
         return document
+
+
+def _signature(file: str) -> tuple[int, int, int] | None:
+    """What `os.stat` says of `file` that changes when it is written or replaced; None if it is missing."""
+    try:
+        st = os.stat(file)
+    except (OSError, ValueError):
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def _stamp(directory: Path) -> _Stamp:
+    """The signature of each config file name in `directory` and every folder above it, nearest
+    first: the places `config.find_config` looks (it walks the same absolute path)."""
+    start = Path(os.path.abspath(directory))
+    return tuple((str(d / name), _signature(str(d / name))) for d in (start, *start.parents) for name in CONFIG_FILES)
+
+
+def _up_to(stamp: _Stamp, config: Path | None) -> _Stamp:
+    """`stamp` cut after the folder of the config file the settings came from: a change further up
+    cannot matter (the nearest config wins). Whole when none did (or the config was broken)."""
+    if config is None:
+        return stamp
+    folder = os.path.dirname(os.path.abspath(config))
+    kept = [index for index, (file, _) in enumerate(stamp) if os.path.dirname(file) == folder]
+    return stamp[:kept[-1] + 1] if kept else stamp
 
 
 def _path(uri: str) -> Path:
