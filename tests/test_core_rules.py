@@ -376,6 +376,21 @@ def test_bl301_silent_for_soft_prompt_peft_methods():
     assert rate("bigscience/bloomz-560m", "3e-2", cls="AutoModelForCausalLM", extra=lora)
 
 
+def test_bl301_silent_for_preference_optimization():
+    # DPO recipes run at 5e-7 to 1e-6 against a reference model: no fine-tuning range covers them
+    source = """\
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import DPOConfig, DPOTrainer
+    model = AutoModelForCausalLM.from_pretrained("gpt2")
+    tok = AutoTokenizer.from_pretrained("gpt2")
+    args = DPOConfig(output_dir="o", learning_rate=5e-7, beta=0.1)
+    DPOTrainer(model=model, args=args, train_dataset=ds, processing_class=tok).train()
+    """
+    assert only("BL301", source) == []
+    # the same rate in a supervised run still fires
+    assert only("BL301", source.replace("DPOConfig", "SFTConfig").replace("DPOTrainer", "SFTTrainer").replace(", beta=0.1", ""))
+
+
 def test_bl301_t5_with_adafactor():
     source = """\
     from transformers import T5ForConditionalGeneration

@@ -15,6 +15,10 @@ FAR = 10  # this many times outside the range is an error, not a warning
 # fine-tuning range (peft's own prompt-tuning examples use 3e-2; Lester et al. used 0.3): no published
 # range covers them, so the rule stays silent where one is configured.
 PROMPT_LEARNING_CONFIGS = ("peft.PromptTuningConfig", "peft.PrefixTuningConfig", "peft.PromptEncoderConfig", "peft.AdaptionPromptConfig", "peft.MultitaskPromptTuningConfig", "peft.CPTConfig")
+# Preference optimization (DPO and its relatives) is not supervised fine-tuning: its loss is measured
+# against a frozen reference model and its recipes sit below every fine-tuning range (DPO paper 1e-6,
+# Zephyr 5e-7, trl's DPOConfig default 1e-6). No published range covers it, so the rule stays silent.
+PREFERENCE_OPTIMIZATION = tuple(f"trl.{name}" for name in ("DPOConfig", "DPOTrainer", "KTOConfig", "KTOTrainer", "ORPOConfig", "ORPOTrainer", "CPOConfig", "CPOTrainer", "BCOConfig", "BCOTrainer"))
 
 
 class LearningRateOutOfRange(Rule):
@@ -31,6 +35,8 @@ class LearningRateOutOfRange(Rule):
             return  # not a pretrained transformer: ranges do not apply
         if facts.calls_to(*PROMPT_LEARNING_CONFIGS):
             return  # soft prompts: no published range applies
+        if facts.calls_to(*PREFERENCE_OPTIMIZATION):
+            return  # DPO & co.: no published range applies
         known = trained_model(facts)
         info = known[1] if known else None
         from_scratch = all(load.how != "pretrained" for load in loads)
