@@ -122,10 +122,26 @@ def test_lookup_aliases(name, expected):
     assert lookup_checkpoint(name).id == expected
 
 
-def test_lookup_chat_alias_keeps_its_name():
-    info = lookup_checkpoint("meta-llama/Llama-2-7b-chat-hf")
-    assert info.id == "meta-llama/Llama-2-7b-chat-hf"
-    assert info.params == lookup_checkpoint("meta-llama/Llama-2-7b-hf").params
+@pytest.mark.parametrize(
+    ("name", "base"),
+    [
+        ("meta-llama/Llama-2-7b-chat-hf", "meta-llama/Llama-2-7b-hf"),
+        ("meta-llama/Llama-2-13b-chat-hf", "meta-llama/Llama-2-13b-hf"),
+        ("meta-llama/Meta-Llama-3-8B-Instruct", "meta-llama/Meta-Llama-3-8B"),
+        ("mistralai/Mistral-7B-Instruct-v0.1", "mistralai/Mistral-7B-v0.1"),
+        ("Qwen/Qwen2.5-0.5B-Instruct", "Qwen/Qwen2.5-0.5B"),
+        ("google/gemma-2b-it", "google/gemma-2b"),
+    ],
+)
+def test_a_chat_or_instruct_variant_is_its_base_under_its_own_name(name, base):
+    info, known = lookup_checkpoint(name), lookup_checkpoint(base)
+    assert info.id == name
+    assert (info.params, info.vocab_size, info.max_position_embeddings, info.tokenizer) == (known.params, known.vocab_size, known.max_position_embeddings, known.tokenizer)
+
+
+@pytest.mark.parametrize("name", ["mistralai/Mistral-7B-Instruct-v0.2", "Qwen/Qwen2.5-3B-Instruct", "bert-base-uncased-finetuned-it"])
+def test_a_variant_of_an_unknown_base_stays_unknown(name):
+    assert lookup_checkpoint(name) is None
 
 
 @pytest.mark.parametrize("name", ["not-a-model", "", "   ", "bert-base-uncased-finetuned-sst2", "/no/such/dir/bert-base-uncased", "./out"])

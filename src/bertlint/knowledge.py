@@ -62,13 +62,9 @@ def checkpoints() -> tuple[ModelInfo, ...]:
     return tuple(ModelInfo(**{k: rec[k] for k in _RECORD_FIELDS}) for rec in _load("checkpoints.json"))
 
 
-# Same weights layout as a table record (chat/instruct fine-tunes of the same base); looked up by short name.
-_ALIASES = {
-    "llama-2-7b-chat-hf": "meta-llama/llama-2-7b-hf",
-    "llama-2-13b-chat-hf": "meta-llama/llama-2-13b-hf",
-    "meta-llama-3-8b-instruct": "meta-llama/meta-llama-3-8b",
-    "mistral-7b-instruct-v0.1": "mistralai/mistral-7b-v0.1",
-}
+# A chat/instruct fine-tune has its base's architecture and vocabulary: `Llama-2-7b-chat-hf` is
+# `Llama-2-7b-hf`, `Qwen2.5-0.5B-Instruct` is `Qwen2.5-0.5B`, `gemma-2b-it` is `gemma-2b`.
+_TUNED_VARIANT = re.compile(r"-(?:instruct|chat|it)(?=-|$)")
 
 
 @functools.cache
@@ -95,10 +91,12 @@ def _from_table(name: str) -> ModelInfo | None:
     key = clean.lower()
     if key in full:
         return full[key]
-    base = key.rsplit("/", 1)[-1]
-    if base in _ALIASES:
-        return replace(full[_ALIASES[base]], id=clean)
-    return short.get(base)
+    found = short.get(key.rsplit("/", 1)[-1])
+    base = _TUNED_VARIANT.sub("", key)
+    if found is None and base != key:
+        found = full.get(base) or short.get(base.rsplit("/", 1)[-1])
+        return replace(found, id=clean) if found is not None else None
+    return found
 
 
 def lookup_checkpoint(name: str, base_dir: Path | None = None) -> ModelInfo | None:
