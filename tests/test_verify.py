@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import PINNED_VERSION, ROOT
+from conftest import PINNED_VERSION, ROOT, T5_SUMMARIES
 
 from bertlint import runner, verify
 from bertlint.report import Finding, format_findings, verification_text
@@ -140,17 +140,7 @@ def test_memory_probe_of_an_encoder_decoder_trains_at_the_label_length(tmp_path)
     from bertlint.verify import lift
 
     script = tmp_path / "summarize.py"
-    script.write_text(textwrap.dedent("""\
-        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer, Seq2SeqTrainer, Seq2SeqTrainingArguments
-        tok = AutoTokenizer.from_pretrained("t5-base")
-        model = AutoModelForSeq2SeqLM.from_pretrained("t5-base")
-        def encode(b):
-            enc = tok(b["document"], max_length=512, truncation=True)
-            enc["labels"] = tok(text_target=b["summary"], max_length=64, truncation=True)["input_ids"]
-            return enc
-        args = Seq2SeqTrainingArguments("out", per_device_train_batch_size=48)
-        Seq2SeqTrainer(model=model, args=args).train()
-    """))
+    script.write_text(T5_SUMMARIES.format(batch=48))
     outcome = runner.run([script], isolated=True, use_cache=False)
     settings = runner.settings_for([script], {}, None, True)
     [finding] = [f for f in outcome.findings if f.code == "BL502"]
