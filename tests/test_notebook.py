@@ -91,6 +91,22 @@ def test_a_timed_one_line_loop_is_no_syntax_error() -> None:
     assert where(lint(text)) == [(2, 2, 24, "BL101")]
 
 
+def test_a_cell_ipython_dedents_is_linted_at_its_own_columns(tmp_path: Path) -> None:
+    """Code pasted with an indent runs in IPython (it removes the first line's indent from every line
+    that has it): no BL901, and findings keep the columns of the cell as written."""
+    pasted = "    " + PAD + "    if enc:\n        print(enc)\n"
+    text = nb_json(("code", LOAD), ("code", pasted))
+    [finding] = lint(text)
+    assert where([finding]) == [(2, 1, 28, "BL101")] and finding.source_line.startswith("    enc = tok(")
+    assert finding.fix is None  # a fix's new text would not carry the cell's indent
+    broken = nb_json(("code", "    x = (\n"))
+    assert where(lint(broken)) == [(1, 1, 9, "BL901")]  # the error's column too is the cell's
+    path = tmp_path / "pasted.ipynb"
+    path.write_text(text, encoding="utf-8")
+    assert cli("--add-noqa", str(path)).exit_code == 0
+    assert "".join(json.loads(path.read_text())["cells"][1]["source"]).startswith(f"    {PAD[:-1]}  # noqa: BL101\n    if enc:")
+
+
 def test_cell_magics() -> None:
     assert notebook.mask("%%capture out\nimport torch\n") == "0            \nimport torch\n"
     assert notebook.mask("%%bash\necho hi\n") is None

@@ -149,27 +149,44 @@ def _scan(line: str, quote: str | None, depth: int) -> tuple[str | None, int, bo
 # --- Lint: cells as one module ---------------------------------------------------------------
 
 
+def _leading_indent(source: str) -> tuple[str, int, frozenset[int]]:
+    """IPython's `leading_indent`: when a cell's first line (after blank ones) is indented, that
+    whitespace comes off every line that starts with it -> (source, its width, 1-based lines shifted)."""
+    lines = _LINE.findall(source)
+    first = next((line for line in lines if line.strip()), "")
+    prefix = first[: len(first) - len(first.lstrip(" \t"))]
+    if not prefix:
+        return source, 0, frozenset()
+    shifted = frozenset(n for n, line in enumerate(lines, 1) if line.startswith(prefix))
+    return "".join(line[len(prefix):] if n in shifted else line for n, line in enumerate(lines, 1)), len(prefix), shifted
+
+
 class _Module:
     """The masked code cells joined into one module, with the first line of each cell in it."""
 
     def __init__(self, cells: Iterable[Cell]) -> None:
         self.cells: list[Cell] = []
         self.starts: list[int] = []
+        self.shifts: list[tuple[int, frozenset[int]]] = []  # per cell: the indent IPython removed, from which lines
         self.broken: list[tuple[Cell, SyntaxError]] = []
         chunks, line = [], 1
         for cell in cells:
             masked = mask(cell.source)
             if masked is None:
                 continue
+            masked, width, shifted = _leading_indent(masked)
             try:
                 ast.parse(masked)
             except SyntaxError as exc:  # one broken cell must not hide the findings of the others
+                if exc.lineno in shifted and exc.offset:
+                    exc.offset += width
                 self.broken.append((cell, exc))
                 continue
             if masked and not masked.endswith(("\n", "\r")):
                 masked += "\n"
             self.cells.append(cell)
             self.starts.append(line)
+            self.shifts.append((width, shifted))
             chunks.append(masked)
             line += len(_LINE.findall(masked))
         self.text = "".join(chunks)
@@ -179,6 +196,7 @@ class _Module:
         """`f` (virtual lines) inside its cell; a fix that reaches into another cell is dropped."""
         index = bisect.bisect_right(self.starts, f.line) - 1
         start, cell = self.starts[index], self.cells[index]
+        width, shifted = self.shifts[index]
         stop = self.starts[index + 1] if index + 1 < len(self.starts) else self.end
         lines = _LINE.findall(cell.source)
         end_line, end_column = f.end_line, f.end_column
@@ -191,16 +209,18 @@ class _Module:
             cell_end = (len(lines), len(lines[-1]) + 1)
         else:
             cell_end = (len(lines) + 1, 1)
-        if fix is not None and all(start <= e.line and (e.end_line < stop or (e.end_line, e.end_column) == (stop, 1)) for e in fix.edits):
+        if fix is not None and not width and all(start <= e.line and (e.end_line < stop or (e.end_line, e.end_column) == (stop, 1)) for e in fix.edits):
             fix = dataclasses.replace(fix, edits=tuple(
                 Edit(e.line - start + 1, e.column, *((e.end_line - start + 1, e.end_column) if e.end_line < stop else cell_end), e.content)
                 for e in fix.edits
             ))
-        else:
+        else:  # also in a cell IPython dedents: a fix's new text would lack the indent the cell keeps
             fix = None
-        line = f.line - start + 1
+        line, end_line = f.line - start + 1, end_line - start + 1
+        column = f.column + width * (line in shifted)
+        end_column += width * (end_line in shifted and f.end_line < stop)
         return dataclasses.replace(
-            f, cell=cell.number, line=line, end_line=end_line - start + 1, end_column=end_column, fix=fix,
+            f, cell=cell.number, line=line, column=column, end_line=end_line, end_column=end_column, fix=fix,
             source_line=lines[line - 1].rstrip("\r\n") if line <= len(lines) else "",
         )
 
@@ -340,7 +360,7 @@ def apply_edits(text: str, findings: list[Finding], allowed: set[str]) -> tuple[
     for index, cell in enumerate(nb.cells):
         new, done = fixer.apply_edits(cell.source, by_cell.get(cell.number, []), allowed)
         masked = mask(new) if done else None
-        if masked is not None and fixer.parses(masked):
+        if masked is not None and fixer.parses(_leading_indent(masked)[0]):
             sources[index] = new
             applied += done
     return (splice(nb, sources), applied) if applied else (text, [])
