@@ -23,7 +23,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument, Workspace
 
-from bertlint import __version__, engine, fixer, notebook, pages
+from bertlint import __version__, engine, notebook, pages, runner
 from bertlint.config import ConfigError, Settings, load_settings
 from bertlint.report import PAGE_URL, Finding, fix_to_dict
 from bertlint.rules import all_codes
@@ -189,21 +189,12 @@ class Server(LanguageServer):
             self.publish(uri, [], (), None)
             del self.findings[uri]
 
-    def fixed(self, path: Path, text: str, kind: tuple[Callable, Callable, Callable]) -> str:
-        """`text` with every safe fix applied, pass after pass, by `kind`'s (lint, apply_edits, parses):
-        chosen by the document, not by `path`'s suffix (runner.fix_text's way), since a notebook in an
-        editor need not be a `.ipynb` file (VS Code's interactive window, a Jupytext script)."""
-        lint, apply, parses = kind
+    def fixed(self, path: Path, text: str, notebook_text: bool) -> str:
+        """`text` with every safe fix applied; a notebook is said so by the document, not by `path`'s
+        suffix, since one in an editor need not be a `.ipynb` file (VS Code's interactive window, Jupytext)."""
         if self.config_changed(path):
             self.reload()
-        settings = self.settings_for(path)
-        findings = lint(text, path, settings)
-        for _ in range(fixer.MAX_PASSES):
-            new, applied = apply(text, findings, {"safe"})
-            if not applied or not parses(new):
-                break
-            text, findings = new, lint(new, path, settings)
-        return text
+        return runner.fix_text(text, None, path, self.settings_for(path), {"safe"}, notebook_text)[0]
 
 
 class _Document(TextDocument):
@@ -422,10 +413,10 @@ def _fix_all(ls: Server, doc) -> list[types.TextEdit]:
     """Every safe fix, to a fixed point, as one edit replacing the document (or notebook cell)."""
     nb = ls.workspace.get_notebook_document(cell_uri=doc.uri)
     if nb is None:
-        new = ls.fixed(Path(doc.path), doc.source, (engine.lint_source, fixer.apply_edits, fixer.parses))
+        new = ls.fixed(Path(doc.path), doc.source, notebook_text=False)
     else:
         docs = [ls.workspace.get_text_document(cell.document) for cell in nb.cells]
-        fixed = ls.fixed(_path(nb.uri), _notebook_json(nb, docs), (notebook.lint_text, notebook.apply_edits, notebook.parses))
+        fixed = ls.fixed(_path(nb.uri), _notebook_json(nb, docs), notebook_text=True)
         number = [cell.document for cell in nb.cells].index(doc.uri) + 1
         new = next(cell.source for cell in notebook.parse(fixed).cells if cell.number == number)
     if new == doc.source:

@@ -217,20 +217,25 @@ def lint_path(path: Path, data: bytes, settings: Settings, outcome: Outcome, all
     return findings
 
 
-def _kind(path: Path):
-    """(lint, apply_edits, parses) for the file's kind: a notebook's JSON text, or a script."""
+def _kind(path: Path, notebook_text: bool | None = None):
+    """(lint, apply_edits, parses) for a notebook's JSON text or a script: by the file's suffix unless
+    `notebook_text` says (an editor's notebook need not be a `.ipynb` file)."""
     from bertlint import engine, fixer, notebook
 
-    if path.suffix == ".ipynb":
+    if notebook_text if notebook_text is not None else path.suffix == ".ipynb":
         return notebook.lint_text, notebook.apply_edits, notebook.parses
     return engine.lint_source, fixer.apply_edits, fixer.parses
 
 
-def fix_text(text: str, findings: list[Finding], path: Path, settings: Settings, allowed: set[str]) -> tuple[str, list[Finding], int]:
-    """Apply fixes pass by pass until none applies or the result would not parse: (text, findings left, fixes applied)."""
+def fix_text(text: str, findings: list[Finding] | None, path: Path, settings: Settings, allowed: set[str],
+             notebook_text: bool | None = None) -> tuple[str, list[Finding], int]:
+    """Apply fixes pass by pass until none applies or the result would not parse: (text, findings left,
+    fixes applied). `findings` None: lint `text` first; `notebook_text` as for `_kind`."""
     from bertlint import fixer
 
-    lint, apply, parses = _kind(path)
+    lint, apply, parses = _kind(path, notebook_text)
+    if findings is None:
+        findings = lint(text, path, settings)
     total = 0
     for _ in range(fixer.MAX_PASSES):
         new_text, applied = apply(text, findings, allowed)
