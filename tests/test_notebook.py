@@ -107,6 +107,21 @@ def test_a_cell_ipython_dedents_is_linted_at_its_own_columns(tmp_path: Path) -> 
     assert "".join(json.loads(path.read_text())["cells"][1]["source"]).startswith(f"    {PAD[:-1]}  # noqa: BL101\n    if enc:")
 
 
+def test_a_writefile_script_cell_is_linted_as_a_script_of_its_own(tmp_path: Path) -> None:
+    """Colab's `%%writefile train.py` then `!python train.py`: the cell is a whole script. Its findings
+    carry the cell; its names are not the notebook's; `-a` (a fragment) and other files are left alone."""
+    script = "%%writefile train.py\n" + LOAD + PAD
+    text = nb_json(("code", "import os\n"), ("code", script), ("code", PAD), ("code", "%%writefile -a train.py\n" + PAD),
+                   ("code", "%%writefile notes.txt\nenc = tok(pad_to_max_length=True)\n"))
+    assert where(lint(text)) == [(2, 4, 24, "BL101")]  # cell 3's `tok` is the script's, not the notebook's
+    path = tmp_path / "colab.ipynb"
+    path.write_text(text, encoding="utf-8")
+    assert cli("--fix", str(path)).exit_code == 0
+    assert json.loads(path.read_text())["cells"][1]["source"] == script.replace("pad_to_max_length=True", 'padding="max_length"')
+    broken = nb_json(("code", "%%writefile train.py\nx = (\n"))
+    assert [code for *_, code in where(lint(broken))] == ["BL901"]  # the written script would not run
+
+
 def test_cell_magics() -> None:
     assert notebook.mask("%%capture out\nimport torch\n") == "0            \nimport torch\n"
     assert notebook.mask("%%bash\necho hi\n") is None

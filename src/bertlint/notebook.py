@@ -34,6 +34,7 @@ PYTHON_MAGICS = frozenset({"time", "timeit", "prun", "capture"})
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # lines as libcst counts them
 _CELL_MAGIC = re.compile(r"%%(\w+)")
+_WRITES_SCRIPT = re.compile(r"\s*%%writefile[ \t]+(?!-)\S+\.py[ \t]*(?:\r\n|\r|\n|$)")  # a whole script, not `-a` a part
 _PYTHON_MAGIC = re.compile(r"%(\w+)[ \t]+(?=[^\s-])")  # `%time ` followed by a statement, not an option
 _COMPOUND = re.compile(r"(?:async[ \t]+)?(?:for|while|if|with|try|def|class)\b")  # `0; for ...` would not parse
 _ESCAPE = re.compile(r"(?:[\w.]+(?:[ \t]*,[ \t]*[\w.]+)*[ \t]*=[ \t]*)?(?P<magic>[!%].*)")  # `!ls`, `x = %env`
@@ -67,6 +68,12 @@ class NotebookError(ValueError):
 # --- IPython syntax --------------------------------------------------------------------------
 
 
+def writes_script(source: str) -> bool:
+    """`%%writefile train.py`: the cell is a whole script of its own, written to disk (and run with
+    `!python train.py`), not code of the notebook."""
+    return _WRITES_SCRIPT.match(source) is not None
+
+
 def mask(source: str) -> str | None:
     """`source` as Python, every IPython escape replaced by a same-length placeholder; None when a
     cell magic runs another language (`%%bash`, `%%html`): such a cell is not Python at all."""
@@ -74,7 +81,7 @@ def mask(source: str) -> str | None:
     first = next((n for n, line in enumerate(lines) if line.strip()), 0)  # IPython drops leading blank lines
     if lines and lines[first].startswith("%%"):
         name = _CELL_MAGIC.match(lines[first])
-        if name is None or name.group(1) not in PYTHON_MAGICS:
+        if name is None or (name.group(1) not in PYTHON_MAGICS and not writes_script(source)):
             return None
         lines[first] = _placeholder(lines[first], 0)
     quote, depth, continued, escaped = None, 0, False, False
@@ -172,7 +179,7 @@ class _Module:
         chunks, line = [], 1
         for cell in cells:
             masked = mask(cell.source)
-            if masked is None:
+            if masked is None or writes_script(cell.source):  # a script of its own: linted alone
                 continue
             masked, width, shifted = _leading_indent(masked)
             try:
@@ -228,8 +235,13 @@ class _Module:
 def lint_cells(cells: Iterable[Cell], path: Path, settings: "Settings", codes: Iterable[str] | None = None) -> list[Finding]:
     """Findings of the code cells, each placed in its cell."""
     selected = frozenset(codes) if codes is not None else settings.codes_for(path)
+    cells = list(cells)
     module = _Module(cells)
     findings = [module.place(f) for f in engine.lint_source(module.text, path, settings, selected)] if module.cells else []
+    for cell in filter(lambda c: writes_script(c.source), cells):  # its lines are the script's: nothing to place
+        lines = _LINE.findall(cell.source)
+        findings += [dataclasses.replace(f, cell=cell.number, source_line=lines[f.line - 1].rstrip("\r\n") if f.line <= len(lines) else "")
+                     for f in engine.lint_source(mask(cell.source), path, settings, selected)]
     if "BL901" in selected:
         for cell, exc in module.broken:
             lines = _LINE.findall(cell.source)
