@@ -72,7 +72,8 @@ def test_demo_confirms_every_probed_rule_with_numbers(demo):
         ("BL202", lambda m, e: (m["input_length"], m["label_length"]) == (128, 64) and "batch_size" in e),
         ("BL204", lambda m, e: m["max_label"] >= m["num_labels"] == 2 and "Target 2 is out of bounds" in e),
         ("BL206", lambda m, e: m["largest_new_id"] >= m["embedding_rows"] == 30522 and "index out of range" in e),
-        ("BL301", lambda m, e: m["loss_peak"] >= 3 * m["reference_loss_peak"] and m["lr"] == 1e-3),
+        ("BL301", lambda m, e: m["loss_peak"] >= 3 * m["reference_loss_peak"] and m["lr"] == 1e-3
+                  and m["weight_change"] > 10 * m["reference_weight_change"] and "of their norm" in e),
         ("BL401", lambda m, e: m["ratio"] == 4.0 and m["minority_recall_unweighted"] < m["minority_recall_weighted"] - 0.1),
         ("BL402", lambda m, e: "eval_dataset" in e),
         ("BL603", lambda m, e: "num_items_in_batch" in e and "ReviewTrainer.compute_loss" in e),

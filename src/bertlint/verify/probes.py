@@ -319,7 +319,9 @@ def probe_learning_rate(spec: dict, env: Env) -> dict:
         stuck = _tail(flagged) >= flagged[0] and _tail(base) < base[0]
         if nan or spiked or stuck:
             why = "the loss turns NaN" if nan else f"the loss spikes to {max(flagged):.2f}, {max(flagged) / max(base):.1f}× the reference's peak" if spiked else "the loss does not go down"
-            return verdict("confirmed", f"unstable ({why}): {text}", setup, **numbers)
+            # what a pretrained checkpoint loses: each step moves its weights this much further than a fine-tune should
+            moved_text = f"; the weights moved {moved:.2g} of their norm vs {base_moved:.2g} at the reference ({moved / max(base_moved, 1e-12):.0f}×)"
+            return verdict("confirmed", f"unstable ({why}): {text}{moved_text}", setup, **numbers)
         return verdict("not_confirmed", f"trains as well as the reference: {text}", setup, **numbers)
     if moved <= 0.1 * base_moved:
         return verdict("confirmed", f"stalls: the weights moved {moved:.2g} (relative) vs {base_moved:.2g} at the reference; {text}", setup, **numbers)
