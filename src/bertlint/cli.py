@@ -220,17 +220,17 @@ def _settings_text(settings, path: Path) -> str:
         "learning-rate": settings.lr_ranges,
         "transformers-version": f"{versions.show(version)} ({source})",
     }
-    return f"# settings for {path}\n" + "".join(f"{key} = {_toml(value)}\n" for key, value in rows.items())
+    return f"# settings for {path}\n" + "".join(f"{key} = {_toml_value(value)}\n" for key, value in rows.items())
 
 
-def _toml(value) -> str:
+def _toml_value(value) -> str:
     """A TOML value for the plain data of the settings (strings, booleans, numbers, lists, tables)."""
     import json
 
     if isinstance(value, dict):
-        return "{ " + ", ".join(f"{json.dumps(str(k))} = {_toml(v)}" for k, v in value.items()) + " }" if value else "{}"
+        return "{ " + ", ".join(f"{json.dumps(str(k))} = {_toml_value(v)}" for k, v in value.items()) + " }" if value else "{}"
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     return json.dumps(value)
 
 

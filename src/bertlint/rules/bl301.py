@@ -33,10 +33,8 @@ class LearningRateOutOfRange(Rule):
         loads = facts.model_loads
         if not loads:
             return  # not a pretrained transformer: ranges do not apply
-        if facts.calls_to(*PROMPT_LEARNING_CONFIGS):
-            return  # soft prompts: no published range applies
-        if facts.calls_to(*PREFERENCE_OPTIMIZATION):
-            return  # DPO & co.: no published range applies
+        if facts.calls_to(*PROMPT_LEARNING_CONFIGS, *PREFERENCE_OPTIMIZATION):
+            return  # soft prompts, DPO & co.: no published range applies
         known = trained_model(facts)
         info = known[1] if known else None
         from_scratch = all(load.how != "pretrained" for load in loads)
