@@ -13,6 +13,7 @@ from bertlint import engine
 from bertlint.config import load_settings
 from bertlint.fixer import apply_edits, parses
 from bertlint.rules import all_codes
+from bertlint.target import target_version
 from conftest import T5_SUMMARIES, codes, lint_text
 
 
@@ -468,8 +469,9 @@ def test_bl301_ranges_come_from_the_configuration(tmp_path):
     source = 'import torch\nfrom transformers import AutoModel\nmodel = AutoModel.from_pretrained("bert-base-uncased")\nopt = torch.optim.AdamW(model.parameters(), lr=5e-4)\n'
     path = tmp_path / "train.py"
     settings = load_settings(tmp_path, all_codes(), config_file=tmp_path / "bertlint.toml")
-    assert [f.code for f in engine.lint_source(source, path, settings)] == []
-    [finding] = engine.lint_source(source.replace("5e-4", "5e-3"), path, settings)
+    target = target_version(settings, path, source)
+    assert [f.code for f in engine.lint_source(source, path, settings, target=target)] == []
+    [finding] = engine.lint_source(source.replace("5e-4", "5e-3"), path, settings, target=target)
     assert "from [tool.bertlint] learning-rate" in finding.message
 
 

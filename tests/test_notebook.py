@@ -15,6 +15,7 @@ from bertlint.cli import main
 from bertlint.config import load_settings
 from bertlint.report import Edit, Finding, Fix
 from bertlint.rules import all_codes
+from bertlint.target import target_version
 from conftest import PINNED_VERSION, ROOT
 
 NOTEBOOKS = ROOT / "fixtures" / "notebooks"
@@ -28,7 +29,8 @@ def settings(path: Path, **overrides):
 
 
 def lint(text: str, path: Path = NOTEBOOKS / "_snippet.ipynb", **overrides) -> list[Finding]:
-    return notebook.lint_text(text, path, settings(path, **overrides))
+    chosen = settings(path, **overrides)
+    return notebook.lint_text(text, path, chosen, target=target_version(chosen, path, text))
 
 
 def nb_json(*cells: tuple[str, str | list[str]], indent: int | None = 1) -> str:

@@ -207,8 +207,9 @@ def _show(settings, targets: list[Path], show_settings: bool) -> None:
 def _settings_text(settings, path: Path) -> str:
     """`--show-settings`: what applies to `path`, one TOML `key = value` line each."""
     from bertlint import versions
+    from bertlint.target import target_version
 
-    version, source = versions.target_version(settings, path, path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None)
+    version, source = target_version(settings, path, path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None)
     rows = {
         "config-file": str(settings.config_path) if settings.config_path else "(none)",
         "project-root": str(settings.project_root),
