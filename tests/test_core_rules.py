@@ -237,6 +237,60 @@ def test_bl201_pad_to_max_length_pads_only_before_4_52():
     assert only("BL201", source, transformers_version="4.55") == []
 
 
+def test_bl201_severity_follows_what_is_known_of_the_architecture():
+    batch = 'enc = tok(["a", "b c d"], padding=True, return_tensors="pt")\nout = model(enc["input_ids"])\n'
+    known = ENCODER + batch
+    [finding] = only("BL201", known)
+    assert finding.severity == "error"
+    unknown = known.replace('AutoModel.from_pretrained("bert-base-uncased")', "AutoModel.from_pretrained(sys.argv[1])").replace("import torch", "import sys\nimport torch")
+    [finding] = only("BL201", unknown)
+    assert finding.severity == "warning" and "unless the model is causal" in finding.message
+
+
+CAUSAL_LM = """\
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+tok = AutoTokenizer.from_pretrained("gpt2")
+tok.pad_token = tok.eos_token
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+enc = tok(["a", "b c d"], padding=True, return_tensors="pt")
+"""
+
+
+@pytest.mark.parametrize(
+    ("lines", "fires"),
+    [
+        ('out = model(enc["input_ids"])', False),  # right padding: pads come after every real token
+        ('tok.padding_side = "left"\nenc = tok(["a", "b c d"], padding=True, return_tensors="pt")\nout = model(enc["input_ids"])', True),
+        ('out = model.generate(enc["input_ids"], max_new_tokens=5)', True),  # generation needs the mask on either side
+        ('from torch.nn.utils.rnn import pad_sequence\nids = pad_sequence([torch.tensor([1, 2]), torch.tensor([3])], batch_first=True)\nout = model(ids)', False),
+        ('from torch.nn.utils.rnn import pad_sequence\nids = pad_sequence([torch.tensor([1, 2]), torch.tensor([3])], batch_first=True, padding_side="left")\nout = model(ids)', True),
+    ],
+)
+def test_bl201_causal_models_need_the_mask_only_for_left_padding_and_generation(lines, fires):
+    found = only("BL201", CAUSAL_LM + lines + "\n")
+    assert [f.severity for f in found] == (["error"] if fires else [])
+
+
+def test_bl201_text_encoder_conditioning_a_diffusion_model_is_left_alone():
+    source = textwrap.dedent(
+        """\
+        import torch
+        from diffusers import UNet2DConditionModel
+        from transformers import AutoModel, AutoTokenizer
+        tok = AutoTokenizer.from_pretrained("t5-small")
+        encoder = AutoModel.from_pretrained("t5-small")
+        unet = UNet2DConditionModel.from_pretrained("some/unet")
+        enc = tok(["a cat", "a dog on a red sofa"], padding="max_length", max_length=32, truncation=True, return_tensors="pt")
+        hidden = encoder(enc["input_ids"])[0]
+        pred = unet(torch.randn(2, 4, 8, 8), 10, encoder_hidden_states=hidden)
+        """
+    )
+    assert only("BL201", source) == []
+    # the same encoder with its output used for something else (and no diffusers) is still a finding
+    assert len(only("BL201", source.replace("from diffusers import UNet2DConditionModel\n", "").replace("encoder_hidden_states=hidden", "hidden"))) == 1
+
+
 # --- BL202 --------------------------------------------------------------------------------
 
 CAUSAL = """\

@@ -467,3 +467,16 @@ def test_import_is_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_attention_per_architecture_and_conditioning_encoders():
+    from bertlint.knowledge import attention_of, conditioning_encoder, lookup_checkpoint
+
+    assert attention_of(info=lookup_checkpoint("bert-base-uncased")) == "bidirectional"
+    assert attention_of(info=lookup_checkpoint("gpt2")) == "causal"
+    assert attention_of(class_name="transformers.CLIPTextModel") == "causal"
+    assert attention_of(class_name="transformers.T5EncoderModel") == "bidirectional"
+    assert attention_of(class_name="transformers.LlamaForSequenceClassification") == "causal"
+    assert attention_of(class_name="transformers.AutoModel") is None
+    assert conditioning_encoder("transformers.AutoModel", "text_encoder_2") and conditioning_encoder("transformers.CLIPTextModel", None)
+    assert not conditioning_encoder("transformers.BertModel", "unet")
