@@ -416,13 +416,15 @@ def lr_range(
     peft: bool = False,
     model_type: str | None = None,
     overrides: Mapping | None = None,
-) -> tuple[float, float, str]:
-    """(low, high, label): peak learning rates outside [low, high] deserve a warning.
+    family: str | None = None,
+) -> tuple[float, float, str] | None:
+    """(low, high, label): peak learning rates outside [low, high] deserve a warning; None when no range is known.
 
-    Precedence: from-scratch > PEFT/LoRA > the checkpoint's family > the base family of ``model_type``
-    (or of ``info.model_type``) > "default". ``overrides`` is ``[tool.bertlint] learning-rate``: keys are
+    Precedence: from-scratch > PEFT/LoRA > the checkpoint's family > ``family`` > the base family of
+    ``model_type`` (or of ``info.model_type``) > "default". ``overrides`` is ``[tool.bertlint] learning-rate``: keys are
     family keys, ``default``, ``lora``, ``from-scratch`` or checkpoint ids; values ``[lo, hi]`` or
-    ``{optimizer: [lo, hi]}``; it wins over the built-in table."""
+    ``{optimizer: [lo, hi]}``; it wins over the built-in table. An unknown family has no built-in range
+    (speech, vision and unlisted models are not BERT): only a configured ``default`` gives it one."""
     table = _lr_table()
     kind = _lr_kind(optimizer)
     if from_scratch:
@@ -430,8 +432,8 @@ def lr_range(
     elif peft:
         key = "lora"
     else:
-        key = (info.family if info else None) or family_for_model_type(model_type or (info.model_type if info else None)) or "default"
-    entry = table[key]
+        key = (info.family if info else None) or family or family_for_model_type(model_type or (info.model_type if info else None)) or "default"
+    entry = table.get(key, {"label": "a model of unknown family"})
 
     if overrides:
         norm = lambda k: str(k).lower().replace("_", "-")  # noqa: E731
@@ -450,6 +452,8 @@ def lr_range(
 
     if kind in entry:
         return (float(entry[kind][0]), float(entry[kind][1]), f"{entry['label']} with {_OPT_LABEL[kind]}")
+    if "adamw" not in entry:
+        return None
     low, high = entry["adamw"]
     return (float(low), float(high), f"{entry['label']} (AdamW range; none published for {_OPT_LABEL[kind]})")
 
