@@ -108,9 +108,13 @@ def add_noqa(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, c
         lint, apply, parses = _kind(path)
         text, applied = apply(decoded.text, edits, {"safe"})
         if applied and parses(text):
-            fixer.write_atomic(path, fixer.encode(text, decoded))
-            outcome.fixed += len(applied)
-            findings = lint(text, path, settings)  # what could not be suppressed
+            try:
+                fixer.write_in_place(path, data, fixer.encode(text, decoded))
+            except fixer.NotWritten as exc:
+                outcome.problems.append(f"{path}: {exc}")
+            else:
+                outcome.fixed += len(applied)
+                findings = lint(text, path, settings)  # what could not be suppressed
         outcome.findings += findings
     return outcome
 
@@ -184,7 +188,7 @@ def _check(path: Path, job: _Job) -> _Done:
     from bertlint import fixer
 
     with cache.recording() as read:
-        part.findings = lint_path(path, data, settings, part, allowed, functools.partial(fixer.write_atomic, path) if write else None)
+        part.findings = lint_path(path, data, settings, part, allowed, functools.partial(fixer.write_in_place, path, data) if write else None)
     if not keyed:
         return path, part, None, []
     return path, part, cache.file_key(path, data, settings), cache.snapshot(read)
@@ -192,8 +196,9 @@ def _check(path: Path, job: _Job) -> _Done:
 
 def lint_path(path: Path, data: bytes, settings: Settings, outcome: Outcome, allowed: set[str] | None,
               write: Callable[[bytes], None] | None) -> list[Finding]:
-    """Lint one file's bytes and apply the `allowed` fixes: `write` takes the fixed bytes, or without
-    it they become a diff in `outcome`. Errors are recorded in `outcome`, never raised."""
+    """Lint one file's bytes and apply the `allowed` fixes: `write` takes the fixed bytes (and may raise
+    `fixer.NotWritten`), or without it they become a diff in `outcome`. Errors are recorded in
+    `outcome`, never raised."""
     from bertlint import engine, fixer
 
     try:
@@ -207,14 +212,19 @@ def lint_path(path: Path, data: bytes, settings: Settings, outcome: Outcome, all
         return []
     if allowed is None or not any((f.fix or f.extra.get("hidden_fix")) for f in findings):
         return findings
-    text, findings, total = fix_text(decoded.text, findings, path, settings, allowed)
-    if total:
-        outcome.fixed += total
-        if write is not None:
+    text, fixed_findings, total = fix_text(decoded.text, findings, path, settings, allowed)
+    if not total:
+        return fixed_findings
+    if write is None:
+        outcome.diff_text += fixer.unified_diff(str(path), decoded.text, text)
+    else:
+        try:
             write(fixer.encode(text, decoded))
-        else:
-            outcome.diff_text += fixer.unified_diff(str(path), decoded.text, text)
-    return findings
+        except fixer.NotWritten as exc:  # the file as it is on disk keeps its findings
+            outcome.problems.append(f"{path}: {exc}")
+            return findings
+    outcome.fixed += total
+    return fixed_findings
 
 
 def _kind(path: Path, notebook_text: bool | None = None):
