@@ -111,9 +111,13 @@ def add_noqa(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, c
         lint, apply, parses = _kind(path)
         text, applied = apply(decoded.text, edits, {"safe"})
         if applied and parses(text):
-            fixer.write_atomic(path, fixer.encode(text, decoded))
-            outcome.fixed += len(applied)
-            findings = lint(text, path, settings, target=target)  # what could not be suppressed
+            try:
+                fixer.write_in_place(path, data, fixer.encode(text, decoded))
+            except fixer.NotWritten as exc:
+                outcome.problems.append(f"{path}: {exc}")
+            else:
+                outcome.fixed += len(applied)
+                findings = lint(text, path, settings, target=target)  # what could not be suppressed
         outcome.findings += findings
     return outcome
 
@@ -187,7 +191,7 @@ def _check(path: Path, job: _Job) -> _Done:
     from bertlint import fixer
 
     target, reads = target_of(settings, path, data), []
-    part.findings = lint_path(path, data, target, settings, part, allowed, functools.partial(fixer.write_atomic, path) if write else None, reads)
+    part.findings = lint_path(path, data, target, settings, part, allowed, functools.partial(fixer.write_in_place, path, data) if write else None, reads)
     if not keyed:
         return path, part, None, []
     return path, part, cache.file_key(data, target), cache.snapshot(reads)
@@ -209,9 +213,10 @@ def _cached(results: cache.Cache, path: Path, settings: Settings) -> list[Findin
 
 def lint_path(path: Path, data: bytes, target: Target, settings: Settings, outcome: Outcome, allowed: set[str] | None,
               write: Callable[[bytes], None] | None, reads: list[str] | None = None) -> list[Finding]:
-    """Lint one file's bytes and apply the `allowed` fixes: `write` takes the fixed bytes, or without
-    it they become a diff in `outcome`. Errors are recorded in `outcome`, never raised. The other files
-    the lint read (or looked for) are added to `reads`: its findings depend on them."""
+    """Lint one file's bytes and apply the `allowed` fixes: `write` takes the fixed bytes (and may raise
+    `fixer.NotWritten`), or without it they become a diff in `outcome`. Errors are recorded in
+    `outcome`, never raised. The other files the lint read (or looked for) are added to `reads`: its
+    findings depend on them."""
     from bertlint import engine, fixer
 
     try:
@@ -225,14 +230,19 @@ def lint_path(path: Path, data: bytes, target: Target, settings: Settings, outco
         return []
     if allowed is None or not any((f.fix or f.extra.get("hidden_fix")) for f in findings):
         return findings
-    text, findings, total = fix_text(decoded.text, findings, path, settings, allowed, target)
-    if total:
-        outcome.fixed += total
-        if write is not None:
+    text, fixed_findings, total = fix_text(decoded.text, findings, path, settings, allowed, target)
+    if not total:
+        return fixed_findings
+    if write is None:
+        outcome.diff_text += fixer.unified_diff(str(path), decoded.text, text)
+    else:
+        try:
             write(fixer.encode(text, decoded))
-        else:
-            outcome.diff_text += fixer.unified_diff(str(path), decoded.text, text)
-    return findings
+        except fixer.NotWritten as exc:  # the file as it is on disk keeps its findings
+            outcome.problems.append(f"{path}: {exc}")
+            return findings
+    outcome.fixed += total
+    return fixed_findings
 
 
 def _kind(path: Path, notebook_text: bool | None = None):
