@@ -268,6 +268,20 @@ def test_invalid_notebook_does_not_stop_the_run(tmp_path: Path) -> None:
     assert f"{tmp_path / 'train.py'}:3:24: BL101" in result.output
 
 
+def test_a_directory_walk_skips_jupyter_checkpoint_copies(tmp_path: Path) -> None:
+    """Jupyter autosaves `nb.ipynb` as `.ipynb_checkpoints/nb-checkpoint.ipynb`: a walk reports each finding
+    once (ruff's default exclusions); the copy named on the command line is still linted."""
+    text = nb_json(("code", LOAD + PAD))
+    (tmp_path / "nb.ipynb").write_text(text, encoding="utf-8")
+    (tmp_path / ".ipynb_checkpoints").mkdir()
+    copy = tmp_path / ".ipynb_checkpoints" / "nb-checkpoint.ipynb"
+    copy.write_text(text, encoding="utf-8")
+    walked = cli("--format", "concise", str(tmp_path)).output
+    assert [line.split(": ")[0] for line in walked.splitlines() if "BL101" in line] == [f"{tmp_path / 'nb.ipynb'}:cell 1:3:24"]
+    named = cli("--format", "concise", str(copy)).output
+    assert f"{copy}:cell 1:3:24: BL101" in named
+
+
 # --- fixtures --------------------------------------------------------------------------------
 
 FIXTURES = sorted(NOTEBOOKS.glob("*.ipynb"))
