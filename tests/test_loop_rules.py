@@ -351,6 +351,30 @@ def test_bl503_silent(tail: str) -> None:
     assert codes(lint_text(source)) == []
 
 
+@pytest.mark.parametrize(
+    ("freeze", "fires"),
+    [
+        ("model.requires_grad_(False)\n", False),
+        ("for p in model.parameters():\n    p.requires_grad = False\n", False),
+        ("for name, p in model.named_parameters():\n    p.requires_grad_(False)\n", False),
+        ("for name, p in model.named_parameters():\n    if 'classifier' not in name:\n        p.requires_grad = False\n", True),  # partial
+        ("for p in model.base_model.parameters():\n    p.requires_grad = False\n", True),  # the head still trains
+        ("model.requires_grad_(False)\nfor p in model.classifier.parameters():\n    p.requires_grad_(True)\n", False),  # a part: ignored
+        ("model.requires_grad_(False)\nmodel.requires_grad_()\n", True),  # thawed again
+        ("", True),
+    ],
+)
+def test_bl503_frozen_models_record_no_graph(freeze: str, fires: bool) -> None:
+    source = INFERENCE + freeze + 'enc = tokenizer(["a b", "c"], padding=True, return_tensors="pt")\nlogits = model(**enc).logits\n'
+    assert (codes(lint_text(source)) == ["BL503"]) is fires
+
+
+@pytest.mark.parametrize(("tail", "fires"), [(".last_hidden_state.shape[-1]", False), ("[0].size(1)", False), (".logits", True), (".logits.shape[0] + model(**enc).logits", True)])
+def test_bl503_forward_read_only_for_its_shape(tail: str, fires: bool) -> None:
+    source = INFERENCE + f'enc = tokenizer("a b", return_tensors="pt")\nx = model(**enc){tail}\n'
+    assert (codes(lint_text(source)) == ["BL503"]) is fires
+
+
 def test_bl503_silent_in_training_steps() -> None:
     source = loop_script("loss = forward(batch)\nloss.backward()\noptimizer.step()\noptimizer.zero_grad()\n", HEADER + "def forward(batch):\n    return model(**batch).loss\n")
     assert codes(lint_text(source)) == []
