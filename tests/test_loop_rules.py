@@ -203,6 +203,10 @@ def test_bl303_zero_grad_only_before_the_loop() -> None:
         ("model(**batch).loss.backward()\noptimizer.step()\nmodel.zero_grad()\n", HEADER),
         ("optimizer.zero_grad(set_to_none=True)\nmodel(**batch).loss.backward()\noptimizer.step()\n", HEADER),
         ("model(**batch).loss.backward()\noptimizer.step()\nfor p in model.parameters():\n    p.grad = None\n", HEADER),
+        ("model(**batch).loss.backward()\noptimizer.step()\nfor p in model.parameters():\n    p.grad.mul_(0)\n", HEADER),
+        ("grads = torch.autograd.grad(model(**batch).loss, params)\nfor p, g in zip(params, grads):\n    p.grad = g\noptimizer.step()\n", HEADER),
+        ("with dist_autograd.context() as cid:\n    dist_autograd.backward(cid, [model(**batch).loss])\n    optimizer.step(cid)\n",
+         HEADER + "import torch.distributed.autograd as dist_autograd\n"),
         ("model(**batch).loss.backward()\noptimizer.step()\nreset()\n", HEADER + "def reset():\n    for p in model.parameters():\n        p.grad.zero_()\n"),
         # once per epoch: not BL303's business
         ("model(**batch).loss.backward()\noptimizer.step()\n", HEADER + "for epoch in range(3):\n    optimizer.zero_grad()\n"),

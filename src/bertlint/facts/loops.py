@@ -50,7 +50,7 @@ class TrainingLoop:
     framework: str  # "torch" | "tensorflow"
     backward: list[Call]  # gradient calls in it, nested loops included
     steps: list[Call]  # `optimizer.step()`, `scaler.step(optimizer)`, `optimizer.apply_gradients(...)` in it
-    zeroed: bool  # gradients reset in it or an enclosing loop, directly or through a local helper
+    zeroed: bool  # gradients reset in it or an enclosing loop, directly or through a local helper; or never kept in `.grad`
     every_iteration_zero_grads: list[Call]  # `optimizer/model.zero_grad()` that run on every iteration
     gate: cst.If | None  # the `if ... % n ...` every step sits under: accumulation written by hand
     accumulation_expr: cst.BaseExpression | None  # that n as written
@@ -95,8 +95,9 @@ def _training_loop(facts: Facts, node, step_ids: set[int], grad_ids: set[int], i
                 recreated.append(assign)
     accelerate = any(c.method in ("backward", "accumulate") and _kind_is(facts, c.receiver, c, "accelerator") for c in inside)
     verdicts = {_divided(facts, loss, c.scope, c.order, node) for c in backward if (loss := _backward_loss(facts, c)) is not None}
+    zeroed = _zeroed(facts, node, index) or not any(_accumulates(c) for c in backward)
     return TrainingLoop(
-        node, framework, backward, steps, _zeroed(facts, node, index), zero_grads, gate, accumulation_expr, accumulation_steps, recreated, accelerate,
+        node, framework, backward, steps, zeroed, zero_grads, gate, accumulation_expr, accumulation_steps, recreated, accelerate,
         verdicts.pop() if len(verdicts) == 1 and framework == "torch" else None,
     )
 
@@ -141,6 +142,15 @@ def _is_gradient_call(facts: Facts, call: Call) -> bool:
     if call.method == "backward" or call.qualname in ("torch.autograd.grad", "torch.autograd.backward"):
         return True
     return call.method == "gradient" and _kind_is(facts, call.receiver, call, "gradient_tape")
+
+
+def _accumulates(call: Call) -> bool:
+    """Does this gradient call add into the parameters' `.grad`? `torch.autograd.grad` returns the gradients instead,
+    `torch.distributed.autograd.backward(context_id, ...)` keeps them per context (the `DistributedOptimizer` steps
+    with that context: pytorch/examples distributed/rpc), a tape's `gradient` returns them."""
+    if call.qualname is not None and call.qualname.startswith("torch.distributed.autograd"):
+        return False
+    return call.method == "backward" or call.qualname == "torch.autograd.backward"
 
 
 def _is_update(facts: Facts, call: Call) -> bool:
@@ -189,12 +199,20 @@ def _grad_attribute(expr: cst.BaseExpression | None) -> bool:
 
 
 def _resets_gradients(calls: list[Call], root: cst.CSTNode) -> bool:
-    """`zero_grad()` (optimizer, model, accelerated or DeepSpeed wrapper), `p.grad.zero_()`, `p.grad = None` under `root`."""
-    if any(c.method == "zero_grad" or (c.method == "zero_" and _grad_attribute(c.receiver)) for c in calls):
+    """`zero_grad()` (optimizer, model, accelerated or DeepSpeed wrapper), `p.grad.zero_()`/`.fill_(0)`/`.mul_(0)`,
+    `p.grad = None` (or any value: it replaces what backward added) or `del p.grad` under `root`."""
+    if any(c.method == "zero_grad" or (c.method in ("zero_", "fill_", "mul_") and _grad_attribute(c.receiver) and (c.method == "zero_" or _zero_arg(c))) for c in calls):
         return True
     return any(
-        isinstance(n, cst.Assign) and dotted(n.value) == "None" and any(_grad_attribute(t.target) for t in n.targets) for n in walk(root)
+        isinstance(n, cst.Assign) and any(_grad_attribute(t.target) for t in n.targets)
+        or isinstance(n, cst.Del) and _grad_attribute(n.target)
+        for n in walk(root)
     )
+
+
+def _zero_arg(call: Call) -> bool:
+    arg = call.arg(0, "value")
+    return arg is not None and isinstance(arg.value, (cst.Integer, cst.Float)) and arg.value.evaluated_value == 0
 
 
 def _zeroed(facts: Facts, node, index: dict[int, list[Call]]) -> bool:
