@@ -268,6 +268,20 @@ def test_bl304_silent(manager: str, extra: str) -> None:
     assert "BL304" not in codes(lint_text(loop_script(body, HEADER + extra)))
 
 
+@pytest.mark.parametrize(
+    "backward",
+    [
+        "self_scaler.scale(loss).backward()",  # a scaler made elsewhere
+        "trainer.scaler.scale(loss).backward()",
+        "engine.backward(loss)",  # DeepSpeed, Fabric, an Accelerator passed in: they scale in fp16 themselves
+        "with amp.scale_loss(loss, optimizer) as scaled:\n    scaled.backward()",
+    ],
+)
+def test_bl304_silent_when_the_backward_goes_through_a_scaler(backward: str) -> None:
+    body = f'with torch.autocast("cuda"):\n    loss = model(**batch).loss\n{backward}\noptimizer.step()\noptimizer.zero_grad()\n'
+    assert "BL304" not in codes(lint_text(loop_script(body, HEADER + "from apex import amp\n")))
+
+
 def test_bl304_autocast_around_the_whole_loop() -> None:
     source = HEADER + 'with torch.autocast("cuda", dtype=torch.float16):\n    for batch in loader:\n        model(**batch).loss.backward()\n        optimizer.step()\n        optimizer.zero_grad()\n'
     assert codes(lint_text(source)) == ["BL304"]
