@@ -13,6 +13,7 @@ from bertlint import engine
 from bertlint.config import load_settings
 from bertlint.fixer import apply_edits, parses
 from bertlint.rules import all_codes
+from bertlint.target import target_version
 from conftest import T5_SUMMARIES, codes, lint_text
 
 
@@ -446,7 +447,8 @@ def test_bl301_from_scratch_and_configured_default_are_warnings_at_most(tmp_path
     (tmp_path / "bertlint.toml").write_text('transformers-version = "5.23"\n[learning-rate]\ndefault = [1e-5, 1e-4]\n')
     source = 'import sys, torch\nfrom transformers import AutoModel\nmodel = AutoModel.from_pretrained(sys.argv[1])\nopt = torch.optim.AdamW(model.parameters(), lr=1e-1)\n'
     settings = load_settings(tmp_path, all_codes(), config_file=tmp_path / "bertlint.toml")
-    [finding] = [f for f in engine.lint_source(source, tmp_path / "train.py", settings) if f.code == "BL301"]
+    path = tmp_path / "train.py"
+    [finding] = [f for f in engine.lint_source(source, path, settings, target=target_version(settings, path, source)) if f.code == "BL301"]
     assert finding.severity == "warning"
 
 
@@ -560,8 +562,9 @@ def test_bl301_ranges_come_from_the_configuration(tmp_path):
     source = 'import torch\nfrom transformers import AutoModel\nmodel = AutoModel.from_pretrained("bert-base-uncased")\nopt = torch.optim.AdamW(model.parameters(), lr=5e-4)\n'
     path = tmp_path / "train.py"
     settings = load_settings(tmp_path, all_codes(), config_file=tmp_path / "bertlint.toml")
-    assert [f.code for f in engine.lint_source(source, path, settings)] == []
-    [finding] = engine.lint_source(source.replace("5e-4", "5e-3"), path, settings)
+    target = target_version(settings, path, source)
+    assert [f.code for f in engine.lint_source(source, path, settings, target=target)] == []
+    [finding] = engine.lint_source(source.replace("5e-4", "5e-3"), path, settings, target=target)
     assert "from [tool.bertlint] learning-rate" in finding.message
 
 

@@ -15,6 +15,7 @@ from bertlint.cli import main
 from bertlint.config import load_settings
 from bertlint.report import Edit, Finding, Fix
 from bertlint.rules import all_codes
+from bertlint.target import target_version
 from conftest import PINNED_VERSION, ROOT
 
 NOTEBOOKS = ROOT / "fixtures" / "notebooks"
@@ -28,7 +29,8 @@ def settings(path: Path, **overrides):
 
 
 def lint(text: str, path: Path = NOTEBOOKS / "_snippet.ipynb", **overrides) -> list[Finding]:
-    return notebook.lint_text(text, path, settings(path, **overrides))
+    chosen = settings(path, **overrides)
+    return notebook.lint_text(text, path, chosen, target=target_version(chosen, path, text))
 
 
 def nb_json(*cells: tuple[str, str | list[str]], indent: int | None = 1) -> str:
@@ -264,6 +266,20 @@ def test_invalid_notebook_does_not_stop_the_run(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert f"{tmp_path / 'broken.ipynb'}:1:12: BL901 invalid notebook" in result.output
     assert f"{tmp_path / 'train.py'}:3:24: BL101" in result.output
+
+
+def test_a_directory_walk_skips_jupyter_checkpoint_copies(tmp_path: Path) -> None:
+    """Jupyter autosaves `nb.ipynb` as `.ipynb_checkpoints/nb-checkpoint.ipynb`: a walk reports each finding
+    once (ruff's default exclusions); the copy named on the command line is still linted."""
+    text = nb_json(("code", LOAD + PAD))
+    (tmp_path / "nb.ipynb").write_text(text, encoding="utf-8")
+    (tmp_path / ".ipynb_checkpoints").mkdir()
+    copy = tmp_path / ".ipynb_checkpoints" / "nb-checkpoint.ipynb"
+    copy.write_text(text, encoding="utf-8")
+    walked = cli("--format", "concise", str(tmp_path)).output
+    assert [line.split(": ")[0] for line in walked.splitlines() if "BL101" in line] == [f"{tmp_path / 'nb.ipynb'}:cell 1:3:24"]
+    named = cli("--format", "concise", str(copy)).output
+    assert f"{copy}:cell 1:3:24: BL101" in named
 
 
 # --- fixtures --------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from bertlint import target as stage
 from bertlint import versions
 from bertlint.cli import main
 from bertlint.config import load_settings
@@ -28,14 +29,14 @@ def write(path: Path, text: str) -> Path:
 
 def target(script: Path, **kwargs) -> tuple[tuple[int, ...], str]:
     settings = load_settings(script.parent, all_codes(), **kwargs)
-    return versions.target_version(settings, script, script.read_text(encoding="utf-8"))
+    return stage.target_version(settings, script, script.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(autouse=True)
 def _isolated(tmp_path, monkeypatch):
     """Run from the temporary project, and pretend nothing is installed unless a test says so."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(versions, "_installed", lambda: None)
+    monkeypatch.setattr(stage, "_installed", lambda: None)
 
 
 def cli(*args: str, cwd: Path):
@@ -195,12 +196,12 @@ def test_pin_above_the_project_root_is_not_the_project_s(tmp_path):
 
 
 def test_installed_metadata_next(tmp_path, monkeypatch):
-    monkeypatch.setattr(versions, "_installed", lambda: (4, 33, 3))
+    monkeypatch.setattr(stage, "_installed", lambda: (4, 33, 3))
     assert target(write(tmp_path / "train.py", SCRIPT)) == ((4, 33, 3), "the installed transformers package")
 
 
 def test_pin_wins_over_installed(tmp_path, monkeypatch):
-    monkeypatch.setattr(versions, "_installed", lambda: (4, 33, 3))
+    monkeypatch.setattr(stage, "_installed", lambda: (4, 33, 3))
     write(tmp_path / "requirements.txt", "transformers==4.46.3\n")
     assert target(write(tmp_path / "train.py", SCRIPT))[0] == (4, 46, 3)
 
@@ -222,14 +223,15 @@ def test_installed_version_read_from_metadata_without_importing(tmp_path):
         import json, sys
         sys.path.insert(0, {str(site)!r})
         from pathlib import Path
-        from bertlint import engine, versions
+        from bertlint import engine
         from bertlint.config import load_settings
+        from bertlint.target import target_version
         from bertlint.rules import all_codes
         path = Path({str(script)!r})
         settings = load_settings(path.parent, all_codes(), isolated=True)
-        findings = engine.lint_source(path.read_text(), path, settings)
+        findings = engine.lint_source(path.read_text(), path, settings, target=target_version(settings, path, path.read_text()))
         heavy = sorted(m for m in ("transformers", "torch", "tensorflow") if m in sys.modules)
-        print(json.dumps([versions.target_version(settings, path), [f.message for f in findings], heavy]))
+        print(json.dumps([target_version(settings, path), [f.message for f in findings], heavy]))
         """
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True)

@@ -179,7 +179,14 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
         gap = "\n\n" if fmt == "full" else "\n"
         text = f"{text.rstrip()}{gap}{summary}\n" if text.strip() else summary + "\n"
     if to_file:
-        output_file.write_text(text + ("\n" if text and not text.endswith("\n") else ""), encoding="utf-8")
+        try:
+            if not output_file.parent.is_dir():
+                output_file.parent.mkdir(parents=True)
+            output_file.write_text(text + ("\n" if text and not text.endswith("\n") else ""), encoding="utf-8")
+        except OSError as exc:
+            reason = f"{exc.filename} is a file, not a folder" if isinstance(exc, FileExistsError) else exc.strerror or exc
+            click.echo(f"bertlint: error: cannot write the report to {output_file}: {reason}", err=True)
+            sys.exit(2)
     elif text:
         click.echo(text, nl=not text.endswith("\n"), err=to_stderr)
     if outcome.problems or outcome.internal_errors:
@@ -207,8 +214,9 @@ def _show(settings, targets: list[Path], show_settings: bool) -> None:
 def _settings_text(settings, path: Path) -> str:
     """`--show-settings`: what applies to `path`, one TOML `key = value` line each."""
     from bertlint import versions
+    from bertlint.target import target_version
 
-    version, source = versions.target_version(settings, path, path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None)
+    version, source = target_version(settings, path, path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None)
     rows = {
         "config-file": str(settings.config_path) if settings.config_path else "(none)",
         "project-root": str(settings.project_root),

@@ -33,10 +33,13 @@ __all__ = [
     "relative_posix",
 ]
 
+# ruff's default exclusions (crates/ruff_workspace/src/settings.rs, EXCLUDE), `.ipynb_checkpoints` included so
+# that Jupyter's autosaved copies are not linted twice, plus `build`, `env`, `__pycache__`, `*.egg-info`, ours.
 DEFAULT_EXCLUDE: tuple[str, ...] = (
-    ".git", ".venv", "venv", "env", ".tox", ".nox", "build", "dist", "__pycache__",
-    "node_modules", ".bertlint_cache", "site-packages", "*.egg-info", ".eggs",
-    ".mypy_cache", ".pytest_cache", ".ruff_cache",
+    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".nox",
+    ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".venv", ".vscode",
+    "__pypackages__", "_build", "buck-out", "dist", "node_modules", "site-packages", "venv",
+    "build", "env", "__pycache__", "*.egg-info", ".bertlint_cache",
 )
 
 CONFIG_KEYS: tuple[str, ...] = (

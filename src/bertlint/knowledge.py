@@ -14,8 +14,6 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any, Mapping
 
-from bertlint.cache import record_input
-
 MiB = 1 << 20
 GiB = 1 << 30
 CUDA_CONTEXT_BYTES = 1343 * MiB  # HF "Model training anatomy": CUDA context + kernels on a V100
@@ -110,16 +108,23 @@ def lookup_checkpoint(name: str, base_dir: Path | None = None) -> ModelInfo | No
     return _from_table(name)
 
 
-def _local_config(name: str, base_dir: Path | None) -> Path | None:
+def local_config_candidates(name: str, base_dir: Path | None) -> list[Path]:
+    """The config.json files that would make `name` a local checkpoint, in the order they win."""
     try:
-        path = Path(name).expanduser()
-        candidates = [path] if path.is_absolute() else [*([Path(base_dir) / path] if base_dir else []), Path.cwd() / path]
-        for candidate in candidates:
-            record_input(candidate / "config.json")  # cached results must notice it appear or change
-            if (candidate / "config.json").is_file():
-                return candidate / "config.json"
-    except (OSError, ValueError):
-        pass
+        path = Path(name.strip()).expanduser()
+        folders = [path] if path.is_absolute() else [*([Path(base_dir) / path] if base_dir else []), Path.cwd() / path]
+    except (OSError, RuntimeError, ValueError):  # `~nobody/x` with no such user
+        return []
+    return [folder / "config.json" for folder in folders]
+
+
+def _local_config(name: str, base_dir: Path | None) -> Path | None:
+    for config in local_config_candidates(name, base_dir):
+        try:
+            if config.is_file():
+                return config
+        except (OSError, ValueError):
+            pass
     return None
 
 

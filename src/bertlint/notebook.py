@@ -27,6 +27,7 @@ from bertlint.report import Edit, Finding
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
+    from bertlint.target import Target
 
 # Cell magics whose body is Python (`%%time`); any other cell magic (`%%bash`) makes the cell opaque.
 # As line magics, the same names take a Python statement as argument (`%time model.fit(x)`).
@@ -232,16 +233,17 @@ class _Module:
         )
 
 
-def lint_cells(cells: Iterable[Cell], path: Path, settings: "Settings", codes: Iterable[str] | None = None) -> list[Finding]:
-    """Findings of the code cells, each placed in its cell."""
+def lint_cells(cells: Iterable[Cell], path: Path, settings: "Settings", codes: Iterable[str] | None = None, *,
+               target: "Target", reads: list[str] | None = None) -> list[Finding]:
+    """Findings of the code cells, each placed in its cell (`target`, `reads`: as for `engine.lint_source`)."""
     selected = frozenset(codes) if codes is not None else settings.codes_for(path)
     cells = list(cells)
     module = _Module(cells)
-    findings = [module.place(f) for f in engine.lint_source(module.text, path, settings, selected)] if module.cells else []
+    findings = [module.place(f) for f in engine.lint_source(module.text, path, settings, selected, target=target, reads=reads)] if module.cells else []
     for cell in filter(lambda c: writes_script(c.source), cells):  # its lines are the script's: nothing to place
         lines = _LINE.findall(cell.source)
         findings += [dataclasses.replace(f, cell=cell.number, source_line=lines[f.line - 1].rstrip("\r\n") if f.line <= len(lines) else "")
-                     for f in engine.lint_source(mask(cell.source), path, settings, selected)]
+                     for f in engine.lint_source(mask(cell.source), path, settings, selected, target=target, reads=reads)]
     if "BL901" in selected:
         for cell, exc in module.broken:
             lines = _LINE.findall(cell.source)
@@ -351,14 +353,15 @@ def from_cells(cells: Iterable[tuple[str, str]]) -> str:
     })
 
 
-def lint_text(text: str, path: Path, settings: "Settings", codes: Iterable[str] | None = None) -> list[Finding]:
+def lint_text(text: str, path: Path, settings: "Settings", codes: Iterable[str] | None = None, *,
+              target: "Target", reads: list[str] | None = None) -> list[Finding]:
     """`engine.lint_source` for a notebook's JSON text; an invalid notebook is one BL901 finding."""
     try:
         nb = parse(text)
     except NotebookError as exc:
         selected = frozenset(codes) if codes is not None else settings.codes_for(path)
         return [engine.engine_finding("BL901", str(exc), str(path), exc.line, exc.column, "")] if "BL901" in selected else []
-    return lint_cells(nb.cells, path, settings, codes)
+    return lint_cells(nb.cells, path, settings, codes, target=target, reads=reads)
 
 
 def apply_edits(text: str, findings: list[Finding], allowed: set[str]) -> tuple[str, list[Finding]]:
