@@ -1,6 +1,7 @@
 """Which transformers version a script targets, and what that version accepts.
 
-The target comes from the config, then the script's own pin (its PEP 723 `# /// script` block), then
+The target comes from the config, then a notebook's own install cell (`!pip install transformers==4.30.0`:
+notebook.py reads it), then the script's own pin (its PEP 723 `# /// script` block), then
 the project's pin, then what is installed (package metadata: never an import), else the newest
 release bertlint knows. What each release accepts is data
 (`data/versions.json`), read once; the BL6xx rules are generic readers of it.
@@ -85,11 +86,11 @@ def _inline_pin(text: str) -> tuple[Version, str] | None:
                        for line in block.group("content").splitlines(keepends=True))
         dependencies = _toml(toml).get("dependencies", [])
         lines = [item for item in dependencies if isinstance(item, str)] if isinstance(dependencies, list) else []
-        return _first_pin(lines, "the script's `# /// script` block")
+        return first_pin(lines, "the script's `# /// script` block")
     return None
 
 
-def _first_pin(lines: list[str], where: str) -> tuple[Version, str] | None:
+def first_pin(lines: list[str], where: str) -> tuple[Version, str] | None:
     """The first `transformers<spec>` requirement among `lines` that sets a ceiling, and what to call it."""
     for requirement in filter(None, map(_REQUIREMENT.match, lines)):
         version = resolve_specifier(requirement.group("spec"))
@@ -142,7 +143,7 @@ def _pinned_near(directory: Path, root: Path) -> tuple[Version, str] | None:
 @functools.lru_cache(maxsize=256)
 def _pin_in(path: Path, mtime_ns: int, size: int) -> tuple[Version, str] | None:
     """The first transformers pin in one file; keyed on its state, so a long-lived server sees edits."""
-    return _first_pin(_requirement_lines(path), _display(path))
+    return first_pin(_requirement_lines(path), _display(path))
 
 
 def _requirement_lines(path: Path) -> list[str]:
