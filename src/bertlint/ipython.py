@@ -57,8 +57,6 @@ _COMPOUND = re.compile(r"(?:async[ \t]+)?(?:for|while|if|with|try|def|class)\b")
 _SPLIT = re.compile(r"(\s*)([,;/%]|!!?|\?\??)?\s*(%{0,2}[\w.*]*)(.*)", re.DOTALL)
 # inputtransformer2._help_end_re: what `obj?` / `obj.attr??` / `%magic?` / `obj[0]?` may ask about.
 _HELP_END = re.compile(r"(%{0,2}(?!\d)[\w*]+(\.(?!\d)[\w*]+|\[-?[0-9]+\])*)(\?\??)$")
-# classic_prompt: IPython 7-8 strip `>>> `/`... ` when line 1 or 2 has one, IPython 9 wherever a `>>>` line is
-# outside a string (indented too); a cell either runs parses here.
 _CLASSIC_INITIAL = re.compile(r">>>(?: |$)", re.MULTILINE)
 _CLASSIC_SECOND = re.compile(r"(?:>>>|\.\.\.)(?: |$)", re.MULTILINE)
 _CLASSIC_PROMPT = re.compile(r"[ \t]*(?:>>>|\.\.\.)[ \t]?")
@@ -116,9 +114,10 @@ def cleanup(source: str) -> tuple[str, dict[int, int]]:
     """IPython's cleanup transformers, the ones that move text: `leading_indent` (a cell whose first line
     is indented loses that indent from every line that starts with it: IPython 7-8's rule, which Colab
     runs; IPython 9 removes the indent common to all lines, which parses in fewer cells), then the
-    `>>> `/`... ` prompts of a pasted doctest (`classic_prompt`) and the `In [1]: `/`...: ` prompts of a
-    pasted IPython session (`ipython_prompt`), each stripped when the first line or the one after it
-    has one. -> (the text, {1-based line: columns removed from its start})."""
+    `>>> `/`... ` prompts of a pasted doctest (`classic_prompt`: IPython 7-8 when line 1 or 2 has one,
+    IPython 9 when any line outside a string has `>>>`) and the `In [1]: `/`...: ` prompts of a pasted
+    IPython session (`ipython_prompt`, when line 1 or 2 has one). A cell that either version runs
+    parses here. -> (the text, {1-based line: columns removed from its start})."""
     lines = LINES.findall(source)
     first = next((n for n, line in enumerate(lines) if line.strip()), None)
     removed: dict[int, int] = {}
@@ -191,11 +190,11 @@ def _mask_line(line: str) -> str:
             return _placeholder(line, indent)
         width = python.end() - indent
         return line[:indent] + "0;" + " " * (width - 2) + line[python.end():]
-    if _scan(body, None, 0)[3] == len(body) and _HELP_END.search(body, indent):  # HelpEnd (priority 5) first; no comment after
+    if body.endswith("?") and _scan(body, None, 0)[3] == len(body) and _HELP_END.search(body, indent):  # HelpEnd (priority 5) first; no comment after
         return _placeholder(line, indent)
     if body[indent:indent + 1] in ("!", "%", "?") or (body[indent:indent + 1] in (",", ";", "/") and _autocall(body[indent:])):
         return _placeholder(line, indent)  # EscapedCommand
-    assigned = _assigned_escape(body)
+    assigned = _assigned_escape(body) if "!" in body or "%" in body else None
     if assigned is not None:  # MagicAssign / SystemAssign
         return _placeholder(line, assigned)
     return line
