@@ -11,6 +11,7 @@ import pytest
 from bertlint import engine
 from bertlint.config import load_settings
 from bertlint.rules import all_codes
+from bertlint.target import target_version
 
 ROOT = Path(__file__).resolve().parent.parent
 # Tests target a fixed release unless they say otherwise, so that what happens to be installed in the
@@ -47,7 +48,7 @@ def lint_text(source: str, path: Path | None = None, **overrides) -> list:
     opts = {"transformers_version": PINNED_VERSION, **options_in(source), **overrides}
     path = path or ROOT / "tests" / "_snippet.py"
     settings = load_settings(path.parent, all_codes(), isolated=True, overrides=opts, overrides_from="the settings")
-    return engine.lint_source(source, path, settings)
+    return engine.lint_source(source, path, settings, target=target_version(settings, path, source))
 
 
 def codes(findings) -> list[str]:

@@ -202,10 +202,15 @@ def test_saves_of_two_runs_merge(project):
     settings = runner.settings_for([project])
     first, second = cache.Cache(settings), cache.Cache(settings)
     for store, path in ((first, a), (second, b)):
-        store.store(path, cache.file_key(path, path.read_bytes(), settings), [], [])
+        store.store(path, key(path, settings), [], [])
         store.save()
     fresh = cache.Cache(settings)
-    assert fresh.lookup(a) == [] and fresh.lookup(b) == []
+    assert fresh.lookup(a, key(a, settings)) == [] and fresh.lookup(b, key(b, settings)) == []
+
+
+def key(path, settings):
+    data = path.read_bytes()
+    return cache.file_key(data, runner.target_of(settings, path, data))
 
 
 def test_concurrent_runs_leave_a_valid_cache(project):
@@ -224,7 +229,7 @@ def test_concurrent_runs_leave_a_valid_cache(project):
 
 
 def test_a_save_prunes_gone_files_stale_packs_and_leftover_temp_files(project):
-    a, b = write(project, "a.py", BAD), write(project, "b.py", BAD)
+    _, b = write(project, "a.py", BAD), write(project, "b.py", BAD)
     lint(project)
     folder = project / cache.CACHE_DIR
     (pack,) = folder.glob("*.jsonl")

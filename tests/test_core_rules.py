@@ -13,6 +13,7 @@ from bertlint import engine
 from bertlint.config import load_settings
 from bertlint.fixer import apply_edits, parses
 from bertlint.rules import all_codes
+from bertlint.target import target_version
 from conftest import T5_SUMMARIES, codes, lint_text
 
 
@@ -237,6 +238,60 @@ def test_bl201_pad_to_max_length_pads_only_before_4_52():
     assert only("BL201", source, transformers_version="4.55") == []
 
 
+def test_bl201_severity_follows_what_is_known_of_the_architecture():
+    batch = 'enc = tok(["a", "b c d"], padding=True, return_tensors="pt")\nout = model(enc["input_ids"])\n'
+    known = ENCODER + batch
+    [finding] = only("BL201", known)
+    assert finding.severity == "error"
+    unknown = known.replace('AutoModel.from_pretrained("bert-base-uncased")', "AutoModel.from_pretrained(sys.argv[1])").replace("import torch", "import sys\nimport torch")
+    [finding] = only("BL201", unknown)
+    assert finding.severity == "warning" and "unless the model is causal" in finding.message
+
+
+CAUSAL_LM = """\
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+tok = AutoTokenizer.from_pretrained("gpt2")
+tok.pad_token = tok.eos_token
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+enc = tok(["a", "b c d"], padding=True, return_tensors="pt")
+"""
+
+
+@pytest.mark.parametrize(
+    ("lines", "fires"),
+    [
+        ('out = model(enc["input_ids"])', False),  # right padding: pads come after every real token
+        ('tok.padding_side = "left"\nenc = tok(["a", "b c d"], padding=True, return_tensors="pt")\nout = model(enc["input_ids"])', True),
+        ('out = model.generate(enc["input_ids"], max_new_tokens=5)', True),  # generation needs the mask on either side
+        ('from torch.nn.utils.rnn import pad_sequence\nids = pad_sequence([torch.tensor([1, 2]), torch.tensor([3])], batch_first=True)\nout = model(ids)', False),
+        ('from torch.nn.utils.rnn import pad_sequence\nids = pad_sequence([torch.tensor([1, 2]), torch.tensor([3])], batch_first=True, padding_side="left")\nout = model(ids)', True),
+    ],
+)
+def test_bl201_causal_models_need_the_mask_only_for_left_padding_and_generation(lines, fires):
+    found = only("BL201", CAUSAL_LM + lines + "\n")
+    assert [f.severity for f in found] == (["error"] if fires else [])
+
+
+def test_bl201_text_encoder_conditioning_a_diffusion_model_is_left_alone():
+    source = textwrap.dedent(
+        """\
+        import torch
+        from diffusers import UNet2DConditionModel
+        from transformers import AutoModel, AutoTokenizer
+        tok = AutoTokenizer.from_pretrained("t5-small")
+        encoder = AutoModel.from_pretrained("t5-small")
+        unet = UNet2DConditionModel.from_pretrained("some/unet")
+        enc = tok(["a cat", "a dog on a red sofa"], padding="max_length", max_length=32, truncation=True, return_tensors="pt")
+        hidden = encoder(enc["input_ids"])[0]
+        pred = unet(torch.randn(2, 4, 8, 8), 10, encoder_hidden_states=hidden)
+        """
+    )
+    assert only("BL201", source) == []
+    # the same encoder with its output used for something else (and no diffusers) is still a finding
+    assert len(only("BL201", source.replace("from diffusers import UNet2DConditionModel\n", "").replace("encoder_hidden_states=hidden", "hidden"))) == 1
+
+
 # --- BL202 --------------------------------------------------------------------------------
 
 CAUSAL = """\
@@ -330,7 +385,7 @@ def rate(checkpoint: str, lr: str, *, cls: str = "AutoModelForSequenceClassifica
         ("roberta-large", "1e-4", "AutoModelForSequenceClassification", "warning", ["2e-06–5e-05", "large encoder"]),
         ("roberta-large", "1e-3", "AutoModelForSequenceClassification", "error", ["20× above", "diverges"]),
         ("meta-llama/Llama-2-7b-hf", "2e-4", "AutoModelForCausalLM", "warning", ["1e-06–5e-05", "LLM full fine-tuning"]),
-        ("my-org/private-checkpoint", "5e-4", "AutoModelForSequenceClassification", "warning", ["unknown model (BERT-base range)"]),
+        ("my-org/private-checkpoint", "5e-4", "BertForSequenceClassification", "warning", ["BERT/DistilBERT-base"]),  # the class gives the family
     ],
 )
 def test_bl301_ranges_per_family(checkpoint, lr, cls, severity, words):
@@ -359,11 +414,50 @@ def test_bl301_lora_and_from_scratch_ranges():
     assert rate("meta-llama/Llama-2-7b-hf", "2e-4", cls="AutoModelForCausalLM", extra=lora) == []
     [finding] = rate("meta-llama/Llama-2-7b-hf", "5e-3", cls="AutoModelForCausalLM", extra=lora)
     assert "LoRA/QLoRA adapters" in finding.message
-    assert rate("bert-base-uncased", "1e-3", cls="AutoModelForMaskedLM", load="from_config") == []
-    [finding] = rate("bert-base-uncased", "1e-2", cls="AutoModelForMaskedLM", load="from_config")
+    assert rate("bert-base-uncased", "1e-3", cls="BertForMaskedLM", load="from_config") == []
+    [finding] = rate("bert-base-uncased", "1e-2", cls="BertForMaskedLM", load="from_config")
     assert "training from scratch" in finding.message
+    assert rate("bert-base-uncased", "1e-2", cls="AutoModelForMaskedLM", load="from_config") == []  # family not shown: silent
     scratch = 'from transformers import BertConfig, BertForMaskedLM, TrainingArguments\nmodel = BertForMaskedLM(BertConfig())\nargs = TrainingArguments("o", learning_rate=6e-4)\n'
     assert only("BL301", scratch) == []
+
+
+@pytest.mark.parametrize(
+    ("checkpoint", "cls"),
+    [
+        ("my-org/private-checkpoint", "AutoModelForSequenceClassification"),  # unknown family: no BERT range borrowed
+        ("facebook/wav2vec2-base", "Wav2Vec2ForCTC"),
+        ("openai/whisper-small", "WhisperForConditionalGeneration"),
+        ("google/vit-base-patch16-224", "ViTForImageClassification"),
+    ],
+)
+def test_bl301_unknown_family_is_silent(checkpoint, cls):
+    assert rate(checkpoint, "3e-3", cls=cls) == []
+
+
+def test_bl301_silent_when_the_run_loads_models_of_several_families():
+    extra = 'from transformers import ViTModel\nvision = ViTModel.from_pretrained("google/vit-base-patch16-224")'
+    assert rate("bert-base-uncased", "1e-3", extra=extra) == []
+    assert rate("bert-base-uncased", "1e-3", extra=extra.replace("ViTModel", "BertModel").replace("google/vit-base-patch16-224", "bert-base-cased"))
+
+
+def test_bl301_from_scratch_and_configured_default_are_warnings_at_most(tmp_path):
+    [finding] = rate("bert-base-uncased", "1e-1", cls="BertForMaskedLM", load="from_config")
+    assert finding.severity == "warning" and "training from scratch" in finding.message
+    (tmp_path / "bertlint.toml").write_text('transformers-version = "5.23"\n[learning-rate]\ndefault = [1e-5, 1e-4]\n')
+    source = 'import sys, torch\nfrom transformers import AutoModel\nmodel = AutoModel.from_pretrained(sys.argv[1])\nopt = torch.optim.AdamW(model.parameters(), lr=1e-1)\n'
+    settings = load_settings(tmp_path, all_codes(), config_file=tmp_path / "bertlint.toml")
+    path = tmp_path / "train.py"
+    [finding] = [f for f in engine.lint_source(source, path, settings, target=target_version(settings, path, source)) if f.code == "BL301"]
+    assert finding.severity == "warning"
+
+
+@pytest.mark.parametrize("config", ["IA3Config(task_type=\"SEQ_CLS\")", "LoHaConfig(r=8)", "RoadConfig()", "VeraConfig(r=256)"])
+def test_bl301_silent_for_peft_methods_other_than_lora(config):
+    extra = f"from peft import IA3Config, LoHaConfig, RoadConfig, VeraConfig, get_peft_model\nmodel = get_peft_model(model, {config})"
+    assert rate("roberta-base", "3e-3", extra=extra) == []
+    adapter = "from peft import PeftModel\nmodel = PeftModel.from_pretrained(model, 'adapter-dir', is_trainable=True)"
+    assert rate("roberta-base", "3e-3", extra=adapter) == []  # the saved adapter's method is not in the file
 
 
 def test_bl301_silent_for_soft_prompt_peft_methods():
@@ -468,8 +562,9 @@ def test_bl301_ranges_come_from_the_configuration(tmp_path):
     source = 'import torch\nfrom transformers import AutoModel\nmodel = AutoModel.from_pretrained("bert-base-uncased")\nopt = torch.optim.AdamW(model.parameters(), lr=5e-4)\n'
     path = tmp_path / "train.py"
     settings = load_settings(tmp_path, all_codes(), config_file=tmp_path / "bertlint.toml")
-    assert [f.code for f in engine.lint_source(source, path, settings)] == []
-    [finding] = engine.lint_source(source.replace("5e-4", "5e-3"), path, settings)
+    target = target_version(settings, path, source)
+    assert [f.code for f in engine.lint_source(source, path, settings, target=target)] == []
+    [finding] = engine.lint_source(source.replace("5e-4", "5e-3"), path, settings, target=target)
     assert "from [tool.bertlint] learning-rate" in finding.message
 
 

@@ -45,11 +45,6 @@ def snapshot(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.suffix in (".py", ".ipynb")}
 
 
-def leftovers(directory: Path) -> list[str]:
-    """Temporary files of an atomic write."""
-    return sorted(p.name for p in directory.rglob("*.bertlint-tmp"))
-
-
 # --------------------------------------------------------------------------- every fixture, all topics
 
 
@@ -93,7 +88,6 @@ def test_fix_every_fixture(tmp_path):
         left += [f"{f['path']}:{f['line']}:{f['column']} {f['code']}" for f in json.loads(run.stdout) if f["fix"]]
     assert left == []
     assert snapshot(tree) == after_first
-    assert leftovers(tree) == []
 
 
 # --------------------------------------------------------------------------- the command line's fix modes
@@ -189,17 +183,17 @@ def test_inserted_lines_follow_the_file_s_line_endings(tmp_path, newline):
     assert script.read_bytes() == expected.replace("\n", newline).encode("utf-8")
 
 
-# --------------------------------------------------------------------------- atomic writes
+# --------------------------------------------------------------------------- writes
 
 
-def test_fix_keeps_the_file_mode_and_leaves_no_temporary_file(tmp_path):
+def test_fix_keeps_the_file_mode_and_inode(tmp_path):
     script = tmp_path / "train.py"
     script.write_text(TA_SCRIPT, encoding="utf-8")
     script.chmod(0o755)
+    inode = script.stat().st_ino
     cli("--fix", "--transformers-version", "5.0", script, cwd=tmp_path)
     assert "use_cpu=True" in script.read_text(encoding="utf-8")
-    assert stat.S_IMODE(script.stat().st_mode) == 0o755
-    assert leftovers(tmp_path) == []
+    assert (stat.S_IMODE(script.stat().st_mode), script.stat().st_ino) == (0o755, inode)
 
 
 def test_a_fix_that_would_not_parse_leaves_the_file_untouched(tmp_path, monkeypatch):
@@ -216,21 +210,25 @@ def test_a_fix_that_would_not_parse_leaves_the_file_untouched(tmp_path, monkeypa
     assert script.read_text(encoding="utf-8") == TA_SCRIPT
     assert outcome.fixed == 0
     assert [f.code for f in outcome.findings] == ["BL601"]
-    assert leftovers(tmp_path) == []
 
 
-def test_a_failed_write_keeps_the_original_and_removes_the_temporary_file(tmp_path, monkeypatch):
+def test_a_write_that_fails_half_way_puts_the_original_back(tmp_path, monkeypatch):
+    """The disk fills after the first bytes of the fixed text: the original bytes are written back."""
     script = tmp_path / "train.py"
     script.write_text(TA_SCRIPT, encoding="utf-8")
+    real_write, calls = os.write, []
 
-    def failing_replace(src, dst):
-        raise OSError("disk full")
+    def full_disk(fd, data):
+        calls.append(len(data))
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return real_write(fd, bytes(data[:5]))
 
-    monkeypatch.setattr(os, "replace", failing_replace)
-    with pytest.raises(OSError, match="disk full"):
-        fixer.write_atomic(script, b"half")
+    monkeypatch.setattr(os, "write", full_disk)
+    with pytest.raises(fixer.NotWritten, match="^No space left on device: not fixed$"):
+        fixer.write_in_place(script, TA_SCRIPT.encode(), b"fixed " * 20)
+    monkeypatch.undo()
     assert script.read_text(encoding="utf-8") == TA_SCRIPT
-    assert leftovers(tmp_path) == []
 
 
 # --------------------------------------------------------------------------- overlapping fixes

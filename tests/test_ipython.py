@@ -13,6 +13,7 @@ import pytest
 from bertlint import ipython, notebook
 from bertlint.config import load_settings
 from bertlint.rules import all_codes
+from bertlint.target import target_version
 from conftest import PINNED_VERSION, ROOT
 
 NOTEBOOKS = ROOT / "fixtures" / "notebooks"
@@ -26,7 +27,9 @@ def bl901_in_last_cell(cell: str, shadow: list[str]) -> bool:
     cells = [("code", f"{name} = 1") for name in shadow] + [("code", cell)]
     path = NOTEBOOKS / "_table.ipynb"
     settings = load_settings(path.parent, all_codes(), isolated=True, overrides={"transformers_version": PINNED_VERSION})
-    return any(f.code == "BL901" and f.cell == len(cells) for f in notebook.lint_text(notebook.from_cells(cells), path, settings))
+    text = notebook.from_cells(cells)
+    found = notebook.lint_text(text, path, settings, target=target_version(settings, path, text))
+    return any(f.code == "BL901" and f.cell == len(cells) for f in found)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=IDS)

@@ -92,7 +92,8 @@ def test_table_families_follow_the_size_rule():
 
 def test_learning_rate_table_covers_every_family():
     table = knowledge._lr_table()
-    for key in FAMILIES | {"lora", "from_scratch", "default"}:
+    assert "default" not in table  # an unknown family has no built-in range (issue 10, cause 4)
+    for key in FAMILIES | {"lora", "from_scratch"}:
         entry = table[key]
         assert entry["label"] and entry["source"]
         low, high = entry["adamw"]
@@ -355,9 +356,10 @@ def test_lr_labels():
     assert "AdamW range" in lr_range(lookup_checkpoint("roberta-base"), "sgd")[2]
 
 
-def test_lr_unknown_model_uses_bert_base_range():
-    assert _range(None) == (5e-6, 1e-4)
-    assert _range(None, model_type="something-new") == (5e-6, 1e-4)
+def test_lr_unknown_family_has_no_range():
+    assert lr_range(None) is None
+    assert lr_range(None, model_type="something-new") is None  # speech, vision, unlisted models are not BERT
+    assert lr_range(None, "adafactor", model_type="wav2vec2") is None
     assert _range(None, model_type="roberta") == (3e-6, 1e-4)  # class known, size not: base range
     assert _range(None, model_type=model_type_from_class_name("T5ForConditionalGeneration"), optimizer="adafactor") == (1e-4, 3e-3)
 
@@ -467,3 +469,16 @@ def test_import_is_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_attention_per_architecture_and_conditioning_encoders():
+    from bertlint.knowledge import attention_of, conditioning_encoder, lookup_checkpoint
+
+    assert attention_of(info=lookup_checkpoint("bert-base-uncased")) == "bidirectional"
+    assert attention_of(info=lookup_checkpoint("gpt2")) == "causal"
+    assert attention_of(class_name="transformers.CLIPTextModel") == "causal"
+    assert attention_of(class_name="transformers.T5EncoderModel") == "bidirectional"
+    assert attention_of(class_name="transformers.LlamaForSequenceClassification") == "causal"
+    assert attention_of(class_name="transformers.AutoModel") is None
+    assert conditioning_encoder("transformers.AutoModel", "text_encoder_2") and conditioning_encoder("transformers.CLIPTextModel", None)
+    assert not conditioning_encoder("transformers.BertModel", "unet")

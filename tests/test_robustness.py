@@ -45,7 +45,8 @@ def check(path: Path, data: bytes, version: str = "5.23") -> None:
     """Lint (fixes on, as --diff does) and insist on no internal error and only known codes."""
     counts[path.suffix] += 1
     outcome = runner.Outcome()
-    findings = runner.lint_path(path, data, _settings(version), outcome, {"safe", "unsafe"}, write=None)
+    settings = _settings(version)
+    findings = runner.lint_path(path, data, runner.target_of(settings, path, data), settings, outcome, {"safe", "unsafe"}, write=None)
     assert outcome.internal_errors == [], outcome.internal_errors
     assert {f.code for f in findings} <= set(all_codes())
 

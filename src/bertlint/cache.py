@@ -21,38 +21,20 @@ import json
 import os
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from bertlint.config import relative_posix
 from bertlint.report import Edit, Finding, Fix
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
+    from bertlint.target import Target
 
 CACHE_DIR = ".bertlint_cache"
 _TAG_SIGNATURE = "Signature: 8a477f597d28d172789f06886806bc55"  # https://bford.info/cachedir/
 _TAG = f"{_TAG_SIGNATURE}\n# This file is a cache directory tag created by bertlint.\n"
 
-_recording: list[str] | None = None
-
 Input = tuple[str, "int | None", "int | None"]  # (absolute path, mtime_ns, size); None, None: absent
-
-
-def record_input(path: Path | str) -> None:
-    """Note that the lint in progress read (or looked for) `path`: its result depends on that file."""
-    if _recording is not None:
-        _recording.append(os.path.abspath(path))
-
-
-@contextlib.contextmanager
-def recording() -> Iterator[list[str]]:
-    """Collect the paths that `record_input` notes while the block runs (one lint at a time)."""
-    global _recording
-    outer, _recording = _recording, []
-    try:
-        yield _recording
-    finally:
-        _recording = outer
 
 
 def snapshot(paths: list[str]) -> list[Input]:
@@ -67,13 +49,10 @@ def snapshot(paths: list[str]) -> list[Input]:
     return out
 
 
-def file_key(path: Path, data: bytes, settings: "Settings") -> str:
-    """Hash of the bytes and of the transformers version the file targets (a pin near it may change;
-    a pin in the script's own `# /// script` block is in the bytes already)."""
-    from bertlint import versions
-
+def file_key(data: bytes, target: "Target") -> str:
+    """Hash of the bytes and of the transformers release the file targets (a pin near it may change)."""
     digest = hashlib.blake2b(data, digest_size=20)
-    digest.update(repr(versions.target_version(settings, path)).encode())
+    digest.update(repr(target).encode())
     return digest.hexdigest()
 
 
@@ -107,14 +86,15 @@ class Cache:
     def _name(self, path: Path) -> str:
         return json.dumps(relative_posix(path, self.settings.project_root))
 
-    def lookup(self, path: Path) -> list[Finding] | None:
-        """The cached findings for the file as it is now, or None when they must be computed."""
+    def lookup(self, path: Path, key: str) -> list[Finding] | None:
+        """The cached findings for the file whose bytes and target give `key` (`file_key`), or None
+        when they must be computed."""
         line = self.entries.get(self._name(path))
         if line is None:
             return None
         try:
             entry = json.loads(line)
-            if entry["key"] != file_key(path, path.read_bytes(), self.settings):
+            if entry["key"] != key:
                 return None
             inputs = [tuple(i) for i in entry["inputs"]]
             if snapshot([i[0] for i in inputs]) != inputs:

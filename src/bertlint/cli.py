@@ -177,9 +177,17 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
             added = f"Added {outcome.fixed} noqa directive{'s' * (outcome.fixed != 1)}."
             summary = f"{added} {summary}" if findings else added
         gap = "\n\n" if fmt == "full" else "\n"
+        summary += "".join(f"\n{line}" for line in [_target_line(outcome.targets)] if line)
         text = f"{text.rstrip()}{gap}{summary}\n" if text.strip() else summary + "\n"
     if to_file:
-        output_file.write_text(text + ("\n" if text and not text.endswith("\n") else ""), encoding="utf-8")
+        try:
+            if not output_file.parent.is_dir():
+                output_file.parent.mkdir(parents=True)
+            output_file.write_text(text + ("\n" if text and not text.endswith("\n") else ""), encoding="utf-8")
+        except OSError as exc:
+            reason = f"{exc.filename} is a file, not a folder" if isinstance(exc, FileExistsError) else exc.strerror or exc
+            click.echo(f"bertlint: error: cannot write the report to {output_file}: {reason}", err=True)
+            sys.exit(2)
     elif text:
         click.echo(text, nl=not text.endswith("\n"), err=to_stderr)
     if outcome.problems or outcome.internal_errors:
@@ -187,6 +195,20 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
     if exit_zero or diff:
         sys.exit(1 if diff and outcome.diff_text else 0)
     sys.exit(1 if findings or (exit_non_zero_on_fix and outcome.fixed) else 0)
+
+
+def _target_line(targets: dict) -> str:
+    """`Target: transformers 4.40 (the pin ... in requirements.txt).`, or one entry per release."""
+    from bertlint import target, versions
+
+    def said(version, source) -> str:
+        return f"{source}: {target.HOW_TO_PIN}" if source == target.LATEST else source
+
+    if len(targets) == 1:
+        [(version, source)] = targets
+        return f"Target: transformers {versions.show(version)} ({said(version, source)})."
+    rows = sorted(targets.items(), key=lambda kv: (-kv[1], kv[0]))
+    return "Targets: " + "; ".join(f"transformers {versions.show(v)} for {n} file{'s' * (n != 1)} ({said(v, s)})" for (v, s), n in rows) + "."
 
 
 def _show(settings, targets: list[Path], show_settings: bool) -> None:
@@ -207,8 +229,9 @@ def _show(settings, targets: list[Path], show_settings: bool) -> None:
 def _settings_text(settings, path: Path) -> str:
     """`--show-settings`: what applies to `path`, one TOML `key = value` line each."""
     from bertlint import versions
+    from bertlint.target import target_version
 
-    version, source = versions.target_version(settings, path, path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None)
+    version, source = target_version(settings, path, path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None)
     rows = {
         "config-file": str(settings.config_path) if settings.config_path else "(none)",
         "project-root": str(settings.project_root),

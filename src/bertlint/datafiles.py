@@ -9,8 +9,6 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bertlint.cache import record_input
-
 if TYPE_CHECKING:
     from bertlint.facts import Call, Facts
 
@@ -53,10 +51,10 @@ def data_file_of(facts: "Facts", call: "Call") -> tuple[Path | None, str]:
         return None, ""
     path = Path(value)
     if not path.is_absolute() and facts.base_dir is not None:
-        record_input(facts.base_dir / path)  # cached results must notice it appear or change
+        facts.depends_on(facts.base_dir / path)  # cached results must notice it appear or change
         if (facts.base_dir / path).is_file():
             path = facts.base_dir / path
-    record_input(path)
+    facts.depends_on(path)
     if fmt == "json" and path.suffix == ".jsonl":
         fmt = "jsonl"
     if fmt == "tsv" or (fmt == "csv" and path.suffix == ".tsv"):

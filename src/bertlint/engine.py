@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
-from bertlint import versions
 from bertlint.facts import Facts, walk
 from bertlint.report import Edit, Finding, Fix
 from bertlint.rules import ENGINE_CODES, Context, Report, all_rules
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
+    from bertlint.target import Target
 
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _IGNORE = re.compile(r"#\s*bertlint:\s*ignore\[(?P<codes>[^\]]*)\]")
@@ -150,15 +150,11 @@ def noqa_fixes(findings: list[Finding], source: str) -> list[Finding]:
     return out
 
 
-@dataclass
-class FileResult:
-    path: str
-    findings: list[Finding]
-    fixed_source: str | None = None  # set by the fixer
-
-
-def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[str] | None = None) -> list[Finding]:
-    """All findings for one decoded source text, suppression applied, sorted."""
+def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[str] | None = None, *, target: "Target",
+                reads: list[str] | None = None) -> list[Finding]:
+    """All findings for one decoded source text, suppression applied, sorted. `target` is the
+    transformers release the file targets (`target.target_version`), resolved by the caller; the other
+    files the lint read or looked for (a label CSV, a local checkpoint's config.json) go to `reads`."""
     selected = frozenset(codes) if codes is not None else settings.codes_for(path)
     display = str(path)
     if _SKIP_FILE.search(source):
@@ -166,7 +162,7 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
     refusal = _refused(source)
     if refusal is None:
         try:
-            return _analyse(cst.parse_module(source), source, path, settings, selected)
+            return _analyse(cst.parse_module(source), source, path, settings, selected, target, reads)
         except cst.ParserSyntaxError as exc:  # CPython's message is clearer (libcst says "Syntax Error @ 1:1" for a TabError)
             cpython = _compile_error(source)
             line, column = exc.editor_line, exc.editor_column
@@ -220,11 +216,11 @@ def _refusal(exc: BaseException) -> tuple[str, int, int]:
     return f"the file nests too deeply to analyse (CPython's own parser raises {type(exc).__name__})", 1, 1
 
 
-def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", selected: frozenset[str]) -> list[Finding]:
+def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", selected: frozenset[str], target: "Target",
+             reads: list[str] | None) -> list[Finding]:
     """Facts once, every selected rule, then positions and suppressions."""
     facts = Facts(module, source, path)
-    version, version_source = versions.target_version(settings, path, source)
-    ctx = Context(facts, settings, version, version_source)
+    ctx = Context(facts, settings, *target)
     for code, rule in all_rules().items():
         if code not in selected:
             continue
@@ -232,6 +228,8 @@ def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", 
             continue
         ctx.rule = rule
         rule.check(ctx)
+    if reads is not None:
+        reads += facts.inputs
     return _place(ctx.reports, facts, source, str(path), selected)
 
 

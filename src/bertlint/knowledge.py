@@ -14,8 +14,6 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any, Mapping
 
-from bertlint.cache import record_input
-
 MiB = 1 << 20
 GiB = 1 << 30
 CUDA_CONTEXT_BYTES = 1343 * MiB  # HF "Model training anatomy": CUDA context + kernels on a V100
@@ -110,16 +108,23 @@ def lookup_checkpoint(name: str, base_dir: Path | None = None) -> ModelInfo | No
     return _from_table(name)
 
 
-def _local_config(name: str, base_dir: Path | None) -> Path | None:
+def local_config_candidates(name: str, base_dir: Path | None) -> list[Path]:
+    """The config.json files that would make `name` a local checkpoint, in the order they win."""
     try:
-        path = Path(name).expanduser()
-        candidates = [path] if path.is_absolute() else [*([Path(base_dir) / path] if base_dir else []), Path.cwd() / path]
-        for candidate in candidates:
-            record_input(candidate / "config.json")  # cached results must notice it appear or change
-            if (candidate / "config.json").is_file():
-                return candidate / "config.json"
-    except (OSError, ValueError):
-        pass
+        path = Path(name.strip()).expanduser()
+        folders = [path] if path.is_absolute() else [*([Path(base_dir) / path] if base_dir else []), Path.cwd() / path]
+    except (OSError, RuntimeError, ValueError):  # `~nobody/x` with no such user
+        return []
+    return [folder / "config.json" for folder in folders]
+
+
+def _local_config(name: str, base_dir: Path | None) -> Path | None:
+    for config in local_config_candidates(name, base_dir):
+        try:
+            if config.is_file():
+                return config
+        except (OSError, ValueError):
+            pass
     return None
 
 
@@ -352,6 +357,42 @@ def model_type_from_class_name(class_name: str) -> str | None:
     return None
 
 
+# --------------------------------------------------------------------------- attention (BL201)
+
+
+@functools.cache
+def _attention() -> tuple[dict[str, str], dict[str, str], frozenset[str], frozenset[str]]:
+    """(model_type key -> "causal"/"bidirectional", class -> same, conditioning subfolders, conditioning classes)."""
+    data = _load("attention.json")
+    by_type = {_mt_key(t): kind for kind, types in data["model_types"].items() for t in types}
+    conditioning = data["conditioning"]
+    return by_type, dict(data["classes"]), frozenset(conditioning["subfolders"]), frozenset(conditioning["classes"])
+
+
+def attention_of(*, model_type: str | None = None, class_name: str | None = None, info: ModelInfo | None = None) -> str | None:
+    """How a model's self-attention sees the sequence: "bidirectional" (pads reach every position unless masked),
+    "causal" (a position sees only the ones before it), or None when unknown. A known checkpoint wins over
+    the class; a decoder-only checkpoint of an unlisted type is causal."""
+    by_type, by_class, _, _ = _attention()
+    if info is not None:
+        found = by_type.get(_mt_key(info.model_type)) if info.model_type else None
+        if found is not None or info.architecture == "decoder":
+            return found or "causal"
+    if class_name:
+        name = class_name.rsplit(".", 1)[-1]
+        if name in by_class:
+            return by_class[name]
+        model_type = model_type or model_type_from_class_name(name)
+    return by_type.get(_mt_key(model_type)) if model_type else None
+
+
+def conditioning_encoder(class_name: str | None, subfolder: Any) -> bool:
+    """A text encoder of a diffusion pipeline: loaded from the pipeline's `text_encoder*` subfolder, or one of the
+    text-encoder-only classes diffusion models are conditioned with (data/attention.json "conditioning")."""
+    _, _, subfolders, classes = _attention()
+    return (isinstance(subfolder, str) and subfolder.strip("/") in subfolders) or (bool(class_name) and class_name.rsplit(".", 1)[-1] in classes)
+
+
 _OPT_LABEL = {"adamw": "AdamW", "adafactor": "Adafactor", "sgd": "SGD"}
 
 
@@ -380,13 +421,15 @@ def lr_range(
     peft: bool = False,
     model_type: str | None = None,
     overrides: Mapping | None = None,
-) -> tuple[float, float, str]:
-    """(low, high, label): peak learning rates outside [low, high] deserve a warning.
+    family: str | None = None,
+) -> tuple[float, float, str] | None:
+    """(low, high, label): peak learning rates outside [low, high] deserve a warning; None when no range is known.
 
-    Precedence: from-scratch > PEFT/LoRA > the checkpoint's family > the base family of ``model_type``
-    (or of ``info.model_type``) > "default". ``overrides`` is ``[tool.bertlint] learning-rate``: keys are
+    Precedence: from-scratch > PEFT/LoRA > the checkpoint's family > ``family`` > the base family of
+    ``model_type`` (or of ``info.model_type``) > "default". ``overrides`` is ``[tool.bertlint] learning-rate``: keys are
     family keys, ``default``, ``lora``, ``from-scratch`` or checkpoint ids; values ``[lo, hi]`` or
-    ``{optimizer: [lo, hi]}``; it wins over the built-in table."""
+    ``{optimizer: [lo, hi]}``; it wins over the built-in table. An unknown family has no built-in range
+    (speech, vision and unlisted models are not BERT): only a configured ``default`` gives it one."""
     table = _lr_table()
     kind = _lr_kind(optimizer)
     if from_scratch:
@@ -394,8 +437,8 @@ def lr_range(
     elif peft:
         key = "lora"
     else:
-        key = (info.family if info else None) or family_for_model_type(model_type or (info.model_type if info else None)) or "default"
-    entry = table[key]
+        key = (info.family if info else None) or family or family_for_model_type(model_type or (info.model_type if info else None)) or "default"
+    entry = table.get(key, {"label": "a model of unknown family"})
 
     if overrides:
         norm = lambda k: str(k).lower().replace("_", "-")  # noqa: E731
@@ -414,6 +457,8 @@ def lr_range(
 
     if kind in entry:
         return (float(entry[kind][0]), float(entry[kind][1]), f"{entry['label']} with {_OPT_LABEL[kind]}")
+    if "adamw" not in entry:
+        return None
     low, high = entry["adamw"]
     return (float(low), float(high), f"{entry['label']} (AdamW range; none published for {_OPT_LABEL[kind]})")
 

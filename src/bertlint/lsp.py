@@ -27,6 +27,7 @@ from bertlint import __version__, engine, notebook, pages, runner
 from bertlint.config import ConfigError, Settings, load_settings
 from bertlint.report import PAGE_URL, Finding, fix_to_dict
 from bertlint.rules import all_codes
+from bertlint.target import target_version
 
 DEBOUNCE = 0.03  # seconds without a change before a changed document is linted (a lint in progress coalesces more)
 CONFIG_FILES = ("pyproject.toml", "bertlint.toml")
@@ -125,7 +126,8 @@ class Server(LanguageServer):
         if self.config_changed(path):
             self.reload()  # lints this document too, with the new settings
             return
-        findings = self._guarded(path, lambda: engine.lint_source(doc.source, path, self.settings_for(path)))
+        settings = self.settings_for(path)
+        findings = self._guarded(path, lambda: engine.lint_source(doc.source, path, settings, target=target_version(settings, path, doc.source)))
         self.publish(uri, findings, doc.lines, doc.version)
 
     def lint_notebook(self, uri: str) -> None:
@@ -137,7 +139,8 @@ class Server(LanguageServer):
             return
         docs = [self.workspace.get_text_document(cell.document) for cell in nb.cells]
         text = _notebook_json(nb, docs)
-        findings = self._guarded(path, lambda: notebook.lint_text(text, path, self.settings_for(path)))
+        settings = self.settings_for(path)
+        findings = self._guarded(path, lambda: notebook.lint_text(text, path, settings, target=target_version(settings, path, text)))
         for number, doc in enumerate(docs, 1):
             self.publish(doc.uri, [f for f in findings if f.cell == number], doc.lines, doc.version)
         for gone in set(self.cells.get(uri, ())) - {doc.uri for doc in docs}:
@@ -194,7 +197,8 @@ class Server(LanguageServer):
         suffix, since one in an editor need not be a `.ipynb` file (VS Code's interactive window, Jupytext)."""
         if self.config_changed(path):
             self.reload()
-        return runner.fix_text(text, None, path, self.settings_for(path), {"safe"}, notebook_text)[0]
+        settings = self.settings_for(path)
+        return runner.fix_text(text, None, path, settings, {"safe"}, target_version(settings, path, text), notebook_text)[0]
 
 
 class _Document(TextDocument):

@@ -22,12 +22,13 @@ from json.decoder import scanstring
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from bertlint import engine, fixer, versions
-from bertlint.ipython import LINES, cleanup, commands, explain, install_requirements, mask, writes_script
+from bertlint import engine, fixer
+from bertlint.ipython import LINES, cleanup, explain, mask, writes_script
 from bertlint.report import Edit, Finding
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
+    from bertlint.target import Target
 
 _WS = re.compile(r"[ \t\n\r]*")
 _STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[][{}]', re.DOTALL)
@@ -74,16 +75,6 @@ def _top_level_names(tree: ast.Module) -> set[str]:
     return names
 
 
-def _install_pin(cell: Cell, bound: set[str]) -> tuple[versions.Version, str] | None:
-    """The transformers pin of the cell's install commands (`!pip install transformers==4.30.0`,
-    `%pip`, automagic `pip install`, `%%bash` bodies), named by the cell and the command."""
-    for command in commands(cell.source, bound):
-        pinned = versions.first_pin(install_requirements(command), f"cell {cell.number} (`{command.strip()[:60]}`)")
-        if pinned is not None:
-            return pinned
-    return None
-
-
 class _Module:
     """The masked code cells joined into one module, with the first line of each cell in it."""
 
@@ -92,12 +83,9 @@ class _Module:
         self.starts: list[int] = []
         self.shifts: list[dict[int, int]] = []  # per cell: the columns IPython's cleanup removed from each line (indent, prompts)
         self.broken: list[tuple[Cell, SyntaxError, str | None]] = []  # with what the cell holds instead of Python
-        self.pin: tuple[versions.Version, str] | None = None  # the first transformers pin an install command sets
         bound: set[str] = set()  # the names the cells so far bind at the top level: they shadow automagic
         chunks, line = [], 1
         for cell in cells:
-            if self.pin is None and "install" in cell.source:
-                self.pin = _install_pin(cell, bound)
             cleaned, removed = cleanup(cell.source)
             masked = mask(cleaned, bound)
             if masked is None or writes_script(cell.source):  # a script of its own: linted alone
@@ -153,18 +141,17 @@ class _Module:
         )
 
 
-def lint_cells(cells: Iterable[Cell], path: Path, settings: "Settings", codes: Iterable[str] | None = None) -> list[Finding]:
-    """Findings of the code cells, each placed in its cell."""
+def lint_cells(cells: Iterable[Cell], path: Path, settings: "Settings", codes: Iterable[str] | None = None, *,
+               target: "Target", reads: list[str] | None = None) -> list[Finding]:
+    """Findings of the code cells, each placed in its cell (`target`, `reads`: as for `engine.lint_source`)."""
     selected = frozenset(codes) if codes is not None else settings.codes_for(path)
     cells = list(cells)
     module = _Module(cells)
-    if module.pin is not None and not settings.transformers_version:  # the notebook's own install cell pins its target
-        settings = dataclasses.replace(settings, transformers_version=versions.show(module.pin[0]), transformers_version_from=module.pin[1])
-    findings = [module.place(f) for f in engine.lint_source(module.text, path, settings, selected)] if module.cells else []
+    findings = [module.place(f) for f in engine.lint_source(module.text, path, settings, selected, target=target, reads=reads)] if module.cells else []
     for cell in filter(lambda c: writes_script(c.source), cells):  # its lines are the script's: nothing to place
         lines = LINES.findall(cell.source)
         findings += [dataclasses.replace(f, cell=cell.number, source_line=lines[f.line - 1].rstrip("\r\n") if f.line <= len(lines) else "")
-                     for f in engine.lint_source(mask(cell.source), path, settings, selected)]
+                     for f in engine.lint_source(mask(cell.source), path, settings, selected, target=target, reads=reads)]
     if "BL901" in selected:
         for cell, exc, holds in module.broken:
             lines = LINES.findall(cell.source)
@@ -276,14 +263,15 @@ def from_cells(cells: Iterable[tuple[str, str]]) -> str:
     })
 
 
-def lint_text(text: str, path: Path, settings: "Settings", codes: Iterable[str] | None = None) -> list[Finding]:
+def lint_text(text: str, path: Path, settings: "Settings", codes: Iterable[str] | None = None, *,
+              target: "Target", reads: list[str] | None = None) -> list[Finding]:
     """`engine.lint_source` for a notebook's JSON text; an invalid notebook is one BL901 finding."""
     try:
         nb = parse(text)
     except NotebookError as exc:
         selected = frozenset(codes) if codes is not None else settings.codes_for(path)
         return [engine.engine_finding("BL901", str(exc), str(path), exc.line, exc.column, "")] if "BL901" in selected else []
-    return lint_cells(nb.cells, path, settings, codes)
+    return lint_cells(nb.cells, path, settings, codes, target=target, reads=reads)
 
 
 def apply_edits(text: str, findings: list[Finding], allowed: set[str]) -> tuple[str, list[Finding]]:

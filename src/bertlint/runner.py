@@ -1,4 +1,5 @@
-"""One bertlint run: settings, discovery, lint every file, apply fixes; nothing printed here."""
+"""One bertlint run, stage by stage, each handing its result on: settings, the walk (discovery), each
+file's target release, the cache, the lint and its fixes. Nothing is printed here."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from bertlint.config import Settings, load_settings
 from bertlint.discovery import discover
 from bertlint.report import Finding
 from bertlint.rules import all_codes
+from bertlint.target import Target, target_version
 
 
 @dataclass
@@ -24,6 +26,7 @@ class Outcome:
     fixed: int = 0
     diff_text: str = ""
     files: int = 0
+    targets: dict[Target, int] = field(default_factory=dict)  # the releases the files target, and how many each
 
     def merge(self, part: Outcome) -> None:
         """Add one file's outcome (its `files` count is already in ours)."""
@@ -52,7 +55,7 @@ def run(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, config
     parts: dict[Path, Outcome] = {}
     todo = []
     for path in files:
-        hit = results.lookup(path) if results is not None else None
+        hit = _target_stage(path, settings, outcome, results)
         if hit is not None and (allowed is None or not any(f.fix for f in hit)):
             parts[path] = Outcome(findings=hit)
         else:
@@ -74,9 +77,10 @@ def run_stdin(data: bytes, name: Path, *, overrides: Mapping[str, Any] | None = 
     """Lint source read from standard input as the file `name` would be (its configuration and
     per-file ignores; never cached): -> (outcome, the source with `fix`'s fixes applied)."""
     settings = settings_for([name], overrides, config_file, isolated)
-    outcome = Outcome(files=1)
+    target = target_of(settings, name, data)
+    outcome = Outcome(files=1, targets={target: 1})
     fixed = [data]
-    outcome.findings = lint_path(name, data, settings, outcome, _allowed(fix or diff), fixed.append if fix else None)
+    outcome.findings = lint_path(name, data, target, settings, outcome, _allowed(fix or diff), fixed.append if fix else None)
     return outcome, fixed[-1]
 
 
@@ -95,7 +99,9 @@ def add_noqa(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, c
         except OSError as exc:
             outcome.problems.append(f"{path}: {exc.strerror or exc}")
             continue
-        findings = lint_path(path, data, settings, outcome, None, None)
+        target = target_of(settings, path, data)
+        outcome.targets[target] = outcome.targets.get(target, 0) + 1
+        findings = lint_path(path, data, target, settings, outcome, None, None)
         if all(f.code in ("BL901", "BL902") for f in findings):  # nothing to suppress (or the file did not decode)
             outcome.findings += findings
             continue
@@ -108,9 +114,13 @@ def add_noqa(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, c
         lint, apply, parses = _kind(path)
         text, applied = apply(decoded.text, edits, {"safe"})
         if applied and parses(text):
-            fixer.write_atomic(path, fixer.encode(text, decoded))
-            outcome.fixed += len(applied)
-            findings = lint(text, path, settings)  # what could not be suppressed
+            try:
+                fixer.write_in_place(path, data, fixer.encode(text, decoded))
+            except fixer.NotWritten as exc:
+                outcome.problems.append(f"{path}: {exc}")
+            else:
+                outcome.fixed += len(applied)
+                findings = lint(text, path, settings, target=target)  # what could not be suppressed
         outcome.findings += findings
     return outcome
 
@@ -183,17 +193,36 @@ def _check(path: Path, job: _Job) -> _Done:
         return path, part, None, []
     from bertlint import fixer
 
-    with cache.recording() as read:
-        part.findings = lint_path(path, data, settings, part, allowed, functools.partial(fixer.write_atomic, path) if write else None)
+    target, reads = target_of(settings, path, data), []
+    part.findings = lint_path(path, data, target, settings, part, allowed, functools.partial(fixer.write_in_place, path, data) if write else None, reads)
     if not keyed:
         return path, part, None, []
-    return path, part, cache.file_key(path, data, settings), cache.snapshot(read)
+    return path, part, cache.file_key(data, target), cache.snapshot(reads)
 
 
-def lint_path(path: Path, data: bytes, settings: Settings, outcome: Outcome, allowed: set[str] | None,
-              write: Callable[[bytes], None] | None) -> list[Finding]:
-    """Lint one file's bytes and apply the `allowed` fixes: `write` takes the fixed bytes, or without
-    it they become a diff in `outcome`. Errors are recorded in `outcome`, never raised."""
+def target_of(settings: Settings, path: Path, data: bytes) -> Target:
+    """The release the file whose bytes are `data` targets (a `# /// script` pin, or a notebook's install cell, is read from them)."""
+    pinned = b"# /// script" in data or (path.suffix == ".ipynb" and b"install" in data)
+    return target_version(settings, path, data.decode("utf-8", "replace") if pinned else None)
+
+
+def _target_stage(path: Path, settings: Settings, outcome: Outcome, results: cache.Cache | None) -> list[Finding] | None:
+    """Count the release the file targets, and return its cached findings, or None when it must be linted."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None  # the lint reports it
+    target = target_of(settings, path, data)
+    outcome.targets[target] = outcome.targets.get(target, 0) + 1
+    return results.lookup(path, cache.file_key(data, target)) if results is not None else None
+
+
+def lint_path(path: Path, data: bytes, target: Target, settings: Settings, outcome: Outcome, allowed: set[str] | None,
+              write: Callable[[bytes], None] | None, reads: list[str] | None = None) -> list[Finding]:
+    """Lint one file's bytes and apply the `allowed` fixes: `write` takes the fixed bytes (and may raise
+    `fixer.NotWritten`), or without it they become a diff in `outcome`. Errors are recorded in
+    `outcome`, never raised. The other files the lint read (or looked for) are added to `reads`: its
+    findings depend on them."""
     from bertlint import engine, fixer
 
     try:
@@ -201,20 +230,25 @@ def lint_path(path: Path, data: bytes, settings: Settings, outcome: Outcome, all
     except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
         return [engine.decode_error_finding(path, exc)] if "BL901" in settings.codes_for(path) else []
     try:
-        findings = _kind(path)[0](decoded.text, path, settings)
+        findings = _kind(path)[0](decoded.text, path, settings, target=target, reads=reads)
     except Exception as exc:  # an internal error must not lose the other files' findings
         outcome.internal_errors.append(engine.describe_internal_error(path, exc))
         return []
     if allowed is None or not any((f.fix or f.extra.get("hidden_fix")) for f in findings):
         return findings
-    text, findings, total = fix_text(decoded.text, findings, path, settings, allowed)
-    if total:
-        outcome.fixed += total
-        if write is not None:
+    text, fixed_findings, total = fix_text(decoded.text, findings, path, settings, allowed, target)
+    if not total:
+        return fixed_findings
+    if write is None:
+        outcome.diff_text += fixer.unified_diff(str(path), decoded.text, text)
+    else:
+        try:
             write(fixer.encode(text, decoded))
-        else:
-            outcome.diff_text += fixer.unified_diff(str(path), decoded.text, text)
-    return findings
+        except fixer.NotWritten as exc:  # the file as it is on disk keeps its findings
+            outcome.problems.append(f"{path}: {exc}")
+            return findings
+    outcome.fixed += total
+    return fixed_findings
 
 
 def _kind(path: Path, notebook_text: bool | None = None):
@@ -228,19 +262,19 @@ def _kind(path: Path, notebook_text: bool | None = None):
 
 
 def fix_text(text: str, findings: list[Finding] | None, path: Path, settings: Settings, allowed: set[str],
-             notebook_text: bool | None = None) -> tuple[str, list[Finding], int]:
+             target: Target, notebook_text: bool | None = None) -> tuple[str, list[Finding], int]:
     """Apply fixes pass by pass until none applies or the result would not parse: (text, findings left,
     fixes applied). `findings` None: lint `text` first; `notebook_text` as for `_kind`."""
     from bertlint import fixer
 
     lint, apply, parses = _kind(path, notebook_text)
     if findings is None:
-        findings = lint(text, path, settings)
+        findings = lint(text, path, settings, target=target)
     total = 0
     for _ in range(fixer.MAX_PASSES):
         new_text, applied = apply(text, findings, allowed)
         if not applied or not parses(new_text):
             break
         text, total = new_text, total + len(applied)
-        findings = lint(text, path, settings)
+        findings = lint(text, path, settings, target=target)
     return text, findings, total

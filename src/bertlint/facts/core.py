@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ class Facts:
         self.loops: list[tuple[cst.CSTNode, Scope, cst.FunctionDef | None]] = []
         self.attr_loads: list[tuple[cst.Attribute, Scope, int]] = []
         self.stores: list[Store] = []  # `x["labels"] = ...`, `config.vocab_size = ...`
+        self.inputs: list[str] = []  # other files read or looked for: the findings depend on them (`depends_on`)
         self.module_scope = Scope("module", module, None)
         self._order = 0
         self._stmt_of: dict[int, cst.CSTNode] = {}
@@ -49,6 +51,21 @@ class Facts:
                 self.calls_by_short.setdefault(short, []).append(call)
         self._value_stack: set[int] = set()
         self._kind_cache: dict[int, Binding | None] = {}
+
+    # ---- other files -----------------------------------------------------------------------
+    def depends_on(self, path: Path) -> None:
+        """Note that what is said of this file depends on `path` (read, or looked for and absent), so that
+        a cached result notices it appear or change."""
+        self.inputs.append(os.path.abspath(path))
+
+    def checkpoint(self, name: Any) -> knowledge.ModelInfo | None:
+        """What is known of the checkpoint `name` as this file passes it to `from_pretrained`: a local
+        folder's config.json (beside the file, or under the working directory) wins over the table."""
+        if not isinstance(name, str):
+            return None
+        for config in knowledge.local_config_candidates(name, self.base_dir):
+            self.depends_on(config)
+        return knowledge.lookup_checkpoint(name, self.base_dir)
 
     # ---- names ---------------------------------------------------------------------------
     def qualname(self, expr: cst.BaseExpression | None, scope: Scope | None = None) -> str | None:
@@ -210,7 +227,7 @@ class Facts:
 
     def checkpoint_info(self, load: ModelLoad) -> knowledge.ModelInfo | None:
         if isinstance(load.checkpoint, str):
-            return knowledge.lookup_checkpoint(load.checkpoint, self.base_dir)
+            return self.checkpoint(load.checkpoint)
         return None
 
     @functools.cached_property

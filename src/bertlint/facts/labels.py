@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from bertlint import knowledge
 from bertlint.facts.kinds import ModelLoad
 from bertlint.facts.names import is_transformers_name
 from bertlint.facts.nodes import UNKNOWN, Call, dotted
@@ -65,7 +64,7 @@ def _base_checkpoint(facts: Facts, load: Call) -> bool:
     """A published base checkpoint of the built-in table, by its exact id: its config sets no labels.
     (`someone/bert-base-uncased` may be a fine-tuned classifier with labels of its own.)"""
     name = facts.arg_value(load, 0, "pretrained_model_name_or_path")
-    info = knowledge.lookup_checkpoint(name, facts.base_dir) if isinstance(name, str) else None
+    info = facts.checkpoint(name)
     return info is not None and info.source == "built-in" and info.id.lower() == name.lower()
 
 

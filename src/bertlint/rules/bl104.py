@@ -40,7 +40,7 @@ def _position_limit(facts: Facts) -> knowledge.ModelInfo | None:
         infos = [facts.checkpoint_info(load) for load in loads]
     else:
         names = [facts.arg_value(c, 0, "pretrained_model_name_or_path") for c in facts.tokenizer_loads if c.method == "from_pretrained"]
-        infos = [knowledge.lookup_checkpoint(n, facts.base_dir) if isinstance(n, str) else None for n in names]
+        infos = [facts.checkpoint(n) for n in names]
     if not infos or None in infos or len({(i.usable_max_tokens, i.hard_length_limit) for i in infos}) != 1:
         return None
     info = infos[0]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import libcst as cst
 
-from bertlint.facts import Binding, Call, Facts, dotted, is_model_call, padding_at, padding_of, walk
+from bertlint import knowledge
+from bertlint.facts import Binding, Call, Facts, ModelLoad, dotted, is_model_call, padding_at, padding_of, walk
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -37,21 +40,101 @@ class MissingAttentionMask(Rule):
             why = _padded(facts, ids, ctx.version)
             if why is None:
                 continue
+            harm = _harm(facts, call, ids)
+            if harm is None:
+                continue
+            effect, severity = harm
             source = ids.parent.call if ids.parent is not None else None
             if source is not None and padding_of(facts, source).return_attention_mask is False:
                 ctx.report(
                     ids_arg,
-                    f"padded `input_ids` ({why}) reach the model, but the tokenizer call has `return_attention_mask=False`: the model attends to the [PAD] tokens and silently computes different outputs",
+                    f"padded `input_ids` ({why}) reach the model, but the tokenizer call has `return_attention_mask=False`: {effect}",
                     help="drop `return_attention_mask=False` and pass the encoding's `attention_mask`",
+                    severity=severity,
                 )
                 continue
             mask = _mask_expression(ids_arg.value, ids)
             ctx.report(
                 ids_arg,
-                f"padded `input_ids` ({why}) reach the model without `attention_mask`: it attends to the [PAD] tokens and silently computes different outputs",
+                f"padded `input_ids` ({why}) reach the model without `attention_mask`: {effect}",
                 help=f"pass `attention_mask={mask}` or call the model with `**encoding`" if mask else self.help,
                 fix=[Replacement(call.node.args[-1], f", attention_mask={mask}", after=True)] if mask else None,
+                severity=severity,
             )
+
+
+_SILENTLY = "silently computes different outputs"
+
+
+def _harm(facts: Facts, call: Call, ids: Binding) -> tuple[str, str] | None:
+    """(what the missing mask does, severity), or None where the pads cannot reach a real token: a causal model
+    with right padding, or a text encoder that conditions a diffusion model (trained on unmasked embeddings)."""
+    if call.method == "generate":
+        return f"`generate` attends to the [PAD] tokens (after right padding it also continues from them) and {_SILENTLY}", "error"
+    load = _load_behind(facts, call)
+    if load is not None and _conditions_diffusion(facts, load, call):
+        return None
+    attention = _attention(facts, load)
+    if _padding_side(facts, ids) == "left":
+        return f"with left padding every real token attends to the [PAD] tokens before it and the model {_SILENTLY}", "error"
+    if attention == "causal":
+        return None  # right padding: the pads come after every real token a causal model lets it see
+    if attention == "bidirectional":
+        return f"it attends to the [PAD] tokens and {_SILENTLY}", "error"
+    return f"unless the model is causal (decoder-only), it attends to the [PAD] tokens and {_SILENTLY}", "warning"
+
+
+def _load_behind(facts: Facts, call: Call) -> ModelLoad | None:
+    """The model load a forward/`generate` call runs on (through `get_peft_model` and `.to()`-like chains)."""
+    target = call.receiver if call.method in ("forward", "generate") else call.node.func
+    model = facts.kind(target, call.scope, call.order)
+    while model is not None and model.kind == "model":
+        load = next((load for load in facts.model_loads if load.call is model.call), None)
+        if load is not None:
+            return load
+        model = model.parent
+    return None
+
+
+def _attention(facts: Facts, load: ModelLoad | None) -> str | None:
+    """"causal" | "bidirectional" | None, from the checkpoint when it is known, else the class (its head)."""
+    if load is None:
+        return None
+    found = knowledge.attention_of(class_name=load.class_name, info=facts.checkpoint_info(load))
+    if found is None and load.head == "causal-lm":
+        return "causal"  # `AutoModelForCausalLM` loads decoder-only models (or encoders configured as decoders)
+    if found is None and load.head in ("seq2seq", "masked-lm"):
+        return "bidirectional"  # the encoder of a seq2seq model; masked-LM encoders
+    return found
+
+
+def _conditions_diffusion(facts: Facts, load: ModelLoad, call: Call) -> bool:
+    """A text encoder whose hidden states condition a diffusion model: diffusers is imported, and the encoder comes
+    from a pipeline's `text_encoder*` subfolder, is a conditioning text-encoder class, or its output is passed on as
+    `encoder_hidden_states`."""
+    if not facts.imported("diffusers"):
+        return False
+    subfolder = facts.kw_value(load.call, "subfolder", cli=False, default=None)
+    if knowledge.conditioning_encoder(load.class_name, subfolder):
+        return True
+    stmt = call.stmt.body[0] if isinstance(call.stmt, cst.SimpleStatementLine) and call.stmt.body else None
+    if not isinstance(stmt, cst.Assign):
+        return False
+    names = {t.target.value for t in stmt.targets if isinstance(t.target, cst.Name)}
+    return "encoder_hidden_states" in names or any(
+        isinstance(arg.value, cst.Name) and arg.value.value in names
+        for other in facts.calls if (arg := other.kwargs.get("encoder_hidden_states")) is not None
+    )
+
+
+def _padding_side(facts: Facts, ids: Binding) -> Any:
+    """"left" when the file pads on the left (`tok.padding_side = "left"`, `padding_side="left"` at a load or an
+    encoding call, `pad_sequence(..., padding_side="left")`), else "right" (the tokenizers' and pad_sequence's default)."""
+    if ids.detail == "padded" and ids.call is not None:
+        return facts.kw_value(ids.call, "padding_side", default="right")
+    sides = [facts.value(s.value, s.scope, order=s.order) for s in facts.stores if s.key == "padding_side"]
+    sides += [facts.kw_value(c, "padding_side") for c in facts.calls if "padding_side" in c.kwargs]
+    return "left" if "left" in sides else "right"
 
 
 def _padded(facts: Facts, ids: Binding | None, version: tuple[int, ...]) -> str | None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint import knowledge
 from bertlint.facts import UNKNOWN, Call, Facts, dotted
 from bertlint.rules import Context, Replacement, Rule
 
@@ -82,7 +81,7 @@ def adds_tokens(facts: Facts, call: Call) -> bool:
 def _vocabulary(facts: Facts, load: Call | None) -> str | None:
     if load is None or load.method != "from_pretrained":
         return None
-    info = knowledge.lookup_checkpoint(facts.arg_value(load, 0, "pretrained_model_name_or_path"), facts.base_dir)
+    info = facts.checkpoint(facts.arg_value(load, 0, "pretrained_model_name_or_path"))
     return info.tokenizer if info is not None else None
 
 

@@ -33,7 +33,7 @@ class TokenizerModelMismatch(Rule):
 def _info(facts: Facts, call: Call) -> knowledge.ModelInfo | None:
     if call.method != "from_pretrained":
         return None
-    return knowledge.lookup_checkpoint(facts.arg_value(call, 0, "pretrained_model_name_or_path"), facts.base_dir)
+    return facts.checkpoint(facts.arg_value(call, 0, "pretrained_model_name_or_path"))
 
 
 def _message(tokenizer: knowledge.ModelInfo, model: knowledge.ModelInfo) -> str:

@@ -11,10 +11,11 @@ from bertlint.rules import Context, Rule
 ADAM_FAMILY = frozenset({"Adam", "AdamW", "NAdam", "Nadam", "RAdam", "Adam8bit", "AdamW8bit", "PagedAdamW", "PagedAdamW8bit", "PagedAdamW32bit"})
 KERAS_SCHEDULES = frozenset({"ExponentialDecay", "PolynomialDecay", "CosineDecay", "CosineDecayRestarts", "InverseTimeDecay"})
 FAR = 10  # this many times outside the range is an error, not a warning
-# Soft-prompt PEFT methods train only a few virtual-token embeddings, at rates far above any model's
-# fine-tuning range (peft's own prompt-tuning examples use 3e-2; Lester et al. used 0.3): no published
-# range covers them, so the rule stays silent where one is configured.
-PROMPT_LEARNING_CONFIGS = ("peft.PromptTuningConfig", "peft.PrefixTuningConfig", "peft.PromptEncoderConfig", "peft.AdaptionPromptConfig", "peft.MultitaskPromptTuningConfig", "peft.CPTConfig")
+# The LoRA range (1e-5..1e-3) is LoRA's: peft ships some thirty other methods (prompt/prefix/P-tuning, IA3,
+# LoHa, LoKr, OFT, BOFT, VeRA, FourierFT, RoAd, ...: peft/src/peft/tuners/__init__.py) whose recipes run 10-100x
+# higher (peft's prompt-tuning examples use 3e-2; Lester et al. 0.3). The range applies only where the method is
+# evidently LoRA: a `LoraConfig` (and its helpers, exported by peft/tuners/lora) and no other peft method config.
+LORA_CONFIGS = frozenset({"LoraConfig", "LoftQConfig", "EvaConfig", "LoraRuntimeConfig", "ArrowConfig"})
 # Preference optimization (DPO and its relatives) is not supervised fine-tuning: its loss is measured
 # against a frozen reference model and its recipes sit below every fine-tuning range (DPO paper 1e-6,
 # Zephyr 5e-7, trl's DPOConfig default 1e-6). No published range covers it, so the rule stays silent.
@@ -30,21 +31,31 @@ class LearningRateOutOfRange(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        loads = facts.model_loads
+        loads = [load for load in facts.model_loads if not load.class_name.startswith("peft.")]
         if not loads:
             return  # not a pretrained transformer: ranges do not apply
-        if facts.calls_to(*PROMPT_LEARNING_CONFIGS, *PREFERENCE_OPTIMIZATION):
-            return  # soft prompts, DPO & co.: no published range applies
+        if facts.calls_to(*PREFERENCE_OPTIMIZATION):
+            return  # DPO & co.: no published range applies
+        method = peft_method(facts)
+        if method == "other":
+            return  # a PEFT method other than LoRA, or one the file does not show: no range of ours covers it
+        families = {family_of(facts, load) for load in loads}
+        if method != "lora" and (len(families) != 1 or None in families and "default" not in (ctx.settings.lr_ranges or {})):
+            return  # an unknown family (speech, vision, unlisted models), or several: not BERT, stay silent
         known = trained_model(facts)
         info = known[1] if known else None
         from_scratch = all(load.how != "pretrained" for load in loads)
-        model_type = None if info else model_type_of(loads)
-        peft = uses_peft(facts)
+        family = next(iter(families)) if len(families) == 1 else None
+        # error only where the range is LoRA's or the family's own: not the generic from-scratch or a configured default
+        severe = method == "lora" or not from_scratch and family is not None
         for call, arg, optimizer in rate_sites(facts):
             value = facts.value(arg.value, call.scope, order=call.order)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
                 continue
-            low, high, label = knowledge.lr_range(info, optimizer, from_scratch=from_scratch, peft=peft, model_type=model_type, overrides=ctx.settings.lr_ranges)
+            found = knowledge.lr_range(info, optimizer, from_scratch=from_scratch, peft=method == "lora", family=family, overrides=ctx.settings.lr_ranges)
+            if found is None:
+                continue
+            low, high, label = found
             if low <= value <= high:
                 continue
             above = value > high
@@ -53,9 +64,26 @@ class LearningRateOutOfRange(Rule):
             ctx.report(
                 arg,
                 f"learning rate {value:g} is {factor:.3g}× {'above' if above else 'below'} the safe range {low:g}–{high:g} for {label}: fine-tuning at this rate {effect}",
-                severity="error" if factor >= FAR * (1 - 1e-9) else "warning",
+                severity="error" if severe and factor >= FAR * (1 - 1e-9) else "warning",
                 help=f"use a rate between {low:g} and {high:g}; typical recipes for {label} sit inside it",
             )
+
+
+def peft_method(facts: Facts) -> str | None:
+    """"lora" when the run's PEFT method is evidently LoRA/QLoRA, "other" when it is another method or not shown
+    (`PeftModel.from_pretrained` of a saved adapter, `get_peft_config`), None without PEFT."""
+    configs = {c.qualname.rsplit(".", 1)[-1] for c in facts.calls if c.qualname and c.qualname.startswith("peft.") and c.qualname.endswith("Config")}
+    if configs and configs <= LORA_CONFIGS and "LoraConfig" in configs:
+        return "lora"
+    return "other" if configs or uses_peft(facts) else None
+
+
+def family_of(facts: Facts, load) -> str | None:
+    """The learning-rate family of one model load: its checkpoint's (by size), else its class's base family."""
+    info = facts.checkpoint_info(load)
+    if info is not None and info.family is not None:
+        return info.family
+    return knowledge.family_for_model_type(knowledge.model_type_from_class_name(load.class_name.rsplit(".", 1)[-1]))
 
 
 def model_type_of(loads) -> str | None:

@@ -34,7 +34,7 @@ class RemovedTrainingArgument(Rule):
                 if status is None:
                     continue
                 replacement = versions.replacement_at(table, entry, ctx.version)
-                message = f"`{keyword}` {versions.lifecycle_text(entry, status, ctx)}"
+                message = f"`{keyword}` {versions.lifecycle_text(entry, status, ctx.version, ctx.version_source)}"
                 if status == "removed":
                     message += ": this line raises " + error.format(cls=owner, name=keyword)
                 fix = None

@@ -7,6 +7,7 @@ import libcst as cst
 from bertlint import versions
 from bertlint.facts import Facts, walk
 from bertlint.rules import Context, Replacement, Rule
+from bertlint.rules.symbols import SymbolUse, symbol_uses
 
 
 class TransformersAdamW(Rule):
@@ -21,16 +22,16 @@ class TransformersAdamW(Rule):
 
     def check(self, ctx: Context) -> None:
         _, templates = versions.symbols(self.symbols)
-        for use in versions.symbol_uses(ctx.facts, self.symbols):
+        for use in symbol_uses(ctx.facts, self.symbols):
             status = use.entry.status(ctx.version)
             if status is None:
                 continue
-            message = f"`{use.module}.{use.name}` {versions.lifecycle_text(use.entry, status, ctx)}"
+            message = f"`{use.module}.{use.name}` {versions.lifecycle_text(use.entry, status, ctx.version, ctx.version_source)}"
             if status == "removed":
                 message += f": this line raises {use.error(templates)}"
             ctx.report(use.node, message, severity="error" if status == "removed" else "warning", fix=self.fix_for(ctx.facts, use))
 
-    def fix_for(self, facts: Facts, use: versions.SymbolUse) -> list[Replacement] | None:
+    def fix_for(self, facts: Facts, use: SymbolUse) -> list[Replacement] | None:
         """Import the replacement instead, and write transformers' defaults into every call, so that nothing
         but the import changes. None when a use is not a plain call (the defaults could not be kept)."""
         module, _, name = use.entry.replacement.rpartition(".")
@@ -67,7 +68,7 @@ def _name_loads(facts: Facts, local: str) -> int:
     return sum(1 for node in walk(facts.module) if isinstance(node, cst.Name) and node.value == local and id(node) not in skip)
 
 
-def _rewrite_import(facts: Facts, use: versions.SymbolUse, module: str, name: str) -> Replacement | None:
+def _rewrite_import(facts: Facts, use: SymbolUse, module: str, name: str) -> Replacement | None:
     """`from transformers import AdamW` -> `from torch.optim import AdamW`; a statement importing more names
     is split (at module level, where the new line's indentation is known)."""
     statement = use.statement

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from bertlint import versions
 from bertlint.facts import Facts
 from bertlint.rules import Replacement
 from bertlint.rules.bl604 import TransformersAdamW
+from bertlint.rules.symbols import SymbolUse
 
 
 class TensorflowRemoved(TransformersAdamW):
@@ -18,5 +18,5 @@ class TensorflowRemoved(TransformersAdamW):
     fix_title = ""
     symbols = "tensorflow"
 
-    def fix_for(self, facts: Facts, use: versions.SymbolUse) -> list[Replacement] | None:
+    def fix_for(self, facts: Facts, use: SymbolUse) -> list[Replacement] | None:
         return None

@@ -17,7 +17,8 @@ from typing import Any, Callable
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from bertlint import engine, knowledge, versions
+from bertlint import engine, knowledge
+from bertlint.target import target_version
 from bertlint.config import Settings
 from bertlint.facts import UNKNOWN, Call, Facts, ModelLoad, classifier, float_cast, known_labels, padding_of, trained_model, uses_peft, walk
 from bertlint.report import Finding
@@ -39,7 +40,7 @@ class Site:
         text = engine.decode(path.read_bytes()).text
         module = cst.parse_module(text)
         positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-        return cls(Facts(module, text, path), positions, versions.target_version(settings, path, text)[0])
+        return cls(Facts(module, text, path), positions, target_version(settings, path, text)[0])
 
     def covers(self, node: cst.CSTNode, finding: Finding) -> bool:
         rng: CodeRange | None = self.positions.get(node)
@@ -114,7 +115,7 @@ def tokenizer_spec(site: Site, call: Call) -> dict[str, Any]:
                 "use_fast": use_fast if isinstance(use_fast, bool) else None}  # fmt: skip
     if spec["checkpoint"] is None and (known := trained_model(facts)) is not None:
         spec["checkpoint"] = known[1].id
-    info = knowledge.lookup_checkpoint(spec["checkpoint"], facts.base_dir) if spec["checkpoint"] else None
+    info = facts.checkpoint(spec["checkpoint"]) if spec["checkpoint"] else None
     spec["model_max_length"] = info.usable_max_tokens if info else None
     return spec
 

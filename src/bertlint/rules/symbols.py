@@ -1,0 +1,83 @@
+"""Where a file reaches a versioned transformers symbol (BL604, BL606): an import, or `module.Symbol` uses."""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bertlint.versions import Lifecycle, symbols
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from bertlint.facts import Facts
+
+
+@dataclass
+class SymbolUse:
+    """Where a file reaches a transformers symbol: an import alias, or `module.Symbol` attribute uses."""
+
+    entry: Lifecycle
+    name: str  # the symbol's own name ("AdamW")
+    module: str  # "transformers", "transformers.optimization"
+    node: cst.CSTNode  # where the finding sits: the import alias, else the first attribute use
+    statement: cst.CSTNode | None  # the import statement line; None for attribute uses
+    attributes: list[cst.Attribute]  # every `module.Symbol` use in the file
+
+    def error(self, templates: dict[str, str]) -> str:
+        """What the line raises once the symbol is gone: an import error, or an attribute error for `module.Symbol`."""
+        if self.statement is None:
+            key = "attribute_error"
+        else:
+            gone = self.module != "transformers" and _framework_module(self.module)
+            key = "submodule_error" if gone and "submodule_error" in templates else "import_error"
+        return templates[key].format(name=self.name, module=self.module)
+
+
+def _framework_module(module: str) -> bool:
+    """Whether a transformers submodule is itself TensorFlow/Flax/Keras code (`modeling_tf_utils`,
+    `optimization_tf`, `keras_callbacks`, `models.bert.modeling_flax_bert`), gone with that framework; a
+    module that stays (`transformers.utils`, `transformers.models.bert`) only loses the name."""
+    tokens = {t for part in module.split(".")[1:] for t in part.split("_")}
+    return bool(tokens & {"tf", "flax", "keras"})
+
+
+def symbol_uses(facts: "Facts", group: str) -> list[SymbolUse]:
+    """One use per symbol name of the group, the import first. A name the file binds again is guarded
+    (`try: from transformers import AdamW` / `except ImportError: from torch.optim import AdamW`): skipped."""
+    entries, _ = symbols(group)
+    bindings: dict[str, set[str]] = {}
+    for qualname, alias, _stmt in facts.import_nodes:
+        bindings.setdefault(_local_name(alias), set()).add(qualname)
+    found: dict[str, SymbolUse] = {}
+    for qualname, alias, stmt in facts.import_nodes:
+        entry = _match(entries, qualname)
+        local = _local_name(alias)
+        if entry is not None and len(bindings[local]) == 1 and len(facts.module_scope.events.get(local, ())) <= 1:
+            module, name = qualname.rsplit(".", 1)
+            found.setdefault(name, SymbolUse(entry, name, module, alias, stmt, []))
+    for attribute, scope, _order in facts.attr_loads:
+        qualname = facts.qualname(attribute, scope)
+        entry = _match(entries, qualname) if qualname and qualname.rsplit(".", 1)[0] in facts.imports.values() else None
+        if entry is not None:
+            module, name = qualname.rsplit(".", 1)
+            found.setdefault(name, SymbolUse(entry, name, module, attribute, None, [])).attributes.append(attribute)
+    return list(found.values())
+
+
+def _local_name(alias: cst.ImportAlias) -> str:
+    """The name an import binds: `as` name, else the head of `import a.b`."""
+    import libcst as cst  # here, not at the top: a run the cache answers never loads libcst
+
+    node = alias.asname.name if alias.asname is not None else alias.name
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else ""
+
+
+def _match(entries: tuple[Lifecycle, ...], qualname: str | None) -> Lifecycle | None:
+    if not qualname or not qualname.startswith("transformers."):
+        return None
+    name = qualname.rsplit(".", 1)[-1]
+    return next((e for e in entries if fnmatch.fnmatchcase(name, e.name)), None)
