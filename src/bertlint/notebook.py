@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from bertlint import engine, fixer
-from bertlint.target import first_pin, target_version
-from bertlint.ipython import LINES, cleanup, commands, explain, install_requirements, mask, writes_script
+from bertlint.ipython import LINES, cleanup, explain, mask, writes_script
 from bertlint.report import Edit, Finding
 
 if TYPE_CHECKING:
@@ -76,16 +75,6 @@ def _top_level_names(tree: ast.Module) -> set[str]:
     return names
 
 
-def _install_pin(cell: Cell, bound: set[str]) -> Target | None:
-    """The transformers pin of the cell's install commands (`!pip install transformers==4.30.0`,
-    `%pip`, automagic `pip install`, `%%bash` bodies), named by the cell and the command."""
-    for command in commands(cell.source, bound):
-        pinned = first_pin(install_requirements(command), f"cell {cell.number} (`{command.strip()[:60]}`)")
-        if pinned is not None:
-            return pinned
-    return None
-
-
 class _Module:
     """The masked code cells joined into one module, with the first line of each cell in it."""
 
@@ -94,12 +83,9 @@ class _Module:
         self.starts: list[int] = []
         self.shifts: list[dict[int, int]] = []  # per cell: the columns IPython's cleanup removed from each line (indent, prompts)
         self.broken: list[tuple[Cell, SyntaxError, str | None]] = []  # with what the cell holds instead of Python
-        self.pin: Target | None = None  # the first transformers pin an install command sets
         bound: set[str] = set()  # the names the cells so far bind at the top level: they shadow automagic
         chunks, line = [], 1
         for cell in cells:
-            if self.pin is None and "install" in cell.source:
-                self.pin = _install_pin(cell, bound)
             cleaned, removed = cleanup(cell.source)
             masked = mask(cleaned, bound)
             if masked is None or writes_script(cell.source):  # a script of its own: linted alone
@@ -275,16 +261,6 @@ def from_cells(cells: Iterable[tuple[str, str]]) -> str:
         "nbformat": 4, "nbformat_minor": 5, "metadata": {},
         "cells": [{"cell_type": kind, "metadata": {}, "source": source} for kind, source in cells],
     })
-
-
-def target(settings: "Settings", path: Path, text: str) -> Target:
-    """The release the notebook whose JSON is `text` targets: the pin of its own install cells ranks
-    right after the configuration (`target.target_version`)."""
-    try:
-        pin = _Module(parse(text).cells).pin
-    except NotebookError:
-        pin = None
-    return target_version(settings, path, text, own_pin=pin)
 
 
 def lint_text(text: str, path: Path, settings: "Settings", codes: Iterable[str] | None = None, *,
