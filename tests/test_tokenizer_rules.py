@@ -238,7 +238,54 @@ def test_bl106_silent_for_tpu_and_xla(extra):
 
 
 def test_bl106_without_max_length_anywhere():
-    assert only("BL106", HEADER + 'enc = tok(["a"], padding="max_length", truncation=True)\n')
+    assert only("BL106", HEADER + 'enc = tok(["a"], padding="max_length", truncation=True)\nout = model(**enc)\n')
+
+
+@pytest.mark.parametrize(
+    ("tail", "fires"),
+    [
+        ("", False),  # never read again
+        ("enc = tok(['b'])\nout = model(**enc)\n", False),  # rebound before any read
+        ("print(enc['input_ids'])\nprint(tok.batch_decode(enc.input_ids), enc.input_ids.shape)\n", False),  # inspected only
+        ("same = np.array_equal(enc.input_ids, other)\n", False),
+        ("out = model(**enc)\n", True),
+        ("batches.append(enc)\n", True),
+        ("loss = model(**tok(['b'], padding='max_length')).loss\n", True),  # fed where it is made
+    ],
+)
+def test_bl106_silent_for_ids_never_fed_to_a_model(tail, fires):
+    source = HEADER + "import numpy as np\nbatches = []\n" + 'enc = tok(["a"], padding="max_length", truncation=True)\n' + tail
+    assert bool(only("BL106", source)) is fires
+
+
+@pytest.mark.parametrize("extra", [
+    "from accelerate import Accelerator, DistributedType\nacc = Accelerator()\nSTATIC = acc.distributed_type == DistributedType.XLA",
+    "from transformers.utils import is_torch_xla_available\nON_TPU = is_torch_xla_available()",
+    "import tensorrt as trt",
+    "from optimum.onnxruntime import ORTModelForSequenceClassification",
+    "import torch\ntorch.onnx.export(model, (x,), 'model.onnx', input_names=['input_ids'])",
+    "from diffusers import UNet2DConditionModel",
+])  # fmt: skip
+def test_bl106_silent_for_fixed_shape_back_ends(extra):
+    assert only("BL106", MAP_SCRIPT.format(extra=extra)) == []
+    if "onnx.export" in extra:  # dynamic axes: any shape goes
+        assert only("BL106", MAP_SCRIPT.format(extra=extra.replace("])", "], dynamic_axes={'input_ids': {0: 'b', 1: 's'}})")))
+
+
+def test_bl106_negligible_padding_and_the_collator_to_recommend():
+    assert only("BL106", MAP_SCRIPT.replace("max_length=128", "max_length=4").format(extra="")) == []
+    labels = MAP_SCRIPT.replace(
+        '    return tok(batch["text"], padding="max_length", truncation=True, max_length=128)',
+        '    enc = tok(batch["text"], padding="max_length", truncation=True, max_length=128)\n    enc["labels"] = tok(batch["tag"], max_length=4, padding="max_length")["input_ids"]\n    return enc',
+    )
+    [finding] = only("BL106", labels.format(extra=""))
+    assert "DataCollatorForSeq2Seq" in finding.help and "DataCollatorWithPadding` cannot pad labels" in finding.help
+    [plain] = only("BL106", MAP_SCRIPT.format(extra=""))
+    assert "DataCollatorWithPadding(tokenizer)" in plain.help
+    tagging = labels.replace("from transformers import AutoTokenizer, Trainer", "from transformers import AutoModelForTokenClassification, AutoTokenizer, Trainer")
+    tagging = tagging.replace("trainer = Trainer(model=None", 'model = AutoModelForTokenClassification.from_pretrained("bert-base-uncased")\ntrainer = Trainer(model=model')
+    [finding] = only("BL106", tagging.format(extra=""))
+    assert "DataCollatorForTokenClassification" in finding.help
 
 
 def test_bl106_silent_for_a_tokenizer_built_from_a_vocab_file():
