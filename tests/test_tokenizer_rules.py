@@ -244,8 +244,8 @@ def test_bl106_without_max_length_anywhere():
 @pytest.mark.parametrize(
     ("tail", "fires"),
     [
-        ("", False),  # never read again
-        ("enc = tok(['b'])\nout = model(**enc)\n", False),  # rebound before any read
+        ("", True),  # never read at all: a demonstration of the call, still a finding
+        ("enc = tok(['b'])\nout = model(**enc)\n", True),
         ("print(enc['input_ids'])\nprint(tok.batch_decode(enc.input_ids), enc.input_ids.shape)\n", False),  # inspected only
         ("same = np.array_equal(enc.input_ids, other)\n", False),
         ("out = model(**enc)\n", True),
@@ -265,11 +265,21 @@ def test_bl106_silent_for_ids_never_fed_to_a_model(tail, fires):
     "from optimum.onnxruntime import ORTModelForSequenceClassification",
     "import torch\ntorch.onnx.export(model, (x,), 'model.onnx', input_names=['input_ids'])",
     "from diffusers import UNet2DConditionModel",
+    "from accelerate import Accelerator, DistributedType",
 ])  # fmt: skip
 def test_bl106_silent_for_fixed_shape_back_ends(extra):
     assert only("BL106", MAP_SCRIPT.format(extra=extra)) == []
     if "onnx.export" in extra:  # dynamic axes: any shape goes
         assert only("BL106", MAP_SCRIPT.format(extra=extra.replace("])", "], dynamic_axes={'input_ids': {0: 'b', 1: 's'}})")))
+
+
+def test_bl106_labels_padded_to_the_longest_of_a_fixed_set():
+    source = MAP_SCRIPT.format(extra='CLASSES = ["negative", "neutral", "positive"]\nlongest = max(len(tok(c)["input_ids"]) for c in CLASSES)').replace(
+        '    return tok(batch["text"], padding="max_length", truncation=True, max_length=128)',
+        '    enc = tok(batch["text"], truncation=True, max_length=128)\n    enc["labels"] = tok(batch["label"], padding="max_length", max_length=longest)["input_ids"]\n    return enc',
+    )
+    assert only("BL106", source) == []
+    assert only("BL106", source.replace("max_length=longest", "max_length=32"))
 
 
 def test_bl106_negligible_padding_and_the_collator_to_recommend():

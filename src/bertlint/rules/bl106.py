@@ -18,7 +18,10 @@ STATIC_ENGINE_IMPORTS = ("tensorrt", "torch_tensorrt", "onnxruntime", "openvino"
 STATIC_ENGINE_MODULES = ("optimum.onnxruntime", "optimum.intel", "optimum.neuron", "optimum.habana")
 XLA_CALLS = ("TPUStrategy", "TPUClusterResolver", "is_torch_xla_available", "is_torch_tpu_available", "is_tpu_available", "TrainingCompilerConfig")
 XLA_DISTRIBUTED_TYPES = ("accelerate.DistributedType.XLA", "accelerate.DistributedType.TPU", "accelerate.utils.DistributedType.XLA", "accelerate.utils.DistributedType.TPU")
-NEGLIGIBLE_LENGTH = 8  # labels padded to a handful of tokens (a class word, "positive"): nothing worth a collator
+# Accelerate's examples import `DistributedType` to special-case XLA (`max_length = 128 if ... == DistributedType.XLA`):
+# a file importing it is written to run on TPU too.
+XLA_NAMES = ("accelerate.DistributedType", "accelerate.utils.DistributedType")
+NEGLIGIBLE_LENGTH = 4  # labels padded to 2-3 tokens (a class word, "positive"): nothing worth a collator
 LABEL_PADDING_COLLATORS = ("transformers.DataCollatorForSeq2Seq", "transformers.DataCollatorForTokenClassification", "transformers.DataCollatorForLanguageModeling")
 DYNAMIC_PADDING = "tokenize without padding and pad each batch to its longest text with `DataCollatorWithPadding(tokenizer)`"
 # `DataCollatorWithPadding` cannot pad a `labels` column (`ValueError: Unable to create tensor`): where the map function
@@ -52,8 +55,8 @@ class StaticPaddingToMax(Rule):
             and not facts.calls_to(*LABEL_PADDING_COLLATORS)
         )
         for call, pad in static:
-            if isinstance(pad.max_length, int) and pad.max_length <= NEGLIGIBLE_LENGTH or _never_read(facts, call):
-                continue  # a few tokens of padding at most; ids only inspected (decoded, compared) or never read again
+            if isinstance(pad.max_length, int) and pad.max_length <= NEGLIGIBLE_LENGTH or _longest_of_a_set(facts, call) or _only_inspected(facts, call):
+                continue  # a few tokens of padding at most, or to the longest of a fixed label set; ids only decoded or compared
             anchor = call.kwargs.get("padding") or call.kwargs["pad_to_max_length"]
             load = tokenizer_load_of(facts, call)
             if "padding" in call.kwargs and pad.max_length is None and not call.has_double_star and (load is None or load.method == "from_pretrained"):
@@ -78,7 +81,8 @@ def _dynamic_padding(facts: Facts, call: Call, function: int | None) -> str:
 
 
 def _fixed_shapes_wanted(facts: Facts) -> bool:
-    if facts.imported(*XLA_IMPORTS, *STATIC_ENGINE_IMPORTS) or any(q.startswith(STATIC_ENGINE_MODULES) for q in facts.imports.values()):
+    imports = facts.imports.values()
+    if facts.imported(*XLA_IMPORTS, *STATIC_ENGINE_IMPORTS) or any(q.startswith(STATIC_ENGINE_MODULES) or q in XLA_NAMES for q in imports):
         return True
     for call in facts.calls:
         if call.qualname and call.qualname.rsplit(".", 1)[-1] in XLA_CALLS:
@@ -90,9 +94,27 @@ def _fixed_shapes_wanted(facts: Facts) -> bool:
     return any(facts.qualname(node, scope) in XLA_DISTRIBUTED_TYPES for node, scope, _ in facts.attr_loads if node.attr.value in ("XLA", "TPU"))
 
 
-def _never_read(facts: Facts, call: Call) -> bool:
-    """`x = tok(...)` whose `x` the statements after it (in its block, up to a rebinding) never read, or read only to
-    inspect it (`print`, `decode`, `np.array_equal`, `.shape`): those ids are never fed to a model."""
+def _longest_of_a_set(facts: Facts, call: Call) -> bool:
+    """`max_length` is the longest tokenized text of a set (`max(len(tok(c)["input_ids"]) for c in classes)`): the
+    labels are padded to the longest label, which is what batch padding would do."""
+    arg = call.kwargs.get("max_length")
+    expr = arg.value if arg is not None else None
+    if isinstance(expr, cst.Name):
+        owner, events = facts.binding_events(expr.value, call.scope, call.order)
+        owner, events = (owner, events) if events or owner is None else (owner, owner.events.get(expr.value, []))
+        assigns = [e for e in events if e.op == "assign"]
+        expr = assigns[0].value if len(assigns) == 1 and assigns[0].index is None else None
+    inner = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+    if inner is None or inner.qualname not in ("builtins.max",):
+        return False
+    nested = [facts.call_of(n) for n in walk(expr) if isinstance(n, cst.Call)]
+    tokenizing = {id(c.node) for c in facts.tokenizer_calls}
+    return any(c is not None and c.qualname == "builtins.len" for c in nested) and any(c is not None and id(c.node) in tokenizing for c in nested)
+
+
+def _only_inspected(facts: Facts, call: Call) -> bool:
+    """`x = tok(...)` whose `x` the statements after it (in its block, up to a rebinding) read, but only to inspect it
+    (`print`, `decode`, `np.array_equal`, `.shape`): those ids are never fed to a model."""
     stmt = facts.statement_of(call.node)
     small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
     if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
@@ -109,17 +131,20 @@ def _never_read(facts: Facts, call: Call) -> bool:
     if not isinstance(body, (list, tuple)) or not any(s is stmt for s in body):
         return False
     after = list(body)[next(i for i, s in enumerate(body) if s is stmt) + 1 :]
+    read = False
     for later in after:
         rebinding = next(
             (s for s in getattr(later, "body", ()) if isinstance(s, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name for t in s.targets)),
             None,
         ) if isinstance(later, cst.SimpleStatementLine) else None
         for node in walk(rebinding.value if rebinding is not None else later):
-            if isinstance(node, cst.Name) and node.value == name and not _inspected(facts, node):
-                return False
+            if isinstance(node, cst.Name) and node.value == name:
+                if not _inspected(facts, node):
+                    return False
+                read = True
         if rebinding is not None:
-            return True  # rebound: what came before is gone
-    return True
+            break  # rebound: what came before is gone
+    return read  # never read at all is a demonstration of the call: still a finding
 
 
 def _block_of(facts: Facts, stmt: cst.CSTNode) -> cst.CSTNode | None:
