@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.kinds import ModelLoad
 from bertlint.facts.names import is_transformers_name
 from bertlint.facts.nodes import UNKNOWN, Call, dotted
-
-if TYPE_CHECKING:
-    from bertlint.facts.core import Facts
+from bertlint.facts.values import ModelLoad
+from bertlint.facts.values import Values as Facts
 
 
 # ---------------------------------------------------------------------------------------------

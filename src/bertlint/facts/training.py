@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts.kinds import ModelLoad, _looks_like_tokenizer
-from bertlint.facts.names import ENCODE_METHODS, _same_symbol
-from bertlint.facts.nodes import UNKNOWN, Call, Scope
-
-if TYPE_CHECKING:
-    from bertlint.facts.core import Facts
+from bertlint.facts.names import ENCODE_METHODS, same_symbol
+from bertlint.facts.nodes import UNKNOWN, Call
+from bertlint.facts.values import ModelLoad
+from bertlint.facts.values import Values as Facts
 
 
 # ---------------------------------------------------------------------------------------------
@@ -178,7 +176,7 @@ def amp_enabled(facts: Facts) -> bool | None:
             if isinstance(policy, str) and "16" in policy:
                 return True
             unknown = unknown or not isinstance(policy, str)
-        if _same_symbol(q, "accelerate.Accelerator") and q.startswith("accelerate"):
+        if same_symbol(q, "accelerate.Accelerator") and q.startswith("accelerate"):
             value = facts.kw_value(call, "mixed_precision", cli=False, default=UNKNOWN)  # absent: `accelerate launch` decides
             if value in ("fp16", "bf16", "fp8"):
                 return True
@@ -206,12 +204,6 @@ def training_arg(facts: Facts, name: str, default: Any = UNKNOWN) -> Any:
     if name in call.kwargs:
         return facts.kw_value(call, name)
     return UNKNOWN if call.has_double_star else default
-
-
-def holds_tokenizer(facts: Facts, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> bool:
-    """`expr` is a tokenizer: classified as one, or an unresolved name plainly called `tokenizer`."""
-    found = facts.kind(expr, scope, order)
-    return found.kind == "tokenizer" if found is not None else _looks_like_tokenizer(expr, facts, scope)
 
 
 def padding_at(facts: Facts, call: Call, version: tuple[int, ...]) -> Padding:
