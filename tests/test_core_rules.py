@@ -447,7 +447,8 @@ def test_bl301_from_scratch_and_configured_default_are_warnings_at_most(tmp_path
     (tmp_path / "bertlint.toml").write_text('transformers-version = "5.23"\n[learning-rate]\ndefault = [1e-5, 1e-4]\n')
     source = 'import sys, torch\nfrom transformers import AutoModel\nmodel = AutoModel.from_pretrained(sys.argv[1])\nopt = torch.optim.AdamW(model.parameters(), lr=1e-1)\n'
     settings = load_settings(tmp_path, all_codes(), config_file=tmp_path / "bertlint.toml")
-    [finding] = [f for f in engine.lint_source(source, tmp_path / "train.py", settings) if f.code == "BL301"]
+    path = tmp_path / "train.py"
+    [finding] = [f for f in engine.lint_source(source, path, settings, target=target_version(settings, path, source)) if f.code == "BL301"]
     assert finding.severity == "warning"
 
 
