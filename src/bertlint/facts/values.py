@@ -446,14 +446,15 @@ class _Evaluator:
         if frame is not None:  # the call is known: its argument, else the default
             expr, scope, order = frame.args.get(name) or (owner.params[name].default, owner.parent, None)
             return self.f.evaluate(expr, scope, order, cli=self.cli, frame=frame.caller)
+        clicked = _click_default(self, owner, name)
+        if clicked is not None:  # a click command's parameter: click passes it, whatever the call sites show
+            return clicked
         sources = param_arguments(self.f, owner, name)
         if sources is None:
             return UNKNOWN
         if not sources:  # never called here: a default counts like a command-line default (a caller elsewhere may pass another)
             default = owner.params[name].default
-            if default is None:
-                return _click_default(self, owner, name)
-            return self.f.evaluate(default, owner.parent, None, cli=True) if self.cli else UNKNOWN
+            return self.f.evaluate(default, owner.parent, None, cli=True) if default is not None and self.cli else UNKNOWN
         return _agree([self.f.evaluate(expr, scope, order, cli=self.cli) for expr, scope, order in sources])
 
     # attributes and items -----------------------------------------------------------
@@ -805,20 +806,22 @@ def _parser_call(values: Values, expr, scope) -> Call | None:
 
 
 def _click_default(ev: _Evaluator, owner: Scope, name: str) -> Any:
-    """`@click.option("--lr", default=2e-5) def main(lr)`: the option's default (a command-line default)."""
+    """`@click.option("--lr", default=2e-5) def main(lr)`: the option's default, a command-line default (UNKNOWN
+    with `cli=False` or without a default); None when `name` is no click parameter."""
     fn = owner.node
-    if not ev.cli or not isinstance(fn, cst.FunctionDef):
-        return UNKNOWN
+    if not isinstance(fn, cst.FunctionDef):
+        return None
     for decorator in fn.decorators:
         call = ev.f.call_of(decorator.decorator) if isinstance(decorator.decorator, cst.Call) else None
-        if call is None or call.qualname not in ("click.option", "click.argument") or "default" not in call.kwargs:
+        if call is None or call.qualname not in ("click.option", "click.argument"):
             continue
         flags = [ev.f.value(a.value, call.scope) for a in call.positional]
-        named = [x.lstrip("-").replace("-", "_") for x in flags if isinstance(x, str)]
-        plain = [x for x in named if x.isidentifier() and x == x.lower()]
-        if name in plain and (len(plain) == 1 or flags[-1] == name):
-            return ev.f.evaluate(call.kwargs["default"].value, call.scope, call.order, cli=True)
-    return UNKNOWN
+        names = [x for x in flags if isinstance(x, str) and x.isidentifier()]  # an explicit parameter name
+        dest = names[0] if names else next((x.lstrip("-").replace("-", "_").lower() for x in flags if isinstance(x, str) and x.startswith("--")), None)
+        if dest == name:
+            default = call.kwargs.get("default")
+            return ev.f.evaluate(default.value, call.scope, call.order, cli=True) if default is not None and ev.cli else UNKNOWN
+    return None
 
 
 _NAMESPACES = ("types.SimpleNamespace", "argparse.Namespace")
@@ -845,6 +848,9 @@ def _config_source_field(ev: _Evaluator, base: cst.BaseExpression, attr: str) ->
             return None
         if name in f.classes and f.module_scope is owner:
             return _class_field(ev, f.classes[name], attr, None)
+        if not events and name in owner.params:
+            passed = _passed(ev, owner, name)
+            return _config_source_field(ev, passed, attr) if passed is not None else None
         assigns = [e for e in events if e.op == "assign"]
         if len(assigns) != 1 or assigns[0].conditional or len(events) != len(assigns):
             return None
@@ -867,6 +873,16 @@ def _config_source_field(ev: _Evaluator, base: cst.BaseExpression, attr: str) ->
             return UNKNOWN
         return _class_field(ev, cls, attr, call)
     return None
+
+
+def _passed(ev: _Evaluator, owner: Scope, name: str) -> cst.BaseExpression | None:
+    """The one construction a parameter receives: the argument of the call being evaluated, else the one every call
+    site passes (`main(TrainConfig())`)."""
+    frame = ev.frame
+    while frame is not None and frame.function is not owner.node:
+        frame = frame.caller
+    sources = [frame.args[name]] if frame is not None and name in frame.args else [] if frame is not None else param_arguments(ev.f, owner, name) or []
+    return sources[0][0] if len(sources) == 1 and isinstance(sources[0][0], cst.Call) else None
 
 
 def _is_dataclass(cls) -> bool:
