@@ -492,7 +492,8 @@ class _Evaluator:
         if isinstance(base, Binding):
             if base.kind in ("encoding", "dataloader_item"):
                 key = self.const(index.value) if isinstance(index, cst.Index) else UNKNOWN
-                return Binding("ids", base.call, base, key if isinstance(key, str) else "")
+                item = _batch_item(self.f, base.call, key) if base.kind == "dataloader_item" else None
+                return item or Binding("ids", base.call, base, key if isinstance(key, str) else "")
             return base if base.kind == "ids" else UNKNOWN
         if base is UNKNOWN:
             return UNKNOWN
@@ -573,6 +574,8 @@ class _Evaluator:
                 return Binding("trainer", call)
             if call.qualname.startswith("torch.utils.data") and short == "DataLoader":
                 return Binding("dataloader", call)
+            if _dataset_class(f, call.qualname) is not None:
+                return Binding("dataset", call)
             if short.startswith("DataCollator") and is_transformers_name(call.qualname):
                 return Binding("collator", call)
             if call.qualname in ("peft.get_peft_model", "peft.prepare_model_for_kbit_training"):
@@ -1038,8 +1041,62 @@ def _loop_item(ev: _Evaluator, event: Event, scope: Scope) -> Binding | None:
                 return None
             index = None
         iterable = iterable.args[0].value
-    loader = ev.kind(iterable, scope, event.order) if index is None else None
-    return Binding("dataloader_item", loader.call) if loader is not None and loader.kind == "dataloader" else None
+    loader = ev.kind(iterable, scope, event.order)
+    if loader is None or loader.kind != "dataloader":
+        return None
+    return Binding("dataloader_item", loader.call) if index is None else _batch_item(ev.f, loader.call, index)
+
+
+def _dataset_class(values: Values, qualname: str) -> str | None:
+    """`TensorDataset`, or the file's own map-style dataset class (a `Dataset` subclass, or any class with `__getitem__`)."""
+    if same_symbol(qualname, "torch.utils.data.TensorDataset") and qualname.startswith("torch."):
+        return "TensorDataset"
+    cls = values.classes.get(qualname.split(".", 1)[1]) if qualname.startswith("<local>.") and qualname.count(".") == 1 else None
+    return cls.name if cls is not None and "__getitem__" in cls.methods else None
+
+
+def _batch_item(values: Values, loader: Call, key: Any) -> Binding | None:
+    """What a DataLoader's batches hold at `key` (a dict key, a position) when the loader stacks its dataset's items as
+    they are (no `collate_fn`): the dataset's item at that key — a `TensorDataset`'s tensor at that position, or what
+    the dataset class's `__getitem__` returns under that key or at that position."""
+    if "collate_fn" in loader.kwargs or loader.has_star_args or not isinstance(key, (str, int)) or isinstance(key, bool):
+        return None
+    arg = loader.arg(0, "dataset")
+    dataset = values.kind(arg.value, loader.scope, loader.order) if arg is not None else None
+    if dataset is None or dataset.kind != "dataset":
+        return None
+    made = dataset.call
+    if _dataset_class(values, made.qualname) == "TensorDataset":
+        if not isinstance(key, int) or made.has_star_args or not 0 <= key < len(made.positional):
+            return None
+        return values.kind(made.positional[key].value, made.scope, made.order)
+    getitem = values.classes[made.qualname.split(".", 1)[1]].methods["__getitem__"]
+    scope = _function_scope(values, getitem)
+    found = [_element(values, value, scope, key, 0) for value in _return_values(getitem)]
+    return found[0] if found and found[0] is not None and all(b is not None and b.kind == found[0].kind for b in found) else None
+
+
+def _element(values: Values, expr: cst.BaseExpression | None, scope: Scope, key: Any, depth: int) -> Binding | None:
+    """The object at `key` of a dict display, `dict(...)` call or tuple `expr` (through one plain name)."""
+    if isinstance(expr, cst.Name) and depth == 0:  # `item = {...}; item["labels"] = ...; return item`
+        owner, events = values.binding_events(expr.value, scope)
+        if owner is not scope or not events or events[0].op != "assign" or events[0].index is not None or any(e.op != "setitem" for e in events[1:]):
+            return None
+        stored = [s for s in values.stores if s.scope is scope and isinstance(s.target, cst.Subscript) and dotted(s.target.value) == expr.value]
+        if any(s.key is None for s in stored):
+            return None
+        stored = [s for s in stored if s.key == key]
+        return values.kind(stored[-1].value, scope) if stored else _element(values, events[0].value, scope, key, 1)
+    if isinstance(expr, cst.Dict) and isinstance(key, str):
+        element = next((e for e in expr.elements if isinstance(e, cst.DictElement) and values.value(e.key, scope) == key), None)
+        return values.kind(element.value, scope) if element is not None else None
+    if isinstance(expr, cst.Tuple) and isinstance(key, int) and 0 <= key < len(expr.elements):
+        element = expr.elements[key]
+        return None if isinstance(element, cst.StarredElement) or any(isinstance(e, cst.StarredElement) for e in expr.elements) else values.kind(element.value, scope)
+    call = values.call_of(expr) if isinstance(expr, cst.Call) else None
+    if call is not None and call.qualname == "builtins.dict" and isinstance(key, str) and key in call.kwargs:
+        return values.kind(call.kwargs[key].value, scope)
+    return None
 
 
 def _is_column(values: Values, expr: cst.BaseExpression, scope: Scope, order: int | None) -> bool:
