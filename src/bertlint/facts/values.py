@@ -576,6 +576,8 @@ class _Evaluator:
                 return Binding("dataloader", call)
             if _dataset_class(f, call.qualname) is not None:
                 return Binding("dataset", call)
+            if _module_class(f, call.qualname) is not None:
+                return Binding("module", call)  # the file's own torch module: its forward's parameters come from its calls
             if short.startswith("DataCollator") and is_transformers_name(call.qualname):
                 return Binding("collator", call)
             if call.qualname in ("peft.get_peft_model", "peft.prepare_model_for_kbit_training"):
@@ -733,6 +735,20 @@ def _return_values(fn: cst.FunctionDef) -> list[cst.BaseExpression | None]:
     return found
 
 
+def _method_sites(values: Values, class_name: str, fn: cst.FunctionDef) -> list[Call]:
+    """The calls of a method of the file's own torch module: `obj.method(...)` and, for `forward`, `obj(...)`, where
+    `obj` holds an instance of that class."""
+    def instance(expr: cst.BaseExpression | None, call: Call) -> bool:
+        found = values.kind(expr, call.scope, call.order)
+        return found is not None and found.kind == "module" and found.call.qualname == f"<local>.{class_name}"
+
+    method = fn.name.value
+    sites = [c for c in values.calls_by_short.get(method, ()) if c.method == method and instance(c.receiver, c)]
+    if method == "forward":
+        sites += [c for c in values.calls if c.qualname is None and c.method != "forward" and instance(c.node.func, c)]
+    return sorted(sites, key=lambda c: c.order)
+
+
 def _returns_of(values: Values, call: Call) -> list[tuple[cst.BaseExpression, Scope]] | None:
     target = _callee(values, call)
     if target is None:
@@ -743,18 +759,24 @@ def _returns_of(values: Values, call: Call) -> list[tuple[cst.BaseExpression, Sc
 
 
 def param_arguments(values: Values, owner: Scope, name: str) -> list[tuple[cst.BaseExpression, Scope, int | None]] | None:
-    """(expression, scope, order) each call site of a plain function passes for a parameter, the default where a
-    site omits it; [] when the file never calls it, None when a site is opaque (`*args`, no value)."""
+    """(expression, scope, order) each call site of a plain function (or of a method of the file's own torch module:
+    `model(ids)` for its `forward`) passes for a parameter, the default where a site omits it; [] when the file never
+    calls it, None when a site is opaque (`*args`, no value)."""
     fn = owner.node
-    if not isinstance(fn, cst.FunctionDef) or owner.parent is None or owner.parent.kind == "class":
+    if not isinstance(fn, cst.FunctionDef) or owner.parent is None:
         return None
     param = owner.params[name]
     params = list(fn.params.posonly_params) + list(fn.params.params)
+    if owner.parent.kind == "class":
+        if fn.decorators or not params or param is params[0]:
+            return None
+        params = params[1:]
+        sites = _method_sites(values, owner.parent.name, fn)
+    else:
+        sites = [s for s in values.calls_by_short.get(fn.name.value, ()) if s.method is None and isinstance(s.node.func, cst.Name)]
     position = next((i for i, p in enumerate(params) if p is param), None)
     out = []
-    for site in values.calls_by_short.get(fn.name.value, ()):
-        if site.method is not None or not isinstance(site.node.func, cst.Name):
-            continue
+    for site in sites:
         if site.has_star_args or site.has_double_star:
             return None
         arg = site.kwargs.get(name)
@@ -1053,6 +1075,14 @@ def _dataset_class(values: Values, qualname: str) -> str | None:
         return "TensorDataset"
     cls = values.classes.get(qualname.split(".", 1)[1]) if qualname.startswith("<local>.") and qualname.count(".") == 1 else None
     return cls.name if cls is not None and "__getitem__" in cls.methods else None
+
+
+def _module_class(values: Values, qualname: str) -> str | None:
+    """The file's own `torch.nn.Module` subclass (directly, or through its own classes), by its qualified name."""
+    if not qualname.startswith("<local>.") or qualname.count(".") != 1:
+        return None
+    bases = values.class_bases(qualname)
+    return qualname.split(".", 1)[1] if any(same_symbol(b, "torch.nn.Module") for b in bases if b.startswith("torch.")) else None
 
 
 def _batch_item(values: Values, loader: Call, key: Any) -> Binding | None:
