@@ -10,7 +10,7 @@ import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts.names import ENCODE_METHODS, same_symbol
-from bertlint.facts.nodes import UNKNOWN, Call
+from bertlint.facts.nodes import UNKNOWN, Call, dotted, walk
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
 
@@ -212,6 +212,24 @@ def padding_at(facts: Facts, call: Call, version: tuple[int, ...]) -> Padding:
     if version >= (4, 52) and "pad_to_max_length" in call.kwargs and "padding" not in call.kwargs and not call.has_double_star:
         return dataclasses.replace(pad, padding=False)
     return pad
+
+
+def chunk_length(facts: Facts) -> Any:
+    """The length the run's examples are cut to when no tokenizer call says it: the block of a `dataset.map(fn)` that
+    chunks the token stream (`[t[i : i + block_size] for i in range(0, total, block_size)]`, the `group_texts` of
+    the language-modelling examples), else a collator's `padding="max_length", max_length=N`; UNKNOWN otherwise."""
+    found = set()
+    for call in facts.calls:
+        fn = call.arg(0, "function")
+        if call.method == "map" and fn is not None and isinstance(fn.value, cst.Name):
+            for definition, scope in facts.functions.get(fn.value.value, ()):
+                for node in walk(definition.body):
+                    upper = node.upper if isinstance(node, cst.Slice) else None
+                    if isinstance(upper, cst.BinaryOperation) and isinstance(upper.operator, cst.Add) and node.lower is not None and dotted(upper.left) == dotted(node.lower) is not None:
+                        found.add(facts.value(upper.right, scope))
+        elif call.qualname and call.short.startswith("DataCollator") and facts.kw_value(call, "padding", default=None) == "max_length":
+            found.add(facts.kw_value(call, "max_length"))
+    return found.pop() if len(found) == 1 and isinstance(next(iter(found)), int) else UNKNOWN
 
 
 # Tokenizers whose encoding methods take inputs of their own (boxes, tables, xpaths); 5.x keeps their `encode_plus`.
