@@ -42,7 +42,7 @@ def padding_of(facts: Facts, call: Call) -> Padding:
     def kw(name, default=None):
         return facts.kw_value(call, name, default=default) if name in call.kwargs else default
 
-    padding = kw("padding", False)
+    padding = kw("padding", call.method == "pad")  # `tokenizer.pad(features)` pads to the longest by default
     if isinstance(padding, str) and padding not in ("longest", "max_length", "do_not_pad"):
         padding = UNKNOWN
     if padding == "do_not_pad":
@@ -54,18 +54,12 @@ def padding_of(facts: Facts, call: Call) -> Padding:
         padding = UNKNOWN if "padding" not in call.kwargs else padding
     text = call.arg(0, "text") or call.kwargs.get("text_target")  # `tok(text_target=summaries)` encodes the targets
     batch: Any = UNKNOWN
-    if call.method == "batch_encode_plus":
+    if call.method in ("batch_encode_plus", "pad"):
         batch = True
     elif call.method in ("encode_plus", "encode"):
         batch = False
     elif text is not None:
-        value = facts.value(text.value, call.scope, order=call.order)
-        if isinstance(value, str):
-            batch = False
-        elif isinstance(value, (list, tuple)):
-            batch = len(value) > 1
-        elif isinstance(text.value, (cst.List, cst.Tuple)):
-            batch = len(text.value.elements) > 1
+        batch = facts.is_batch(text.value, call.scope, call.order)
     return Padding(padding, kw("truncation"), kw("max_length"), batch, kw("return_attention_mask"))
 
 

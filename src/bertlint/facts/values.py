@@ -140,8 +140,7 @@ class Values(Model):
             if call is None:
                 return UNKNOWN
             if call.qualname in ("builtins.list", "builtins.sorted") and len(call.positional) == 1:
-                inner = call.positional[0].value
-                return True if isinstance(inner, (cst.GeneratorExp, cst.ListComp)) or _is_column(self, inner, scope, order) else UNKNOWN
+                return True  # a list made of an iterable (a column, a comprehension, the texts of a collated batch)
             if call.method in ("tolist", "to_list") and call.qualname is None:
                 return True
             return _agree([self.is_batch(r, s, None, _depth + 1) for r, s in _returns_of(self, call) or ()])
@@ -230,6 +229,17 @@ class Values(Model):
             else:
                 out[dest] = (default.value, call.scope, call.order)
         return out
+
+    def _partial_frame(self, partial: Call, fn: cst.FunctionDef) -> _Frame:
+        """`partial(collate, tok=tokenizer)` as a frame of `fn`: those arguments bound, the first (the batch) left free.
+        Kept, like every frame, for as long as the memo that names it."""
+        key = (id(partial.node), 0)
+        if key not in self._frames:
+            params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)][1:]
+            bound = dict(zip(params, partial.positional[1:]))
+            bound.update(partial.kwargs)
+            self._frames[key] = _Frame(fn, {name: (arg.value, partial.scope, partial.order) for name, arg in bound.items()}, None, 1)
+        return self._frames[key]
 
     def _frame_for(self, call: Call, fn: cst.FunctionDef, method: bool, caller: _Frame | None) -> _Frame | None:
         """The frame that evaluates `fn` for `call`'s arguments (one per call and caller); None when they do not bind."""
@@ -597,7 +607,7 @@ class _Evaluator:
             if recv is not None:
                 if call.method in _KIND_KEEPING_METHODS and recv.kind in ("model", "encoding", "ids"):
                     return recv
-                if recv.kind == "tokenizer" and call.method in ENCODE_METHODS:
+                if recv.kind == "tokenizer" and (call.method in ENCODE_METHODS or call.method == "pad"):
                     return Binding("encoding", call)
                 if recv.kind == "tokenizer" and call.method == "convert_tokens_to_ids":
                     return Binding("ids", call, None, "manual")
@@ -1089,8 +1099,10 @@ def _batch_item(values: Values, loader: Call, key: Any) -> Binding | None:
     """What a DataLoader's batches hold at `key` (a dict key, a position) when the loader stacks its dataset's items as
     they are (no `collate_fn`): the dataset's item at that key — a `TensorDataset`'s tensor at that position, or what
     the dataset class's `__getitem__` returns under that key or at that position."""
-    if "collate_fn" in loader.kwargs or loader.has_star_args or not isinstance(key, (str, int)) or isinstance(key, bool):
+    if loader.has_star_args or not isinstance(key, (str, int)) or isinstance(key, bool):
         return None
+    if "collate_fn" in loader.kwargs:
+        return _collated_item(values, loader.kwargs["collate_fn"].value, loader, key)
     arg = loader.arg(0, "dataset")
     dataset = values.kind(arg.value, loader.scope, loader.order) if arg is not None else None
     if dataset is None or dataset.kind != "dataset":
@@ -1104,6 +1116,44 @@ def _batch_item(values: Values, loader: Call, key: Any) -> Binding | None:
     scope = _function_scope(values, getitem)
     found = [_element(values, value, scope, key, 0) for value in _return_values(getitem)]
     return found[0] if found and found[0] is not None and all(b is not None and b.kind == found[0].kind for b in found) else None
+
+
+def _collated_item(values: Values, collate: cst.BaseExpression, loader: Call, key: Any) -> Binding | None:
+    """The batch a collate function of the file's own returns, at `key`: a def, a lambda, `functools.partial(fn, ...)`,
+    or an instance of a class of the file with `__call__`; an encoding it returns (`tokenizer(texts, padding=True)`,
+    `tokenizer.pad(features)`) gives its ids."""
+    returned = _collate_returns(values, collate, loader)
+    found = []
+    for value, scope, frame in returned or ():
+        whole = values.evaluate(value, scope, frame=frame)
+        if isinstance(whole, Binding) and whole.kind == "encoding":
+            found.append(Binding("ids", whole.call, whole, key) if isinstance(key, str) else None)
+        else:
+            found.append(_element(values, value, scope, key, 0))
+    return found[0] if found and found[0] is not None and all(b is not None and b.kind == found[0].kind for b in found) else None
+
+
+def _collate_returns(values: Values, collate: cst.BaseExpression, loader: Call) -> list[tuple[cst.BaseExpression, Scope, _Frame | None]] | None:
+    """(returned expression, its scope, the frame binding `partial`'s arguments) for each `return` of a collate function."""
+    if isinstance(collate, cst.Lambda):
+        return [(collate.body, values.scope_of(collate.body), None)]
+    call = values.call_of(collate) if isinstance(collate, cst.Call) else None
+    partial = None
+    if call is not None and call.qualname == "functools.partial" and call.positional and not call.has_star_args:
+        partial, collate = call, call.positional[0].value
+    elif call is not None and call.qualname and call.qualname.startswith("<local>.") and call.qualname.count(".") == 1:
+        cls = values.classes.get(call.qualname.split(".", 1)[1])
+        method = cls.methods.get("__call__") if cls is not None else None
+        return [(r, _function_scope(values, method), None) for r in _return_values(method) if r is not None] if method is not None else None
+    if not isinstance(collate, cst.Name):
+        return None
+    owner, events = values.binding_events(collate.value, loader.scope, loader.order)
+    defs = [e for e in events if e.op in ("def", "assign", "import")]
+    if not defs or defs[-1].op != "def" or not isinstance(defs[-1].value, cst.FunctionDef):
+        return None
+    fn = defs[-1].value
+    frame = values._partial_frame(partial, fn) if partial is not None else None
+    return [(r, _function_scope(values, fn), frame) for r in _return_values(fn) if r is not None]
 
 
 def _element(values: Values, expr: cst.BaseExpression | None, scope: Scope, key: Any, depth: int) -> Binding | None:
