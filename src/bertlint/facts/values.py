@@ -43,7 +43,7 @@ MAX_DEPTH = 3  # nested calls of the file's own functions evaluated for their ar
 class Binding:
     """An object the rules care about, and where it came from."""
 
-    kind: str  # tokenizer | model | encoding | ids | optimizer | accelerator | gradient_tape | trainer | training_args | dataloader | dataloader_item | collator | generated
+    kind: str  # tokenizer | model | encoding | ids | optimizer | accelerator | gradient_tape | loss | trainer | training_args | dataloader | dataloader_item | dataset | module | collator | generated
     call: Call | None = None  # the call that made it (the tokenizer call of an encoding, the load of a model)
     parent: Binding | None = None  # the encoding an `ids` binding came from, the model a wrapper wraps
     detail: str = ""  # for ids: which key ("input_ids", "labels", ...); for a model: the wrapper ("peft", "unwrapped")
@@ -1031,7 +1031,7 @@ _OPTIMIZER_MODULES = (
 
 
 def _object_kind(qualname: str) -> str | None:
-    """optimizer | accelerator | gradient_tape, for a constructor resolved through the imports."""
+    """optimizer | accelerator | gradient_tape | loss, for a constructor resolved through the imports."""
     root, last = qualname.split(".", 1)[0], qualname.rsplit(".", 1)[-1]
     if qualname.startswith(_OPTIMIZER_MODULES) and last[:1].isupper():
         return None if any(part in qualname for part in (".lr_scheduler.", ".schedules.", ".swa_utils.")) else "optimizer"
@@ -1041,6 +1041,8 @@ def _object_kind(qualname: str) -> str | None:
         return "accelerator"
     if root == "tensorflow" and last == "GradientTape":
         return "gradient_tape"
+    if qualname.startswith("torch.nn.") and last.endswith("Loss"):
+        return "loss"
     return None
 
 
