@@ -42,7 +42,12 @@ def lint_and_verify(*paths: Path, **options) -> tuple[list[Finding], float]:
 
 
 def by_code(findings: list[Finding]) -> dict[str, dict]:
-    return {f.code: f.verification for f in findings if f.verification is not None}
+    """code -> the verification of its first finding (in path and line order)."""
+    out: dict[str, dict] = {}
+    for f in sorted(findings, key=lambda f: f.sort_key):
+        if f.verification is not None:
+            out.setdefault(f.code, f.verification)
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -84,14 +89,43 @@ def test_demo_evidence(demo, code, check):
     assert check(v["measurements"], v["evidence"]), v
 
 
+def test_generation_probe_compares_generated_tokens(demo):
+    """BL201 at a decoder-only `generate`: the short prompt, right-padded with eos, generates other tokens than alone."""
+    [v] = [f.verification for f in demo[0] if f.code == "BL201" and f.path.endswith("language_model.py")]
+    m, e = v["measurements"], v["evidence"]
+    assert v["status"] == "confirmed" and m["new_tokens"] == 6 and m["rows_changed_without_mask"] == m["padded_rows"] == 1, v
+    assert "text 1 'the movie was' alone → [" in e and "in the batch without the mask → [" in e and "pad id 50256" in e and "= eos" in e, e
+    assert "pad on the left" in e  # right padding: even the masked batch continues after the pads
+    assert "the script's 2 distinct texts (padding='longest', right side)" in v["setup"]
+
+
 def test_near_miss_is_not_confirmed():
     findings, _ = lint_and_verify(VERIFY / "near_miss.py")
     results = by_code(findings)
     assert {"BL201", "BL206"} <= set(results)
     assert all(v["status"] == "not_confirmed" for v in results.values()), results
-    m = results["BL201"]["measurements"]  # float noise of batched kernels only, far below the verdict's 1e-4
-    assert m["max_abs_diff_without_mask"] < 1e-5 * max(m["hidden_abs_max"], 1.0), m
+    assert results["BL201"]["measurements"]["pad_tokens"] == 0  # two 3-word prompts: nothing to mask
+    assert "the batch has no padding: its 2 texts are all 3 tokens long" in results["BL201"]["evidence"]
     assert results["BL206"]["measurements"]["largest_new_id"] < results["BL206"]["measurements"]["embedding_rows"]
+
+
+def test_generate_infers_the_mask_when_the_pad_id_is_not_eos():
+    """Gemma pads with 0 and ends with 1: a decoder-only `generate` rebuilds the mask itself, so the tokens do not change."""
+    [v] = [f.verification for f in lint_and_verify(VERIFY / "inferred_mask.py", codes=["BL201"])[0] if f.code == "BL201"]
+    assert v["status"] == "not_confirmed" and v["measurements"]["rows_changed_without_mask"] == 0, v
+    assert "infers the mask from pad_token_id=0" in v["evidence"]
+
+
+def test_a_forward_of_texts_that_are_not_literal_says_it_used_generic_texts(tmp_path):
+    script = tmp_path / "score.py"
+    script.write_text(
+        "import sys\nfrom transformers import AutoModel, AutoTokenizer\n"
+        "tok = AutoTokenizer.from_pretrained('bert-base-uncased')\nmodel = AutoModel.from_pretrained('bert-base-uncased')\n"
+        "batch = tok(sys.argv[1:], padding='max_length', truncation=True, max_length=16, return_tensors='pt')\nout = model(batch['input_ids'])\n"
+    )
+    [v] = [f.verification for f in lint_and_verify(script, codes=["BL201"])[0] if f.code == "BL201"]
+    assert v["status"] == "confirmed" and v["measurements"]["pad_tokens"] == 9 + 4, v  # 7 and 12 tokens padded to 16
+    assert "generic texts of 5 and 10 words: the script's texts are not literal (padding='max_length', max_length=16, right side)" in v["setup"], v
 
 
 def test_stalling_rate_and_float_labels():
@@ -199,6 +233,18 @@ def test_without_torch_verify_exits_2_with_the_install_command(monkeypatch):
     assert "pip install 'bertlint[verify]'" in result.output
 
 
+def test_literal_texts_within_max_length_are_not_confirmed(tmp_path):
+    """BL102 on the script's own short texts: nothing is longer than max_length, so nothing needed cutting."""
+    script = tmp_path / "short.py"
+    script.write_text(
+        "from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+        "enc = tok(['a fine movie', 'a dull and long movie'], padding=True, max_length=32)\n"
+    )
+    [v] = [f.verification for f in lint_and_verify(script, codes=["BL102"])[0] if f.code == "BL102"]
+    assert v["status"] == "not_confirmed" and "came out at lengths [7, 7]: none is longer than max_length=32" in v["evidence"], v
+    assert v["setup"].endswith("the script's 2 distinct texts")
+
+
 def test_a_value_the_script_does_not_pin_is_could_not_run(tmp_path):
     script = tmp_path / "train.py"
     script.write_text(
@@ -264,4 +310,4 @@ def test_a_cached_checkpoint_is_used_offline(monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
     findings, _ = lint_and_verify(DEMO / "classifier.py", codes=["BL201"])
     v = by_code(findings)["BL201"]
-    assert v["status"] == "confirmed" and v["setup"] == "cached bert-base-uncased", v
+    assert v["status"] == "confirmed" and v["setup"].startswith("cached bert-base-uncased; the script's 2 distinct texts"), v
