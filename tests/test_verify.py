@@ -6,6 +6,7 @@ the linter but is fine, and its probes must say so. CUDA-only measurements are s
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -145,6 +146,19 @@ def test_every_format_carries_the_verdict(demo):
     assert diag["relatedInformation"][0]["message"] == verification_text(v) and diag["data"]["verification"]["status"] == "confirmed"
     sarif = json.loads(format_findings(findings, "sarif"))
     assert sarif["runs"][0]["results"][0]["properties"]["verification"]["evidence"] == v["evidence"]
+    [line] = format_findings(findings, "concise").splitlines()
+    assert line.startswith(f"{findings[0].path}:16:") and line.endswith(f"[confirmed on cpu in {v['seconds']:.1f} s]"), line
+    [annotation] = format_findings(findings, "github").splitlines()
+    assert annotation.endswith("%0A" + verification_text(v).replace("%", "%25")), annotation
+
+
+def test_concise_shows_each_kind_of_verdict():
+    base = Finding("BL201", "missing-attention-mask", "error", "padded ids", "", "t.py", 3, 5, 3, 9)
+    verdicts = {"not_confirmed": {"status": "not_confirmed", "device": "cpu", "seconds": 0.42, "evidence": "no padding"},
+                "could_not_run": {"status": "could_not_run", "device": None, "seconds": None, "evidence": "needs CUDA"}}  # fmt: skip
+    lines = [format_findings([dataclasses.replace(base, verification=v)], "concise") for v in verdicts.values()]
+    assert lines == ["t.py:3:5: BL201 padded ids [not confirmed on cpu in 0.4 s]\n", "t.py:3:5: BL201 padded ids [could not run: needs CUDA]\n"]
+    assert format_findings([base], "concise") == "t.py:3:5: BL201 padded ids\n"  # no --verify: no tag
 
 
 def test_memory_probes_need_cuda_on_cpu():
