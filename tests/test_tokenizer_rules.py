@@ -65,19 +65,38 @@ def test_bl102_fix_adds_truncation():
 
 
 def test_bl105_fix_adds_truncation():
-    text = fixed("BL105", HEADER + 'enc = tok(["a", "b c"], padding="max_length", max_length=64)\n')
+    text = fixed("BL105", HEADER + 'enc = tok(texts, padding="max_length", max_length=64)\n')
     assert 'padding="max_length", max_length=64, truncation=True)' in text
 
 
-@pytest.mark.parametrize(("version", "fires"), [("4.40", True), ("4.51", True), ("4.52", False), ("5.0", False)])
-def test_bl105_pad_to_max_length_counts_only_while_it_pads(version, fires):
-    source = HEADER + 'enc = tok("a b", pad_to_max_length=True, max_length=64)\n'
-    assert bool(only("BL105", source, transformers_version=version)) is fires
+@pytest.mark.parametrize("version", ["4.40", "4.51", "4.52", "5.0"])
+def test_bl105_pad_to_max_length_alone_is_bl101s_business(version):
+    # the implicit truncation of `max_length` is decided while `padding` is still False: it truncates in every version
+    source = HEADER + 'enc = tok(texts, pad_to_max_length=True, max_length=64)\n'
+    assert only("BL105", source, transformers_version=version) == []
 
 
 @pytest.mark.parametrize("truncation", ["True", '"only_second"', '"longest_first"'])
 def test_bl105_silent_with_a_truncation_strategy(truncation):
     assert only("BL105", HEADER + f'enc = tok("q", "c", padding="max_length", truncation={truncation}, max_length=64)\n') == []
+
+
+@pytest.mark.parametrize(
+    ("texts", "fires"),
+    [
+        ('[""] * batch_size', False),  # empty prompts: never longer than the special tokens
+        ('"A short sentence."', False),
+        ('["one", "two words"]', False),
+        ('"a question", "its context"', False),  # a pair of short texts
+        ('["" for _ in range(n)]', False),
+        ('"A literal sentence far longer than the eight tokens it is padded to."', True),
+        ('"short", context', True),  # the pair's second text is unknown
+        ('[""] * n + texts', True),
+    ],
+)
+def test_bl105_silent_when_the_texts_cannot_exceed_max_length(texts, fires):
+    source = HEADER + f'enc = tok({texts}, padding="max_length", max_length={64 if not fires or "eight" not in texts else 8})\n'
+    assert bool(only("BL105", source)) is fires
 
 
 def test_bl105_silent_without_padding():

@@ -15,7 +15,7 @@ from bertlint.facts.core import Facts
 from bertlint.facts.evaluate import MAX_SEQ, param_arguments
 from bertlint.facts.kinds import ModelLoad
 from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, classifier, known_labels
-from bertlint.facts.loops import TrainingLoop, float_cast, in_context, in_training_step, is_model_call
+from bertlint.facts.loops import TrainingLoop, float_cast, frozen_models, in_context, in_training_step, is_model_call
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
 from bertlint.facts.nodes import UNKNOWN, Binding, Call, ClassDef, Event, Scope, Store, dotted, iter_children, literal, walk
 from bertlint.facts.training import (
@@ -40,5 +40,5 @@ __all__ = [
     # labels
     "LABEL_NAMES", "Classifier", "KnownLabels", "classifier", "known_labels",
     # loops
-    "TrainingLoop", "float_cast", "in_context", "in_training_step", "is_model_call",
+    "TrainingLoop", "float_cast", "frozen_models", "in_context", "in_training_step", "is_model_call",
 ]

@@ -50,7 +50,7 @@ class TrainingLoop:
     framework: str  # "torch" | "tensorflow"
     backward: list[Call]  # gradient calls in it, nested loops included
     steps: list[Call]  # `optimizer.step()`, `scaler.step(optimizer)`, `optimizer.apply_gradients(...)` in it
-    zeroed: bool  # gradients reset in it or an enclosing loop, directly or through a local helper
+    zeroed: bool  # gradients reset in it or an enclosing loop, directly or through a local helper; or never kept in `.grad`
     every_iteration_zero_grads: list[Call]  # `optimizer/model.zero_grad()` that run on every iteration
     gate: cst.If | None  # the `if ... % n ...` every step sits under: accumulation written by hand
     accumulation_expr: cst.BaseExpression | None  # that n as written
@@ -95,8 +95,9 @@ def _training_loop(facts: Facts, node, step_ids: set[int], grad_ids: set[int], i
                 recreated.append(assign)
     accelerate = any(c.method in ("backward", "accumulate") and _kind_is(facts, c.receiver, c, "accelerator") for c in inside)
     verdicts = {_divided(facts, loss, c.scope, c.order, node) for c in backward if (loss := _backward_loss(facts, c)) is not None}
+    zeroed = _zeroed(facts, node, index) or not any(_accumulates(c) for c in backward)
     return TrainingLoop(
-        node, framework, backward, steps, _zeroed(facts, node, index), zero_grads, gate, accumulation_expr, accumulation_steps, recreated, accelerate,
+        node, framework, backward, steps, zeroed, zero_grads, gate, accumulation_expr, accumulation_steps, recreated, accelerate,
         verdicts.pop() if len(verdicts) == 1 and framework == "torch" else None,
     )
 
@@ -141,6 +142,15 @@ def _is_gradient_call(facts: Facts, call: Call) -> bool:
     if call.method == "backward" or call.qualname in ("torch.autograd.grad", "torch.autograd.backward"):
         return True
     return call.method == "gradient" and _kind_is(facts, call.receiver, call, "gradient_tape")
+
+
+def _accumulates(call: Call) -> bool:
+    """Does this gradient call add into the parameters' `.grad`? `torch.autograd.grad` returns the gradients instead,
+    `torch.distributed.autograd.backward(context_id, ...)` keeps them per context (the `DistributedOptimizer` steps
+    with that context: pytorch/examples distributed/rpc), a tape's `gradient` returns them."""
+    if call.qualname is not None and call.qualname.startswith("torch.distributed.autograd"):
+        return False
+    return call.method == "backward" or call.qualname == "torch.autograd.backward"
 
 
 def _is_update(facts: Facts, call: Call) -> bool:
@@ -189,12 +199,20 @@ def _grad_attribute(expr: cst.BaseExpression | None) -> bool:
 
 
 def _resets_gradients(calls: list[Call], root: cst.CSTNode) -> bool:
-    """`zero_grad()` (optimizer, model, accelerated or DeepSpeed wrapper), `p.grad.zero_()`, `p.grad = None` under `root`."""
-    if any(c.method == "zero_grad" or (c.method == "zero_" and _grad_attribute(c.receiver)) for c in calls):
+    """`zero_grad()` (optimizer, model, accelerated or DeepSpeed wrapper), `p.grad.zero_()`/`.fill_(0)`/`.mul_(0)`,
+    `p.grad = None` (or any value: it replaces what backward added) or `del p.grad` under `root`."""
+    if any(c.method == "zero_grad" or (c.method in ("zero_", "fill_", "mul_") and _grad_attribute(c.receiver) and (c.method == "zero_" or _zero_arg(c))) for c in calls):
         return True
     return any(
-        isinstance(n, cst.Assign) and dotted(n.value) == "None" and any(_grad_attribute(t.target) for t in n.targets) for n in walk(root)
+        isinstance(n, cst.Assign) and any(_grad_attribute(t.target) for t in n.targets)
+        or isinstance(n, cst.Del) and _grad_attribute(n.target)
+        for n in walk(root)
     )
+
+
+def _zero_arg(call: Call) -> bool:
+    arg = call.arg(0, "value")
+    return arg is not None and isinstance(arg.value, (cst.Integer, cst.Float)) and arg.value.evaluated_value == 0
 
 
 def _zeroed(facts: Facts, node, index: dict[int, list[Call]]) -> bool:
@@ -308,3 +326,57 @@ def is_model_call(facts: Facts, call: Call) -> bool:
     target = call.receiver if call.method in ("forward", "generate") else call.node.func
     found = facts.kind(target, call.scope, call.order)
     return found is not None and found.kind == "model"
+
+
+def frozen_models(facts: Facts) -> frozenset[int]:
+    """The models (by the call that made them) the file freezes whole and never unfreezes: `model.requires_grad_(False)`,
+    `for p in model.parameters(): p.requires_grad = False` (or `p.requires_grad_(False)`). A forward of one records no
+    graph. Freezing a part (`model.bert.parameters()`, `model.base_model`) freezes nothing here; unfreezing anything
+    (`requires_grad = True`, `requires_grad_()`) under the same model thaws it."""
+    frozen: set[int] = set()
+    thawed: set[int] = set()
+    for call in facts.calls:
+        if call.method == "requires_grad_" and (model := _whole_model(facts, call.receiver, call.scope, call.order)) is not None:
+            flag = facts.arg_value(call, 0, "requires_grad", default=True)
+            (frozen if flag is False else thawed).add(model)
+    for node, scope, _ in facts.loops:
+        if not isinstance(node, cst.For) or not isinstance(node.iter, cst.Call) or not isinstance(node.iter.func, cst.Attribute):
+            continue
+        method = node.iter.func.attr.value
+        target = node.target
+        if method == "named_parameters" and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+            target = target.elements[1].value
+        if method not in ("parameters", "named_parameters") or not isinstance(target, cst.Name):
+            continue
+        model = _whole_model(facts, node.iter.func.value, scope, None)
+        if model is None:
+            continue
+        flags = [_requires_grad_set(n, target.value) for n in walk(node.body)]
+        direct = [_requires_grad_set(small, target.value) for stmt in node.body.body if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body]
+        if any(flag is not False and flag is not None for flag in flags):
+            thawed.add(model)
+        elif False in direct:
+            frozen.add(model)
+    return frozenset(frozen - thawed)
+
+
+def _whole_model(facts: Facts, expr: cst.BaseExpression | None, scope: Scope, order: int | None) -> int | None:
+    """id of the load of the model `expr` is, when it is the whole model (not `model.base_model`, `model.model`)."""
+    if expr is None or isinstance(expr, cst.Attribute) and expr.attr.value in ("base_model", "model"):
+        return None
+    found = facts.kind(expr, scope, order)
+    return id(found.call) if found is not None and found.kind == "model" and found.call is not None else None
+
+
+def _requires_grad_set(node: cst.CSTNode, param: str) -> Any:
+    """The flag `node` gives `param.requires_grad` (`p.requires_grad = False`, `p.requires_grad_(False)`), True when
+    it cannot tell (anything but a literal False), None when `node` sets none."""
+    if isinstance(node, cst.Assign) and any(
+        isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" and dotted(t.target.value) == param for t in node.targets
+    ):
+        return False if dotted(node.value) == "False" else True
+    if isinstance(node, cst.Expr):
+        node = node.value
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_" and dotted(node.func.value) == param:
+        return False if node.args and dotted(node.args[0].value) == "False" else True
+    return None
