@@ -129,6 +129,29 @@ def test_a_forward_of_texts_that_are_not_literal_says_it_used_generic_texts(tmp_
     assert "generic texts of 5 and 10 words: the script's texts are not literal (padding='max_length', max_length=16, right side)" in v["setup"], v
 
 
+def test_a_notebook_is_probed_from_its_cells_as_linted():
+    """The prompts of cell 5 and the eos pad of cell 3 reach the probe of the `generate` in cell 6."""
+    [f] = [f for f in lint_and_verify(VERIFY / "generate.ipynb")[0] if f.code == "BL201"]
+    v = f.verification
+    assert (f.cell, f.line) == (6, 2) and v["status"] == "confirmed", v
+    assert "pad id 50256, generate's pad_token_id 50256 = eos" in v["evidence"] and "the script's 2 distinct texts" in v["setup"], v
+
+
+def test_notebook_findings_map_back_to_the_code_they_were_linted_in(tmp_path):
+    """`linted_module` undoes the placement in a cell: a dedented cell (IPython's leading_indent) and a `%%writefile` script."""
+    from bertlint import notebook
+
+    cells = [("code", "import torch\nx = 1"), ("markdown", "text"), ("code", "  y = x +  1\n  z = y"), ("code", "%%writefile train.py\nimport os\nw = 2")]
+    text = notebook.from_cells(cells)
+    spans = {(3, 1, 3, 13): "y = x +  1", (4, 3, 1, 6): "w = 2"}  # (cell, line, column, end column) -> the text under it
+    for (cell, line, column, end), expected in spans.items():
+        f = Finding("BL000", "n", "info", "m", "", "nb.ipynb", line, column, line, end, cell=cell)
+        source, placed = notebook.linted_module(text, f)
+        row = source.splitlines()[placed.line - 1]
+        assert placed.cell is None and row[placed.column - 1 : placed.end_column - 1] == expected, (cell, row, placed)
+    assert notebook.linted_module(text, Finding("BL000", "n", "info", "m", "", "nb.ipynb", 1, 1, 1, 2, cell=2)) is None  # markdown
+
+
 def test_stalling_rate_and_float_labels():
     results = by_code(lint_and_verify(VERIFY / "slow_and_float.py")[0])
     assert results["BL301"]["status"] == "confirmed" and results["BL301"]["evidence"].startswith("stalls")

@@ -17,7 +17,7 @@ from typing import Any, Callable
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from bertlint import engine, knowledge
+from bertlint import engine, knowledge, notebook
 from bertlint.target import target_version
 from bertlint.config import Settings
 from bertlint.facts import UNKNOWN, Call, Facts, ModelLoad, classifier, float_cast, known_labels, padding_of, trained_model, uses_peft
@@ -29,7 +29,7 @@ class CannotLift(Exception):
 
 @dataclass
 class Site:
-    """One parsed file and where its nodes are."""
+    """One parsed file (or a notebook's code as it was linted) and where its nodes are."""
 
     facts: Facts
     positions: Any  # node -> CodeRange
@@ -38,9 +38,13 @@ class Site:
     @classmethod
     def load(cls, path: Path, settings: Settings) -> Site:
         text = engine.decode(path.read_bytes()).text
+        return cls.parse(text, path, target_version(settings, path, text)[0])
+
+    @classmethod
+    def parse(cls, text: str, path: Path, version: tuple[int, ...]) -> Site:
         module = cst.parse_module(text)
         positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-        return cls(Facts(module, text, path), positions, target_version(settings, path, text)[0])
+        return cls(Facts(module, text, path), positions, version)
 
     def covers(self, node: cst.CSTNode, finding: Finding) -> bool:
         rng: CodeRange | None = self.positions.get(node)
@@ -67,6 +71,41 @@ class Site:
         if value is UNKNOWN:
             raise CannotLift(f"`{keyword}={self.facts.text(arg.value)}` is not a constant in the script")
         return value
+
+
+class Sites:
+    """The sites findings are lifted from, each file read and parsed once; a notebook's finding is
+    lifted from its code cells joined as they were linted, at its position there."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.texts: dict[str, str] = {}
+        self.parsed: dict[tuple[str, str], Site] = {}
+
+    def of(self, finding: Finding) -> tuple[Site, Finding]:
+        """(the site, the finding at its position in it); CannotLift when the file changed since the lint."""
+        path = Path(finding.path)
+        try:
+            text = self.texts.get(finding.path) or engine.decode(path.read_bytes()).text
+        except (OSError, ValueError, SyntaxError) as exc:  # gone, or no longer decodes
+            raise CannotLift(f"the file could not be read again: {exc}") from None
+        self.texts[finding.path] = text
+        source, placed = text, finding
+        if finding.cell is not None:
+            try:
+                found = notebook.linted_module(text, finding)
+            except notebook.NotebookError as exc:
+                raise CannotLift(f"the notebook could not be read again: {exc}") from None
+            if found is None:
+                raise CannotLift(f"cell {finding.cell} is no longer a code cell of the notebook")
+            source, placed = found
+        key = (finding.path, source)
+        if key not in self.parsed:
+            try:
+                self.parsed[key] = Site.parse(source, path, target_version(self.settings, path, text)[0])
+            except cst.ParserSyntaxError as exc:
+                raise CannotLift(f"the file no longer parses: {exc.message}") from None
+        return self.parsed[key], placed
 
 
 # --------------------------------------------------------------------------- the model and tokenizer
