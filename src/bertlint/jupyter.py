@@ -28,7 +28,6 @@ from typing import Any
 from bertlint import notebook
 from bertlint.report import PAGE_URL, Finding, verification_text
 from bertlint.runner import settings_for
-from bertlint.target import target_version
 
 MODES = ("on", "strict", "off")
 USAGE = "usage: %bertlint [on | strict | off | verify]  (no argument: lint the whole session so far)"
@@ -115,7 +114,7 @@ class Session:
         path = self.path()
         settings = settings_for([path.parent])
         text = notebook.from_cells(("code", source) for source in cells)
-        findings = notebook.lint_text(text, path, settings, target=target_version(settings, path, text))
+        findings = notebook.lint_text(text, path, settings, target=notebook.target(settings, path, text))
         return [f for f in findings if f.cell == len(cells)] if last else findings
 
     def verify(self) -> list[Finding]:

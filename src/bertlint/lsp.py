@@ -140,7 +140,7 @@ class Server(LanguageServer):
         docs = [self.workspace.get_text_document(cell.document) for cell in nb.cells]
         text = _notebook_json(nb, docs)
         settings = self.settings_for(path)
-        findings = self._guarded(path, lambda: notebook.lint_text(text, path, settings, target=target_version(settings, path, text)))
+        findings = self._guarded(path, lambda: notebook.lint_text(text, path, settings, target=notebook.target(settings, path, text)))
         for number, doc in enumerate(docs, 1):
             self.publish(doc.uri, [f for f in findings if f.cell == number], doc.lines, doc.version)
         for gone in set(self.cells.get(uri, ())) - {doc.uri for doc in docs}:
@@ -198,7 +198,8 @@ class Server(LanguageServer):
         if self.config_changed(path):
             self.reload()
         settings = self.settings_for(path)
-        return runner.fix_text(text, None, path, settings, {"safe"}, target_version(settings, path, text), notebook_text)[0]
+        target = notebook.target(settings, path, text) if notebook_text else target_version(settings, path, text)
+        return runner.fix_text(text, None, path, settings, {"safe"}, target, notebook_text)[0]
 
 
 class _Document(TextDocument):

@@ -206,7 +206,11 @@ def _check(path: Path, job: _Job) -> _Done:
 
 
 def target_of(settings: Settings, path: Path, data: bytes) -> Target:
-    """The release the file whose bytes are `data` targets (a `# /// script` pin is read from them)."""
+    """The release the file whose bytes are `data` targets (its own pin is read from them)."""
+    if path.suffix == ".ipynb":
+        from bertlint import notebook
+
+        return notebook.target(settings, path, data.decode("utf-8", "replace"))
     return target_version(settings, path, data.decode("utf-8", "replace") if b"# /// script" in data else None)
 
 

@@ -3,7 +3,8 @@ and the lint, which both receive its answer.
 
 In this order (the README has the table):
 1. `transformers-version` in the configuration (or `--config`);
-2. the script's own pin (its PEP 723 `# /// script` block);
+2. the file's own pin: a notebook's install cell (`!pip install transformers==4.30.0`, read by
+   `notebook.target`), a script's PEP 723 `# /// script` block;
 3. the project's pin, from the file's folder up to the project root: requirements*.txt, pyproject.toml,
    setup.cfg, environment.yml, Pipfile;
 4. the transformers installed where the project runs: its own virtual environment (`.venv`, `venv` or
@@ -34,10 +35,13 @@ _REQUIREMENT = re.compile(r"^\s*transformers\s*(?:\[[^\]]*\])?\s*(?P<spec>[<>=!~
 _INLINE_BLOCK = re.compile(r"(?m)^# /// (?P<type>[a-zA-Z0-9-]+)$\s(?P<content>(^#(| .*)$\s)+)^# ///$")
 
 
-def target_version(settings: "Settings", path: Path, text: str | None = None) -> Target:
-    """(version, where it came from) for the file at `path`; `text`, its source, may pin it inline."""
+def target_version(settings: "Settings", path: Path, text: str | None = None, own_pin: Target | None = None) -> Target:
+    """(version, where it came from) for the file at `path`; `text`, its source, may pin it inline, and
+    `own_pin` is a pin its caller read in it (a notebook's install cell, `notebook.target`)."""
     if settings.transformers_version:
         return parse_version(settings.transformers_version), settings.transformers_version_from
+    if own_pin is not None:
+        return own_pin
     pinned = _inline_pin(text) if text and "# /// script" in text else None
     if pinned is not None:
         return pinned
@@ -84,11 +88,11 @@ def _inline_pin(text: str) -> Target | None:
                        for line in block.group("content").splitlines(keepends=True))
         dependencies = _toml(toml).get("dependencies", [])
         lines = [item for item in dependencies if isinstance(item, str)] if isinstance(dependencies, list) else []
-        return _first_pin(lines, "the script's `# /// script` block")
+        return first_pin(lines, "the script's `# /// script` block")
     return None
 
 
-def _first_pin(lines: list[str], where: str) -> Target | None:
+def first_pin(lines: list[str], where: str) -> Target | None:
     """The first `transformers<spec>` requirement among `lines` that sets a ceiling, and what to call it."""
     for requirement in filter(None, map(_REQUIREMENT.match, lines)):
         version = resolve_specifier(requirement.group("spec"))
@@ -144,7 +148,7 @@ def _pinned_near(directory: Path, root: Path) -> Target | None:
 @functools.lru_cache(maxsize=256)
 def _pin_in(path: Path, mtime_ns: int, size: int) -> Target | None:
     """The first transformers pin in one file; keyed on its state, so a long-lived server sees edits."""
-    return _first_pin(_requirement_lines(path), _display(path))
+    return first_pin(_requirement_lines(path), _display(path))
 
 
 def _requirement_lines(path: Path) -> list[str]:
