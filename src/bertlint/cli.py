@@ -149,6 +149,8 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
     finally:
         if progress is not None:
             progress.close()
+    for warning in outcome.warnings:
+        click.echo(f"bertlint: warning: {warning}", err=True)
     for problem in outcome.problems:
         click.echo(f"bertlint: error: {problem}", err=True)
     for error in outcome.internal_errors:
@@ -181,6 +183,7 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
             added = f"Added {outcome.fixed} noqa directive{'s' * (outcome.fixed != 1)}."
             summary = f"{added} {summary}" if findings else added
         gap = "\n\n" if fmt == "full" else "\n"
+        summary += "".join(f"\n{line}" for line in [_target_line(outcome.targets)] if line)
         text = f"{text.rstrip()}{gap}{summary}\n" if text.strip() else summary + "\n"
     if to_file:
         try:
@@ -200,6 +203,23 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
     sys.exit(1 if findings or (exit_non_zero_on_fix and outcome.fixed) else 0)
 
 
+def _target_line(targets: dict) -> str:
+    """`Target: transformers 4.40 (the pin ... in requirements.txt).`, or one entry per release."""
+    from bertlint import target, versions
+
+    if not targets:
+        return ""
+
+    def said(version, source) -> str:
+        return f"{source}: {target.HOW_TO_PIN}" if source == target.LATEST else source
+
+    if len(targets) == 1:
+        [(version, source)] = targets
+        return f"Target: transformers {versions.show(version)} ({said(version, source)})."
+    rows = sorted(targets.items(), key=lambda kv: (-kv[1], kv[0]))
+    return "Targets: " + "; ".join(f"transformers {versions.show(v)} for {n} file{'s' * (n != 1)} ({said(v, s)})" for (v, s), n in rows) + "."
+
+
 def _show(settings, targets: list[Path], show_settings: bool) -> None:
     """`--show-settings` (for the first target) or `--show-files`, then exit."""
     if show_settings:
@@ -207,9 +227,11 @@ def _show(settings, targets: list[Path], show_settings: bool) -> None:
         sys.exit(0)
     from bertlint.discovery import discover
 
-    files, problems = discover(targets, settings)
+    files, problems, warnings = discover(targets, settings)
     for path in files:
         click.echo(str(path))
+    for path, warning in warnings:
+        click.echo(f"bertlint: warning: {path}: {warning}", err=True)
     for path, problem in problems:
         click.echo(f"bertlint: error: {path}: {problem}", err=True)
     sys.exit(2 if problems else 0)
