@@ -22,7 +22,7 @@ forked = pytest.mark.skipif(sys.platform != "linux", reason="the workers inherit
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    (tmp_path / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\npreview = true\n')
     for i in range(runner.POOL_MIN_FILES + 4):
         (tmp_path / f"s{i:02}.py").write_text(BAD + "\n" * i if i % 3 else (BROKEN if i % 2 else "x = 1\n"))
     return tmp_path

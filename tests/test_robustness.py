@@ -190,7 +190,7 @@ NAMED = [
 
 def bertlint(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, "-m", "bertlint", "--isolated", "--format", "concise", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "bertlint", "--isolated", "--preview", "--format", "concise", *map(str, args)],
                           cwd=cwd, capture_output=True, text=True, env=env, timeout=120)
 
 
@@ -233,7 +233,7 @@ def test_unreadable_file_is_a_problem_and_the_run_goes_on(tmp_path, monkeypatch)
         return real(self)
 
     monkeypatch.setattr(Path, "read_bytes", read_bytes)  # root may read anything, so chmod 000 proves nothing
-    result = CliRunner().invoke(cli.main, ["--isolated", "--no-cache", "--format", "concise", str(tmp_path)])
+    result = CliRunner().invoke(cli.main, ["--isolated", "--preview", "--no-cache", "--format", "concise", str(tmp_path)])
     assert result.exit_code == 2
     assert f"bertlint: error: {tmp_path / 'secret.py'}: Permission denied" in result.output
     assert "open.py:3:54: BL101" in result.output
@@ -255,7 +255,7 @@ def test_internal_error_is_reported_with_its_rule_and_the_run_goes_on(tmp_path, 
         return real(ctx, speed)
 
     monkeypatch.setattr(bl101, "_message", broken)
-    result = CliRunner().invoke(cli.main, ["--isolated", "--no-cache", "--format", "concise", "--jobs", "1", str(tmp_path)])
+    result = CliRunner().invoke(cli.main, ["--isolated", "--preview", "--no-cache", "--format", "concise", "--jobs", "1", str(tmp_path)])
     assert result.exit_code == 2
     assert f"bertlint: internal error in rule BL101 on {tmp_path / 'a.py'}:3: IndexError" in result.output
     assert "please report it" in result.output
