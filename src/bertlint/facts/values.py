@@ -96,6 +96,18 @@ class Values(Model):
         self._memo[key] = result
         return result
 
+    def name_value(self, name: str, scope: Scope, *, order: int | None = None, cli: bool = True) -> Any:
+        """The constant a name holds when read in `scope` at `order` (a name no expression of the file reads there)."""
+        key = (name, id(scope), order, cli)
+        if key not in self._memo:
+            self._memo[key] = UNKNOWN
+            try:
+                found = _Evaluator(self, scope, order, cli, None).named(name)
+            except _FAILURES:
+                found = UNKNOWN
+            self._memo[key] = UNKNOWN if isinstance(found, Binding) else found
+        return self._memo[key]
+
     def value(self, expr: cst.BaseExpression | None, scope: Scope, *, order: int | None = None, cli: bool = True) -> Any:
         """The constant value of `expr`, or UNKNOWN. `cli=False` treats command-line and environment defaults as unknown."""
         found = self.evaluate(expr, scope, order, cli=cli)
@@ -384,7 +396,9 @@ class _Evaluator:
 
     # names --------------------------------------------------------------------------
     def _Name(self, node):
-        name = node.value
+        return self.named(node.value)
+
+    def named(self, name: str) -> Any:
         if name in ("True", "False", "None"):
             return {"True": True, "False": False, "None": None}[name]
         owner, events = self.f.binding_events(name, self.scope, self.order)
@@ -528,12 +542,13 @@ class _Evaluator:
         call = self.f.call_of(node)
         if call is None:
             return UNKNOWN
-        constant = self._constant_call(call)
+        constant = self._call_result(call)
         if constant is not UNKNOWN:
             return constant
         return self._object_call(call) or UNKNOWN
 
-    def _constant_call(self, call: Call) -> Any:
+    def _call_result(self, call: Call) -> Any:
+        """What a call computes: folded builtins, configuration reads, and the file's own functions (a constant or an object)."""
         q = call.qualname
         if q in _BUILTIN_FUNCTIONS:
             if call.kwargs or call.has_star_args:
@@ -565,7 +580,7 @@ class _Evaluator:
                     return base[key]
                 return self.const(call.positional[1].value) if len(call.positional) == 2 else None
         if call.qualname is None or call.qualname.startswith("<local>."):
-            return self._returned(call)
+            return self._returned(call)  # a function of the file's own: a constant or an object
         return UNKNOWN
 
     def _object_call(self, call: Call) -> Binding | None:
@@ -629,9 +644,6 @@ class _Evaluator:
                 return Binding("encoding", call)
             if recv is None and _looks_like_tokenizer(f, fn, self.scope):
                 return Binding("encoding", call)
-        if call.qualname is None or call.qualname.startswith("<local>."):
-            found = self._returned(call)
-            return found if isinstance(found, Binding) else None
         return None
 
     def _returned(self, call: Call) -> Any:
