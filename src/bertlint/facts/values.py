@@ -758,13 +758,15 @@ def _return_values(fn: cst.FunctionDef) -> list[cst.BaseExpression | None]:
 
 
 def _method_sites(values: Values, class_name: str, fn: cst.FunctionDef) -> list[Call]:
-    """The calls of a method of the file's own torch module: `obj.method(...)` and, for `forward`, `obj(...)`, where
-    `obj` holds an instance of that class."""
+    """The calls of a method of a class of the file: its constructions for `__init__`; for the file's own torch module
+    `obj.method(...)` and, for `forward`, `obj(...)`, where `obj` holds an instance of that class."""
     def instance(expr: cst.BaseExpression | None, call: Call) -> bool:
         found = values.kind(expr, call.scope, call.order)
         return found is not None and found.kind == "module" and found.call.qualname == f"<local>.{class_name}"
 
     method = fn.name.value
+    if method == "__init__":  # `ReviewDataset(texts, labels)`: the constructions of the class
+        return [c for c in values.calls if c.qualname == f"<local>.{class_name}"]
     sites = [c for c in values.calls_by_short.get(method, ()) if c.method == method and instance(c.receiver, c)]
     if method == "forward":
         sites += [c for c in values.calls if c.qualname is None and c.method != "forward" and instance(c.node.func, c)]
