@@ -203,6 +203,9 @@ def _target_line(targets: dict) -> str:
     """`Target: transformers 4.40 (the pin ... in requirements.txt).`, or one entry per release."""
     from bertlint import target, versions
 
+    if not targets:
+        return ""
+
     def said(version, source) -> str:
         return f"{source}: {target.HOW_TO_PIN}" if source == target.LATEST else source
 

@@ -206,8 +206,9 @@ def _check(path: Path, job: _Job) -> _Done:
 
 
 def target_of(settings: Settings, path: Path, data: bytes) -> Target:
-    """The release the file whose bytes are `data` targets (a `# /// script` pin is read from them)."""
-    return target_version(settings, path, data.decode("utf-8", "replace") if b"# /// script" in data else None)
+    """The release the file whose bytes are `data` targets (a `# /// script` pin, or a notebook's install cell, is read from them)."""
+    pinned = b"# /// script" in data or (path.suffix == ".ipynb" and b"install" in data)
+    return target_version(settings, path, data.decode("utf-8", "replace") if pinned else None)
 
 
 def _target_stage(path: Path, settings: Settings, outcome: Outcome, results: cache.Cache | None) -> list[Finding] | None:
