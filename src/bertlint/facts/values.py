@@ -464,22 +464,16 @@ class _Evaluator:
 
     def _param(self, owner: Scope, name: str) -> Any:
         """A parameter: the argument of the call being evaluated, else what every call site passes, else its default."""
-        frame = self.frame
-        while frame is not None and frame.function is not owner.node:
-            frame = frame.caller
-        if frame is not None:  # the call is known: its argument, else the default
-            expr, scope, order = frame.args.get(name) or (owner.params[name].default, owner.parent, None)
-            return self.f.evaluate(expr, scope, order, cli=self.cli, frame=frame.caller)
-        clicked = _click_default(self, owner, name)
+        clicked = _click_default(self, owner, name) if _frame_of(self.frame, owner) is None else None
         if clicked is not None:  # a click command's parameter: click passes it, whatever the call sites show
             return clicked
-        sources = param_arguments(self.f, owner, name)
+        sources = _arguments(self.f, owner, name, self.frame)
         if sources is None:
             return UNKNOWN
         if not sources:  # never called here: a default counts like a command-line default (a caller elsewhere may pass another)
             default = owner.params[name].default
             return self.f.evaluate(default, owner.parent, None, cli=True) if default is not None and self.cli else UNKNOWN
-        return _agree([self.f.evaluate(expr, scope, order, cli=self.cli) for expr, scope, order in sources])
+        return _agree([self.f.evaluate(expr, scope, order, cli=self.cli, frame=caller) for expr, scope, order, caller in sources])
 
     # attributes and items -----------------------------------------------------------
     def _Attribute(self, node):
@@ -491,13 +485,7 @@ class _Evaluator:
                 if found is not None:
                     return found
             return UNKNOWN
-        defaults = _argparse_defaults(self.f, node.value, self.scope, self.order)
-        if defaults is not None:
-            if not self.cli or attr not in defaults:
-                return UNKNOWN
-            expr, scope, order = defaults[attr]
-            return self._sub(expr, scope, order) if expr is not None else None
-        field = _config_field(self, node.value, attr)
+        field = self._field(node.value, self.scope, self.order, self.frame, attr, 0)
         if field is not None:
             return field
         base = self.kind(node.value)
@@ -507,6 +495,26 @@ class _Evaluator:
             if base.kind == "model" and attr in ("module", "base_model", "model"):
                 return base
         return UNKNOWN
+
+    def _field(self, base: cst.BaseExpression, scope: Scope, order: int | None, frame: _Frame | None, attr: str, depth: int) -> Any:
+        """`base.attr` where `base` holds configuration: the parsed command line, a config object, or a parameter that
+        receives one (`def train(args): ... args.lr`, followed to the arguments of its calls). None when `base` holds
+        no configuration; UNKNOWN when it does but the field cannot be known."""
+        defaults = _argparse_defaults(self.f, base, scope, order)
+        if defaults is not None:
+            if not self.cli or attr not in defaults:
+                return UNKNOWN
+            expr, where, at = defaults[attr]
+            return self.f.evaluate(expr, where, at, cli=self.cli) if expr is not None else None
+        found = _config_field(self, base, scope, order, attr)
+        if found is not None or not isinstance(base, cst.Name) or depth >= MAX_DEPTH:
+            return found
+        owner, events = self.f.binding_events(base.value, scope, order)
+        if owner is None or events or base.value not in owner.params:
+            return None
+        sources = _arguments(self.f, owner, base.value, frame)
+        found = [self._field(expr, where, at, caller, attr, depth + 1) for expr, where, at, caller in sources or ()]
+        return None if not found or any(v is None for v in found) else _agree(found)
 
     def _Subscript(self, node):
         if len(node.slice) != 1:
@@ -876,15 +884,15 @@ def _click_default(ev: _Evaluator, owner: Scope, name: str) -> Any:
 _NAMESPACES = ("types.SimpleNamespace", "argparse.Namespace")
 
 
-def _config_field(ev: _Evaluator, base: cst.BaseExpression, attr: str) -> Any:
-    found = _config_source_field(ev, base, attr)
+def _config_field(ev: _Evaluator, base: cst.BaseExpression, scope: Scope, order: int | None, attr: str) -> Any:
+    found = _config_source_field(ev, base, scope, order, attr)
     name = dotted(base)
     if found is not None and any(isinstance(s.target, cst.Attribute) and dotted(s.target.value) == name and s.key == attr for s in ev.f.stores):
         return UNKNOWN  # `cfg.lr = ...` somewhere: which one is read depends on the order of execution
     return found
 
 
-def _config_source_field(ev: _Evaluator, base: cst.BaseExpression, attr: str) -> Any:
+def _config_source_field(ev: _Evaluator, base: cst.BaseExpression, scope: Scope, order: int | None, attr: str) -> Any:
     """`cfg.lr` where `cfg` is a `SimpleNamespace(...)`, an instance of a plain or dataclass config class of the file
     (its keyword arguments, else its class-level default), or the class itself (`Config.lr`). None when `base` is
     none of these; UNKNOWN when it is one but the field may be changed."""
@@ -892,14 +900,11 @@ def _config_source_field(ev: _Evaluator, base: cst.BaseExpression, attr: str) ->
     source = base
     name = base.value if isinstance(base, cst.Name) else None
     if name is not None:
-        owner, events = f.binding_events(name, ev.scope, ev.order)
+        owner, events = f.binding_events(name, scope, order)
         if owner is None:
             return None
         if name in f.classes and f.module_scope is owner:
             return _class_field(ev, f.classes[name], attr, None)
-        if not events and name in owner.params:
-            passed = _passed(ev, owner, name)
-            return _config_source_field(ev, passed, attr) if passed is not None else None
         assigns = [e for e in events if e.op == "assign"]
         if len(assigns) != 1 or assigns[0].conditional or len(events) != len(assigns):
             return None
@@ -924,14 +929,24 @@ def _config_source_field(ev: _Evaluator, base: cst.BaseExpression, attr: str) ->
     return None
 
 
-def _passed(ev: _Evaluator, owner: Scope, name: str) -> cst.BaseExpression | None:
-    """The one construction a parameter receives: the argument of the call being evaluated, else the one every call
-    site passes (`main(TrainConfig())`)."""
-    frame = ev.frame
+def _frame_of(frame: _Frame | None, owner: Scope) -> _Frame | None:
+    """The frame among `frame` and its callers that evaluates the function `owner` is the scope of."""
     while frame is not None and frame.function is not owner.node:
         frame = frame.caller
-    sources = [frame.args[name]] if frame is not None and name in frame.args else [] if frame is not None else param_arguments(ev.f, owner, name) or []
-    return sources[0][0] if len(sources) == 1 and isinstance(sources[0][0], cst.Call) else None
+    return frame
+
+
+def _arguments(values: Values, owner: Scope, name: str, frame: _Frame | None) -> list[tuple[cst.BaseExpression, Scope, int | None, _Frame | None]] | None:
+    """(expression, scope, order, its frame) a parameter receives: the argument (or default) of the call being
+    evaluated, else what each call site passes; [] when the file never calls it, None when that cannot be seen."""
+    frame = _frame_of(frame, owner)
+    if frame is not None:
+        if name in frame.args:
+            return [(*frame.args[name], frame.caller)]
+        default = owner.params[name].default
+        return [(default, owner.parent, None, frame.caller)] if default is not None else None
+    sources = param_arguments(values, owner, name)
+    return None if sources is None else [(expr, scope, order, None) for expr, scope, order in sources]
 
 
 def _is_dataclass(cls) -> bool:
