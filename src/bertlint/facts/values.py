@@ -1198,6 +1198,11 @@ def _element(values: Values, expr: cst.BaseExpression | None, scope: Scope, key:
             return None
         stored = [s for s in stored if s.key == key]
         return values.kind(stored[-1].value, scope) if stored else _element(values, events[0].value, scope, key, 1)
+    if isinstance(expr, cst.DictComp) and isinstance(key, str) and not expr.for_in.ifs and expr.for_in.inner_for_in is None:
+        # `{k: torch.tensor(v[i]) for k, v in self.encodings.items()}`: every key of an encoding, per example
+        items = values.call_of(expr.for_in.iter) if isinstance(expr.for_in.iter, cst.Call) else None
+        source = values.kind(items.receiver, items.scope, items.order) if items is not None and items.method == "items" else None
+        return Binding("ids", source.call, source, key) if source is not None and source.kind == "encoding" else None
     if isinstance(expr, cst.Dict) and isinstance(key, str):
         element = next((e for e in expr.elements if isinstance(e, cst.DictElement) and values.value(e.key, scope) == key), None)
         return values.kind(element.value, scope) if element is not None else None
