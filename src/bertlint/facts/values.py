@@ -522,6 +522,8 @@ class _Evaluator:
         index = node.slice[0].slice
         base = self.eval(node.value)
         if isinstance(base, Binding):
+            if base.kind == "dataset" and base.call.method == "map" and isinstance(index, cst.Index) and isinstance(self.const(index.value), str):
+                return base  # a split of a mapped DatasetDict (`tokenized["train"]`)
             if base.kind in ("encoding", "dataloader_item"):
                 key = self.const(index.value) if isinstance(index, cst.Index) else UNKNOWN
                 item = _batch_item(self.f, base.call, key) if base.kind == "dataloader_item" else None
@@ -625,9 +627,13 @@ class _Evaluator:
                 return inner_kind if inner_kind and inner_kind.kind == "ids" else None
             if short == "pad_sequence" and call.qualname.startswith("torch"):
                 return Binding("ids", call, None, "padded")
+        if call.method == "map" and (fn := call.arg(0, "function")) is not None and _maps_to_encodings(f, fn.value, call):
+            return Binding("dataset", call)  # `ds.map(tokenize, batched=True)`: its columns are what `tokenize` returns
         if call.method is not None:
             recv = self.kind(call.receiver, call.scope, call.order)
             if recv is not None:
+                if recv.kind == "dataset" and call.method in _DATASET_KEEPING_METHODS:
+                    return recv
                 if call.method in _KIND_KEEPING_METHODS and recv.kind in ("model", "encoding", "ids"):
                     return recv
                 if recv.kind == "tokenizer" and (call.method in ENCODE_METHODS or call.method == "pad"):
@@ -684,6 +690,7 @@ _BUILTIN_FUNCTIONS = {
 }
 _ENVIRONMENT_READS = ("os.environ.get", "os.getenv")
 _CLI_OPTIONS = ("typer.Option", "typer.Argument")
+_DATASET_KEEPING_METHODS = frozenset({"with_format", "remove_columns", "rename_column", "shuffle", "select", "filter", "sort", "flatten_indices"})
 _KIND_KEEPING_METHODS = frozenset({
     "to", "cuda", "cpu", "train", "eval", "half", "bfloat16", "float", "double", "long", "int", "requires_grad_", "squeeze",
     "unsqueeze", "view", "reshape", "clone", "detach", "contiguous", "pin_memory", "to_device",
@@ -1127,33 +1134,32 @@ def _module_class(values: Values, qualname: str) -> str | None:
 
 
 def _batch_item(values: Values, loader: Call, key: Any) -> Binding | None:
-    """What a DataLoader's batches hold at `key` (a dict key, a position) when the loader stacks its dataset's items as
-    they are (no `collate_fn`): the dataset's item at that key — a `TensorDataset`'s tensor at that position, or what
-    the dataset class's `__getitem__` returns under that key or at that position."""
+    """What a DataLoader's batches hold at `key` (a dict key, a position): what its collate function of the file's own
+    returns there, else (the items stacked as they are) the dataset's item at that key — a `TensorDataset`'s tensor at
+    that position, the column a `dataset.map(fn)` function returns, what a dataset class's `__getitem__` returns."""
     if loader.has_star_args or not isinstance(key, (str, int)) or isinstance(key, bool):
         return None
     if "collate_fn" in loader.kwargs:
-        return _collated_item(values, loader.kwargs["collate_fn"].value, loader, key)
+        return _item(values, _callable_returns(values, loader.kwargs["collate_fn"].value, loader), key)
     arg = loader.arg(0, "dataset")
     dataset = values.kind(arg.value, loader.scope, loader.order) if arg is not None else None
     if dataset is None or dataset.kind != "dataset":
         return None
     made = dataset.call
+    if made.method == "map":
+        return _item(values, _callable_returns(values, made.arg(0, "function").value, made), key)
     if _dataset_class(values, made.qualname) == "TensorDataset":
         if not isinstance(key, int) or made.has_star_args or not 0 <= key < len(made.positional):
             return None
         return values.kind(made.positional[key].value, made.scope, made.order)
     getitem = values.classes[made.qualname.split(".", 1)[1]].methods["__getitem__"]
     scope = _function_scope(values, getitem)
-    found = [_element(values, value, scope, key, 0) for value in _return_values(getitem)]
-    return found[0] if found and found[0] is not None and all(b is not None and b.kind == found[0].kind for b in found) else None
+    return _item(values, [(value, scope, None) for value in _return_values(getitem) if value is not None], key)
 
 
-def _collated_item(values: Values, collate: cst.BaseExpression, loader: Call, key: Any) -> Binding | None:
-    """The batch a collate function of the file's own returns, at `key`: a def, a lambda, `functools.partial(fn, ...)`,
-    or an instance of a class of the file with `__call__`; an encoding it returns (`tokenizer(texts, padding=True)`,
-    `tokenizer.pad(features)`) gives its ids."""
-    returned = _collate_returns(values, collate, loader)
+def _item(values: Values, returned: list[tuple[cst.BaseExpression, Scope, _Frame | None]] | None, key: Any) -> Binding | None:
+    """The object at `key` of what a function returns (every `return` agreeing): an encoding it returns
+    (`tokenizer(texts, padding=True)`, `tokenizer.pad(features)`) gives its ids; a dict or tuple, its element."""
     found = []
     for value, scope, frame in returned or ():
         whole = values.evaluate(value, scope, frame=frame)
@@ -1164,8 +1170,10 @@ def _collated_item(values: Values, collate: cst.BaseExpression, loader: Call, ke
     return found[0] if found and found[0] is not None and all(b is not None and b.kind == found[0].kind for b in found) else None
 
 
-def _collate_returns(values: Values, collate: cst.BaseExpression, loader: Call) -> list[tuple[cst.BaseExpression, Scope, _Frame | None]] | None:
-    """(returned expression, its scope, the frame binding `partial`'s arguments) for each `return` of a collate function."""
+def _callable_returns(values: Values, collate: cst.BaseExpression, loader: Call) -> list[tuple[cst.BaseExpression, Scope, _Frame | None]] | None:
+    """(returned expression, its scope, the frame binding `partial`'s arguments) for each `return` of a function the
+    file passes along (a collate function, a `map` function): a def, a lambda, `functools.partial(fn, ...)`, or an
+    instance of a class of the file with `__call__`."""
     if isinstance(collate, cst.Lambda):
         return [(collate.body, values.scope_of(collate.body), None)]
     call = values.call_of(collate) if isinstance(collate, cst.Call) else None
@@ -1185,6 +1193,14 @@ def _collate_returns(values: Values, collate: cst.BaseExpression, loader: Call) 
     fn = defs[-1].value
     frame = values._partial_frame(partial, fn) if partial is not None else None
     return [(r, _function_scope(values, fn), frame) for r in _return_values(fn) if r is not None]
+
+
+def _maps_to_encodings(values: Values, fn: cst.BaseExpression, at: Call) -> bool:
+    """A `map` function that returns a tokenizer's encoding (a datasets preprocessing function)."""
+    return any(
+        isinstance(found := values.evaluate(value, scope, frame=frame), Binding) and found.kind == "encoding"
+        for value, scope, frame in _callable_returns(values, fn, at) or ()
+    )
 
 
 def _element(values: Values, expr: cst.BaseExpression | None, scope: Scope, key: Any, depth: int) -> Binding | None:
