@@ -412,7 +412,8 @@ def test_bl301_silent_inside_the_range(checkpoint, lr, cls):
 def test_bl301_lora_and_from_scratch_ranges():
     lora = "from peft import LoraConfig, get_peft_model\nmodel = get_peft_model(model, LoraConfig(r=8))"
     assert rate("meta-llama/Llama-2-7b-hf", "2e-4", cls="AutoModelForCausalLM", extra=lora) == []
-    [finding] = rate("meta-llama/Llama-2-7b-hf", "5e-3", cls="AutoModelForCausalLM", extra=lora)
+    assert rate("meta-llama/Llama-2-7b-hf", "5e-3", cls="AutoModelForCausalLM", extra=lora) == []  # peft's own small-model recipes
+    [finding] = rate("meta-llama/Llama-2-7b-hf", "5e-2", cls="AutoModelForCausalLM", extra=lora)
     assert "LoRA/QLoRA adapters" in finding.message
     assert rate("bert-base-uncased", "1e-3", cls="BertForMaskedLM", load="from_config") == []
     [finding] = rate("bert-base-uncased", "1e-2", cls="BertForMaskedLM", load="from_config")
@@ -447,7 +448,8 @@ def test_bl301_from_scratch_and_configured_default_are_warnings_at_most(tmp_path
     (tmp_path / "bertlint.toml").write_text('transformers-version = "5.23"\n[learning-rate]\ndefault = [1e-5, 1e-4]\n')
     source = 'import sys, torch\nfrom transformers import AutoModel\nmodel = AutoModel.from_pretrained(sys.argv[1])\nopt = torch.optim.AdamW(model.parameters(), lr=1e-1)\n'
     settings = load_settings(tmp_path, all_codes(), config_file=tmp_path / "bertlint.toml")
-    [finding] = [f for f in engine.lint_source(source, tmp_path / "train.py", settings) if f.code == "BL301"]
+    path = tmp_path / "train.py"
+    [finding] = [f for f in engine.lint_source(source, path, settings, target=target_version(settings, path, source)) if f.code == "BL301"]
     assert finding.severity == "warning"
 
 

@@ -65,6 +65,16 @@ def cli(*args: str):
     ("%time format_batch(x)\n", "0;    format_batch(x)\n"),  # a name that starts like a keyword is no compound
     ("tok?\n", "0   \n"),
     ("??tok.encode\n", "0           \n"),
+    ("%timeit?\n", "0       \n"),
+    ("enc[0]?\n", "0      \n"),
+    ("x = tok?\n", "0       \n"),  # IPython asks for help on `tok`; the assignment goes
+    ("tok? \n", "tok? \n"),  # a trailing space: IPython's help pattern fails, the line stays (a syntax error)
+    ("tok?  # what\n", "tok?  # what\n"),  # a comment is the line's last token: no help
+    ("a[0] = !ls\n", "a[0] = 0  \n"),
+    ("x: list = !ls\n", "x: list = 0  \n"),
+    ("x == !ls\n", "x == !ls\n"),  # no `=` of its own: not an assignment from the shell
+    (",print a b\n", "0         \n"),  # IPython's `print("a", "b")`
+    ("/ a b\n", "/ a b\n"),  # `/` needs a callable: IPython leaves the line as it is
     ("x = 5 % 3\n", "x = 5 % 3\n"),
     ("print('!')  # why?\n", "print('!')  # why?\n"),
 ])
@@ -134,6 +144,135 @@ def test_a_cell_magic_after_blank_lines_is_still_the_cell_magic() -> None:
     assert notebook.mask("\n  \n%%bash\necho hi\n") is None
     assert notebook.mask("\n%%capture\nimport torch\n") == "\n0        \nimport torch\n"
     assert where(lint(nb_json(("code", LOAD), ("code", "\n%%bash\npip install -q transformers\n"), ("code", PAD)))) == [(3, 1, 24, "BL101")]
+
+
+# --- IPython's automagic, pasted prompts, what a broken cell holds ------------------------------
+
+
+def test_a_one_line_magic_without_percent_runs_as_the_magic() -> None:
+    """IPython's prefilter runs a cell of one line that starts with a line magic's name as that magic
+    (`pip install ...`, `cd data`, `load_ext autoreload`): no BL901, and the line is not linted as Python."""
+    for cell in ("pip install -q transformers", "cd /content/data", "load_ext autoreload", "matplotlib inline", "  ls -la\n"):
+        assert where(lint(nb_json(("code", LOAD), ("code", cell), ("code", PAD)))) == [(3, 1, 24, "BL101")], cell
+
+
+def test_a_magic_without_percent_in_a_cell_of_several_lines_is_bl901_that_says_why() -> None:
+    [finding] = lint(nb_json(("code", "import os\npip install -q transformers\n")))
+    assert where([finding]) == [(1, 2, 1, "BL901")]
+    assert finding.message.startswith("`pip install -q transformers` runs as the `%pip` magic without `%` only as a cell's one line")
+    assert "write `%pip install -q transformers`" in finding.message
+    [blank] = lint(nb_json(("code", "pip install -q transformers\n\n")))  # IPython counts the blank line
+    assert "a blank line after it counts as one" in blank.message
+
+
+def test_a_variable_of_the_magics_name_shadows_automagic() -> None:
+    """`pip = ...` in an earlier cell: IPython runs `pip install x` as Python, a syntax error."""
+    [finding] = lint(nb_json(("code", "pip = 'pip3'\n"), ("code", "pip install transformers")))
+    assert where([finding]) == [(2, 1, 1, "BL901")]
+    assert finding.message.startswith("`pip` is a name this notebook binds in an earlier cell")
+    inside = nb_json(("code", "def f():\n    pip = 1\n"), ("code", "pip install transformers"))
+    assert lint(inside) == []  # a function's local name shadows nothing
+    assert lint(nb_json(("code", "pip = 'pip3'\n"), ("code", "pip"))) == []  # Python either way
+
+
+@pytest.mark.parametrize("cell, message", [
+    ("curl -O https://example.org/data.zip\nunzip data.zip\n", "this cell holds shell commands, not Python: prefix each with `!`, or make the first line `%%bash`"),
+    ("$ pip3 install transformers", "this cell holds shell commands, not Python"),
+    ("import os\ngcloud auth login\n", "`gcloud auth login` is a shell command, not Python: prefix it with `!`"),
+    ("This notebook fine-tunes BERT on IMDB reviews.", "this cell holds text, not Python: make it a markdown cell"),
+    ("x = 1\nNow we train the model for three epochs\n", "this line is text, not Python: turn it into a `#` comment"),
+])
+def test_bl901_says_what_a_cell_holds_instead_of_python(cell: str, message: str) -> None:
+    [finding] = lint(nb_json(("code", cell)))
+    assert finding.code == "BL901" and finding.message.startswith(message) and "(SyntaxError: " in finding.message
+    assert finding.column == 1
+
+
+@pytest.mark.parametrize("cell, line, column", [
+    ("def f(:\n    pass\n", 1, 7),
+    ("print install x\n", 1, 1),  # Python's own message ("Missing parentheses in call to 'print'") is better
+    ("import os sys\n", 1, 11),  # a keyword first: no prose
+])
+def test_python_gone_wrong_keeps_pythons_message(cell: str, line: int, column: int) -> None:
+    [finding] = lint(nb_json(("code", cell)))
+    assert finding.message.startswith("SyntaxError: ") and (finding.line, finding.column) == (line, column)
+
+
+def test_pasted_prompts_are_stripped_as_ipython_does() -> None:
+    """A doctest pasted with its `>>> `/`... ` prompts, or an IPython session with `In [1]: `, runs:
+    findings keep the cell's columns; a fix is withheld (its text would lack the prompt)."""
+    doctest = ">>> from transformers import AutoTokenizer\n>>> tok = AutoTokenizer.from_pretrained('bert-base-uncased')\n>>> " + PAD
+    [finding] = lint(nb_json(("code", doctest)))
+    assert where([finding]) == [(1, 3, 28, "BL101")] and finding.fix is None
+    session = "In [1]: " + LOAD.replace("\ntok", "\n   ...: tok") + "In [2]: " + PAD
+    assert where(lint(nb_json(("code", session)))) == [(1, 3, 32, "BL101")]
+    assert lint(nb_json(("code", "x = 1\ny = 2\n>>> z = 3\n"))) == []  # IPython 9 strips a `>>>` on any line
+    assert [f.code for f in lint(nb_json(("code", "x = 1\ny = 2\n... z\n")))] == ["BL901"]  # `...` without `>>>`: Python's Ellipsis
+
+
+def test_fix_leaves_ipython_syntax_cells_byte_identical(tmp_path: Path) -> None:
+    """--fix on a notebook full of IPython syntax changes the one line it fixes and nothing else."""
+    cells = ["pip install -q transformers==4.30.0", "%load_ext autoreload\n%autoreload 2\n", "%%bash\necho pad_to_max_length=True\n",
+             "files = !ls data\ntok?\n%time n = len(files)\n", ">>> x = tok(['a'], pad_to_max_length=True)\n", "cd /content",
+             "%%capture\n!pip install datasets\n", "%%html\n<b>pad_to_max_length=True</b>\n"]
+    path = tmp_path / "nb.ipynb"
+    path.write_text(nb_json(("code", LOAD), *[("code", c) for c in cells], ("code", PAD)), encoding="utf-8")
+    before = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    assert cli("--fix", str(path)).exit_code == 1  # the withheld fix in the prompt cell stays a finding
+    after = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    assert after[1:-1] == before[1:-1] and after[-1]["source"] == PAD.replace("pad_to_max_length=True", 'padding="max_length"')
+
+
+# --- the notebook's own pin ------------------------------------------------------------------
+
+TRAIN = 'from transformers import TrainingArguments\nargs = TrainingArguments("out", evaluation_strategy="epoch")\n'
+
+
+@pytest.mark.parametrize("install", [
+    "pip install -q transformers==4.30.0",  # automagic
+    "!pip install -q transformers==4.30.0",
+    "%pip install -U transformers==4.30.0",
+    "%%capture\n!pip3 install -q 'transformers[torch]~=4.30.0' datasets\n",
+    "!python -m pip install 'transformers>=4.29,<4.31'",
+])
+def test_an_install_cell_pins_the_notebooks_target(tmp_path: Path, install: str) -> None:
+    """Acceptance: the automagic `pip install transformers==4.30.0` cell pins the target as `!pip install`
+    does: `evaluation_strategy=` (removed in 4.51) is no BL601 on 4.30."""
+    path = tmp_path / "nb.ipynb"
+    unpinned = load_settings(tmp_path, all_codes(), isolated=True)
+    pinned = nb_json(("markdown", "# setup"), ("code", install), ("code", TRAIN))
+    version, source = target_version(unpinned, path, pinned)
+    assert version == (4, 30, 0) and source.startswith("the pin transformers") and " in cell 2 (`" in source
+    assert notebook.lint_text(pinned, path, unpinned, target=(version, source)) == []
+    bare = nb_json(("code", "import os"), ("code", TRAIN))
+    assert [f.code for f in notebook.lint_text(bare, path, unpinned, target=target_version(unpinned, path, bare))] == ["BL601"]
+
+
+@pytest.mark.parametrize("install", [
+    "import os\npip install transformers==4.30.0",  # no automagic in a cell of two lines: BL901, no pin
+    "!pip install transformers>=4.30",  # the shell's redirection: installs the newest
+    "!pip install transformers",
+    "%%html\n<code>pip install transformers==4.30.0</code>",
+    "# pip install transformers==4.30.0",
+])
+def test_what_pins_nothing(tmp_path: Path, install: str) -> None:
+    unpinned = load_settings(tmp_path, all_codes(), isolated=True)
+    text = nb_json(("code", install))
+    assert "cell" not in target_version(unpinned, tmp_path / "nb.ipynb", text)[1]
+
+
+def test_a_notebook_pin_on_the_command_line(tmp_path: Path) -> None:
+    """The run's target stage reads the notebook's bytes: its install cell decides, and --show-settings says so."""
+    path = tmp_path / "nb.ipynb"
+    path.write_text(nb_json(("code", "!pip install -q transformers==4.30.0"), ("code", TRAIN)), encoding="utf-8")
+    assert CliRunner().invoke(main, ["--isolated", str(path)]).exit_code == 0
+    shown = CliRunner().invoke(main, ["--isolated", "--show-settings", str(path)]).output
+    assert 'transformers-version = "4.30 (the pin transformers==4.30.0 in cell 1 (`pip install -q transformers==4.30.0`))"' in shown
+
+
+def test_the_configured_version_wins_over_the_notebooks_pin(tmp_path: Path) -> None:
+    text = nb_json(("code", "!pip install transformers==4.30.0"), ("code", TRAIN))
+    assert [f.code for f in lint(text, tmp_path / "nb.ipynb")] == ["BL601"]  # the tests' --transformers-version
 
 
 # --- linting ---------------------------------------------------------------------------------
@@ -212,7 +351,8 @@ def test_fix_changes_only_the_affected_source_bytes(tmp_path: Path) -> None:
     new = json.loads(after)["cells"]
     changed = [i for i, (a, b) in enumerate(zip(old, new)) if a != b]
     assert changed == [8] and "fixed" in result.output
-    assert new[8]["source"][1] == 'batch = tokenizer(texts, padding="max_length", max_length=max_seq_len, truncation=True, return_tensors="pt")\n'
+    # three short literal sentences cannot exceed max_seq_len: BL105 does not ask for truncation there
+    assert new[8]["source"][1] == 'batch = tokenizer(texts, padding="max_length", max_length=max_seq_len, return_tensors="pt")\n'
     assert [{k: v for k, v in c.items() if k != "source"} for c in new] == [{k: v for k, v in c.items() if k != "source"} for c in old]
     # byte for byte: everything but the one changed line of the list is identical
     diff = [(a, b) for a, b in zip(before.splitlines(), after.splitlines()) if a != b]

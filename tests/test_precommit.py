@@ -7,6 +7,7 @@ environment, fetching the dependencies from PyPI), so both cases share one pre-c
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -83,3 +84,28 @@ def test_hook_passes_on_a_clean_script(hook_repo, cache, tmp_path):
     result = try_repo(hook_repo, cache, tmp_path, CLEAN)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Passed" in result.stdout
+
+
+DRIFT = 'from transformers import TrainingArguments\nargs = TrainingArguments("out", evaluation_strategy="epoch", no_cuda=True)\n'
+FINDING = re.compile(r"^(\S+:\d+:\d+: BL\d{3})", re.MULTILINE)
+
+
+def test_hook_and_terminal_agree_on_one_tree(hook_repo, cache, tmp_path):
+    """No pin in the configuration: both find the release the project runs with (its .venv; the hook's
+    own environment has no transformers, the terminal's has another) and say so."""
+    project = tmp_path / "project"
+    (project / ".venv" / "lib" / "python3.11" / "site-packages" / "transformers-4.46.3.dist-info").mkdir(parents=True)
+    (project / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (project / ".gitignore").write_text(".venv/\n")
+    (project / "train.py").write_text(DRIFT)
+    (project / "tok.py").write_text(BAD)
+    git("init", "-q", cwd=project)
+    git("add", "-A", cwd=project)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(cache), "NO_COLOR": "1"}
+    hook = subprocess.run([str(PRE_COMMIT), "try-repo", str(hook_repo), "bertlint", "--all-files", "--color", "never"],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    terminal = subprocess.run([str(Path(sys.executable).parent / "bertlint"), "--no-cache", "."], cwd=project, env=env, capture_output=True, text=True)
+    said = "Target: transformers 4.46.3 (the transformers installed in the project's environment .venv/)."
+    assert said in hook.stdout and said in terminal.stdout, hook.stdout + terminal.stdout
+    assert sorted(FINDING.findall(hook.stdout)) == sorted(FINDING.findall(terminal.stdout)) == [
+        "tok.py:3:47: BL101", "train.py:2:33: BL601", "train.py:2:62: BL601"]

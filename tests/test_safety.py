@@ -21,7 +21,6 @@ from pathlib import Path
 import pytest
 
 import bertlint
-from conftest import PINNED_VERSION
 
 SRC = str(Path(bertlint.__file__).resolve().parents[1])
 BAD = "from transformers import TrainingArguments\nargs = TrainingArguments(output_dir='o', no_cuda=True)\n"
@@ -204,7 +203,7 @@ def test_broken_links_and_loops_in_a_walked_tree_are_warnings(tmp_path):
     (tmp_path / "pkg" / "self.py").symlink_to("self.py")
     (tmp_path / "pkg" / "up").symlink_to("..")
     run = bertlint_cli(".", cwd=tmp_path)
-    assert (run.returncode, run.stdout) == (0, "All checks passed!\n")
+    assert (run.returncode, run.stdout.splitlines()[0]) == (0, "All checks passed!")
     assert run.stderr.splitlines() == [
         f"bertlint: warning: {Path('pkg', 'gone.py')}: broken symbolic link; skipped",
         f"bertlint: warning: {Path('pkg', 'self.py')}: symbolic link loop; skipped",

@@ -4,6 +4,7 @@ then a pin near the script, then the installed package's metadata (never an impo
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -36,7 +37,7 @@ def target(script: Path, **kwargs) -> tuple[tuple[int, ...], str]:
 def _isolated(tmp_path, monkeypatch):
     """Run from the temporary project, and pretend nothing is installed unless a test says so."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(stage, "_installed", lambda: None)
+    monkeypatch.setattr(stage, "_installed_in", lambda paths: None)
 
 
 def cli(*args: str, cwd: Path):
@@ -196,12 +197,12 @@ def test_pin_above_the_project_root_is_not_the_project_s(tmp_path):
 
 
 def test_installed_metadata_next(tmp_path, monkeypatch):
-    monkeypatch.setattr(stage, "_installed", lambda: (4, 33, 3))
+    monkeypatch.setattr(stage, "_installed_in", lambda paths: (4, 33, 3))
     assert target(write(tmp_path / "train.py", SCRIPT)) == ((4, 33, 3), "the installed transformers package")
 
 
 def test_pin_wins_over_installed(tmp_path, monkeypatch):
-    monkeypatch.setattr(stage, "_installed", lambda: (4, 33, 3))
+    monkeypatch.setattr(stage, "_installed_in", lambda paths: (4, 33, 3))
     write(tmp_path / "requirements.txt", "transformers==4.46.3\n")
     assert target(write(tmp_path / "train.py", SCRIPT))[0] == (4, 46, 3)
 
@@ -277,3 +278,62 @@ def test_cli_pin_in_requirements(tmp_path):
     [finding] = json.loads(run.stdout)
     assert finding["severity"] == "warning"
     assert "(target 4.46.3 from the pin transformers==4.46.3 in requirements.txt)" in finding["message"]
+
+
+# --- the other requirement files, and where the project runs ------------------------------------
+
+REAL_INSTALLED_IN = stage._installed_in.__wrapped__  # the autouse fixture replaces the cached one
+
+
+@pytest.mark.parametrize(("name", "body", "version"), [
+    ("setup.cfg", "[options]\ninstall_requires =\n    torch\n    transformers==4.38.2\n", (4, 38, 2)),
+    ("environment.yml", "name: ft\ndependencies:\n  - python=3.10\n  - transformers=4.39\n", (4, 39, 0)),
+    ("environment.yml", "name: ft\ndependencies:\n  - pip\n  - pip:\n    - transformers==4.41.1\n", (4, 41, 1)),
+    ("Pipfile", '[packages]\ntorch = "*"\ntransformers = "==4.42.4"\n', (4, 42, 4)),
+    ("Pipfile", '[packages]\ntransformers = {version = "<4.44", extras = ["torch"]}\n', (4, 43, 0)),
+], ids=["setup.cfg", "conda", "conda-pip", "pipfile", "pipfile-table"])
+def test_other_requirement_files_pin(tmp_path, name, body, version):
+    write(tmp_path / name, body)
+    found, source = target(write(tmp_path / "train.py", SCRIPT))
+    assert found == version and source.endswith(f" in {name}")
+
+
+@pytest.mark.parametrize(("name", "body"), [("environment.yml", "dependencies:\n  - transformers\n"), ("Pipfile", '[packages]\ntransformers = "*"\n')])
+def test_unpinned_entries_of_other_files_pin_nothing(tmp_path, name, body):
+    write(tmp_path / name, body)
+    assert target(write(tmp_path / "train.py", SCRIPT)) == (versions.latest(), stage.LATEST)
+
+
+def fake_environment(env: Path, version: str) -> Path:
+    (env / "lib" / "python3.11" / "site-packages" / f"transformers-{version}.dist-info").mkdir(parents=True)
+    (env / "bin").mkdir()
+    (env / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    return env
+
+
+def test_the_project_s_own_environment_wins_over_bertlint_s(tmp_path, monkeypatch):
+    """What the project runs with (its .venv), not what bertlint happens to be installed beside."""
+    monkeypatch.setattr(stage, "_installed_in", REAL_INSTALLED_IN)
+    fake_environment(tmp_path / ".venv", "4.36.2")
+    assert target(write(tmp_path / "train.py", SCRIPT)) == ((4, 36, 2), "the transformers installed in the project's environment .venv/")
+
+
+def test_an_active_environment_on_path_when_bertlint_s_own_has_none(tmp_path, monkeypatch):
+    """A pre-commit hook's environment has no transformers; the terminal's activated one does."""
+    env = fake_environment(tmp_path / "elsewhere" / "venv", "4.37.1")
+    monkeypatch.setattr(stage, "_installed_in", lambda paths: None if paths == tuple(sys.path) else REAL_INSTALLED_IN(paths))
+    monkeypatch.setenv("PATH", f"{tmp_path / 'nothing'}{os.pathsep}{env / 'bin'}{os.pathsep}/usr/bin")
+    version, source = target(write(tmp_path / "project" / "train.py", SCRIPT))
+    assert version == (4, 37, 1) and source == f"the transformers installed in the active environment {env}"
+
+
+def test_the_summary_says_the_target_and_how_to_pin_the_latest(tmp_path):
+    write(tmp_path / "train.py", SCRIPT)
+    run = cli("--select", "BL601", "train.py", cwd=tmp_path)
+    assert run.stdout.rstrip().splitlines()[-1] == f"Target: transformers {versions.show(versions.latest())} ({stage.LATEST}: {stage.HOW_TO_PIN})."
+    write(tmp_path / "exp" / "requirements.txt", "transformers==4.46.3\n")
+    write(tmp_path / "exp" / "train.py", SCRIPT)
+    run = cli("--select", "BL601", "--format", "concise", ".", cwd=tmp_path)
+    assert run.stdout.rstrip().splitlines()[-1] == (
+        f"Targets: transformers 4.46.3 for 1 file (the pin transformers==4.46.3 in {Path('exp', 'requirements.txt')}); "
+        f"transformers {versions.show(versions.latest())} for 1 file ({stage.LATEST}: {stage.HOW_TO_PIN}).")

@@ -179,6 +179,7 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
             added = f"Added {outcome.fixed} noqa directive{'s' * (outcome.fixed != 1)}."
             summary = f"{added} {summary}" if findings else added
         gap = "\n\n" if fmt == "full" else "\n"
+        summary += "".join(f"\n{line}" for line in [_target_line(outcome.targets)] if line)
         text = f"{text.rstrip()}{gap}{summary}\n" if text.strip() else summary + "\n"
     if to_file:
         try:
@@ -196,6 +197,23 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
     if exit_zero or diff:
         sys.exit(1 if diff and outcome.diff_text else 0)
     sys.exit(1 if findings or (exit_non_zero_on_fix and outcome.fixed) else 0)
+
+
+def _target_line(targets: dict) -> str:
+    """`Target: transformers 4.40 (the pin ... in requirements.txt).`, or one entry per release."""
+    from bertlint import target, versions
+
+    if not targets:
+        return ""
+
+    def said(version, source) -> str:
+        return f"{source}: {target.HOW_TO_PIN}" if source == target.LATEST else source
+
+    if len(targets) == 1:
+        [(version, source)] = targets
+        return f"Target: transformers {versions.show(version)} ({said(version, source)})."
+    rows = sorted(targets.items(), key=lambda kv: (-kv[1], kv[0]))
+    return "Targets: " + "; ".join(f"transformers {versions.show(v)} for {n} file{'s' * (n != 1)} ({said(v, s)})" for (v, s), n in rows) + "."
 
 
 def _show(settings, targets: list[Path], show_settings: bool) -> None:

@@ -23,25 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from bertlint import engine, fixer
+from bertlint.ipython import LINES, cleanup, explain, mask, writes_script
 from bertlint.report import Edit, Finding
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
     from bertlint.target import Target
 
-# Cell magics whose body is Python (`%%time`); any other cell magic (`%%bash`) makes the cell opaque.
-# As line magics, the same names take a Python statement as argument (`%time model.fit(x)`).
-PYTHON_MAGICS = frozenset({"time", "timeit", "prun", "capture"})
-
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # lines as libcst counts them
-_CELL_MAGIC = re.compile(r"%%(\w+)")
-_WRITES_SCRIPT = re.compile(r"\s*%%writefile[ \t]+(?!-)\S+\.py[ \t]*(?:\r\n|\r|\n|$)")  # a whole script, not `-a` a part
-_PYTHON_MAGIC = re.compile(r"%(\w+)[ \t]+(?=[^\s-])")  # `%time ` followed by a statement, not an option
-_COMPOUND = re.compile(r"(?:async[ \t]+)?(?:for|while|if|with|try|def|class)\b")  # `0; for ...` would not parse
-_ESCAPE = re.compile(r"(?:[\w.]+(?:[ \t]*,[ \t]*[\w.]+)*[ \t]*=[ \t]*)?(?P<magic>[!%].*)")  # `!ls`, `x = %env`
-_HELP = re.compile(r"(?:\?{1,2}[\w.]+|[\w.]+\?{1,2})[ \t]*")  # `obj?`, `??obj`
-_CODE = re.compile(r"'''|\"\"\"|['\"#\[\](){}]")
-_CLOSING = {q: re.compile(r"\\.|" + re.escape(q), re.DOTALL) for q in ("'''", '"""', "'", '"')}
 _WS = re.compile(r"[ \t\n\r]*")
 _STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[][{}]', re.DOTALL)
 _DECODER = json.JSONDecoder()
@@ -66,107 +54,25 @@ class NotebookError(ValueError):
         self.line, self.column = line, column
 
 
-# --- IPython syntax --------------------------------------------------------------------------
-
-
-def writes_script(source: str) -> bool:
-    """`%%writefile train.py`: the cell is a whole script of its own, written to disk (and run with
-    `!python train.py`), not code of the notebook."""
-    return _WRITES_SCRIPT.match(source) is not None
-
-
-def mask(source: str) -> str | None:
-    """`source` as Python, every IPython escape replaced by a same-length placeholder; None when a
-    cell magic runs another language (`%%bash`, `%%html`): such a cell is not Python at all."""
-    lines = _LINE.findall(source)
-    first = next((n for n, line in enumerate(lines) if line.strip()), 0)  # IPython drops leading blank lines
-    if lines and lines[first].startswith("%%"):
-        name = _CELL_MAGIC.match(lines[first])
-        if name is None or (name.group(1) not in PYTHON_MAGICS and not writes_script(source)):
-            return None
-        lines[first] = _placeholder(lines[first], 0)
-    quote, depth, continued, escaped = None, 0, False, False
-    for number, line in enumerate(lines):
-        if escaped:  # a backslash continues an escape (`!pip install \`) onto this line: all of it is the escape's
-            escaped = _continues(line)
-            lines[number] = _placeholder(line, 0, "")
-            continue
-        if quote is None and depth == 0 and not continued:
-            lines[number] = masked = _mask_line(line)
-            escaped = _continues(line) and not _continues(masked)  # the escape's backslash went with it
-            line = masked
-        quote, depth, continued = _scan(line, quote, depth)
-    return "".join(lines)
-
-
-def _mask_line(line: str) -> str:
-    """One logical line's IPython escape made Python: `%time stmt` keeps a simple `stmt` (a one-line
-    `for`/`with`/... cannot follow `0;`, so it is masked whole), the rest becomes `0`."""
-    indent = len(line) - len(line.lstrip(" \t"))
-    python = _PYTHON_MAGIC.match(line, indent)
-    if python is not None and python.group(1) in PYTHON_MAGICS and not _COMPOUND.match(line, python.end()):
-        width = python.end() - indent
-        return line[:indent] + "0;" + " " * (width - 2) + line[python.end():]
-    escape = _ESCAPE.fullmatch(line.rstrip("\r\n"), indent)
-    if escape is not None:
-        return _placeholder(line, escape.start("magic"))
-    if _HELP.fullmatch(line.rstrip("\r\n"), indent):
-        return _placeholder(line, indent)
-    return line
-
-
-def _placeholder(line: str, start: int, mark: str = "0") -> str:
-    """`line` with everything from `start` to its end replaced by `mark` and spaces."""
-    body = line.rstrip("\r\n")
-    return line[:start] + mark + " " * (len(body) - start - len(mark)) + line[len(body):]
-
-
-def _continues(line: str) -> bool:
-    """Whether `line` ends with a backslash continuation."""
-    return line.rstrip("\r\n").endswith("\\")
-
-
-def _scan(line: str, quote: str | None, depth: int) -> tuple[str | None, int, bool]:
-    """Carry (open string quote, bracket depth, backslash continuation) past one line, so that
-    escapes are recognised only where IPython sees them: at the start of a logical line."""
-    pos = 0
-    while True:
-        if quote is not None:
-            match = _CLOSING[quote].search(line, pos)
-            if match is None:
-                break
-            if match.group() == quote:
-                quote = None
-            pos = match.end()
-            continue
-        match = _CODE.search(line, pos)
-        if match is None or match.group() == "#":
-            body = line.rstrip("\r\n")
-            return None, depth, match is None and body.endswith("\\")
-        token = match.group()
-        if token in _CLOSING:
-            quote = token
-        else:
-            depth = depth + 1 if token in "([{" else max(depth - 1, 0)
-        pos = match.end()
-    if len(quote) == 1 and not line.rstrip("\r\n").endswith("\\"):
-        quote = None  # an unterminated one-line string ends with its line (a syntax error anyway)
-    return quote, depth, False
-
-
 # --- Lint: cells as one module ---------------------------------------------------------------
 
 
-def _leading_indent(source: str) -> tuple[str, int, frozenset[int]]:
-    """IPython's `leading_indent`: when a cell's first line (after blank ones) is indented, that
-    whitespace comes off every line that starts with it -> (source, its width, 1-based lines shifted)."""
-    lines = _LINE.findall(source)
-    first = next((line for line in lines if line.strip()), "")
-    prefix = first[: len(first) - len(first.lstrip(" \t"))]
-    if not prefix:
-        return source, 0, frozenset()
-    shifted = frozenset(n for n, line in enumerate(lines, 1) if line.startswith(prefix))
-    return "".join(line[len(prefix):] if n in shifted else line for n, line in enumerate(lines, 1)), len(prefix), shifted
+def _top_level_names(tree: ast.Module) -> set[str]:
+    """The names a cell binds in the notebook's namespace: assignments, imports, `def`/`class`, loop and
+    `with` targets at the top level (also inside top-level `if`/`for`/`try`), not those local to a function."""
+    names: set[str] = set()
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif not isinstance(node, (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
+            todo.extend(ast.iter_child_nodes(node))
+    return names
 
 
 class _Module:
@@ -175,28 +81,30 @@ class _Module:
     def __init__(self, cells: Iterable[Cell]) -> None:
         self.cells: list[Cell] = []
         self.starts: list[int] = []
-        self.shifts: list[tuple[int, frozenset[int]]] = []  # per cell: the indent IPython removed, from which lines
-        self.broken: list[tuple[Cell, SyntaxError]] = []
+        self.shifts: list[dict[int, int]] = []  # per cell: the columns IPython's cleanup removed from each line (indent, prompts)
+        self.broken: list[tuple[Cell, SyntaxError, str | None]] = []  # with what the cell holds instead of Python
+        bound: set[str] = set()  # the names the cells so far bind at the top level: they shadow automagic
         chunks, line = [], 1
         for cell in cells:
-            masked = mask(cell.source)
+            cleaned, removed = cleanup(cell.source)
+            masked = mask(cleaned, bound)
             if masked is None or writes_script(cell.source):  # a script of its own: linted alone
                 continue
-            masked, width, shifted = _leading_indent(masked)
             try:
-                ast.parse(masked)
+                tree = ast.parse(masked)
             except SyntaxError as exc:  # one broken cell must not hide the findings of the others
-                if exc.lineno in shifted and exc.offset:
-                    exc.offset += width
-                self.broken.append((cell, exc))
+                if exc.offset:
+                    exc.offset += removed.get(exc.lineno, 0)
+                self.broken.append((cell, exc, explain(cell.source, exc.lineno or 1, bound)))
                 continue
+            bound |= _top_level_names(tree)
             if masked and not masked.endswith(("\n", "\r")):
                 masked += "\n"
             self.cells.append(cell)
             self.starts.append(line)
-            self.shifts.append((width, shifted))
+            self.shifts.append(removed)
             chunks.append(masked)
-            line += len(_LINE.findall(masked))
+            line += len(LINES.findall(masked))
         self.text = "".join(chunks)
         self.end = line
 
@@ -204,9 +112,9 @@ class _Module:
         """`f` (virtual lines) inside its cell; a fix that reaches into another cell is dropped."""
         index = bisect.bisect_right(self.starts, f.line) - 1
         start, cell = self.starts[index], self.cells[index]
-        width, shifted = self.shifts[index]
+        removed = self.shifts[index]
         stop = self.starts[index + 1] if index + 1 < len(self.starts) else self.end
-        lines = _LINE.findall(cell.source)
+        lines = LINES.findall(cell.source)
         end_line, end_column = f.end_line, f.end_column
         if end_line >= stop:
             end_line, end_column = stop - 1, len(lines[-1].rstrip("\r\n")) + 1
@@ -217,16 +125,16 @@ class _Module:
             cell_end = (len(lines), len(lines[-1]) + 1)
         else:
             cell_end = (len(lines) + 1, 1)
-        if fix is not None and not width and all(start <= e.line and (e.end_line < stop or (e.end_line, e.end_column) == (stop, 1)) for e in fix.edits):
+        if fix is not None and not removed and all(start <= e.line and (e.end_line < stop or (e.end_line, e.end_column) == (stop, 1)) for e in fix.edits):
             fix = dataclasses.replace(fix, edits=tuple(
                 Edit(e.line - start + 1, e.column, *((e.end_line - start + 1, e.end_column) if e.end_line < stop else cell_end), e.content)
                 for e in fix.edits
             ))
-        else:  # also in a cell IPython dedents: a fix's new text would lack the indent the cell keeps
+        else:  # also in a cell IPython dedents or strips of prompts: a fix's new text would lack what the cell keeps
             fix = None
         line, end_line = f.line - start + 1, end_line - start + 1
-        column = f.column + width * (line in shifted)
-        end_column += width * (end_line in shifted and f.end_line < stop)
+        column = f.column + removed.get(line, 0)
+        end_column += removed.get(end_line, 0) if f.end_line < stop else 0
         return dataclasses.replace(
             f, cell=cell.number, line=line, column=column, end_line=end_line, end_column=end_column, fix=fix,
             source_line=lines[line - 1].rstrip("\r\n") if line <= len(lines) else "",
@@ -241,17 +149,39 @@ def lint_cells(cells: Iterable[Cell], path: Path, settings: "Settings", codes: I
     module = _Module(cells)
     findings = [module.place(f) for f in engine.lint_source(module.text, path, settings, selected, target=target, reads=reads)] if module.cells else []
     for cell in filter(lambda c: writes_script(c.source), cells):  # its lines are the script's: nothing to place
-        lines = _LINE.findall(cell.source)
+        lines = LINES.findall(cell.source)
         findings += [dataclasses.replace(f, cell=cell.number, source_line=lines[f.line - 1].rstrip("\r\n") if f.line <= len(lines) else "")
                      for f in engine.lint_source(mask(cell.source), path, settings, selected, target=target, reads=reads)]
     if "BL901" in selected:
-        for cell, exc in module.broken:
-            lines = _LINE.findall(cell.source)
+        for cell, exc, holds in module.broken:
+            lines = LINES.findall(cell.source)
             line = min(max(exc.lineno or 1, 1), max(len(lines), 1))
             text = lines[line - 1].rstrip("\r\n") if lines else ""
-            finding = engine.engine_finding("BL901", f"SyntaxError: {exc.msg}", str(path), line, exc.offset or 1, text)
+            message = f"SyntaxError: {exc.msg}" if holds is None else f"{holds} (SyntaxError: {exc.msg})"
+            column = (exc.offset or 1) if holds is None else len(text) - len(text.lstrip()) + 1
+            finding = engine.engine_finding("BL901", message, str(path), line, column, text)
             findings.append(dataclasses.replace(finding, cell=cell.number))
     return sorted(findings, key=lambda f: f.sort_key)
+
+
+def linted_module(text: str, f: Finding) -> tuple[str, Finding] | None:
+    """The Python text a finding of the notebook `text` was linted in (the joined code cells, or the
+    `%%writefile` cell's own script) and the finding at its place there: `_Module.place` undone.
+    None when its cell is not a linted code cell of this text (the notebook changed since)."""
+    cell = next((c for c in parse(text).cells if c.number == f.cell), None)
+    if cell is None:
+        return None
+    if writes_script(cell.source):
+        return mask(cell.source), dataclasses.replace(f, cell=None)
+    module = _Module(parse(text).cells)
+    index = next((i for i, c in enumerate(module.cells) if c.number == f.cell), None)
+    if index is None:
+        return None
+    start, (width, shifted) = module.starts[index], module.shifts[index]
+    return module.text, dataclasses.replace(
+        f, cell=None, line=f.line + start - 1, column=f.column - width * (f.line in shifted),
+        end_line=f.end_line + start - 1, end_column=f.end_column - width * (f.end_line in shifted),
+    )
 
 
 # --- The JSON text ---------------------------------------------------------------------------
@@ -374,8 +304,8 @@ def apply_edits(text: str, findings: list[Finding], allowed: set[str]) -> tuple[
     sources, applied = {}, []
     for index, cell in enumerate(nb.cells):
         new, done = fixer.apply_edits(cell.source, by_cell.get(cell.number, []), allowed)
-        masked = mask(new) if done else None
-        if masked is not None and fixer.parses(_leading_indent(masked)[0]):
+        masked = mask(cleanup(new)[0]) if done else None
+        if masked is not None and fixer.parses(masked):
             sources[index] = new
             applied += done
     return (splice(nb, sources), applied) if applied else (text, [])

@@ -27,6 +27,7 @@ class Outcome:
     fixed: int = 0
     diff_text: str = ""
     files: int = 0
+    targets: dict[Target, int] = field(default_factory=dict)  # the releases the files target, and how many each
 
     def merge(self, part: Outcome) -> None:
         """Add one file's outcome (its `files` count is already in ours)."""
@@ -54,7 +55,7 @@ def run(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, config
     parts: dict[Path, Outcome] = {}
     todo = []
     for path in files:
-        hit = _cached(results, path, settings) if results is not None else None
+        hit = _target_stage(path, settings, outcome, results)
         if hit is not None and (allowed is None or not any(f.fix for f in hit)):
             parts[path] = Outcome(findings=hit)
         else:
@@ -76,9 +77,10 @@ def run_stdin(data: bytes, name: Path, *, overrides: Mapping[str, Any] | None = 
     """Lint source read from standard input as the file `name` would be (its configuration and
     per-file ignores; never cached): -> (outcome, the source with `fix`'s fixes applied)."""
     settings = settings_for([name], overrides, config_file, isolated)
-    outcome = Outcome(files=1)
+    target = target_of(settings, name, data)
+    outcome = Outcome(files=1, targets={target: 1})
     fixed = [data]
-    outcome.findings = lint_path(name, data, target_of(settings, name, data), settings, outcome, _allowed(fix or diff), fixed.append if fix else None)
+    outcome.findings = lint_path(name, data, target, settings, outcome, _allowed(fix or diff), fixed.append if fix else None)
     return outcome, fixed[-1]
 
 
@@ -97,6 +99,7 @@ def add_noqa(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, c
             outcome.problems.append(f"{path}: {exc.strerror or exc}")
             continue
         target = target_of(settings, path, data)
+        outcome.targets[target] = outcome.targets.get(target, 0) + 1
         findings = lint_path(path, data, target, settings, outcome, None, None)
         if all(f.code in ("BL901", "BL902") for f in findings):  # nothing to suppress (or the file did not decode)
             outcome.findings += findings
@@ -227,17 +230,20 @@ def _check(path: Path, job: _Job) -> _Done:
 
 
 def target_of(settings: Settings, path: Path, data: bytes) -> Target:
-    """The release the file whose bytes are `data` targets (a `# /// script` pin is read from them)."""
-    return target_version(settings, path, data.decode("utf-8", "replace") if b"# /// script" in data else None)
+    """The release the file whose bytes are `data` targets (a `# /// script` pin, or a notebook's install cell, is read from them)."""
+    pinned = b"# /// script" in data or (path.suffix == ".ipynb" and b"install" in data)
+    return target_version(settings, path, data.decode("utf-8", "replace") if pinned else None)
 
 
-def _cached(results: cache.Cache, path: Path, settings: Settings) -> list[Finding] | None:
-    """The cached findings of the file as it is now, or None when it must be linted."""
+def _target_stage(path: Path, settings: Settings, outcome: Outcome, results: cache.Cache | None) -> list[Finding] | None:
+    """Count the release the file targets, and return its cached findings, or None when it must be linted."""
     try:
         data = path.read_bytes()
     except OSError:
-        return None
-    return results.lookup(path, cache.file_key(data, target_of(settings, path, data)))
+        return None  # the lint reports it
+    target = target_of(settings, path, data)
+    outcome.targets[target] = outcome.targets.get(target, 0) + 1
+    return results.lookup(path, cache.file_key(data, target)) if results is not None else None
 
 
 def lint_path(path: Path, data: bytes, target: Target, settings: Settings, outcome: Outcome, allowed: set[str] | None,

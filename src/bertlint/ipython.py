@@ -1,0 +1,408 @@
+"""A notebook cell read as IPython reads it, without importing IPython.
+
+`mask` turns a cell into the Python that IPython's input transformers would hand to the compiler,
+with every piece of IPython syntax replaced by a placeholder of the same length, so positions never
+shift: `!cmd` and `%magic` at the start of a logical line, `x = !cmd` / `x = %magic`, `obj?` help,
+the `,f a` / `;f a` / `/f a` autocall escapes, `%%magic` cells, and the automagic one-line cell
+(`pip install -q transformers`) that IPython's prefilter runs as `%pip`. `explain` says what a cell
+that does not parse holds instead of Python (shell commands, a magic without `%` in a cell of
+several lines, text), and `install_requirements` reads the requirements of an install command.
+
+Every rule here is IPython's, read from its source (IPython 9.18, `IPython/core/inputtransformer2.py`
+for the static transformers, `prefilter.py` and `splitinput.py` for automagic) and checked against a
+real IPython by tests/test_ipython.py.
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+import re
+import shlex
+import warnings
+from typing import Collection
+
+# Line magics and aliases that automagic runs without `%`: `InteractiveShell().magics_manager.magics["line"]`
+# of IPython 9.18 (its aliases `ls`, `cat`, `mkdir`... included), plus ipykernel 7.4's KernelMagics
+# (`ipykernel/zmqshell.py`: clear, less, more, man, connect_info, qtconsole, autosave, subshell).
+LINE_MAGICS = frozenset("""
+alias alias_magic autoawait autocall automagic bookmark cat cd code_wrap colors conda config cp debug
+dhist dirs doctest_mode ed edit env gui hist history killbgscripts ldir lf lk ll load load_ext loadpy
+logoff logon logstart logstate logstop ls lsmagic lx macro magic mamba matplotlib micromamba mkdir mv
+notebook page pastebin pdb pdef pdoc pfile pinfo pinfo2 pip popd pprint precision prun psearch psource
+pushd pwd pycat pylab quickref recall rehashx reload_ext rep rerun reset reset_selective rm rmdir run
+save sc set_env sx system tb time timeit unalias unload_ext uv who who_ls whos xdel xmode
+clear less more man connect_info qtconsole autosave subshell
+""".split())
+
+# Cell magics whose body is Python run in the kernel (`%%time`); any other cell magic (`%%bash`) makes
+# the cell opaque. As line magics, the same names take a Python statement as argument (`%time model.fit(x)`).
+PYTHON_MAGICS = frozenset({"time", "timeit", "prun", "capture"})
+
+# Commands pasted from a terminal into a code cell: the first word of a line that is no Python.
+SHELL_COMMANDS = frozenset("""
+pip pip3 python python3 conda mamba micromamba uv poetry apt apt-get sudo curl wget git git-lfs gcloud gsutil
+aws az kaggle huggingface-cli hf accelerate torchrun deepspeed nvidia-smi nvcc unzip tar gzip gunzip zip
+cp mv rm mkdir ls cd cat echo export source chmod bash sh make cmake npm yarn docker ssh scp head tail grep
+find touch jupyter tensorboard brew yum dnf nohup kill ps which df du free nproc wandb ln rsync
+""".split())
+
+_COMMANDS = SHELL_COMMANDS | LINE_MAGICS
+LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # lines as libcst counts them
+_CELL_MAGIC = re.compile(r"%%(\w+)")
+_WRITES_SCRIPT = re.compile(r"\s*%%writefile[ \t]+(?!-)\S+\.py[ \t]*(?:\r\n|\r|\n|$)")  # a whole script, not `-a` a part
+_PYTHON_MAGIC = re.compile(r"%(\w+)[ \t]+(?=[^\s-])")  # `%time ` followed by a statement, not an option
+_COMPOUND = re.compile(r"(?:async[ \t]+)?(?:for|while|if|with|try|def|class)\b")  # `0; for ...` would not parse
+# splitinput.line_split: leading space, an escape, the "function part", the rest.
+_SPLIT = re.compile(r"(\s*)([,;/%]|!!?|\?\??)?\s*(%{0,2}[\w.*]*)(.*)", re.DOTALL)
+# inputtransformer2._help_end_re: what `obj?` / `obj.attr??` / `%magic?` / `obj[0]?` may ask about.
+_HELP_END = re.compile(r"(%{0,2}(?!\d)[\w*]+(\.(?!\d)[\w*]+|\[-?[0-9]+\])*)(\?\??)$")
+_CLASSIC_INITIAL = re.compile(r">>>(?: |$)", re.MULTILINE)
+_CLASSIC_SECOND = re.compile(r"(?:>>>|\.\.\.)(?: |$)", re.MULTILINE)
+_CLASSIC_PROMPT = re.compile(r"[ \t]*(?:>>>|\.\.\.)[ \t]?")
+_DOCTEST = re.compile(r"\s*>>>")
+_IPYTHON_PROMPT = re.compile(r"(?:(?:\[nav\]|\[ins\])? )?In \[\d+\]: |\s*\.{3,}: ?")
+_CODE = re.compile(r"'''|\"\"\"|['\"#\[\](){}]")
+_CLOSING = {q: re.compile(r"\\.|" + re.escape(q), re.DOTALL) for q in ("'''", '"""', "'", '"')}
+_ASSIGN = re.compile(r"'''|\"\"\"|['\"#\[\](){}]|[=!<>+\-*/%&|^:@]?=|->")  # `=` and the operators that contain one
+_SHELL_LINE = re.compile(r"[ \t]*(?:\$[ \t]+)?(?P<command>[A-Za-z][\w.+-]*|\.{0,2}/[\w./-]+\.sh)(?:[ \t]+(?![=+\-*/%&|^<>!]?=[^=])\S.*)?")
+_KEYWORDS = "|".join(keyword.kwlist + ["print", "exec"])
+_PROSE = re.compile(rf"[ \t]*(?!(?:{_KEYWORDS})\b)[A-Za-z][a-z'’-]*[ \t]+[A-Za-z][\w'’-]*(?:[ \t]+[^\s=\[\]{{}}\"#]+)+[ \t]*")
+_PIP = re.compile(r"pip[\d.]*")
+_PYTHON = re.compile(r"python[\d.]*|\{sys\.executable\}|\$\{?\w+\}?")  # IPython expands `{sys.executable}` in `!` lines
+_OPTIONS_WITH_VALUE = frozenset({
+    "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-c", "--constraint", "-r", "--requirement",
+    "-e", "--editable", "-t", "--target", "--prefix", "--root", "--src", "--progress-bar", "--platform",
+    "--python-version", "--implementation", "--abi", "--trusted-host", "--cache-dir", "--log", "--proxy",
+    "--timeout", "--retries", "--upgrade-strategy", "--only-binary", "--no-binary", "--config-settings", "-C",
+    "--python", "-p", "--channel", "-n", "--name",
+})
+
+
+def writes_script(source: str) -> bool:
+    """`%%writefile train.py`: the cell is a whole script of its own, written to disk (and run with
+    `!python train.py`), not code of the notebook."""
+    return _WRITES_SCRIPT.match(source) is not None
+
+
+def cell_magic(source: str) -> str | None:
+    """The name of the cell magic a cell starts with (IPython drops leading blank lines and the
+    first line's indent before it looks for `%%`)."""
+    first = next((line for line in LINES.findall(source) if line.strip()), "")
+    match = _CELL_MAGIC.match(first.lstrip(" \t"))
+    return match.group(1) if match is not None else None
+
+
+def automagic(source: str, bound: Collection[str] = ()) -> str | None:
+    """The magic a cell of one line runs without `%` (`pip install x`, `cd data`, `ls`), or None.
+
+    IPython's `transform_cell` hands a cell that is one line after its static transformers to the
+    prefilter, whose AutoMagicChecker runs a line magic or alias named by the line's first word unless
+    the rest starts with `=` or `,` (AssignmentChecker: `ls = 1`) or a name of the user's namespace, a
+    builtin or a keyword shadows it (`is_shadowed`): `bound` holds the names the cells before bind."""
+    lines = LINES.findall(source)
+    rest = lines[next((n for n, line in enumerate(lines) if line.strip()), len(lines)):]
+    if len(rest) != 1:
+        return None
+    _, escape, name, tail = _SPLIT.match(rest[0].rstrip("\r\n")).groups()
+    if escape or name not in LINE_MAGICS or name in bound or tail.lstrip()[:1] in ("=", ","):
+        return None
+    return name
+
+
+def cleanup(source: str) -> tuple[str, dict[int, int]]:
+    """IPython's cleanup transformers, the ones that move text: `leading_indent` (a cell whose first line
+    is indented loses that indent from every line that starts with it: IPython 7-8's rule, which Colab
+    runs; IPython 9 removes the indent common to all lines, which parses in fewer cells), then the
+    `>>> `/`... ` prompts of a pasted doctest (`classic_prompt`: IPython 7-8 when line 1 or 2 has one,
+    IPython 9 when any line outside a string has `>>>`) and the `In [1]: `/`...: ` prompts of a pasted
+    IPython session (`ipython_prompt`, when line 1 or 2 has one). A cell that either version runs
+    parses here. -> (the text, {1-based line: columns removed from its start})."""
+    lines = LINES.findall(source)
+    first = next((n for n, line in enumerate(lines) if line.strip()), None)
+    removed: dict[int, int] = {}
+    if first is None:
+        return source, removed
+    prefix = lines[first][: len(lines[first]) - len(lines[first].lstrip(" \t"))]
+    for number, line in enumerate(lines if prefix else ()):
+        if line.startswith(prefix):
+            lines[number], removed[number + 1] = line[len(prefix):], len(prefix)
+    second = lines[first + 1] if first + 1 < len(lines) else ""
+    classic = _CLASSIC_INITIAL.match(lines[first]) or _CLASSIC_SECOND.match(second)
+    inside = _inside_strings(lines) if classic or ">>>" in source else []  # their `>>>` is text
+    for prompt, strip in (
+        (classic or any(_DOCTEST.match(line) and not within for line, within in zip(lines, inside)), _CLASSIC_PROMPT),
+        (_IPYTHON_PROMPT.match(lines[first]) or _IPYTHON_PROMPT.match(second), _IPYTHON_PROMPT),
+    ):
+        for number, line in enumerate(lines if prompt else ()):
+            match = strip.match(line)
+            if match is not None and not (inside and inside[number]):
+                lines[number] = line[match.end():]
+                removed[number + 1] = removed.get(number + 1, 0) + match.end()
+    return "".join(lines), removed
+
+
+def _inside_strings(lines: list[str]) -> list[bool]:
+    """Which lines begin inside a (triple-quoted) string."""
+    quote, depth, inside = None, 0, []
+    for line in lines:
+        inside.append(quote is not None)
+        quote, depth, _, _ = _scan(line, quote, depth)
+    return inside
+
+
+def mask(source: str, bound: Collection[str] = ()) -> str | None:
+    """`source` as Python, every IPython escape replaced by a same-length placeholder; None when a
+    cell magic runs another language (`%%bash`, `%%html`): such a cell is not Python at all.
+    `bound`: the names earlier cells bind, which shadow automagic (see `automagic`)."""
+    lines = LINES.findall(source)
+    first = next((n for n, line in enumerate(lines) if line.strip()), 0)  # IPython drops leading blank lines
+    name = cell_magic(source)
+    if name is not None:
+        if name not in PYTHON_MAGICS and not writes_script(source):
+            return None
+        lines[first] = _placeholder(lines[first], len(lines[first]) - len(lines[first].lstrip(" \t")))
+    elif automagic(source, bound):
+        lines[first] = _placeholder(lines[first], len(lines[first]) - len(lines[first].lstrip(" \t")))
+        return "".join(lines)
+    quote, depth, continued, escaped = None, 0, False, False
+    for number, line in enumerate(lines):
+        if escaped:  # a backslash continues an escape (`!pip install \`) onto this line: all of it is the escape's
+            escaped = _continues(line)
+            lines[number] = _placeholder(line, 0, "")
+            continue
+        if quote is None and depth == 0 and not continued:
+            lines[number] = masked = _mask_line(line)
+            escaped = _continues(line) and not _continues(masked)  # the escape's backslash went with it
+            line = masked
+        quote, depth, continued, _ = _scan(line, quote, depth)
+    return "".join(lines)
+
+
+def _mask_line(line: str) -> str:
+    """One logical line's IPython syntax made Python: `%time stmt` keeps a simple `stmt` (a one-line
+    `for`/`with`/... cannot follow `0;`, so it is masked whole), the rest becomes `0`."""
+    body = line.rstrip("\r\n")
+    indent = len(line) - len(line.lstrip(" \t"))
+    python = _PYTHON_MAGIC.match(line, indent)
+    if python is not None and python.group(1) in PYTHON_MAGICS:
+        if _COMPOUND.match(line, python.end()) and _parses(body[python.end():]):
+            return _placeholder(line, indent)
+        width = python.end() - indent
+        return line[:indent] + "0;" + " " * (width - 2) + line[python.end():]
+    if body.endswith("?") and _scan(body, None, 0)[3] == len(body) and _HELP_END.search(body, indent):  # HelpEnd (priority 5) first; no comment after
+        return _placeholder(line, indent)
+    if body[indent:indent + 1] in ("!", "%", "?") or (body[indent:indent + 1] in (",", ";", "/") and _autocall(body[indent:])):
+        return _placeholder(line, indent)  # EscapedCommand
+    assigned = _assigned_escape(body) if "!" in body or "%" in body else None
+    if assigned is not None:  # MagicAssign / SystemAssign
+        return _placeholder(line, assigned)
+    return line
+
+
+def _autocall(line: str) -> bool:
+    """Whether IPython's `,f a b` -> `f("a", "b")`, `;f a b` -> `f("a b")`, `/f a b` -> `f(a, b)` is Python."""
+    name, _, args = line[1:].partition(" ")
+    if line[0] == "/":
+        if not name:
+            return False  # `_tr_paren` raises: the line is left as it is
+        call = "{}({})".format(name, ", ".join(args.split()))
+    else:
+        call = '{}("{}")'.format(name, '", "'.join(args.split()) if line[0] == "," else args)
+    return _parses(call, "eval")
+
+
+def _parses(code: str, mode: str = "exec") -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(code, "<cell>", mode, ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _assigned_escape(body: str) -> int | None:
+    """Where `!cmd` / `%magic` starts after the line's first `=` outside brackets (`x = !ls`), as
+    `_find_assign_op` finds it; None when the line has none."""
+    depth, pos = 0, 0
+    while True:
+        match = _ASSIGN.search(body, pos)
+        if match is None or match.group() == "#":
+            return None
+        token = match.group()
+        if token in _CLOSING:  # a string: skip to its end
+            pos = match.end()
+            while (close := _CLOSING[token].search(body, pos)) is not None and close.group() != token:
+                pos = close.end()
+            if close is None:
+                return None
+            pos = close.end()
+            continue
+        pos = match.end()
+        if token in "([{":
+            depth += 1
+        elif token in ")]}":
+            depth = max(depth - 1, 0)
+        elif token == "=" and depth == 0:
+            start = len(body) - len(body[pos:].lstrip(" \t"))
+            if body[start:start + 1] == "!" or re.match(r"%[ \t]*[^\W\d]", body[start:]):
+                return start
+            return None
+
+
+def _placeholder(line: str, start: int, mark: str = "0") -> str:
+    """`line` with everything from `start` to its end replaced by `mark` and spaces."""
+    body = line.rstrip("\r\n")
+    return line[:start] + mark + " " * (len(body) - start - len(mark)) + line[len(body):]
+
+
+def _continues(line: str) -> bool:
+    """Whether `line` ends with a backslash continuation."""
+    return line.rstrip("\r\n").endswith("\\")
+
+
+def _scan(line: str, quote: str | None, depth: int) -> tuple[str | None, int, bool, int]:
+    """Carry (open string quote, bracket depth, backslash continuation) past one line, so that
+    escapes are recognised only where IPython sees them: at the start of a logical line; and where
+    the line's code ends (its comment, or its end)."""
+    pos = 0
+    body = line.rstrip("\r\n")
+    while True:
+        if quote is not None:
+            match = _CLOSING[quote].search(line, pos)
+            if match is None:
+                break
+            if match.group() == quote:
+                quote = None
+            pos = match.end()
+            continue
+        match = _CODE.search(body, pos)
+        if match is None or match.group() == "#":
+            end = len(body) if match is None else match.start()
+            return None, depth, match is None and body.endswith("\\"), end
+        token = match.group()
+        if token in _CLOSING:
+            quote = token
+        else:
+            depth = depth + 1 if token in "([{" else max(depth - 1, 0)
+        pos = match.end()
+    if len(quote) == 1 and not body.endswith("\\"):
+        quote = None  # an unterminated one-line string ends with its line (a syntax error anyway)
+    return quote, depth, False, len(body)
+
+
+# --- What a cell that is no Python holds ------------------------------------------------------
+
+
+def explain(source: str, line: int, bound: Collection[str] = ()) -> str | None:
+    """What the cell holds instead of Python, judged from its lines and the one (1-based) where
+    the syntax error is, and what to do; None when it looks like Python gone wrong."""
+    lines = [text.rstrip("\r\n") for text in LINES.findall(source)]
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    command = text.strip().rstrip("\\").rstrip()
+    words = [w for w in lines if w.strip() and not w.lstrip().startswith("#")]
+    magic = _SPLIT.match(text).group(3)
+    if magic in LINE_MAGICS and _shell_line(text):
+        if magic in bound and len(lines) == 1:
+            return (f"`{magic}` is a name this notebook binds in an earlier cell, so IPython runs this line as Python, "
+                    f"not as the `%{magic}` magic: write `%{command}`")
+        others = "this cell has other lines" if sum(1 for w in lines if w.strip()) > 1 else "a blank line after it counts as one"
+        return (f"`{command}` runs as the `%{magic}` magic without `%` only as a cell's one line (IPython's automagic), "
+                f"and {others}: write `%{command}`")
+    if _shell_line(text):
+        if all(_shell_line(w) for w in words):
+            return "this cell holds shell commands, not Python: prefix each with `!`, or make the first line `%%bash`"
+        return f"`{command}` is a shell command, not Python: prefix it with `!` to run it from the notebook"
+    if _PROSE.fullmatch(text):
+        if all(_PROSE.fullmatch(w) for w in words):
+            return "this cell holds text, not Python: make it a markdown cell"
+        return "this line is text, not Python: turn it into a `#` comment, or move it to a markdown cell"
+    return None
+
+
+def _shell_line(line: str) -> bool:
+    """A terminal command (`pip3 install x`, `$ curl -O url`, `./run.sh`) that does not parse as Python."""
+    match = _SHELL_LINE.fullmatch(line)
+    if match is None or (match.group("command") not in _COMMANDS and not match.group("command").endswith(".sh")):
+        return False
+    return not _parses(line.strip())
+
+
+# --- Install commands ------------------------------------------------------------------------
+
+
+def commands(source: str, bound: Collection[str] = ()) -> list[str]:
+    """The shell and magic command lines a cell runs: `!cmd` and `x = !cmd` lines, `%pip ...` style
+    line magics (named without `%`), automagic one-line cells, and the bodies of `%%bash`-like cells;
+    backslash continuations joined."""
+    name = cell_magic(source)
+    lines = LINES.findall(source)
+    if name is not None and name not in PYTHON_MAGICS:
+        body = "".join(lines[next(n for n, line in enumerate(lines) if line.strip()) + 1:])
+        return [body] if name in ("bash", "sh", "script", "shell", "system", "sx", "!") else []
+    if automagic(source, bound):
+        return [source.strip()]
+    found: list[str] = []
+    following = 0  # the lines a backslash continues an escape onto: the escape's own
+    for number, (original, python) in enumerate(zip(lines, LINES.findall(mask(source, bound) or ""))):
+        start = next((n for n, (a, b) in enumerate(zip(original, python)) if a != b), None)
+        if number < following or start is None or original[start] not in "!%":
+            continue
+        following = number + 1
+        while following < len(lines) and _continues(lines[following - 1]):
+            following += 1
+        found.append("".join(lines[number:following])[start + 1:].lstrip("!"))
+    return found
+
+
+def install_requirements(command: str) -> list[str]:
+    """The requirement specifiers a `pip install` (any spelling: `pip3`, `python -m pip`, `uv pip`,
+    `%pip`, a pasted `sudo pip`) or `conda install` command names: `transformers[torch]==4.30.0`;
+    conda's `transformers=4.30` as the `==4.30.*` it means. Options and their values are skipped, and
+    so is an unquoted `>`/`<`: the shell (which `!` and `%pip` both run) takes it for a redirection,
+    so `!pip install transformers>=4.30` installs the newest release into a file named `=4.30`."""
+    found: list[str] = []
+    for line in command.replace("\\\n", " ").splitlines():
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        try:
+            tokens = list(lexer)
+        except ValueError:  # an unclosed quote: the shell would not run it either
+            continue
+        words: list[str] = []
+        for token in [*tokens, ";"]:
+            if token and set(token) <= set("&|;()"):  # the end of one command
+                found += _requirements(words)
+                words = []
+            else:
+                words.append(token)
+    return found
+
+
+def _requirements(words: list[str]) -> list[str]:
+    """The requirements of one shell command's words, when it is an install command."""
+    words = words[1:] if words[:1] == ["sudo"] else words
+    program = words[0].rpartition("/")[2] if words else ""
+    conda = program in ("conda", "mamba", "micromamba")
+    if _PIP.fullmatch(program) or conda:
+        rest = words[1:]
+    elif program == "uv":
+        rest = words[2:] if words[1:2] == ["pip"] else []
+    else:
+        rest = words[3:] if _PYTHON.fullmatch(program) and words[1:3] == ["-m", "pip"] else []
+    if rest[:1] != ["install"]:
+        return []
+    found: list[str] = []
+    skip = False
+    for word in rest[1:]:
+        if skip or word in ("<", ">", ">>"):  # an option's value, or a redirection's target
+            skip = word in ("<", ">", ">>")
+        elif word.startswith("-"):
+            skip = word in _OPTIONS_WITH_VALUE
+        elif conda and re.fullmatch(r"[\w.:-]+=[\d.*]+", word):  # conda's fuzzy `name=4.30`
+            name, _, version = word.rpartition("::")[2].partition("=")
+            found.append(f"{name}=={version.rstrip('.*')}.*")
+        else:
+            found.append(word)
+    return found
