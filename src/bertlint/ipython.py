@@ -88,8 +88,17 @@ def writes_script(source: str) -> bool:
 def cell_magic(source: str) -> str | None:
     """The name of the cell magic a cell starts with (IPython drops leading blank lines and the
     first line's indent before it looks for `%%`)."""
-    first = next((line for line in LINES.findall(source) if line.strip()), "")
-    match = _CELL_MAGIC.match(first.lstrip(" \t"))
+    lines = LINES.findall(source)
+    return _cell_magic(lines, _first(lines))
+
+
+def _first(lines: list[str]) -> int:
+    """The first line that is not blank (IPython drops the ones before it), or len(lines)."""
+    return next((n for n, line in enumerate(lines) if line.strip()), len(lines))
+
+
+def _cell_magic(lines: list[str], first: int) -> str | None:
+    match = _CELL_MAGIC.match(lines[first].lstrip(" \t")) if first < len(lines) else None
     return match.group(1) if match is not None else None
 
 
@@ -101,10 +110,13 @@ def automagic(source: str, bound: Collection[str] = ()) -> str | None:
     the rest starts with `=` or `,` (AssignmentChecker: `ls = 1`) or a name of the user's namespace, a
     builtin or a keyword shadows it (`is_shadowed`): `bound` holds the names the cells before bind."""
     lines = LINES.findall(source)
-    rest = lines[next((n for n, line in enumerate(lines) if line.strip()), len(lines)):]
-    if len(rest) != 1:
+    return _automagic(lines, _first(lines), bound)
+
+
+def _automagic(lines: list[str], first: int, bound: Collection[str]) -> str | None:
+    if len(lines) - first != 1:
         return None
-    _, escape, name, tail = _SPLIT.match(rest[0].rstrip("\r\n")).groups()
+    _, escape, name, tail = _SPLIT.match(lines[first].rstrip("\r\n")).groups()
     if escape or name not in LINE_MAGICS or name in bound or tail.lstrip()[:1] in ("=", ","):
         return None
     return name
@@ -119,9 +131,9 @@ def cleanup(source: str) -> tuple[str, dict[int, int]]:
     IPython session (`ipython_prompt`, when line 1 or 2 has one). A cell that either version runs
     parses here. -> (the text, {1-based line: columns removed from its start})."""
     lines = LINES.findall(source)
-    first = next((n for n, line in enumerate(lines) if line.strip()), None)
+    first = _first(lines)
     removed: dict[int, int] = {}
-    if first is None:
+    if first == len(lines):
         return source, removed
     prefix = lines[first][: len(lines[first]) - len(lines[first].lstrip(" \t"))]
     for number, line in enumerate(lines if prefix else ()):
@@ -156,13 +168,13 @@ def mask(source: str, bound: Collection[str] = ()) -> str | None:
     cell magic runs another language (`%%bash`, `%%html`): such a cell is not Python at all.
     `bound`: the names earlier cells bind, which shadow automagic (see `automagic`)."""
     lines = LINES.findall(source)
-    first = next((n for n, line in enumerate(lines) if line.strip()), 0)  # IPython drops leading blank lines
-    name = cell_magic(source)
+    first = _first(lines)
+    name = _cell_magic(lines, first)
     if name is not None:
         if name not in PYTHON_MAGICS and not writes_script(source):
             return None
         lines[first] = _placeholder(lines[first], len(lines[first]) - len(lines[first].lstrip(" \t")))
-    elif automagic(source, bound):
+    elif _automagic(lines, first, bound):
         lines[first] = _placeholder(lines[first], len(lines[first]) - len(lines[first].lstrip(" \t")))
         return "".join(lines)
     quote, depth, continued, escaped = None, 0, False, False
