@@ -139,6 +139,11 @@ def cleanup(source: str) -> tuple[str, dict[int, int]]:
     for number, line in enumerate(lines if prefix else ()):
         if line.startswith(prefix):
             lines[number], removed[number + 1] = line[len(prefix):], len(prefix)
+    if _cell_magic(lines, first) in PYTHON_MAGICS:  # `%%time` runs its body through transform_cell: cleaned on its own
+        body, shifts = cleanup("".join(lines[first + 1:]))
+        for number, width in shifts.items():
+            removed[first + 1 + number] = removed.get(first + 1 + number, 0) + width
+        return "".join(lines[:first + 1]) + body, removed
     second = lines[first + 1] if first + 1 < len(lines) else ""
     classic = _CLASSIC_INITIAL.match(lines[first]) or _CLASSIC_SECOND.match(second)
     inside = _inside_strings(lines) if classic or ">>>" in source else []  # their `>>>` is text
@@ -184,16 +189,18 @@ def mask(source: str, bound: Collection[str] = ()) -> str | None:
             lines[number] = _placeholder(line, 0, "")
             continue
         if quote is None and depth == 0 and not continued:
-            lines[number] = masked = _mask_line(line)
+            logical = _assembled(lines, number) if _continues(line) else line.rstrip("\r\n")
+            lines[number] = masked = _mask_line(line, logical)
             escaped = _continues(line) and not _continues(masked)  # the escape's backslash went with it
             line = masked
         quote, depth, continued, _ = _scan(line, quote, depth)
     return "".join(lines)
 
 
-def _mask_line(line: str) -> str:
-    """One logical line's IPython syntax made Python: `%time stmt` keeps a simple `stmt` (a one-line
-    `for`/`with`/... cannot follow `0;`, so it is masked whole), the rest becomes `0`."""
+def _mask_line(line: str, logical: str) -> str:
+    """The first physical line of a logical line with its IPython syntax made Python: `%time stmt`
+    keeps a simple `stmt` (a one-line `for`/`with`/... cannot follow `0;`, so it is masked whole), the
+    rest becomes `0`. `logical`: the whole logical line as IPython assembles backslash continuations."""
     body = line.rstrip("\r\n")
     indent = len(line) - len(line.lstrip(" \t"))
     python = _PYTHON_MAGIC.match(line, indent)
@@ -202,14 +209,24 @@ def _mask_line(line: str) -> str:
             return _placeholder(line, indent)
         width = python.end() - indent
         return line[:indent] + "0;" + " " * (width - 2) + line[python.end():]
-    if body.endswith("?") and _scan(body, None, 0)[3] == len(body) and _HELP_END.search(body, indent):  # HelpEnd (priority 5) first; no comment after
-        return _placeholder(line, indent)
-    if body[indent:indent + 1] in ("!", "%", "?") or (body[indent:indent + 1] in (",", ";", "/") and _autocall(body[indent:])):
+    if logical.endswith("?") and _scan(logical, None, 0)[3] == len(logical) and _HELP_END.search(logical, indent):
+        return _placeholder(line, indent)  # HelpEnd (priority 5) first; not with a comment after the `?`
+    if body[indent:indent + 1] in ("!", "%", "?") or (body[indent:indent + 1] in (",", ";", "/") and _autocall(logical[indent:])):
         return _placeholder(line, indent)  # EscapedCommand
     assigned = _assigned_escape(body) if "!" in body or "%" in body else None
     if assigned is not None:  # MagicAssign / SystemAssign
         return _placeholder(line, assigned)
     return line
+
+
+def _assembled(lines: list[str], number: int) -> str:
+    """IPython's `assemble_continued_line`: the line at `number` and the ones its backslashes continue
+    it onto, joined with spaces, backslashes and line breaks dropped."""
+    end = number
+    while end + 1 < len(lines) and _continues(lines[end]):
+        end += 1
+    parts = lines[number:end + 1]
+    return " ".join([part.rstrip()[:-1] for part in parts[:-1]] + [parts[-1].rstrip("\r\n")])  # a trailing space stays: it fails `obj? `
 
 
 def _autocall(line: str) -> bool:
