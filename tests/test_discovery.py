@@ -24,10 +24,10 @@ def rel(root: Path, files: list[Path]) -> list[str]:
     return [p.relative_to(root).as_posix() for p in files]
 
 
-def run(root: Path, *paths: Path | str, **settings) -> tuple[list[str], list[tuple[Path, str]]]:
+def run(root: Path, *paths: Path | str, **settings) -> tuple[list[str], list[tuple[Path, str]], list[tuple[Path, str]]]:
     s = Settings(project_root=root, **settings)
-    files, problems = discover([Path(p) for p in (paths or (root,))], s)
-    return rel(root, files), problems
+    files, problems, warnings = discover([Path(p) for p in (paths or (root,))], s)
+    return rel(root, files), problems, warnings
 
 
 needs_symlinks = pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
@@ -35,7 +35,7 @@ needs_symlinks = pytest.mark.skipif(sys.platform == "win32", reason="symlinks ne
 
 def test_collects_python_and_notebooks_sorted(tmp_path):
     touch(tmp_path, "b.py", "a.py", "pkg/mod.py", "nb/explore.ipynb", "stub.pyi", "notes.txt", "pkg/data.json")
-    files, problems = run(tmp_path)
+    files, problems, warnings = run(tmp_path)
     assert files == ["a.py", "b.py", "nb/explore.ipynb", "pkg/mod.py"] and problems == []
 
 
@@ -48,7 +48,7 @@ def test_default_excludes_skip_venvs_and_caches(tmp_path):
 def test_exclude_and_extend_exclude(tmp_path):
     touch(tmp_path, "train.py", "data/gen.py", "scripts/old_x.py", "scripts/new.py", "a/b/gen.py", "venv/v.py")
     # exclude replaces the defaults (venv is linted again); extend-exclude adds
-    files, _ = run(tmp_path, exclude=("data",), extend_exclude=("scripts/old_*", "**/b/"))
+    files, _, _ = run(tmp_path, exclude=("data",), extend_exclude=("scripts/old_*", "**/b/"))
     assert files == ["scripts/new.py", "train.py", "venv/v.py"]
 
 
@@ -60,7 +60,7 @@ def test_dir_only_pattern_does_not_exclude_files(tmp_path):
 
 def test_explicit_excluded_file_is_still_linted(tmp_path):
     touch(tmp_path, "build/gen.py", "data/x.py")
-    files, _ = run(tmp_path, tmp_path / "build" / "gen.py", tmp_path / "data" / "x.py", extend_exclude=("data",))
+    files, _, _ = run(tmp_path, tmp_path / "build" / "gen.py", tmp_path / "data" / "x.py", extend_exclude=("data",))
     assert files == ["build/gen.py", "data/x.py"]
 
 
@@ -69,7 +69,7 @@ def test_force_exclude_applies_the_exclusions_to_explicit_paths(tmp_path):
     touch(tmp_path, "build/gen.py", "data/deep/x.py", "logs.py", "keep.py", "data.py")
     named = [tmp_path / "build" / "gen.py", tmp_path / "data" / "deep" / "x.py", tmp_path / "logs.py",
              tmp_path / "keep.py", tmp_path / "data.py", tmp_path / "data"]
-    files, _ = run(tmp_path, *named, extend_exclude=("data/", "logs*"), force_exclude=True)
+    files, _, _ = run(tmp_path, *named, extend_exclude=("data/", "logs*"), force_exclude=True)
     assert files == ["data.py", "keep.py"]  # `data/` names folders only: the file data.py stays
 
 
@@ -92,14 +92,14 @@ def test_explicit_excluded_directory_is_walked(tmp_path):
 
 def test_duplicates_count_once(tmp_path):
     touch(tmp_path, "a.py", "pkg/b.py")
-    files, _ = run(tmp_path, tmp_path, tmp_path / "a.py", tmp_path / "pkg", tmp_path / "pkg" / "b.py")
+    files, _, _ = run(tmp_path, tmp_path, tmp_path / "a.py", tmp_path / "pkg", tmp_path / "pkg" / "b.py")
     assert files == ["a.py", "pkg/b.py"]
 
 
 def test_relative_paths_stay_relative(tmp_path, monkeypatch):
     touch(tmp_path, "src/a.py")
     monkeypatch.chdir(tmp_path)
-    files, _ = discover([Path("src")], Settings(project_root=tmp_path))
+    files, _, _ = discover([Path("src")], Settings(project_root=tmp_path))
     assert files == [Path("src/a.py")]
 
 
@@ -116,7 +116,7 @@ def test_gitignore_nested_and_negation(tmp_path):
           "sub/a.py", "sub/tmp_b.py", "sub/tmp_keep.py", "sub/inner/tmp_c.py")
     (tmp_path / ".gitignore").write_text("scratch.py\ngen/\n# comment\n!keep/scratch.py\n")
     (tmp_path / "sub" / ".gitignore").write_text("tmp_*.py\n!tmp_keep.py\n")
-    files, _ = run(tmp_path)
+    files, _, _ = run(tmp_path)
     assert files == ["keep/scratch.py", "sub/a.py", "sub/tmp_keep.py", "train.py"]
 
 
@@ -146,7 +146,7 @@ def test_parent_gitignore_applies_up_to_git_root(tmp_path):
     (repo / ".git").mkdir()
     (repo / ".gitignore").write_text("gen_*.py\n")
     (tmp_path / ".gitignore").write_text("a.py\n")  # above the git root: not ours
-    files, _ = discover([repo / "src" / "pkg"], Settings(project_root=repo / "src"))
+    files, _, _ = discover([repo / "src" / "pkg"], Settings(project_root=repo / "src"))
     assert rel(repo, files) == ["src/pkg/a.py"]
 
 
@@ -174,15 +174,14 @@ def test_pathspec_is_imported_only_when_a_gitignore_exists(tmp_path):
 
 
 @needs_symlinks
-def test_symlink_loop_does_not_hang(tmp_path):
+def test_symlink_loop_does_not_hang_and_is_a_warning(tmp_path):
     touch(tmp_path, "a/x.py")
     os.symlink(tmp_path, tmp_path / "a" / "up")
-    os.symlink("self", tmp_path / "a" / "self")  # ELOOP
-    files, problems = run(tmp_path)
-    assert files == ["a/x.py"]
-    reasons = dict(problems)
-    assert "symbolic link loop" in reasons[tmp_path / "a" / "up"]
-    assert reasons[tmp_path / "a" / "self"] == "symbolic link loop"
+    os.symlink("self.py", tmp_path / "a" / "self.py")  # ELOOP
+    files, problems, warnings = run(tmp_path)
+    assert files == ["a/x.py"] and problems == []
+    assert warnings == [(tmp_path / "a" / "self.py", "symbolic link loop; skipped"),
+                        (tmp_path / "a" / "up", "symbolic link loop (points to an ancestor directory); not followed")]
 
 
 @needs_symlinks
@@ -190,22 +189,29 @@ def test_symlinked_directory_is_followed_once(tmp_path):
     touch(tmp_path, "real/x.py", "outside/y.py")
     os.symlink(tmp_path / "real", tmp_path / "alias")
     os.symlink(tmp_path / "outside", tmp_path / "real" / "ext")
-    files, problems = run(tmp_path, tmp_path / "real", tmp_path / "alias")
+    files, problems, warnings = run(tmp_path, tmp_path / "real", tmp_path / "alias")
     # x.py is reported under its physical path; outside/ is reached only through the link
-    assert files == ["real/ext/y.py", "real/x.py"] and problems == []
+    assert files == ["real/ext/y.py", "real/x.py"] and problems == warnings == []
 
 
 @needs_symlinks
-def test_broken_symlinked_source_is_a_problem(tmp_path):
+def test_broken_symlinked_source_is_a_warning(tmp_path):
     touch(tmp_path, "a.py")
     os.symlink(tmp_path / "gone.py", tmp_path / "b.py")
     os.symlink(tmp_path / "gone", tmp_path / "notes")  # not a source file: silently ignored
-    files, problems = run(tmp_path)
-    assert files == ["a.py"] and problems == [(tmp_path / "b.py", "broken symbolic link")]
+    files, problems, warnings = run(tmp_path)
+    assert files == ["a.py"] and problems == [] and warnings == [(tmp_path / "b.py", "broken symbolic link; skipped")]
+
+
+@needs_symlinks
+def test_broken_symlink_named_on_the_command_line_is_an_error(tmp_path):
+    os.symlink(tmp_path / "gone.py", tmp_path / "b.py")
+    with pytest.raises(DiscoveryError, match=r"b\.py: No such file or directory"):
+        run(tmp_path, tmp_path / "b.py")
 
 
 def test_unreadable_directory_is_a_problem(tmp_path, monkeypatch):
-    """Simulated, so it holds when running as root (which bypasses permission bits)."""
+    """Simulated here; for real, through the command line without root's powers, in test_safety.py."""
     touch(tmp_path, "ok/a.py", "locked/b.py")
     real_scandir = os.scandir
 
@@ -215,18 +221,7 @@ def test_unreadable_directory_is_a_problem(tmp_path, monkeypatch):
         return real_scandir(path)
 
     monkeypatch.setattr(discovery.os, "scandir", scandir)
-    files, problems = run(tmp_path)
-    assert files == ["ok/a.py"] and problems == [(tmp_path / "locked", "Permission denied")]
-
-
-@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="root (or Windows) ignores permission bits")
-def test_unreadable_directory_for_real(tmp_path):
-    touch(tmp_path, "ok/a.py", "locked/b.py")
-    (tmp_path / "locked").chmod(0)
-    try:
-        files, problems = run(tmp_path)
-    finally:
-        (tmp_path / "locked").chmod(0o755)
+    files, problems, warnings = run(tmp_path)
     assert files == ["ok/a.py"] and problems == [(tmp_path / "locked", "Permission denied")]
 
 
@@ -241,7 +236,7 @@ def test_unreadable_gitignore_is_a_problem_not_a_crash(tmp_path, monkeypatch):
         return real_open(path, *args, **kwargs)
 
     monkeypatch.setattr("builtins.open", fake_open)
-    files, problems = run(tmp_path)
+    files, problems, warnings = run(tmp_path)
     assert files == ["a.py"] and problems == [(tmp_path / ".gitignore", "Permission denied")]
 
 
@@ -252,5 +247,5 @@ def test_explicit_directory_inside_an_ignored_tree_is_walked(tmp_path):
     (repo / ".gitignore").write_text("/generated/\n")
     (repo / "generated" / "pkg" / ".gitignore").write_text("skip_*.py\n")
     assert run(repo)[0] == []
-    files, _ = discover([repo / "generated" / "pkg"], Settings(project_root=repo))
+    files, _, _ = discover([repo / "generated" / "pkg"], Settings(project_root=repo))
     assert rel(repo, files) == ["generated/pkg/a.py"]

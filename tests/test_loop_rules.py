@@ -203,6 +203,10 @@ def test_bl303_zero_grad_only_before_the_loop() -> None:
         ("model(**batch).loss.backward()\noptimizer.step()\nmodel.zero_grad()\n", HEADER),
         ("optimizer.zero_grad(set_to_none=True)\nmodel(**batch).loss.backward()\noptimizer.step()\n", HEADER),
         ("model(**batch).loss.backward()\noptimizer.step()\nfor p in model.parameters():\n    p.grad = None\n", HEADER),
+        ("model(**batch).loss.backward()\noptimizer.step()\nfor p in model.parameters():\n    p.grad.mul_(0)\n", HEADER),
+        ("grads = torch.autograd.grad(model(**batch).loss, params)\nfor p, g in zip(params, grads):\n    p.grad = g\noptimizer.step()\n", HEADER),
+        ("with dist_autograd.context() as cid:\n    dist_autograd.backward(cid, [model(**batch).loss])\n    optimizer.step(cid)\n",
+         HEADER + "import torch.distributed.autograd as dist_autograd\n"),
         ("model(**batch).loss.backward()\noptimizer.step()\nreset()\n", HEADER + "def reset():\n    for p in model.parameters():\n        p.grad.zero_()\n"),
         # once per epoch: not BL303's business
         ("model(**batch).loss.backward()\noptimizer.step()\n", HEADER + "for epoch in range(3):\n    optimizer.zero_grad()\n"),
@@ -262,6 +266,20 @@ def test_bl304_fp16_autocast_in_training(manager: str, extra: str) -> None:
 def test_bl304_silent(manager: str, extra: str) -> None:
     body = f"with {manager}:\n    loss = model(**batch).loss\nloss.backward()\noptimizer.step()\noptimizer.zero_grad()\n"
     assert "BL304" not in codes(lint_text(loop_script(body, HEADER + extra)))
+
+
+@pytest.mark.parametrize(
+    "backward",
+    [
+        "self_scaler.scale(loss).backward()",  # a scaler made elsewhere
+        "trainer.scaler.scale(loss).backward()",
+        "engine.backward(loss)",  # DeepSpeed, Fabric, an Accelerator passed in: they scale in fp16 themselves
+        "with amp.scale_loss(loss, optimizer) as scaled:\n    scaled.backward()",
+    ],
+)
+def test_bl304_silent_when_the_backward_goes_through_a_scaler(backward: str) -> None:
+    body = f'with torch.autocast("cuda"):\n    loss = model(**batch).loss\n{backward}\noptimizer.step()\noptimizer.zero_grad()\n'
+    assert "BL304" not in codes(lint_text(loop_script(body, HEADER + "from apex import amp\n")))
 
 
 def test_bl304_autocast_around_the_whole_loop() -> None:
@@ -349,6 +367,30 @@ def test_bl503_forward_without_no_grad() -> None:
 def test_bl503_silent(tail: str) -> None:
     source = INFERENCE + 'enc = tokenizer(["a b", "c"], padding=True, return_tensors="pt")\n' + tail
     assert codes(lint_text(source)) == []
+
+
+@pytest.mark.parametrize(
+    ("freeze", "fires"),
+    [
+        ("model.requires_grad_(False)\n", False),
+        ("for p in model.parameters():\n    p.requires_grad = False\n", False),
+        ("for name, p in model.named_parameters():\n    p.requires_grad_(False)\n", False),
+        ("for name, p in model.named_parameters():\n    if 'classifier' not in name:\n        p.requires_grad = False\n", True),  # partial
+        ("for p in model.base_model.parameters():\n    p.requires_grad = False\n", True),  # the head still trains
+        ("model.requires_grad_(False)\nfor p in model.classifier.parameters():\n    p.requires_grad_(True)\n", False),  # a part: ignored
+        ("model.requires_grad_(False)\nmodel.requires_grad_()\n", True),  # thawed again
+        ("", True),
+    ],
+)
+def test_bl503_frozen_models_record_no_graph(freeze: str, fires: bool) -> None:
+    source = INFERENCE + freeze + 'enc = tokenizer(["a b", "c"], padding=True, return_tensors="pt")\nlogits = model(**enc).logits\n'
+    assert (codes(lint_text(source)) == ["BL503"]) is fires
+
+
+@pytest.mark.parametrize(("tail", "fires"), [(".last_hidden_state.shape[-1]", False), ("[0].size(1)", False), (".logits", True), (".logits.shape[0] + model(**enc).logits", True)])
+def test_bl503_forward_read_only_for_its_shape(tail: str, fires: bool) -> None:
+    source = INFERENCE + f'enc = tokenizer("a b", return_tensors="pt")\nx = model(**enc){tail}\n'
+    assert (codes(lint_text(source)) == ["BL503"]) is fires
 
 
 def test_bl503_silent_in_training_steps() -> None:

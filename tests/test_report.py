@@ -97,7 +97,7 @@ def test_concise_exact_and_sorted(findings):
     assert format_findings(findings, "concise").splitlines() == [
         "data/load.py:1:1: BL100 num_workers is 0",
         "nb.ipynb:cell 2:3:1: BL020 model is not in eval mode",
-        "train.py:12:5: BL001 gradients accumulate across steps",
+        "train.py:12:5: BL001 gradients accumulate across steps [confirmed on cpu in 2.1 s]",
     ]
 
 
@@ -315,7 +315,7 @@ def test_github(findings):
         "::warning file=nb.ipynb,line=3,col=1,endLine=4,endColumn=8,title=BL020 eval-mode-missing"
         "::model is not in eval mode",
         "::error file=train.py,line=12,col=5,endLine=12,endColumn=20,title=BL001 missing-zero-grad"
-        "::gradients accumulate across steps",
+        "::gradients accumulate across steps%0Averified on cpu in 2.1 s: grad norm grew 3.0x over 4 steps",
     ]
 
 

@@ -21,7 +21,6 @@ from pathlib import Path
 import pytest
 
 import bertlint
-from conftest import PINNED_VERSION
 
 SRC = str(Path(bertlint.__file__).resolve().parents[1])
 BAD = "from transformers import TrainingArguments\nargs = TrainingArguments(output_dir='o', no_cuda=True)\n"
@@ -195,3 +194,32 @@ def test_output_file_that_cannot_be_written_is_a_clear_error(tmp_path, unlock, w
     assert run.returncode == 2 and "Traceback" not in run.stderr
     reason = "file.py is a file, not a folder" if where.startswith("file.py") else "Permission denied"
     assert run.stderr == f"bertlint: error: cannot write the report to {Path(where)}: {reason}\n"
+
+
+def test_broken_links_and_loops_in_a_walked_tree_are_warnings(tmp_path):
+    """They lead to no file: every real file is linted, so the exit code is the findings' (0 here)."""
+    write(tmp_path / "pkg" / "clean.py", "x = 1\n")
+    (tmp_path / "pkg" / "gone.py").symlink_to("nowhere.py")
+    (tmp_path / "pkg" / "self.py").symlink_to("self.py")
+    (tmp_path / "pkg" / "up").symlink_to("..")
+    run = bertlint_cli(".", cwd=tmp_path)
+    assert (run.returncode, run.stdout.splitlines()[0]) == (0, "All checks passed!")
+    assert run.stderr.splitlines() == [
+        f"bertlint: warning: {Path('pkg', 'gone.py')}: broken symbolic link; skipped",
+        f"bertlint: warning: {Path('pkg', 'self.py')}: symbolic link loop; skipped",
+        f"bertlint: warning: {Path('pkg', 'up')}: symbolic link loop (points to an ancestor directory); not followed",
+    ]
+    named = bertlint_cli(Path("pkg", "gone.py"), cwd=tmp_path)
+    assert named.returncode == 2 and "bertlint: error: pkg/gone.py: No such file or directory" in named.stderr
+
+
+def test_unreadable_folder_and_file_are_errors_the_rest_is_linted(tmp_path, unlock):
+    write(tmp_path / "ok.py", BAD)
+    write(tmp_path / "locked" / "b.py", BAD)
+    (tmp_path / "locked").chmod(0)
+    unlock(tmp_path / "locked")
+    write(tmp_path / "secret.py", BAD, 0)
+    run = bertlint_cli(".", cwd=tmp_path)
+    assert run.returncode == 2
+    assert run.stderr.splitlines() == ["bertlint: error: locked: Permission denied", "bertlint: error: secret.py: Permission denied"]
+    assert "ok.py:2:42: BL601" in run.stdout and "Found 1 error" in run.stdout

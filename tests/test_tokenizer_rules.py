@@ -65,19 +65,38 @@ def test_bl102_fix_adds_truncation():
 
 
 def test_bl105_fix_adds_truncation():
-    text = fixed("BL105", HEADER + 'enc = tok(["a", "b c"], padding="max_length", max_length=64)\n')
+    text = fixed("BL105", HEADER + 'enc = tok(texts, padding="max_length", max_length=64)\n')
     assert 'padding="max_length", max_length=64, truncation=True)' in text
 
 
-@pytest.mark.parametrize(("version", "fires"), [("4.40", True), ("4.51", True), ("4.52", False), ("5.0", False)])
-def test_bl105_pad_to_max_length_counts_only_while_it_pads(version, fires):
-    source = HEADER + 'enc = tok("a b", pad_to_max_length=True, max_length=64)\n'
-    assert bool(only("BL105", source, transformers_version=version)) is fires
+@pytest.mark.parametrize("version", ["4.40", "4.51", "4.52", "5.0"])
+def test_bl105_pad_to_max_length_alone_is_bl101s_business(version):
+    # the implicit truncation of `max_length` is decided while `padding` is still False: it truncates in every version
+    source = HEADER + 'enc = tok(texts, pad_to_max_length=True, max_length=64)\n'
+    assert only("BL105", source, transformers_version=version) == []
 
 
 @pytest.mark.parametrize("truncation", ["True", '"only_second"', '"longest_first"'])
 def test_bl105_silent_with_a_truncation_strategy(truncation):
     assert only("BL105", HEADER + f'enc = tok("q", "c", padding="max_length", truncation={truncation}, max_length=64)\n') == []
+
+
+@pytest.mark.parametrize(
+    ("texts", "fires"),
+    [
+        ('[""] * batch_size', False),  # empty prompts: never longer than the special tokens
+        ('"A short sentence."', False),
+        ('["one", "two words"]', False),
+        ('"a question", "its context"', False),  # a pair of short texts
+        ('["" for _ in range(n)]', False),
+        ('"A literal sentence far longer than the eight tokens it is padded to."', True),
+        ('"short", context', True),  # the pair's second text is unknown
+        ('[""] * n + texts', True),
+    ],
+)
+def test_bl105_silent_when_the_texts_cannot_exceed_max_length(texts, fires):
+    source = HEADER + f'enc = tok({texts}, padding="max_length", max_length={64 if not fires or "eight" not in texts else 8})\n'
+    assert bool(only("BL105", source)) is fires
 
 
 def test_bl105_silent_without_padding():
@@ -219,7 +238,64 @@ def test_bl106_silent_for_tpu_and_xla(extra):
 
 
 def test_bl106_without_max_length_anywhere():
-    assert only("BL106", HEADER + 'enc = tok(["a"], padding="max_length", truncation=True)\n')
+    assert only("BL106", HEADER + 'enc = tok(["a"], padding="max_length", truncation=True)\nout = model(**enc)\n')
+
+
+@pytest.mark.parametrize(
+    ("tail", "fires"),
+    [
+        ("", True),  # never read at all: a demonstration of the call, still a finding
+        ("enc = tok(['b'])\nout = model(**enc)\n", True),
+        ("print(enc['input_ids'])\nprint(tok.batch_decode(enc.input_ids), enc.input_ids.shape)\n", False),  # inspected only
+        ("same = np.array_equal(enc.input_ids, other)\n", False),
+        ("out = model(**enc)\n", True),
+        ("batches.append(enc)\n", True),
+        ("loss = model(**tok(['b'], padding='max_length')).loss\n", True),  # fed where it is made
+    ],
+)
+def test_bl106_silent_for_ids_never_fed_to_a_model(tail, fires):
+    source = HEADER + "import numpy as np\nbatches = []\n" + 'enc = tok(["a"], padding="max_length", truncation=True)\n' + tail
+    assert bool(only("BL106", source)) is fires
+
+
+@pytest.mark.parametrize("extra", [
+    "from accelerate import Accelerator, DistributedType\nacc = Accelerator()\nSTATIC = acc.distributed_type == DistributedType.XLA",
+    "from transformers.utils import is_torch_xla_available\nON_TPU = is_torch_xla_available()",
+    "import tensorrt as trt",
+    "from optimum.onnxruntime import ORTModelForSequenceClassification",
+    "import torch\ntorch.onnx.export(model, (x,), 'model.onnx', input_names=['input_ids'])",
+    "from diffusers import UNet2DConditionModel",
+    "from accelerate import Accelerator, DistributedType",
+])  # fmt: skip
+def test_bl106_silent_for_fixed_shape_back_ends(extra):
+    assert only("BL106", MAP_SCRIPT.format(extra=extra)) == []
+    if "onnx.export" in extra:  # dynamic axes: any shape goes
+        assert only("BL106", MAP_SCRIPT.format(extra=extra.replace("])", "], dynamic_axes={'input_ids': {0: 'b', 1: 's'}})")))
+
+
+def test_bl106_labels_padded_to_the_longest_of_a_fixed_set():
+    source = MAP_SCRIPT.format(extra='CLASSES = ["negative", "neutral", "positive"]\nlongest = max(len(tok(c)["input_ids"]) for c in CLASSES)').replace(
+        '    return tok(batch["text"], padding="max_length", truncation=True, max_length=128)',
+        '    enc = tok(batch["text"], truncation=True, max_length=128)\n    enc["labels"] = tok(batch["label"], padding="max_length", max_length=longest)["input_ids"]\n    return enc',
+    )
+    assert only("BL106", source) == []
+    assert only("BL106", source.replace("max_length=longest", "max_length=32"))
+
+
+def test_bl106_negligible_padding_and_the_collator_to_recommend():
+    assert only("BL106", MAP_SCRIPT.replace("max_length=128", "max_length=4").format(extra="")) == []
+    labels = MAP_SCRIPT.replace(
+        '    return tok(batch["text"], padding="max_length", truncation=True, max_length=128)',
+        '    enc = tok(batch["text"], padding="max_length", truncation=True, max_length=128)\n    enc["labels"] = tok(batch["tag"], max_length=4, padding="max_length")["input_ids"]\n    return enc',
+    )
+    [finding] = only("BL106", labels.format(extra=""))
+    assert "DataCollatorForSeq2Seq" in finding.help and "DataCollatorWithPadding` cannot pad labels" in finding.help
+    [plain] = only("BL106", MAP_SCRIPT.format(extra=""))
+    assert "DataCollatorWithPadding(tokenizer)" in plain.help
+    tagging = labels.replace("from transformers import AutoTokenizer, Trainer", "from transformers import AutoModelForTokenClassification, AutoTokenizer, Trainer")
+    tagging = tagging.replace("trainer = Trainer(model=None", 'model = AutoModelForTokenClassification.from_pretrained("bert-base-uncased")\ntrainer = Trainer(model=model')
+    [finding] = only("BL106", tagging.format(extra=""))
+    assert "DataCollatorForTokenClassification" in finding.help
 
 
 def test_bl106_silent_for_a_tokenizer_built_from_a_vocab_file():
@@ -303,6 +379,16 @@ def test_bl608_only_on_5x():
     source = HEADER + 'enc = tok.encode_plus("a", truncation=True)\n'
     assert only("BL608", source, transformers_version="4.57") == []
     assert "AttributeError" in only("BL608", source, transformers_version="5.0")[0].message
+
+
+def test_bl608_removed_target_context_managers():
+    source = HEADER + 'with tok.as_target_tokenizer():\n    labels = tok(["a"])\nwith processor.as_target_processor():\n    labels = processor(["b"])\n'
+    found = only("BL608", source, transformers_version="5.0")
+    assert [f.line for f in found] == [3, 5] and all(f.fix is None for f in found)
+    assert "text_target=" in found[0].help and "processor(text=...)" in found[1].help
+    assert only("BL608", source, transformers_version="4.57") == []
+    own = source + "class Mine:\n    def as_target_tokenizer(self):\n        return self\n"
+    assert [f.line for f in only("BL608", own, transformers_version="5.0")] == [5]
 
 
 def test_bl608_fix_calls_the_tokenizer():

@@ -6,6 +6,7 @@ the linter but is fine, and its probes must say so. CUDA-only measurements are s
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -42,7 +43,12 @@ def lint_and_verify(*paths: Path, **options) -> tuple[list[Finding], float]:
 
 
 def by_code(findings: list[Finding]) -> dict[str, dict]:
-    return {f.code: f.verification for f in findings if f.verification is not None}
+    """code -> the verification of its first finding (in path and line order)."""
+    out: dict[str, dict] = {}
+    for f in sorted(findings, key=lambda f: f.sort_key):
+        if f.verification is not None:
+            out.setdefault(f.code, f.verification)
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -84,14 +90,66 @@ def test_demo_evidence(demo, code, check):
     assert check(v["measurements"], v["evidence"]), v
 
 
+def test_generation_probe_compares_generated_tokens(demo):
+    """BL201 at a decoder-only `generate`: the short prompt, right-padded with eos, generates other tokens than alone."""
+    [v] = [f.verification for f in demo[0] if f.code == "BL201" and f.path.endswith("language_model.py")]
+    m, e = v["measurements"], v["evidence"]
+    assert v["status"] == "confirmed" and m["new_tokens"] == 6 and m["rows_changed_without_mask"] == m["padded_rows"] == 1, v
+    assert "text 1 'the movie was' alone → [" in e and "in the batch without the mask → [" in e and "pad id 50256" in e and "= eos" in e, e
+    assert "pad on the left" in e  # right padding: even the masked batch continues after the pads
+    assert "the script's 2 distinct texts (padding='longest', right side)" in v["setup"]
+
+
 def test_near_miss_is_not_confirmed():
     findings, _ = lint_and_verify(VERIFY / "near_miss.py")
     results = by_code(findings)
     assert {"BL201", "BL206"} <= set(results)
     assert all(v["status"] == "not_confirmed" for v in results.values()), results
-    m = results["BL201"]["measurements"]  # float noise of batched kernels only, far below the verdict's 1e-4
-    assert m["max_abs_diff_without_mask"] < 1e-5 * max(m["hidden_abs_max"], 1.0), m
+    assert results["BL201"]["measurements"]["pad_tokens"] == 0  # two 3-word prompts: nothing to mask
+    assert "the batch has no padding: its 2 texts are all 3 tokens long" in results["BL201"]["evidence"]
     assert results["BL206"]["measurements"]["largest_new_id"] < results["BL206"]["measurements"]["embedding_rows"]
+
+
+def test_generate_infers_the_mask_when_the_pad_id_is_not_eos():
+    """Gemma pads with 0 and ends with 1: a decoder-only `generate` rebuilds the mask itself, so the tokens do not change."""
+    [v] = [f.verification for f in lint_and_verify(VERIFY / "inferred_mask.py", codes=["BL201"])[0] if f.code == "BL201"]
+    assert v["status"] == "not_confirmed" and v["measurements"]["rows_changed_without_mask"] == 0, v
+    assert "infers the mask from pad_token_id=0" in v["evidence"]
+
+
+def test_a_forward_of_texts_that_are_not_literal_says_it_used_generic_texts(tmp_path):
+    script = tmp_path / "score.py"
+    script.write_text(
+        "import sys\nfrom transformers import AutoModel, AutoTokenizer\n"
+        "tok = AutoTokenizer.from_pretrained('bert-base-uncased')\nmodel = AutoModel.from_pretrained('bert-base-uncased')\n"
+        "batch = tok(sys.argv[1:], padding='max_length', truncation=True, max_length=16, return_tensors='pt')\nout = model(batch['input_ids'])\n"
+    )
+    [v] = [f.verification for f in lint_and_verify(script, codes=["BL201"])[0] if f.code == "BL201"]
+    assert v["status"] == "confirmed" and v["measurements"]["pad_tokens"] == 9 + 4, v  # 7 and 12 tokens padded to 16
+    assert "generic texts of 5 and 10 words: the script's texts are not literal (padding='max_length', max_length=16, right side)" in v["setup"], v
+
+
+def test_a_notebook_is_probed_from_its_cells_as_linted():
+    """The prompts of cell 5 and the eos pad of cell 3 reach the probe of the `generate` in cell 6."""
+    [f] = [f for f in lint_and_verify(VERIFY / "generate.ipynb")[0] if f.code == "BL201"]
+    v = f.verification
+    assert (f.cell, f.line) == (6, 2) and v["status"] == "confirmed", v
+    assert "pad id 50256, generate's pad_token_id 50256 = eos" in v["evidence"] and "the script's 2 distinct texts" in v["setup"], v
+
+
+def test_notebook_findings_map_back_to_the_code_they_were_linted_in(tmp_path):
+    """`linted_module` undoes the placement in a cell: a dedented cell (IPython's leading_indent) and a `%%writefile` script."""
+    from bertlint import notebook
+
+    cells = [("code", "import torch\nx = 1"), ("markdown", "text"), ("code", "  y = x +  1\n  z = y"), ("code", "%%writefile train.py\nimport os\nw = 2")]
+    text = notebook.from_cells(cells)
+    spans = {(3, 1, 3, 13): "y = x +  1", (4, 3, 1, 6): "w = 2"}  # (cell, line, column, end column) -> the text under it
+    for (cell, line, column, end), expected in spans.items():
+        f = Finding("BL000", "n", "info", "m", "", "nb.ipynb", line, column, line, end, cell=cell)
+        source, placed = notebook.linted_module(text, f)
+        row = source.splitlines()[placed.line - 1]
+        assert placed.cell is None and row[placed.column - 1 : placed.end_column - 1] == expected, (cell, row, placed)
+    assert notebook.linted_module(text, Finding("BL000", "n", "info", "m", "", "nb.ipynb", 1, 1, 1, 2, cell=2)) is None  # markdown
 
 
 def test_stalling_rate_and_float_labels():
@@ -111,6 +169,19 @@ def test_every_format_carries_the_verdict(demo):
     assert diag["relatedInformation"][0]["message"] == verification_text(v) and diag["data"]["verification"]["status"] == "confirmed"
     sarif = json.loads(format_findings(findings, "sarif"))
     assert sarif["runs"][0]["results"][0]["properties"]["verification"]["evidence"] == v["evidence"]
+    [line] = format_findings(findings, "concise").splitlines()
+    assert line.startswith(f"{findings[0].path}:16:") and line.endswith(f"[confirmed on cpu in {v['seconds']:.1f} s]"), line
+    [annotation] = format_findings(findings, "github").splitlines()
+    assert annotation.endswith("%0A" + verification_text(v).replace("%", "%25")), annotation
+
+
+def test_concise_shows_each_kind_of_verdict():
+    base = Finding("BL201", "missing-attention-mask", "error", "padded ids", "", "t.py", 3, 5, 3, 9)
+    verdicts = {"not_confirmed": {"status": "not_confirmed", "device": "cpu", "seconds": 0.42, "evidence": "no padding"},
+                "could_not_run": {"status": "could_not_run", "device": None, "seconds": None, "evidence": "needs CUDA"}}  # fmt: skip
+    lines = [format_findings([dataclasses.replace(base, verification=v)], "concise") for v in verdicts.values()]
+    assert lines == ["t.py:3:5: BL201 padded ids [not confirmed on cpu in 0.4 s]\n", "t.py:3:5: BL201 padded ids [could not run: needs CUDA]\n"]
+    assert format_findings([base], "concise") == "t.py:3:5: BL201 padded ids\n"  # no --verify: no tag
 
 
 def test_memory_probes_need_cuda_on_cpu():
@@ -199,6 +270,18 @@ def test_without_torch_verify_exits_2_with_the_install_command(monkeypatch):
     assert "pip install 'bertlint[verify]'" in result.output
 
 
+def test_literal_texts_within_max_length_are_not_confirmed(tmp_path):
+    """BL102 on the script's own short texts: nothing is longer than max_length, so nothing needed cutting."""
+    script = tmp_path / "short.py"
+    script.write_text(
+        "from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+        "enc = tok(['a fine movie', 'a dull and long movie'], padding=True, max_length=32)\n"
+    )
+    [v] = [f.verification for f in lint_and_verify(script, codes=["BL102"])[0] if f.code == "BL102"]
+    assert v["status"] == "not_confirmed" and "came out at lengths [7, 7]: none is longer than max_length=32" in v["evidence"], v
+    assert v["setup"].endswith("the script's 2 distinct texts")
+
+
 def test_a_value_the_script_does_not_pin_is_could_not_run(tmp_path):
     script = tmp_path / "train.py"
     script.write_text(
@@ -264,4 +347,4 @@ def test_a_cached_checkpoint_is_used_offline(monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
     findings, _ = lint_and_verify(DEMO / "classifier.py", codes=["BL201"])
     v = by_code(findings)["BL201"]
-    assert v["status"] == "confirmed" and v["setup"] == "cached bert-base-uncased", v
+    assert v["status"] == "confirmed" and v["setup"].startswith("cached bert-base-uncased; the script's 2 distinct texts"), v

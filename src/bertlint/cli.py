@@ -145,6 +145,8 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
     finally:
         if progress is not None:
             progress.close()
+    for warning in outcome.warnings:
+        click.echo(f"bertlint: warning: {warning}", err=True)
     for problem in outcome.problems:
         click.echo(f"bertlint: error: {problem}", err=True)
     for error in outcome.internal_errors:
@@ -201,6 +203,9 @@ def _target_line(targets: dict) -> str:
     """`Target: transformers 4.40 (the pin ... in requirements.txt).`, or one entry per release."""
     from bertlint import target, versions
 
+    if not targets:
+        return ""
+
     def said(version, source) -> str:
         return f"{source}: {target.HOW_TO_PIN}" if source == target.LATEST else source
 
@@ -218,9 +223,11 @@ def _show(settings, targets: list[Path], show_settings: bool) -> None:
         sys.exit(0)
     from bertlint.discovery import discover
 
-    files, problems = discover(targets, settings)
+    files, problems, warnings = discover(targets, settings)
     for path in files:
         click.echo(str(path))
+    for path, warning in warnings:
+        click.echo(f"bertlint: warning: {path}: {warning}", err=True)
     for path, problem in problems:
         click.echo(f"bertlint: error: {path}: {problem}", err=True)
     sys.exit(2 if problems else 0)

@@ -4,6 +4,8 @@ Explicit paths are linted even where the exclusions name them, unless ``force-ex
 ruff does: pre-commit names every staged file); directories are walked, skipping ``exclude``/
 ``extend-exclude`` matches and, when asked, what ``.gitignore`` files ignore.
 Unreadable things become *problems* rather than exceptions: one bad directory must not stop a run.
+Broken symbolic links and link loops met while walking are *warnings*: they lead to no file, so
+nothing is left unlinted (named on the command line, a broken link is an error like any missing path).
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ class DiscoveryError(Exception):
     """A path given on the command line does not exist."""
 
 
-def discover(paths: Sequence[Path], settings: Settings) -> tuple[list[Path], list[tuple[Path, str]]]:
-    """Files to lint (sorted, each real file once) and (path, message) problems for what could not be read."""
+def discover(paths: Sequence[Path], settings: Settings) -> tuple[list[Path], list[tuple[Path, str]], list[tuple[Path, str]]]:
+    """Files to lint (sorted, each real file once), (path, message) problems for what could not be read,
+    and (path, message) warnings for the broken links and link loops skipped in walked folders."""
     for p in paths:
         if not os.path.exists(p):
             raise DiscoveryError(f"{p}: No such file or directory")
@@ -47,13 +50,14 @@ class _Walker:
         self.excludes = [Glob(p) for p in (*settings.exclude, *settings.extend_exclude)]
         self.found: dict[str, tuple[bool, str, Path]] = {}  # realpath -> (via symlink, sort key, path)
         self.problems: dict[Path, str] = {}
+        self.warnings: dict[Path, str] = {}
         self.visited: set[str] = set()  # real directories already walked
         self.deferred: list[tuple[Path, _Ignores]] = []  # symlinked directories, walked last
         self.gitignore_cache: dict[str, Any] = {}
 
-    def result(self) -> tuple[list[Path], list[tuple[Path, str]]]:
+    def result(self) -> tuple[list[Path], list[tuple[Path, str]], list[tuple[Path, str]]]:
         files = sorted(path for _, _, path in self.found.values())
-        return files, sorted(self.problems.items())
+        return files, sorted(self.problems.items()), sorted(self.warnings.items())
 
     def add_root(self, path: Path) -> None:
         if self.settings.force_exclude and self._named_excluded(path):
@@ -84,7 +88,7 @@ class _Walker:
         if real in self.visited:
             parent_real = os.path.realpath(directory.parent)
             if via_symlink and (parent_real == real or parent_real.startswith(real.rstrip(os.sep) + os.sep)):
-                self.problems[directory] = "symbolic link loop (points to an ancestor directory); not followed"
+                self.warnings[directory] = "symbolic link loop (points to an ancestor directory); not followed"
             return
         abs_posix = Path(os.path.abspath(directory)).as_posix()
         rel = relative_posix(directory, self.root)
@@ -111,7 +115,7 @@ class _Walker:
                 is_dir = entry.is_dir()
                 is_file = not is_dir and entry.is_file()
             except OSError as exc:  # e.g. a link to itself (ELOOP)
-                self.problems[Path(entry.path)] = _reason(exc)
+                self._unreadable_link(Path(entry.path), exc)
                 continue
             if not is_dir and not name.endswith(SOURCE_SUFFIXES):
                 continue
@@ -119,7 +123,10 @@ class _Walker:
             child_rel = f"{rel.rstrip('/')}/{name}" if rel else name
             if not (is_dir or is_file):
                 if entry.is_symlink():
-                    self.problems[Path(entry.path)] = _dangling_reason(entry.path)
+                    try:
+                        os.stat(entry.path)
+                    except OSError as exc:
+                        self._unreadable_link(Path(entry.path), exc)
             elif self._excluded(child_rel, child_abs, is_dir, ignores):
                 continue
             elif is_dir and entry.is_symlink():
@@ -129,6 +136,14 @@ class _Walker:
             else:
                 link_real = os.path.realpath(entry.path) if entry.is_symlink() else os.path.join(real, name)
                 self._add_file(Path(entry.path), via_symlink, link_real)
+
+    def _unreadable_link(self, path: Path, exc: OSError) -> None:
+        """A link that leads nowhere (or round in a loop) is a warning; one that cannot be followed
+        for another reason (a folder on its way that cannot be read) is a problem."""
+        if exc.errno in (errno.ENOENT, errno.ELOOP):
+            self.warnings[path] = "broken symbolic link; skipped" if exc.errno == errno.ENOENT else "symbolic link loop; skipped"
+        else:
+            self.problems[path] = _reason(exc)
 
     def _named_excluded(self, path: Path) -> bool:
         """Whether an exclusion matches a path given on the command line, or a folder above it inside the project."""
@@ -197,14 +212,6 @@ def _gitignored(abs_posix: str, is_dir: bool, ignores: _Ignores) -> bool:
             if verdict is not None:
                 return verdict
     return False
-
-
-def _dangling_reason(path: str) -> str:
-    try:
-        os.stat(path)
-    except OSError as exc:
-        return "broken symbolic link" if exc.errno == errno.ENOENT else _reason(exc)
-    return "not a regular file"
 
 
 def _reason(exc: OSError) -> str:

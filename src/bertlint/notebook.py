@@ -169,6 +169,26 @@ def lint_cells(cells: Iterable[Cell], path: Path, settings: "Settings", codes: I
     return sorted(findings, key=lambda f: f.sort_key)
 
 
+def linted_module(text: str, f: Finding) -> tuple[str, Finding] | None:
+    """The Python text a finding of the notebook `text` was linted in (the joined code cells, or the
+    `%%writefile` cell's own script) and the finding at its place there: `_Module.place` undone.
+    None when its cell is not a linted code cell of this text (the notebook changed since)."""
+    cell = next((c for c in parse(text).cells if c.number == f.cell), None)
+    if cell is None:
+        return None
+    if writes_script(cell.source):
+        return mask(cell.source), dataclasses.replace(f, cell=None)
+    module = _Module(parse(text).cells)
+    index = next((i for i, c in enumerate(module.cells) if c.number == f.cell), None)
+    if index is None:
+        return None
+    start, (width, shifted) = module.starts[index], module.shifts[index]
+    return module.text, dataclasses.replace(
+        f, cell=None, line=f.line + start - 1, column=f.column - width * (f.line in shifted),
+        end_line=f.end_line + start - 1, end_column=f.end_column - width * (f.end_line in shifted),
+    )
+
+
 # --- The JSON text ---------------------------------------------------------------------------
 
 

@@ -117,6 +117,16 @@ def verification_text(v: dict[str, Any]) -> str:
     return f"{head}: {evidence}"
 
 
+def verification_tag(v: dict[str, Any]) -> str:
+    """The verdict in brackets for one-line formats, e.g. `[confirmed on cpu in 0.4 s]`; the evidence is left out."""
+    if v.get("status") == "could_not_run":
+        return f"[could not run: {v.get('evidence') or 'no reason given'}]"
+    head = "confirmed" if v.get("status") == "confirmed" else "not confirmed"
+    where = f" on {v['device']}" if v.get("device") else ""
+    took = f" in {float(v['seconds']):.1f} s" if v.get("seconds") is not None else ""
+    return f"[{head}{where}{took}]"
+
+
 def _location(f: Finding) -> str:
     """`path:line:col`, or `path:cell N:line:col` for a notebook cell."""
     cell = f"cell {f.cell}:" if f.cell is not None else ""
@@ -264,7 +274,8 @@ def _github(f: Finding) -> str:
     props = {"file": f.path, "line": f.line, "col": f.column, "endLine": f.end_line,
              "endColumn": f.end_column, "title": f"{f.code} {f.name}"}
     joined = ",".join(f"{k}={_gh_escape(str(v), prop=True)}" for k, v in props.items())
-    return f"::{_GITHUB_COMMAND[f.severity]} {joined}::{_gh_escape(f.message)}"
+    message = f.message + (f"\n{verification_text(f.verification)}" if f.verification is not None else "")
+    return f"::{_GITHUB_COMMAND[f.severity]} {joined}::{_gh_escape(message)}"
 
 
 def format_findings(findings: list[Finding], fmt: str = "full", *, color: bool = False,
@@ -283,7 +294,7 @@ def format_findings(findings: list[Finding], fmt: str = "full", *, color: bool =
         return "".join(_github(f) + "\n" for f in ordered)
     paint = _painter(color)
     if fmt == "concise":
-        return "".join(_header(f, paint, marker=False) + "\n" for f in ordered)
+        return "".join(_header(f, paint, marker=False) + (f" {verification_tag(f.verification)}" if f.verification else "") + "\n" for f in ordered)
     return "\n".join(_full(f, paint, show_fixes) for f in ordered)
 
 

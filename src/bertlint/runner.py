@@ -22,6 +22,7 @@ from bertlint.target import Target, target_version
 class Outcome:
     findings: list[Finding] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # unreadable paths: reported, the run goes on
+    warnings: list[str] = field(default_factory=list)  # broken links and loops skipped: no file was left out
     internal_errors: list[str] = field(default_factory=list)
     fixed: int = 0
     diff_text: str = ""
@@ -48,8 +49,7 @@ def run(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, config
         cache_dir: Path | None = None, jobs: int | None = None, progress: Callable[[int, int], None] | None = None) -> Outcome:
     """`progress(done, total)` is called as files finish; `jobs` defaults to the machine's cores."""
     settings = settings_for(paths, overrides, config_file, isolated)
-    files, problems = discover(paths, settings)
-    outcome = Outcome(problems=[f"{p}: {msg}" for p, msg in problems], files=len(files))
+    files, outcome = _discover(paths, settings)
     allowed = _allowed(fix or diff)
     results = cache.Cache(settings, cache_dir) if use_cache else None
     parts: dict[Path, Outcome] = {}
@@ -91,8 +91,7 @@ def add_noqa(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, c
     from bertlint import engine, fixer, notebook
 
     settings = settings_for(paths, overrides, config_file, isolated)
-    files, problems = discover(paths, settings)
-    outcome = Outcome(problems=[f"{p}: {msg}" for p, msg in problems], files=len(files))
+    files, outcome = _discover(paths, settings)
     for path in files:
         try:
             data = path.read_bytes()
@@ -123,6 +122,12 @@ def add_noqa(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, c
                 findings = lint(text, path, settings, target=target)  # what could not be suppressed
         outcome.findings += findings
     return outcome
+
+
+def _discover(paths: list[Path], settings: Settings) -> tuple[list[Path], Outcome]:
+    """The files to lint, and an outcome that starts with what finding them ran into."""
+    files, problems, warnings = discover(paths, settings)
+    return files, Outcome(problems=[f"{p}: {msg}" for p, msg in problems], warnings=[f"{p}: {msg}" for p, msg in warnings], files=len(files))
 
 
 def _allowed(mode: str | None) -> set[str] | None:

@@ -3,43 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import Any, Callable
 
 import libcst as cst
 
-from bertlint.facts.evaluate import _names_in
-from bertlint.facts.names import _same_symbol
-from bertlint.facts.nodes import UNKNOWN, Call, Scope, dotted, walk
-
-if TYPE_CHECKING:
-    from bertlint.facts.core import Facts
+from bertlint.facts.model import per_file
+from bertlint.facts.names import same_symbol
+from bertlint.facts.nodes import UNKNOWN, Call, Scope, dotted, names_in, walk
+from bertlint.facts.values import Values as Facts
 
 
 # ---------------------------------------------------------------------------------------------
 # hand-written training loops
-
-
-def _statements(suite, around: tuple, indent: tuple, unit: str) -> Iterator[tuple[cst.CSTNode, tuple, tuple]]:
-    """(statement, compound statements around it, its indentation level by level) for every statement under `suite`."""
-    if isinstance(suite, cst.IndentedBlock):
-        indent += (suite.indent if suite.indent is not None else unit,)
-    for stmt in suite.body:
-        yield from _statement(stmt, around, indent, unit)
-
-
-def _statement(stmt: cst.CSTNode, around: tuple, indent: tuple, unit: str) -> Iterator[tuple[cst.CSTNode, tuple, tuple]]:
-    yield stmt, around, indent
-    if not isinstance(stmt, cst.BaseCompoundStatement):
-        return
-    inner = around + (stmt,)
-    orelse = getattr(stmt, "orelse", None)
-    suites = [getattr(stmt, "body", None), orelse.body if isinstance(orelse, cst.Else) else None]
-    suites += [part.body for part in (*getattr(stmt, "handlers", ()), getattr(stmt, "finalbody", None), *getattr(stmt, "cases", ())) if part is not None]
-    for suite in suites:
-        if suite is not None:
-            yield from _statements(suite, inner, indent, unit)
-    if isinstance(orelse, cst.If):  # `elif`: nested in its `if`, at the same indentation
-        yield from _statement(orelse, inner, indent, unit)
 
 
 @dataclass(eq=False)
@@ -50,7 +25,7 @@ class TrainingLoop:
     framework: str  # "torch" | "tensorflow"
     backward: list[Call]  # gradient calls in it, nested loops included
     steps: list[Call]  # `optimizer.step()`, `scaler.step(optimizer)`, `optimizer.apply_gradients(...)` in it
-    zeroed: bool  # gradients reset in it or an enclosing loop, directly or through a local helper
+    zeroed: bool  # gradients reset in it or an enclosing loop, directly or through a local helper; or never kept in `.grad`
     every_iteration_zero_grads: list[Call]  # `optimizer/model.zero_grad()` that run on every iteration
     gate: cst.If | None  # the `if ... % n ...` every step sits under: accumulation written by hand
     accumulation_expr: cst.BaseExpression | None  # that n as written
@@ -60,9 +35,16 @@ class TrainingLoop:
     loss_divided: bool | None  # torch: the loss is divided (or multiplied) on its way to backward; None: cannot tell
 
 
-def _training_loops(facts: Facts) -> list[TrainingLoop]:
+@per_file
+def gradient_calls(facts: Facts) -> list[Call]:
+    """Backward passes: `.backward()` (a loss, an accelerator), `torch.autograd.grad/backward`, `tape.gradient(...)`."""
+    return [c for c in facts.calls if _is_gradient_call(facts, c)]
+
+
+@per_file
+def training_loops(facts: Facts) -> list[TrainingLoop]:
     steps = {id(c) for c in facts.calls if c.loops and _is_update(facts, c)}
-    grads = {id(c) for c in facts.gradient_calls if c.loops}
+    grads = {id(c) for c in gradient_calls(facts) if c.loops}
     index: dict[int, list[Call]] = {}  # id(loop or function) -> the calls inside it
     for call in facts.calls:
         for owner in (*call.loops, call.function):
@@ -88,15 +70,16 @@ def _training_loop(facts: Facts, node, step_ids: set[int], grad_ids: set[int], i
     ]
     recreated = []
     if gate is not None and framework == "tensorflow" and not can_skip:
-        used = _names_in(gate)
+        used = names_in(gate)
         for assign in (n for n in body if isinstance(n, cst.Assign) and len(n.targets) == 1):
             target = assign.targets[0].target
             if isinstance(target, cst.Name) and target.value in used and _creates_zeros(facts, assign.value) and _every_iteration(facts, node, facts.parent(assign)):
                 recreated.append(assign)
     accelerate = any(c.method in ("backward", "accumulate") and _kind_is(facts, c.receiver, c, "accelerator") for c in inside)
     verdicts = {_divided(facts, loss, c.scope, c.order, node) for c in backward if (loss := _backward_loss(facts, c)) is not None}
+    zeroed = _zeroed(facts, node, index) or not any(_accumulates(c) for c in backward)
     return TrainingLoop(
-        node, framework, backward, steps, _zeroed(facts, node, index), zero_grads, gate, accumulation_expr, accumulation_steps, recreated, accelerate,
+        node, framework, backward, steps, zeroed, zero_grads, gate, accumulation_expr, accumulation_steps, recreated, accelerate,
         verdicts.pop() if len(verdicts) == 1 and framework == "torch" else None,
     )
 
@@ -116,10 +99,10 @@ def in_context(facts: Facts, call: Call, here: Callable[[Call], bool], _seen: se
 def in_training_step(facts: Facts, call: Call) -> bool:
     """Is `call` part of a training step: in a loop that runs a backward pass, beside a backward pass at its own or an
     outer loop level of the same function, or in a local function that such a step calls?"""
-    training = {id(loop.node) for loop in facts.training_loops if loop.backward}
+    training = {id(loop.node) for loop in training_loops(facts) if loop.backward}
 
     def here(c: Call) -> bool:
-        return any(id(loop) in training for loop in c.loops) or any(g.scope is c.scope and _prefix(g.loops, c.loops) for g in facts.gradient_calls)
+        return any(id(loop) in training for loop in c.loops) or any(g.scope is c.scope and _prefix(g.loops, c.loops) for g in gradient_calls(facts))
 
     return in_context(facts, call, here)
 
@@ -143,11 +126,20 @@ def _is_gradient_call(facts: Facts, call: Call) -> bool:
     return call.method == "gradient" and _kind_is(facts, call.receiver, call, "gradient_tape")
 
 
+def _accumulates(call: Call) -> bool:
+    """Does this gradient call add into the parameters' `.grad`? `torch.autograd.grad` returns the gradients instead,
+    `torch.distributed.autograd.backward(context_id, ...)` keeps them per context (the `DistributedOptimizer` steps
+    with that context: pytorch/examples distributed/rpc), a tape's `gradient` returns them."""
+    if call.qualname is not None and call.qualname.startswith("torch.distributed.autograd"):
+        return False
+    return call.method == "backward" or call.qualname == "torch.autograd.backward"
+
+
 def _is_update(facts: Facts, call: Call) -> bool:
     """`optimizer.step()`, `optimizer.apply_gradients(...)`, `scaler.step(optimizer)`, `xm.optimizer_step(optimizer)`."""
     if call.method in ("step", "apply_gradients") and _kind_is(facts, call.receiver, call, "optimizer"):
         return True
-    if call.method == "step" or (call.qualname and _same_symbol(call.qualname, "torch_xla.core.xla_model.optimizer_step")):
+    if call.method == "step" or (call.qualname and same_symbol(call.qualname, "torch_xla.core.xla_model.optimizer_step")):
         first = call.arg(0, "optimizer")
         return first is not None and _kind_is(facts, first.value, call, "optimizer")
     return False
@@ -189,12 +181,20 @@ def _grad_attribute(expr: cst.BaseExpression | None) -> bool:
 
 
 def _resets_gradients(calls: list[Call], root: cst.CSTNode) -> bool:
-    """`zero_grad()` (optimizer, model, accelerated or DeepSpeed wrapper), `p.grad.zero_()`, `p.grad = None` under `root`."""
-    if any(c.method == "zero_grad" or (c.method == "zero_" and _grad_attribute(c.receiver)) for c in calls):
+    """`zero_grad()` (optimizer, model, accelerated or DeepSpeed wrapper), `p.grad.zero_()`/`.fill_(0)`/`.mul_(0)`,
+    `p.grad = None` (or any value: it replaces what backward added) or `del p.grad` under `root`."""
+    if any(c.method == "zero_grad" or (c.method in ("zero_", "fill_", "mul_") and _grad_attribute(c.receiver) and (c.method == "zero_" or _zero_arg(c))) for c in calls):
         return True
     return any(
-        isinstance(n, cst.Assign) and dotted(n.value) == "None" and any(_grad_attribute(t.target) for t in n.targets) for n in walk(root)
+        isinstance(n, cst.Assign) and any(_grad_attribute(t.target) for t in n.targets)
+        or isinstance(n, cst.Del) and _grad_attribute(n.target)
+        for n in walk(root)
     )
+
+
+def _zero_arg(call: Call) -> bool:
+    arg = call.arg(0, "value")
+    return arg is not None and isinstance(arg.value, (cst.Integer, cst.Float)) and arg.value.evaluated_value == 0
 
 
 def _zeroed(facts: Facts, node, index: dict[int, list[Call]]) -> bool:
@@ -227,7 +227,7 @@ def _creates_zeros(facts: Facts, value: cst.BaseExpression) -> bool:
     """`[tf.zeros_like(v) for v in ...]`, `[tf.Variable(tf.zeros_like(v)) ...]`: a fresh accumulator."""
     for node in walk(value):
         call = facts.call_of(node) if isinstance(node, cst.Call) else None
-        if call is not None and call.qualname and any(_same_symbol(call.qualname, f"tensorflow.{name}") for name in ("zeros_like", "zeros")):
+        if call is not None and call.qualname and any(same_symbol(call.qualname, f"tensorflow.{name}") for name in ("zeros_like", "zeros")):
             return True
     return False
 
@@ -308,3 +308,57 @@ def is_model_call(facts: Facts, call: Call) -> bool:
     target = call.receiver if call.method in ("forward", "generate") else call.node.func
     found = facts.kind(target, call.scope, call.order)
     return found is not None and found.kind == "model"
+
+
+def frozen_models(facts: Facts) -> frozenset[int]:
+    """The models (by the call that made them) the file freezes whole and never unfreezes: `model.requires_grad_(False)`,
+    `for p in model.parameters(): p.requires_grad = False` (or `p.requires_grad_(False)`). A forward of one records no
+    graph. Freezing a part (`model.bert.parameters()`, `model.base_model`) freezes nothing here; unfreezing anything
+    (`requires_grad = True`, `requires_grad_()`) under the same model thaws it."""
+    frozen: set[int] = set()
+    thawed: set[int] = set()
+    for call in facts.calls:
+        if call.method == "requires_grad_" and (model := _whole_model(facts, call.receiver, call.scope, call.order)) is not None:
+            flag = facts.arg_value(call, 0, "requires_grad", default=True)
+            (frozen if flag is False else thawed).add(model)
+    for node, scope, _ in facts.loops:
+        if not isinstance(node, cst.For) or not isinstance(node.iter, cst.Call) or not isinstance(node.iter.func, cst.Attribute):
+            continue
+        method = node.iter.func.attr.value
+        target = node.target
+        if method == "named_parameters" and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+            target = target.elements[1].value
+        if method not in ("parameters", "named_parameters") or not isinstance(target, cst.Name):
+            continue
+        model = _whole_model(facts, node.iter.func.value, scope, None)
+        if model is None:
+            continue
+        flags = [_requires_grad_set(n, target.value) for n in walk(node.body)]
+        direct = [_requires_grad_set(small, target.value) for stmt in node.body.body if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body]
+        if any(flag is not False and flag is not None for flag in flags):
+            thawed.add(model)
+        elif False in direct:
+            frozen.add(model)
+    return frozenset(frozen - thawed)
+
+
+def _whole_model(facts: Facts, expr: cst.BaseExpression | None, scope: Scope, order: int | None) -> int | None:
+    """id of the load of the model `expr` is, when it is the whole model (not `model.base_model`, `model.model`)."""
+    if expr is None or isinstance(expr, cst.Attribute) and expr.attr.value in ("base_model", "model"):
+        return None
+    found = facts.kind(expr, scope, order)
+    return id(found.call) if found is not None and found.kind == "model" and found.call is not None else None
+
+
+def _requires_grad_set(node: cst.CSTNode, param: str) -> Any:
+    """The flag `node` gives `param.requires_grad` (`p.requires_grad = False`, `p.requires_grad_(False)`), True when
+    it cannot tell (anything but a literal False), None when `node` sets none."""
+    if isinstance(node, cst.Assign) and any(
+        isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" and dotted(t.target.value) == param for t in node.targets
+    ):
+        return False if dotted(node.value) == "False" else True
+    if isinstance(node, cst.Expr):
+        node = node.value
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_" and dotted(node.func.value) == param:
+        return False if node.args and dotted(node.args[0].value) == "False" else True
+    return None

@@ -30,8 +30,8 @@ class Fp16AutocastWithoutGradScaler(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        if _has_scaler(facts) or facts.calls_to("accelerate.Accelerator"):
-            return  # Accelerate scales the loss itself in fp16
+        if _has_scaler(facts) or facts.calls_to("accelerate.Accelerator") or _scaled_backward(facts):
+            return  # a scaler is built, or the backward goes through one (or through a framework that scales in fp16)
         loops = [loop.node for loop in facts.training_loops if loop.backward and loop.framework == "torch"]
         for call in facts.calls:
             if not _fp16_autocast(facts, call):
@@ -47,6 +47,22 @@ class Fp16AutocastWithoutGradScaler(Rule):
 
 def _has_scaler(facts: Facts) -> bool:
     return any(c.qualname and c.qualname.startswith("torch.") and c.short in ("GradScaler", "ShardedGradScaler") for c in facts.calls)
+
+
+def _scaled_backward(facts: Facts) -> bool:
+    """A backward that scales the loss, whatever built the scaler: `self.scaler.scale(loss).backward()` (a Trainer's, or
+    one made in another module), apex's `amp.scale_loss(...)`, or a framework's backward that takes the loss and scales
+    it in fp16 itself: `accelerator.backward(loss)`, Lightning's `self.manual_backward(loss)`/`fabric.backward(loss)`,
+    a DeepSpeed engine's `engine.backward(loss)`."""
+    for call in facts.calls:
+        if call.method == "scale_loss" or (call.qualname or "").endswith("amp.scale_loss"):
+            return True
+        if call.method not in ("backward", "manual_backward") or call.qualname is not None:
+            continue
+        inner = facts.call_of(call.receiver) if isinstance(call.receiver, cst.Call) else None
+        if inner is not None and inner.method == "scale" or call.method == "manual_backward" or call.positional:
+            return True
+    return False
 
 
 def _fp16_autocast(facts: Facts, call: Call) -> bool:

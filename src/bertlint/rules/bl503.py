@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, Scope, in_context, in_training_step, is_model_call
-
+from bertlint.facts import Call, Facts, Scope, frozen_models, in_context, in_training_step, is_model_call
 from bertlint.rules import Context, Replacement, Rule
 
 _GRAD_MODES = frozenset({"no_grad", "inference_mode", "set_grad_enabled", "enable_grad"})  # torch.* and torch.autograd.*
@@ -25,11 +24,15 @@ class InferenceWithoutNoGrad(Rule):
         if any(c.short == "set_grad_enabled" and _grad_mode(c.qualname) and isinstance(c.stmt, cst.SimpleStatementLine) for c in facts.calls):
             return  # `torch.set_grad_enabled(False)` as a statement: the script manages grad mode itself
         reported: set[int] = set()
+        frozen: frozenset[int] | None = None
         for call in facts.calls:
             if id(call.stmt) in reported or not _is_forward(facts, call) or _in_class_or_lambda(call.scope):
                 continue
-            if _grad_free(facts, call) or in_training_step(facts, call):
+            if _grad_free(facts, call) or in_training_step(facts, call) or _only_shape_read(facts, call):
                 continue
+            frozen = frozen_models(facts) if frozen is None else frozen
+            if _model_of(facts, call) in frozen:
+                continue  # every weight has requires_grad=False: the forward records no graph
             reported.add(id(call.stmt))
             ctx.report(
                 call.node,
@@ -48,6 +51,27 @@ def _is_forward(facts: Facts, call: Call) -> bool:
     if call.method == "generate" or not is_model_call(facts, call):
         return False
     return not any(load.class_name.rsplit(".", 1)[-1].startswith(("TF", "Flax")) for load in facts.model_loads)
+
+
+def _model_of(facts: Facts, call: Call) -> int | None:
+    """id of the call that made the model a forward runs (what `frozen_models` keys by)."""
+    found = facts.kind(call.node.func, call.scope, call.order) if call.method != "forward" else facts.kind(call.receiver, call.scope, call.order)
+    return id(found.call) if found is not None and found.call is not None else None
+
+
+_SHAPE_READS = frozenset({"shape", "size", "dim", "ndim"})
+
+
+def _only_shape_read(facts: Facts, call: Call) -> bool:
+    """The output is dropped in the same expression once its shape is read (`model(x).last_hidden_state.shape[-1]`,
+    `model(x)[0].size(1)`): the graph is freed with it at once."""
+    node: cst.CSTNode = call.node
+    parent = facts.parent(node)
+    while isinstance(parent, (cst.Attribute, cst.Subscript)) and parent.value is node:
+        if isinstance(parent, cst.Attribute) and parent.attr.value in _SHAPE_READS:
+            return True
+        node, parent = parent, facts.parent(parent)
+    return False
 
 
 def _in_class_or_lambda(scope: Scope | None) -> bool:

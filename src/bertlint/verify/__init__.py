@@ -15,7 +15,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 from typing import Any, Iterable
 
 from bertlint.config import Settings
@@ -50,22 +49,10 @@ def verify(findings: Iterable[Finding], settings: Settings, *, codes: Iterable[s
 
     wanted = PROBED & set(codes) if codes is not None else PROBED
     jobs: list[tuple[dict[str, Any], Finding]] = []
-    sites: dict[str, lift.Site | str] = {}
+    sites = lift.Sites(settings)
     for finding in (f for f in findings if f.code in wanted):
-        if finding.cell is not None:
-            finding.verification = could_not_run("notebook cells are not probed")
-            continue
-        if finding.path not in sites:
-            try:
-                sites[finding.path] = lift.Site.load(Path(finding.path), settings)
-            except Exception as exc:  # unreadable since the lint, or no longer parses
-                sites[finding.path] = f"the file could not be read again: {exc}"
-        site = sites[finding.path]
-        if isinstance(site, str):
-            finding.verification = could_not_run(site)
-            continue
         try:
-            spec = lift.spec_for(site, finding, settings)
+            spec = lift.spec_for(*sites.of(finding), settings)
         except lift.CannotLift as exc:
             finding.verification = could_not_run(str(exc))
             continue

@@ -9,9 +9,10 @@ vocabulary sizes and label counts are never shrunk: they are what most findings 
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import torch
 import transformers
@@ -166,10 +167,12 @@ def family_padding_side(model_type: str | None) -> str:
 
 WORDS = [f"w{i}" for i in range(200)] + ["hello", "world", "the", "cat", "sat", "on", "mat"]
 _SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+_WORD = re.compile(r"\w+|[^\w\s]")  # BERT's basic split: words and single punctuation marks
 
 
-def tokenizer_for(spec: dict[str, Any], workdir: Path) -> tuple[Any, str]:
-    """The script's tokenizer: the cached one, else a WordPiece tokenizer over a generated vocabulary.
+def tokenizer_for(spec: dict[str, Any], workdir: Path, texts: Iterable[str] = ()) -> tuple[Any, str]:
+    """The script's tokenizer: the cached one, else a WordPiece tokenizer over a generated vocabulary
+    that holds every word of `texts` (the script's own), one token each as a real vocabulary's common words.
 
     A slow class named by the script (`BertTokenizer` in 4.x, or `use_fast=False`) stays slow: slow
     and fast tokenizers treat unknown keywords differently."""
@@ -182,12 +185,13 @@ def tokenizer_for(spec: dict[str, Any], workdir: Path) -> tuple[Any, str]:
             return tok, f"cached tokenizer of {checkpoint}"
         except Exception:  # not cached: build one below
             pass
+    words = list(dict.fromkeys(WORDS + [w for text in texts for w in _WORD.findall(text.lower())]))
     vocab = workdir / "vocab.txt"
-    vocab.write_text("\n".join(_SPECIALS + WORDS) + "\n", encoding="utf-8")
+    vocab.write_text("\n".join(_SPECIALS + words) + "\n", encoding="utf-8")
     cls = transformers.BertTokenizer if slow else transformers.BertTokenizerFast
     tok = cls(str(vocab), model_max_length=spec.get("model_max_length") or 512)
     kind = "slow" if not getattr(tok, "is_fast", False) else "fast"
-    return tok, f"{kind} {type(tok).__name__} over a {len(_SPECIALS) + len(WORDS)}-token generated vocabulary"
+    return tok, f"{kind} {type(tok).__name__} over a {len(_SPECIALS) + len(words)}-token generated vocabulary (one token per word)"
 
 
 def text_of(words: int, offset: int = 0) -> str:

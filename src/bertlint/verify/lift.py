@@ -17,10 +17,10 @@ from typing import Any, Callable
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from bertlint import engine, knowledge
+from bertlint import engine, knowledge, notebook
 from bertlint.target import target_version
 from bertlint.config import Settings
-from bertlint.facts import UNKNOWN, Call, Facts, ModelLoad, classifier, float_cast, known_labels, padding_of, trained_model, uses_peft, walk
+from bertlint.facts import UNKNOWN, Call, Facts, ModelLoad, classifier, float_cast, known_labels, padding_of, trained_model, uses_peft
 from bertlint.report import Finding
 
 class CannotLift(Exception):
@@ -29,7 +29,7 @@ class CannotLift(Exception):
 
 @dataclass
 class Site:
-    """One parsed file and where its nodes are."""
+    """One parsed file (or a notebook's code as it was linted) and where its nodes are."""
 
     facts: Facts
     positions: Any  # node -> CodeRange
@@ -38,9 +38,13 @@ class Site:
     @classmethod
     def load(cls, path: Path, settings: Settings) -> Site:
         text = engine.decode(path.read_bytes()).text
+        return cls.parse(text, path, target_version(settings, path, text)[0])
+
+    @classmethod
+    def parse(cls, text: str, path: Path, version: tuple[int, ...]) -> Site:
         module = cst.parse_module(text)
         positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-        return cls(Facts(module, text, path), positions, target_version(settings, path, text)[0])
+        return cls(Facts(module, text, path), positions, version)
 
     def covers(self, node: cst.CSTNode, finding: Finding) -> bool:
         rng: CodeRange | None = self.positions.get(node)
@@ -67,6 +71,41 @@ class Site:
         if value is UNKNOWN:
             raise CannotLift(f"`{keyword}={self.facts.text(arg.value)}` is not a constant in the script")
         return value
+
+
+class Sites:
+    """The sites findings are lifted from, each file read and parsed once; a notebook's finding is
+    lifted from its code cells joined as they were linted, at its position there."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.texts: dict[str, str] = {}
+        self.parsed: dict[tuple[str, str], Site] = {}
+
+    def of(self, finding: Finding) -> tuple[Site, Finding]:
+        """(the site, the finding at its position in it); CannotLift when the file changed since the lint."""
+        path = Path(finding.path)
+        try:
+            text = self.texts.get(finding.path) or engine.decode(path.read_bytes()).text
+        except (OSError, ValueError, SyntaxError) as exc:  # gone, or no longer decodes
+            raise CannotLift(f"the file could not be read again: {exc}") from None
+        self.texts[finding.path] = text
+        source, placed = text, finding
+        if finding.cell is not None:
+            try:
+                found = notebook.linted_module(text, finding)
+            except notebook.NotebookError as exc:
+                raise CannotLift(f"the notebook could not be read again: {exc}") from None
+            if found is None:
+                raise CannotLift(f"cell {finding.cell} is no longer a code cell of the notebook")
+            source, placed = found
+        key = (finding.path, source)
+        if key not in self.parsed:
+            try:
+                self.parsed[key] = Site.parse(source, path, target_version(self.settings, path, text)[0])
+            except cst.ParserSyntaxError as exc:
+                raise CannotLift(f"the file no longer parses: {exc.message}") from None
+        return self.parsed[key], placed
 
 
 # --------------------------------------------------------------------------- the model and tokenizer
@@ -135,7 +174,8 @@ def _tokenizer_call(site: Site, finding: Finding, settings: Settings) -> dict:
         kwargs.pop("return_tensors")
     method = call.method if call.method in ("encode_plus", "batch_encode_plus") else "__call__"
     batch = padding_of(facts, call).batch is not False
-    return {"params": {"kwargs": kwargs, "batch": batch, "method": method, "tokenizer": tokenizer_spec(site, call)}}
+    params = {"kwargs": kwargs, "batch": batch, "method": method, "tokenizer": tokenizer_spec(site, call), "texts": _literal_texts(facts, call)}
+    return {"params": params}
 
 
 def _position_limit(site: Site, finding: Finding, settings: Settings) -> dict:
@@ -148,6 +188,7 @@ def _position_limit(site: Site, finding: Finding, settings: Settings) -> dict:
 
 
 def _attention_mask(site: Site, finding: Finding, settings: Settings) -> dict:
+    """The model call and the batch it gets: the tokenizer call's literal texts, padding, `max_length` and side when known."""
     facts = site.facts
 
     def model_of(call: Call):
@@ -157,19 +198,56 @@ def _attention_mask(site: Site, finding: Finding, settings: Settings) -> dict:
     calls = [c for c in facts.calls if c.method in (None, "forward", "generate") and (b := model_of(c)) is not None and b.kind == "model"]
     call = site.innermost(finding, calls, "model call")
     load = _load_of(facts, model_of(call).call)
-    return {"model": model_spec(site, load), "params": {"padding_side": _padding_side(facts)}}
+    ids_arg = next((a for a in call.node.args if a.star == "**"), None) or call.arg(0, "input_ids")
+    ids = facts.kind(ids_arg.value, call.scope, call.order) if ids_arg is not None else None
+    encode = ids.call if ids is not None and ids.kind in ("ids", "encoding") and ids.call in facts.tokenizer_calls else None
+    batch = _batch(site, encode) if encode is not None else {"texts": None, "padding": "longest", "max_length": None, "truncation": False}
+    side = batch.pop("padding_side", None) or _padding_side(facts)
+    generate_pad = call.kwargs.get("pad_token_id")
+    generate_pad_text = facts.text(generate_pad.value) if generate_pad is not None else ""
+    params = {**batch, "padding_side": side, "generate": call.method == "generate", "pad_is_eos": _pad_is_eos(facts),
+              "generate_pad": "eos" if generate_pad_text.endswith("eos_token_id") else "pad" if generate_pad_text.endswith("pad_token_id") else None,
+              "tokenizer": tokenizer_spec(site, encode) if encode is not None else None}  # fmt: skip
+    return {"model": model_spec(site, load), "params": params}
+
+
+def _batch(site: Site, call: Call) -> dict[str, Any]:
+    """How the tokenizer call at `call` pads: its literal texts (None when not literal), padding, `max_length`, truncation."""
+    facts = site.facts
+    kwargs = {k: facts.kw_value(call, k, cli=False, default=None) for k in ("padding", "pad_to_max_length", "max_length", "truncation", "padding_side")}
+    kwargs = {k: None if v is UNKNOWN else v for k, v in kwargs.items()}
+    to_max = kwargs["padding"] == "max_length" or (kwargs["pad_to_max_length"] is True and kwargs["padding"] is None)
+    length = kwargs["max_length"] if isinstance(kwargs["max_length"], int) and not isinstance(kwargs["max_length"], bool) else None
+    side = kwargs["padding_side"] if kwargs["padding_side"] in ("left", "right") else None
+    return {"texts": _literal_texts(facts, call), "padding": "max_length" if to_max and length else "longest", "max_length": length,
+            "truncation": kwargs["truncation"] not in (None, False, "do_not_truncate"), **({"padding_side": side} if side else {})}  # fmt: skip
+
+
+MAX_TEXTS = 64  # distinct texts a probe runs; the padding of a row depends on the longest text, not on how many repeat
+
+
+def _literal_texts(facts: Facts, call: Call) -> list[str] | None:
+    """The distinct texts a tokenizer call encodes, when the script spells them out (a string or a list of strings), else None."""
+    if call.has_double_star or len(call.positional) > 1 or "text_pair" in call.kwargs:
+        return None  # pairs: the probe encodes single texts
+    texts = facts.arg_value(call, 0, "text", cli=False)
+    if isinstance(texts, str):
+        texts = [texts]
+    if not isinstance(texts, (list, tuple)) or not texts or not all(isinstance(t, str) for t in texts):
+        return None
+    return list(dict.fromkeys(texts))[:MAX_TEXTS]
 
 
 def _padding_side(facts: Facts) -> str | None:
     """`tok.padding_side = "left"` or `from_pretrained(..., padding_side="left")`, when the script says."""
-    sides = set()
-    for node in walk(facts.module):
-        if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Attribute) and t.target.attr.value == "padding_side" for t in node.targets):
-            sides.add(facts.value(node.value, facts.scope_of(node)))
-    for load in facts.tokenizer_loads:
-        if "padding_side" in load.kwargs:
-            sides.add(facts.kw_value(load, "padding_side"))
+    sides = {facts.value(s.value, s.scope, order=s.order) for s in facts.stores if s.key == "padding_side"}
+    sides |= {facts.kw_value(load, "padding_side") for load in facts.tokenizer_loads if "padding_side" in load.kwargs}
     return sides.pop() if len(sides) == 1 and sides <= {"left", "right"} else None
+
+
+def _pad_is_eos(facts: Facts) -> bool:
+    """`tok.pad_token = tok.eos_token` (or the ids): the script pads with the end-of-sequence token."""
+    return any(s.key in ("pad_token", "pad_token_id") and facts.text(s.value).endswith(("eos_token", "eos_token_id")) for s in facts.stores)
 
 
 def _label_length(site: Site, finding: Finding, settings: Settings) -> dict:

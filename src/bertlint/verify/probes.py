@@ -89,10 +89,16 @@ def _captured():
         logger.setLevel(level)
 
 
-def _tokenize(spec: dict, env: Env, texts: list[str]):
-    """Run the flagged call with its keywords; -> (lengths or None, error or None, messages, setup)."""
+GENERIC_TEXTS = "generic texts: the script's texts are not literal"
+
+
+def _tokenize(spec: dict, env: Env, generic: list[str]):
+    """Run the flagged call with its keywords on the script's literal texts, else on `generic` ones;
+    -> (lengths or None, error or None, messages, setup)."""
     p = spec["params"]
-    tok, setup = build.tokenizer_for(p["tokenizer"], env.workdir)
+    texts = p.get("texts") or generic
+    tok, setup = build.tokenizer_for(p["tokenizer"], env.workdir, p.get("texts") or ())
+    setup = f"{setup}; " + (f"the script's {len(texts)} distinct texts" if p.get("texts") else GENERIC_TEXTS)
     method = p.get("method", "__call__")
     call = tok if method == "__call__" else getattr(tok, method, None)
     if call is None:
@@ -139,11 +145,16 @@ def probe_max_length_effect(spec: dict, env: Env) -> dict:
     if error is not None:
         return verdict("could_not_run", f"the call itself failed: {error_text(error)}", setup)
     said = _relevant(messages, "max_length")
-    texts = f"a {long_words}-word and a 3-word text" if len(lengths) > 1 else f"a {long_words}-word text"
-    if all(n == target for n in lengths):
-        return verdict("not_confirmed", f"{texts} came out at max_length={target}", setup, output_length=target, max_length=target)
-    return verdict("confirmed", f"{texts} came out at lengths {lengths}, not max_length={target}: nothing is cut to it{said}",
-                   setup, output_length=max(lengths), max_length=target)  # fmt: skip
+    if spec["params"].get("texts"):
+        texts = f"the script's text{'s' if len(lengths) > 1 else ''}"
+    else:
+        texts = f"a {long_words}-word and a 3-word text" if len(lengths) > 1 else f"a {long_words}-word text"
+    numbers = dict(output_length=max(lengths), max_length=target)
+    if max(lengths) > target:
+        return verdict("confirmed", f"{texts} came out at lengths {lengths}, not max_length={target}: nothing is cut to it{said}", setup, **numbers)
+    if spec["params"].get("texts"):
+        return verdict("not_confirmed", f"{texts} came out at lengths {lengths}: none is longer than max_length={target}, so nothing needed cutting", setup, **numbers)
+    return verdict("not_confirmed", f"{texts} came out at max_length={target}", setup, **numbers)
 
 
 # --------------------------------------------------------------------------- forwards and losses
@@ -168,31 +179,155 @@ def probe_position_limit(spec: dict, env: Env) -> dict:
     return verdict("not_confirmed", f"a forward of {length} tokens ran without error (position table: {limit})", setup, length=length, position_limit=limit or 0)
 
 
+FEW_NEW_TOKENS = 6  # greedy tokens a generation probe compares
+COMPARED_ROWS = 4  # padded texts run alone as the reference
+
+
+@dataclass
+class Batch:
+    """A padded batch as the script's tokenizer call makes it, with the model's pad id in the pad positions."""
+
+    texts: list[str]
+    ids: torch.Tensor
+    mask: torch.Tensor
+    side: str
+    pad: int
+    tokenizer: Any
+    setup: str
+
+    @property
+    def padded(self) -> list[int]:
+        """Rows with at least one pad position."""
+        return [r for r in range(len(self.texts)) if not bool(self.mask[r].all())]
+
+    def alone(self, row: int) -> torch.Tensor:
+        return self.ids[row][self.mask[row].bool()][None]
+
+    def shown(self, row: int) -> str:
+        text = self.texts[row]
+        return repr(text if len(text) <= 40 else text[:37] + "...")
+
+    def names(self, ids: torch.Tensor) -> str:
+        """Token ids as the tokenizer spells them (`#id` past its vocabulary)."""
+        size = len(self.tokenizer)
+        return "[" + " ".join(self.tokenizer.convert_ids_to_tokens(int(i)) if int(i) < size else f"#{int(i)}" for i in ids) + "]"
+
+
+def _batch(spec: dict, config, env: Env) -> Batch:
+    """The script's texts (or generic ones, said so) tokenized and padded the way its tokenizer call pads."""
+    p = spec["params"]
+    literal = p.get("texts")
+    texts = literal or [build.text_of(5), build.text_of(10, 20)]
+    tok, tok_setup = build.tokenizer_for(p.get("tokenizer") or {}, env.workdir, literal or ())
+    side = p.get("padding_side") or build.family_padding_side(spec["model"].get("model_type"))
+    tok.padding_side = side
+    if tok.pad_token is None:  # a causal family's tokenizer: the model's pad id goes in below
+        tok.pad_token = tok.eos_token or tok.unk_token
+    kwargs = {"padding": p.get("padding", "longest"), "truncation": bool(p.get("truncation"))}
+    if tok_setup.startswith(("fast", "slow")) and not getattr(config, "is_encoder_decoder", False) and spec["model"].get("head") == "causal-lm":
+        kwargs["add_special_tokens"] = False  # the generated vocabulary is BERT's: a decoder-only family's text has no [CLS] ... [SEP]
+    if p.get("max_length"):
+        kwargs["max_length"] = p["max_length"]
+    with _captured():
+        enc = tok(texts, return_tensors="pt", **kwargs)
+    eos = _first_id(getattr(config, "eos_token_id", None))
+    own = _first_id(getattr(config, "pad_token_id", None))
+    pad = eos if eos is not None and (p.get("pad_is_eos") or own is None) else own if own is not None else 0
+    ids = enc["input_ids"].clamp(max=config.vocab_size - 1).masked_fill(enc["attention_mask"] == 0, pad)
+    source = f"the script's {len(texts)} distinct texts" if literal else "generic texts of 5 and 10 words: the script's texts are not literal"
+    how = f"padding={kwargs['padding']!r}" + (f", max_length={p['max_length']}" if p.get("max_length") else "") + f", {side} side"
+    return Batch(texts, ids.to(env.device), enc["attention_mask"].to(env.device), side, pad, tok, f"{source} ({how}); {tok_setup}")
+
+
+def _first_id(value: Any) -> int | None:
+    value = value[0] if isinstance(value, (list, tuple)) and value else value
+    return value if isinstance(value, int) and value >= 0 else None
+
+
+def _no_padding(batch: Batch, setup: str) -> dict:
+    lengths = sorted({int(n) for n in batch.mask.sum(-1)})
+    return verdict("not_confirmed", f"the batch has no padding: its {len(batch.texts)} texts are all {lengths[0]} tokens long, so the mask changes nothing",
+                   setup, pad_tokens=0, texts=len(batch.texts))  # fmt: skip
+
+
 def probe_attention_mask(spec: dict, env: Env) -> dict:
+    if spec["params"].get("generate"):
+        return _probe_generation(spec, env)
     model, setup = build.model_for(spec["model"], "AutoModel", env.device)
     if getattr(model.config, "is_encoder_decoder", False):
         model = model.get_encoder()
-    side = spec["params"].get("padding_side") or build.family_padding_side(spec["model"].get("model_type"))
-    g = torch.Generator().manual_seed(0)
-    a, b = _ids(model.config, (5,), "cpu", g), _ids(model.config, (10,), "cpu", g)
-    pads = torch.full((5,), build.pad_id(model.config))
-    row = torch.cat([a, pads]) if side == "right" else torch.cat([pads, a])
-    batch = torch.stack([row, b]).to(env.device)
-    mask = (torch.arange(10) < 5) if side == "right" else (torch.arange(10) >= 5)
-    mask = torch.stack([mask, torch.ones(10, dtype=torch.bool)]).long().to(env.device)
-    real = slice(0, 5) if side == "right" else slice(5, 10)
+    batch = _batch(spec, model.config, env)
+    setup = f"{setup}; {batch.setup}"
+    rows = batch.padded[:COMPARED_ROWS]
+    if not rows:
+        return _no_padding(batch, setup)
+    d_without = d_with = scale = 0.0
     with torch.no_grad():
-        alone = model(input_ids=a[None].to(env.device)).last_hidden_state[0]
-        without = model(input_ids=batch).last_hidden_state[0, real]
-        masked = model(input_ids=batch, attention_mask=mask).last_hidden_state[0, real]
-    d_without = float((without - alone).abs().max())
-    d_with = float((masked - alone).abs().max())
-    scale = float(alone.abs().max())
-    text = f"max |Δ| of the first text's hidden states {d_without:.3g} without the mask, {d_with:.3g} with it (|h| up to {scale:.2g}; {side}-padded batch)"
+        without = model(input_ids=batch.ids).last_hidden_state
+        masked = model(input_ids=batch.ids, attention_mask=batch.mask).last_hidden_state
+        for row in rows:
+            real = batch.mask[row].bool()
+            alone = model(input_ids=batch.alone(row)).last_hidden_state[0]
+            d_without = max(d_without, float((without[row, real] - alone).abs().max()))
+            d_with = max(d_with, float((masked[row, real] - alone).abs().max()))
+            scale = max(scale, float(alone.abs().max()))
+    pads = int((batch.mask == 0).sum())
+    text = (f"max |Δ| of a padded text's hidden states, in the batch vs alone: {d_without:.3g} without the mask, {d_with:.3g} with it "
+            f"(|h| up to {scale:.2g}; {len(batch.padded)} of {len(batch.texts)} texts padded, {batch.side} side)")  # fmt: skip
     status = "confirmed" if d_without > 1e-4 * max(scale, 1.0) else "not_confirmed"
     if status == "not_confirmed":
         text += ": the pad tokens do not reach the real ones"
-    return verdict(status, text, setup, max_abs_diff_without_mask=d_without, max_abs_diff_with_mask=d_with, hidden_abs_max=scale)
+    return verdict(status, text, setup, max_abs_diff_without_mask=d_without, max_abs_diff_with_mask=d_with, hidden_abs_max=scale, pad_tokens=pads)
+
+
+def _probe_generation(spec: dict, env: Env) -> dict:
+    """Greedy `generate` of the padded batch without the mask (as the script calls it), with it, and of each padded text alone."""
+    head = spec["model"].get("head")
+    auto = HEAD_CLASSES["seq2seq" if head == "seq2seq" else "causal-lm"]
+    model, setup = build.model_for(spec["model"], auto, env.device)
+    if getattr(model.config, "is_encoder_decoder", False) and auto != HEAD_CLASSES["seq2seq"]:
+        model, setup = build.model_for(spec["model"], HEAD_CLASSES["seq2seq"], env.device)
+    batch = _batch(spec, model.config, env)
+    setup = f"{setup}; {batch.setup}"
+    rows = batch.padded[:COMPARED_ROWS]
+    if not rows:
+        return _no_padding(batch, setup)
+    gen = model.generation_config
+    eos = _first_id(gen.eos_token_id)
+    choice = spec["params"].get("generate_pad")
+    pad = eos if choice == "eos" else batch.pad if choice == "pad" else _first_id(gen.pad_token_id)
+    pad = eos if pad is None else pad  # generate's own fallback when neither the script nor the model names one
+    options = dict(max_new_tokens=FEW_NEW_TOKENS, min_new_tokens=FEW_NEW_TOKENS, do_sample=False, num_beams=1, pad_token_id=pad)
+    encoder_decoder = getattr(model.config, "is_encoder_decoder", False)
+    if encoder_decoder and gen.decoder_start_token_id is None:
+        options["decoder_start_token_id"] = batch.pad
+
+    def new_tokens(ids: torch.Tensor, **extra: Any) -> torch.Tensor:
+        torch.manual_seed(0)
+        with torch.no_grad(), _captured():
+            out = model.generate(input_ids=ids, **options, **extra)
+        return out[:, 1:] if encoder_decoder else out[:, ids.shape[1]:]
+
+    without, masked = new_tokens(batch.ids), new_tokens(batch.ids, attention_mask=batch.mask)
+    alone = {row: new_tokens(batch.alone(row))[0] for row in rows}
+    changed = [row for row in rows if not torch.equal(without[row], alone[row])]
+    changed_masked = [row for row in rows if not torch.equal(masked[row], alone[row])]
+    numbers = dict(new_tokens=FEW_NEW_TOKENS, padded_rows=len(batch.padded), compared_rows=len(rows),
+                   rows_changed_without_mask=len(changed), rows_changed_with_mask=len(changed_masked), pad_tokens=int((batch.mask == 0).sum()))  # fmt: skip
+    head_text = (f"greedy `generate` of {FEW_NEW_TOKENS} new tokens ({len(batch.padded)} of {len(batch.texts)} texts padded, {batch.side} side, "
+                 f"pad id {batch.pad}, generate's pad_token_id {pad}{' = eos' if pad == eos else ''})")  # fmt: skip
+    if not changed:
+        inferred = pad != eos and bool((batch.ids == pad).any())
+        why = f": `generate` infers the mask from pad_token_id={pad}, which is not the eos id" if inferred else ""
+        return verdict("not_confirmed", f"{head_text}: every padded text generates the same tokens in the batch without the mask as alone{why}", setup, **numbers)
+    row = changed[0]
+    text = (f"{head_text}: text {row + 1} {batch.shown(row)} alone → {batch.names(alone[row])}; in the batch without the mask → "
+            f"{batch.names(without[row])}; with it → {batch.names(masked[row])}")  # fmt: skip
+    if len(changed) > 1:
+        text += f" ({len(changed)} of {len(rows)} padded texts compared changed)"
+    if changed_masked and batch.side == "right" and not encoder_decoder:
+        text += "; with right padding even the masked batch continues after the pads: pad on the left to generate"
+    return verdict("confirmed", text, setup, **numbers)
 
 
 def _length(shape: list, longest: int) -> int:

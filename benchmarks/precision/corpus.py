@@ -1,0 +1,66 @@
+"""Rebuild the precision corpus (default /work/corpus) from fetched git snapshots, as recipe.json names them.
+
+Each repository of the recipe must be present as a bare git directory (what a `git clone --mirror`
+or the session's `fetch` gives: `MIRRORS/owner+name/repo` by default); its files at the recipe's
+commit whose path matches one of the recipe's globs and ends in .py or .ipynb are extracted under
+`CORPUS/owner+name/`. Nothing is downloaded here, and no file of those repositories is committed to
+bertlint: only the recipe (repository, commit, globs) is.
+
+    python benchmarks/precision/corpus.py [--mirrors /work/.mirror] [--corpus /work/corpus]
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RECIPE = HERE / "recipe.json"
+SUFFIXES = (".py", ".ipynb")
+
+
+def selected(git_dir: Path, commit: str, globs: list[str]) -> list[str]:
+    """The recipe's files of one repository at `commit`."""
+    listing = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "-r", "--name-only", commit],
+                             check=True, capture_output=True, text=True).stdout.splitlines()
+    return [p for p in listing if p.endswith(SUFFIXES) and any(fnmatch.fnmatch(p, g) for g in globs)]
+
+
+def rebuild(recipe: dict, mirrors: Path, corpus: Path) -> dict[str, int]:
+    """Extract every repository's selected files under `corpus`; the count per repository."""
+    counts = {}
+    for entry in recipe["repos"]:
+        name = entry["repo"].replace("/", "+")
+        git_dir = mirrors / name / "repo"
+        if not git_dir.is_dir():
+            raise SystemExit(f"{entry['repo']}: no snapshot at {git_dir} (fetch it, or pass --mirrors)")
+        target = corpus / name
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        paths = selected(git_dir, entry["commit"], entry["paths"])
+        for start in range(0, len(paths), 500):  # keep each command line short
+            archive = subprocess.run(["git", f"--git-dir={git_dir}", "archive", entry["commit"], "--", *paths[start:start + 500]],
+                                     check=True, capture_output=True).stdout
+            subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+        counts[entry["repo"]] = len(paths)
+    return counts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"), help="folder holding owner+name/repo git directories")
+    parser.add_argument("--corpus", type=Path, default=Path("/work/corpus"), help="where the files go")
+    args = parser.parse_args()
+    recipe = json.loads(RECIPE.read_text(encoding="utf-8"))
+    counts = rebuild(recipe, args.mirrors, args.corpus)
+    for repo, count in counts.items():
+        print(f"{count:5d}  {repo}")
+    print(f"{sum(counts.values()):5d}  files under {args.corpus} (recipe {recipe['id']})")
+
+
+if __name__ == "__main__":
+    main()
