@@ -91,3 +91,40 @@ b = tok("one text", padding="max_length", max_length=64, truncation=True)
 c = tok("one text", padding=False)
 """
     assert [f.line for f in only("BL209", source)] == [4]
+
+
+# ---------------------------------------------------------------------------------------------- BL210
+
+GPT2_GENERATE = """\
+from transformers import AutoModelForCausalLM, AutoTokenizer
+tok = AutoTokenizer.from_pretrained("gpt2")
+tok.pad_token = tok.eos_token
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+enc = tok(["Once upon a time", "The dragon said"], padding=True, return_tensors="pt")
+out = model.generate({args}, max_new_tokens=20)
+"""
+
+
+@pytest.mark.parametrize("args", ["**enc", "enc['input_ids']", "input_ids=enc.input_ids.to('cpu')", "enc['input_ids'], attention_mask=enc['attention_mask']"])
+def test_bl210_follows_the_prompt_ids(args: str) -> None:
+    [finding] = only("BL210", GPT2_GENERATE.format(args=args))
+    assert finding.line == 5 and "`gpt2` tokenizer's default" in finding.message
+
+
+def test_bl210_fix_pads_on_the_left() -> None:
+    from bertlint import fixer
+
+    source = GPT2_GENERATE.format(args="**enc")
+    fixed, _ = fixer.apply_edits(source, lint_text(source), {"safe", "unsafe"})
+    assert 'padding=True, padding_side="left", return_tensors="pt"' in fixed
+    assert only("BL210", fixed) == []
+
+
+def test_bl210_no_call_time_fix_before_4_45() -> None:
+    [finding] = only("BL210", GPT2_GENERATE.format(args="**enc"), transformers_version="4.44")
+    assert finding.fix is None
+
+
+def test_bl210_generated_ids_of_another_encoding_are_not_prompts() -> None:
+    source = GPT2_GENERATE.format(args="**tok('one prompt', return_tensors='pt')")
+    assert only("BL210", source) == []
