@@ -372,6 +372,42 @@ def _lr_range(value: Any, where: _Where, key: str) -> tuple[float, float]:
     return (float(value[0]), float(value[1]))
 
 
+def _lr_name(key: str) -> str:
+    """A learning-rate key as BL301 looks it up (knowledge.lr_range): lower case, `_` as `-`."""
+    return key.lower().replace("_", "-")
+
+
+@functools.cache
+def _lr_names() -> tuple[tuple[str, ...], frozenset[str]]:
+    """(the families of the built-in learning-rate table and default, lora, peft, from-scratch; the
+    checkpoints of the built-in table by id and by name), as BL301 looks them up."""
+    import json
+    from importlib.resources import files
+
+    data = files("bertlint") / "data"
+    table = json.loads((data / "learning_rates.json").read_text(encoding="utf-8"))
+    families = sorted({_lr_name(key) for key in table if not key.startswith("_")} | {"default", "peft"})  # see knowledge.lr_range
+    ids = [_lr_name(record["id"]) for record in json.loads((data / "checkpoints.json").read_text(encoding="utf-8"))]
+    return tuple(families), frozenset(ids) | {name.rsplit("/", 1)[-1] for name in ids}
+
+
+def _check_lr_key(family: str, where: _Where, key: str) -> None:
+    """A key BL301 would never look up is a typo, not a setting: a family of the built-in table, a
+    checkpoint it knows by name, or any checkpoint given with its organisation (`org/name`: hub ids
+    cannot be checked offline)."""
+    families, checkpoints = _lr_names()
+    name = _lr_name(family)
+    if "/" in name or name in families or name in checkpoints:
+        return
+    import difflib
+
+    close = [f for f in families if f.startswith(f"{name}-")] or difflib.get_close_matches(name, [*families, *sorted(checkpoints)], n=1)  # bert: bert-base
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise ConfigError(f"{where.at(key)}: unknown model family or checkpoint {family!r}; {hint}allowed: "
+                      f"{', '.join(families)}, the name of a checkpoint bertlint knows (e.g. roberta-large), "
+                      "or any checkpoint with its organisation (org/name)")
+
+
 def _learning_rate(value: Any, where: _Where, key: str) -> dict[str, Any]:
     if not isinstance(value, Mapping):
         raise where.bad(key, value, 'a table of model family (or "default") -> [low, high]')
@@ -380,7 +416,8 @@ def _learning_rate(value: Any, where: _Where, key: str) -> dict[str, Any]:
         sub = f"{key}.{family}"
         if not _FAMILY_RE.fullmatch(family):
             raise ConfigError(f"{where.at(sub)}: invalid model family name {family!r}; "
-                              "expected a family like bert or llama, default, lora, from-scratch or a checkpoint id")
+                              "expected a family like bert-base or llm, default, lora, from-scratch or a checkpoint id")
+        _check_lr_key(family, where, sub)
         if isinstance(spec, Mapping):
             for opt in spec:
                 if opt not in OPTIMIZERS:
