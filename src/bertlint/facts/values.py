@@ -615,6 +615,9 @@ class _Evaluator:
                 return Binding("module", call)  # the file's own torch module: its forward's parameters come from its calls
             if short.startswith("DataCollator") and is_transformers_name(call.qualname):
                 return Binding("collator", call)
+            if call.qualname in _DATA_PARALLEL and call.positional:  # `DistributedDataParallel(model)`: `.module` is the model
+                inner = self.kind(call.positional[0].value)
+                return inner if inner is not None and inner.kind == "model" else None
             if call.qualname in ("peft.get_peft_model", "peft.prepare_model_for_kbit_training"):
                 first = call.arg(0, "model")
                 return Binding("model", call, self.kind(first.value) if first else None, "peft")
@@ -690,6 +693,7 @@ _BUILTIN_FUNCTIONS = {
 }
 _ENVIRONMENT_READS = ("os.environ.get", "os.getenv")
 _CLI_OPTIONS = ("typer.Option", "typer.Argument")
+_DATA_PARALLEL = ("torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel")
 _DATASET_KEEPING_METHODS = frozenset({"with_format", "remove_columns", "rename_column", "shuffle", "select", "filter", "sort", "flatten_indices"})
 _KIND_KEEPING_METHODS = frozenset({
     "to", "cuda", "cpu", "train", "eval", "half", "bfloat16", "float", "double", "long", "int", "requires_grad_", "squeeze",
