@@ -815,6 +815,8 @@ def param_arguments(values: Values, owner: Scope, name: str) -> list[tuple[cst.B
             return None
         params = params[1:]
         sites = _method_sites(values, owner.parent.name, fn)
+        if not sites:
+            return None  # an object's method may be called where the file does not show it (a Trainer calls `forward`)
     else:
         sites = [s for s in values.calls_by_short.get(fn.name.value, ()) if s.method is None and isinstance(s.node.func, cst.Name)]
     position = next((i for i, p in enumerate(params) if p is param), None)
