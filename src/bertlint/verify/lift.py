@@ -36,11 +36,6 @@ class Site:
     version: tuple[int, ...]  # the target transformers version, as the rules saw it
 
     @classmethod
-    def load(cls, path: Path, settings: Settings) -> Site:
-        text = engine.decode(path.read_bytes()).text
-        return cls.parse(text, path, target_version(settings, path, text)[0])
-
-    @classmethod
     def parse(cls, text: str, path: Path, version: tuple[int, ...]) -> Site:
         module = cst.parse_module(text)
         positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
