@@ -278,3 +278,18 @@ def test_overlapping_fixes_apply_one_per_pass(tmp_path, monkeypatch, overlapping
     assert script.read_text(encoding="utf-8") == (
         "from transformers import TrainingArguments\nargs = TrainingArguments(output_dir='o', use_cpu=True, report_to='none')\n"
     )
+
+
+def test_the_fixed_count_is_the_findings_fixed_not_the_fixes_applied(tmp_path):
+    """BL101's fix writes `padding="max_length"` without truncation, which BL105 then fixes in a second
+    pass: one finding was shown fixable, so one is fixed ("1 fixable" never becomes "Fixed 2 errors")."""
+    source = ('from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
+              'texts = open("reviews.txt").read().splitlines()\n'
+              'enc = tok.encode_plus(texts[0], max_length=64, pad_to_max_length=True, return_tensors="pt")\n')
+    script = tmp_path / "train.py"
+    script.write_text(source, encoding="utf-8")
+    check = cli("--transformers-version", "4.40", script, cwd=tmp_path)
+    assert "Found 1 error (1 fixable with `--fix`)." in check.stdout
+    fixed = cli("--fix", "--transformers-version", "4.40", script, cwd=tmp_path)
+    assert fixed.returncode == 0 and "Fixed 1 error." in fixed.stdout
+    assert script.read_text(encoding="utf-8").splitlines()[3] == 'enc = tok.encode_plus(texts[0], max_length=64, truncation=True, padding="max_length", return_tensors="pt")'
