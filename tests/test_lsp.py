@@ -41,7 +41,7 @@ async def client(lsp_client: pytest_lsp.LanguageClient):
 
 async def start(client, capabilities=CAPABILITIES, **options) -> None:
     await client.initialize_session(types.InitializeParams(
-        capabilities=capabilities, initialization_options={"transformersVersion": PINNED_VERSION, **options}))
+        capabilities=capabilities, initialization_options={"transformersVersion": PINNED_VERSION, "preview": True, **options}))
 
 
 async def diagnostics(client, uri: str, send=None, timeout: float = 10) -> list[types.Diagnostic]:
@@ -423,7 +423,8 @@ async def test_workspace_settings_select_and_ignore(client, tmp_path):
     found = await diagnostics(client, uri, lambda: client.workspace_did_change_configuration(settings))
     assert [d.code for d in found] == ["BL101"]
     bad = types.DidChangeConfigurationParams({"bertlint": {"select": ["BL999"]}})
-    assert [d.code for d in await diagnostics(client, uri, lambda: client.workspace_did_change_configuration(bad))] == ["BL101"]
+    # The defaults instead, where BL101 is a preview rule: the finding goes.
+    assert [d.code for d in await diagnostics(client, uri, lambda: client.workspace_did_change_configuration(bad))] == []
     assert "unknown rule code 'BL999'" in client.messages[-1].message
 
 

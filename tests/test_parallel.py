@@ -24,7 +24,7 @@ forked = pytest.mark.skipif(sys.platform != "linux", reason="the workers inherit
 def project(tmp_path: Path, monkeypatch) -> Path:
     """A dozen small files; the pool is used for them whatever their bytes, unless a test says otherwise."""
     monkeypatch.setattr(runner, "POOL_MIN_BYTES", 0)
-    (tmp_path / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\npreview = true\n')
     for i in range(runner.POOL_MIN_FILES + 4):
         (tmp_path / f"s{i:02}.py").write_text(BAD + "\n" * i if i % 3 else (BROKEN if i % 2 else "x = 1\n"))
     return tmp_path

@@ -44,7 +44,7 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 
 CONFIG_KEYS: tuple[str, ...] = (
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-    "respect-gitignore", "force-exclude", "learning-rate", "gpu-memory", "imbalance-ratio", "transformers-version",
+    "respect-gitignore", "force-exclude", "learning-rate", "gpu-memory", "imbalance-ratio", "transformers-version", "preview",
 )
 _OVERRIDE_KEYS = frozenset(
     k.replace("-", "_") for k in CONFIG_KEYS if k != "learning-rate"
@@ -117,6 +117,9 @@ class Settings:
     family/checkpoint -> (low, high), or -> {optimizer: (low, high)} (the shape knowledge.lr_range reads)."""
 
     select: frozenset[str] = frozenset()
+    preview: bool = False  # preview rules run (those that the selection names)
+    # Selectors that name only preview rules while preview is off: they enable nothing (warned, as ruff does).
+    preview_ignored: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
@@ -443,7 +446,7 @@ def _parse(table: Mapping[str, Any], where: _Where, all_codes: tuple[str, ...]) 
             out[name] = _per_file_ignores(value, where, raw_key, all_codes)
         elif key in ("exclude", "extend-exclude"):
             out[name] = _strings(value, where, raw_key)
-        elif key in ("respect-gitignore", "force-exclude"):
+        elif key in ("respect-gitignore", "force-exclude", "preview"):
             if not isinstance(value, bool):
                 raise where.bad(raw_key, value, "true or false")
             out[name] = value
@@ -542,6 +545,7 @@ def load_settings(
     all_codes: Iterable[str],
     *,
     default_codes: Iterable[str] | None = None,
+    preview_codes: Iterable[str] = (),
     config_file: Path | None = None,
     overrides: Mapping[str, Any] | None = None,
     overrides_from: str | None = None,
@@ -549,7 +553,9 @@ def load_settings(
 ) -> Settings:
     """Settings from the nearest (or given) config file plus ``overrides``: command-line flags, or
     the settings named by ``overrides_from`` (an editor's). Overrides with value None (or an empty
-    list/tuple) count as not given."""
+    list/tuple) count as not given. ``preview_codes`` run only with ``preview`` on, as ruff's preview
+    rules do: then every selector (the default set included) enables them; with it off, none does,
+    not even their exact code, and a selector that names nothing else is reported in ``preview_ignored``."""
     codes = tuple(sorted(set(all_codes)))
     default = frozenset(codes if default_codes is None else default_codes)
     start = Path(os.path.abspath(start))
@@ -577,8 +583,13 @@ def load_settings(
     layers = [_Layer(file_values.get("select"), file_values.get("extend_select", []), file_values.get("ignore", [])),
               _Layer(cli.get("select"), cli.get("extend_select", []), cli.get("ignore", []))]
     merged = {**file_values, **cli}
+    preview = merged.get("preview", False)
+    held = frozenset() if preview else frozenset(preview_codes)
+    selectors = [s for layer in layers for s in (layer.select or []) + layer.extend_select]
     return Settings(
-        select=_resolve_selection(layers, codes, default),
+        select=_resolve_selection(layers, codes, default) - held,
+        preview=preview,
+        preview_ignored=tuple(dict.fromkeys(s for s in selectors if held and expand_selector(s, codes) <= held)),
         per_file_ignores=tuple(merged.get("per_file_ignores", ())),
         exclude=tuple(merged.get("exclude", DEFAULT_EXCLUDE)),
         extend_exclude=tuple(file_values.get("extend_exclude", [])) + tuple(cli.get("extend_exclude", [])),

@@ -31,7 +31,7 @@ from pygls.workspace import TextDocument, Workspace
 from bertlint import __version__, engine, notebook, pages, runner
 from bertlint.config import ConfigError, Settings, load_settings
 from bertlint.report import PAGE_URL, Finding, fix_to_dict
-from bertlint.rules import all_codes
+from bertlint.rules import all_codes, preview_codes
 from bertlint.target import target_version
 
 DEBOUNCE = 0.03  # seconds without a change before a changed document is linted (a lint in progress coalesces more)
@@ -77,12 +77,12 @@ class Server(LanguageServer):
             errors = []
             for kwargs in ({}, {"isolated": True}):
                 try:
-                    self.settings[directory] = load_settings(directory, all_codes(), overrides=self.overrides(), overrides_from="the editor settings", **kwargs)
+                    self.settings[directory] = load_settings(directory, all_codes(), preview_codes=preview_codes(), overrides=self.overrides(), overrides_from="the editor settings", **kwargs)
                     break
                 except (ConfigError, TypeError) as exc:  # TypeError: an unknown client setting
                     errors.append(str(exc))
             else:
-                self.settings[directory] = load_settings(directory, all_codes(), isolated=True)
+                self.settings[directory] = load_settings(directory, all_codes(), preview_codes=preview_codes(), isolated=True)
             self.stamps[directory] = _up_to(stamp, self.settings[directory].config_path)
             for message in errors:
                 if message not in self.shown:

@@ -15,7 +15,7 @@ from bertlint import cache  # engine, fixer and notebook (libcst) load where a f
 from bertlint.config import Settings, load_settings
 from bertlint.discovery import discover
 from bertlint.report import Finding
-from bertlint.rules import all_codes
+from bertlint.rules import all_codes, preview_codes
 from bertlint.target import Target, target_version
 
 
@@ -42,7 +42,7 @@ class Outcome:
 def settings_for(paths: list[Path], overrides: Mapping[str, Any] | None = None, config_file: Path | None = None, isolated: bool = False) -> Settings:
     start = paths[0] if paths else Path(".")
     start = start if start.is_dir() else start.parent
-    return load_settings(start.resolve(), all_codes(), config_file=config_file, overrides=overrides, isolated=isolated)
+    return load_settings(start.resolve(), all_codes(), preview_codes=preview_codes(), config_file=config_file, overrides=overrides, isolated=isolated)
 
 
 def run(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, config_file: Path | None = None,
