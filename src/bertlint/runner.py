@@ -167,9 +167,15 @@ def _lint_all(paths: list[Path], job: _Job, jobs: int, progress: Callable[[int, 
     from concurrent.futures.process import BrokenProcessPool
 
     workers = min(jobs, len(paths))
-    # fork on Linux: the workers inherit the imported rules instead of importing them again
-    # (elsewhere fork is unsafe or missing, and the platform's default start method is used)
+    # fork on Linux: the workers inherit the lint modules and the rules, imported here once, instead of
+    # each importing them again (~0.3 s of CPU a worker); elsewhere fork is unsafe or missing, and
+    # the platform's default start method is used
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
+    if context.get_start_method() == "fork":
+        from bertlint import engine, fixer, notebook  # noqa: F401 (imported for the workers)
+        from bertlint.rules import all_rules
+
+        all_rules()
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         futures = {pool.submit(_check_batch, batch, job): batch for batch in _batches(sized, workers * CHUNKS_PER_WORKER)}
         for future in as_completed(futures):
