@@ -182,10 +182,10 @@ def linted_module(text: str, f: Finding) -> tuple[str, Finding] | None:
     index = next((i for i, c in enumerate(module.cells) if c.number == f.cell), None)
     if index is None:
         return None
-    start, (width, shifted) = module.starts[index], module.shifts[index]
+    start, removed = module.starts[index], module.shifts[index]
     return module.text, dataclasses.replace(
-        f, cell=None, line=f.line + start - 1, column=f.column - width * (f.line in shifted),
-        end_line=f.end_line + start - 1, end_column=f.end_column - width * (f.end_line in shifted),
+        f, cell=None, line=f.line + start - 1, column=f.column - removed.get(f.line, 0),
+        end_line=f.end_line + start - 1, end_column=f.end_column - removed.get(f.end_line, 0),
     )
 
 
