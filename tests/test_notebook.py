@@ -46,7 +46,7 @@ def where(findings) -> list[tuple]:
 
 
 def cli(*args: str):
-    return CliRunner().invoke(main, ["--transformers-version", PINNED_VERSION, *args])
+    return CliRunner().invoke(main, ["--transformers-version", PINNED_VERSION, "--preview", *args])
 
 
 # --- masking ---------------------------------------------------------------------------------
