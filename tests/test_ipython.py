@@ -125,8 +125,13 @@ def test_the_lint_path_never_imports_ipython() -> None:
 
 
 def test_line_magics_are_ipythons(shell) -> None:
-    """LINE_MAGICS holds every line magic and alias of the installed IPython (ipykernel's are extra)."""
+    """LINE_MAGICS holds every line magic and alias of the installed IPython (ipykernel's are extra), and
+    EXTENSION_MAGICS what loading each of IPython's own extensions adds."""
     assert set(shell.magics_manager.magics["line"]) <= ipython.LINE_MAGICS
+    for extension, magics in ipython.EXTENSION_MAGICS.items():
+        before = set(shell.magics_manager.magics["line"])
+        shell.run_line_magic("load_ext", extension)
+        assert set(shell.magics_manager.magics["line"]) - before <= magics <= set(shell.magics_manager.magics["line"])
 
 
 # --- install commands ------------------------------------------------------------------------
