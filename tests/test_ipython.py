@@ -147,6 +147,8 @@ def test_line_magics_are_ipythons(shell) -> None:
     ("sudo /usr/bin/pip install -r requirements.txt transformers==4.30.0 > /dev/null", ["transformers==4.30.0"]),
     ("apt-get install -y git-lfs && pip install transformers==4.33.1", ["transformers==4.33.1"]),
     ("pip install \\\n    transformers==4.30.0", ["transformers==4.30.0"]),
+    ("pip -q install transformers==4.41.2", ["transformers==4.41.2"]),  # pip's general options go before the command
+    ("python3 -m pip --no-cache-dir --log pip.log install transformers==4.41.2", ["transformers==4.41.2"]),
     ("conda install -y -c conda-forge transformers=4.30", ["transformers==4.30.*"]),
     # near misses: the shell takes an unquoted `>` for a redirection; other commands install nothing
     ("pip install transformers>=4.30", ["transformers"]),

@@ -442,6 +442,8 @@ def _requirements(words: list[str]) -> list[str]:
         rest = words[2:] if words[1:2] == ["pip"] else []
     else:
         rest = words[3:] if _PYTHON.fullmatch(program) and words[1:3] == ["-m", "pip"] else []
+    while rest[:1] and rest[0].startswith("-"):  # general options first: `pip -q install`
+        rest = rest[2:] if rest[0] in _OPTIONS_WITH_VALUE else rest[1:]
     if rest[:1] != ["install"]:
         return []
     found: list[str] = []
