@@ -13,6 +13,7 @@ import pytest
 from bertlint import ipython, notebook
 from bertlint.config import load_settings
 from bertlint.rules import all_codes
+from bertlint.target import target_version
 from conftest import PINNED_VERSION, ROOT
 
 NOTEBOOKS = ROOT / "fixtures" / "notebooks"
@@ -27,7 +28,8 @@ def bl901_in_last_cell(cell: str, shadow: list[str]) -> bool:
     path = NOTEBOOKS / "_table.ipynb"
     settings = load_settings(path.parent, all_codes(), isolated=True, overrides={"transformers_version": PINNED_VERSION})
     text = notebook.from_cells(cells)
-    return any(f.code == "BL901" and f.cell == len(cells) for f in notebook.lint_text(text, path, settings, target=notebook.target(settings, path, text)))
+    found = notebook.lint_text(text, path, settings, target=target_version(settings, path, text))
+    return any(f.code == "BL901" and f.cell == len(cells) for f in found)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=IDS)
@@ -82,15 +84,37 @@ def test_ipython_agrees_with_the_table(shell, row: dict) -> None:
     assert runs is row["runs"]
 
 
-FIXTURE_CELLS = [(path, cell) for path in sorted(NOTEBOOKS.glob("*.ipynb")) if path.stem not in ("invalid_json", "nbformat3")
-                 for cell in notebook.parse(path.read_text(encoding="utf-8")).cells]
+# Cells generated from IPython's syntax: every form, in every place a line can stand.
+SYNTAX = ["!ls -la", "!!ls", "%matplotlib inline", "%time x = 1", "%timeit -n 1 f()", "x = !ls", "x = %pwd", "a[0] = !ls", "obj?",
+          "obj.attr??", "?obj", "%pip install -q x", "pip install -q x", "cd ..", ",f a b", ";f a b", "/f a b", "x = 1", "print(x)",
+          "x = (1 +", "def f(:", "x == !ls", "obj? ", "obj?  # c", "%%bash", "%%time", "get_ipython().system('ls')", ">>> x = 1",
+          "In [1]: x = 1", "ls = 1", "pip"]
+PLACES = ["{s}", "if x:\n    {s}", "x = 1\n{s}", "{s}\nx = 1", "f(1,\n  {s})", "s = '''\n{s}\n'''", "y = 1 + \\\n    {s}", "  {s}",
+          "\n{s}", "{s}\n\n", "# note\n{s}", "for i in y:\n    {s}\n    z = 2", "{s} \\\n  more"]
 
 
-@pytest.mark.parametrize("path, cell", FIXTURE_CELLS, ids=[f"{p.stem}:{c.number}" for p, c in FIXTURE_CELLS])
-def test_ipython_agrees_on_the_fixture_notebooks(shell, path: Path, cell: notebook.Cell) -> None:
-    """Every code cell of the fixture notebooks: BL901 in a fixture's expected findings exactly where IPython fails."""
-    expected = {line.split(":")[0] for line in path.with_suffix(".expected").read_text(encoding="utf-8").splitlines() if line.endswith("BL901")}
-    assert ipython_runs(shell, cell.source) is (str(cell.number) not in expected)
+def test_generated_cells_agree_with_ipython(shell) -> None:
+    """Every form in every place (403 cells): BL901 exactly where IPython's transform_cell gives no Python."""
+    cells = [place.format(s=syntax) for syntax in SYNTAX for place in PLACES]
+    assert [cell for cell in cells if ipython_runs(shell, cell) is bl901_in_last_cell(cell, [])] == []
+
+
+FIXTURE_NOTEBOOKS = [path for path in sorted(NOTEBOOKS.glob("*.ipynb")) if path.stem not in ("invalid_json", "nbformat3")]
+
+
+@pytest.mark.parametrize("path", FIXTURE_NOTEBOOKS, ids=[p.stem for p in FIXTURE_NOTEBOOKS])
+def test_ipython_agrees_on_the_fixture_notebooks(shell, path: Path) -> None:
+    """The cells of the fixture notebooks, run one after another (the names each binds shadow automagic
+    in the next): BL901 in a fixture's expected findings exactly where IPython fails."""
+    failing, bound = set(), set()
+    for cell in notebook.parse(path.read_text(encoding="utf-8")).cells:
+        if not ipython_runs(shell, cell.source, sorted(bound)):
+            failing.add(str(cell.number))
+            continue
+        tree = ast.parse(shell.transform_cell(cell.source))
+        bound |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    expected = path.with_suffix(".expected").read_text(encoding="utf-8").splitlines()
+    assert failing == {line.split(":")[0] for line in expected if line.endswith("BL901")}
 
 
 def test_the_lint_path_never_imports_ipython() -> None:

@@ -82,12 +82,32 @@ def test_bl203_causal_lm_copy_of_input_ids_in_batched_map():
             batch["labels"] = [[t if t != tok.pad_token_id else -100 for t in row] for row in target["input_ids"]]
             return batch
         """,
-        # a collator that pads labels with -100
+        # a collator that pads unpadded labels with -100
         """
         from transformers import DataCollatorForSeq2Seq
         collator = DataCollatorForSeq2Seq(tok, model=model)
         def prep(batch):
-            return tok(batch["src"], text_target=batch["tgt"], padding="max_length", truncation=True, max_length=64)
+            return tok(batch["src"], text_target=batch["tgt"], truncation=True, max_length=64)
+        """,
+        # -100 written where the pads are, in every way scripts do it
+        """
+        IGNORE = -100
+        def prep(batch):
+            target = tok(text_target=batch["tgt"], padding="max_length", truncation=True, max_length=64)
+            labels = torch.tensor(target["input_ids"])
+            labels[labels == tok.pad_token_id] = IGNORE
+            batch["labels"] = labels
+            return batch
+        """,
+        """
+        def prep(batch):
+            target = tok(text_target=batch["tgt"], padding="max_length", truncation=True, max_length=64)
+            for row in target["input_ids"]:
+                for i, t in enumerate(row):
+                    if t == 0:
+                        row[i] = -100
+            batch["labels"] = target["input_ids"]
+            return batch
         """,
         # one unpadded text
         """
@@ -104,6 +124,39 @@ def test_bl203_causal_lm_copy_of_input_ids_in_batched_map():
 )
 def test_bl203_silent(body):
     assert found("BL203", SEQ2SEQ + textwrap.dedent(body)) == []
+
+
+def test_bl203_seq2seq_collator_keeps_the_pad_ids_already_in_the_labels():
+    body = SEQ2SEQ + textwrap.dedent(
+        """
+        from transformers import DataCollatorForSeq2Seq
+        collator = DataCollatorForSeq2Seq(tok, model=model, label_pad_token_id=-100)
+        def prep(batch):
+            return tok(batch["src"], text_target=batch["tgt"], padding="max_length", truncation=True, max_length=64)
+        """
+    )
+    [finding] = found("BL203", body)
+    assert "only the positions it adds itself" in finding.message
+
+
+def test_bl203_masking_the_prompt_is_not_masking_the_pads():
+    body = """
+    tok = AutoTokenizer.from_pretrained("gpt2")
+    model = AutoModelForCausalLM.from_pretrained("gpt2")
+
+    def prep(batch):
+        enc = tok(batch["text"], padding="max_length", truncation=True, max_length=128)
+        prompt_len = len(tok(batch["prompt"])["input_ids"])
+        enc["labels"] = [[-100] * prompt_len + row[prompt_len:] for row in enc["input_ids"]]
+        return enc
+
+    ds = Dataset.from_dict({"text": ["a"], "prompt": ["q"]}).map(prep, batched=True)
+    """
+    assert len(found("BL203", body.replace('[[-100] * prompt_len + row[prompt_len:] for row in enc["input_ids"]]', 'enc["input_ids"]'))) == 1
+    assert len(found("BL203", body)) == 0  # the labels are built, not copied: nothing to check
+    copied = body.replace('enc["labels"] = [[-100] * prompt_len + row[prompt_len:] for row in enc["input_ids"]]',
+                          'enc["labels"] = enc["input_ids"].copy()\n        enc["labels"][:prompt_len] = [-100] * prompt_len')
+    assert len(found("BL203", copied)) == 1
 
 
 def test_bl203_silent_for_a_classifier():

@@ -15,6 +15,7 @@ from bertlint.cli import main
 from bertlint.config import load_settings
 from bertlint.report import Edit, Finding, Fix
 from bertlint.rules import all_codes
+from bertlint.target import target_version
 from conftest import PINNED_VERSION, ROOT
 
 NOTEBOOKS = ROOT / "fixtures" / "notebooks"
@@ -29,7 +30,7 @@ def settings(path: Path, **overrides):
 
 def lint(text: str, path: Path = NOTEBOOKS / "_snippet.ipynb", **overrides) -> list[Finding]:
     chosen = settings(path, **overrides)
-    return notebook.lint_text(text, path, chosen, target=notebook.target(chosen, path, text))
+    return notebook.lint_text(text, path, chosen, target=target_version(chosen, path, text))
 
 
 def nb_json(*cells: tuple[str, str | list[str]], indent: int | None = 1) -> str:
@@ -45,7 +46,7 @@ def where(findings) -> list[tuple]:
 
 
 def cli(*args: str):
-    return CliRunner().invoke(main, ["--transformers-version", PINNED_VERSION, *args])
+    return CliRunner().invoke(main, ["--transformers-version", PINNED_VERSION, "--preview", *args])
 
 
 # --- masking ---------------------------------------------------------------------------------
@@ -169,8 +170,12 @@ def test_a_variable_of_the_magics_name_shadows_automagic() -> None:
     [finding] = lint(nb_json(("code", "pip = 'pip3'\n"), ("code", "pip install transformers")))
     assert where([finding]) == [(2, 1, 1, "BL901")]
     assert finding.message.startswith("`pip` is a name this notebook binds in an earlier cell")
-    inside = nb_json(("code", "def f():\n    pip = 1\n"), ("code", "pip install transformers"))
-    assert lint(inside) == []  # a function's local name shadows nothing
+    inside = nb_json(("code", "def f():\n    pip = 1\nobj.pip = 1\n"), ("code", "pip install transformers"))
+    assert lint(inside) == []  # a function's local name, an attribute: they shadow nothing
+    for binding in ("import pip", "from x import y as pip", "for pip in [1]: pass", "with f() as pip: pass", "if x:\n    pip, y = 1, 2"):
+        assert [f.code for f in lint(nb_json(("code", binding + "\n"), ("code", "pip install transformers")))] == ["BL901"], binding
+    deleted = "try:\n    1 / 0\nexcept ZeroDivisionError as pip:\n    pass\n"  # Python deletes the name after the handler
+    assert lint(nb_json(("code", deleted), ("code", "pip install transformers"))) == []
     assert lint(nb_json(("code", "pip = 'pip3'\n"), ("code", "pip"))) == []  # Python either way
 
 
@@ -239,21 +244,34 @@ def test_an_install_cell_pins_the_notebooks_target(tmp_path: Path, install: str)
     does: `evaluation_strategy=` (removed in 4.51) is no BL601 on 4.30."""
     path = tmp_path / "nb.ipynb"
     unpinned = load_settings(tmp_path, all_codes(), isolated=True)
-    pinned, plain = nb_json(("code", install), ("code", TRAIN)), nb_json(("code", "import os"), ("code", TRAIN))
-    assert notebook.lint_text(pinned, path, unpinned, target=notebook.target(unpinned, path, pinned)) == []
-    assert [f.code for f in notebook.lint_text(plain, path, unpinned, target=notebook.target(unpinned, path, plain))] == ["BL601"]
-    module = notebook._Module([notebook.Cell(1, install)])
-    assert module.pin is not None and module.pin[0] == (4, 30, 0) and module.pin[1].startswith("the pin transformers")
+    pinned = nb_json(("markdown", "# setup"), ("code", install), ("code", TRAIN))
+    version, source = target_version(unpinned, path, pinned)
+    assert version == (4, 30, 0) and source.startswith("the pin transformers") and " in cell 2 (`" in source
+    assert notebook.lint_text(pinned, path, unpinned, target=(version, source)) == []
+    bare = nb_json(("code", "import os"), ("code", TRAIN))
+    assert [f.code for f in notebook.lint_text(bare, path, unpinned, target=target_version(unpinned, path, bare))] == ["BL601"]
 
 
 @pytest.mark.parametrize("install", [
-    "pip = 'pip3'\npip install transformers==4.30.0",  # no automagic in a cell of two lines: BL901, no pin
+    "import os\npip install transformers==4.30.0",  # no automagic in a cell of two lines: BL901, no pin
     "!pip install transformers>=4.30",  # the shell's redirection: installs the newest
     "!pip install transformers",
     "%%html\n<code>pip install transformers==4.30.0</code>",
+    "# pip install transformers==4.30.0",
 ])
 def test_what_pins_nothing(tmp_path: Path, install: str) -> None:
-    assert notebook._Module([notebook.Cell(1, install)]).pin is None
+    unpinned = load_settings(tmp_path, all_codes(), isolated=True)
+    text = nb_json(("code", install))
+    assert "cell" not in target_version(unpinned, tmp_path / "nb.ipynb", text)[1]
+
+
+def test_a_notebook_pin_on_the_command_line(tmp_path: Path) -> None:
+    """The run's target stage reads the notebook's bytes: its install cell decides, and --show-settings says so."""
+    path = tmp_path / "nb.ipynb"
+    path.write_text(nb_json(("code", "!pip install -q transformers==4.30.0"), ("code", TRAIN)), encoding="utf-8")
+    assert CliRunner().invoke(main, ["--isolated", str(path)]).exit_code == 0
+    shown = CliRunner().invoke(main, ["--isolated", "--show-settings", str(path)]).output
+    assert 'transformers-version = "4.30 (the pin transformers==4.30.0 in cell 1 (`pip install -q transformers==4.30.0`))"' in shown
 
 
 def test_the_configured_version_wins_over_the_notebooks_pin(tmp_path: Path) -> None:

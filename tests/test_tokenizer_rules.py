@@ -238,7 +238,64 @@ def test_bl106_silent_for_tpu_and_xla(extra):
 
 
 def test_bl106_without_max_length_anywhere():
-    assert only("BL106", HEADER + 'enc = tok(["a"], padding="max_length", truncation=True)\n')
+    assert only("BL106", HEADER + 'enc = tok(["a"], padding="max_length", truncation=True)\nout = model(**enc)\n')
+
+
+@pytest.mark.parametrize(
+    ("tail", "fires"),
+    [
+        ("", True),  # never read at all: a demonstration of the call, still a finding
+        ("enc = tok(['b'])\nout = model(**enc)\n", True),
+        ("print(enc['input_ids'])\nprint(tok.batch_decode(enc.input_ids), enc.input_ids.shape)\n", False),  # inspected only
+        ("same = np.array_equal(enc.input_ids, other)\n", False),
+        ("out = model(**enc)\n", True),
+        ("batches.append(enc)\n", True),
+        ("loss = model(**tok(['b'], padding='max_length')).loss\n", True),  # fed where it is made
+    ],
+)
+def test_bl106_silent_for_ids_never_fed_to_a_model(tail, fires):
+    source = HEADER + "import numpy as np\nbatches = []\n" + 'enc = tok(["a"], padding="max_length", truncation=True)\n' + tail
+    assert bool(only("BL106", source)) is fires
+
+
+@pytest.mark.parametrize("extra", [
+    "from accelerate import Accelerator, DistributedType\nacc = Accelerator()\nSTATIC = acc.distributed_type == DistributedType.XLA",
+    "from transformers.utils import is_torch_xla_available\nON_TPU = is_torch_xla_available()",
+    "import tensorrt as trt",
+    "from optimum.onnxruntime import ORTModelForSequenceClassification",
+    "import torch\ntorch.onnx.export(model, (x,), 'model.onnx', input_names=['input_ids'])",
+    "from diffusers import UNet2DConditionModel",
+    "from accelerate import Accelerator, DistributedType",
+])  # fmt: skip
+def test_bl106_silent_for_fixed_shape_back_ends(extra):
+    assert only("BL106", MAP_SCRIPT.format(extra=extra)) == []
+    if "onnx.export" in extra:  # dynamic axes: any shape goes
+        assert only("BL106", MAP_SCRIPT.format(extra=extra.replace("])", "], dynamic_axes={'input_ids': {0: 'b', 1: 's'}})")))
+
+
+def test_bl106_labels_padded_to_the_longest_of_a_fixed_set():
+    source = MAP_SCRIPT.format(extra='CLASSES = ["negative", "neutral", "positive"]\nlongest = max(len(tok(c)["input_ids"]) for c in CLASSES)').replace(
+        '    return tok(batch["text"], padding="max_length", truncation=True, max_length=128)',
+        '    enc = tok(batch["text"], truncation=True, max_length=128)\n    enc["labels"] = tok(batch["label"], padding="max_length", max_length=longest)["input_ids"]\n    return enc',
+    )
+    assert only("BL106", source) == []
+    assert only("BL106", source.replace("max_length=longest", "max_length=32"))
+
+
+def test_bl106_negligible_padding_and_the_collator_to_recommend():
+    assert only("BL106", MAP_SCRIPT.replace("max_length=128", "max_length=4").format(extra="")) == []
+    labels = MAP_SCRIPT.replace(
+        '    return tok(batch["text"], padding="max_length", truncation=True, max_length=128)',
+        '    enc = tok(batch["text"], padding="max_length", truncation=True, max_length=128)\n    enc["labels"] = tok(batch["tag"], max_length=4, padding="max_length")["input_ids"]\n    return enc',
+    )
+    [finding] = only("BL106", labels.format(extra=""))
+    assert "DataCollatorForSeq2Seq" in finding.help and "DataCollatorWithPadding` cannot pad labels" in finding.help
+    [plain] = only("BL106", MAP_SCRIPT.format(extra=""))
+    assert "DataCollatorWithPadding(tokenizer)" in plain.help
+    tagging = labels.replace("from transformers import AutoTokenizer, Trainer", "from transformers import AutoModelForTokenClassification, AutoTokenizer, Trainer")
+    tagging = tagging.replace("trainer = Trainer(model=None", 'model = AutoModelForTokenClassification.from_pretrained("bert-base-uncased")\ntrainer = Trainer(model=model')
+    [finding] = only("BL106", tagging.format(extra=""))
+    assert "DataCollatorForTokenClassification" in finding.help
 
 
 def test_bl106_silent_for_a_tokenizer_built_from_a_vocab_file():
@@ -322,6 +379,16 @@ def test_bl608_only_on_5x():
     source = HEADER + 'enc = tok.encode_plus("a", truncation=True)\n'
     assert only("BL608", source, transformers_version="4.57") == []
     assert "AttributeError" in only("BL608", source, transformers_version="5.0")[0].message
+
+
+def test_bl608_removed_target_context_managers():
+    source = HEADER + 'with tok.as_target_tokenizer():\n    labels = tok(["a"])\nwith processor.as_target_processor():\n    labels = processor(["b"])\n'
+    found = only("BL608", source, transformers_version="5.0")
+    assert [f.line for f in found] == [3, 5] and all(f.fix is None for f in found)
+    assert "text_target=" in found[0].help and "processor(text=...)" in found[1].help
+    assert only("BL608", source, transformers_version="4.57") == []
+    own = source + "class Mine:\n    def as_target_tokenizer(self):\n        return self\n"
+    assert [f.line for f in only("BL608", own, transformers_version="5.0")] == [5]
 
 
 def test_bl608_fix_calls_the_tokenizer():

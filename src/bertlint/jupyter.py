@@ -28,6 +28,7 @@ from typing import Any
 from bertlint import notebook
 from bertlint.report import PAGE_URL, Finding, verification_text
 from bertlint.runner import settings_for
+from bertlint.target import target_version
 
 MODES = ("on", "strict", "off")
 USAGE = "usage: %bertlint [on | strict | off | verify]  (no argument: lint the whole session so far)"
@@ -114,7 +115,7 @@ class Session:
         path = self.path()
         settings = settings_for([path.parent])
         text = notebook.from_cells(("code", source) for source in cells)
-        findings = notebook.lint_text(text, path, settings, target=notebook.target(settings, path, text))
+        findings = notebook.lint_text(text, path, settings, target=target_version(settings, path, text))
         return [f for f in findings if f.cell == len(cells)] if last else findings
 
     def verify(self) -> list[Finding]:
@@ -194,10 +195,11 @@ def _is_own_magic(cell: str) -> bool:
     return cell.lstrip().startswith(("%bertlint", "%load_ext bertlint", "%reload_ext bertlint"))
 
 
-_SESSIONS: dict[int, Session] = {}  # one per shell: what `load`/`unload` pair up
+_SESSIONS: dict[int, Session] = {}  # one per shell: what loading and unloading pair up
 
 
-def load(shell: Any) -> None:
+def load_ipython_extension(shell: Any) -> None:
+    """`%load_ext bertlint` (the package hands IPython this function)."""
     if id(shell) in _SESSIONS:
         return
     session = _SESSIONS[id(shell)] = Session(shell)
@@ -207,7 +209,7 @@ def load(shell: Any) -> None:
     shell.register_magic_function(session.magic, magic_kind="line", magic_name="bertlint")
 
 
-def unload(shell: Any) -> None:
+def unload_ipython_extension(shell: Any) -> None:
     session = _SESSIONS.pop(id(shell), None)
     if session is None:
         return

@@ -463,6 +463,43 @@ def lr_range(
     return (float(low), float(high), f"{entry['label']} (AdamW range; none published for {_OPT_LABEL[kind]})")
 
 
+# --------------------------------------------------------------------------- checkpoint traits (BL209, BL210, BL306)
+
+
+@functools.cache
+def _traits() -> dict[str, Any]:
+    data = _load("traits.json")
+    compiled = {key: re.compile("|".join(f"(?:{p})" for p in data[key]["patterns"])) for key in ("without_pad_token", "pads_on_the_right")}
+    family = data["t5_family"]
+    compiled["t5"] = re.compile("|".join(f"(?:{p})" for p in family["checkpoint_patterns"]))
+    return {**compiled, "t5_types": frozenset(family["model_types"]), "t5_prefixes": tuple(family["class_prefixes"])}
+
+
+def _trait(key: str, checkpoint: Any) -> bool:
+    return isinstance(checkpoint, str) and _traits()[key].fullmatch(_clean_id(checkpoint).lower()) is not None
+
+
+def tokenizer_lacks_pad_token(checkpoint: Any) -> bool:
+    """The hub checkpoint's tokenizer loads with no pad token (data/traits.json "without_pad_token")."""
+    return _trait("without_pad_token", checkpoint)
+
+
+def tokenizer_pads_right(checkpoint: Any) -> bool:
+    """The hub checkpoint's tokenizer pads on the right unless told otherwise (data/traits.json "pads_on_the_right")."""
+    return _trait("pads_on_the_right", checkpoint)
+
+
+def is_t5_family(*, checkpoint: Any = None, class_name: str | None = None, info: ModelInfo | None = None) -> bool:
+    """T5, mT5, UMT5, LongT5 (Flan-T5 and ByT5 are T5): by a known checkpoint's model_type, its hub id, or the class."""
+    traits = _traits()
+    if info is not None and info.model_type:
+        return info.model_type in traits["t5_types"]
+    if _trait("t5", checkpoint):
+        return True
+    name = re.sub(r"^(TF|Flax)(?=[A-Z])", "", (class_name or "").rsplit(".", 1)[-1])
+    return any(name.startswith(prefix) and _CLASS_SUFFIX.fullmatch(name[len(prefix) :]) for prefix in traits["t5_prefixes"])
+
+
 # --------------------------------------------------------------------------- memory
 
 _PRECISIONS = {"fp32": "fp32", "float32": "fp32", "amp": "amp", "fp16": "amp", "bf16": "amp", "mixed": "amp", "bf16_pure": "bf16_pure", "pure_bf16": "bf16_pure"}

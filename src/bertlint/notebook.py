@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from bertlint import engine, fixer
-from bertlint.target import first_pin, target_version
-from bertlint.ipython import LINES, cleanup, commands, explain, install_requirements, mask, writes_script
+from bertlint.ipython import LINES, cleanup, explain, mask, writes_script
 from bertlint.report import Edit, Finding
 
 if TYPE_CHECKING:
@@ -60,30 +59,25 @@ class NotebookError(ValueError):
 
 def _top_level_names(tree: ast.Module) -> set[str]:
     """The names a cell binds in the notebook's namespace: assignments, imports, `def`/`class`, loop and
-    `with` targets at the top level (also inside top-level `if`/`for`/`try`), not those local to a function."""
+    `with` targets at the top level (also inside top-level `if`/`for`/`try`), not those local to a
+    function. Statements only: targets are walked, expressions are not."""
     names: set[str] = set()
-    todo: list[ast.AST] = list(tree.body)
+    todo: list[ast.stmt] = list(tree.body)
     while todo:
         node = todo.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif not isinstance(node, (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
-            todo.extend(ast.iter_child_nodes(node))
+        targets = [*getattr(node, "targets", ()), getattr(node, "target", None)]
+        targets += [item.optional_vars for item in getattr(node, "items", ())]
+        names.update(n.id for target in targets if target is not None for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        for field in ("body", "orelse", "finalbody"):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                todo.extend(getattr(node, field, ()))
+        for handler in getattr(node, "handlers", ()):  # not `except E as name`: Python deletes that name after the handler
+            todo.extend(handler.body)
     return names
-
-
-def _install_pin(cell: Cell, bound: set[str]) -> Target | None:
-    """The transformers pin of the cell's install commands (`!pip install transformers==4.30.0`,
-    `%pip`, automagic `pip install`, `%%bash` bodies), named by the cell and the command."""
-    for command in commands(cell.source, bound):
-        pinned = first_pin(install_requirements(command), f"cell {cell.number} (`{command.strip()[:60]}`)")
-        if pinned is not None:
-            return pinned
-    return None
 
 
 class _Module:
@@ -94,12 +88,9 @@ class _Module:
         self.starts: list[int] = []
         self.shifts: list[dict[int, int]] = []  # per cell: the columns IPython's cleanup removed from each line (indent, prompts)
         self.broken: list[tuple[Cell, SyntaxError, str | None]] = []  # with what the cell holds instead of Python
-        self.pin: Target | None = None  # the first transformers pin an install command sets
         bound: set[str] = set()  # the names the cells so far bind at the top level: they shadow automagic
         chunks, line = [], 1
         for cell in cells:
-            if self.pin is None and "install" in cell.source:
-                self.pin = _install_pin(cell, bound)
             cleaned, removed = cleanup(cell.source)
             masked = mask(cleaned, bound)
             if masked is None or writes_script(cell.source):  # a script of its own: linted alone
@@ -295,16 +286,6 @@ def from_cells(cells: Iterable[tuple[str, str]]) -> str:
         "nbformat": 4, "nbformat_minor": 5, "metadata": {},
         "cells": [{"cell_type": kind, "metadata": {}, "source": source} for kind, source in cells],
     })
-
-
-def target(settings: "Settings", path: Path, text: str) -> Target:
-    """The release the notebook whose JSON is `text` targets: the pin of its own install cells ranks
-    right after the configuration (`target.target_version`)."""
-    try:
-        pin = _Module(parse(text).cells).pin
-    except NotebookError:
-        pin = None
-    return target_version(settings, path, text, own_pin=pin)
 
 
 def lint_text(text: str, path: Path, settings: "Settings", codes: Iterable[str] | None = None, *,

@@ -3,8 +3,9 @@ and the lint, which both receive its answer.
 
 In this order (the README has the table):
 1. `transformers-version` in the configuration (or `--config`);
-2. the file's own pin: a notebook's install cell (`!pip install transformers==4.30.0`, read by
-   `notebook.target`), a script's PEP 723 `# /// script` block;
+2. a notebook's own install cells (`!pip install transformers==4.30.0`, `%pip`, the automagic one-line
+   `pip install ...`, `%%bash` bodies: what `ipython.commands` finds), or the script's own pin (its
+   PEP 723 `# /// script` block);
 3. the project's pin, from the file's folder up to the project root: requirements*.txt, pyproject.toml,
    setup.cfg, environment.yml, Pipfile;
 4. the transformers installed where the project runs: its own virtual environment (`.venv`, `venv` or
@@ -17,12 +18,14 @@ In this order (the README has the table):
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bertlint.ipython import commands, install_requirements
 from bertlint.versions import Version, latest, parse_version, resolve_specifier
 
 if TYPE_CHECKING:
@@ -35,14 +38,14 @@ _REQUIREMENT = re.compile(r"^\s*transformers\s*(?:\[[^\]]*\])?\s*(?P<spec>[<>=!~
 _INLINE_BLOCK = re.compile(r"(?m)^# /// (?P<type>[a-zA-Z0-9-]+)$\s(?P<content>(^#(| .*)$\s)+)^# ///$")
 
 
-def target_version(settings: "Settings", path: Path, text: str | None = None, own_pin: Target | None = None) -> Target:
-    """(version, where it came from) for the file at `path`; `text`, its source, may pin it inline, and
-    `own_pin` is a pin its caller read in it (a notebook's install cell, `notebook.target`)."""
+def target_version(settings: "Settings", path: Path, text: str | None = None) -> Target:
+    """(version, where it came from) for the file at `path`; `text`, its source, may pin it inline."""
     if settings.transformers_version:
         return parse_version(settings.transformers_version), settings.transformers_version_from
-    if own_pin is not None:
-        return own_pin
-    pinned = _inline_pin(text) if text and "# /// script" in text else None
+    if path.suffix == ".ipynb":
+        pinned = _notebook_pin(text) if text and "install" in text else None
+    else:
+        pinned = _inline_pin(text) if text and "# /// script" in text else None
     if pinned is not None:
         return pinned
     pinned = _pinned_near(path.resolve().parent, settings.project_root.resolve())
@@ -88,11 +91,29 @@ def _inline_pin(text: str) -> Target | None:
                        for line in block.group("content").splitlines(keepends=True))
         dependencies = _toml(toml).get("dependencies", [])
         lines = [item for item in dependencies if isinstance(item, str)] if isinstance(dependencies, list) else []
-        return first_pin(lines, "the script's `# /// script` block")
+        return _first_pin(lines, "the script's `# /// script` block")
     return None
 
 
-def first_pin(lines: list[str], where: str) -> Target | None:
+def _notebook_pin(text: str) -> Target | None:
+    """The first transformers pin that an install command of a notebook's code cells sets, named by its
+    cell (1-based among all cells, as findings count them). Automagic is taken as on for a one-line
+    `pip install` cell: that no earlier cell binds the name `pip` is the lint's to check (its BL901)."""
+    try:
+        cells = json.loads(text).get("cells")
+    except (ValueError, AttributeError):
+        return None
+    for number, cell in enumerate(cells if isinstance(cells, list) else (), 1):
+        source = cell.get("source") if isinstance(cell, dict) and cell.get("cell_type") == "code" else None
+        source = "".join(source) if isinstance(source, list) and all(isinstance(s, str) for s in source) else source
+        for command in commands(source) if isinstance(source, str) and "install" in source else ():
+            pinned = _first_pin(install_requirements(command), f"cell {number} (`{' '.join(command.split())[:60]}`)")
+            if pinned is not None:
+                return pinned
+    return None
+
+
+def _first_pin(lines: list[str], where: str) -> Target | None:
     """The first `transformers<spec>` requirement among `lines` that sets a ceiling, and what to call it."""
     for requirement in filter(None, map(_REQUIREMENT.match, lines)):
         version = resolve_specifier(requirement.group("spec"))
@@ -148,7 +169,7 @@ def _pinned_near(directory: Path, root: Path) -> Target | None:
 @functools.lru_cache(maxsize=256)
 def _pin_in(path: Path, mtime_ns: int, size: int) -> Target | None:
     """The first transformers pin in one file; keyed on its state, so a long-lived server sees edits."""
-    return first_pin(_requirement_lines(path), _display(path))
+    return _first_pin(_requirement_lines(path), _display(path))
 
 
 def _requirement_lines(path: Path) -> list[str]:

@@ -1,41 +1,42 @@
-"""Training-script facts, extracted once per file by one walk over the libcst tree.
+"""Training-script facts: what the rules query about one file.
 
-Rules never walk the tree themselves: they query these facts. Names are resolved through the
-file's imports with a light pass of our own (libcst's scope metadata costs ~9x the parse), and
-values are evaluated on demand by a small constant folder that gives up (returns UNKNOWN)
-whenever a value could differ at run time — precision beats recall.
+Rules never walk the tree themselves. One walk over the libcst tree builds the file's semantic
+model (imports, scopes and binding events, calls, classes; libcst's own scope metadata costs ~9x
+the parse). On it sits the value layer: one evaluator that gives each expression an abstract
+value with its provenance — a constant, an object (tokenizer, model, encoding, ids, dataloader,
+...) and the call that made it, or UNKNOWN — lazily, memoised once per file, seeing through the
+file's own functions, classes, loaders and configuration. UNKNOWN is the one sentinel every rule
+treats as "say nothing": precision beats recall.
 
-Where things live: `nodes` (the data model, UNKNOWN, tree helpers), `names` (transformers
-vocabulary), `core` (Facts and the walk that fills it), `kinds` (what an expression holds),
-`evaluate` (the constant folder, argparse), `training` (run-wide derived facts), `labels`
-(classification labels), `loops` (hand-written training loops).
+The modules import in one direction, each only from those before it:
+`nodes` (the data model, UNKNOWN, tree helpers) <- `names` (library vocabulary) <- `model` (the
+walk and the semantic model) <- `values` (the evaluator, run-wide lists) <- `training`, `labels`,
+`loops` (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the one
+object the rules hold).
 """
 
 from bertlint.facts.core import Facts
-from bertlint.facts.evaluate import MAX_SEQ, param_arguments
-from bertlint.facts.kinds import ModelLoad
 from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, classifier, known_labels
 from bertlint.facts.loops import TrainingLoop, float_cast, frozen_models, in_context, in_training_step, is_model_call
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
-from bertlint.facts.nodes import UNKNOWN, Binding, Call, ClassDef, Event, Scope, Store, dotted, iter_children, literal, walk
+from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, Store, dotted, iter_children, literal, walk
 from bertlint.facts.training import (
-    STRUCTURED_TOKENIZERS, Padding, amp_enabled, holds_tokenizer, mixed_precision, padding_at, padding_of, run_anchor, structured_tokenizer,
+    STRUCTURED_TOKENIZERS, Padding, amp_enabled, chunk_length, mixed_precision, padding_at, padding_of, run_anchor, structured_tokenizer,
     tokenizer_load_of, trained_model, training_arg, uses_peft, weight_dtype,
 )
+from bertlint.facts.values import Binding, ModelLoad, holds_tokenizer
 
 __all__ = [
     # nodes
-    "UNKNOWN", "Binding", "Call", "ClassDef", "Event", "Scope", "Store", "dotted", "iter_children", "literal", "walk",
+    "UNKNOWN", "Call", "ClassDef", "Event", "Scope", "Store", "dotted", "iter_children", "literal", "walk",
     # names
     "ENCODE_METHODS", "TRAINING_ARGS_CLASSES", "TRANSFORMERS_ROOTS", "is_model_class", "is_tokenizer_class", "is_trainer_class", "is_transformers_name", "model_head",
     # core
     "Facts",
-    # kinds
-    "ModelLoad",
-    # evaluate
-    "MAX_SEQ", "param_arguments",
+    # values
+    "Binding", "ModelLoad", "holds_tokenizer",
     # training
-    "STRUCTURED_TOKENIZERS", "Padding", "amp_enabled", "holds_tokenizer", "mixed_precision", "padding_at", "padding_of", "run_anchor",
+    "STRUCTURED_TOKENIZERS", "Padding", "amp_enabled", "chunk_length", "mixed_precision", "padding_at", "padding_of", "run_anchor",
     "structured_tokenizer", "tokenizer_load_of", "trained_model", "training_arg", "uses_peft", "weight_dtype",
     # labels
     "LABEL_NAMES", "Classifier", "KnownLabels", "classifier", "known_labels",

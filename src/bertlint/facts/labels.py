@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.kinds import ModelLoad
 from bertlint.facts.names import is_transformers_name
 from bertlint.facts.nodes import UNKNOWN, Call, dotted
-
-if TYPE_CHECKING:
-    from bertlint.facts.core import Facts
+from bertlint.facts.values import ModelLoad
+from bertlint.facts.values import Values as Facts
 
 
 # ---------------------------------------------------------------------------------------------
@@ -115,7 +114,11 @@ def known_labels(facts: Facts) -> list[KnownLabels]:
     for scope in scopes:
         for name, events in scope.events.items():
             if name.lower() in LABEL_NAMES and any(e.op == "assign" for e in events):
-                out.append((facts.value(cst.Name(name), scope, order=events[-1].order + 1), f"`{name}`"))
+                out.append((facts.name_value(name, scope, order=events[-1].order + 1), f"`{name}`"))
+            elif _LABEL_MAP.fullmatch(name.lower()) and any(e.op == "assign" for e in events):
+                classes = _classes(facts.name_value(name, scope, order=events[-1].order + 1))
+                if classes:
+                    out.append((classes, f"the label map `{name}`"))
     for call in facts.calls:
         if call.short in ("from_dict", "DataFrame") and call.positional:
             columns = facts.value(call.positional[0].value, call.scope, order=call.order)
@@ -134,6 +137,20 @@ def known_labels(facts: Facts) -> list[KnownLabels]:
         if flat:
             found.append(KnownLabels(tuple(flat), origin, nested))
     return found
+
+
+# `label2id = {"neg": 0, "neu": 1, "pos": 2}`, `id2label = {0: "neg", ...}`: the classes the data is labelled with.
+_LABEL_MAP = re.compile(r"(labels?|class(es)?|tags?)_?(2|to)_?(ids?|idx|index)|(labels?|class(es)?)_?(map|mapping|dict)|ids?_?(2|to)_?(labels?|class(es)?|tags?)")
+
+
+def _classes(mapping: Any) -> list | None:
+    """The class indices of a label map (its int values, or its int keys for an id-to-label map)."""
+    if not isinstance(mapping, dict) or not mapping:
+        return None
+    for side in (list(mapping.values()), list(mapping.keys())):
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in side):
+            return sorted(set(side))
+    return None
 
 
 def _numbers(values: Any) -> list | None:

@@ -3,43 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import Any, Callable
 
 import libcst as cst
 
-from bertlint.facts.evaluate import _names_in
-from bertlint.facts.names import _same_symbol
-from bertlint.facts.nodes import UNKNOWN, Call, Scope, dotted, walk
-
-if TYPE_CHECKING:
-    from bertlint.facts.core import Facts
+from bertlint.facts.model import per_file
+from bertlint.facts.names import same_symbol
+from bertlint.facts.nodes import UNKNOWN, Call, Scope, dotted, names_in, walk
+from bertlint.facts.values import Values as Facts
 
 
 # ---------------------------------------------------------------------------------------------
 # hand-written training loops
-
-
-def _statements(suite, around: tuple, indent: tuple, unit: str) -> Iterator[tuple[cst.CSTNode, tuple, tuple]]:
-    """(statement, compound statements around it, its indentation level by level) for every statement under `suite`."""
-    if isinstance(suite, cst.IndentedBlock):
-        indent += (suite.indent if suite.indent is not None else unit,)
-    for stmt in suite.body:
-        yield from _statement(stmt, around, indent, unit)
-
-
-def _statement(stmt: cst.CSTNode, around: tuple, indent: tuple, unit: str) -> Iterator[tuple[cst.CSTNode, tuple, tuple]]:
-    yield stmt, around, indent
-    if not isinstance(stmt, cst.BaseCompoundStatement):
-        return
-    inner = around + (stmt,)
-    orelse = getattr(stmt, "orelse", None)
-    suites = [getattr(stmt, "body", None), orelse.body if isinstance(orelse, cst.Else) else None]
-    suites += [part.body for part in (*getattr(stmt, "handlers", ()), getattr(stmt, "finalbody", None), *getattr(stmt, "cases", ())) if part is not None]
-    for suite in suites:
-        if suite is not None:
-            yield from _statements(suite, inner, indent, unit)
-    if isinstance(orelse, cst.If):  # `elif`: nested in its `if`, at the same indentation
-        yield from _statement(orelse, inner, indent, unit)
 
 
 @dataclass(eq=False)
@@ -60,9 +35,16 @@ class TrainingLoop:
     loss_divided: bool | None  # torch: the loss is divided (or multiplied) on its way to backward; None: cannot tell
 
 
-def _training_loops(facts: Facts) -> list[TrainingLoop]:
+@per_file
+def gradient_calls(facts: Facts) -> list[Call]:
+    """Backward passes: `.backward()` (a loss, an accelerator), `torch.autograd.grad/backward`, `tape.gradient(...)`."""
+    return [c for c in facts.calls if _is_gradient_call(facts, c)]
+
+
+@per_file
+def training_loops(facts: Facts) -> list[TrainingLoop]:
     steps = {id(c) for c in facts.calls if c.loops and _is_update(facts, c)}
-    grads = {id(c) for c in facts.gradient_calls if c.loops}
+    grads = {id(c) for c in gradient_calls(facts) if c.loops}
     index: dict[int, list[Call]] = {}  # id(loop or function) -> the calls inside it
     for call in facts.calls:
         for owner in (*call.loops, call.function):
@@ -88,7 +70,7 @@ def _training_loop(facts: Facts, node, step_ids: set[int], grad_ids: set[int], i
     ]
     recreated = []
     if gate is not None and framework == "tensorflow" and not can_skip:
-        used = _names_in(gate)
+        used = names_in(gate)
         for assign in (n for n in body if isinstance(n, cst.Assign) and len(n.targets) == 1):
             target = assign.targets[0].target
             if isinstance(target, cst.Name) and target.value in used and _creates_zeros(facts, assign.value) and _every_iteration(facts, node, facts.parent(assign)):
@@ -117,10 +99,10 @@ def in_context(facts: Facts, call: Call, here: Callable[[Call], bool], _seen: se
 def in_training_step(facts: Facts, call: Call) -> bool:
     """Is `call` part of a training step: in a loop that runs a backward pass, beside a backward pass at its own or an
     outer loop level of the same function, or in a local function that such a step calls?"""
-    training = {id(loop.node) for loop in facts.training_loops if loop.backward}
+    training = {id(loop.node) for loop in training_loops(facts) if loop.backward}
 
     def here(c: Call) -> bool:
-        return any(id(loop) in training for loop in c.loops) or any(g.scope is c.scope and _prefix(g.loops, c.loops) for g in facts.gradient_calls)
+        return any(id(loop) in training for loop in c.loops) or any(g.scope is c.scope and _prefix(g.loops, c.loops) for g in gradient_calls(facts))
 
     return in_context(facts, call, here)
 
@@ -157,7 +139,7 @@ def _is_update(facts: Facts, call: Call) -> bool:
     """`optimizer.step()`, `optimizer.apply_gradients(...)`, `scaler.step(optimizer)`, `xm.optimizer_step(optimizer)`."""
     if call.method in ("step", "apply_gradients") and _kind_is(facts, call.receiver, call, "optimizer"):
         return True
-    if call.method == "step" or (call.qualname and _same_symbol(call.qualname, "torch_xla.core.xla_model.optimizer_step")):
+    if call.method == "step" or (call.qualname and same_symbol(call.qualname, "torch_xla.core.xla_model.optimizer_step")):
         first = call.arg(0, "optimizer")
         return first is not None and _kind_is(facts, first.value, call, "optimizer")
     return False
@@ -245,7 +227,7 @@ def _creates_zeros(facts: Facts, value: cst.BaseExpression) -> bool:
     """`[tf.zeros_like(v) for v in ...]`, `[tf.Variable(tf.zeros_like(v)) ...]`: a fresh accumulator."""
     for node in walk(value):
         call = facts.call_of(node) if isinstance(node, cst.Call) else None
-        if call is not None and call.qualname and any(_same_symbol(call.qualname, f"tensorflow.{name}") for name in ("zeros_like", "zeros")):
+        if call is not None and call.qualname and any(same_symbol(call.qualname, f"tensorflow.{name}") for name in ("zeros_like", "zeros")):
             return True
     return False
 

@@ -56,14 +56,21 @@ def model_head(class_name: str) -> str:
 
 ENCODE_METHODS = frozenset({"__call__", "encode_plus", "batch_encode_plus", "encode", "prepare_seq2seq_batch"})
 TRAINING_ARGS_CLASSES = ("TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig", "DPOConfig", "RewardConfig")
-_BUILTINS = frozenset({"int", "float", "str", "len", "list", "dict", "tuple", "range", "round", "min", "max", "sum", "abs", "print", "open", "set", "sorted", "zip", "enumerate", "bool", "isinstance", "super"})
+BUILTINS = frozenset({"int", "float", "str", "len", "list", "dict", "tuple", "range", "round", "min", "max", "sum", "abs", "print", "open", "set", "sorted", "zip", "enumerate", "bool", "isinstance", "super"})
 
 
-def _same_symbol(found: str, wanted: str) -> bool:
+def same_symbol(found: str, wanted: str) -> bool:
     """`transformers.trainer.Trainer` is `transformers.Trainer`; `torch.optim.adamw.AdamW` is `torch.optim.AdamW`."""
     f_root, f_last = found.split(".", 1)[0], found.rsplit(".", 1)[-1]
     w_root, w_last = wanted.split(".", 1)[0], wanted.rsplit(".", 1)[-1]
     return f_root == w_root and f_last == w_last
+
+
+# Conventional module aliases, resolved when nothing in the file binds them (a notebook's earlier cell or an
+# exec'd preamble imported them): issue 10, cause 2.
+CONVENTIONAL_MODULES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional", "np": "numpy", "tf": "tensorflow"}
+# Libraries whose `from m import *` makes the file's unbound names theirs.
+KNOWN_LIBRARIES = frozenset({*TRANSFORMERS_ROOTS, "torch", "numpy", "tensorflow", "keras", "tf_keras", "datasets", "accelerate"})
 
 
 def is_trainer_class(qualname: str) -> bool:

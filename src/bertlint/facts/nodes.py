@@ -133,16 +133,6 @@ class ClassDef:
     scope: Scope
 
 
-@dataclass(eq=False)
-class Binding:
-    """What an expression holds, as far as a rule needs to know."""
-
-    kind: str  # tokenizer | model | encoding | ids | optimizer | accelerator | gradient_tape | trainer | training_args | dataloader | config | collator
-    call: Call | None = None
-    parent: Binding | None = None  # the encoding an `ids` binding came from, etc.
-    detail: str = ""  # for ids: which key ("input_ids", "labels", ...)
-
-
 # ---------------------------------------------------------------------------------------------
 # the walk
 
@@ -219,3 +209,8 @@ def dotted(expr: cst.BaseExpression | None) -> str | None:
         parts.append(expr.value)
         return ".".join(reversed(parts))
     return None
+
+
+def names_in(node: cst.CSTNode) -> set[str]:
+    """Every name used under `node`."""
+    return {n.value for n in walk(node) if isinstance(n, cst.Name)}

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts.kinds import ModelLoad, _looks_like_tokenizer
-from bertlint.facts.names import ENCODE_METHODS, _same_symbol
-from bertlint.facts.nodes import UNKNOWN, Call, Scope
-
-if TYPE_CHECKING:
-    from bertlint.facts.core import Facts
+from bertlint.facts.names import ENCODE_METHODS, same_symbol
+from bertlint.facts.nodes import UNKNOWN, Call, dotted, walk
+from bertlint.facts.values import ModelLoad
+from bertlint.facts.values import Values as Facts
 
 
 # ---------------------------------------------------------------------------------------------
@@ -44,7 +42,7 @@ def padding_of(facts: Facts, call: Call) -> Padding:
     def kw(name, default=None):
         return facts.kw_value(call, name, default=default) if name in call.kwargs else default
 
-    padding = kw("padding", False)
+    padding = kw("padding", call.method == "pad")  # `tokenizer.pad(features)` pads to the longest by default
     if isinstance(padding, str) and padding not in ("longest", "max_length", "do_not_pad"):
         padding = UNKNOWN
     if padding == "do_not_pad":
@@ -56,18 +54,12 @@ def padding_of(facts: Facts, call: Call) -> Padding:
         padding = UNKNOWN if "padding" not in call.kwargs else padding
     text = call.arg(0, "text") or call.kwargs.get("text_target")  # `tok(text_target=summaries)` encodes the targets
     batch: Any = UNKNOWN
-    if call.method == "batch_encode_plus":
+    if call.method in ("batch_encode_plus", "pad"):
         batch = True
     elif call.method in ("encode_plus", "encode"):
         batch = False
     elif text is not None:
-        value = facts.value(text.value, call.scope, order=call.order)
-        if isinstance(value, str):
-            batch = False
-        elif isinstance(value, (list, tuple)):
-            batch = len(value) > 1
-        elif isinstance(text.value, (cst.List, cst.Tuple)):
-            batch = len(text.value.elements) > 1
+        batch = facts.is_batch(text.value, call.scope, call.order)
     return Padding(padding, kw("truncation"), kw("max_length"), batch, kw("return_attention_mask"))
 
 
@@ -178,7 +170,7 @@ def amp_enabled(facts: Facts) -> bool | None:
             if isinstance(policy, str) and "16" in policy:
                 return True
             unknown = unknown or not isinstance(policy, str)
-        if _same_symbol(q, "accelerate.Accelerator") and q.startswith("accelerate"):
+        if same_symbol(q, "accelerate.Accelerator") and q.startswith("accelerate"):
             value = facts.kw_value(call, "mixed_precision", cli=False, default=UNKNOWN)  # absent: `accelerate launch` decides
             if value in ("fp16", "bf16", "fp8"):
                 return True
@@ -208,18 +200,30 @@ def training_arg(facts: Facts, name: str, default: Any = UNKNOWN) -> Any:
     return UNKNOWN if call.has_double_star else default
 
 
-def holds_tokenizer(facts: Facts, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> bool:
-    """`expr` is a tokenizer: classified as one, or an unresolved name plainly called `tokenizer`."""
-    found = facts.kind(expr, scope, order)
-    return found.kind == "tokenizer" if found is not None else _looks_like_tokenizer(expr, facts, scope)
-
-
 def padding_at(facts: Facts, call: Call, version: tuple[int, ...]) -> Padding:
     """`padding_of` for a target version: `pad_to_max_length=True` stopped padding in 4.52 (api-facts §1)."""
     pad = padding_of(facts, call)
     if version >= (4, 52) and "pad_to_max_length" in call.kwargs and "padding" not in call.kwargs and not call.has_double_star:
         return dataclasses.replace(pad, padding=False)
     return pad
+
+
+def chunk_length(facts: Facts) -> Any:
+    """The length the run's examples are cut to when no tokenizer call says it: the block of a `dataset.map(fn)` that
+    chunks the token stream (`[t[i : i + block_size] for i in range(0, total, block_size)]`, the `group_texts` of
+    the language-modelling examples), else a collator's `padding="max_length", max_length=N`; UNKNOWN otherwise."""
+    found = set()
+    for call in facts.calls:
+        fn = call.arg(0, "function")
+        if call.method == "map" and fn is not None and isinstance(fn.value, cst.Name):
+            for definition, scope in facts.functions.get(fn.value.value, ()):
+                for node in walk(definition.body):
+                    upper = node.upper if isinstance(node, cst.Slice) else None
+                    if isinstance(upper, cst.BinaryOperation) and isinstance(upper.operator, cst.Add) and node.lower is not None and dotted(upper.left) == dotted(node.lower) is not None:
+                        found.add(facts.value(upper.right, scope))
+        elif call.qualname and call.short.startswith("DataCollator") and facts.kw_value(call, "padding", default=None) == "max_length":
+            found.add(facts.kw_value(call, "max_length"))
+    return found.pop() if len(found) == 1 and isinstance(next(iter(found)), int) else UNKNOWN
 
 
 # Tokenizers whose encoding methods take inputs of their own (boxes, tables, xpaths); 5.x keeps their `encode_plus`.

@@ -4,15 +4,33 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Facts, padding_at, tokenizer_load_of
+from bertlint.facts import Call, Facts, padding_at, tokenizer_load_of, walk
 from bertlint.rules import Context, Rule
 from bertlint.rules.bl202 import is_label_call
 
-# TPU/XLA runs want fixed shapes (each new shape is a recompilation): static padding is right there.
+# Back ends that want fixed shapes (each new shape is a recompilation, or the engine is built for one shape): static
+# padding is right there. TPU/XLA (torch_xla, JAX/Flax, TF's TPUStrategy and jit_compile, accelerate's
+# `DistributedType.XLA`/`.TPU`, SageMaker Training Compiler, which runs PyTorch/XLA), static-shape inference engines
+# (TensorRT, ONNX Runtime, OpenVINO, Core ML, TF Lite; `torch.onnx.export` without `dynamic_axes`), and diffusion
+# pipelines, whose denoiser is conditioned on text embeddings of the fixed length it was trained with (CLIP's 77).
 XLA_IMPORTS = ("torch_xla", "jax", "flax")
-XLA_CALLS = ("TPUStrategy", "TPUClusterResolver")
+STATIC_ENGINE_IMPORTS = ("tensorrt", "torch_tensorrt", "onnxruntime", "openvino", "coremltools", "tflite_runtime", "diffusers")
+STATIC_ENGINE_MODULES = ("optimum.onnxruntime", "optimum.intel", "optimum.neuron", "optimum.habana")
+XLA_CALLS = ("TPUStrategy", "TPUClusterResolver", "is_torch_xla_available", "is_torch_tpu_available", "is_tpu_available", "TrainingCompilerConfig")
+XLA_DISTRIBUTED_TYPES = ("accelerate.DistributedType.XLA", "accelerate.DistributedType.TPU", "accelerate.utils.DistributedType.XLA", "accelerate.utils.DistributedType.TPU")
+# Accelerate's examples import `DistributedType` to special-case XLA (`max_length = 128 if ... == DistributedType.XLA`):
+# a file importing it is written to run on TPU too.
+XLA_NAMES = ("accelerate.DistributedType", "accelerate.utils.DistributedType")
+NEGLIGIBLE_LENGTH = 4  # labels padded to 2-3 tokens (a class word, "positive"): nothing worth a collator
 LABEL_PADDING_COLLATORS = ("transformers.DataCollatorForSeq2Seq", "transformers.DataCollatorForTokenClassification", "transformers.DataCollatorForLanguageModeling")
 DYNAMIC_PADDING = "tokenize without padding and pad each batch to its longest text with `DataCollatorWithPadding(tokenizer)`"
+# `DataCollatorWithPadding` cannot pad a `labels` column (`ValueError: Unable to create tensor`): where the map function
+# builds labels, the collators that pad them with -100 are the dynamic padding to recommend.
+LABELS_PADDING = {
+    "token-cls": "`DataCollatorForTokenClassification(tokenizer)`",
+    None: "`DataCollatorForSeq2Seq(tokenizer, model=model)`",
+}
+INSPECTIONS = frozenset({"print", "len", "decode", "batch_decode", "convert_ids_to_tokens", "array_equal", "equal", "allclose", "assert_equal"})
 
 
 class StaticPaddingToMax(Rule):
@@ -37,27 +55,124 @@ class StaticPaddingToMax(Rule):
             and not facts.calls_to(*LABEL_PADDING_COLLATORS)
         )
         for call, pad in static:
+            if isinstance(pad.max_length, int) and pad.max_length <= NEGLIGIBLE_LENGTH or _longest_of_a_set(facts, call) or _only_inspected(facts, call):
+                continue  # a few tokens of padding at most, or to the longest of a fixed label set; ids only decoded or compared
             anchor = call.kwargs.get("padding") or call.kwargs["pad_to_max_length"]
             load = tokenizer_load_of(facts, call)
             if "padding" in call.kwargs and pad.max_length is None and not call.has_double_star and (load is None or load.method == "from_pretrained"):
                 ctx.report(anchor, '`padding="max_length"` without `max_length` pads every example to the tokenizer\'s `model_max_length` (512 for BERT-style checkpoints), however short it is')
-            elif feeds_training and _enclosing_function(facts, call) in map_functions and not (fixed_labels_needed and is_label_call(facts, call)):
+            elif feeds_training and (function := _enclosing_function(facts, call)) in map_functions and not (fixed_labels_needed and is_label_call(facts, call)):
                 ctx.report(
                     anchor,
                     "padding to `max_length` in the `.map` preprocessing pads every example to the full length before batching: "
                     "the model computes over the padding of every short text",
-                    help=f"{DYNAMIC_PADDING} (keep `truncation=True, max_length=N`)",
+                    help=f"{_dynamic_padding(facts, call, function)} (keep `truncation=True, max_length=N`)",
                 )
 
 
+def _dynamic_padding(facts: Facts, call: Call, function: int | None) -> str:
+    """What to recommend instead: `DataCollatorWithPadding`, or where the map function builds labels the collator that pads them."""
+    builds_labels = "text_target" in call.kwargs or any(s.key == "labels" and id(s.function) == function for s in facts.stores if s.function is not None)
+    if not builds_labels:
+        return DYNAMIC_PADDING
+    heads = {load.head for load in facts.model_loads}
+    collator = LABELS_PADDING["token-cls"] if heads == {"token-cls"} else LABELS_PADDING[None]
+    return f"tokenize without padding and pad each batch with {collator}, which pads the `labels` with -100 (`DataCollatorWithPadding` cannot pad labels)"
+
+
 def _fixed_shapes_wanted(facts: Facts) -> bool:
-    if facts.imported(*XLA_IMPORTS):
+    imports = facts.imports.values()
+    if facts.imported(*XLA_IMPORTS, *STATIC_ENGINE_IMPORTS) or any(q.startswith(STATIC_ENGINE_MODULES) or q in XLA_NAMES for q in imports):
         return True
     for call in facts.calls:
         if call.qualname and call.qualname.rsplit(".", 1)[-1] in XLA_CALLS:
             return True
         if "tpu_num_cores" in call.kwargs or facts.kw_value(call, "jit_compile") is True:
             return True
+        if call.qualname == "torch.onnx.export" and "dynamic_axes" not in call.kwargs and not call.has_double_star:
+            return True
+    return any(facts.qualname(node, scope) in XLA_DISTRIBUTED_TYPES for node, scope, _ in facts.attr_loads if node.attr.value in ("XLA", "TPU"))
+
+
+def _longest_of_a_set(facts: Facts, call: Call) -> bool:
+    """`max_length` is the longest tokenized text of a set (`max(len(tok(c)["input_ids"]) for c in classes)`): the
+    labels are padded to the longest label, which is what batch padding would do."""
+    arg = call.kwargs.get("max_length")
+    expr = arg.value if arg is not None else None
+    if isinstance(expr, cst.Name):
+        owner, events = facts.binding_events(expr.value, call.scope, call.order)
+        owner, events = (owner, events) if events or owner is None else (owner, owner.events.get(expr.value, []))
+        assigns = [e for e in events if e.op == "assign"]
+        expr = assigns[0].value if len(assigns) == 1 and assigns[0].index is None else None
+    inner = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+    if inner is None or inner.qualname not in ("builtins.max",):
+        return False
+    nested = [facts.call_of(n) for n in walk(expr) if isinstance(n, cst.Call)]
+    tokenizing = {id(c.node) for c in facts.tokenizer_calls}
+    return any(c is not None and c.qualname == "builtins.len" for c in nested) and any(c is not None and id(c.node) in tokenizing for c in nested)
+
+
+def _only_inspected(facts: Facts, call: Call) -> bool:
+    """`x = tok(...)` whose `x` the statements after it (in its block, up to a rebinding) read, but only to inspect it
+    (`print`, `decode`, `np.array_equal`, `.shape`): those ids are never fed to a model."""
+    stmt = facts.statement_of(call.node)
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
+        return False
+    node: cst.CSTNode = call.node  # the assigned value must be the encoding itself: `tok(...)`, `tok(...).input_ids.to(d)`
+    while node is not small.value:
+        parent = facts.parent(node)
+        if not (isinstance(parent, (cst.Attribute, cst.Subscript)) and parent.value is node or isinstance(parent, cst.Call) and parent.func is node):
+            return False
+        node = parent
+    name = small.targets[0].target.value
+    block = facts.parent(stmt) if facts.parent(stmt) is not None else _block_of(facts, stmt)
+    body = getattr(block, "body", None)
+    if not isinstance(body, (list, tuple)) or not any(s is stmt for s in body):
+        return False
+    after = list(body)[next(i for i, s in enumerate(body) if s is stmt) + 1 :]
+    read = False
+    for later in after:
+        rebinding = next(
+            (s for s in getattr(later, "body", ()) if isinstance(s, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name for t in s.targets)),
+            None,
+        ) if isinstance(later, cst.SimpleStatementLine) else None
+        for node in walk(rebinding.value if rebinding is not None else later):
+            if isinstance(node, cst.Name) and node.value == name:
+                if not _inspected(facts, node):
+                    return False
+                read = True
+        if rebinding is not None:
+            break  # rebound: what came before is gone
+    return read  # never read at all is a demonstration of the call: still a finding
+
+
+def _block_of(facts: Facts, stmt: cst.CSTNode) -> cst.CSTNode | None:
+    around = facts.enclosing(stmt)
+    if not around:
+        return facts.module
+    inner = around[-1]
+    for suite in (getattr(inner, "body", None), getattr(getattr(inner, "orelse", None), "body", None)):
+        if isinstance(suite, cst.IndentedBlock) and any(s is stmt for s in suite.body):
+            return suite
+    return None
+
+
+def _inspected(facts: Facts, name: cst.Name) -> bool:
+    """A read that feeds nothing: an argument of `print`/`decode`/`array_equal`-like calls
+    (through `x.input_ids`, `x["input_ids"]`), or `x.shape`."""
+    node: cst.CSTNode = name
+    parent = facts.parent(node)
+    while isinstance(parent, (cst.Attribute, cst.Subscript, cst.SubscriptElement, cst.Index, cst.Arg)) and not (
+        isinstance(parent, cst.Attribute) and parent.attr is node
+    ):
+        if isinstance(parent, cst.Attribute) and parent.attr.value == "shape":
+            return True
+        node, parent = parent, facts.parent(parent)
+    if isinstance(parent, cst.Call) and isinstance(node, cst.Arg):
+        func = parent.func
+        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        return last in INSPECTIONS
     return False
 
 

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import UNKNOWN, Call, Facts, Scope, padding_at, walk
+from bertlint.facts import UNKNOWN, Call, Facts, Scope, literal, padding_at, walk
 from bertlint.rules import Context, Rule
 
 GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
-MASKING_COLLATORS = ("transformers.DataCollatorForSeq2Seq", "transformers.DataCollatorForLanguageModeling", "trl.DataCollatorForCompletionOnlyLM")
+# Collators that rebuild the labels from `input_ids` with every pad id set to -100 (DataCollatorForLanguageModeling with
+# mlm=False: `labels[labels == pad_token_id] = -100`). DataCollatorForSeq2Seq is not one: it pads with -100 only the
+# positions it adds itself and leaves pad ids already in the labels (transformers data/data_collator.py,
+# DataCollatorForSeq2Seq.__call__: `label + [self.label_pad_token_id] * (max_label_length - len(label))`).
+MASKING_COLLATORS = ("transformers.DataCollatorForLanguageModeling", "trl.DataCollatorForCompletionOnlyLM")
+SEQ2SEQ_COLLATOR = "transformers.DataCollatorForSeq2Seq"
 COPY_METHODS = frozenset({"copy", "clone", "detach"})
 COPY_FUNCTIONS = ("builtins.list", "copy.copy", "copy.deepcopy")
 IGNORE_INDEX = 100  # written `-100`: the index the loss skips
@@ -19,7 +24,7 @@ class PadTokensInLabels(Rule):
     name = "pad-tokens-in-labels"
     severity = "warning"
     summary = "Seq2seq or causal-LM labels copied from padded ids without masking the pad tokens with -100"
-    help = "replace pad ids with -100 (`[t if t != tokenizer.pad_token_id else -100 for t in ids]`), or let `DataCollatorForSeq2Seq` / `DataCollatorForLanguageModeling(mlm=False)` build the labels"
+    help = "replace pad ids with -100 (`[t if t != tokenizer.pad_token_id else -100 for t in ids]`), or tokenize the targets without padding and let `DataCollatorForSeq2Seq` pad them with -100 (causal LM: `DataCollatorForLanguageModeling(mlm=False)` builds the labels)"
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
@@ -37,42 +42,93 @@ class PadTokensInLabels(Rule):
             if "text_target" in call.kwargs and call.arg(0, "text") is not None:  # with inputs, "labels" holds the padded target ids
                 found.append((call.kwargs["text_target"], _padding_of(ctx, call)))
         found = [(node, why) for node, why in found if why is not None]
-        if not found or _masks_with_ignore_index(facts):
+        if not found or _masks_pad_positions(facts):
             return
+        collator = " (`DataCollatorForSeq2Seq` pads with -100 only the positions it adds itself)" if facts.calls_to(SEQ2SEQ_COLLATOR) else ""
         for node, why in found:
-            ctx.report(node, f"labels are copied from ids padded with {why} and the pad ids are not replaced with -100: the loss also trains the model to predict [PAD], and padding dilutes the reported loss")
+            ctx.report(
+                node,
+                f"labels are copied from ids padded with {why} and the pad ids are not replaced with -100{collator}: "
+                "the loss also trains the model to predict [PAD], and padding dilutes the reported loss",
+            )
 
 
 def _pads_masked(facts: Facts) -> bool:
-    """A collator that sets pad labels to -100, a TRL trainer (it builds its own labels), or a loss that ignores the pad id."""
+    """A collator that sets pad labels to -100, a TRL trainer (it builds its own labels), or a loss that ignores another
+    index than -100 (the pad id: `CrossEntropyLoss(ignore_index=tok.pad_token_id)`; -100 is the default and skips no pad)."""
     if facts.calls_to(*MASKING_COLLATORS):
         return True
-    return any((t.qualname or "").startswith("trl.") for t in facts.trainers) or any("ignore_index" in c.kwargs for c in facts.calls)
-
-
-def _masks_with_ignore_index(facts: Facts) -> bool:
-    """`-100` written anywhere: the script masks some labels itself (only looked for once a finding is at stake)."""
-    return any(
-        isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer) and node.expression.evaluated_value == IGNORE_INDEX
-        for node in walk(facts.module)
+    return any((t.qualname or "").startswith("trl.") for t in facts.trainers) or any(
+        "ignore_index" in c.kwargs and facts.kw_value(c, "ignore_index") != -IGNORE_INDEX for c in facts.calls
     )
+
+
+def _masks_pad_positions(facts: Facts) -> bool:
+    """A -100 written where the pads are: the statement that writes it (or an `if`/`for` around it) names the pad id or the
+    attention mask, or compares with 0 (the pad id of T5/BERT): `labels[labels == tok.pad_token_id] = -100`,
+    `[t if t != pad_id else -100 for t in row]`, `labels.masked_fill(attention_mask == 0, -100)`. Masking the prompt
+    (`[-100] * len(prompt_ids) + answer_ids`) leaves the pads in; a collator's `label_pad_token_id=-100` pads only what it
+    adds. A constant bound to -100 counts where it is used. Only looked for once a finding is at stake."""
+    markers: list[cst.CSTNode] = []
+    constants: set[str] = set()
+    for node in walk(facts.module):
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer) and node.expression.evaluated_value == IGNORE_INDEX:
+            markers.append(node)
+            stmt = facts.statement_of(node)
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+            if isinstance(small, cst.Assign) and small.value is node and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                constants.add(small.targets[0].target.value)
+        elif isinstance(node, cst.Name) and node.value in constants:
+            markers.append(node)
+    return any(_at_pads(facts, marker) for marker in markers)
+
+
+def _at_pads(facts: Facts, marker: cst.CSTNode) -> bool:
+    parent = facts.parent(marker)
+    if isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value != "value":
+        return False  # `label_pad_token_id=-100`, `ignore_index=-100`: nothing is written into the labels
+    stmt = facts.statement_of(marker)
+    headers = [s.test if isinstance(s, (cst.If, cst.While)) else s.iter for s in facts.enclosing(stmt) if isinstance(s, (cst.If, cst.While, cst.For))]
+    nodes = [node for part in (stmt, *headers) for node in walk(part)]
+    keywords = {id(node.keyword) for node in nodes if isinstance(node, cst.Arg) and node.keyword is not None}  # `padding=` names no pad
+    return any(_names_pads(node) for node in nodes if id(node) not in keywords)
+
+
+def _names_pads(node: cst.CSTNode) -> bool:
+    if isinstance(node, (cst.Name, cst.Attribute, cst.SimpleString)):  # `pad_token_id`, `attention_mask`, `enc["attention_mask"]`
+        name = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else literal(node) or ""
+        return "pad" in name.lower() or name == "attention_mask"
+    if isinstance(node, cst.Comparison):
+        return any(isinstance(c.operator, (cst.Equal, cst.NotEqual)) and isinstance(c.comparator, cst.Integer) and c.comparator.evaluated_value == 0 for c in node.comparisons)
+    return False
 
 
 def _padded(ctx: Context, expr: cst.BaseExpression, scope: Scope, order: int) -> str | None:
     """How `expr` is padded when it holds (a copy of) a padding tokenizer call's `input_ids`."""
     facts = ctx.facts
-    while isinstance(expr, cst.Call):
-        call = facts.call_of(expr)
+    for _ in range(6):  # through copies, and names bound once to one (`labels = list(enc["input_ids"])`)
+        call = facts.call_of(expr) if isinstance(expr, cst.Call) else None
         if call is not None and call.method in COPY_METHODS and call.qualname is None and not call.node.args:
             expr = call.receiver
         elif call is not None and call.qualname in COPY_FUNCTIONS and len(call.positional) == 1:
             expr = call.positional[0].value
+        elif isinstance(expr, cst.Name) and (bound := _bound_once(facts, expr.value, scope, order)) is not None:
+            expr, scope, order = bound
         else:
             break
     ids = facts.kind(expr, scope, order)
     if ids is None or ids.kind != "ids" or ids.detail != "input_ids" or ids.parent is None or ids.parent.kind != "encoding" or ids.call is None:
         return None
     return _padding_of(ctx, ids.call)
+
+
+def _bound_once(facts: Facts, name: str, scope: Scope, order: int) -> tuple[cst.BaseExpression, Scope, int] | None:
+    """The value a name was assigned by its one plain assignment before `order` (slices written into it do not count)."""
+    owner, events = facts.binding_events(name, scope, order)
+    assigns = [e for e in events if e.op != "setitem"]
+    if owner is None or len(assigns) != 1 or assigns[0].op != "assign" or assigns[0].index is not None or not isinstance(assigns[0].value, cst.BaseExpression):
+        return None
+    return assigns[0].value, owner, assigns[0].order
 
 
 def _padding_of(ctx: Context, call: Call) -> str | None:

@@ -71,14 +71,8 @@ def is_class_loss(facts: Facts, call: Call) -> bool:
     """`F.cross_entropy(...)`, or `criterion(...)` where `criterion = nn.CrossEntropyLoss(...)`."""
     if call.qualname in CLASS_LOSSES:
         return True
-    if not isinstance(call.node.func, cst.Name):
-        return False
-    owner, events = facts.binding_events(call.node.func.value, call.scope, call.order)
-    assigns = [e for e in events if e.op == "assign" and e.index is None]
-    if owner is None or not assigns or not isinstance(assigns[-1].value, cst.Call):
-        return False
-    made = facts.call_of(assigns[-1].value)
-    return made is not None and made.qualname in CLASS_LOSSES
+    made = facts.kind(call.node.func, call.scope, call.order) if call.qualname is None else None
+    return made is not None and made.kind == "loss" and made.call.qualname in CLASS_LOSSES
 
 
 def _casts_class_labels(facts: Facts, expr: cst.BaseExpression, at: Call) -> bool:

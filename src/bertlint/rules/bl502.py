@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import UNKNOWN, Facts, ModelLoad, amp_enabled, padding_at, run_anchor, trained_model, training_arg, uses_peft, walk, weight_dtype
+from bertlint.facts import UNKNOWN, Facts, ModelLoad, amp_enabled, chunk_length, padding_at, run_anchor, trained_model, training_arg, uses_peft, walk, weight_dtype
 from bertlint.rules import Context, Rule
 from bertlint.rules.bl202 import is_label_call
 
@@ -41,7 +41,7 @@ class TrainingMemoryOverBudget(Rule):
             advice = f"even batch 1 does not fit: use {', '.join(remedies + ['a smaller model or a larger GPU'])}"
         ctx.report(
             run_anchor(facts, ("training_args", "trainer", "fit", "load")),
-            f"training `{info.id}` at batch {batch} × {seq} tokens{f' ({run.target} label tokens)' if run.target else ''}"
+            f"training `{info.id}` at batch {batch} × {f'{seq} tokens' if run.seq_known else 'any number of tokens'}{f' ({run.target} label tokens)' if run.target else ''}"
             f"{f' with {accum} accumulation steps' if accum > 1 else ''} needs at least {estimate.total / GiB:.1f} GiB "
             f"({estimate.breakdown()}), over the {ctx.settings.gpu_memory_gib:g} GiB budget; {advice}",
         )
@@ -62,6 +62,7 @@ class TrainingRun:
     optimizer: str
     peft: bool
     target: int | None = None  # an encoder-decoder's label length, when its labels are tokenized apart
+    seq_known: bool = True  # False: no length is known and `seq` is 1, the bound of weights, gradients and optimizer states alone
 
     @property
     def micro(self) -> int:
@@ -85,12 +86,16 @@ def training_run(facts: Facts, version: tuple[int, ...]) -> TrainingRun | None:
     load, info = known
     batch, (seq, target), accum = _batch_size(facts), _sequence_lengths(facts, load, info, version), _accumulation(facts)
     precisions = _precisions(facts, version)
+    seq = chunk_length(facts) if seq is UNKNOWN and target is None else seq
+    seq_known = seq is not UNKNOWN
+    if not seq_known and target is None:
+        seq = 1  # still a lower bound: a 7B model's full fine-tuning exceeds 16 GiB at any length
     sizes = (batch, seq, accum) + ((target,) if target is not None else ())
     if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in sizes) or not precisions:
         return None
     checkpointing = training_arg(facts, "gradient_checkpointing", False) is True or any(c.method == "gradient_checkpointing_enable" for c in facts.calls)
     attention = "eager" if any(facts.kw_value(l.call, "attn_implementation", default=None) == "eager" for l in facts.model_loads) else "sdpa"
-    return TrainingRun(load, info, batch, seq, accum, precisions, checkpointing, attention, _optimizer(facts), uses_peft(facts), target)
+    return TrainingRun(load, info, batch, seq, accum, precisions, checkpointing, attention, _optimizer(facts), uses_peft(facts), target, seq_known)
 
 
 def _precisions(facts: Facts, version: tuple[int, ...]) -> list[str]:

@@ -1,0 +1,530 @@
+"""The semantic model of one file, built by the one walk over the libcst tree: imports and qualified
+names, scopes and their binding events, calls, classes, stores and statements.
+
+Nothing here evaluates an expression; `values` does that on top of this model.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, TypeVar
+
+import libcst as cst
+
+from bertlint import knowledge
+from bertlint.facts.names import BUILTINS, CONVENTIONAL_MODULES, KNOWN_LIBRARIES, same_symbol
+from bertlint.facts.nodes import Call, ClassDef, Event, Scope, Store, dotted, iter_children, walk
+
+T = TypeVar("T")
+
+
+def per_file(query: Callable[[Any], T]) -> Callable[[Any], T]:
+    """Memoise a derived query `query(facts)` once per file (the model keeps the answers)."""
+
+    @functools.wraps(query)
+    def cached(model: Any) -> T:
+        answers = model.answers
+        if query not in answers:
+            answers[query] = query(model)
+        return answers[query]
+
+    return cached
+
+
+class Model:
+    """Imports, scopes, bindings, calls and statements of one file: what the rules and the evaluator look up."""
+
+    def __init__(self, module: cst.Module, source: str, path: Path | None = None):
+        self.module = module
+        self.source = source
+        self.path = path
+        self.base_dir = path.parent if path is not None else None
+        self.imports: dict[str, str] = {}  # local alias -> qualified name
+        self.import_nodes: list[tuple[str, cst.CSTNode, cst.CSTNode]] = []  # (qualname, alias node, statement)
+        self.calls: list[Call] = []
+        self.classes: dict[str, ClassDef] = {}
+        self.functions: dict[str, list[tuple[cst.FunctionDef, Scope]]] = {}
+        self.loops: list[tuple[cst.CSTNode, Scope, cst.FunctionDef | None]] = []
+        self.attr_loads: list[tuple[cst.Attribute, Scope, int]] = []
+        self.stores: list[Store] = []  # `x["labels"] = ...`, `config.vocab_size = ...`
+        self.inputs: list[str] = []  # other files read or looked for: the findings depend on them (`depends_on`)
+        self.module_scope = Scope("module", module, None)
+        self.self_attrs: dict[str, list[tuple[cst.BaseExpression, Scope, int]]] = {}  # "self.x" -> (value, scope, order) per assignment
+        self.star_imports: list[str] = []  # modules of `from m import *`
+        self._order = 0
+        self._stmt_of: dict[int, cst.CSTNode] = {}
+        self._scope_of_node: dict[int, Scope] = {}
+        self._parents: dict[int, cst.CSTNode] = {}
+        _Walker(self).run()
+        self.calls_by_short: dict[str, list[Call]] = {}
+        for call in self.calls:
+            # Calls of the file's own functions resolve to no qualname: index them by name too,
+            # so that a parameter's value can be read from its call sites.
+            short = call.short or (call.node.func.value if isinstance(call.node.func, cst.Name) else None)
+            if short:
+                self.calls_by_short.setdefault(short, []).append(call)
+        self.answers: dict[Callable, Any] = {}  # per_file queries' answers
+
+
+    # ---- other files -----------------------------------------------------------------------
+    def depends_on(self, path: Path) -> None:
+        """Note that what is said of this file depends on `path` (read, or looked for and absent), so that
+        a cached result notices it appear or change."""
+        self.inputs.append(os.path.abspath(path))
+
+    def checkpoint(self, name: Any) -> knowledge.ModelInfo | None:
+        """What is known of the checkpoint `name` as this file passes it to `from_pretrained`: a local
+        folder's config.json (beside the file, or under the working directory) wins over the table."""
+        if not isinstance(name, str):
+            return None
+        for config in knowledge.local_config_candidates(name, self.base_dir):
+            self.depends_on(config)
+        return knowledge.lookup_checkpoint(name, self.base_dir)
+
+
+    # ---- names ---------------------------------------------------------------------------
+    def qualname(self, expr: cst.BaseExpression | None, scope: Scope | None = None) -> str | None:
+        """Resolve `T.from_pretrained` to `transformers.AutoTokenizer.from_pretrained` via imports."""
+        text = dotted(expr)
+        if text is None:
+            return None
+        head, _, rest = text.partition(".")
+        if scope is not None:
+            owner = scope.lookup_scope(head)
+            if owner is not None and owner is not self.module_scope:
+                return None  # a local variable shadows any import
+        if head in self.imports:
+            base = self.imports[head]
+        elif head in self.classes:
+            base = f"<local>.{head}"
+        elif head in BUILTINS:
+            base = f"builtins.{head}"
+        elif head in self.module_scope.events or hasattr(builtins, head):
+            return None
+        elif head in CONVENTIONAL_MODULES:
+            base = CONVENTIONAL_MODULES[head]  # `torch.no_grad()` in a notebook cell whose import ran in another cell
+        elif len(self.star_imports) == 1:
+            base = f"{self.star_imports[0]}.{head}"  # `from transformers import *`: the one library it can come from
+        else:
+            return None
+        return f"{base}.{rest}" if rest else base
+
+    def imported(self, *roots: str) -> bool:
+        return any(q.split(".", 1)[0] in roots for q in (*self.imports.values(), *self.star_imports))
+
+    def calls_to(self, *qualnames: str) -> list[Call]:
+        """Calls whose callee resolves to one of `qualnames` (exact, or as a suffix after a module)."""
+        wanted = set(qualnames)
+        out = []
+        for name in {q.rsplit(".", 1)[-1] for q in qualnames}:
+            for call in self.calls_by_short.get(name, ()):
+                if call.qualname and (call.qualname in wanted or any(same_symbol(call.qualname, w) for w in wanted)):
+                    out.append(call)
+        out.sort(key=lambda c: c.order)
+        return out
+
+    def class_bases(self, qualname: str | None, _depth: int = 0) -> set[str]:
+        """All resolvable ancestors of a class (local classes are followed to their bases)."""
+        if not qualname or _depth > 10:
+            return set()
+        found = {qualname}
+        if qualname.startswith("<local>."):
+            cls = self.classes.get(qualname.split(".", 1)[1])
+            if cls is not None:
+                for base in cls.bases:
+                    found |= self.class_bases(base, _depth + 1)
+        return found
+
+    def local_subclasses(self, predicate) -> list[ClassDef]:
+        return [c for c in self.classes.values() if any(predicate(b) for b in self.class_bases(f"<local>.{c.name}"))]
+
+    # ---- statements ---------------------------------------------------------------------
+    def statement_of(self, node: cst.CSTNode) -> cst.CSTNode:
+        return self._stmt_of.get(id(node), node)
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self._parents.get(id(node))
+
+    def scope_of(self, node: cst.CSTNode) -> Scope:
+        current: cst.CSTNode | None = node
+        while current is not None:
+            scope = self._scope_of_node.get(id(current))
+            if scope is not None:
+                return scope
+            parent = self._parents.get(id(current))
+            if parent is None:
+                stmt = self._stmt_of.get(id(current))
+                parent = stmt if stmt is not current else None
+            current = parent
+        return self.module_scope
+
+    def calls_in(self, node: cst.CSTNode) -> list[Call]:
+        ids = {id(n) for n in walk(node)}
+        return [c for c in self.calls if id(c.node) in ids]
+
+    def binding_events(self, name: str, scope: Scope, order: int | None = None) -> tuple[Scope | None, list[Event]]:
+        owner = scope.lookup_scope(name)
+        if owner is None:
+            return None, []
+        events = owner.events.get(name, [])
+        if owner is scope and order is not None:
+            before = [e for e in events if e.order < order]
+            return owner, before
+        return owner, list(events)
+
+
+    def call_of(self, node: cst.Call) -> Call | None:
+        return self._call_index.get(id(node))
+
+    @functools.cached_property
+    def _call_index(self) -> dict[int, Call]:
+        return {id(c.node): c for c in self.calls}
+
+    # ---- derived facts ------------------------------------------------------------------
+
+    def text(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+
+    @functools.cached_property
+    def statement_paths(self) -> dict[int, tuple[tuple[cst.CSTNode, ...], tuple[str, ...]]]:
+        """id(statement) -> (the compound statements around it, outermost first; its indentation, level by level)."""
+        return {id(stmt): (around, indent) for stmt, around, indent in _statements(self.module, (), (), self.module.default_indent)}
+
+    def enclosing(self, stmt: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
+        return self.statement_paths.get(id(stmt), ((), ()))[0]
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _statements(suite, around: tuple, indent: tuple, unit: str) -> Iterator[tuple[cst.CSTNode, tuple, tuple]]:
+    """(statement, compound statements around it, its indentation level by level) for every statement under `suite`."""
+    if isinstance(suite, cst.IndentedBlock):
+        indent += (suite.indent if suite.indent is not None else unit,)
+    for stmt in suite.body:
+        yield from _statement_tree(stmt, around, indent, unit)
+
+
+def _statement_tree(stmt: cst.CSTNode, around: tuple, indent: tuple, unit: str) -> Iterator[tuple[cst.CSTNode, tuple, tuple]]:
+    yield stmt, around, indent
+    if not isinstance(stmt, cst.BaseCompoundStatement):
+        return
+    inner = around + (stmt,)
+    orelse = getattr(stmt, "orelse", None)
+    suites = [getattr(stmt, "body", None), orelse.body if isinstance(orelse, cst.Else) else None]
+    suites += [part.body for part in (*getattr(stmt, "handlers", ()), getattr(stmt, "finalbody", None), *getattr(stmt, "cases", ())) if part is not None]
+    for suite in suites:
+        if suite is not None:
+            yield from _statements(suite, inner, indent, unit)
+    if isinstance(orelse, cst.If):  # `elif`: nested in its `if`, at the same indentation
+        yield from _statement_tree(orelse, inner, indent, unit)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+class _Walker:
+    """The one traversal: imports, scopes and bindings, calls, classes, loops."""
+
+    def __init__(self, model: Model):
+        self.f = model
+
+    def run(self) -> None:
+        self._block(self.f.module.body, self.f.module_scope, ctx=_Ctx())
+
+    def _next(self) -> int:
+        self.f._order += 1
+        return self.f._order
+
+    # statements -------------------------------------------------------------------------
+    def _block(self, body, scope: Scope, ctx: _Ctx) -> None:
+        if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            body = body.body
+        for stmt in body:
+            self.f._scope_of_node[id(stmt)] = scope
+            self._stmt(stmt, scope, ctx)
+
+    def _stmt(self, stmt: cst.CSTNode, scope: Scope, ctx: _Ctx) -> None:
+        f = self.f
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                f._parents[id(small)] = stmt
+                self._small(small, stmt, scope, ctx)
+            return
+        if isinstance(stmt, cst.FunctionDef):
+            self._decorators(stmt, scope, ctx)
+            inner = Scope("function", stmt, scope, stmt.name.value)
+            f._scope_of_node[id(stmt.body)] = inner
+            f.functions.setdefault(stmt.name.value, []).append((stmt, inner))
+            self._bind(scope, stmt.name.value, "def", stmt, ctx)
+            self._params(stmt.params, inner, scope, stmt, ctx)
+            self._block(stmt.body, inner, _Ctx(function=stmt, stmt=stmt))
+            return
+        if isinstance(stmt, cst.ClassDef):
+            self._decorators(stmt, scope, ctx)
+            bases = []
+            for arg in stmt.bases:
+                self._expr(arg.value, stmt, scope, ctx)
+                q = f.qualname(arg.value, scope)
+                if q:
+                    bases.append(q)
+            inner = Scope("class", stmt, scope, stmt.name.value)
+            f._scope_of_node[id(stmt.body)] = inner
+            methods = {}
+            body = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else stmt.body.body
+            for item in body:
+                if isinstance(item, cst.FunctionDef):
+                    methods[item.name.value] = item
+            f.classes[stmt.name.value] = ClassDef(stmt, stmt.name.value, tuple(bases), methods, inner)
+            self._bind(scope, stmt.name.value, "def", stmt, ctx)
+            self._block(stmt.body, inner, ctx.enter(stmt=stmt))
+            return
+        if isinstance(stmt, (cst.For,)):
+            self._expr(stmt.iter, stmt, scope, ctx)
+            inner_ctx = ctx.enter(loop=stmt, conditional=True, stmt=stmt)
+            self._target(stmt.target, scope, "for", stmt, inner_ctx, value=stmt.iter)
+            f.loops.append((stmt, scope, ctx.function))
+            self._block(stmt.body, scope, inner_ctx)
+            if stmt.orelse:
+                self._block(stmt.orelse.body, scope, ctx.enter(conditional=True))
+            return
+        if isinstance(stmt, cst.While):
+            self._expr(stmt.test, stmt, scope, ctx)
+            inner_ctx = ctx.enter(loop=stmt, conditional=True, stmt=stmt)
+            f.loops.append((stmt, scope, ctx.function))
+            self._block(stmt.body, scope, inner_ctx)
+            if stmt.orelse:
+                self._block(stmt.orelse.body, scope, ctx.enter(conditional=True))
+            return
+        if isinstance(stmt, cst.If):
+            self._expr(stmt.test, stmt, scope, ctx)
+            self._block(stmt.body, scope, ctx.enter(conditional=not _is_main_guard(stmt), stmt=stmt))
+            orelse = stmt.orelse
+            while orelse is not None:
+                if isinstance(orelse, cst.If):
+                    self._expr(orelse.test, orelse, scope, ctx)
+                    self._block(orelse.body, scope, ctx.enter(conditional=True))
+                    orelse = orelse.orelse
+                else:
+                    self._block(orelse.body, scope, ctx.enter(conditional=True))
+                    orelse = None
+            return
+        if isinstance(stmt, cst.With):
+            for item in stmt.items:
+                self._expr(item.item, stmt, scope, ctx)
+                if item.asname is not None:
+                    self._target(item.asname.name, scope, "assign", stmt, ctx, value=item.item)
+            self._block(stmt.body, scope, ctx.enter(with_=stmt, stmt=stmt))
+            return
+        if isinstance(stmt, (cst.Try,) + ((cst.TryStar,) if hasattr(cst, "TryStar") else ())):
+            self._block(stmt.body, scope, ctx.enter(conditional=True, in_try=True))
+            for handler in stmt.handlers:
+                if handler.type is not None:
+                    self._expr(handler.type, handler, scope, ctx)
+                self._block(handler.body, scope, ctx.enter(conditional=True))
+            if stmt.orelse:
+                self._block(stmt.orelse.body, scope, ctx.enter(conditional=True))
+            if stmt.finalbody:
+                self._block(stmt.finalbody.body, scope, ctx)
+            return
+        if isinstance(stmt, cst.Match):
+            self._expr(stmt.subject, stmt, scope, ctx)
+            for case in stmt.cases:
+                self._block(case.body, scope, ctx.enter(conditional=True))
+            return
+        # anything else: visit expressions generically
+        for node in iter_children(stmt):
+            if isinstance(node, cst.BaseExpression):
+                self._expr(node, stmt, scope, ctx)
+
+    def _decorators(self, stmt, scope, ctx) -> None:
+        for dec in stmt.decorators:
+            self._expr(dec.decorator, stmt, scope, ctx)
+
+    def _params(self, params: cst.Parameters, inner: Scope, outer: Scope, stmt, ctx) -> None:
+        every = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+        for extra in (params.star_arg, params.star_kwarg):
+            if isinstance(extra, cst.Param):
+                every.append(extra)
+        for param in every:
+            inner.params[param.name.value] = param
+            if param.default is not None:
+                self._expr(param.default, stmt, outer, ctx)
+
+    def _small(self, small: cst.CSTNode, stmt: cst.CSTNode, scope: Scope, ctx: _Ctx) -> None:
+        f = self.f
+        if isinstance(small, cst.Import):
+            for alias in small.names:
+                name = dotted(alias.name)
+                if alias.asname is not None:
+                    local = alias.asname.name.value
+                    f.imports[local] = name
+                else:
+                    local = name.split(".", 1)[0]
+                    f.imports.setdefault(local, local)
+                f.import_nodes.append((name, alias, stmt))
+                self._bind(scope, local, "import", alias, ctx)
+            return
+        if isinstance(small, cst.ImportFrom):
+            module = dotted(small.module) if small.module is not None else ""
+            if small.relative:
+                module = "." * len(small.relative) + (module or "")
+            if isinstance(small.names, cst.ImportStar):
+                if module.split(".", 1)[0] in KNOWN_LIBRARIES:
+                    f.star_imports.append(module)
+                return
+            for alias in small.names:
+                name = alias.name.value if isinstance(alias.name, cst.Name) else dotted(alias.name)
+                local = alias.asname.name.value if alias.asname is not None else name
+                qual = f"{module}.{name}" if module else name
+                f.imports[local] = qual
+                f.import_nodes.append((qual, alias, stmt))
+                self._bind(scope, local, "import", alias, ctx)
+            return
+        if isinstance(small, cst.Assign):
+            self._expr(small.value, stmt, scope, ctx)
+            for target in small.targets:
+                self._target(target.target, scope, "assign", stmt, ctx, value=small.value)
+            return
+        if isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                self._expr(small.value, stmt, scope, ctx)
+                self._target(small.target, scope, "assign", stmt, ctx, value=small.value)
+            return
+        if isinstance(small, cst.AugAssign):
+            self._expr(small.value, stmt, scope, ctx)
+            op = {cst.AddAssign: "augadd", cst.MultiplyAssign: "augmul"}.get(type(small.operator), "augother")
+            self._target(small.target, scope, op, stmt, ctx, value=small.value)
+            return
+        if isinstance(small, cst.Global):
+            for name in small.names:
+                scope.globals_.add(name.name.value)
+            return
+        if isinstance(small, cst.Expr):
+            self._expr(small.value, stmt, scope, ctx)
+            value = small.value
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and isinstance(value.func.value, cst.Name):
+                method = value.func.attr.value
+                if method in ("append", "extend") and len(value.args) == 1:
+                    self._bind(scope, value.func.value.value, method, value.args[0].value, ctx, mutation=True)
+            return
+        for node in iter_children(small):
+            if isinstance(node, cst.BaseExpression):
+                self._expr(node, stmt, scope, ctx)
+
+    def _bind(self, scope: Scope, name: str, op: str, value, ctx: _Ctx, index: int | None = None, mutation: bool = False) -> None:
+        target_scope = self.f.module_scope if name in scope.globals_ else scope
+        if mutation:
+            owner = scope.lookup_scope(name)
+            target_scope = owner if owner is not None else scope
+        event = Event(self._next(), op, value, ctx.conditional if target_scope is scope else True, ctx.loops, index)
+        target_scope.events.setdefault(name, []).append(event)
+
+    def _target(self, target, scope: Scope, op: str, stmt, ctx: _Ctx, value=None) -> None:
+        if isinstance(target, cst.Name):
+            self._bind(scope, target.value, op, value, ctx)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for i, element in enumerate(target.elements):
+                inner = element.value
+                if isinstance(inner, cst.Name):
+                    unpack_value = value
+                    idx = i
+                    if op == "for":
+                        self._bind(scope, inner.value, "for", value, ctx, index=i)
+                        continue
+                    if isinstance(value, (cst.Tuple, cst.List)) and i < len(value.elements) and not any(isinstance(e, cst.StarredElement) for e in value.elements):
+                        unpack_value, idx = value.elements[i].value, None
+                    self._bind(scope, inner.value, "assign", unpack_value, ctx, index=idx)
+                else:
+                    self._target(inner, scope, op, stmt, ctx, value=None)
+        elif isinstance(target, cst.Attribute):
+            text = dotted(target)
+            if text and text.startswith("self.") and value is not None and op == "assign":
+                self.f.self_attrs.setdefault(text, []).append((value, scope, self.f._order))
+            self._store(target, value, scope, op, ctx)
+            self._expr(target, stmt, scope, ctx)
+        elif isinstance(target, cst.Subscript):
+            self._store(target, value, scope, op, ctx)
+            self._expr(target, stmt, scope, ctx)
+            base = target.value
+            if isinstance(base, cst.Name):
+                self._bind(scope, base.value, "setitem", None, ctx, mutation=True)
+        elif isinstance(target, cst.StarredElement):
+            self._target(target.value, scope, op, stmt, ctx)
+
+    def _store(self, target, value, scope: Scope, op: str, ctx: _Ctx) -> None:
+        if op == "assign" and value is not None:
+            self.f.stores.append(Store(target, value, scope, self._next(), ctx.function))
+
+    # expressions ------------------------------------------------------------------------
+    def _expr(self, expr: cst.CSTNode, stmt: cst.CSTNode, scope: Scope, ctx: _Ctx) -> None:
+        f = self.f
+        stack: list[tuple[cst.CSTNode, Scope]] = [(expr, scope)]
+        while stack:
+            node, sc = stack.pop()
+            f._stmt_of[id(node)] = stmt
+            if isinstance(node, cst.Call):
+                self._call(node, stmt, sc, ctx)
+            elif isinstance(node, cst.Lambda):
+                inner = Scope("lambda", node, sc)
+                f._scope_of_node[id(node)] = inner
+                self._params(node.params, inner, sc, stmt, ctx)
+                children = [node.body]
+                for child in children:
+                    f._parents[id(child)] = node
+                stack.append((node.body, inner))
+                continue
+            elif isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+                inner = Scope("lambda", node, sc)
+                f._scope_of_node[id(node)] = inner
+                comp = node.for_in
+                while comp is not None:
+                    self._target(comp.target, inner, "for", stmt, ctx, value=comp.iter)
+                    comp = comp.inner_for_in
+                for child in iter_children(node):
+                    f._parents[id(child)] = node
+                    stack.append((child, inner if child is not node.for_in else sc))
+                continue
+            elif isinstance(node, cst.Attribute):
+                f.attr_loads.append((node, sc, self.f._order))
+            for child in iter_children(node):
+                f._parents[id(child)] = node
+                stack.append((child, sc))
+
+    def _call(self, node: cst.Call, stmt, scope: Scope, ctx: _Ctx) -> None:
+        f = self.f
+        func = node.func
+        method = receiver = None
+        if isinstance(func, cst.Attribute):
+            method, receiver = func.attr.value, func.value
+        qual = f.qualname(func, scope)
+        f.calls.append(Call(node, qual, method, receiver, scope, stmt, self._next(), ctx.loops, ctx.withs, ctx.function, ctx.conditional))
+
+
+def _is_main_guard(stmt: cst.If) -> bool:
+    test = stmt.test
+    return isinstance(test, cst.Comparison) and dotted(test.left) == "__name__"
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    function: cst.FunctionDef | None = None
+    loops: tuple = ()
+    withs: tuple = ()
+    conditional: bool = False
+    stmt: cst.CSTNode | None = None
+
+    def enter(self, *, loop=None, with_=None, conditional: bool = False, stmt=None, in_try: bool = False) -> _Ctx:
+        return _Ctx(
+            self.function,
+            self.loops + ((loop,) if loop is not None else ()),
+            self.withs + ((with_,) if with_ is not None else ()),
+            self.conditional or conditional,
+            stmt or self.stmt,
+        )
+

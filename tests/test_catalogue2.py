@@ -1,0 +1,130 @@
+"""Catalogue 2 (issue 14): BL209, BL210, BL306, BL211 — behaviour the fixtures do not pin down."""
+
+from __future__ import annotations
+
+import pytest
+
+from bertlint import knowledge
+from conftest import codes, lint_text
+
+
+def only(code: str, source: str, **opts) -> list:
+    return [f for f in lint_text(source, **opts) if f.code == code]
+
+
+# ---------------------------------------------------------------------------------------------- knowledge
+
+
+@pytest.mark.parametrize(
+    ("checkpoint", "lacks_pad", "pads_right"),
+    [
+        ("gpt2", True, True),
+        ("openai-community/gpt2-xl", True, True),
+        ("meta-llama/Llama-2-7b-chat-hf", True, False),  # LlamaTokenizer pads on the left by default
+        ("mistralai/Mistral-7B-v0.1", True, False),
+        ("Qwen/Qwen2.5-0.5B", False, False),  # Qwen2Tokenizer defaults pad_token to <|endoftext|>
+        ("EleutherAI/pythia-160m", False, True),  # 5.x GPTNeoXTokenizer defaults pad_token to <|padding|>
+        ("bert-base-uncased", False, False),
+        ("./gpt2", False, False),
+    ],
+)
+def test_tokenizer_traits(checkpoint: str, lacks_pad: bool, pads_right: bool) -> None:
+    assert knowledge.tokenizer_lacks_pad_token(checkpoint) is lacks_pad
+    assert knowledge.tokenizer_pads_right(checkpoint) is pads_right
+
+
+def test_t5_family() -> None:
+    assert knowledge.is_t5_family(checkpoint="google/flan-t5-xl")
+    assert knowledge.is_t5_family(checkpoint="google/byt5-small")
+    assert knowledge.is_t5_family(class_name="transformers.MT5ForConditionalGeneration")
+    assert not knowledge.is_t5_family(class_name="transformers.BartForConditionalGeneration")
+    assert not knowledge.is_t5_family(class_name="transformers.AutoModelForSeq2SeqLM")
+    assert not knowledge.is_t5_family(info=knowledge.lookup_checkpoint("facebook/bart-base"), checkpoint="t5-small")
+
+
+# ---------------------------------------------------------------------------------------------- BL209
+
+GPT2_PAD = """\
+from transformers import AutoTokenizer
+tok = AutoTokenizer.from_pretrained("gpt2"{load})
+{before}
+enc = tok(["a", "b c"], padding=True)
+{after}
+"""
+
+
+def test_bl209_names_the_error_and_the_checkpoint() -> None:
+    [finding] = only("BL209", GPT2_PAD.format(load="", before="", after=""))
+    assert "`gpt2` tokenizer has no pad token" in finding.message
+    assert "Asking to pad but the tokenizer does not have a padding token" in finding.message
+    assert "tokenizer.pad_token = tokenizer.eos_token" in finding.help
+
+
+@pytest.mark.parametrize(
+    ("load", "before", "after"),
+    [
+        (', pad_token="<|endoftext|>"', "", ""),
+        ("", "tok.pad_token_id = 50256", ""),
+        ("", 'setattr(tok, "pad_token", tok.eos_token)', ""),
+        ("", "tok.add_special_tokens(SPECIAL)", ""),
+        ("", "", "tok.pad_token = tok.eos_token  # later in the file: silent (it may run first)"),
+        ("", "", "from trl import SFTTrainer\nSFTTrainer(model='gpt2', processing_class=tok)"),
+    ],
+)
+def test_bl209_silent_when_a_pad_token_may_be_set(load: str, before: str, after: str) -> None:
+    assert only("BL209", GPT2_PAD.format(load=load, before=before, after=after)) == []
+
+
+def test_bl209_add_special_tokens_without_pad_sets_none() -> None:
+    source = GPT2_PAD.format(load="", before='tok.add_special_tokens({"additional_special_tokens": ["<sep>"]})', after="")
+    assert codes(only("BL209", source)) == ["BL209"]
+
+
+def test_bl209_padding_max_length_needs_a_length() -> None:
+    """Without `max_length`, `padding="max_length"` pads to `model_max_length`, which for Llama is the unset
+    sentinel: the tokenizer then does not pad at all (tokenization_utils_base.py, LARGE_INTEGER)."""
+    source = """\
+from transformers import AutoTokenizer
+tok = AutoTokenizer.from_pretrained("meta-llama/Llama-2-7b-hf")
+a = tok("one text", padding="max_length")
+b = tok("one text", padding="max_length", max_length=64, truncation=True)
+c = tok("one text", padding=False)
+"""
+    assert [f.line for f in only("BL209", source)] == [4]
+
+
+# ---------------------------------------------------------------------------------------------- BL210
+
+GPT2_GENERATE = """\
+from transformers import AutoModelForCausalLM, AutoTokenizer
+tok = AutoTokenizer.from_pretrained("gpt2")
+tok.pad_token = tok.eos_token
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+enc = tok(["Once upon a time", "The dragon said"], padding=True, return_tensors="pt")
+out = model.generate({args}, max_new_tokens=20)
+"""
+
+
+@pytest.mark.parametrize("args", ["**enc", "enc['input_ids']", "input_ids=enc.input_ids.to('cpu')", "enc['input_ids'], attention_mask=enc['attention_mask']"])
+def test_bl210_follows_the_prompt_ids(args: str) -> None:
+    [finding] = only("BL210", GPT2_GENERATE.format(args=args))
+    assert finding.line == 5 and "`gpt2` tokenizer's default" in finding.message
+
+
+def test_bl210_fix_pads_on_the_left() -> None:
+    from bertlint import fixer
+
+    source = GPT2_GENERATE.format(args="**enc")
+    fixed, _ = fixer.apply_edits(source, lint_text(source), {"safe", "unsafe"})
+    assert 'padding=True, padding_side="left", return_tensors="pt"' in fixed
+    assert only("BL210", fixed) == []
+
+
+def test_bl210_no_call_time_fix_before_4_45() -> None:
+    [finding] = only("BL210", GPT2_GENERATE.format(args="**enc"), transformers_version="4.44")
+    assert finding.fix is None
+
+
+def test_bl210_generated_ids_of_another_encoding_are_not_prompts() -> None:
+    source = GPT2_GENERATE.format(args="**tok('one prompt', return_tensors='pt')")
+    assert only("BL210", source) == []
