@@ -128,3 +128,68 @@ def test_bl210_no_call_time_fix_before_4_45() -> None:
 def test_bl210_generated_ids_of_another_encoding_are_not_prompts() -> None:
     source = GPT2_GENERATE.format(args="**tok('one prompt', return_tensors='pt')")
     assert only("BL210", source) == []
+
+
+# ---------------------------------------------------------------------------------------------- BL306
+
+T5_LOOP = """\
+import torch
+from transformers import T5ForConditionalGeneration
+model = T5ForConditionalGeneration.from_pretrained("{checkpoint}"){cast}
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+for batch in range(10):
+    with {autocast}:
+        loss = model(input_ids=batch, labels=batch).loss
+    loss.backward()
+    optimizer.step()
+"""
+
+
+@pytest.mark.parametrize(
+    ("cast", "autocast", "fires"),
+    [
+        ("", 'torch.autocast(device_type="cuda")', True),
+        ("", "torch.cuda.amp.autocast()", True),
+        ("", 'torch.autocast("cuda", dtype=torch.float16)', True),
+        (".half()", "torch.no_grad()", True),
+        (".to(torch.float16)", "torch.no_grad()", True),
+        ("", 'torch.autocast("cuda", dtype=torch.bfloat16)', False),
+        ("", 'torch.autocast("cpu")', False),  # the CPU default is bfloat16
+        ("", 'torch.autocast("cuda", enabled=False)', False),
+        (".to(torch.bfloat16)", "torch.no_grad()", False),
+        (".to('cuda')", "torch.no_grad()", False),
+    ],
+)
+def test_bl306_float16_shapes(cast: str, autocast: str, fires: bool) -> None:
+    found = only("BL306", T5_LOOP.format(checkpoint="t5-small", cast=cast, autocast=autocast))
+    assert bool(found) is fires
+
+
+def test_bl306_names_the_model_and_the_cause() -> None:
+    [finding] = only("BL306", T5_LOOP.format(checkpoint="google/umt5-small", cast="", autocast="torch.cuda.amp.autocast()"))
+    assert "float16 autocast with the T5-family model `google/umt5-small`" in finding.message
+    assert "bfloat16" in finding.help
+
+
+def test_bl306_lightning_precision() -> None:
+    source = """\
+import pytorch_lightning as pl
+from transformers import AutoModelForSeq2SeqLM
+model = AutoModelForSeq2SeqLM.from_pretrained("t5-base")
+loss = model(input_ids=1, labels=1).loss
+loss.backward()
+pl.Trainer(precision="16-mixed", max_epochs=3)
+pl.Trainer(precision="bf16-mixed", max_epochs=3)
+"""
+    assert [f.line for f in only("BL306", source)] == [6]
+
+
+def test_bl306_needs_training() -> None:
+    source = """\
+import torch
+from transformers import T5ForConditionalGeneration
+model = T5ForConditionalGeneration.from_pretrained("t5-small")
+with torch.autocast("cuda"):
+    out = model.generate(input_ids=torch.ones(1, 3, dtype=torch.long))
+"""
+    assert only("BL306", source) == []
