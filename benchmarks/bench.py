@@ -195,6 +195,71 @@ def corpus(report: Report, sources: Path) -> None:
     report.check(f"no internal error over {files} files ({len(errors)})", not errors and result.returncode in (0, 1))
 
 
+def big_script(size: int, findings: bool) -> str:
+    """A generated script of just under `size` characters: a call per line, each with a BL101 and a
+    BL601 finding (`findings`), or the same calls already fixed (clean)."""
+    head = 'from transformers import AutoTokenizer, TrainingArguments\ntok = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
+    padding, cpu = ("pad_to_max_length=True", "no_cuda=True") if findings else ('padding="max_length"', "use_cpu=True")
+    block = f'enc_{{i}} = tok(["a b"], {padding}, max_length=8, truncation=True)\nargs_{{i}} = TrainingArguments(output_dir="o{{i}}", {cpu})\n'
+    parts, length, i = [head], len(head), 0
+    while length + len(block.format(i=i)) <= size:
+        parts.append(block.format(i=i))
+        length += len(parts[-1])
+        i += 1
+    return "".join(parts)
+
+
+def measured(command: list[str], ok: tuple[int, ...] = (0, 1)) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds, peak resident bytes) of one process: CPU time, unlike wall time,
+    hardly moves with the load of other processes on the machine."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode not in ok:
+        raise SystemExit(f"{command[0]} failed ({process.returncode})")
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+
+
+def big(report: Report, repeat: int) -> None:
+    """A file at the size cap, one with tens of thousands of findings and one clean: bertlint against a
+    bare libcst parse of the same file (CPU time; the better of `repeat` runs) and its peak memory."""
+    from bertlint.engine import MAX_SOURCE_CHARS
+
+    work = Path(tempfile.mkdtemp())
+    rows = [["file", "findings", "parse CPU s", "bertlint CPU s", "ratio", "parse peak MiB", "bertlint peak MiB"]]
+    for label, findings in (("findings", True), ("clean", False)):
+        path = work / f"big_{label}.py"
+        path.write_text(big_script(MAX_SOURCE_CHARS - 64, findings), encoding="utf-8")
+        parse = [measured([sys.executable, "-c", LIBCST_PARSE, str(path)], ok=(0,)) for _ in range(repeat)]
+        ours = [measured(bertlint("--no-cache", "--transformers-version", "5.0", path)) for _ in range(repeat)]
+        count = subprocess.run(bertlint("--no-cache", "--quiet", "--transformers-version", "5.0", path), capture_output=True, text=True, env=ENV).stdout.count("\n")
+        parse_cpu, ours_cpu = min(p[1] for p in parse), min(o[1] for o in ours)
+        parse_rss, ours_rss = max(p[2] for p in parse), max(o[2] for o in ours)
+        rows.append([f"{path.name} ({path.stat().st_size / 2**20:.2f} MiB)", str(count), f"{parse_cpu:.1f}", f"{ours_cpu:.1f}",
+                     f"{ours_cpu / parse_cpu:.2f}x", f"{parse_rss / 2**20:.0f}", f"{ours_rss / 2**20:.0f}"])
+        report.results[f"big_{label}"] = {"findings": count, "parse_cpu": parse_cpu, "bertlint_cpu": ours_cpu, "parse_rss": parse_rss, "bertlint_rss": ours_rss}
+        report.check(f"{label}: bertlint <= 3x a bare parse at the size cap ({ours_cpu / parse_cpu:.2f}x)", ours_cpu <= 3 * parse_cpu)
+        report.check(f"{label}: bertlint peak memory under 1 GiB at the size cap ({ours_rss / 2**20:.0f} MiB)", ours_rss < 2**30)
+    report.table(f"big: generated files at the {MAX_SOURCE_CHARS / 2**20:g} MiB cap, best of {repeat}", rows)
+    shutil.rmtree(work)
+
+
+def tiny_files(report: Report, repeat: int) -> None:
+    """5,000 two-line files: the process pool (all cores) must not be slower than one process."""
+    work = Path(tempfile.mkdtemp())
+    for i in range(5000):
+        folder = work / f"pkg{i % 50}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"m{i}.py").write_text(f'import os\nx{i} = os.path.join("a", "b")\n', encoding="utf-8")
+    times = medians({"one process (-j 1)": bertlint("--no-cache", "-j", "1", work), "pool (all cores)": bertlint("--no-cache", work)}, repeat)
+    one, pool = times["one process (-j 1)"], times["pool (all cores)"]
+    report.table(f"tiny files: 5,000 two-line files, median of {repeat}", [["run", "median s"], *[[name, f"{t:.2f}"] for name, t in times.items()]])
+    report.results["tiny_files"] = times
+    report.check(f"the pool is not slower than one process on 5,000 tiny files ({pool / one:.2f}x)", pool <= one)
+    shutil.rmtree(work)
+
+
 def imports(report: Report) -> None:
     """(c) The lint path imports neither torch nor transformers (nor tensorflow), per -X importtime."""
     result = subprocess.run([sys.executable, "-X", "importtime", "-m", "bertlint", "--isolated", "--no-cache", str(SCRIPT)],
@@ -210,7 +275,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--peers", type=Path, default=Path("/tmp/peers"), help="folder with the torchfix, fixit, ruff and corpus venvs")
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per single-file figure (bulk figures use a third, at least 1)")
-    parser.add_argument("--only", nargs="+", choices=["single", "bulk", "corpus", "imports"], default=["single", "bulk", "corpus", "imports"])
+    parser.add_argument("--only", nargs="+", choices=["single", "bulk", "corpus", "imports", "big", "tiny"], default=["single", "bulk", "corpus", "imports", "big", "tiny"])
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
 
@@ -222,6 +287,10 @@ def main() -> None:
         imports(report)
     if "single" in args.only:
         single_file(report, found, args.repeat)
+    if "big" in args.only:
+        big(report, max(1, args.repeat // 3))
+    if "tiny" in args.only:
+        tiny_files(report, max(1, args.repeat // 3))
     if sources is None and {"bulk", "corpus"} & set(args.only):
         print(f"\nno corpus venv at {args.peers / 'corpus'}: bulk and corpus figures skipped (see benchmarks/README.md)")
     elif sources is not None:

@@ -36,7 +36,7 @@ trainer.train()
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    (tmp_path / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\npreview = true\n')
     return tmp_path
 
 

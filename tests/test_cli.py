@@ -39,7 +39,7 @@ def run(*args: str, cwd: Path, script: bool = False, stdin: str | None = None) -
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A project with a pinned target version, so the installed transformers never matters."""
-    (tmp_path / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\npreview = true\n')
     return tmp_path
 
 
@@ -169,13 +169,13 @@ def test_show_settings_is_toml_for_the_file(project):
     tomllib = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
 
     (project / "pyproject.toml").write_text(
-        '[tool.bertlint]\ntransformers-version = "4.46"\nper-file-ignores = { "legacy/*.py" = ["BL101"] }\n'
+        '[tool.bertlint]\ntransformers-version = "4.46"\npreview = true\nper-file-ignores = { "legacy/*.py" = ["BL101"] }\n'
         '[tool.bertlint.learning-rate]\nt5 = { adafactor = [1e-4, 3e-3] }\n')
     write(project, "legacy/old.py", BAD)
     result = run("--show-settings", "--gpu-memory", "24GiB", "legacy/old.py", cwd=project)
     assert result.returncode == 0 and result.stdout.startswith("# settings for legacy/old.py\n")
     shown = tomllib.loads(result.stdout)
-    assert "BL101" not in shown["select"] and "BL201" in shown["select"]
+    assert "BL101" not in shown["select"] and "BL201" in shown["select"] and shown["preview"] is True
     assert shown["gpu-memory"] == "24GiB" and shown["learning-rate"] == {"t5": {"adafactor": [1e-4, 3e-3]}}
     assert shown["transformers-version"] == "4.46 (transformers-version in pyproject.toml)"
     assert shown["config-file"] == str(project / "pyproject.toml")
@@ -409,7 +409,7 @@ def test_rules_json_lists_every_code(project):
     result = run("rules", "--format", "json", cwd=project)
     rows = json.loads(result.stdout)
     assert [row["code"] for row in rows] == all_codes()
-    assert all(set(row) == {"code", "name", "severity", "fix", "summary"} for row in rows)
+    assert all(set(row) == {"code", "name", "severity", "fix", "summary", "preview", "precision"} for row in rows)
     assert {"BL101", "BL201", "BL202", "BL301", "BL401", "BL501", "BL502", "BL901", "BL902"} <= {row["code"] for row in rows}
 
 

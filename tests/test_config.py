@@ -178,12 +178,12 @@ def test_tool_bertlint_not_a_table(tmp_path):
         ('transformers-version = "v4"\n', "transformers-version", "major version 3 to 6"),
         ('per-file-ignores = ["tests"]\n', "per-file-ignores", "a table of glob pattern"),
         ("learning-rate = [1e-5, 1e-4]\n", "learning-rate", "a table of model family"),
-        ("learning-rate = {bert = [1e-4, 1e-5]}\n", "learning-rate.bert", "0 < low < high"),
-        ("learning-rate = {bert = [0, 1e-5]}\n", "learning-rate.bert", "0 < low < high"),
-        ("learning-rate = {bert = [1e-5]}\n", "learning-rate.bert", "[low, high]"),
-        ('learning-rate = {bert = ["a", "b"]}\n', "learning-rate.bert", "[low, high]"),
-        ("learning-rate = {bert = {adamw = [1, 0.5]}}\n", "learning-rate.bert.adamw", "0 < low < high"),
-        ("learning-rate = {bert = {}}\n", "learning-rate.bert", "adamw, adafactor, sgd"),
+        ("learning-rate = {bert-base = [1e-4, 1e-5]}\n", "learning-rate.bert-base", "0 < low < high"),
+        ("learning-rate = {bert-base = [0, 1e-5]}\n", "learning-rate.bert-base", "0 < low < high"),
+        ("learning-rate = {bert-base = [1e-5]}\n", "learning-rate.bert-base", "[low, high]"),
+        ('learning-rate = {bert-base = ["a", "b"]}\n', "learning-rate.bert-base", "[low, high]"),
+        ("learning-rate = {bert-base = {adamw = [1, 0.5]}}\n", "learning-rate.bert-base.adamw", "0 < low < high"),
+        ("learning-rate = {bert-base = {}}\n", "learning-rate.bert-base", "adamw, adafactor, sgd"),
     ],
 )
 def test_bad_values_name_file_key_value_and_allowed(tmp_path, body, key, expected):
@@ -197,13 +197,43 @@ def test_bad_value_is_quoted_back(tmp_path):
         "pyproject.toml: 'imbalance-ratio' in [tool.bertlint]: invalid value 0.5; expected a number greater than 1"
     )
     assert 'invalid value "lots";' in error(tmp_path, 'gpu-memory = "lots"\n')
-    assert "invalid value [0, 1e-05];" in error(tmp_path, "learning-rate = {bert = [0, 1e-5]}\n")
+    assert "invalid value [0, 1e-05];" in error(tmp_path, "learning-rate = {bert-base = [0, 1e-5]}\n")
 
 
 def test_bad_learning_rate_optimizer(tmp_path):
-    msg = error(tmp_path, "[tool.bertlint.learning-rate.bert]\nadam = [1e-5, 5e-5]\n")
-    assert "unknown key 'adam' in [tool.bertlint.learning-rate.bert]" in msg
+    msg = error(tmp_path, "[tool.bertlint.learning-rate.bert-base]\nadam = [1e-5, 5e-5]\n")
+    assert "unknown key 'adam' in [tool.bertlint.learning-rate.bert-base]" in msg
     assert "did you mean 'adamw'?" in msg and "allowed: adamw, adafactor, sgd" in msg
+
+
+@pytest.mark.parametrize(("key", "hint"), [
+    ("bert", "did you mean 'bert-base'?"),  # a model type, not a family: BL301 never looked it up
+    ("robrta-base", "did you mean 'roberta-base'?"),
+    ("from_scratchh", "did you mean 'from-scratch'?"),
+    ("my-fine-tune", ""),
+])
+def test_unknown_learning_rate_family_is_an_error(tmp_path, key, hint):
+    msg = error(tmp_path, f"[tool.bertlint.learning-rate]\n{key} = [1e-5, 5e-5]\n")
+    assert f"pyproject.toml: 'learning-rate.{key}' in [tool.bertlint]: unknown model family or checkpoint {key!r}; {hint}" in msg
+    assert "allowed: albert, bart, bert-base, default, electra, encoder-large, from-scratch, gpt2, llm, lora, peft, roberta-base, t5," in msg
+    assert "or any checkpoint with its organisation (org/name)" in msg
+
+
+def test_learning_rate_keys_bl301_looks_up_are_accepted(tmp_path):
+    pyproject(tmp_path, "[tool.bertlint.learning-rate]\nBERT-BASE = [1e-5, 5e-5]\nfrom_scratch = [1e-4, 1e-3]\npeft = [1e-5, 1e-3]\n"
+                        '"roberta-large" = [1e-6, 1e-4]\n"FacebookAI/roberta-large" = [1e-6, 1e-4]\n"my-org/my-bert" = [1e-5, 1e-4]\n')
+    assert set(load(tmp_path).lr_ranges) == {"BERT-BASE", "from_scratch", "peft", "roberta-large", "FacebookAI/roberta-large", "my-org/my-bert"}
+
+
+def test_unknown_learning_rate_family_through_the_command_line(tmp_path):
+    """The real entry point: exit 2, the key and what is allowed on stderr, nothing linted."""
+    import subprocess
+
+    pyproject(tmp_path, "[tool.bertlint.learning-rate]\nbert = [1e-5, 5e-5]\n")
+    (tmp_path / "train.py").write_text("x = 1\n")
+    run = subprocess.run([sys.executable, "-m", "bertlint", "train.py"], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.startswith("bertlint: error: pyproject.toml: 'learning-rate.bert' in [tool.bertlint]: unknown model family or checkpoint 'bert'; did you mean 'bert-base'?")
 
 
 def test_bad_family_name(tmp_path):
@@ -224,7 +254,7 @@ def test_good_values(tmp_path):
         transformers-version = "4.40.2"
         [tool.bertlint.learning-rate]
         default = [1e-6, 1e-3]
-        BERT = [1e-5, 5e-5]
+        BERT-base = [1e-5, 5e-5]
         t5 = {adafactor = [1e-4, 1e-2], adamw = [1e-5, 1e-3]}
         "google/flan-t5-base" = [1e-4, 1e-3]
         """,
@@ -235,7 +265,7 @@ def test_good_values(tmp_path):
     assert s.gpu_memory_gib == 24.0 and s.imbalance_ratio == 5.0 and s.transformers_version == "4.40.2"
     assert s.lr_ranges == {
         "default": (1e-6, 1e-3),
-        "BERT": (1e-5, 5e-5),
+        "BERT-base": (1e-5, 5e-5),
         "t5": {"adafactor": (1e-4, 1e-2), "adamw": (1e-5, 1e-3)},
         "google/flan-t5-base": (1e-4, 1e-3),
     }
@@ -427,7 +457,7 @@ def test_unknown_override_is_a_programming_error(tmp_path):
 
 
 def test_cache_key_is_stable_and_sensitive(tmp_path):
-    pyproject(tmp_path, 'select = ["BL1"]\n[tool.bertlint.learning-rate]\nbert = [1e-5, 5e-5]\n')
+    pyproject(tmp_path, 'select = ["BL1"]\n[tool.bertlint.learning-rate]\nbert-base = [1e-5, 5e-5]\n')
     a, b = load(tmp_path), load(tmp_path)
     assert a.cache_key() == b.cache_key() and a == b
     assert load(tmp_path, overrides={"gpu_memory": 40}).cache_key() != a.cache_key()

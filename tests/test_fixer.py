@@ -272,7 +272,8 @@ def test_overlapping_fixes_apply_one_per_pass(tmp_path, monkeypatch, overlapping
         return out, applied
 
     monkeypatch.setattr(fixer, "apply_edits", spy)
-    outcome = runner.run([script], isolated=True, overrides={"transformers_version": "5.0"}, fix="safe", use_cache=False)
+    # BL998 is no measured rule, hence a preview one.
+    outcome = runner.run([script], isolated=True, overrides={"transformers_version": "5.0", "preview": True}, fix="safe", use_cache=False)
     assert passes == [["BL998"], ["BL601"], []]  # BL601 overlapped BL998's edit: deferred, then applied
     assert outcome.fixed == 2 and outcome.findings == []
     assert script.read_text(encoding="utf-8") == (

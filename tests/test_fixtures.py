@@ -13,7 +13,7 @@ import pytest
 
 from conftest import ROOT, lint_text
 
-FIXTURES = sorted(p for p in (ROOT / "fixtures").rglob("*.py") if "verify" not in p.parts)
+FIXTURES = sorted(p for p in (ROOT / "fixtures").rglob("*.py") if "verify" not in p.relative_to(ROOT / "fixtures").parts)
 
 
 def _expected_path(path: Path) -> Path:

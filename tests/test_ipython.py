@@ -84,6 +84,21 @@ def test_ipython_agrees_with_the_table(shell, row: dict) -> None:
     assert runs is row["runs"]
 
 
+# Cells generated from IPython's syntax: every form, in every place a line can stand.
+SYNTAX = ["!ls -la", "!!ls", "%matplotlib inline", "%time x = 1", "%timeit -n 1 f()", "x = !ls", "x = %pwd", "a[0] = !ls", "obj?",
+          "obj.attr??", "?obj", "%pip install -q x", "pip install -q x", "cd ..", ",f a b", ";f a b", "/f a b", "x = 1", "print(x)",
+          "x = (1 +", "def f(:", "x == !ls", "obj? ", "obj?  # c", "%%bash", "%%time", "get_ipython().system('ls')", ">>> x = 1",
+          "In [1]: x = 1", "ls = 1", "pip"]
+PLACES = ["{s}", "if x:\n    {s}", "x = 1\n{s}", "{s}\nx = 1", "f(1,\n  {s})", "s = '''\n{s}\n'''", "y = 1 + \\\n    {s}", "  {s}",
+          "\n{s}", "{s}\n\n", "# note\n{s}", "for i in y:\n    {s}\n    z = 2", "{s} \\\n  more"]
+
+
+def test_generated_cells_agree_with_ipython(shell) -> None:
+    """Every form in every place (403 cells): BL901 exactly where IPython's transform_cell gives no Python."""
+    cells = [place.format(s=syntax) for syntax in SYNTAX for place in PLACES]
+    assert [cell for cell in cells if ipython_runs(shell, cell) is bl901_in_last_cell(cell, [])] == []
+
+
 FIXTURE_NOTEBOOKS = [path for path in sorted(NOTEBOOKS.glob("*.ipynb")) if path.stem not in ("invalid_json", "nbformat3")]
 
 

@@ -33,7 +33,9 @@ FAKE = textwrap.dedent('''\
 
 
 @pytest.fixture
-def shell(monkeypatch):
+def shell(monkeypatch, tmp_path):
+    (tmp_path / "bertlint.toml").write_text("preview = true\n")  # the session's config: every rule runs
+    monkeypatch.chdir(tmp_path)
     monkeypatch.setitem(sys.modules, "transformers", types.ModuleType("transformers"))  # restored afterwards
     InteractiveShell.clear_instance()
     ip = InteractiveShell.instance()
@@ -141,6 +143,7 @@ def test_a_real_notebook_through_a_jupyter_kernel(tmp_path):
     pytest.importorskip("ipykernel")
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src) for src in (FAKE, "%load_ext bertlint", LOAD, BUGGY, CLEAN)]
+    (tmp_path / "bertlint.toml").write_text("preview = true\n")  # the kernel runs in tmp_path: every rule runs
     nbclient.NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     html = ["".join(o.get("data", {}).get("text/html", "") for o in cell.outputs) for cell in nb.cells]
     assert "BL101" in html[3] and "In [4], line 1" in html[3]

@@ -35,15 +35,16 @@ async def client(lsp_client: pytest_lsp.LanguageClient):
     lsp_client.registrations = []
     lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: lsp_client.registrations.extend(params.registrations))
     yield
-    await lsp_client.shutdown_session()
+    if lsp_client.capabilities is not None:  # None: a test shut the server down itself
+        await lsp_client.shutdown_session()
 
 
 async def start(client, capabilities=CAPABILITIES, **options) -> None:
     await client.initialize_session(types.InitializeParams(
-        capabilities=capabilities, initialization_options={"transformersVersion": PINNED_VERSION, **options}))
+        capabilities=capabilities, initialization_options={"transformersVersion": PINNED_VERSION, "preview": True, **options}))
 
 
-async def diagnostics(client, uri: str, send=None) -> list[types.Diagnostic]:
+async def diagnostics(client, uri: str, send=None, timeout: float = 10) -> list[types.Diagnostic]:
     """Send (optionally) and wait for the next diagnostics published for `uri`."""
     client.diagnostics.pop(uri, None)
     if send is not None:
@@ -53,7 +54,7 @@ async def diagnostics(client, uri: str, send=None) -> list[types.Diagnostic]:
         while uri not in client.diagnostics:
             await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
 
-    await asyncio.wait_for(published(), 10)
+    await asyncio.wait_for(published(), timeout)
     return list(client.diagnostics[uri])
 
 
@@ -267,6 +268,42 @@ async def test_change_updates_diagnostics_quickly_on_a_300_line_script(client, t
 
 
 @pytest.mark.asyncio
+async def test_hover_code_actions_and_shutdown_do_not_wait_for_the_lint_of_a_long_file(client, tmp_path):
+    """Lints run in a worker process: while an 8,000-line script is linted, hovers and quick fixes on
+    another document are answered (before that lint ends), and so is shutdown."""
+    await start(client)
+    small, big = (tmp_path / "train.py").as_uri(), (tmp_path / "big.py").as_uri()
+    [finding] = await diagnostics(client, small, open_doc(client, small, SCRIPT))
+    text = training_script(1000)
+    assert text.count("\n") > 8000
+    client.diagnostics.pop(big, None)
+    opened = time.perf_counter()
+    open_doc(client, big, text)()
+    hovers, fixes = [], []
+    for _ in range(5):
+        started = time.perf_counter()
+        hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(small), finding.range.start))
+        hovers.append(time.perf_counter() - started)
+        assert hover is not None and "BL101" in hover.contents.value
+        started = time.perf_counter()
+        offered = await actions(client, small, finding, only=[types.CodeActionKind.QuickFix])
+        fixes.append(time.perf_counter() - started)
+        assert set(offered) == {"BL101: replace `pad_to_max_length` with `padding=`", "Ignore BL101 on this line"}
+    assert big not in client.diagnostics  # all answered while the long lint ran
+    found = await diagnostics(client, big, timeout=300)
+    linted = time.perf_counter() - opened
+    assert "BL101" in [d.code for d in found]
+    change_doc(client, big, text + "x = 1\n", 2)()  # a new lint starts; shutdown must not wait for it
+    started = time.perf_counter()
+    await client.shutdown_session()
+    stopped = time.perf_counter() - started
+    client.capabilities = None
+    print(f"while linting {text.count(chr(10))} lines ({linted:.1f} s): hover max {max(hovers) * 1000:.0f} ms,"
+          f" quick fixes max {max(fixes) * 1000:.0f} ms; shutdown during a lint {stopped * 1000:.0f} ms")
+    assert stopped < linted
+
+
+@pytest.mark.asyncio
 async def test_bad_config_is_shown_and_reloaded(client, tmp_path):
     config = tmp_path / "bertlint.toml"
     config.write_text('selec = ["BL1"]\n', encoding="utf-8")
@@ -372,7 +409,8 @@ async def test_workspace_settings_select_and_ignore(client, tmp_path):
     found = await diagnostics(client, uri, lambda: client.workspace_did_change_configuration(settings))
     assert [d.code for d in found] == ["BL101"]
     bad = types.DidChangeConfigurationParams({"bertlint": {"select": ["BL999"]}})
-    assert [d.code for d in await diagnostics(client, uri, lambda: client.workspace_did_change_configuration(bad))] == ["BL101"]
+    # The defaults instead, where BL101 is a preview rule: the finding goes.
+    assert [d.code for d in await diagnostics(client, uri, lambda: client.workspace_did_change_configuration(bad))] == []
     assert "unknown rule code 'BL999'" in client.messages[-1].message
 
 

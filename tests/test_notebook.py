@@ -46,7 +46,7 @@ def where(findings) -> list[tuple]:
 
 
 def cli(*args: str):
-    return CliRunner().invoke(main, ["--transformers-version", PINNED_VERSION, *args])
+    return CliRunner().invoke(main, ["--transformers-version", PINNED_VERSION, "--preview", *args])
 
 
 # --- masking ---------------------------------------------------------------------------------
@@ -170,8 +170,12 @@ def test_a_variable_of_the_magics_name_shadows_automagic() -> None:
     [finding] = lint(nb_json(("code", "pip = 'pip3'\n"), ("code", "pip install transformers")))
     assert where([finding]) == [(2, 1, 1, "BL901")]
     assert finding.message.startswith("`pip` is a name this notebook binds in an earlier cell")
-    inside = nb_json(("code", "def f():\n    pip = 1\n"), ("code", "pip install transformers"))
-    assert lint(inside) == []  # a function's local name shadows nothing
+    inside = nb_json(("code", "def f():\n    pip = 1\nobj.pip = 1\n"), ("code", "pip install transformers"))
+    assert lint(inside) == []  # a function's local name, an attribute: they shadow nothing
+    for binding in ("import pip", "from x import y as pip", "for pip in [1]: pass", "with f() as pip: pass", "if x:\n    pip, y = 1, 2"):
+        assert [f.code for f in lint(nb_json(("code", binding + "\n"), ("code", "pip install transformers")))] == ["BL901"], binding
+    deleted = "try:\n    1 / 0\nexcept ZeroDivisionError as pip:\n    pass\n"  # Python deletes the name after the handler
+    assert lint(nb_json(("code", deleted), ("code", "pip install transformers"))) == []
     assert lint(nb_json(("code", "pip = 'pip3'\n"), ("code", "pip"))) == []  # Python either way
 
 

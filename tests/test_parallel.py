@@ -21,8 +21,10 @@ forked = pytest.mark.skipif(sys.platform != "linux", reason="the workers inherit
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    (tmp_path / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\n')
+def project(tmp_path: Path, monkeypatch) -> Path:
+    """A dozen small files; the pool is used for them whatever their bytes, unless a test says otherwise."""
+    monkeypatch.setattr(runner, "POOL_MIN_BYTES", 0)
+    (tmp_path / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\npreview = true\n')
     for i in range(runner.POOL_MIN_FILES + 4):
         (tmp_path / f"s{i:02}.py").write_text(BAD + "\n" * i if i % 3 else (BROKEN if i % 2 else "x = 1\n"))
     return tmp_path
@@ -54,6 +56,21 @@ def test_pool_gives_the_serial_results_in_the_serial_order(project):
 def test_a_single_file_never_pays_for_a_pool(project, no_pool):
     outcome = runner.run([project / "s01.py"], jobs=8, use_cache=False)
     assert [f.code for f in outcome.findings] == ["BL101"]
+
+
+def test_a_few_small_files_never_pay_for_a_pool(project, monkeypatch, no_pool):
+    """Under POOL_MIN_BYTES of source, forking the workers costs more than linting it all in-process."""
+    monkeypatch.setattr(runner, "POOL_MIN_BYTES", 32 * 1024)
+    outcome = runner.run([project], jobs=8, use_cache=False)
+    assert outcome.files == runner.POOL_MIN_FILES + 4 and {f.code for f in outcome.findings} == {"BL101", "BL901"}
+
+
+def test_batches_are_few_even_and_largest_first(tmp_path):
+    sizes = [5000, 300, 200, 100] + [10] * 100
+    sized = [(size, tmp_path / f"f{i}.py") for i, size in enumerate(sizes)]
+    batches = runner._batches(sized, 8)
+    assert batches[0] == [tmp_path / "f0.py"]  # larger than a batch's share: alone
+    assert len(batches) <= 8 and sorted(p for batch in batches for p in batch) == sorted(p for _, p in sized)
 
 
 def test_a_warm_run_needs_no_pool(project, monkeypatch):

@@ -54,7 +54,7 @@ def try_repo(hook_repo: Path, cache: Path, tmp_path: Path, script: str) -> subpr
     names too: the hook must leave it alone (--force-exclude)."""
     project = tmp_path / "project"
     project.mkdir()
-    (project / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\nextend-exclude = ["legacy/"]\n')
+    (project / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\npreview = true\nextend-exclude = ["legacy/"]\n')
     (project / "train.py").write_text(script)
     (project / "legacy").mkdir()
     (project / "legacy" / "old.py").write_text(BAD)

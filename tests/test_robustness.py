@@ -173,9 +173,9 @@ NAMED = [
     ("crlf", _file("crlf.py", BAD.replace(b"\n", b"\r\n")), 1, "crlf.py:3:54: BL101"),
     ("tabs", _file("tabs.py", BAD.replace(b"\ntok", b"\ndef f():\n\ttok").replace(b"\nenc", b"\n\tenc")), 1, "tabs.py:4:55: BL101"),
     ("mixed-tabs", _file("mixed.py", b"if x:\n\ty = 1\n        z = 2\n"), 1, "mixed.py:3:1: BL901 TabError: inconsistent use of tabs and spaces in indentation"),
-    ("10MB", _file("generated.py", b"x = 1\n" * 1_800_000), 1, "more than the 4 MiB bertlint analyses"),
+    ("10MB", _file("generated.py", b"x = 1\n" * 1_800_000), 1, "more than the 2 MiB bertlint analyses"),
     ("500-nested-parens", _file("nested.py", b"x = " + b"(" * 500 + b"1" + b")" * 500 + b"\n"), 1, "nested.py:1:205: BL901 SyntaxError: too many nested parentheses"),
-    ("500-chained-calls", _file("chain.py", b"import transformers\nx = a" + b".b()" * 500 + b"\n"), 1, "BL901 the file nests too deeply"),
+    ("500-chained-calls", _file("chain.py", b"import transformers\nx = a" + b".b()" * 500 + b"\n"), 0, "All checks passed!"),  # valid Python: analysed
     ("500-nested-blocks", _file("blocks.py", b"".join(b" " * i + b"if x:\n" for i in range(500)) + b" " * 500 + b"pass\n"), 1, "blocks.py:101:1: BL901 IndentationError: too many levels of indentation"),
     ("binary", _file("image.py", bytes(range(256)) * 64), 1, "BL901 the file is not valid utf-8"),
     ("nul-bytes", _file("nul.py", b"x = 1\x00\x00\ny = 2\n"), 1, "nul.py:1:6: BL901 SyntaxError: source code string cannot contain null bytes"),
@@ -190,7 +190,7 @@ NAMED = [
 
 def bertlint(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, "-m", "bertlint", "--isolated", "--format", "concise", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "bertlint", "--isolated", "--preview", "--format", "concise", *map(str, args)],
                           cwd=cwd, capture_output=True, text=True, env=env, timeout=120)
 
 
@@ -233,7 +233,7 @@ def test_unreadable_file_is_a_problem_and_the_run_goes_on(tmp_path, monkeypatch)
         return real(self)
 
     monkeypatch.setattr(Path, "read_bytes", read_bytes)  # root may read anything, so chmod 000 proves nothing
-    result = CliRunner().invoke(cli.main, ["--isolated", "--no-cache", "--format", "concise", str(tmp_path)])
+    result = CliRunner().invoke(cli.main, ["--isolated", "--preview", "--no-cache", "--format", "concise", str(tmp_path)])
     assert result.exit_code == 2
     assert f"bertlint: error: {tmp_path / 'secret.py'}: Permission denied" in result.output
     assert "open.py:3:54: BL101" in result.output
@@ -255,7 +255,7 @@ def test_internal_error_is_reported_with_its_rule_and_the_run_goes_on(tmp_path, 
         return real(ctx, speed)
 
     monkeypatch.setattr(bl101, "_message", broken)
-    result = CliRunner().invoke(cli.main, ["--isolated", "--no-cache", "--format", "concise", "--jobs", "1", str(tmp_path)])
+    result = CliRunner().invoke(cli.main, ["--isolated", "--preview", "--no-cache", "--format", "concise", "--jobs", "1", str(tmp_path)])
     assert result.exit_code == 2
     assert f"bertlint: internal error in rule BL101 on {tmp_path / 'a.py'}:3: IndexError" in result.output
     assert "please report it" in result.output

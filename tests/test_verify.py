@@ -34,7 +34,7 @@ ACCEPTANCE = ("BL101", "BL102", "BL104", "BL201", "BL202", "BL204", "BL206", "BL
 
 
 def lint_and_verify(*paths: Path, **options) -> tuple[list[Finding], float]:
-    overrides = {"transformers_version": PINNED_VERSION}
+    overrides = {"transformers_version": PINNED_VERSION, "preview": True}
     outcome = runner.run(list(paths), overrides=overrides, isolated=True, use_cache=False)
     settings = runner.settings_for(list(paths), overrides, None, True)
     start = time.monotonic()
@@ -213,10 +213,10 @@ def test_memory_probe_of_an_encoder_decoder_trains_at_the_label_length(tmp_path)
 
     script = tmp_path / "summarize.py"
     script.write_text(T5_SUMMARIES.format(batch=48))
-    outcome = runner.run([script], isolated=True, use_cache=False)
-    settings = runner.settings_for([script], {}, None, True)
+    outcome = runner.run([script], isolated=True, overrides={"preview": True}, use_cache=False)
+    settings = runner.settings_for([script], {"preview": True}, None, True)
     [finding] = [f for f in outcome.findings if f.code == "BL502"]
-    params = lift.spec_for(lift.Site.load(script, settings), finding, settings)["params"]
+    params = lift.spec_for(*lift.Sites(settings).of(finding), settings)["params"]
     assert (params["batch"], params["seq"], params["target"], params["head"]) == (48, 512, 64, "seq2seq")
 
 
@@ -239,7 +239,7 @@ def test_device_side_asserts_stay_in_their_process():
 
 
 def test_verify_option_selects_codes_and_keeps_the_lint_path_free_of_torch():
-    command = [sys.executable, "-m", "bertlint", "check", "--isolated", "--no-cache", "--format", "json", "--verify=BL206", "--device", "cpu", str(DEMO / "classifier.py")]
+    command = [sys.executable, "-m", "bertlint", "check", "--isolated", "--preview", "--no-cache", "--format", "json", "--verify=BL206", "--device", "cpu", str(DEMO / "classifier.py")]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     findings = json.loads(done.stdout)
     assert [f["code"] for f in findings if "verification" in f] == ["BL206"]
@@ -248,11 +248,12 @@ def test_verify_option_selects_codes_and_keeps_the_lint_path_free_of_torch():
         from pathlib import Path
         from bertlint import runner, verify
         from bertlint.verify import lift
-        outcome = runner.run([Path({str(DEMO)!r})], isolated=True, use_cache=False)
-        settings = runner.settings_for([], {{}}, None, True)
+        outcome = runner.run([Path({str(VERIFY)!r})], isolated=True, overrides={{"preview": True}}, use_cache=False)  # the notebook too
+        settings = runner.settings_for([], {{"preview": True}}, None, True)
+        sites = lift.Sites(settings)
         for finding in outcome.findings:
             if finding.code in verify.PROBED:
-                lift.spec_for(lift.Site.load(Path(finding.path), settings), finding, settings)
+                lift.spec_for(*sites.of(finding), settings)
         print(sorted(m for m in ("torch", "transformers", "tensorflow") if m in sys.modules))
     """)
     assert subprocess.run([sys.executable, "-c", lift_only], capture_output=True, text=True, timeout=120).stdout.strip() == "[]"

@@ -163,25 +163,33 @@ def write_judgments(path: Path, judgments: list[Judgment]) -> None:
 
 
 def match(findings: list[Finding], judgments: list[Judgment]) -> tuple[dict[int, Judgment], list[Judgment]]:
-    """Pair findings with judgments one to one: by (code, path, source hash), nearest place first;
-    then what is left by (code, path, cell, line). Returns {finding index: judgment} and the stale judgments."""
+    """Pair findings with judgments one to one: by (code, path, source hash), in order when the
+    counts agree (lines that all moved), else nearest place first; then what is left by (code, path,
+    cell, line). Returns {finding index: judgment} and the stale judgments."""
     paired: dict[int, Judgment] = {}
     free = set(range(len(judgments)))
 
     def position(cell, line):
         return (cell or 0) * 100_000 + line
 
-    by_text: dict[tuple, list[int]] = defaultdict(list)
-    for j, judgment in enumerate(judgments):
-        by_text[(judgment.code, judgment.path, judgment.source)].append(j)
-    candidates = []
+    groups: dict[tuple, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
     for i, f in enumerate(findings):
-        for j in by_text.get((f.code, f.path, f.source), ()):
-            candidates.append((abs(position(f.cell, f.line) - position(judgments[j].cell, judgments[j].line)), i, j))
-    for _, i, j in sorted(candidates):
-        if i not in paired and j in free:
-            paired[i] = judgments[j]
-            free.discard(j)
+        groups[(f.code, f.path, f.source)][0].append(i)
+    for j, judgment in enumerate(judgments):
+        groups[(judgment.code, judgment.path, judgment.source)][1].append(j)
+    for mine, theirs in groups.values():
+        mine.sort(key=lambda i: position(findings[i].cell, findings[i].line))
+        theirs.sort(key=lambda j: position(judgments[j].cell, judgments[j].line))
+        if len(mine) == len(theirs):  # the same lines, perhaps all moved: pair them in order
+            pairs = list(zip(mine, theirs))
+        else:  # some came or went: nearest first
+            pairs = [(i, j) for _, i, j in sorted(
+                (abs(position(findings[i].cell, findings[i].line) - position(judgments[j].cell, judgments[j].line)), i, j)
+                for i in mine for j in theirs)]
+        for i, j in pairs:
+            if i not in paired and j in free:
+                paired[i] = judgments[j]
+                free.discard(j)
     by_line = {(judgments[j].code, judgments[j].path, judgments[j].cell, judgments[j].line): j for j in sorted(free, reverse=True)}
     for i, f in enumerate(findings):
         j = by_line.get((f.code, f.path, f.cell, f.line))
@@ -262,21 +270,24 @@ def review_table(findings: list[Finding], paired: dict[int, Judgment], stale: li
     return "\n".join(out) + "\n"
 
 
-def precision_data(per_code: dict[str, Tally], codes: list[str], recipe: dict, files: int, date: str) -> dict:
-    """The package's precision.json: every code, with its judged findings on the corpus."""
+def precision_data(per_code: dict[str, Tally], exact: dict[str, str], recipe: dict, files: int, date: str) -> dict:
+    """The package's precision.json: every code (`exact`: code -> why it is exact by construction,
+    empty when measured) with its judged findings on the corpus."""
     rules = {}
-    for code in codes:
+    for code, reason in exact.items():
         t = per_code.get(code, Tally())
         rules[code] = {"judged": t.judged, "right": t.right,
-                       "precision": None if t.precision is None else round(t.precision, 4)}
+                       "precision": None if t.precision is None else round(t.precision, 4), "exact": reason}
     return {"corpus": {"recipe": recipe["id"], "files": files, "repos": [r["repo"] for r in recipe["repos"]]},
             "date": date, "rules": rules}
 
 
-def all_codes() -> list[str]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")])))
-    out = subprocess.run([sys.executable, "-m", "bertlint", "rules", "--format", "json"], capture_output=True, text=True, env=env, check=True).stdout
-    return [row["code"] for row in json.loads(out)]
+def exact_reasons() -> dict[str, str]:
+    """Every code of this checkout, with its rule's `exact` reason."""
+    sys.path.insert(0, str(REPO / "src"))
+    from bertlint.rules import all_codes, exact_reason
+
+    return {code: exact_reason(code) for code in all_codes()}
 
 
 def corpus_files(corpus: Path) -> int:
@@ -321,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{len(findings)} findings; {unjudged} unjudged; {len(stale)} stale judgments; review table: {table}")
     if args.write:
         recipe = json.loads(RECIPE.read_text(encoding="utf-8"))
-        data = precision_data(per_code, all_codes(), recipe, files, datetime.date.today().isoformat())
+        data = precision_data(per_code, exact_reasons(), recipe, files, datetime.date.today().isoformat())
         PRECISION_JSON.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {PRECISION_JSON.relative_to(REPO)}")
     return 0

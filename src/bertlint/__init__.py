@@ -2,15 +2,12 @@
 
 __version__ = "0.1.0"
 
-
-def load_ipython_extension(shell) -> None:
-    """`%load_ext bertlint`: lint each cell as it runs (see `bertlint.jupyter`)."""
-    from bertlint import jupyter
-
-    jupyter.load(shell)
+_EXTENSION = ("load_ipython_extension", "unload_ipython_extension")  # `%load_ext bertlint`: bertlint.jupyter
 
 
-def unload_ipython_extension(shell) -> None:
-    from bertlint import jupyter
+def __getattr__(name: str):
+    if name in _EXTENSION:  # imported on first use only: `import bertlint` stays free
+        from bertlint import jupyter
 
-    jupyter.unload(shell)
+        return getattr(jupyter, name)
+    raise AttributeError(f"module 'bertlint' has no attribute {name!r}")

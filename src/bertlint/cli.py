@@ -61,6 +61,7 @@ def main() -> None:
 @click.option("--select", help="Comma-separated codes or prefixes to enable (replaces the configured set).")
 @click.option("--extend-select", help="Codes or prefixes to enable on top of the configured set.")
 @click.option("--ignore", help="Codes or prefixes to disable.")
+@click.option("--preview/--no-preview", default=None, help="Also run the preview rules (those not yet measured precise enough to be on by default).")
 @click.option("--per-file-ignores", multiple=True, help="PATTERN:CODES, repeatable.")
 @click.option("--exclude", multiple=True, help="Gitignore-style pattern to skip (replaces the default list).")
 @click.option("--extend-exclude", multiple=True, help="Gitignore-style pattern to skip, on top of the defaults.")
@@ -89,7 +90,7 @@ def main() -> None:
 @click.option("--show-files", is_flag=True, help="List the files a run would lint, and exit.")
 @click.option("--show-settings", is_flag=True, help="Print the settings resolved for the first path (with its target transformers version), and exit.")
 @click.option("--stdin-filename", type=click.Path(path_type=Path), help="Read the source from standard input (PATHS `-` or none) and lint it as this file; with --fix the fixed source goes to stdout and the report to stderr.")
-def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, extend_select, ignore, per_file_ignores,
+def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, extend_select, ignore, preview, per_file_ignores,
           exclude, extend_exclude, force_exclude, config_file, isolated, gpu_memory, imbalance_ratio, transformers_version,
           fix, unsafe_fixes, diff, add_noqa, show_fixes, statistics, exit_zero, exit_non_zero_on_fix, quiet, no_cache, cache_dir, jobs, verify_codes, device, verify_timeout,
           show_files, show_settings, stdin_filename) -> None:
@@ -115,7 +116,7 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
     if add_noqa and (stdin or fix or diff or verify_codes is not None):
         raise click.UsageError("--add-noqa edits files on disk and cannot be combined with -, --fix, --diff or --verify")
     overrides = {
-        "select": _codes(select), "extend_select": _codes(extend_select), "ignore": _codes(ignore),
+        "select": _codes(select), "extend_select": _codes(extend_select), "ignore": _codes(ignore), "preview": preview,
         "per_file_ignores": _per_file(per_file_ignores), "exclude": list(exclude) or None,
         "extend_exclude": list(extend_exclude) or None, "force_exclude": force_exclude, "gpu_memory": gpu_memory,
         "imbalance_ratio": imbalance_ratio, "transformers_version": transformers_version,
@@ -128,9 +129,12 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
     }
     fixed_source = None
     try:
+        targets = [stdin_filename or Path("-")] if stdin else list(paths) or [Path(".")]
         if show_files or show_settings:
-            targets = [stdin_filename] if stdin else list(paths) or [Path(".")]
             _show(runner.settings_for(targets, given, config_file, isolated), targets, show_settings)
+        for selector in runner.settings_for(targets, given, config_file, isolated).preview_ignored:
+            click.echo(f"bertlint: warning: selection {selector} has no effect because preview is not enabled "
+                       "(pass --preview, or set preview = true in the config)", err=True)
         if add_noqa:
             outcome = runner.add_noqa(list(paths) or [Path(".")], overrides=given, config_file=config_file, isolated=isolated)
         elif stdin:
@@ -243,6 +247,7 @@ def _settings_text(settings, path: Path) -> str:
         "config-file": str(settings.config_path) if settings.config_path else "(none)",
         "project-root": str(settings.project_root),
         "select": sorted(settings.codes_for(path) if not path.is_dir() else settings.select),
+        "preview": settings.preview,
         "per-file-ignores": {pattern: sorted(codes) for pattern, codes in settings.per_file_ignores},
         "exclude": list(settings.exclude), "extend-exclude": list(settings.extend_exclude),
         "respect-gitignore": settings.respect_gitignore, "force-exclude": settings.force_exclude,
@@ -352,15 +357,18 @@ def rule(code: str) -> None:
 @main.command("rules")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def list_rules(fmt: str) -> None:
-    """List every rule: code, name, severity, fixability."""
+    """List every rule: code, name, severity, fixability, and (json) whether it is a preview rule and its measured precision."""
     import json
 
-    from bertlint.rules import all_codes, describe
+    from bertlint.rules import all_codes, describe, measured, preview_reason
 
     rows = []
     for code in all_codes():
         name, severity, summary, fix = describe(code)
-        rows.append({"code": code, "name": name, "severity": severity, "fix": fix, "summary": summary})
+        figures = measured(code)
+        rows.append({"code": code, "name": name, "severity": severity, "fix": fix, "summary": summary,
+                     "preview": preview_reason(code) is not None,
+                     "precision": {k: figures[k] for k in ("judged", "right", "precision")}})
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2))
         return

@@ -44,7 +44,7 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 
 CONFIG_KEYS: tuple[str, ...] = (
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-    "respect-gitignore", "force-exclude", "learning-rate", "gpu-memory", "imbalance-ratio", "transformers-version",
+    "respect-gitignore", "force-exclude", "learning-rate", "gpu-memory", "imbalance-ratio", "transformers-version", "preview",
 )
 _OVERRIDE_KEYS = frozenset(
     k.replace("-", "_") for k in CONFIG_KEYS if k != "learning-rate"
@@ -117,6 +117,9 @@ class Settings:
     family/checkpoint -> (low, high), or -> {optimizer: (low, high)} (the shape knowledge.lr_range reads)."""
 
     select: frozenset[str] = frozenset()
+    preview: bool = False  # preview rules run (those that the selection names)
+    # Selectors that name only preview rules while preview is off: they enable nothing (warned, as ruff does).
+    preview_ignored: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
@@ -369,6 +372,42 @@ def _lr_range(value: Any, where: _Where, key: str) -> tuple[float, float]:
     return (float(value[0]), float(value[1]))
 
 
+def _lr_name(key: str) -> str:
+    """A learning-rate key as BL301 looks it up (knowledge.lr_range): lower case, `_` as `-`."""
+    return key.lower().replace("_", "-")
+
+
+@functools.cache
+def _lr_names() -> tuple[tuple[str, ...], frozenset[str]]:
+    """(the families of the built-in learning-rate table and default, lora, peft, from-scratch; the
+    checkpoints of the built-in table by id and by name), as BL301 looks them up."""
+    import json
+    from importlib.resources import files
+
+    data = files("bertlint") / "data"
+    table = json.loads((data / "learning_rates.json").read_text(encoding="utf-8"))
+    families = sorted({_lr_name(key) for key in table if not key.startswith("_")} | {"default", "peft"})  # see knowledge.lr_range
+    ids = [_lr_name(record["id"]) for record in json.loads((data / "checkpoints.json").read_text(encoding="utf-8"))]
+    return tuple(families), frozenset(ids) | {name.rsplit("/", 1)[-1] for name in ids}
+
+
+def _check_lr_key(family: str, where: _Where, key: str) -> None:
+    """A key BL301 would never look up is a typo, not a setting: a family of the built-in table, a
+    checkpoint it knows by name, or any checkpoint given with its organisation (`org/name`: hub ids
+    cannot be checked offline)."""
+    families, checkpoints = _lr_names()
+    name = _lr_name(family)
+    if "/" in name or name in families or name in checkpoints:
+        return
+    import difflib
+
+    close = [f for f in families if f.startswith(f"{name}-")] or difflib.get_close_matches(name, [*families, *sorted(checkpoints)], n=1)  # bert: bert-base
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise ConfigError(f"{where.at(key)}: unknown model family or checkpoint {family!r}; {hint}allowed: "
+                      f"{', '.join(families)}, the name of a checkpoint bertlint knows (e.g. roberta-large), "
+                      "or any checkpoint with its organisation (org/name)")
+
+
 def _learning_rate(value: Any, where: _Where, key: str) -> dict[str, Any]:
     if not isinstance(value, Mapping):
         raise where.bad(key, value, 'a table of model family (or "default") -> [low, high]')
@@ -377,7 +416,8 @@ def _learning_rate(value: Any, where: _Where, key: str) -> dict[str, Any]:
         sub = f"{key}.{family}"
         if not _FAMILY_RE.fullmatch(family):
             raise ConfigError(f"{where.at(sub)}: invalid model family name {family!r}; "
-                              "expected a family like bert or llama, default, lora, from-scratch or a checkpoint id")
+                              "expected a family like bert-base or llm, default, lora, from-scratch or a checkpoint id")
+        _check_lr_key(family, where, sub)
         if isinstance(spec, Mapping):
             for opt in spec:
                 if opt not in OPTIMIZERS:
@@ -406,7 +446,7 @@ def _parse(table: Mapping[str, Any], where: _Where, all_codes: tuple[str, ...]) 
             out[name] = _per_file_ignores(value, where, raw_key, all_codes)
         elif key in ("exclude", "extend-exclude"):
             out[name] = _strings(value, where, raw_key)
-        elif key in ("respect-gitignore", "force-exclude"):
+        elif key in ("respect-gitignore", "force-exclude", "preview"):
             if not isinstance(value, bool):
                 raise where.bad(raw_key, value, "true or false")
             out[name] = value
@@ -505,6 +545,7 @@ def load_settings(
     all_codes: Iterable[str],
     *,
     default_codes: Iterable[str] | None = None,
+    preview_codes: Iterable[str] = (),
     config_file: Path | None = None,
     overrides: Mapping[str, Any] | None = None,
     overrides_from: str | None = None,
@@ -512,7 +553,9 @@ def load_settings(
 ) -> Settings:
     """Settings from the nearest (or given) config file plus ``overrides``: command-line flags, or
     the settings named by ``overrides_from`` (an editor's). Overrides with value None (or an empty
-    list/tuple) count as not given."""
+    list/tuple) count as not given. ``preview_codes`` run only with ``preview`` on, as ruff's preview
+    rules do: then every selector (the default set included) enables them; with it off, none does,
+    not even their exact code, and a selector that names nothing else is reported in ``preview_ignored``."""
     codes = tuple(sorted(set(all_codes)))
     default = frozenset(codes if default_codes is None else default_codes)
     start = Path(os.path.abspath(start))
@@ -540,8 +583,13 @@ def load_settings(
     layers = [_Layer(file_values.get("select"), file_values.get("extend_select", []), file_values.get("ignore", [])),
               _Layer(cli.get("select"), cli.get("extend_select", []), cli.get("ignore", []))]
     merged = {**file_values, **cli}
+    preview = merged.get("preview", False)
+    held = frozenset() if preview else frozenset(preview_codes)
+    selectors = [s for layer in layers for s in (layer.select or []) + layer.extend_select]
     return Settings(
-        select=_resolve_selection(layers, codes, default),
+        select=_resolve_selection(layers, codes, default) - held,
+        preview=preview,
+        preview_ignored=tuple(dict.fromkeys(s for s in selectors if held and expand_selector(s, codes) <= held)),
         per_file_ignores=tuple(merged.get("per_file_ignores", ())),
         exclude=tuple(merged.get("exclude", DEFAULT_EXCLUDE)),
         extend_exclude=tuple(file_values.get("extend_exclude", [])) + tuple(cli.get("extend_exclude", [])),

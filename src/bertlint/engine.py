@@ -28,7 +28,7 @@ _IGNORE = re.compile(r"#\s*bertlint:\s*ignore\[(?P<codes>[^\]]*)\]")
 _SKIP_FILE = re.compile(r"#\s*bertlint:\s*skip-file\b")
 _BL_CODE = re.compile(r"^BL\d{3}$")
 _BRACKET = re.compile(r"[()\[\]{}]")
-MAX_SOURCE_CHARS = 4 * 2**20  # libcst parses ~150 KB/s: a larger file is generated data, not a training script
+MAX_SOURCE_CHARS = 2 * 2**20  # libcst needs ~470 bytes of memory per character (2 MiB: 0.95 GiB) and parses ~100 KB/s: a larger file is generated data, not a training script
 
 
 @dataclass
@@ -118,34 +118,52 @@ def _without(entry: Suppression, code: str, line: str) -> Fix | None:
     return Fix("safe", "remove the unused suppression", (edit,))
 
 
-def noqa_fixes(findings: list[Finding], source: str) -> list[Finding]:
-    """For `--add-noqa`: one finding per line, whose fix writes `# noqa: CODES` there or adds the codes
-    to the line's `# noqa: ...`. A line that ends inside a string or after a backslash cannot take a
-    comment; BL901 (no parse) and BL902 (about a suppression itself) are not suppressed."""
+NoqaSlot = tuple[int, int, str]  # (1-based start column, end column, what goes before the codes)
+
+
+def noqa_slots(source: str, lines: Iterable[int]) -> dict[int, NoqaSlot]:
+    """Where a suppression of more codes goes on each of `lines` (1-based) that can take a comment:
+    `  # noqa: CODES` at the end of the line, or `, CODES` after the codes of its `# noqa: ...`.
+    A line that ends inside a string or after a backslash cannot take one and is left out."""
+    wanted = set(lines)
+    if not wanted:
+        return {}
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError):
-        return []
+        return {}
     ends = {t.start[0] for t in tokens if t.type in (tokenize.NEWLINE, tokenize.NL)}  # lines that end outside a string
     comments = {t.start[0]: t for t in tokens if t.type == tokenize.COMMENT}
-    by_line: dict[int, list[Finding]] = {}
-    for f in findings:
-        if f.code not in ("BL901", "BL902") and f.line in ends:
-            by_line.setdefault(f.line, []).append(f)
-    lines = source_lines(source)
-    out = []
-    for number, group in sorted(by_line.items()):
-        codes = ", ".join(sorted({f.code for f in group}))
-        line = lines[number - 1]
+    text_lines = source_lines(source)
+    slots = {}
+    for number in wanted & ends:
         comment = comments.get(number)
         existing = NOQA.search(comment.string) if comment is not None else None
         if existing is not None and existing.group("codes"):
             column = comment.start[1] + existing.end() + 1
-            edit = Edit(number, column, number, column, f", {codes}")
+            slots[number] = (column, column, ", ")
         else:
-            end = len(line.rstrip()) + 1
-            edit = Edit(number, end, number, len(line) + 1, f"  # noqa: {codes}")
-        fix = Fix("safe", f"add `# noqa: {codes}`", (edit,))
+            line = text_lines[number - 1]
+            slots[number] = (len(line.rstrip()) + 1, len(line) + 1, "  # noqa: ")
+    return slots
+
+
+def noqa_fixes(findings: list[Finding], source: str) -> list[Finding]:
+    """For `--add-noqa`: one finding per line, whose fix writes `# noqa: CODES` there or adds the codes
+    to the line's `# noqa: ...` (see `noqa_slots`); BL901 (no parse) and BL902 (about a suppression
+    itself) are not suppressed."""
+    by_line: dict[int, list[Finding]] = {}
+    for f in findings:
+        if f.code not in ("BL901", "BL902"):
+            by_line.setdefault(f.line, []).append(f)
+    slots = noqa_slots(source, by_line)
+    out = []
+    for number, group in sorted(by_line.items()):
+        if number not in slots:
+            continue
+        start, end, before = slots[number]
+        codes = ", ".join(sorted({f.code for f in group}))
+        fix = Fix("safe", f"add `# noqa: {codes}`", (Edit(number, start, number, end, before + codes),))
         out.append(replace(group[0], fix=fix, extra={}))
     return out
 
@@ -311,14 +329,16 @@ def positions_of(module: cst.Module, nodes: Iterable[cst.CSTNode] | None = None)
     for stmt in module.body:
         if not wanted:
             break
-        if any(id(node) in wanted for node in walk(stmt)):
+        here = [wanted.pop(id(node)) for node in walk(stmt) if id(node) in wanted]  # each node looked at once
+        if here:
             alone = cst.Module(body=(stmt,), default_indent=module.default_indent, default_newline=module.default_newline)
             table = positions_of(alone)
-            for key, node in list(wanted.items()):
+            for node in here:
                 if node in table:
                     start, end = table[node].start, table[node].end
                     found[node] = CodeRange((start.line + offset, start.column), (end.line + offset, end.column))
-                    del wanted[key]
+                else:
+                    wanted[id(node)] = node
         offset += module.code_for_node(stmt).count("\n")
     if wanted:  # nodes the code walk skips (a comment in the header or in a statement's whitespace)
         table = positions_of(module)

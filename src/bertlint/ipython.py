@@ -88,8 +88,17 @@ def writes_script(source: str) -> bool:
 def cell_magic(source: str) -> str | None:
     """The name of the cell magic a cell starts with (IPython drops leading blank lines and the
     first line's indent before it looks for `%%`)."""
-    first = next((line for line in LINES.findall(source) if line.strip()), "")
-    match = _CELL_MAGIC.match(first.lstrip(" \t"))
+    lines = LINES.findall(source)
+    return _cell_magic(lines, _first(lines))
+
+
+def _first(lines: list[str]) -> int:
+    """The first line that is not blank (IPython drops the ones before it), or len(lines)."""
+    return next((n for n, line in enumerate(lines) if line.strip()), len(lines))
+
+
+def _cell_magic(lines: list[str], first: int) -> str | None:
+    match = _CELL_MAGIC.match(lines[first].lstrip(" \t")) if first < len(lines) else None
     return match.group(1) if match is not None else None
 
 
@@ -101,10 +110,13 @@ def automagic(source: str, bound: Collection[str] = ()) -> str | None:
     the rest starts with `=` or `,` (AssignmentChecker: `ls = 1`) or a name of the user's namespace, a
     builtin or a keyword shadows it (`is_shadowed`): `bound` holds the names the cells before bind."""
     lines = LINES.findall(source)
-    rest = lines[next((n for n, line in enumerate(lines) if line.strip()), len(lines)):]
-    if len(rest) != 1:
+    return _automagic(lines, _first(lines), bound)
+
+
+def _automagic(lines: list[str], first: int, bound: Collection[str]) -> str | None:
+    if len(lines) - first != 1:
         return None
-    _, escape, name, tail = _SPLIT.match(rest[0].rstrip("\r\n")).groups()
+    _, escape, name, tail = _SPLIT.match(lines[first].rstrip("\r\n")).groups()
     if escape or name not in LINE_MAGICS or name in bound or tail.lstrip()[:1] in ("=", ","):
         return None
     return name
@@ -119,14 +131,19 @@ def cleanup(source: str) -> tuple[str, dict[int, int]]:
     IPython session (`ipython_prompt`, when line 1 or 2 has one). A cell that either version runs
     parses here. -> (the text, {1-based line: columns removed from its start})."""
     lines = LINES.findall(source)
-    first = next((n for n, line in enumerate(lines) if line.strip()), None)
+    first = _first(lines)
     removed: dict[int, int] = {}
-    if first is None:
+    if first == len(lines):
         return source, removed
     prefix = lines[first][: len(lines[first]) - len(lines[first].lstrip(" \t"))]
     for number, line in enumerate(lines if prefix else ()):
         if line.startswith(prefix):
             lines[number], removed[number + 1] = line[len(prefix):], len(prefix)
+    if _cell_magic(lines, first) in PYTHON_MAGICS:  # `%%time` runs its body through transform_cell: cleaned on its own
+        body, shifts = cleanup("".join(lines[first + 1:]))
+        for number, width in shifts.items():
+            removed[first + 1 + number] = removed.get(first + 1 + number, 0) + width
+        return "".join(lines[:first + 1]) + body, removed
     second = lines[first + 1] if first + 1 < len(lines) else ""
     classic = _CLASSIC_INITIAL.match(lines[first]) or _CLASSIC_SECOND.match(second)
     inside = _inside_strings(lines) if classic or ">>>" in source else []  # their `>>>` is text
@@ -156,13 +173,13 @@ def mask(source: str, bound: Collection[str] = ()) -> str | None:
     cell magic runs another language (`%%bash`, `%%html`): such a cell is not Python at all.
     `bound`: the names earlier cells bind, which shadow automagic (see `automagic`)."""
     lines = LINES.findall(source)
-    first = next((n for n, line in enumerate(lines) if line.strip()), 0)  # IPython drops leading blank lines
-    name = cell_magic(source)
+    first = _first(lines)
+    name = _cell_magic(lines, first)
     if name is not None:
         if name not in PYTHON_MAGICS and not writes_script(source):
             return None
         lines[first] = _placeholder(lines[first], len(lines[first]) - len(lines[first].lstrip(" \t")))
-    elif automagic(source, bound):
+    elif _automagic(lines, first, bound):
         lines[first] = _placeholder(lines[first], len(lines[first]) - len(lines[first].lstrip(" \t")))
         return "".join(lines)
     quote, depth, continued, escaped = None, 0, False, False
@@ -172,16 +189,18 @@ def mask(source: str, bound: Collection[str] = ()) -> str | None:
             lines[number] = _placeholder(line, 0, "")
             continue
         if quote is None and depth == 0 and not continued:
-            lines[number] = masked = _mask_line(line)
+            logical = _assembled(lines, number) if _continues(line) else line.rstrip("\r\n")
+            lines[number] = masked = _mask_line(line, logical)
             escaped = _continues(line) and not _continues(masked)  # the escape's backslash went with it
             line = masked
         quote, depth, continued, _ = _scan(line, quote, depth)
     return "".join(lines)
 
 
-def _mask_line(line: str) -> str:
-    """One logical line's IPython syntax made Python: `%time stmt` keeps a simple `stmt` (a one-line
-    `for`/`with`/... cannot follow `0;`, so it is masked whole), the rest becomes `0`."""
+def _mask_line(line: str, logical: str) -> str:
+    """The first physical line of a logical line with its IPython syntax made Python: `%time stmt`
+    keeps a simple `stmt` (a one-line `for`/`with`/... cannot follow `0;`, so it is masked whole), the
+    rest becomes `0`. `logical`: the whole logical line as IPython assembles backslash continuations."""
     body = line.rstrip("\r\n")
     indent = len(line) - len(line.lstrip(" \t"))
     python = _PYTHON_MAGIC.match(line, indent)
@@ -190,14 +209,24 @@ def _mask_line(line: str) -> str:
             return _placeholder(line, indent)
         width = python.end() - indent
         return line[:indent] + "0;" + " " * (width - 2) + line[python.end():]
-    if body.endswith("?") and _scan(body, None, 0)[3] == len(body) and _HELP_END.search(body, indent):  # HelpEnd (priority 5) first; no comment after
-        return _placeholder(line, indent)
-    if body[indent:indent + 1] in ("!", "%", "?") or (body[indent:indent + 1] in (",", ";", "/") and _autocall(body[indent:])):
+    if logical.endswith("?") and _scan(logical, None, 0)[3] == len(logical) and _HELP_END.search(logical, indent):
+        return _placeholder(line, indent)  # HelpEnd (priority 5) first; not with a comment after the `?`
+    if body[indent:indent + 1] in ("!", "%", "?") or (body[indent:indent + 1] in (",", ";", "/") and _autocall(logical[indent:])):
         return _placeholder(line, indent)  # EscapedCommand
     assigned = _assigned_escape(body) if "!" in body or "%" in body else None
     if assigned is not None:  # MagicAssign / SystemAssign
         return _placeholder(line, assigned)
     return line
+
+
+def _assembled(lines: list[str], number: int) -> str:
+    """IPython's `assemble_continued_line`: the line at `number` and the ones its backslashes continue
+    it onto, joined with spaces, backslashes and line breaks dropped."""
+    end = number
+    while end + 1 < len(lines) and _continues(lines[end]):
+        end += 1
+    parts = lines[number:end + 1]
+    return " ".join([part.rstrip()[:-1] for part in parts[:-1]] + [parts[-1].rstrip("\r\n")])  # a trailing space stays: it fails `obj? `
 
 
 def _autocall(line: str) -> bool:

@@ -195,10 +195,11 @@ def _is_own_magic(cell: str) -> bool:
     return cell.lstrip().startswith(("%bertlint", "%load_ext bertlint", "%reload_ext bertlint"))
 
 
-_SESSIONS: dict[int, Session] = {}  # one per shell: what `load`/`unload` pair up
+_SESSIONS: dict[int, Session] = {}  # one per shell: what loading and unloading pair up
 
 
-def load(shell: Any) -> None:
+def load_ipython_extension(shell: Any) -> None:
+    """`%load_ext bertlint` (the package hands IPython this function)."""
     if id(shell) in _SESSIONS:
         return
     session = _SESSIONS[id(shell)] = Session(shell)
@@ -208,7 +209,7 @@ def load(shell: Any) -> None:
     shell.register_magic_function(session.magic, magic_kind="line", magic_name="bertlint")
 
 
-def unload(shell: Any) -> None:
+def unload_ipython_extension(shell: Any) -> None:
     session = _SESSIONS.pop(id(shell), None)
     if session is None:
         return

@@ -1,7 +1,9 @@
 """`bertlint server`: a language server over stdio (pygls), for Python files and notebook documents.
 
-Diagnostics on open and save, and after a short quiet spell while typing; quick fixes and "ignore
-on this line" per diagnostic; a `source.fixAll.bertlint` action; the rule's page on hover. Settings
+Diagnostics on open and save, and after a short quiet spell while typing, linted in a worker
+process so that the server answers hovers, code actions and shutdown while a long file is linted
+(libcst's parser holds the GIL: a thread would not do); a change that arrives first makes a lint
+still waiting never run and one running be dropped. Quick fixes and "ignore on this line" per diagnostic; a `source.fixAll.bertlint` action; the rule's page on hover. Settings
 come from the nearest config file of each document, with the client's settings (initialization
 options or `workspace/didChangeConfiguration`) on top, and are reloaded when a config file changes:
 on the client's word (watched files, a save in the editor), or, for clients that watch no files,
@@ -12,8 +14,11 @@ to the user and the document is linted with the defaults.
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import os
 import re
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -26,7 +31,7 @@ from pygls.workspace import TextDocument, Workspace
 from bertlint import __version__, engine, notebook, pages, runner
 from bertlint.config import ConfigError, Settings, load_settings
 from bertlint.report import PAGE_URL, Finding, fix_to_dict
-from bertlint.rules import all_codes
+from bertlint.rules import all_codes, preview_codes
 from bertlint.target import target_version
 
 DEBOUNCE = 0.03  # seconds without a change before a changed document is linted (a lint in progress coalesces more)
@@ -57,7 +62,9 @@ class Server(LanguageServer):
         self.shown: set[str] = set()  # config errors already shown since the last reload
         self.findings: dict[str, list[Finding]] = {}  # by document or cell URI, for hover
         self.cells: dict[str, list[str]] = {}  # notebook URI -> the cell URIs last published
-        self.pending: dict[str, asyncio.Task] = {}
+        self.slots: dict[str, dict[int, engine.NoqaSlot]] = {}  # by document or cell URI: where "ignore" writes, by line
+        self.pending: dict[str, asyncio.Task] = {}  # lints waiting or running, by document or notebook URI
+        self.workers: ProcessPoolExecutor | None = None
 
     # --- settings ---------------------------------------------------------------------------
 
@@ -70,12 +77,12 @@ class Server(LanguageServer):
             errors = []
             for kwargs in ({}, {"isolated": True}):
                 try:
-                    self.settings[directory] = load_settings(directory, all_codes(), overrides=self.overrides(), overrides_from="the editor settings", **kwargs)
+                    self.settings[directory] = load_settings(directory, all_codes(), preview_codes=preview_codes(), overrides=self.overrides(), overrides_from="the editor settings", **kwargs)
                     break
                 except (ConfigError, TypeError) as exc:  # TypeError: an unknown client setting
                     errors.append(str(exc))
             else:
-                self.settings[directory] = load_settings(directory, all_codes(), isolated=True)
+                self.settings[directory] = load_settings(directory, all_codes(), preview_codes=preview_codes(), isolated=True)
             self.stamps[directory] = _up_to(stamp, self.settings[directory].config_path)
             for message in errors:
                 if message not in self.shown:
@@ -111,14 +118,14 @@ class Server(LanguageServer):
         self.stamps.clear()
         self.shown.clear()
         for uri in self.workspace.notebook_documents:
-            self.lint_notebook(uri)
+            self.schedule(uri, self.lint_notebook, 0)
         for uri in list(self.workspace.text_documents):
             if self.workspace.get_notebook_document(cell_uri=uri) is None:
-                self.lint_document(uri)
+                self.schedule(uri, self.lint_document, 0)
 
     # --- linting ----------------------------------------------------------------------------
 
-    def lint_document(self, uri: str) -> None:
+    async def lint_document(self, uri: str) -> None:
         doc = self.workspace.get_text_document(uri)
         if doc.language_id not in (None, "", "python"):
             return  # e.g. a pyproject.toml the client syncs too: its saves only reload the settings
@@ -126,11 +133,11 @@ class Server(LanguageServer):
         if self.config_changed(path):
             self.reload()  # lints this document too, with the new settings
             return
-        settings = self.settings_for(path)
-        findings = self._guarded(path, lambda: engine.lint_source(doc.source, path, settings, target=target_version(settings, path, doc.source)))
-        self.publish(uri, findings, doc.lines, doc.version)
+        lines, version = doc.lines, doc.version  # as linted: the document may change meanwhile
+        findings, slots = await self.in_worker(path, _lint, doc.source, path, self.settings_for(path), False) or ([], {})
+        self.publish(uri, findings, lines, version, slots.get(None, {}))
 
-    def lint_notebook(self, uri: str) -> None:
+    async def lint_notebook(self, uri: str) -> None:
         """Lint all code cells as one module and publish each cell's findings on the cell's URI."""
         nb = self.workspace.get_notebook_document(notebook_uri=uri)
         path = _path(uri)
@@ -138,25 +145,42 @@ class Server(LanguageServer):
             self.reload()  # lints this notebook too, with the new settings
             return
         docs = [self.workspace.get_text_document(cell.document) for cell in nb.cells]
-        text = _notebook_json(nb, docs)
-        settings = self.settings_for(path)
-        findings = self._guarded(path, lambda: notebook.lint_text(text, path, settings, target=target_version(settings, path, text)))
-        for number, doc in enumerate(docs, 1):
-            self.publish(doc.uri, [f for f in findings if f.cell == number], doc.lines, doc.version)
-        for gone in set(self.cells.get(uri, ())) - {doc.uri for doc in docs}:
+        cells = [(doc.uri, doc.lines, doc.version) for doc in docs]
+        findings, slots = await self.in_worker(path, _lint, _notebook_json(nb, docs), path, self.settings_for(path), True) or ([], {})
+        for number, (cell_uri, lines, version) in enumerate(cells, 1):
+            self.publish(cell_uri, [f for f in findings if f.cell == number], lines, version, slots.get(number, {}))
+        for gone in set(self.cells.get(uri, ())) - {cell_uri for cell_uri, _, _ in cells}:
             self.publish(gone, [], (), None)
-        self.cells[uri] = [doc.uri for doc in docs]
+        self.cells[uri] = [cell_uri for cell_uri, _, _ in cells]
 
-    def _guarded(self, path: Path, lint: Callable[[], list[Finding]]) -> list[Finding]:
-        """An internal error is logged, never allowed to take the server down."""
+    async def in_worker(self, path: Path, function: Callable, *args: Any) -> Any:
+        """`function(*args)` in the worker process. Cancelled before the worker takes it, it never runs;
+        after, its result is dropped. An internal error, or a worker that died (a crash in the native
+        parser), is logged and gives no findings; a new worker is started for the next lint."""
+        if self.workers is None:
+            self.workers = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
         try:
-            return lint()
+            return await asyncio.get_running_loop().run_in_executor(self.workers, function, *args)
+        except asyncio.CancelledError:
+            raise
         except Exception as exc:
+            if isinstance(exc, BrokenProcessPool):
+                self.workers = None
             self.window_log_message(types.LogMessageParams(types.MessageType.Error, engine.describe_internal_error(path, exc)))
-            return []
+            return None
 
-    def publish(self, uri: str, findings: list[Finding], lines: Sequence[str], version: int | None) -> None:
+    def stop_workers(self) -> None:
+        """No lint outlives the server: the worker is killed, not waited for."""
+        if self.workers is not None:
+            self.workers.shutdown(wait=False, cancel_futures=True)
+            self.workers = None
+        for child in multiprocessing.active_children():
+            child.kill()
+
+    def publish(self, uri: str, findings: list[Finding], lines: Sequence[str], version: int | None,
+                slots: dict[int, engine.NoqaSlot] | None = None) -> None:
         self.findings[uri] = findings
+        self.slots[uri] = slots or {}
         codec = self.workspace.position_codec
         diagnostics = [
             types.Diagnostic(
@@ -170,16 +194,17 @@ class Server(LanguageServer):
         ]
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, diagnostics, version))
 
-    def schedule(self, key: str, lint: Callable[[str], None], delay: float) -> None:
-        """Lint `key` after `delay` seconds unless another change comes first (then that one waits)."""
+    def schedule(self, key: str, lint: Callable[[str], Any], delay: float) -> None:
+        """Lint `key` after `delay` seconds unless another change comes first: then this lint never
+        runs, or, already running in the worker, its findings are dropped."""
         self.cancel(key)
 
         async def later() -> None:
             await asyncio.sleep(delay)
-            del self.pending[key]
-            lint(key)
+            await lint(key)
 
-        self.pending[key] = asyncio.ensure_future(later())
+        task = self.pending[key] = asyncio.ensure_future(later())
+        task.add_done_callback(lambda done: self.pending.pop(key) if self.pending.get(key) is done else None)
 
     def cancel(self, key: str) -> None:
         if (task := self.pending.pop(key, None)) is not None:
@@ -190,15 +215,36 @@ class Server(LanguageServer):
         self.cancel(key)
         for uri in uris:
             self.publish(uri, [], (), None)
-            del self.findings[uri]
+            del self.findings[uri], self.slots[uri]
 
-    def fixed(self, path: Path, text: str, notebook_text: bool) -> str:
-        """`text` with every safe fix applied; a notebook is said so by the document, not by `path`'s
-        suffix, since one in an editor need not be a `.ipynb` file (VS Code's interactive window, Jupytext)."""
+    async def fixed(self, path: Path, text: str, notebook_text: bool) -> str:
+        """`text` with every safe fix applied, computed in the worker; a notebook is said so by the document,
+        not by `path`'s suffix, since one in an editor need not be a `.ipynb` file (VS Code's interactive
+        window, Jupytext)."""
         if self.config_changed(path):
             self.reload()
-        settings = self.settings_for(path)
-        return runner.fix_text(text, None, path, settings, {"safe"}, target_version(settings, path, text), notebook_text)[0]
+        return await self.in_worker(path, _fixed, text, path, self.settings_for(path), notebook_text) or text
+
+
+def _lint(text: str, path: Path, settings: Settings, notebook_text: bool) -> tuple[list[Finding], dict[int | None, dict[int, engine.NoqaSlot]]]:
+    """In the worker process: the findings of `text`, and where "ignore on this line" writes its
+    comment on each line that has one (by cell for a notebook, IPython syntax masked), so that
+    the server offers it without tokenizing the document again."""
+    target = target_version(settings, path, text)
+    if not notebook_text:
+        findings = engine.lint_source(text, path, settings, target=target)
+        return findings, {None: engine.noqa_slots(text, {f.line for f in findings})}
+    findings = notebook.lint_text(text, path, settings, target=target)
+    lines: dict[int | None, set[int]] = {}
+    for f in findings:
+        lines.setdefault(f.cell, set()).add(f.line)
+    cells = notebook.parse(text).cells
+    return findings, {cell.number: engine.noqa_slots(notebook.mask(cell.source) or "", lines[cell.number]) for cell in cells if cell.number in lines}
+
+
+def _fixed(text: str, path: Path, settings: Settings, notebook_text: bool) -> str:
+    """In the worker process: `text` with every safe fix applied."""
+    return runner.fix_text(text, None, path, settings, {"safe"}, target_version(settings, path, text), notebook_text)[0]
 
 
 class _Document(TextDocument):
@@ -295,7 +341,7 @@ def did_change_watched_files(ls: Server, params: types.DidChangeWatchedFilesPara
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: Server, params: types.DidOpenTextDocumentParams) -> None:
-    ls.lint_document(params.text_document.uri)
+    ls.schedule(params.text_document.uri, ls.lint_document, 0)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -318,7 +364,7 @@ def did_close(ls: Server, params: types.DidCloseTextDocumentParams) -> None:
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
 def notebook_did_open(ls: Server, params: types.DidOpenNotebookDocumentParams) -> None:
-    ls.lint_notebook(params.notebook_document.uri)
+    ls.schedule(params.notebook_document.uri, ls.lint_notebook, 0)
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
@@ -351,9 +397,11 @@ def hover(ls: Server, params: types.HoverParams) -> types.Hover | None:
 
 @server.feature(
     types.TEXT_DOCUMENT_CODE_ACTION,
-    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]),
+    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=True),
 )
-def code_action(ls: Server, params: types.CodeActionParams) -> list[types.CodeAction]:
+async def code_action(ls: Server, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """Quick fixes from what the last lint found, at once. "Fix all", offered where a safe fix was found,
+    runs the fixes in the worker: when the client asks for it (resolves it), if the client can."""
     uri = params.text_document.uri
     doc = ls.workspace.get_text_document(uri)
     actions = []
@@ -361,13 +409,25 @@ def code_action(ls: Server, params: types.CodeActionParams) -> list[types.CodeAc
         for diagnostic in params.context.diagnostics:
             if diagnostic.source == "bertlint":
                 actions += _quick_fixes(ls, doc, diagnostic)
-    if _wanted(params.context.only, FIX_ALL):
-        edits = _fix_all(ls, doc)
-        if edits:
-            actions.append(types.CodeAction(
-                "bertlint: fix all safely fixable problems", kind=FIX_ALL,
-                edit=types.WorkspaceEdit(changes={uri: edits})))
+    if _wanted(params.context.only, FIX_ALL) and any(f.fix is not None and f.fix.applicability == "safe" for f in ls.findings.get(uri, ())):
+        action = types.CodeAction("bertlint: fix all safely fixable problems", kind=FIX_ALL, data={"uri": uri})
+        if "edit" not in get_capability(ls.client_capabilities, "text_document.code_action.resolve_support.properties", []):
+            action = await resolve_code_action(ls, action)
+        if action.edit is not None:
+            actions.append(action)
     return actions
+
+
+@server.feature(types.CODE_ACTION_RESOLVE)
+async def resolve_code_action(ls: Server, action: types.CodeAction) -> types.CodeAction:
+    """The edit of "fix all": every safe fix, to a fixed point, as one edit replacing the document."""
+    uri = (action.data or {}).get("uri")
+    if uri is None or uri not in ls.workspace.text_documents:
+        return action
+    edits = await _fix_all(ls, ls.workspace.get_text_document(uri))
+    if edits:
+        action.edit = types.WorkspaceEdit(changes={uri: edits})
+    return action
 
 
 def _wanted(only: Sequence[str] | None, kind: str) -> bool:
@@ -398,35 +458,36 @@ def _ignore(ls: Server, doc, diagnostic: types.Diagnostic) -> types.CodeAction |
     for BL901/BL902, which no comment suppresses."""
     if diagnostic.code in ("BL901", "BL902"):
         return None
-    source = doc.source
-    if ls.workspace.get_notebook_document(cell_uri=doc.uri) is not None:
-        source = notebook.mask(source) or ""  # IPython syntax, same length, so that the cell tokenizes
     number = diagnostic.range.start.line + 1
-    finding = Finding(str(diagnostic.code), "", "error", "", "", doc.path or doc.uri, number, 1, number, 2)
-    fixes = engine.noqa_fixes([finding], source)
-    if not fixes:
+    slot = ls.slots.get(doc.uri, {}).get(number)  # found by the lint, in the worker: no tokenizing here
+    if slot is None:
         return None
-    [edit] = fixes[0].fix.edits
-    rng = ls.workspace.position_codec.range_to_client_units(doc.lines, _range(edit.line, edit.column, edit.end_line, edit.end_column))
+    start, end, before = slot
+    rng = ls.workspace.position_codec.range_to_client_units(doc.lines, _range(number, start, number, end))
     return types.CodeAction(
         f"Ignore {diagnostic.code} on this line", kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
-        edit=types.WorkspaceEdit(changes={doc.uri: [types.TextEdit(rng, edit.content)]}))
+        edit=types.WorkspaceEdit(changes={doc.uri: [types.TextEdit(rng, f"{before}{diagnostic.code}")]}))
 
 
-def _fix_all(ls: Server, doc) -> list[types.TextEdit]:
+async def _fix_all(ls: Server, doc) -> list[types.TextEdit]:
     """Every safe fix, to a fixed point, as one edit replacing the document (or notebook cell)."""
     nb = ls.workspace.get_notebook_document(cell_uri=doc.uri)
     if nb is None:
-        new = ls.fixed(Path(doc.path), doc.source, notebook_text=False)
+        new = await ls.fixed(Path(doc.path), doc.source, notebook_text=False)
     else:
         docs = [ls.workspace.get_text_document(cell.document) for cell in nb.cells]
-        fixed = ls.fixed(_path(nb.uri), _notebook_json(nb, docs), notebook_text=True)
+        fixed = await ls.fixed(_path(nb.uri), _notebook_json(nb, docs), notebook_text=True)
         number = [cell.document for cell in nb.cells].index(doc.uri) + 1
         new = next(cell.source for cell in notebook.parse(fixed).cells if cell.number == number)
     if new == doc.source:
         return []
     end = types.Position(len(doc.lines), 0)
     return [types.TextEdit(types.Range(types.Position(0, 0), end), new)]
+
+
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: Server, params: None) -> None:
+    ls.stop_workers()
 
 
 def serve() -> None:

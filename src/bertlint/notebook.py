@@ -59,19 +59,24 @@ class NotebookError(ValueError):
 
 def _top_level_names(tree: ast.Module) -> set[str]:
     """The names a cell binds in the notebook's namespace: assignments, imports, `def`/`class`, loop and
-    `with` targets at the top level (also inside top-level `if`/`for`/`try`), not those local to a function."""
+    `with` targets at the top level (also inside top-level `if`/`for`/`try`), not those local to a
+    function. Statements only: targets are walked, expressions are not."""
     names: set[str] = set()
-    todo: list[ast.AST] = list(tree.body)
+    todo: list[ast.stmt] = list(tree.body)
     while todo:
         node = todo.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif not isinstance(node, (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
-            todo.extend(ast.iter_child_nodes(node))
+        targets = [*getattr(node, "targets", ()), getattr(node, "target", None)]
+        targets += [item.optional_vars for item in getattr(node, "items", ())]
+        names.update(n.id for target in targets if target is not None for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        for field in ("body", "orelse", "finalbody"):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                todo.extend(getattr(node, field, ()))
+        for handler in getattr(node, "handlers", ()):  # not `except E as name`: Python deletes that name after the handler
+            todo.extend(handler.body)
     return names
 
 
@@ -177,10 +182,10 @@ def linted_module(text: str, f: Finding) -> tuple[str, Finding] | None:
     index = next((i for i, c in enumerate(module.cells) if c.number == f.cell), None)
     if index is None:
         return None
-    start, (width, shifted) = module.starts[index], module.shifts[index]
+    start, removed = module.starts[index], module.shifts[index]
     return module.text, dataclasses.replace(
-        f, cell=None, line=f.line + start - 1, column=f.column - width * (f.line in shifted),
-        end_line=f.end_line + start - 1, end_column=f.end_column - width * (f.end_line in shifted),
+        f, cell=None, line=f.line + start - 1, column=f.column - removed.get(f.line, 0),
+        end_line=f.end_line + start - 1, end_column=f.end_column - removed.get(f.end_line, 0),
     )
 
 

@@ -1,8 +1,11 @@
-"""The rule reference pages (`rules/BLnnn.md`), shipped inside the package as `bertlint/pages/`."""
+"""The rule reference pages (`rules/BLnnn.md`), shipped inside the package as `bertlint/pages/`,
+each shown with the rule's measured precision (`data/precision.json`) and, for a preview rule, why."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from bertlint import rules
 
 _HERE = Path(__file__).resolve().parent
 
@@ -16,6 +19,27 @@ def pages_dir() -> Path:
 def page(code: str) -> str | None:
     path = pages_dir() / f"{code}.md"
     try:
-        return path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except OSError:
         return None
+    return f"{text.rstrip()}\n\n{precision_section(code)}"
+
+
+def precision_section(code: str) -> str:
+    """The page's `## Precision` section: the measured figures, the corpus, default or preview and why."""
+    data = rules.precision_data()
+    corpus, figures = data["corpus"], rules.measured(code)
+    on = f"{corpus['files']} public training scripts and notebooks (corpus {corpus['recipe']}, {data['date']})"
+    if figures["judged"]:
+        measured_text = f"Measured precision: {figures['precision']:.2f} ({figures['right']} of {figures['judged']} findings judged right by hand) on {on}."
+    else:
+        measured_text = f"Measured precision: none yet (no finding on {on})."
+    reason = rules.preview_reason(code)
+    if reason is None:
+        why = f"exact by construction: {figures['exact']}" if figures["exact"] else \
+            f"at least {rules.MIN_PRECISION} over at least {rules.MIN_JUDGED} judged findings"
+        status = f"On by default ({why})."
+    else:
+        status = (f"**Preview rule**: off unless preview is on (`--preview`, or `preview = true` in the config), "
+                  f"because {reason}.")
+    return f"## Precision\n\n{measured_text}\n\n{status}\n\nHow it is measured: `benchmarks/precision/` in the repository.\n"

@@ -14,7 +14,7 @@ from bertlint import cache  # engine, fixer and notebook (libcst) load where a f
 from bertlint.config import Settings, load_settings
 from bertlint.discovery import discover
 from bertlint.report import Finding
-from bertlint.rules import all_codes
+from bertlint.rules import all_codes, preview_codes
 from bertlint.target import Target, target_version
 
 
@@ -41,7 +41,7 @@ class Outcome:
 def settings_for(paths: list[Path], overrides: Mapping[str, Any] | None = None, config_file: Path | None = None, isolated: bool = False) -> Settings:
     start = paths[0] if paths else Path(".")
     start = start if start.is_dir() else start.parent
-    return load_settings(start.resolve(), all_codes(), config_file=config_file, overrides=overrides, isolated=isolated)
+    return load_settings(start.resolve(), all_codes(), preview_codes=preview_codes(), config_file=config_file, overrides=overrides, isolated=isolated)
 
 
 def run(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, config_file: Path | None = None,
@@ -136,6 +136,8 @@ def _allowed(mode: str | None) -> set[str] | None:
 
 
 POOL_MIN_FILES = 4  # fewer are linted in-process: a forked pool pays off from 2-3 files of 300 lines, not for small ones
+POOL_MIN_BYTES = 32 * 1024  # less source is linted in-process (~0.2 s): starting the workers would cost more
+CHUNKS_PER_WORKER = 4  # files go to the workers in this many batches each, of about equal bytes: few messages, even loads
 
 _Job = tuple[Settings, "set[str] | None", bool, bool]  # settings, fixes allowed, write, cache keys wanted
 _Done = tuple[Path, Outcome, "str | None", list]  # path, its outcome, cache key of the bytes linted, other files read
@@ -146,11 +148,13 @@ def _cores() -> int:
 
 
 def _lint_all(paths: list[Path], job: _Job, jobs: int, progress: Callable[[int, int], None] | None, done: int, total: int) -> Iterator[_Done]:
-    """Lint `paths` in this process, or over a process pool (largest files first) when there are
-    enough of them to pay for one. A worker that dies costs its files an internal error, not the run."""
+    """Lint `paths` in this process, or over a process pool when there are enough of them to pay for
+    one, sent in batches (largest files first) so that thousands of tiny files cost a few messages,
+    not one each. A worker that dies costs its batch an internal error, not the run."""
     if progress is not None:
         progress(done, total)
-    if jobs < 2 or len(paths) < POOL_MIN_FILES:
+    sized = sorted(((_size(path), path) for path in paths), key=lambda item: item[0], reverse=True)
+    if jobs < 2 or len(paths) < POOL_MIN_FILES or sum(size for size, _ in sized) < POOL_MIN_BYTES:
         for path in paths:
             yield _check(path, job)
             done += 1
@@ -161,22 +165,42 @@ def _lint_all(paths: list[Path], job: _Job, jobs: int, progress: Callable[[int, 
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
+    workers = min(jobs, len(paths))
     # fork on Linux: the workers inherit the imported rules instead of importing them again
     # (elsewhere fork is unsafe or missing, and the platform's default start method is used)
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
-    with ProcessPoolExecutor(min(jobs, len(paths)), mp_context=context) as pool:
-        futures = {pool.submit(_check, path, job): path for path in sorted(paths, key=_size, reverse=True)}
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        futures = {pool.submit(_check_batch, batch, job): batch for batch in _batches(sized, workers * CHUNKS_PER_WORKER)}
         for future in as_completed(futures):
             try:
-                yield future.result()
+                yield from future.result()
             except BrokenProcessPool as exc:
                 from bertlint import engine
 
-                path = futures[future]
-                yield path, Outcome(internal_errors=[engine.describe_internal_error(path, exc)]), None, []
-            done += 1
+                for path in futures[future]:
+                    yield path, Outcome(internal_errors=[engine.describe_internal_error(path, exc)]), None, []
+            done += len(futures[future])
             if progress is not None:
                 progress(done, total)
+
+
+def _batches(sized: list[tuple[int, Path]], count: int) -> list[list[Path]]:
+    """(size, path) pairs, largest first, in about `count` batches of about equal bytes (a file larger
+    than a batch's share is a batch of its own)."""
+    share = max(1, sum(size for size, _ in sized) // count)
+    batches: list[list[Path]] = []
+    room = 0
+    for size, path in sized:
+        if room <= 0:
+            batches.append([])
+            room = share
+        batches[-1].append(path)
+        room -= max(size, 1)
+    return batches
+
+
+def _check_batch(paths: list[Path], job: _Job) -> list[_Done]:
+    return [_check(path, job) for path in paths]
 
 
 def _size(path: Path) -> int:

@@ -114,9 +114,9 @@ def known_labels(facts: Facts) -> list[KnownLabels]:
     for scope in scopes:
         for name, events in scope.events.items():
             if name.lower() in LABEL_NAMES and any(e.op == "assign" for e in events):
-                out.append((facts.value(cst.Name(name), scope, order=events[-1].order + 1), f"`{name}`"))
+                out.append((facts.name_value(name, scope, order=events[-1].order + 1), f"`{name}`"))
             elif _LABEL_MAP.fullmatch(name.lower()) and any(e.op == "assign" for e in events):
-                classes = _classes(facts.value(cst.Name(name), scope, order=events[-1].order + 1))
+                classes = _classes(facts.name_value(name, scope, order=events[-1].order + 1))
                 if classes:
                     out.append((classes, f"the label map `{name}`"))
     for call in facts.calls:

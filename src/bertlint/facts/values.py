@@ -96,6 +96,18 @@ class Values(Model):
         self._memo[key] = result
         return result
 
+    def name_value(self, name: str, scope: Scope, *, order: int | None = None, cli: bool = True) -> Any:
+        """The constant a name holds when read in `scope` at `order` (a name no expression of the file reads there)."""
+        key = (name, id(scope), order, cli)
+        if key not in self._memo:
+            self._memo[key] = UNKNOWN
+            try:
+                found = _Evaluator(self, scope, order, cli, None).named(name)
+            except _FAILURES:
+                found = UNKNOWN
+            self._memo[key] = UNKNOWN if isinstance(found, Binding) else found
+        return self._memo[key]
+
     def value(self, expr: cst.BaseExpression | None, scope: Scope, *, order: int | None = None, cli: bool = True) -> Any:
         """The constant value of `expr`, or UNKNOWN. `cli=False` treats command-line and environment defaults as unknown."""
         found = self.evaluate(expr, scope, order, cli=cli)
@@ -384,7 +396,9 @@ class _Evaluator:
 
     # names --------------------------------------------------------------------------
     def _Name(self, node):
-        name = node.value
+        return self.named(node.value)
+
+    def named(self, name: str) -> Any:
         if name in ("True", "False", "None"):
             return {"True": True, "False": False, "None": None}[name]
         owner, events = self.f.binding_events(name, self.scope, self.order)
@@ -450,22 +464,16 @@ class _Evaluator:
 
     def _param(self, owner: Scope, name: str) -> Any:
         """A parameter: the argument of the call being evaluated, else what every call site passes, else its default."""
-        frame = self.frame
-        while frame is not None and frame.function is not owner.node:
-            frame = frame.caller
-        if frame is not None:  # the call is known: its argument, else the default
-            expr, scope, order = frame.args.get(name) or (owner.params[name].default, owner.parent, None)
-            return self.f.evaluate(expr, scope, order, cli=self.cli, frame=frame.caller)
-        clicked = _click_default(self, owner, name)
+        clicked = _click_default(self, owner, name) if _frame_of(self.frame, owner) is None else None
         if clicked is not None:  # a click command's parameter: click passes it, whatever the call sites show
             return clicked
-        sources = param_arguments(self.f, owner, name)
+        sources = _arguments(self.f, owner, name, self.frame)
         if sources is None:
             return UNKNOWN
         if not sources:  # never called here: a default counts like a command-line default (a caller elsewhere may pass another)
             default = owner.params[name].default
             return self.f.evaluate(default, owner.parent, None, cli=True) if default is not None and self.cli else UNKNOWN
-        return _agree([self.f.evaluate(expr, scope, order, cli=self.cli) for expr, scope, order in sources])
+        return _agree([self.f.evaluate(expr, scope, order, cli=self.cli, frame=caller) for expr, scope, order, caller in sources])
 
     # attributes and items -----------------------------------------------------------
     def _Attribute(self, node):
@@ -477,13 +485,7 @@ class _Evaluator:
                 if found is not None:
                     return found
             return UNKNOWN
-        defaults = _argparse_defaults(self.f, node.value, self.scope, self.order)
-        if defaults is not None:
-            if not self.cli or attr not in defaults:
-                return UNKNOWN
-            expr, scope, order = defaults[attr]
-            return self._sub(expr, scope, order) if expr is not None else None
-        field = _config_field(self, node.value, attr)
+        field = self._field(node.value, self.scope, self.order, self.frame, attr, 0)
         if field is not None:
             return field
         base = self.kind(node.value)
@@ -494,12 +496,34 @@ class _Evaluator:
                 return base
         return UNKNOWN
 
+    def _field(self, base: cst.BaseExpression, scope: Scope, order: int | None, frame: _Frame | None, attr: str, depth: int) -> Any:
+        """`base.attr` where `base` holds configuration: the parsed command line, a config object, or a parameter that
+        receives one (`def train(args): ... args.lr`, followed to the arguments of its calls). None when `base` holds
+        no configuration; UNKNOWN when it does but the field cannot be known."""
+        defaults = _argparse_defaults(self.f, base, scope, order)
+        if defaults is not None:
+            if not self.cli or attr not in defaults:
+                return UNKNOWN
+            expr, where, at = defaults[attr]
+            return self.f.evaluate(expr, where, at, cli=self.cli) if expr is not None else None
+        found = _config_field(self, base, scope, order, attr)
+        if found is not None or not isinstance(base, cst.Name) or depth >= MAX_DEPTH:
+            return found
+        owner, events = self.f.binding_events(base.value, scope, order)
+        if owner is None or events or base.value not in owner.params:
+            return None
+        sources = _arguments(self.f, owner, base.value, frame)
+        found = [self._field(expr, where, at, caller, attr, depth + 1) for expr, where, at, caller in sources or ()]
+        return None if not found or any(v is None for v in found) else _agree(found)
+
     def _Subscript(self, node):
         if len(node.slice) != 1:
             return UNKNOWN
         index = node.slice[0].slice
         base = self.eval(node.value)
         if isinstance(base, Binding):
+            if base.kind == "dataset" and base.call.method == "map" and isinstance(index, cst.Index) and isinstance(self.const(index.value), str):
+                return base  # a split of a mapped DatasetDict (`tokenized["train"]`)
             if base.kind in ("encoding", "dataloader_item"):
                 key = self.const(index.value) if isinstance(index, cst.Index) else UNKNOWN
                 item = _batch_item(self.f, base.call, key) if base.kind == "dataloader_item" else None
@@ -528,12 +552,13 @@ class _Evaluator:
         call = self.f.call_of(node)
         if call is None:
             return UNKNOWN
-        constant = self._constant_call(call)
+        constant = self._call_result(call)
         if constant is not UNKNOWN:
             return constant
         return self._object_call(call) or UNKNOWN
 
-    def _constant_call(self, call: Call) -> Any:
+    def _call_result(self, call: Call) -> Any:
+        """What a call computes: folded builtins, configuration reads, and the file's own functions (a constant or an object)."""
         q = call.qualname
         if q in _BUILTIN_FUNCTIONS:
             if call.kwargs or call.has_star_args:
@@ -565,7 +590,7 @@ class _Evaluator:
                     return base[key]
                 return self.const(call.positional[1].value) if len(call.positional) == 2 else None
         if call.qualname is None or call.qualname.startswith("<local>."):
-            return self._returned(call)
+            return self._returned(call)  # a function of the file's own: a constant or an object
         return UNKNOWN
 
     def _object_call(self, call: Call) -> Binding | None:
@@ -602,9 +627,13 @@ class _Evaluator:
                 return inner_kind if inner_kind and inner_kind.kind == "ids" else None
             if short == "pad_sequence" and call.qualname.startswith("torch"):
                 return Binding("ids", call, None, "padded")
+        if call.method == "map" and (fn := call.arg(0, "function")) is not None and _maps_to_encodings(f, fn.value, call):
+            return Binding("dataset", call)  # `ds.map(tokenize, batched=True)`: its columns are what `tokenize` returns
         if call.method is not None:
             recv = self.kind(call.receiver, call.scope, call.order)
             if recv is not None:
+                if recv.kind == "dataset" and call.method in _DATASET_KEEPING_METHODS:
+                    return recv
                 if call.method in _KIND_KEEPING_METHODS and recv.kind in ("model", "encoding", "ids"):
                     return recv
                 if recv.kind == "tokenizer" and (call.method in ENCODE_METHODS or call.method == "pad"):
@@ -629,9 +658,6 @@ class _Evaluator:
                 return Binding("encoding", call)
             if recv is None and _looks_like_tokenizer(f, fn, self.scope):
                 return Binding("encoding", call)
-        if call.qualname is None or call.qualname.startswith("<local>."):
-            found = self._returned(call)
-            return found if isinstance(found, Binding) else None
         return None
 
     def _returned(self, call: Call) -> Any:
@@ -664,6 +690,7 @@ _BUILTIN_FUNCTIONS = {
 }
 _ENVIRONMENT_READS = ("os.environ.get", "os.getenv")
 _CLI_OPTIONS = ("typer.Option", "typer.Argument")
+_DATASET_KEEPING_METHODS = frozenset({"with_format", "remove_columns", "rename_column", "shuffle", "select", "filter", "sort", "flatten_indices"})
 _KIND_KEEPING_METHODS = frozenset({
     "to", "cuda", "cpu", "train", "eval", "half", "bfloat16", "float", "double", "long", "int", "requires_grad_", "squeeze",
     "unsqueeze", "view", "reshape", "clone", "detach", "contiguous", "pin_memory", "to_device",
@@ -746,13 +773,15 @@ def _return_values(fn: cst.FunctionDef) -> list[cst.BaseExpression | None]:
 
 
 def _method_sites(values: Values, class_name: str, fn: cst.FunctionDef) -> list[Call]:
-    """The calls of a method of the file's own torch module: `obj.method(...)` and, for `forward`, `obj(...)`, where
-    `obj` holds an instance of that class."""
+    """The calls of a method of a class of the file: its constructions for `__init__`; for the file's own torch module
+    `obj.method(...)` and, for `forward`, `obj(...)`, where `obj` holds an instance of that class."""
     def instance(expr: cst.BaseExpression | None, call: Call) -> bool:
         found = values.kind(expr, call.scope, call.order)
         return found is not None and found.kind == "module" and found.call.qualname == f"<local>.{class_name}"
 
     method = fn.name.value
+    if method == "__init__":  # `ReviewDataset(texts, labels)`: the constructions of the class
+        return [c for c in values.calls if c.qualname == f"<local>.{class_name}"]
     sites = [c for c in values.calls_by_short.get(method, ()) if c.method == method and instance(c.receiver, c)]
     if method == "forward":
         sites += [c for c in values.calls if c.qualname is None and c.method != "forward" and instance(c.node.func, c)]
@@ -862,15 +891,15 @@ def _click_default(ev: _Evaluator, owner: Scope, name: str) -> Any:
 _NAMESPACES = ("types.SimpleNamespace", "argparse.Namespace")
 
 
-def _config_field(ev: _Evaluator, base: cst.BaseExpression, attr: str) -> Any:
-    found = _config_source_field(ev, base, attr)
+def _config_field(ev: _Evaluator, base: cst.BaseExpression, scope: Scope, order: int | None, attr: str) -> Any:
+    found = _config_source_field(ev, base, scope, order, attr)
     name = dotted(base)
     if found is not None and any(isinstance(s.target, cst.Attribute) and dotted(s.target.value) == name and s.key == attr for s in ev.f.stores):
         return UNKNOWN  # `cfg.lr = ...` somewhere: which one is read depends on the order of execution
     return found
 
 
-def _config_source_field(ev: _Evaluator, base: cst.BaseExpression, attr: str) -> Any:
+def _config_source_field(ev: _Evaluator, base: cst.BaseExpression, scope: Scope, order: int | None, attr: str) -> Any:
     """`cfg.lr` where `cfg` is a `SimpleNamespace(...)`, an instance of a plain or dataclass config class of the file
     (its keyword arguments, else its class-level default), or the class itself (`Config.lr`). None when `base` is
     none of these; UNKNOWN when it is one but the field may be changed."""
@@ -878,14 +907,11 @@ def _config_source_field(ev: _Evaluator, base: cst.BaseExpression, attr: str) ->
     source = base
     name = base.value if isinstance(base, cst.Name) else None
     if name is not None:
-        owner, events = f.binding_events(name, ev.scope, ev.order)
+        owner, events = f.binding_events(name, scope, order)
         if owner is None:
             return None
         if name in f.classes and f.module_scope is owner:
             return _class_field(ev, f.classes[name], attr, None)
-        if not events and name in owner.params:
-            passed = _passed(ev, owner, name)
-            return _config_source_field(ev, passed, attr) if passed is not None else None
         assigns = [e for e in events if e.op == "assign"]
         if len(assigns) != 1 or assigns[0].conditional or len(events) != len(assigns):
             return None
@@ -910,14 +936,24 @@ def _config_source_field(ev: _Evaluator, base: cst.BaseExpression, attr: str) ->
     return None
 
 
-def _passed(ev: _Evaluator, owner: Scope, name: str) -> cst.BaseExpression | None:
-    """The one construction a parameter receives: the argument of the call being evaluated, else the one every call
-    site passes (`main(TrainConfig())`)."""
-    frame = ev.frame
+def _frame_of(frame: _Frame | None, owner: Scope) -> _Frame | None:
+    """The frame among `frame` and its callers that evaluates the function `owner` is the scope of."""
     while frame is not None and frame.function is not owner.node:
         frame = frame.caller
-    sources = [frame.args[name]] if frame is not None and name in frame.args else [] if frame is not None else param_arguments(ev.f, owner, name) or []
-    return sources[0][0] if len(sources) == 1 and isinstance(sources[0][0], cst.Call) else None
+    return frame
+
+
+def _arguments(values: Values, owner: Scope, name: str, frame: _Frame | None) -> list[tuple[cst.BaseExpression, Scope, int | None, _Frame | None]] | None:
+    """(expression, scope, order, its frame) a parameter receives: the argument (or default) of the call being
+    evaluated, else what each call site passes; [] when the file never calls it, None when that cannot be seen."""
+    frame = _frame_of(frame, owner)
+    if frame is not None:
+        if name in frame.args:
+            return [(*frame.args[name], frame.caller)]
+        default = owner.params[name].default
+        return [(default, owner.parent, None, frame.caller)] if default is not None else None
+    sources = param_arguments(values, owner, name)
+    return None if sources is None else [(expr, scope, order, None) for expr, scope, order in sources]
 
 
 def _is_dataclass(cls) -> bool:
@@ -1098,33 +1134,32 @@ def _module_class(values: Values, qualname: str) -> str | None:
 
 
 def _batch_item(values: Values, loader: Call, key: Any) -> Binding | None:
-    """What a DataLoader's batches hold at `key` (a dict key, a position) when the loader stacks its dataset's items as
-    they are (no `collate_fn`): the dataset's item at that key — a `TensorDataset`'s tensor at that position, or what
-    the dataset class's `__getitem__` returns under that key or at that position."""
+    """What a DataLoader's batches hold at `key` (a dict key, a position): what its collate function of the file's own
+    returns there, else (the items stacked as they are) the dataset's item at that key — a `TensorDataset`'s tensor at
+    that position, the column a `dataset.map(fn)` function returns, what a dataset class's `__getitem__` returns."""
     if loader.has_star_args or not isinstance(key, (str, int)) or isinstance(key, bool):
         return None
     if "collate_fn" in loader.kwargs:
-        return _collated_item(values, loader.kwargs["collate_fn"].value, loader, key)
+        return _item(values, _callable_returns(values, loader.kwargs["collate_fn"].value, loader), key)
     arg = loader.arg(0, "dataset")
     dataset = values.kind(arg.value, loader.scope, loader.order) if arg is not None else None
     if dataset is None or dataset.kind != "dataset":
         return None
     made = dataset.call
+    if made.method == "map":
+        return _item(values, _callable_returns(values, made.arg(0, "function").value, made), key)
     if _dataset_class(values, made.qualname) == "TensorDataset":
         if not isinstance(key, int) or made.has_star_args or not 0 <= key < len(made.positional):
             return None
         return values.kind(made.positional[key].value, made.scope, made.order)
     getitem = values.classes[made.qualname.split(".", 1)[1]].methods["__getitem__"]
     scope = _function_scope(values, getitem)
-    found = [_element(values, value, scope, key, 0) for value in _return_values(getitem)]
-    return found[0] if found and found[0] is not None and all(b is not None and b.kind == found[0].kind for b in found) else None
+    return _item(values, [(value, scope, None) for value in _return_values(getitem) if value is not None], key)
 
 
-def _collated_item(values: Values, collate: cst.BaseExpression, loader: Call, key: Any) -> Binding | None:
-    """The batch a collate function of the file's own returns, at `key`: a def, a lambda, `functools.partial(fn, ...)`,
-    or an instance of a class of the file with `__call__`; an encoding it returns (`tokenizer(texts, padding=True)`,
-    `tokenizer.pad(features)`) gives its ids."""
-    returned = _collate_returns(values, collate, loader)
+def _item(values: Values, returned: list[tuple[cst.BaseExpression, Scope, _Frame | None]] | None, key: Any) -> Binding | None:
+    """The object at `key` of what a function returns (every `return` agreeing): an encoding it returns
+    (`tokenizer(texts, padding=True)`, `tokenizer.pad(features)`) gives its ids; a dict or tuple, its element."""
     found = []
     for value, scope, frame in returned or ():
         whole = values.evaluate(value, scope, frame=frame)
@@ -1135,8 +1170,10 @@ def _collated_item(values: Values, collate: cst.BaseExpression, loader: Call, ke
     return found[0] if found and found[0] is not None and all(b is not None and b.kind == found[0].kind for b in found) else None
 
 
-def _collate_returns(values: Values, collate: cst.BaseExpression, loader: Call) -> list[tuple[cst.BaseExpression, Scope, _Frame | None]] | None:
-    """(returned expression, its scope, the frame binding `partial`'s arguments) for each `return` of a collate function."""
+def _callable_returns(values: Values, collate: cst.BaseExpression, loader: Call) -> list[tuple[cst.BaseExpression, Scope, _Frame | None]] | None:
+    """(returned expression, its scope, the frame binding `partial`'s arguments) for each `return` of a function the
+    file passes along (a collate function, a `map` function): a def, a lambda, `functools.partial(fn, ...)`, or an
+    instance of a class of the file with `__call__`."""
     if isinstance(collate, cst.Lambda):
         return [(collate.body, values.scope_of(collate.body), None)]
     call = values.call_of(collate) if isinstance(collate, cst.Call) else None
@@ -1158,6 +1195,14 @@ def _collate_returns(values: Values, collate: cst.BaseExpression, loader: Call) 
     return [(r, _function_scope(values, fn), frame) for r in _return_values(fn) if r is not None]
 
 
+def _maps_to_encodings(values: Values, fn: cst.BaseExpression, at: Call) -> bool:
+    """A `map` function that returns a tokenizer's encoding (a datasets preprocessing function)."""
+    return any(
+        isinstance(found := values.evaluate(value, scope, frame=frame), Binding) and found.kind == "encoding"
+        for value, scope, frame in _callable_returns(values, fn, at) or ()
+    )
+
+
 def _element(values: Values, expr: cst.BaseExpression | None, scope: Scope, key: Any, depth: int) -> Binding | None:
     """The object at `key` of a dict display, `dict(...)` call or tuple `expr` (through one plain name)."""
     if isinstance(expr, cst.Name) and depth == 0:  # `item = {...}; item["labels"] = ...; return item`
@@ -1169,6 +1214,11 @@ def _element(values: Values, expr: cst.BaseExpression | None, scope: Scope, key:
             return None
         stored = [s for s in stored if s.key == key]
         return values.kind(stored[-1].value, scope) if stored else _element(values, events[0].value, scope, key, 1)
+    if isinstance(expr, cst.DictComp) and isinstance(key, str) and not expr.for_in.ifs and expr.for_in.inner_for_in is None:
+        # `{k: torch.tensor(v[i]) for k, v in self.encodings.items()}`: every key of an encoding, per example
+        items = values.call_of(expr.for_in.iter) if isinstance(expr.for_in.iter, cst.Call) else None
+        source = values.kind(items.receiver, items.scope, items.order) if items is not None and items.method == "items" else None
+        return Binding("ids", source.call, source, key) if source is not None and source.kind == "encoding" else None
     if isinstance(expr, cst.Dict) and isinstance(key, str):
         element = next((e for e in expr.elements if isinstance(e, cst.DictElement) and values.value(e.key, scope) == key), None)
         return values.kind(element.value, scope) if element is not None else None

@@ -3,12 +3,19 @@
 A rule is a small query over `Facts`; it reports through its `Context` and never walks the tree.
 Code, name, severity and fix safety live on the class; the reference page is `rules/BLNNN.md`
 (tests check that both agree). Adding a rule never means touching a registry.
+
+Which rules run by default is decided by measurement: `data/precision.json` holds each code's
+judged findings on a corpus of public scripts (written by `benchmarks/precision/harness.py --write`),
+and a rule is on by default only when it is exact by construction (`Rule.exact`) or measured right
+at least `MIN_PRECISION` of the time over at least `MIN_JUDGED` findings; the others are *preview*
+rules, which run only with `--preview` / `preview = true` (as in ruff).
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import json
 import pkgutil
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable
@@ -85,6 +92,10 @@ class Rule:
     fix: ClassVar[str | None] = None  # None | "safe" | "unsafe"
     fix_title: ClassVar[str] = ""
     needs: ClassVar[tuple[str, ...]] = ("transformers",)  # skip the rule unless one of these roots is imported
+    # Why the rule's findings are right by construction (its check is the library's own signature or
+    # table for the target version), which puts it in the default set without a measured precision;
+    # empty: the rule is judged by its measured precision. Copied into data/precision.json by the harness.
+    exact: ClassVar[str] = ""
 
     registry: ClassVar[dict[str, type["Rule"]]] = {}
 
@@ -109,6 +120,13 @@ ENGINE_CODES = {
     "BL901": ("syntax-error", "error", "The file (or notebook cell) does not parse."),
     "BL902": ("unused-suppression", "info", "A suppression comment names a bertlint code that suppresses nothing."),
 }
+ENGINE_EXACT = {
+    "BL901": "the finding is the Python parser's own verdict",
+    "BL902": "the finding is bertlint's own record of which suppressions suppressed something",
+}
+# A measured rule is on by default from this precision over at least this many judged findings.
+MIN_PRECISION = 0.95
+MIN_JUDGED = 10
 
 
 def _rule_modules() -> list[str]:
@@ -128,6 +146,44 @@ def describe(code: str) -> tuple[str, str, str, str | None]:
         return name, severity, summary, ("safe" if code == "BL902" else None)
     rule = all_rules()[code]
     return rule.name, rule.severity, rule.summary, rule.fix
+
+
+def exact_reason(code: str) -> str:
+    """Why `code` is exact by construction, read off the rule (imports it); empty when it is measured."""
+    return ENGINE_EXACT[code] if code in ENGINE_CODES else all_rules()[code].exact
+
+
+@functools.cache
+def precision_data() -> dict[str, Any]:
+    """`data/precision.json`: the corpus, and per code its judged findings and exactness."""
+    from importlib.resources import files
+
+    return json.loads((files("bertlint") / "data" / "precision.json").read_text(encoding="utf-8"))
+
+
+def measured(code: str) -> dict[str, Any]:
+    """`{"judged", "right", "precision", "exact"}` of `code`; a code the measurement lacks counts as unjudged."""
+    return precision_data()["rules"].get(code, {"judged": 0, "right": 0, "precision": None, "exact": ""})
+
+
+def preview_reason(code: str) -> str | None:
+    """Why `code` is a preview rule (off unless preview is on), or None for a default rule.
+    Read from precision.json alone: resolving settings imports no rule."""
+    figures = measured(code)
+    if figures["exact"]:
+        return None
+    judged, right = figures["judged"], figures["right"]
+    if judged < MIN_JUDGED:
+        return (f"only {judged} of its findings were judged on the corpus (a default rule needs at least {MIN_JUDGED})"
+                if judged else "it has not fired on the corpus, so its precision is unmeasured")
+    if right / judged < MIN_PRECISION:
+        return f"its measured precision {right / judged:.2f} ({right} of {judged} findings right) is below {MIN_PRECISION}"
+    return None
+
+
+def preview_codes() -> frozenset[str]:
+    """The codes that run only in preview mode."""
+    return frozenset(code for code in all_codes() if preview_reason(code) is not None)
 
 
 def roots_imported(facts: "Facts", roots: Iterable[str]) -> bool:

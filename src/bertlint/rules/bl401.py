@@ -84,7 +84,7 @@ def _weights_classes(fn: cst.FunctionDef) -> bool:
 def label_distributions(facts: Facts):
     """(Counter of labels, where they came from) for every label source we can read statically."""
     for scope, name, event in _label_assignments(facts):
-        value = facts.value(cst.Name(name), scope, order=event.order + 1)
+        value = facts.name_value(name, scope, order=event.order + 1)
         if isinstance(value, (list, tuple)) and value and all(isinstance(v, (int, str)) and not isinstance(v, bool) for v in value):
             yield Counter(value), f"`{name}`"
     for call in facts.calls:

@@ -12,6 +12,7 @@ from bertlint.rules import Context, Replacement, Rule
 class RemovedTrainingArgument(Rule):
     code = "BL601"
     name = "removed-training-argument"
+    exact = "the keyword is checked against the `TrainingArguments` fields of the target transformers version"
     severity = "error"
     summary = "a `TrainingArguments` keyword that the target transformers deprecated (warning) or removed (error: TypeError)"
     help = "use the keyword that replaces it"

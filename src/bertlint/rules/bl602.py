@@ -13,6 +13,7 @@ from bertlint.rules.bl601 import RemovedTrainingArgument
 class TrainerTokenizerArgument(RemovedTrainingArgument):
     code = "BL602"
     name = "trainer-tokenizer-argument"
+    exact = "`tokenizer=` is checked against `Trainer.__init__` of the target transformers version"
     severity = "error"
     summary = "`Trainer(tokenizer=...)`: deprecated from 4.46 (use `processing_class=`), a TypeError from 5.0"
     help = "use `processing_class=` instead"

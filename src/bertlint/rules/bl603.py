@@ -12,6 +12,7 @@ from bertlint.rules import Context, Replacement, Rule
 class ComputeLossSignature(Rule):
     code = "BL603"
     name = "compute-loss-signature"
+    exact = "the override's parameters are checked against the call `Trainer.training_step` makes in the target version"
     severity = "error"
     summary = "a Trainer subclass's `compute_loss` without `num_items_in_batch`/`**kwargs`: TypeError from 4.46"
     help = "add `num_items_in_batch=None` to the parameters"

@@ -13,6 +13,7 @@ from bertlint.rules.symbols import SymbolUse, symbol_uses
 class TransformersAdamW(Rule):
     code = "BL604"
     name = "transformers-adamw"
+    exact = "the name is checked against what the target transformers version exports"
     severity = "error"
     summary = "`transformers.AdamW`: deprecated from 4.16, an ImportError from 4.50"
     help = "use `torch.optim.AdamW` (its defaults differ: eps=1e-8, weight_decay=0.01)"

@@ -14,6 +14,7 @@ _FACTORY = re.compile(r"(TF|Flax)?Auto(Model(For\w+|WithLMHead)?|Tokenizer|Confi
 class SubclassedAutoClass(Rule):
     code = "BL605"
     name = "subclassed-auto-class"
+    exact = "`Auto*` classes are factories in every version: `from_pretrained` never returns the subclass"
     severity = "error"
     summary = "a class that subclasses an `Auto*` factory: `from_pretrained` returns the concrete class, so the subclass's code never runs"
     help = "subclass the checkpoint's concrete class instead (`BertForSequenceClassification`, `BertTokenizerFast`, ...)"

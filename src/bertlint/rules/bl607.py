@@ -18,6 +18,7 @@ PATH_VOCAB_CLASSES = frozenset(
 class TokenizerVocabFileIgnored(Rule):
     code = "BL607"
     name = "tokenizer-vocab-file-ignored"
+    exact = "the keyword is checked against the tokenizer constructors of the target transformers version"
     severity = "error"
     summary = "`BertTokenizer(vocab_file=...)` on transformers 5: the file is ignored and every word becomes `[UNK]`"
     help = "pass the path positionally or as `vocab=` (and `merges=`), or load the folder with `from_pretrained`"

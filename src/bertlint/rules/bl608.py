@@ -13,6 +13,7 @@ REMOVED = ("encode_plus", "batch_encode_plus")
 class EncodePlusRemoved(Rule):
     code = "BL608"
     name = "encode-plus-removed"
+    exact = "the method is checked against the tokenizer API of the target transformers version"
     severity = "error"
     summary = "`tokenizer.encode_plus(...)`/`batch_encode_plus(...)` (or `as_target_tokenizer()`/`as_target_processor()`) on transformers 5: `AttributeError`"
     help = "call the tokenizer itself: `tokenizer(text, ...)` takes the same arguments"

@@ -36,11 +36,6 @@ class Site:
     version: tuple[int, ...]  # the target transformers version, as the rules saw it
 
     @classmethod
-    def load(cls, path: Path, settings: Settings) -> Site:
-        text = engine.decode(path.read_bytes()).text
-        return cls.parse(text, path, target_version(settings, path, text)[0])
-
-    @classmethod
     def parse(cls, text: str, path: Path, version: tuple[int, ...]) -> Site:
         module = cst.parse_module(text)
         positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
@@ -90,10 +85,10 @@ class Sites:
         except (OSError, ValueError, SyntaxError) as exc:  # gone, or no longer decodes
             raise CannotLift(f"the file could not be read again: {exc}") from None
         self.texts[finding.path] = text
-        source, placed = text, finding
+        source, placed, version = text, finding, None
         if finding.cell is not None:
             try:
-                found = notebook.linted_module(text, finding)
+                found, version = notebook.linted_module(text, finding), notebook.target(self.settings, path, text)[0]
             except notebook.NotebookError as exc:
                 raise CannotLift(f"the notebook could not be read again: {exc}") from None
             if found is None:
@@ -102,7 +97,7 @@ class Sites:
         key = (finding.path, source)
         if key not in self.parsed:
             try:
-                self.parsed[key] = Site.parse(source, path, target_version(self.settings, path, text)[0])
+                self.parsed[key] = Site.parse(source, path, version or target_version(self.settings, path, text)[0])
             except cst.ParserSyntaxError as exc:
                 raise CannotLift(f"the file no longer parses: {exc.message}") from None
         return self.parsed[key], placed

@@ -219,12 +219,13 @@ def _batch(spec: dict, config, env: Env) -> Batch:
     literal = p.get("texts")
     texts = literal or [build.text_of(5), build.text_of(10, 20)]
     tok, tok_setup = build.tokenizer_for(p.get("tokenizer") or {}, env.workdir, literal or ())
-    side = p.get("padding_side") or build.family_padding_side(spec["model"].get("model_type"))
+    cached = tok_setup.startswith("cached")
+    side = p.get("padding_side") or (tok.padding_side if cached else build.family_padding_side(spec["model"].get("model_type")))
     tok.padding_side = side
     if tok.pad_token is None:  # a causal family's tokenizer: the model's pad id goes in below
         tok.pad_token = tok.eos_token or tok.unk_token
     kwargs = {"padding": p.get("padding", "longest"), "truncation": bool(p.get("truncation"))}
-    if tok_setup.startswith(("fast", "slow")) and not getattr(config, "is_encoder_decoder", False) and spec["model"].get("head") == "causal-lm":
+    if not cached and not getattr(config, "is_encoder_decoder", False) and spec["model"].get("head") == "causal-lm":
         kwargs["add_special_tokens"] = False  # the generated vocabulary is BERT's: a decoder-only family's text has no [CLS] ... [SEP]
     if p.get("max_length"):
         kwargs["max_length"] = p["max_length"]
@@ -282,11 +283,8 @@ def probe_attention_mask(spec: dict, env: Env) -> dict:
 
 def _probe_generation(spec: dict, env: Env) -> dict:
     """Greedy `generate` of the padded batch without the mask (as the script calls it), with it, and of each padded text alone."""
-    head = spec["model"].get("head")
-    auto = HEAD_CLASSES["seq2seq" if head == "seq2seq" else "causal-lm"]
-    model, setup = build.model_for(spec["model"], auto, env.device)
-    if getattr(model.config, "is_encoder_decoder", False) and auto != HEAD_CLASSES["seq2seq"]:
-        model, setup = build.model_for(spec["model"], HEAD_CLASSES["seq2seq"], env.device)
+    seq2seq = spec["model"].get("head") == "seq2seq" or spec["model"].get("architecture") == "seq2seq"
+    model, setup = build.model_for(spec["model"], HEAD_CLASSES["seq2seq" if seq2seq else "causal-lm"], env.device)
     batch = _batch(spec, model.config, env)
     setup = f"{setup}; {batch.setup}"
     rows = batch.padded[:COMPARED_ROWS]

@@ -1,0 +1,283 @@
+"""The measured default rule set: preview selection, the precision data, the rule pages, and the harness.
+
+The harness is tested on a tiny synthetic corpus written here, never on the real one.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bertlint import pages, rules
+from bertlint.cli import main
+from bertlint.config import ConfigError, load_settings
+from bertlint.rules import MIN_JUDGED, MIN_PRECISION, all_codes, exact_reason, measured, preview_codes, preview_reason
+from conftest import ROOT
+
+HARNESS_DIR = ROOT / "benchmarks" / "precision"
+# A loop that never zeroes its gradients (BL303) in a script that also imports a removed name (BL604).
+SCRIPT = """\
+import torch
+from transformers import AdamW, AutoModelForSequenceClassification
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+optimizer = torch.optim.AdamW(model.parameters(), lr=2e-5)
+for batch in loader:
+    loss = model(**batch).loss
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def _load_harness():
+    spec = importlib.util.spec_from_file_location("precision_harness", HARNESS_DIR / "harness.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+harness = _load_harness()
+
+
+@pytest.fixture
+def measurement(monkeypatch):
+    """Figures of our own: every code measured precise over 20 findings, except BL303 (3 judged) and
+    BL503 (0.8): those two are the preview rules."""
+    data = {"corpus": {"recipe": "test", "files": 7, "repos": []}, "date": "2026-01-01",
+            "rules": {code: {"judged": 20, "right": 20, "precision": 1.0, "exact": ""} for code in all_codes()}}
+    data["rules"]["BL303"] = {"judged": 3, "right": 3, "precision": 1.0, "exact": ""}
+    data["rules"]["BL503"] = {"judged": 20, "right": 16, "precision": 0.8, "exact": ""}
+    monkeypatch.setattr(rules, "precision_data", lambda: data)
+    return data
+
+
+def _cli(project: Path, *args: str):
+    result = CliRunner().invoke(main, ["check", "--format", "json", "--no-cache", *args, str(project / "train.py")])
+    return result, sorted({f["code"] for f in json.loads(result.stdout or "[]")}) if result.exit_code in (0, 1) else None
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\n')
+    (tmp_path / "train.py").write_text(SCRIPT)
+    return tmp_path
+
+
+# --------------------------------------------------------------------------- selection
+
+
+def test_preview_codes_follow_the_thresholds(measurement):
+    assert preview_codes() == {"BL303", "BL503"}
+    assert "only 3 of its findings were judged" in preview_reason("BL303")
+    assert "0.80 (16 of 20 findings right) is below 0.95" in preview_reason("BL503")
+    measurement["rules"]["BL503"] = {"judged": MIN_JUDGED, "right": MIN_JUDGED, "precision": 1.0, "exact": ""}
+    measurement["rules"]["BL303"] = {"judged": 0, "right": 0, "precision": None, "exact": "by construction"}
+    assert preview_codes() == set()  # enough judged findings, all right; an exact rule needs no figures
+
+
+def test_a_code_the_measurement_lacks_is_preview(measurement):
+    del measurement["rules"]["BL101"]
+    assert preview_reason("BL101") == "it has not fired on the corpus, so its precision is unmeasured"
+
+
+def test_preview_is_off_by_default_and_enables_every_selected_preview_rule(tmp_path):
+    held = {"BL303", "BL503"}
+    off = load_settings(tmp_path, all_codes(), preview_codes=held, isolated=True)
+    assert not off.preview and not held & off.select and off.select == set(all_codes()) - held
+    on = load_settings(tmp_path, all_codes(), preview_codes=held, isolated=True, overrides={"preview": True})
+    assert on.preview and on.select == set(all_codes())
+    prefix = load_settings(tmp_path, all_codes(), preview_codes=held, isolated=True, overrides={"preview": True, "select": ["BL3"]})
+    assert "BL303" in prefix.select and "BL503" not in prefix.select
+
+
+def test_explicit_selection_of_a_preview_rule_needs_preview_as_in_ruff(tmp_path):
+    """ruff: `--select RUF911` (a preview rule) without preview selects nothing and warns."""
+    held = {"BL303", "BL503"}
+    settings = load_settings(tmp_path, all_codes(), preview_codes=held, isolated=True, overrides={"select": ["BL303", "BL601"]})
+    assert settings.select == {"BL601"} and settings.preview_ignored == ("BL303",)
+    # A prefix that also names default rules is no mistake: nothing to warn about.
+    broad = load_settings(tmp_path, all_codes(), preview_codes=held, isolated=True, overrides={"extend_select": ["BL3"]})
+    assert broad.preview_ignored == () and "BL303" not in broad.select
+    with_preview = load_settings(tmp_path, all_codes(), preview_codes=held, isolated=True, overrides={"select": ["BL303"], "preview": True})
+    assert with_preview.select == {"BL303"} and with_preview.preview_ignored == ()
+
+
+def test_preview_config_key(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.bertlint]\npreview = true\n')
+    assert load_settings(tmp_path, all_codes(), preview_codes={"BL303"}).select == set(all_codes())
+    (tmp_path / "pyproject.toml").write_text('[tool.bertlint]\npreview = "yes"\n')
+    with pytest.raises(ConfigError, match=r"'preview' in \[tool.bertlint\]: invalid value \"yes\"; expected true or false"):
+        load_settings(tmp_path, all_codes())
+
+
+def test_preview_editor_setting(tmp_path):
+    """The language server passes its client's settings as overrides from "the editor settings"."""
+    settings = load_settings(tmp_path, all_codes(), preview_codes={"BL303"}, overrides={"preview": True}, overrides_from="the editor settings")
+    assert "BL303" in settings.select
+    with pytest.raises(ConfigError, match="'preview' in the editor settings: invalid value 1; expected true or false"):
+        load_settings(tmp_path, all_codes(), overrides={"preview": 1}, overrides_from="the editor settings")
+
+
+def test_cli_preview_flag_config_and_explicit_select(measurement, project):
+    result, found = _cli(project)
+    assert found == ["BL604"]  # BL303 is a preview rule here
+    result, found = _cli(project, "--preview")
+    assert found == ["BL303", "BL604"]
+    result, found = _cli(project, "--select", "BL303")
+    assert found == [] and "selection BL303 has no effect because preview is not enabled" in result.stderr
+    result, found = _cli(project, "--preview", "--select", "BL303")
+    assert found == ["BL303"] and "has no effect" not in result.stderr
+    (project / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\npreview = true\n')
+    assert _cli(project)[1] == ["BL303", "BL604"]
+    assert _cli(project, "--no-preview")[1] == ["BL604"]
+
+
+def test_show_settings_says_whether_preview_is_on(project):
+    result = CliRunner().invoke(main, ["check", "--show-settings", "--preview", str(project / "train.py")])
+    assert "preview = true\n" in result.stdout
+
+
+# --------------------------------------------------------------------------- pages and listing
+
+
+def test_rule_page_shows_the_measured_precision_and_the_corpus(measurement):
+    text = pages.page("BL601")
+    assert "## Precision" in text
+    assert "Measured precision: 1.00 (20 of 20 findings judged right by hand) on 7 public training scripts" in text
+    assert "On by default" in text
+    preview = pages.page("BL503")
+    assert "**Preview rule**" in preview and "0.80 (16 of 20 findings right) is below 0.95" in preview
+
+
+def test_rules_json_has_preview_and_precision(measurement):
+    rows = {row["code"]: row for row in json.loads(CliRunner().invoke(main, ["rules", "--format", "json"]).stdout)}
+    assert rows["BL503"]["preview"] is True and rows["BL601"]["preview"] is False
+    assert rows["BL503"]["precision"] == {"judged": 20, "right": 16, "precision": 0.8}
+
+
+# --------------------------------------------------------------------------- the shipped figures
+
+
+def test_precision_json_covers_every_rule_consistently():
+    data = json.loads((ROOT / "src" / "bertlint" / "data" / "precision.json").read_text(encoding="utf-8"))
+    recipe = json.loads((HARNESS_DIR / "recipe.json").read_text(encoding="utf-8"))
+    assert data["corpus"]["recipe"] == recipe["id"] and data["corpus"]["files"] > 0
+    assert data["corpus"]["repos"] == [r["repo"] for r in recipe["repos"]]
+    assert sorted(data["rules"]) == all_codes()
+    for code, figures in data["rules"].items():
+        assert 0 <= figures["right"] <= figures["judged"], code
+        expected = round(figures["right"] / figures["judged"], 4) if figures["judged"] else None
+        assert figures["precision"] == expected, code
+        assert figures["exact"] == exact_reason(code), f"{code}: rerun the harness with --write"
+
+
+def test_default_rules_meet_the_bar():
+    for code in sorted(set(all_codes()) - preview_codes()):
+        figures = measured(code)
+        assert figures["exact"] or (figures["judged"] >= MIN_JUDGED and figures["right"] / figures["judged"] >= MIN_PRECISION), code
+
+
+def test_judgments_match_the_shipped_figures():
+    """precision.json is what the harness computed from the committed judgments (matched findings only)."""
+    judgments = [j for j in harness.read_judgments(HARNESS_DIR / "judgments.csv") if j.verdict]
+    assert all(j.verdict in ("right", "wrong") and (j.verdict == "right" or j.reason) for j in judgments)
+    data = json.loads((ROOT / "src" / "bertlint" / "data" / "precision.json").read_text(encoding="utf-8"))
+    for code, figures in data["rules"].items():
+        mine = [j for j in judgments if j.code == code]
+        assert figures["judged"] <= len(mine), code  # stale judgments may remain; never fewer than shipped
+
+
+# --------------------------------------------------------------------------- the harness
+
+
+def _finding(path: Path, line: int, code: str = "BL303", severity: str = "error", cell: int | None = None) -> dict:
+    out = {"code": code, "severity": severity, "message": "m", "path": str(path), "line": line, "column": 1}
+    if cell is not None:
+        out["cell"] = cell
+    return out
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "corpus"
+    (root / "repo").mkdir(parents=True)
+    (root / "repo" / "a.py").write_text("import x\nfirst()\nsecond()\nfirst()\n")
+    cells = [{"cell_type": "markdown", "source": ["# t"]}, {"cell_type": "code", "source": ["import y\n", "third()\n"]}]
+    (root / "repo" / "b.ipynb").write_text(json.dumps({"cells": cells, "nbformat": 4}))
+    return root
+
+
+def test_findings_carry_their_source_line_and_context(corpus):
+    found = harness.findings_of([_finding(corpus / "repo" / "b.ipynb", 2, cell=2), _finding(corpus / "repo" / "a.py", 3)], corpus)
+    assert [(f.path, f.cell, f.line, f.text) for f in found] == [("repo/a.py", None, 3, "second()"), ("repo/b.ipynb", 2, 2, "third()")]
+    assert found[0].context[0] == (1, "import x") and found[0].source == harness.source_hash("  second()  ")
+
+
+def test_judgments_survive_line_shifts_and_flag_new_and_stale(corpus, tmp_path):
+    a = corpus / "repo" / "a.py"
+    before = harness.findings_of([_finding(a, 2), _finding(a, 3, "BL604"), _finding(a, 4)], corpus)
+    judged = [harness.Judgment(f.code, f.path, f.cell, f.line, f.source, verdict, "why" if verdict == "wrong" else "")
+              for f, verdict in zip(before, ["right", "wrong", "wrong"])]
+    table = tmp_path / "judgments.csv"
+    harness.write_judgments(table, judged)
+    judged = harness.read_judgments(table)
+    # Two lines are inserted above: every finding moves by two; the BL604 line is gone, a BL105 is new.
+    a.write_text("import x\n\n\nfirst()\nsecond()\nfirst()\nthird()\n")
+    after = harness.findings_of([_finding(a, 4), _finding(a, 6), _finding(a, 7, "BL105")], corpus)
+    paired, stale = harness.match(after, judged)
+    # The two `first()` findings keep their own verdicts (nearest line first), the new one is unjudged.
+    assert {after[i].line: j.verdict for i, j in paired.items()} == {4: "right", 6: "wrong"}
+    assert [(j.code, j.line) for j in stale] == [("BL604", 3)]
+
+
+def test_a_changed_line_falls_back_to_its_number(corpus):
+    a = corpus / "repo" / "a.py"
+    judged = [harness.Judgment("BL303", "repo/a.py", None, 3, harness.source_hash("old text"), "right", "")]
+    paired, stale = harness.match(harness.findings_of([_finding(a, 3)], corpus), judged)
+    assert list(paired) == [0] and stale == []
+
+
+def test_precision_per_rule_and_groups(corpus):
+    a = corpus / "repo" / "a.py"
+    found = harness.findings_of([_finding(a, 2), _finding(a, 3, severity="warning"), _finding(a, 4, "BL601"), _finding(a, 1, "BL503", "info")], corpus)
+    verdicts = {("BL303", 2): "right", ("BL303", 3): "wrong", ("BL601", 4): "right"}
+    paired = {i: harness.Judgment(f.code, f.path, None, f.line, f.source, verdicts[f.code, f.line], "r")
+              for i, f in enumerate(found) if (f.code, f.line) in verdicts}
+    per_code, groups = harness.tallies(found, paired)
+    assert (per_code["BL303"].judged, per_code["BL303"].right, per_code["BL303"].precision) == (2, 1, 0.5)
+    assert per_code["BL503"].unjudged == 1 and per_code["BL503"].precision is None
+    assert (groups["all"].judged, groups["all"].right) == (3, 2)
+    assert (groups["errors"].judged, groups["errors"].right) == (2, 2)
+    assert (groups["outside BL6xx"].judged, groups["outside BL6xx"].right, groups["outside BL6xx"].unjudged) == (2, 1, 1)
+    data = harness.precision_data(per_code, {"BL303": "", "BL601": "exact", "BL101": ""}, {"id": "r", "repos": []}, 1, "d")
+    assert data["rules"]["BL303"] == {"judged": 2, "right": 1, "precision": 0.5, "exact": ""}
+    assert data["rules"]["BL101"] == {"judged": 0, "right": 0, "precision": None, "exact": ""}
+
+
+def test_a_wrong_verdict_needs_a_reason(tmp_path):
+    table = tmp_path / "j.csv"
+    table.write_text("code,path,cell,line,source,verdict,reason\nBL303,a.py,,1,abc,wrong,\n")
+    with pytest.raises(SystemExit, match="needs its reason"):
+        harness.read_judgments(table)
+
+
+def test_harness_end_to_end_through_the_command_line(corpus, tmp_path):
+    """Lint the tiny corpus with bertlint's own entry point, add the pending finding, judge it, report."""
+    (corpus / "repo" / "c.py").write_text(textwrap.dedent("""\
+        from transformers import AdamW
+    """))
+    table = tmp_path / "judgments.csv"
+    review = tmp_path / "review.md"
+    harness.main(["--corpus", str(corpus), "--judgments", str(table), "--table", str(review), "--add-pending"])
+    rows = table.read_text().splitlines()
+    assert rows[0] == "code,path,cell,line,source,verdict,reason" and rows[1].startswith("BL604,repo/c.py,,1,")
+    assert "## BL604 error `repo/c.py:1:26`" in review.read_text() and "**unjudged**" in review.read_text()
+    table.write_text(rows[0] + "\n" + rows[1].rstrip(",") + ",right,\n")
+    harness.main(["--corpus", str(corpus), "--judgments", str(table), "--table", str(review)])
+    assert "verdict: **right**" in review.read_text()

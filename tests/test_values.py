@@ -1,0 +1,163 @@
+"""The value layer (facts/values.py): what an expression holds, seen through the file's own code, and UNKNOWN
+wherever a value could differ at run time."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from bertlint.facts import UNKNOWN, Facts
+
+
+def facts_of(source: str) -> Facts:
+    source = textwrap.dedent(source)
+    return Facts(cst.parse_module(source), source)
+
+
+def last_call(facts: Facts, name: str):
+    return [c for c in facts.calls if facts.text(c.node.func) == name][-1]
+
+
+def test_a_helper_is_evaluated_for_each_call_with_its_own_arguments():
+    facts = facts_of("""
+        def scaled(base, factor=2):
+            return base * factor
+
+        a = scaled(1e-5)
+        b = scaled(1e-5, factor=10)
+        print(x=a, y=b)
+    """)
+    call = last_call(facts, "print")
+    assert facts.kw_value(call, "x") == 2e-5 and facts.kw_value(call, "y") == 1e-4
+
+
+def test_the_definition_in_force_at_the_call_is_the_one_evaluated():
+    facts = facts_of("""
+        def n():
+            return 1
+        first = n()
+        def n():
+            return 2
+        print(a=first, b=n())
+    """)
+    call = last_call(facts, "print")
+    assert (facts.kw_value(call, "a"), facts.kw_value(call, "b")) == (1, 2)
+
+
+def test_helpers_whose_returns_disagree_or_recurse_are_unknown():
+    facts = facts_of("""
+        import random
+        def pick():
+            if random.random() > 0.5:
+                return 1
+            return 2
+        def forever(n):
+            return forever(n + 1)
+        print(a=pick(), b=forever(0))
+    """)
+    call = last_call(facts, "print")
+    assert facts.kw_value(call, "a") is UNKNOWN and facts.kw_value(call, "b") is UNKNOWN
+
+
+def test_nested_helpers_stop_at_the_depth_bound():
+    facts = facts_of("""
+        def a(x): return x
+        def b(x): return a(x)
+        def c(x): return b(x)
+        def d(x): return c(x)
+        print(shallow=b(3), deep=d(3))
+    """)
+    call = last_call(facts, "print")
+    assert facts.kw_value(call, "shallow") == 3 and facts.kw_value(call, "deep") is UNKNOWN
+
+
+def test_configuration_objects_and_their_command_line_defaults():
+    facts = facts_of("""
+        import os
+        from dataclasses import dataclass
+        from types import SimpleNamespace
+
+        @dataclass
+        class Args:
+            lr: float = 1e-5
+            epochs: int = 3
+
+        class Config:
+            warmup = 0.1
+
+        args = Args(epochs=5)
+        ns = SimpleNamespace(batch=16)
+        rate = float(os.environ.get("LR", "3e-5"))
+        run(lr=args.lr, epochs=args.epochs, warmup=Config.warmup, batch=ns.batch, rate=rate)
+    """)
+    call = last_call(facts, "run")
+    assert [facts.kw_value(call, k) for k in ("lr", "epochs", "warmup", "batch", "rate")] == [1e-5, 5, 0.1, 16, 3e-5]
+    assert facts.kw_value(call, "rate", cli=False) is UNKNOWN  # the environment may set it
+
+
+def test_a_config_field_assigned_after_the_fact_is_unknown():
+    facts = facts_of("""
+        class Config:
+            lr = 1e-3
+        cfg = Config()
+        cfg.lr = 2e-5
+        run(lr=cfg.lr)
+    """)
+    assert facts.kw_value(last_call(facts, "run"), "lr") is UNKNOWN
+
+
+def test_objects_keep_their_kind_through_helpers_wrappers_and_loaders():
+    facts = facts_of("""
+        import torch
+        from accelerate import Accelerator
+        from torch.utils.data import DataLoader, TensorDataset
+        from transformers import AutoModel, AutoTokenizer
+
+        def load(name):
+            return AutoTokenizer.from_pretrained(name)
+
+        tok = load("bert-base-uncased")
+        accelerator = Accelerator()
+        model = accelerator.prepare(AutoModel.from_pretrained("bert-base-uncased"))
+        plain = accelerator.unwrap_model(model)
+        enc = tok(["a", "b c"], padding=True, return_tensors="pt")
+        loader = DataLoader(TensorDataset(enc["input_ids"], enc["attention_mask"]), batch_size=2)
+        for ids, mask in loader:
+            plain(ids, attention_mask=mask)
+    """)
+    kinds = {c.short or facts.text(c.node.func): c for c in facts.calls}
+    forward = kinds["plain"]
+    assert facts.kind(forward.node.func, forward.scope, forward.order).kind == "model"
+    ids = facts.kind(forward.positional[0].value, forward.scope, forward.order)
+    assert ids.kind == "ids" and ids.detail == "input_ids" and ids.call.node is kinds["tok"].node
+
+
+def test_batches_of_texts_in_any_form():
+    facts = facts_of("""
+        from transformers import AutoTokenizer
+        tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+
+        def encode(texts):
+            return tok(texts, padding=True)
+
+        rows = [{"text": "a"}, {"text": "b"}]
+        tok([r["text"] for r in rows], padding=True)
+        tok(list(df["text"]), padding=True)
+        tok(ds["train"]["text"][:64], padding=True)
+        tok("one text", padding=True)
+        encode(["x", "y"])
+    """)
+    batches = [facts.is_batch(c.positional[0].value, c.scope, c.order) for c in facts.tokenizer_calls]
+    assert batches == [True, True, True, True, False]  # the helper's `texts` first: its one call site passes a list
+
+
+def test_unbound_conventional_names_and_star_imports_resolve():
+    facts = facts_of("""
+        from transformers import *
+        torch.no_grad()
+        AutoTokenizer.from_pretrained("bert-base-uncased")
+        np = None
+        np.array([1])
+    """)
+    assert [c.qualname for c in facts.calls] == ["torch.no_grad", "transformers.AutoTokenizer.from_pretrained", None]
