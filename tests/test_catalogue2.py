@@ -40,6 +40,9 @@ def test_t5_family() -> None:
     assert not knowledge.is_t5_family(class_name="transformers.BartForConditionalGeneration")
     assert not knowledge.is_t5_family(class_name="transformers.AutoModelForSeq2SeqLM")
     assert not knowledge.is_t5_family(info=knowledge.lookup_checkpoint("facebook/bart-base"), checkpoint="t5-small")
+    assert not knowledge.t5_overflows_fp16(checkpoint="t5-small", class_name="transformers.T5ForConditionalGeneration")
+    assert not knowledge.t5_overflows_fp16(class_name="transformers.T5ForConditionalGeneration")
+    assert knowledge.t5_overflows_fp16(class_name="transformers.UMT5ForConditionalGeneration")
 
 
 # ---------------------------------------------------------------------------------------------- BL209
@@ -161,8 +164,25 @@ for batch in range(10):
     ],
 )
 def test_bl306_float16_shapes(cast: str, autocast: str, fires: bool) -> None:
-    found = only("BL306", T5_LOOP.format(checkpoint="t5-small", cast=cast, autocast=autocast))
+    found = only("BL306", T5_LOOP.format(checkpoint="google/t5-v1_1-base", cast=cast, autocast=autocast))
     assert bool(found) is fires
+
+
+@pytest.mark.parametrize(
+    ("checkpoint", "fires"),
+    [("t5-small", False), ("google-t5/t5-base", False), ("t5-large", True), ("google/flan-t5-base", True), ("google/byt5-small", True), ("UNKNOWN", False)],
+)
+def test_bl306_original_small_and_base_tolerate_fp16(checkpoint: str, fires: bool) -> None:
+    """transformers#23918: t5-small and t5-base train in fp16 (the HF notebooks do), t5-large and v1.1 models turn NaN."""
+    source = T5_LOOP.format(checkpoint=checkpoint, cast="", autocast="torch.cuda.amp.autocast()")
+    if checkpoint == "UNKNOWN":
+        source = source.replace('"UNKNOWN"', "input()")
+    assert bool(only("BL306", source)) is fires
+
+
+def test_bl306_mt5_class_with_an_unknown_checkpoint() -> None:
+    source = T5_LOOP.format(checkpoint="x", cast="", autocast="torch.cuda.amp.autocast()").replace("T5ForConditionalGeneration", "MT5ForConditionalGeneration").replace('"x"', "input()")
+    assert [f.line for f in only("BL306", source)] == [6]
 
 
 def test_bl306_names_the_model_and_the_cause() -> None:
@@ -175,7 +195,7 @@ def test_bl306_lightning_precision() -> None:
     source = """\
 import pytorch_lightning as pl
 from transformers import AutoModelForSeq2SeqLM
-model = AutoModelForSeq2SeqLM.from_pretrained("t5-base")
+model = AutoModelForSeq2SeqLM.from_pretrained("t5-large")
 loss = model(input_ids=1, labels=1).loss
 loss.backward()
 pl.Trainer(precision="16-mixed", max_epochs=3)

@@ -19,7 +19,7 @@ class Fp16WithT5(Rule):
     code = "BL306"
     name = "fp16-with-t5"
     severity = "warning"
-    summary = "A T5-family model (T5, mT5, Flan-T5, ByT5, UMT5, LongT5) trained in float16"
+    summary = "A T5-family model whose activations overflow float16 (t5-large and up, Flan-T5, mT5, ByT5, UMT5, LongT5) trained in float16"
     help = 'train in bfloat16 where the hardware has it (`bf16=True`, `mixed_precision="bf16"`, `torch.autocast(..., dtype=torch.bfloat16)`; Ampere GPUs or newer, TPUs), else in fp32'
 
     def check(self, ctx: Context) -> None:
@@ -49,7 +49,7 @@ def _trained_t5(facts: Facts) -> dict[int, str]:
             continue
         checkpoint = facts.arg_value(load.call, 0, "pretrained_model_name_or_path", cli=False) if load.how == "pretrained" else None
         info = facts.checkpoint(checkpoint) if isinstance(checkpoint, str) else None
-        if knowledge.is_t5_family(checkpoint=checkpoint, class_name=load.class_name, info=info):
+        if knowledge.t5_overflows_fp16(checkpoint=checkpoint, class_name=load.class_name, info=info):
             found[id(load.call)] = checkpoint if isinstance(checkpoint, str) else load.class_name.rsplit(".", 1)[-1]
     return found
 
