@@ -213,3 +213,34 @@ with torch.autocast("cuda"):
     out = model.generate(input_ids=torch.ones(1, 3, dtype=torch.long))
 """
     assert only("BL306", source) == []
+
+
+# ---------------------------------------------------------------------------------------------- BL211
+
+EOS_PAD = """\
+from transformers import AutoTokenizer, DataCollatorForLanguageModeling
+tok = AutoTokenizer.from_pretrained("gpt2")
+other = AutoTokenizer.from_pretrained("distilgpt2")
+tok.pad_token = {pad}
+def encode(example):
+    return tok(example["text"] + tok.eos_token)
+collator = DataCollatorForLanguageModeling({collated}, mlm={mlm})
+"""
+
+
+@pytest.mark.parametrize(
+    ("pad", "collated", "mlm", "fires"),
+    [
+        ("tok.eos_token", "tok", "False", True),
+        ("tok.eos_token", "tokenizer=tok", "False", True),
+        ("tok.eos_token", "other", "False", False),  # another tokenizer's collator
+        ("tok.eos_token", "tok", "True", False),
+        ("other.eos_token", "tok", "False", False),  # not this tokenizer's EOS
+        ('"<|endoftext|>"', "tok", "False", False),  # a literal: left unknown
+    ],
+)
+def test_bl211_shapes(pad: str, collated: str, mlm: str, fires: bool) -> None:
+    found = only("BL211", EOS_PAD.format(pad=pad, collated=collated, mlm=mlm))
+    assert bool(found) is fires
+    if fires:
+        assert found[0].line == 4 and "every EOS is masked too" in found[0].message
