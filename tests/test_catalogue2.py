@@ -244,3 +244,51 @@ def test_bl211_shapes(pad: str, collated: str, mlm: str, fires: bool) -> None:
     assert bool(found) is fires
     if fires:
         assert found[0].line == 4 and "every EOS is masked too" in found[0].message
+
+
+# ---------------------------------------------------------------------------------------------- BL404
+
+KERAS = """\
+import tensorflow as tf
+from transformers import TFAutoModelForSequenceClassification
+model = TFAutoModelForSequenceClassification.from_pretrained("distilbert-base-uncased", num_labels=2)
+model.compile(optimizer="adam", loss={loss})
+"""
+
+
+@pytest.mark.parametrize(
+    ("loss", "fixed"),
+    [
+        ("tf.keras.losses.SparseCategoricalCrossentropy()", "tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)"),
+        ("tf.keras.losses.CategoricalCrossentropy(label_smoothing=0.1)", "tf.keras.losses.CategoricalCrossentropy(label_smoothing=0.1, from_logits=True)"),
+        ("tf.keras.losses.BinaryCrossentropy(from_logits=False)", "tf.keras.losses.BinaryCrossentropy(from_logits=True)"),
+    ],
+)
+def test_bl404_fix_adds_from_logits(loss: str, fixed: str) -> None:
+    from bertlint import fixer
+
+    source = KERAS.format(loss=loss)
+    after, _ = fixer.apply_edits(source, lint_text(source, transformers_version="4.46"), {"safe"})
+    assert fixed in after
+    assert only("BL404", after, transformers_version="4.46") == []
+
+
+@pytest.mark.parametrize(
+    ("loss", "fires"),
+    [
+        ('"categorical_crossentropy"', True),
+        ("tf.keras.losses.sparse_categorical_crossentropy", True),
+        ('"mse"', False),
+        ("tf.keras.losses.SparseCategoricalCrossentropy(True)", False),  # positional from_logits
+        ("tf.keras.losses.SparseCategoricalCrossentropy(from_logits=FLAG)", False),  # unknown
+    ],
+)
+def test_bl404_loss_shapes(loss: str, fires: bool) -> None:
+    assert bool(only("BL404", KERAS.format(loss=loss), transformers_version="4.46")) is fires
+
+
+def test_bl404_message_and_target() -> None:
+    source = KERAS.format(loss='"sparse_categorical_crossentropy"')
+    [finding] = only("BL404", source, transformers_version="4.46")
+    assert 'loss="sparse_categorical_crossentropy"' in finding.message and "logits" in finding.message and finding.fix is None
+    assert only("BL404", source, transformers_version="5.0") == []
