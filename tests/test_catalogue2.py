@@ -292,3 +292,32 @@ def test_bl404_message_and_target() -> None:
     [finding] = only("BL404", source, transformers_version="4.46")
     assert 'loss="sparse_categorical_crossentropy"' in finding.message and "logits" in finding.message and finding.fix is None
     assert only("BL404", source, transformers_version="5.0") == []
+
+
+# ---------------------------------------------------------------------------------------------- BL309
+
+SAME_SPLIT = """\
+from transformers import AutoModelForSequenceClassification, Trainer
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+trainer = Trainer(model=model, train_dataset={train}, eval_dataset={evaluated})
+trainer.train()
+{after}
+"""
+
+
+@pytest.mark.parametrize(
+    ("train", "evaluated", "after", "fires"),
+    [
+        ("ds", "ds", "", True),
+        ("ds['train']", 'ds[ "train" ]', "", True),
+        ("ds['train']", "ds['test']", "", False),
+        ("ds['train']", "ds['train'].select(range(100))", "", False),
+        ("ds", "ds", "trainer.predict(test_ds)", False),  # a real held-out score beside it
+        ("ds", "ds", "trainer.evaluate()", True),
+    ],
+)
+def test_bl309_trainer_shapes(train: str, evaluated: str, after: str, fires: bool) -> None:
+    found = only("BL309", SAME_SPLIT.format(train=train, evaluated=evaluated, after=after))
+    assert bool(found) is fires
+    if fires:
+        assert "the evaluation data is the training data" in found[0].message
