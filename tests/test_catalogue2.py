@@ -321,3 +321,38 @@ def test_bl309_trainer_shapes(train: str, evaluated: str, after: str, fires: boo
     assert bool(found) is fires
     if fires:
         assert "the evaluation data is the training data" in found[0].message
+
+
+# ---------------------------------------------------------------------------------------------- BL310
+
+LOADER = """\
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+from transformers import AutoModelForSequenceClassification
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+loader = DataLoader(TensorDataset(torch.ones(4, 3)), {args})
+for (ids,) in loader:
+    model(input_ids=ids).loss.backward()
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "fixed"),
+    [
+        ("batch_size=2", "batch_size=2, shuffle=True)"),
+        ("batch_size=2,", "batch_size=2, shuffle=True,)"),
+        ("batch_size=2, shuffle=False", "batch_size=2, shuffle=True)"),
+    ],
+)
+def test_bl310_fix(args: str, fixed: str) -> None:
+    from bertlint import fixer
+
+    source = LOADER.format(args=args)
+    [finding] = only("BL310", source)
+    after, _ = fixer.apply_edits(source, lint_text(source), {"safe", "unsafe"})
+    assert fixed in after and only("BL310", after) == []
+
+
+@pytest.mark.parametrize("args", ["batch_size=2, shuffle=True", "batch_size=2, batch_sampler=buckets", "**loader_kwargs", "2, True"])
+def test_bl310_silent(args: str) -> None:
+    assert only("BL310", LOADER.format(args=args)) == []
