@@ -356,3 +356,8 @@ def test_bl310_fix(args: str, fixed: str) -> None:
 @pytest.mark.parametrize("args", ["batch_size=2, shuffle=True", "batch_size=2, batch_sampler=buckets", "**loader_kwargs", "2, True"])
 def test_bl310_silent(args: str) -> None:
     assert only("BL310", LOADER.format(args=args)) == []
+
+
+def test_bl310_loader_of_one_branch_is_left_alone() -> None:
+    source = LOADER.format(args="batch_size=2").replace("loader = DataLoader(", "if FAKE:\n    loader = DataLoader(")
+    assert only("BL310", source) == []

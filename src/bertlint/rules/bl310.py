@@ -55,8 +55,10 @@ def _loader(facts: Facts, loop: cst.For) -> Call | None:
 
 
 def _unshuffled_map_style(facts: Facts, loader: Call) -> bool:
-    """No shuffle (absent or a literal False), no sampler, and a dataset known to be map-style."""
-    if loader.has_double_star or loader.has_star_args or any(k in loader.kwargs for k in ORDERING[:2]) or len(loader.positional) > 2:
+    """No shuffle (absent or a literal False), no sampler, and a dataset known to be map-style. A loader built in one
+    branch of an `if`/`try` is left alone: another branch may build the one that runs (a synthetic-data branch beside
+    the real one)."""
+    if loader.conditional or loader.has_double_star or loader.has_star_args or any(k in loader.kwargs for k in ORDERING[:2]) or len(loader.positional) > 2:
         return False  # DataLoader(dataset, batch_size, shuffle, sampler, ...): a third positional is `shuffle`
     if "shuffle" in loader.kwargs and facts.kw_value(loader, "shuffle", cli=False) is not False:
         return False
