@@ -361,3 +361,44 @@ def test_bl310_silent(args: str) -> None:
 def test_bl310_loader_of_one_branch_is_left_alone() -> None:
     source = LOADER.format(args="batch_size=2").replace("loader = DataLoader(", "if FAKE:\n    loader = DataLoader(")
     assert only("BL310", source) == []
+
+
+# ---------------------------------------------------------------------------------------------- BL307
+
+EPOCHS = """\
+import torch
+from transformers import AutoModelForSequenceClassification
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+optimizer = torch.optim.AdamW(model.parameters(), lr=2e-5)
+def run_epoch(batches):
+    {restore}
+    for batch in batches:
+        model(**batch).loss.backward()
+        optimizer.step()
+for epoch in range(3):
+    run_epoch(torch.load("train.pt"))
+    model.eval()
+"""
+
+
+@pytest.mark.parametrize(("restore", "fires"), [("pass", False), ("model.train()", False)])
+def test_bl307_training_loop_in_a_helper_is_not_this_loop(restore: str, fires: bool) -> None:
+    """The step loop lives in `run_epoch`: the epoch loop outside it is not seen as the training loop (no finding)."""
+    assert bool(only("BL307", EPOCHS.format(restore=restore))) is fires
+
+
+def test_bl307_train_false_is_eval_and_message() -> None:
+    source = """\
+import torch
+from transformers import AutoModelForSequenceClassification
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+optimizer = torch.optim.AdamW(model.parameters(), lr=2e-5)
+for epoch in range(3):
+    for batch in range(10):
+        model(batch).loss.backward()
+        optimizer.step()
+    model.train(False)
+"""
+    [finding] = only("BL307", source)
+    assert finding.line == 9 and "dropout off" in finding.message and "model.train()" in finding.help
+    assert only("BL307", source.replace("model.train(False)", "model.train(True)")) == []
