@@ -402,3 +402,21 @@ for epoch in range(3):
     [finding] = only("BL307", source)
     assert finding.line == 9 and "dropout off" in finding.message and "model.train()" in finding.help
     assert only("BL307", source.replace("model.train(False)", "model.train(True)")) == []
+
+
+def test_bl307_parameters_read_in_a_compound_statement() -> None:
+    """`for p in model.parameters():` heads a compound statement (it used to crash the optimizer lookup)."""
+    source = """\
+import torch
+from transformers import AutoModelForSequenceClassification
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+for p in model.parameters():
+    p.requires_grad = True
+optimizer = torch.optim.AdamW(model.parameters(), lr=2e-5)
+for epoch in range(3):
+    for batch in range(10):
+        model(batch).loss.backward()
+        optimizer.step()
+    model.eval()
+"""
+    assert [f.line for f in only("BL307", source)] == [11]

@@ -84,7 +84,7 @@ def _feeds_optimizer(facts: Facts, call: Call) -> bool:
     if any(o.stmt is call.stmt for o in optimizers):
         return True
     stmt = call.stmt
-    targets = {t.target.value for small in getattr(stmt, "body", ()) if isinstance(small, cst.Assign) for t in small.targets if isinstance(t.target, cst.Name)}
+    targets = {t.target.value for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()) if isinstance(small, cst.Assign) for t in small.targets if isinstance(t.target, cst.Name)}
     return any(isinstance(a.value, cst.Name) and a.value.value in targets for o in optimizers for a in o.node.args)
 
 
