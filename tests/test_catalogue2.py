@@ -420,3 +420,36 @@ for epoch in range(3):
     model.eval()
 """
     assert [f.line for f in only("BL307", source)] == [11]
+
+
+# ---------------------------------------------------------------------------------------------- BL308
+
+SCHEDULE = """\
+import torch
+from transformers import AutoModelForSequenceClassification, get_linear_schedule_with_warmup
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+batches = torch.load("b.pt")
+optimizer = torch.optim.AdamW(model.parameters(), lr=2e-5)
+sched = get_linear_schedule_with_warmup(optimizer, 10, {length})
+for epoch in range(3):
+    for batch in batches:
+        model(**batch).loss.backward()
+        {inner}
+    {outer}
+"""
+
+
+@pytest.mark.parametrize(
+    ("length", "inner", "outer", "line"),
+    [
+        ("len(batches) * 3", "optimizer.step()", "sched.step()", 11),
+        ("len(batches) * 3", "sched.step(); optimizer.step()", "pass", 10),
+        ("1000", "sched.step(); optimizer.step()", "pass", 10),
+        ("len(batches) * 3", "optimizer.step(); sched.step()", "pass", None),
+        ("3", "optimizer.step()", "sched.step()", None),  # sized in epochs
+        ("num_training_steps=N", "optimizer.step()", "sched.step()", None),  # unknown length
+    ],
+)
+def test_bl308_shapes(length: str, inner: str, outer: str, line: int | None) -> None:
+    found = only("BL308", SCHEDULE.format(length=length, inner=inner, outer=outer))
+    assert [f.line for f in found] == ([line] if line else [])
