@@ -161,7 +161,7 @@ def test_tokenizer_table_is_consistent():
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(stage, "_installed_in", lambda paths: None)
+    monkeypatch.setattr(stage, "_installed_in", lambda paths, library: None)
     return tmp_path
 
 
