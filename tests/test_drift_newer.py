@@ -195,3 +195,32 @@ def test_notebook_install_cell_decides(project):
     assert finding["code"] == "BL610" and "target 4.44.2 from the pin transformers==4.44.2 in cell 1" in finding["message"]
     path.write_text(json.dumps(notebook("4.46.0")))
     assert _run(path) == []
+
+
+# --------------------------------------------------------------------------- BL617
+
+WORDS = "from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained('bert-base-cased')\nenc = tok(['a', 'b'], {kw})\n"
+
+
+@pytest.mark.parametrize(
+    ("kw", "version", "expected"),
+    [
+        ("is_pretokenized=True", "3.1", []),
+        ("is_pretokenized=True", "3.2", [("warning", True)]),
+        ("is_pretokenized=True", "4.0", [("error", True)]),
+        ("is_pretokenized=True", "5.23", [("error", True)]),
+        ("is_pretokenized=True, is_split_into_words=True", "5.23", [("error", False)]),
+        ("is_split_into_words=True", "3.1", [("warning", True)]),
+        ("is_split_into_words=True", "3.2", []),
+    ],
+)
+def test_bl617_by_version(kw, version, expected):
+    assert status(WORDS.format(kw=kw), version, "BL617") == expected
+
+
+def test_bl617_message_says_what_the_target_does():
+    [v5] = [f for f in lint_text(WORDS.format(kw="is_pretokenized=True"), transformers_version="5.2") if f.code == "BL617"]
+    assert "was removed in 4.0" in v5.message and "ignores it silently" in v5.message
+    [v4] = [f for f in lint_text(WORDS.format(kw="is_pretokenized=True"), transformers_version="4.30") if f.code == "BL617"]
+    assert "fast tokenizers raise TypeError: ... got an unexpected keyword argument 'is_pretokenized'" in v4.message
+    assert fixed(WORDS.format(kw="is_pretokenized=True"), "5.2", "BL617") == WORDS.format(kw="is_split_into_words=True")
