@@ -135,6 +135,12 @@ def replacement_at(table: dict[str, Lifecycle], entry: Lifecycle, version: Versi
     return name
 
 
+def older_spelling(table: dict[str, Lifecycle], name: str, version: Version) -> Lifecycle | None:
+    """The keyword that `name` renamed and that `version` still has (`evaluation_strategy` for `eval_strategy`
+    on 4.40): what to write on a release older than `name`, or None."""
+    return next((e for e in table.values() if e.replacement == name and e.exists(version)), None)
+
+
 @functools.cache
 def symbols(group: str, library: str = "transformers") -> tuple[tuple[Lifecycle, ...], dict[str, str]]:
     """(symbols in match order, error templates) of a group of a library's symbols ("optimizer", "tensorflow")."""

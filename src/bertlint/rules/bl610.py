@@ -32,7 +32,7 @@ class ArgumentNewerThanTarget(Rule):
                         continue
                     if _own_parameter(ctx.facts, call.qualname, keyword):
                         continue  # a local subclass takes the keyword itself
-                    older = _older_spelling(table, keyword, ctx.version)
+                    older = versions.older_spelling(table, keyword, ctx.version)
                     fix = None
                     if older is not None and older.rename and older.name not in call.kwargs and not call.has_double_star:
                         fix = [Replacement(arg.keyword, older.name)]
@@ -59,11 +59,6 @@ def _own_parameter(facts: Facts, qualname: str | None, keyword: str) -> bool:
             return True
         qualname = cls.bases[0] if cls.bases else None
     return False
-
-
-def _older_spelling(table: dict[str, versions.Lifecycle], keyword: str, version: versions.Version) -> versions.Lifecycle | None:
-    """The keyword that `keyword` replaced and that `version` still accepts (`evaluation_strategy` for `eval_strategy`)."""
-    return next((e for e in table.values() if e.replacement == keyword and e.exists(version)), None)
 
 
 def _help(older: versions.Lifecycle | None, entry: versions.Lifecycle) -> str:

@@ -29,8 +29,8 @@ class RenamedTokenizerKeyword(Rule):
                 if entry is None:
                     continue
                 if entry.added is not None and ctx.version < entry.added:
-                    older = next((e for e in table.values() if e.replacement == keyword and e.exists(ctx.version)), None)
-                    self._report(ctx, call, arg, keyword, older.name if older else None, "warning",
+                    older = versions.older_spelling(table, keyword, ctx.version)
+                    self._report(ctx, call, arg, keyword, older.name if older and older.rename else None, "warning",
                                  f"`{keyword}=` was added in transformers {versions.show(entry.added)}, after the target "
                                  f"{versions.show(ctx.version)} from {ctx.version_source}: the tokenizer does not read it")
                     continue

@@ -72,8 +72,8 @@ def _spelling_at(table: dict[str, versions.Lifecycle], entry: versions.Lifecycle
     """The keyword that takes the same value in `version`: the renamed one (`use_auth_token` -> `token`), or,
     for a keyword not there yet, the older one it renamed (`token` -> `use_auth_token`); None when none does."""
     if entry.added is not None and version < entry.added:
-        older = next((e for e in table.values() if e.replacement == entry.name and e.rename and e.exists(version)), None)
-        return older.name if older else None
+        older = versions.older_spelling(table, entry.name, version)
+        return older.name if older and older.rename else None
     if entry.rename and (entry.replacement not in table or table[entry.replacement].exists(version)):
         return entry.replacement
     return None
