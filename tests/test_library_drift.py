@@ -20,7 +20,7 @@ from bertlint.cli import main
 from bertlint.config import load_settings
 from bertlint.rules import all_codes
 
-CODES = {"datasets": "BL612", "huggingface_hub": "BL613", "peft": "BL615", "accelerate": "BL616"}
+CODES = {"datasets": "BL612", "huggingface_hub": "BL613", "trl": "BL614", "peft": "BL615", "accelerate": "BL616"}
 
 
 @pytest.fixture(autouse=True)
@@ -37,7 +37,7 @@ def target(path: Path) -> stage.Target:
     return stage.target_version(settings, path, path.read_text(encoding="utf-8"))
 
 
-def run(path: Path, codes: str = "BL612,BL613,BL615,BL616") -> list[dict]:
+def run(path: Path, codes: str = "BL612,BL613,BL614,BL615,BL616") -> list[dict]:
     result = CliRunner().invoke(main, ["--format", "json", "--preview", "--no-cache", "--select", codes, path.name], catch_exceptions=False)
     return json.loads(result.stdout)
 
