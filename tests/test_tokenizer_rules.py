@@ -381,16 +381,6 @@ def test_bl608_only_on_5x():
     assert "AttributeError" in only("BL608", source, transformers_version="5.0")[0].message
 
 
-def test_bl608_removed_target_context_managers():
-    source = HEADER + 'with tok.as_target_tokenizer():\n    labels = tok(["a"])\nwith processor.as_target_processor():\n    labels = processor(["b"])\n'
-    found = only("BL608", source, transformers_version="5.0")
-    assert [f.line for f in found] == [3, 5] and all(f.fix is None for f in found)
-    assert "text_target=" in found[0].help and "processor(text=...)" in found[1].help
-    assert only("BL608", source, transformers_version="4.57") == []
-    own = source + "class Mine:\n    def as_target_tokenizer(self):\n        return self\n"
-    assert [f.line for f in only("BL608", own, transformers_version="5.0")] == [5]
-
-
 def test_bl608_fix_calls_the_tokenizer():
     text = fixed("BL608", HEADER + 'enc = tok.encode_plus("a", "b", truncation=True)\nbatch = tok.batch_encode_plus(["a", "b"], padding=True)\n')
     assert 'enc = tok("a", "b", truncation=True)' in text and 'batch = tok(["a", "b"], padding=True)' in text

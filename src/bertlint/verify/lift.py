@@ -85,10 +85,10 @@ class Sites:
         except (OSError, ValueError, SyntaxError) as exc:  # gone, or no longer decodes
             raise CannotLift(f"the file could not be read again: {exc}") from None
         self.texts[finding.path] = text
-        source, placed, version = text, finding, None
+        source, placed = text, finding
         if finding.cell is not None:
             try:
-                found, version = notebook.linted_module(text, finding), notebook.target(self.settings, path, text)[0]
+                found = notebook.linted_module(text, finding)
             except notebook.NotebookError as exc:
                 raise CannotLift(f"the notebook could not be read again: {exc}") from None
             if found is None:
@@ -97,7 +97,7 @@ class Sites:
         key = (finding.path, source)
         if key not in self.parsed:
             try:
-                self.parsed[key] = Site.parse(source, path, version or target_version(self.settings, path, text)[0])
+                self.parsed[key] = Site.parse(source, path, target_version(self.settings, path, text)[0])
             except cst.ParserSyntaxError as exc:
                 raise CannotLift(f"the file no longer parses: {exc.message}") from None
         return self.parsed[key], placed
