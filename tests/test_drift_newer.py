@@ -224,3 +224,15 @@ def test_bl617_message_says_what_the_target_does():
     [v4] = [f for f in lint_text(WORDS.format(kw="is_pretokenized=True"), transformers_version="4.30") if f.code == "BL617"]
     assert "fast tokenizers raise TypeError: ... got an unexpected keyword argument 'is_pretokenized'" in v4.message
     assert fixed(WORDS.format(kw="is_pretokenized=True"), "5.2", "BL617") == WORDS.format(kw="is_split_into_words=True")
+
+
+def test_bl611_removed_target_context_managers():
+    header = "from transformers import AutoTokenizer, AutoProcessor\ntok = AutoTokenizer.from_pretrained('t5-small')\n"
+    source = header + 'with tok.as_target_tokenizer():\n    labels = tok(["a"])\nwith processor.as_target_processor():\n    labels = processor(["b"])\n'
+    found = [f for f in lint_text(source, transformers_version="5.0") if f.code == "BL611"]
+    assert [f.line for f in found] == [3, 5] and all(f.fix is None for f in found)
+    assert "text_target=" in found[0].help and "processor(text=...)" in found[1].help
+    assert "`as_target_tokenizer` was removed in 5.0" in found[0].message
+    assert status(source, "4.57", "BL611") == []
+    own = source + "class Mine:\n    def as_target_tokenizer(self):\n        return self\n"
+    assert [f.line for f in lint_text(own, transformers_version="5.0") if f.code == "BL611"] == [5]

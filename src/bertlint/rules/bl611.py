@@ -1,5 +1,6 @@
 """BL611: a tokenizer attribute or method that the target transformers release removed (`tokenizer.max_len`
-from 4.0, `prepare_seq2seq_batch` from 5.0): the "tokenizer" group of data/versions.json."""
+from 4.0, `prepare_seq2seq_batch` and `as_target_tokenizer()` from 5.0): the "tokenizer" and "methods"
+groups of data/versions.json."""
 
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ class RemovedTokenizerApi(Rule):
     name = "removed-tokenizer-api"
     exact = "the attribute is checked against the tokenizer classes of the target transformers version (data/versions.json, each row checked in the wheels)"
     severity = "error"
-    summary = "a tokenizer attribute or method the target transformers removed (`tokenizer.max_len`, `prepare_seq2seq_batch`): AttributeError"
+    summary = "a tokenizer attribute or method the target transformers removed (`tokenizer.max_len`, `prepare_seq2seq_batch`, `as_target_tokenizer()`): AttributeError"
     help = "use what replaces it"
     fix = "safe"
     fix_title = "rename the attribute"
 
     def check(self, ctx: Context) -> None:
+        self._context_managers(ctx)
         facts = ctx.facts
         entries, templates = versions.symbols("tokenizer")
         removed = {e.name: e for e in entries if e.status(ctx.version) == "removed"}
@@ -40,6 +42,23 @@ class RemovedTokenizerApi(Rule):
                 help=entry.extra.get("help") or f"use `{entry.replacement}` instead",
                 fix=fix,
                 fix_message=f"rename `{name}` to `{entry.replacement}`",
+            )
+
+    @staticmethod
+    def _context_managers(ctx: Context) -> None:
+        """`with tokenizer.as_target_tokenizer():` / `with processor.as_target_processor():` (the "methods" group):
+        names of transformers' own, so any call of them that resolves to nothing else."""
+        entries, _ = versions.symbols("methods")
+        removed = {e.name: e for e in entries if e.status(ctx.version) == "removed"}
+        for call in ctx.facts.calls if removed else ():
+            entry = removed.get(call.method or "")
+            if entry is None or call.qualname is not None or call.method in ctx.facts.functions:
+                continue  # resolved to something else, or the file defines a method of that name itself
+            ctx.report(
+                call.node.func,
+                f"`{call.method}` {versions.lifecycle_text(entry, 'removed', ctx.version, ctx.version_source)}: this call raises "
+                f"AttributeError: ... has no attribute '{call.method}'",
+                help=entry.extra["help"],
             )
 
 
