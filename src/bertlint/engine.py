@@ -254,7 +254,7 @@ def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", 
              reads: list[str] | None) -> list[Finding]:
     """Facts once, every selected rule, then positions and suppressions."""
     facts = Facts(module, source, path)
-    ctx = Context(facts, settings, *target)
+    ctx = Context(facts, settings, *target, libraries=getattr(target, "libraries", {}))
     for code, rule in all_rules().items():
         if code not in selected:
             continue
