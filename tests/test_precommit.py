@@ -108,4 +108,5 @@ def test_hook_and_terminal_agree_on_one_tree(hook_repo, cache, tmp_path):
     terminal = subprocess.run([str(Path(sys.executable).parent / "bertlint"), "--no-cache", "."], cwd=project, env=env, capture_output=True, text=True)
     said = "Target: transformers 4.46.3 (the transformers installed in the project's environment .venv/)."
     assert said in hook.stdout and said in terminal.stdout, hook.stdout + terminal.stdout
-    assert sorted(FINDING.findall(hook.stdout)) == sorted(FINDING.findall(terminal.stdout)) == ["train.py:2:33: BL601", "train.py:2:62: BL601"]
+    assert sorted(FINDING.findall(hook.stdout)) == sorted(FINDING.findall(terminal.stdout)) == [
+        "tok.py:3:47: BL101", "train.py:2:33: BL601", "train.py:2:62: BL601"]
