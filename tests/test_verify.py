@@ -111,10 +111,9 @@ def test_near_miss_is_not_confirmed():
 
 
 def test_generate_infers_the_mask_when_the_pad_id_is_not_eos():
-    """Gemma pads with 0 and ends with 1: a decoder-only `generate` rebuilds the mask itself, so the tokens do not change."""
-    [v] = [f.verification for f in lint_and_verify(VERIFY / "inferred_mask.py", codes=["BL201"])[0] if f.code == "BL201"]
-    assert v["status"] == "not_confirmed" and v["measurements"]["rows_changed_without_mask"] == 0, v
-    assert "infers the mask from pad_token_id=0" in v["evidence"]
+    """Gemma pads with 0 and ends with 1: a decoder-only `generate` rebuilds the mask itself. The probe showed the tokens
+    do not change ("not confirmed"); BL201 now knows it and stays silent there."""
+    assert [f for f in lint_and_verify(VERIFY / "inferred_mask.py", codes=["BL201"])[0] if f.code == "BL201"] == []
 
 
 def test_a_forward_of_texts_that_are_not_literal_says_it_used_generic_texts(tmp_path):

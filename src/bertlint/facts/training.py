@@ -10,7 +10,7 @@ import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts.names import ENCODE_METHODS, same_symbol
-from bertlint.facts.nodes import UNKNOWN, Call, dotted, walk
+from bertlint.facts.nodes import UNKNOWN, Call, Store, dotted, walk
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
 
@@ -247,3 +247,17 @@ def tokenizer_names(facts: Facts, load: Call) -> str:
     """A tokenizer load's class and literal checkpoint, lowercased (`autotokenizer ... nllb-200`): what names its family."""
     checkpoint = facts.arg_value(load, 0, "pretrained_model_name_or_path") if load.method == "from_pretrained" else None
     return f"{load.qualname or ''} {checkpoint if isinstance(checkpoint, str) else ''}".lower()
+
+
+EOS_ATTRIBUTES = {"pad_token": "eos_token", "pad_token_id": "eos_token_id"}
+
+
+def eos_as_pad(facts: Facts) -> list[Store]:
+    """Where the file makes a tokenizer's pad token its EOS token: `tok.pad_token = tok.eos_token` /
+    `tok.pad_token_id = tok.eos_token_id` (the same object on both sides)."""
+    return [
+        s for s in facts.stores
+        if s.key in EOS_ATTRIBUTES and isinstance(s.target, cst.Attribute) and isinstance(s.value, cst.Attribute)
+        and s.value.attr.value == EOS_ATTRIBUTES[s.key] and dotted(s.value.value) is not None
+        and dotted(s.value.value) == dotted(s.target.value)
+    ]

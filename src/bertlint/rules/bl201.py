@@ -7,7 +7,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Binding, Call, Facts, ModelLoad, dotted, is_model_call, padding_at, padding_of, walk
+from bertlint.facts import Binding, Call, Facts, ModelLoad, dotted, eos_as_pad, is_model_call, padding_at, padding_of, walk
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -40,7 +40,7 @@ class MissingAttentionMask(Rule):
             why = _padded(facts, ids, ctx.version)
             if why is None:
                 continue
-            harm = _harm(facts, call, ids)
+            harm = _harm(facts, call, ids, ctx.version)
             if harm is None:
                 continue
             effect, severity = harm
@@ -66,12 +66,24 @@ class MissingAttentionMask(Rule):
 _SILENTLY = "silently computes different outputs"
 
 
-def _harm(facts: Facts, call: Call, ids: Binding) -> tuple[str, str] | None:
+def _eos_pad_passed(facts: Facts, call: Call) -> bool:
+    """`generate(..., pad_token_id=tok.eos_token_id)`."""
+    arg = call.kwargs.get("pad_token_id")
+    return arg is not None and isinstance(arg.value, cst.Attribute) and arg.value.attr.value == "eos_token_id"
+
+
+def _harm(facts: Facts, call: Call, ids: Binding, version: tuple[int, ...]) -> tuple[str, str] | None:
     """(what the missing mask does, severity), or None where the pads cannot reach a real token: a causal model
     with right padding, or a text encoder that conditions a diffusion model (trained on unmasked embeddings)."""
-    if call.method == "generate":
-        return f"`generate` attends to the [PAD] tokens (after right padding it also continues from them) and {_SILENTLY}", "error"
     load = _load_behind(facts, call)
+    if call.method == "generate":
+        # A decoder-only model's `generate` rebuilds the mask from the pad ids (`input_ids != pad_token_id`) unless the
+        # pad token is the EOS token: transformers generation/utils.py, `_prepare_attention_mask_for_generation`.
+        eos_pad = bool(eos_as_pad(facts)) or _eos_pad_passed(facts, call)
+        if not eos_pad and (_attention(facts, load) != "bidirectional" or version < (5,)):
+            return None  # 4.x infers it for encoder-decoder models too; 5.x only for decoder-only ones
+        why = "the pad token is the EOS token, so `generate` cannot tell pads from real tokens: it" if eos_pad else "`generate`"
+        return f"{why} attends to the [PAD] tokens and {_SILENTLY}", "error"
     if load is not None and _conditions_diffusion(facts, load, call):
         return None
     attention = _attention(facts, load)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Facts, Scope, Store, dotted
+from bertlint.facts import Facts, Scope, Store, dotted, eos_as_pad
 from bertlint.rules import Context, Rule
 
 # DataCollatorForLanguageModeling with mlm=False: `labels = batch["input_ids"].clone()` then
 # `labels[labels == self.tokenizer.pad_token_id] = -100` (transformers data/data_collator.py, torch_call/numpy_call; the
 # same in every 4.x and 5.x release).
 COLLATOR = "transformers.DataCollatorForLanguageModeling"
-EOS_ATTRIBUTES = {"pad_token": "eos_token", "pad_token_id": "eos_token_id"}
 NOT_DATA_KEYWORDS = frozenset({"pad_token_id", "eos_token_id"})  # `generate(pad_token_id=tok.eos_token_id)`, configs
 
 
@@ -27,7 +26,7 @@ class EosAsPadMaskedInLabels(Rule):
         collators = [c for c in facts.calls_to(COLLATOR) if facts.kw_value(c, "mlm", cli=False) is False and c.arg(0, "tokenizer") is not None]
         if not collators:
             return
-        stores = [s for s in facts.stores if s.key in EOS_ATTRIBUTES and _eos_of_same(s)]
+        stores = eos_as_pad(facts)
         for store in stores:
             if not any(_same_tokenizer(facts, store, c.arg(0, "tokenizer").value, c.scope, c.order) for c in collators):
                 continue
@@ -39,18 +38,6 @@ class EosAsPadMaskedInLabels(Rule):
                 "to -100: every EOS is masked too, so the model is never trained to end its output and generates until "
                 "`max_new_tokens`",
             )
-
-
-def _eos_of_same(store: Store) -> bool:
-    """`tok.pad_token = tok.eos_token` / `tok.pad_token_id = tok.eos_token_id` (the same object on both sides)."""
-    value = store.value
-    return (
-        isinstance(store.target, cst.Attribute)
-        and isinstance(value, cst.Attribute)
-        and value.attr.value == EOS_ATTRIBUTES[store.key]
-        and dotted(value.value) is not None
-        and dotted(value.value) == dotted(store.target.value)
-    )
 
 
 def _same_tokenizer(facts: Facts, store: Store, passed: cst.BaseExpression, scope: Scope, order: int) -> bool:
