@@ -37,7 +37,7 @@ def target(script: Path, **kwargs) -> tuple[tuple[int, ...], str]:
 def _isolated(tmp_path, monkeypatch):
     """Run from the temporary project, and pretend nothing is installed unless a test says so."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(stage, "_installed_in", lambda paths: None)
+    monkeypatch.setattr(stage, "_installed_in", lambda paths, library: None)
 
 
 def cli(*args: str, cwd: Path):
@@ -197,12 +197,12 @@ def test_pin_above_the_project_root_is_not_the_project_s(tmp_path):
 
 
 def test_installed_metadata_next(tmp_path, monkeypatch):
-    monkeypatch.setattr(stage, "_installed_in", lambda paths: (4, 33, 3))
+    monkeypatch.setattr(stage, "_installed_in", lambda paths, library: (4, 33, 3) if library == "transformers" else None)
     assert target(write(tmp_path / "train.py", SCRIPT)) == ((4, 33, 3), "the installed transformers package")
 
 
 def test_pin_wins_over_installed(tmp_path, monkeypatch):
-    monkeypatch.setattr(stage, "_installed_in", lambda paths: (4, 33, 3))
+    monkeypatch.setattr(stage, "_installed_in", lambda paths, library: (4, 33, 3) if library == "transformers" else None)
     write(tmp_path / "requirements.txt", "transformers==4.46.3\n")
     assert target(write(tmp_path / "train.py", SCRIPT))[0] == (4, 46, 3)
 
@@ -321,7 +321,7 @@ def test_the_project_s_own_environment_wins_over_bertlint_s(tmp_path, monkeypatc
 def test_an_active_environment_on_path_when_bertlint_s_own_has_none(tmp_path, monkeypatch):
     """A pre-commit hook's environment has no transformers; the terminal's activated one does."""
     env = fake_environment(tmp_path / "elsewhere" / "venv", "4.37.1")
-    monkeypatch.setattr(stage, "_installed_in", lambda paths: None if paths == tuple(sys.path) else REAL_INSTALLED_IN(paths))
+    monkeypatch.setattr(stage, "_installed_in", lambda paths, library: None if paths == tuple(sys.path) else REAL_INSTALLED_IN(paths, library))
     monkeypatch.setenv("PATH", f"{tmp_path / 'nothing'}{os.pathsep}{env / 'bin'}{os.pathsep}/usr/bin")
     version, source = target(write(tmp_path / "project" / "train.py", SCRIPT))
     assert version == (4, 37, 1) and source == f"the transformers installed in the active environment {env}"

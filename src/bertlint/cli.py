@@ -242,7 +242,8 @@ def _settings_text(settings, path: Path) -> str:
     from bertlint import versions
     from bertlint.target import target_version
 
-    version, source = target_version(settings, path, path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None)
+    target = target_version(settings, path, path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None)
+    version, source = target
     rows = {
         "config-file": str(settings.config_path) if settings.config_path else "(none)",
         "project-root": str(settings.project_root),
@@ -254,6 +255,8 @@ def _settings_text(settings, path: Path) -> str:
         "gpu-memory": f"{settings.gpu_memory_gib:g}GiB", "imbalance-ratio": settings.imbalance_ratio,
         "learning-rate": settings.lr_ranges,
         "transformers-version": f"{versions.show(version)} ({source})",
+        # the libraries around it, found the same way (no setting of their own: read only)
+        "library-versions": {name: f"{versions.show(v)} ({s})" for name, (v, s) in target.libraries.items()},
     }
     return f"# settings for {path}\n" + "".join(f"{key} = {_toml_value(value)}\n" for key, value in rows.items())
 

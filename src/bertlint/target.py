@@ -1,5 +1,7 @@
-"""Which transformers release a file targets: a stage of its own, run once per file before the cache
-and the lint, which both receive its answer.
+"""Which release of transformers (and of the libraries around it: datasets, huggingface_hub, trl, peft,
+accelerate) a file targets: a stage of its own, run once per file before the cache and the lint, which
+both receive its answer. Every step below is the same for each library, by package name; only
+transformers has a configuration key.
 
 In this order (the README has the table):
 1. `transformers-version` in the configuration (or `--config`);
@@ -31,50 +33,77 @@ from bertlint.versions import Version, latest, parse_version, resolve_specifier
 if TYPE_CHECKING:
     from bertlint.config import Settings
 
-Target = tuple[Version, str]  # (the release, where that came from: said in drift messages)
+LIBRARIES = ("transformers", "datasets", "huggingface_hub", "trl", "peft", "accelerate")
+Pin = tuple[Version, str]  # (the release, where that came from: said in drift messages)
 
-_REQUIREMENT = re.compile(r"^\s*transformers\s*(?:\[[^\]]*\])?\s*(?P<spec>[<>=!~][^;#]*)", re.IGNORECASE)
+
+class Target(tuple):
+    """The transformers (release, where it came from) pair, which `ctx.version` and the summary read, and
+    in `libraries` the same pair for each other library. Compared and counted by its transformers pair;
+    its `repr`, which keys the cache, holds them all."""
+
+    libraries: dict[str, Pin]
+
+    def __new__(cls, version: Version, source: str, libraries: dict[str, Pin] | None = None) -> "Target":
+        self = super().__new__(cls, (version, source))
+        self.libraries = dict(libraries or {})
+        return self
+
+    def __getnewargs__(self) -> tuple:
+        return (*self, self.libraries)
+
+    def __repr__(self) -> str:
+        return f"Target({tuple(self)!r}, {sorted(self.libraries.items())!r})"
+
+    def of(self, library: str) -> Pin:
+        """The (release, source) of `library`; transformers' own pair for "transformers"."""
+        return (self[0], self[1]) if library == "transformers" else self.libraries[library]
+
+
+_REQUIREMENT = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?P<spec>[<>=!~][^;#]*)")
 # PEP 723's reference expression for an inline metadata block.
 _INLINE_BLOCK = re.compile(r"(?m)^# /// (?P<type>[a-zA-Z0-9-]+)$\s(?P<content>(^#(| .*)$\s)+)^# ///$")
 
 
 def target_version(settings: "Settings", path: Path, text: str | None = None) -> Target:
-    """(version, where it came from) for the file at `path`; `text`, its source, may pin it inline."""
-    if settings.transformers_version:
+    """(version, where it came from) of transformers for the file at `path`, with every other library's in
+    `.libraries`; `text`, its source, may pin them inline."""
+    root, here = settings.project_root.resolve(), path.resolve().parent
+    pins = {library: _library_pin(library, settings, path, text, here, root) for library in LIBRARIES}
+    return Target(*pins.pop("transformers"), pins)
+
+
+def _library_pin(library: str, settings: "Settings", path: Path, text: str | None, here: Path, root: Path) -> Pin:
+    if library == "transformers" and settings.transformers_version:
         return parse_version(settings.transformers_version), settings.transformers_version_from
     if path.suffix == ".ipynb":
-        pinned = _notebook_pin(text) if text and "install" in text else None
+        pinned = _notebook_pin(text, library) if text and "install" in text else None
     else:
-        pinned = _inline_pin(text) if text and "# /// script" in text else None
-    if pinned is not None:
-        return pinned
-    pinned = _pinned_near(path.resolve().parent, settings.project_root.resolve())
-    if pinned is not None:
-        return pinned
-    return _installed_for(settings.project_root.resolve()) or (latest(), LATEST)
+        pinned = _inline_pin(text, library) if text and "# /// script" in text else None
+    return pinned or _pinned_near(here, root, library) or _installed_for(root, library) or (latest(library), LATEST)
 
 
 LATEST = "the latest release known to bertlint"
 HOW_TO_PIN = "pin it with `transformers-version` in [tool.bertlint] or transformers==X.Y in requirements.txt"
 
 
-def _installed_for(root: Path) -> Target | None:
-    """The transformers installed where the project at `root` runs, and which environment that is."""
+def _installed_for(root: Path, library: str) -> Pin | None:
+    """The `library` installed where the project at `root` runs, and which environment that is."""
     for name in (".venv", "venv", "env"):
         if (root / name / "pyvenv.cfg").is_file():
-            found = _installed_in(tuple(_site_packages(root / name)))
+            found = _installed_in(tuple(_site_packages(root / name)), library)
             if found is not None:
-                return found, f"the transformers installed in the project's environment {name}/"
-    found = _installed_in(tuple(sys.path))
+                return found, f"the {library} installed in the project's environment {name}/"
+    found = _installed_in(tuple(sys.path), library)
     if found is not None:
-        return found, "the installed transformers package"
+        return found, f"the installed {library} package"
     own = Path(sys.prefix).resolve()
     for folder in os.environ.get("PATH", "").split(os.pathsep):
         env = Path(folder).parent
         if folder and (env / "pyvenv.cfg").is_file() and env.resolve() != own:
-            found = _installed_in(tuple(_site_packages(env)))
+            found = _installed_in(tuple(_site_packages(env)), library)
             if found is not None:
-                return found, f"the transformers installed in the active environment {env}"
+                return found, f"the {library} installed in the active environment {env}"
     return None
 
 
@@ -82,45 +111,66 @@ def _site_packages(env: Path) -> list[str]:
     return [str(p) for p in (*env.glob("lib/python3*/site-packages"), env / "Lib" / "site-packages")]
 
 
-def _inline_pin(text: str) -> Target | None:
-    """A transformers pin in the `dependencies` of the script's PEP 723 `# /// script` block."""
+def _inline_pin(text: str, library: str) -> Pin | None:
+    """A pin of `library` in the `dependencies` of the script's PEP 723 `# /// script` block."""
+    return _first_pin(_inline_requirements(text), "the script's `# /// script` block", library)
+
+
+@functools.lru_cache(maxsize=16)
+def _inline_requirements(text: str) -> list[str]:
+    """The `dependencies` of the script's PEP 723 `# /// script` block (read once for every library)."""
     for block in _INLINE_BLOCK.finditer(text):
         if block.group("type") != "script":
             continue
         toml = "".join(line[2:] if line.startswith("# ") else line[1:]
                        for line in block.group("content").splitlines(keepends=True))
         dependencies = _toml(toml).get("dependencies", [])
-        lines = [item for item in dependencies if isinstance(item, str)] if isinstance(dependencies, list) else []
-        return _first_pin(lines, "the script's `# /// script` block")
+        return [item for item in dependencies if isinstance(item, str)] if isinstance(dependencies, list) else []
+    return []
+
+
+def _notebook_pin(text: str, library: str) -> Pin | None:
+    """The first pin of `library` that an install command of a notebook's code cells sets, named by its
+    cell (1-based among all cells, as findings count them). Automagic is taken as on for a one-line
+    `pip install` cell: that no earlier cell binds the name `pip` is the lint's to check (its BL901)."""
+    for lines, where in _notebook_installs(text):
+        pinned = _first_pin(lines, where, library)
+        if pinned is not None:
+            return pinned
     return None
 
 
-def _notebook_pin(text: str) -> Target | None:
-    """The first transformers pin that an install command of a notebook's code cells sets, named by its
-    cell (1-based among all cells, as findings count them). Automagic is taken as on for a one-line
-    `pip install` cell: that no earlier cell binds the name `pip` is the lint's to check (its BL901)."""
+@functools.lru_cache(maxsize=16)
+def _notebook_installs(text: str) -> tuple[tuple[list[str], str], ...]:
+    """(requirements, where) of each install command of a notebook's code cells, in order (read once for every library)."""
     try:
         cells = json.loads(text).get("cells")
     except (ValueError, AttributeError):
-        return None
+        return ()
+    out = []
     for number, cell in enumerate(cells if isinstance(cells, list) else (), 1):
         source = cell.get("source") if isinstance(cell, dict) and cell.get("cell_type") == "code" else None
         source = "".join(source) if isinstance(source, list) and all(isinstance(s, str) for s in source) else source
         for command in commands(source) if isinstance(source, str) and "install" in source else ():
-            pinned = _first_pin(install_requirements(command), f"cell {number} (`{' '.join(command.split())[:60]}`)")
-            if pinned is not None:
-                return pinned
-    return None
+            out.append((install_requirements(command), f"cell {number} (`{' '.join(command.split())[:60]}`)"))
+    return tuple(out)
 
 
-def _first_pin(lines: list[str], where: str) -> Target | None:
-    """The first `transformers<spec>` requirement among `lines` that sets a ceiling, and what to call it."""
+def _first_pin(lines: list[str], where: str, library: str) -> Pin | None:
+    """The first `<library><spec>` requirement among `lines` that sets a ceiling, and what to call it."""
     for requirement in filter(None, map(_REQUIREMENT.match, lines)):
-        version = resolve_specifier(requirement.group("spec"))
+        if _canonical(requirement.group("name")) != library:
+            continue
+        version = resolve_specifier(requirement.group("spec"), library)
         if version is not None:
             spec = re.sub(r"\s+", "", requirement.group("spec"))
-            return version, f"the pin transformers{spec} in {where}"
+            return version, f"the pin {requirement.group('name')}{spec} in {where}"
     return None
+
+
+def _canonical(name: str) -> str:
+    """`huggingface-hub`, `Huggingface_Hub` -> `huggingface_hub` (PEP 503 names, spelt as the import)."""
+    return re.sub(r"[-_.]+", "_", name).lower()
 
 
 def _display(path: Path) -> str:
@@ -142,11 +192,11 @@ def _candidates(directory: Path, listing: int | None) -> tuple[Path, ...]:
 
 
 _OTHER_FILES = ("pyproject.toml", "setup.cfg", "environment.yml", "environment.yaml", "Pipfile")
-_CONDA_ITEM = re.compile(r"^\s*-\s*(?P<name>transformers)\s*(?P<spec>(?<![<>!~=])=(?!=)\s*[\d.*]+|[<>=!~].*)?\s*$", re.IGNORECASE)
+_CONDA_ITEM = re.compile(r"^\s*-\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?P<spec>(?<![<>!~=])=(?!=)\s*[\d.*]+|[<>=!~].*)?\s*$", re.IGNORECASE)
 
 
-def _pinned_near(directory: Path, root: Path) -> Target | None:
-    """A pin in the project's requirement files, from the script's folder up to the project root."""
+def _pinned_near(directory: Path, root: Path, library: str) -> Pin | None:
+    """A pin of `library` in the project's requirement files, from the script's folder up to the project root."""
     current = directory
     while True:
         try:
@@ -158,7 +208,7 @@ def _pinned_near(directory: Path, root: Path) -> Target | None:
                 state = candidate.stat()
             except OSError:
                 continue
-            pinned = _pin_in(candidate, state.st_mtime_ns, state.st_size)
+            pinned = _first_pin(_requirement_lines(candidate, state.st_mtime_ns, state.st_size), _display(candidate), library)
             if pinned is not None:
                 return pinned
         if current == root or current.parent == current or root not in current.parents:
@@ -167,13 +217,9 @@ def _pinned_near(directory: Path, root: Path) -> Target | None:
 
 
 @functools.lru_cache(maxsize=256)
-def _pin_in(path: Path, mtime_ns: int, size: int) -> Target | None:
-    """The first transformers pin in one file; keyed on its state, so a long-lived server sees edits."""
-    return _first_pin(_requirement_lines(path), _display(path))
-
-
-def _requirement_lines(path: Path) -> list[str]:
-    """A file's transformers requirements as `transformers<spec>` lines (requirements.txt's own form)."""
+def _requirement_lines(path: Path, mtime_ns: int, size: int) -> list[str]:
+    """A file's requirements as `name<spec>` lines (requirements.txt's own form); keyed on the file's state,
+    so a long-lived server sees edits."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -204,26 +250,22 @@ def _conda_requirement(item: re.Match) -> str:
     spec = item.group("spec").replace(" ", "")
     if spec.startswith("=") and not spec.startswith("=="):
         spec = "==" + spec[1:] + (".*" if spec.count(".") < 2 and not spec.endswith("*") else "")
-    return f"transformers{spec}"
+    return f"{item.group('name')}{spec}"
 
 
 def _pipfile_dependencies(text: str) -> list[str]:
     """`transformers = "==4.30.0"` or `{version = "<4.31"}` in a Pipfile's packages; `"*"` pins nothing."""
-    if "transformers" not in text:
-        return []
     doc = _toml(text)
     out = []
     for group in ("packages", "dev-packages"):
-        value = doc.get(group, {}).get("transformers") if isinstance(doc.get(group), dict) else None
-        spec = value.get("version") if isinstance(value, dict) else value
-        if isinstance(spec, str) and spec.strip() != "*":
-            out.append(f"transformers{spec.strip()}")
+        for name, value in doc.get(group, {}).items() if isinstance(doc.get(group), dict) else ():
+            spec = value.get("version") if isinstance(value, dict) else value
+            if isinstance(spec, str) and spec.strip() != "*":
+                out.append(f"{name}{spec.strip()}")
     return out
 
 
 def _pyproject_dependencies(text: str) -> list[str]:
-    if "transformers" not in text:
-        return []
     doc = _toml(text)
     project = doc.get("project", {})
     groups = [project.get("dependencies", [])]
@@ -232,15 +274,20 @@ def _pyproject_dependencies(text: str) -> list[str]:
 
 
 @functools.cache
-def _installed_in(paths: tuple[str, ...]) -> Version | None:
-    """From the first `transformers-X.Y.Z.dist-info` folder on `paths`, as importlib.metadata finds it
+def _installed_in(paths: tuple[str, ...], library: str) -> Version | None:
+    """From the first `<library>-X.Y.Z.dist-info` folder on `paths`, as importlib.metadata finds it
     on sys.path, without the ~30 ms that importing importlib.metadata costs every run."""
     for entry in paths:
-        try:
-            names = os.listdir(entry or ".")
-        except OSError:
-            continue
-        for name in names:
-            if name.startswith("transformers-") and name.endswith(".dist-info"):
-                return parse_version(name.removeprefix("transformers-"))
+        for name in _listing(entry):
+            package, _, release = name.removesuffix(".dist-info").rpartition("-")
+            if name.endswith(".dist-info") and _canonical(package) == library:
+                return parse_version(release)
     return None
+
+
+@functools.cache
+def _listing(folder: str) -> tuple[str, ...]:
+    try:
+        return tuple(os.listdir(folder or "."))
+    except OSError:
+        return ()

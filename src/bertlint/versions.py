@@ -1,6 +1,7 @@
 """What each transformers release accepts: versions, and the lifecycle of its arguments and symbols.
 
-Pure knowledge (`data/versions.json`, read once): which release a specifier allows, when a keyword or a
+Pure knowledge (`data/versions.json`, read once; the libraries around transformers in the same format in
+`data/libraries.json`, one group per library): which release a specifier allows, when a keyword or a
 symbol arrived, was deprecated or removed, and what replaces it. The BL6xx rules are generic readers of
 it; which release a file targets is `target`'s business.
 """
@@ -32,17 +33,20 @@ def show(version: Version) -> str:
 
 
 @functools.cache
-def data() -> dict[str, Any]:
+def data(library: str = "transformers") -> dict[str, Any]:
+    """The release knowledge of `library`: versions.json for transformers, its group of libraries.json otherwise."""
     from importlib.resources import files  # 8 ms to import: not paid by a run the cache answers
 
-    return json.loads((files("bertlint") / "data" / "versions.json").read_text(encoding="utf-8"))
+    name = "versions.json" if library == "transformers" else "libraries.json"
+    loaded = json.loads((files("bertlint") / "data" / name).read_text(encoding="utf-8"))
+    return loaded if library == "transformers" else loaded[library]
 
 
-def latest() -> Version:
-    return parse_version(data()["latest"])
+def latest(library: str = "transformers") -> Version:
+    return parse_version(data(library)["latest"])
 
 
-def resolve_specifier(spec: str) -> Version | None:
+def resolve_specifier(spec: str, library: str = "transformers") -> Version | None:
     """The newest known release a specifier allows (`>=4.40,<4.41` -> 4.40), or None when it sets no ceiling."""
     clauses = [_SPECIFIER.match(part) for part in spec.split(",")]
     if not clauses or not all(clauses):
@@ -51,7 +55,7 @@ def resolve_specifier(spec: str) -> Version | None:
     if not ops & {"==", "===", "~=", "<=", "<"}:
         return None  # `>=4.40` alone: whatever is newest, i.e. not a pin
     pinned = [parse_version(c.group("version")) for c in clauses]
-    candidates = set(pinned) | {(int(major), minor, 0) for major, newest in data()["releases"].items() for minor in range(newest + 1)}
+    candidates = set(pinned) | {(int(major), minor, 0) for major, newest in data(library)["releases"].items() for minor in range(newest + 1)}
     allowed = [v for v in candidates if all(_allows(c, v) for c in clauses)]
     return max(allowed) if allowed else None
 
@@ -113,9 +117,9 @@ def _lifecycle(row: dict[str, Any]) -> Lifecycle:
 
 
 @functools.cache
-def keywords(group: str) -> tuple[dict[str, Lifecycle], str]:
+def keywords(group: str, library: str = "transformers") -> tuple[dict[str, Lifecycle], str]:
     """(keyword -> lifecycle, error template) for a callable's keywords ("TrainingArguments", "Trainer")."""
-    table = data()["keywords"][group]
+    table = data(library)["keywords"][group]
     return {name: _lifecycle({"name": name, **row}) for name, row in table["arguments"].items()}, table["error"]
 
 
@@ -131,17 +135,25 @@ def replacement_at(table: dict[str, Lifecycle], entry: Lifecycle, version: Versi
     return name
 
 
+def older_spelling(table: dict[str, Lifecycle], name: str, version: Version) -> Lifecycle | None:
+    """The keyword that `name` renamed and that `version` still has (`evaluation_strategy` for `eval_strategy`
+    on 4.40): what to write on a release older than `name`, or None."""
+    return next((e for e in table.values() if e.replacement == name and e.exists(version)), None)
+
+
 @functools.cache
-def symbols(group: str) -> tuple[tuple[Lifecycle, ...], dict[str, str]]:
-    """(symbols in match order, error templates) of a group of transformers symbols ("optimizer", "tensorflow")."""
-    table = data()["symbols"][group]
+def symbols(group: str, library: str = "transformers") -> tuple[tuple[Lifecycle, ...], dict[str, str]]:
+    """(symbols in match order, error templates) of a group of a library's symbols ("optimizer", "tensorflow")."""
+    table = data(library)["symbols"][group]
     return tuple(_lifecycle(row) for row in table["names"]), {k: v for k, v in table.items() if k.endswith("_error")}
 
 
-def lifecycle_text(entry: Lifecycle, status: str, version: Version, version_source: str) -> str:
-    """`was removed in 4.51 (target ...)` / `is deprecated since 4.32 and removed in 5.0 (target ...)`."""
-    target = f"target {show(version)} from {version_source}"
+def lifecycle_text(entry: Lifecycle, status: str, version: Version, version_source: str, library: str = "") -> str:
+    """`was removed in 4.51 (target ...)` / `is deprecated since 4.32 and removed in 5.0 (target ...)`;
+    with `library`, the versions are named by it (`was removed in datasets 3.0`)."""
+    lib = f"{library} " if library else ""
+    target = f"target {lib}{show(version)} from {version_source}"
     if status == "removed":
-        return f"was removed in {show(entry.removed)} ({target})"
-    until = f" and removed in {show(entry.removed)}" if entry.removed else ""
-    return f"is deprecated since {show(entry.deprecated)}{until} ({target})"
+        return f"was removed in {lib}{show(entry.removed)} ({target})"
+    until = f" and removed in {lib}{show(entry.removed)}" if entry.removed else ""
+    return f"is deprecated since {lib}{show(entry.deprecated)}{until} ({target})"

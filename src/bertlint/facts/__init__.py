@@ -22,7 +22,7 @@ from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFOR
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, Store, dotted, iter_children, literal, walk
 from bertlint.facts.training import (
     STRUCTURED_TOKENIZERS, Padding, amp_enabled, chunk_length, mixed_precision, padding_at, padding_of, run_anchor, structured_tokenizer,
-    tokenizer_load_of, trained_model, training_arg, uses_peft, weight_dtype,
+    tokenizer_load_of, tokenizer_names, trained_model, training_arg, uses_peft, weight_dtype,
 )
 from bertlint.facts.values import Binding, ModelLoad, holds_tokenizer
 
@@ -37,7 +37,7 @@ __all__ = [
     "Binding", "ModelLoad", "holds_tokenizer",
     # training
     "STRUCTURED_TOKENIZERS", "Padding", "amp_enabled", "chunk_length", "mixed_precision", "padding_at", "padding_of", "run_anchor",
-    "structured_tokenizer", "tokenizer_load_of", "trained_model", "training_arg", "uses_peft", "weight_dtype",
+    "structured_tokenizer", "tokenizer_load_of", "tokenizer_names", "trained_model", "training_arg", "uses_peft", "weight_dtype",
     # labels
     "LABEL_NAMES", "Classifier", "KnownLabels", "classifier", "known_labels",
     # loops

@@ -240,8 +240,10 @@ def tokenizer_load_of(facts: Facts, call: Call) -> Call | None:
 def structured_tokenizer(facts: Facts, call: Call) -> bool:
     """Is `call` an encoding call on a LayoutLM/TAPAS-style tokenizer (by its class or its checkpoint)?"""
     load = tokenizer_load_of(facts, call)
-    if load is None:
-        return False
+    return load is not None and any(family in tokenizer_names(facts, load) for family in STRUCTURED_TOKENIZERS)
+
+
+def tokenizer_names(facts: Facts, load: Call) -> str:
+    """A tokenizer load's class and literal checkpoint, lowercased (`autotokenizer ... nllb-200`): what names its family."""
     checkpoint = facts.arg_value(load, 0, "pretrained_model_name_or_path") if load.method == "from_pretrained" else None
-    names = f"{load.qualname or ''} {checkpoint if isinstance(checkpoint, str) else ''}".lower()
-    return any(family in names for family in STRUCTURED_TOKENIZERS)
+    return f"{load.qualname or ''} {checkpoint if isinstance(checkpoint, str) else ''}".lower()

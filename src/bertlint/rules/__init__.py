@@ -49,7 +49,8 @@ class Report:
 
 @dataclass
 class Context:
-    """What a rule sees: the file's facts, the settings, and the target transformers version."""
+    """What a rule sees: the file's facts, the settings, and the target transformers version (and, in
+    `libraries`, the other libraries' targets)."""
 
     facts: "Facts"
     settings: "Settings"
@@ -57,6 +58,17 @@ class Context:
     version_source: str
     reports: list[Report] = field(default_factory=list)
     rule: "Rule | None" = None
+    libraries: dict[str, tuple[tuple[int, ...], str]] = field(default_factory=dict)  # library -> (release, source)
+
+    def target(self, library: str) -> tuple[tuple[int, ...], str]:
+        """(release, where it came from) of `library` for this file; transformers' is `version`/`version_source`."""
+        if library == "transformers":
+            return self.version, self.version_source
+        if library in self.libraries:
+            return self.libraries[library]
+        from bertlint.versions import latest  # a caller that resolved transformers only (an API user)
+
+        return latest(library), "the latest release known to bertlint"
 
     def report(
         self,

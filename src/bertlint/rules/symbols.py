@@ -1,4 +1,4 @@
-"""Where a file reaches a versioned transformers symbol (BL604, BL606): an import, or `module.Symbol` uses."""
+"""Where a file reaches a versioned symbol of a library (BL604, BL606, BL612-BL616): an import, or `module.Symbol` uses."""
 
 from __future__ import annotations
 
@@ -43,11 +43,11 @@ def _framework_module(module: str) -> bool:
     return bool(tokens & {"tf", "flax", "keras"})
 
 
-def symbol_uses(facts: "Facts", group: str) -> list[SymbolUse]:
+def symbol_uses(facts: "Facts", group: str, library: str = "transformers") -> list[SymbolUse]:
     """One use per symbol name of the group, the import first. A name the file binds again to something else is
     guarded (`try: from transformers import AdamW` / `except ImportError: from torch.optim import AdamW`): skipped.
     The same import repeated (a notebook importing it in two cells) binds nothing else: still reported, once."""
-    entries, _ = symbols(group)
+    entries, _ = symbols(group, library)
     bindings: dict[str, set[str]] = {}
     aliases: dict[str, set[int]] = {}  # local name -> the import aliases that bind it
     for qualname, alias, _stmt in facts.import_nodes:
@@ -56,7 +56,7 @@ def symbol_uses(facts: "Facts", group: str) -> list[SymbolUse]:
         aliases.setdefault(local, set()).add(id(alias))
     found: dict[str, SymbolUse] = {}
     for qualname, alias, stmt in facts.import_nodes:
-        entry = _match(entries, qualname)
+        entry = _match(entries, qualname, library)
         local = _local_name(alias)
         others = [e for e in facts.module_scope.events.get(local, ()) if not (e.op == "import" and id(e.value) in aliases[local])]
         if entry is not None and len(bindings[local]) == 1 and not others:
@@ -64,7 +64,7 @@ def symbol_uses(facts: "Facts", group: str) -> list[SymbolUse]:
             found.setdefault(name, SymbolUse(entry, name, module, alias, stmt, []))
     for attribute, scope, _order in facts.attr_loads:
         qualname = facts.qualname(attribute, scope)
-        entry = _match(entries, qualname) if qualname and qualname.rsplit(".", 1)[0] in facts.imports.values() else None
+        entry = _match(entries, qualname, library) if qualname and qualname.rsplit(".", 1)[0] in facts.imports.values() else None
         if entry is not None:
             module, name = qualname.rsplit(".", 1)
             found.setdefault(name, SymbolUse(entry, name, module, attribute, None, [])).attributes.append(attribute)
@@ -81,8 +81,8 @@ def _local_name(alias: cst.ImportAlias) -> str:
     return node.value if isinstance(node, cst.Name) else ""
 
 
-def _match(entries: tuple[Lifecycle, ...], qualname: str | None) -> Lifecycle | None:
-    if not qualname or not qualname.startswith("transformers."):
+def _match(entries: tuple[Lifecycle, ...], qualname: str | None, library: str) -> Lifecycle | None:
+    if not qualname or not qualname.startswith(library + "."):
         return None
     name = qualname.rsplit(".", 1)[-1]
     return next((e for e in entries if fnmatch.fnmatchcase(name, e.name)), None)

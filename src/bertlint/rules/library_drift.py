@@ -1,0 +1,79 @@
+"""The drift rules of the libraries around transformers (BL612 datasets, BL613 huggingface_hub, BL615 PEFT,
+BL616 accelerate): one generic reader of a library's group of `data/libraries.json`, both ways (what the
+target release removed or deprecates, and what it does not have yet), against that library's own target."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from bertlint import versions
+from bertlint.rules import Context, Replacement, Rule
+from bertlint.rules.symbols import symbol_uses
+
+
+class LibraryDrift(Rule):
+    library: ClassVar[str]
+    severity = "error"
+    fix = "safe"
+    fix_title = "rename the keyword"
+    help = "use what replaces it in the target version"
+
+    def check(self, ctx: Context) -> None:
+        version, source = ctx.target(self.library)
+        knowledge = versions.data(self.library)
+        for group in knowledge.get("symbols", {}):
+            self._symbols(ctx, group, version, source)
+        for group, table in knowledge.get("keywords", {}).items():
+            self._keywords(ctx, group, table["callables"], version, source)
+
+    def _symbols(self, ctx: Context, group: str, version: versions.Version, source: str) -> None:
+        _, templates = versions.symbols(group, self.library)
+        for use in symbol_uses(ctx.facts, group, self.library):
+            found = _state(use.entry, version, source, self.library)
+            if found is None:
+                continue
+            severity, text = found
+            name = f"{use.module}.{use.name}"
+            message = f"`{name}` {text}" + (f": this line raises {use.error(templates)}" if severity == "error" else "")
+            help = use.entry.extra.get("help") or (f"use `{use.entry.replacement}` instead" if use.entry.replacement else self.help)
+            ctx.report(use.node, message, help=help, severity=severity)
+
+    def _keywords(self, ctx: Context, group: str, callables: list[str], version: versions.Version, source: str) -> None:
+        table, error = versions.keywords(group, self.library)
+        for call in ctx.facts.calls_to(*callables):
+            for keyword, arg in call.kwargs.items():
+                entry = table.get(keyword)
+                found = _state(entry, version, source, self.library) if entry is not None else None
+                if found is None:
+                    continue
+                severity, text = found
+                message = f"`{keyword}=` of `{call.qualname}` {text}" + (f": this call raises {error.format(name=keyword)}" if severity == "error" else "")
+                replacement = _spelling_at(table, entry, version)
+                fix = None
+                if replacement is not None and replacement not in call.kwargs and not call.has_double_star:
+                    fix = [Replacement(arg.keyword, replacement)]
+                ctx.report(
+                    arg, message, severity=severity, fix=fix, fix_message=f"rename `{keyword}` to `{replacement}`",
+                    help=(f"use `{replacement}=` instead" if replacement else entry.note or f"drop `{keyword}=`"),
+                )
+
+
+def _state(entry: versions.Lifecycle, version: versions.Version, source: str, library: str) -> tuple[str, str] | None:
+    """(severity, what happened to it) in `version`: removed (error), deprecated (warning), not there yet (error)."""
+    if entry.added is not None and version < entry.added:
+        return "error", f"was added in {library} {versions.show(entry.added)}, after the target {library} {versions.show(version)} from {source}"
+    status = entry.status(version)
+    if status is None:
+        return None
+    return ("error" if status == "removed" else "warning"), versions.lifecycle_text(entry, status, version, source, library)
+
+
+def _spelling_at(table: dict[str, versions.Lifecycle], entry: versions.Lifecycle, version: versions.Version) -> str | None:
+    """The keyword that takes the same value in `version`: the renamed one (`use_auth_token` -> `token`), or,
+    for a keyword not there yet, the older one it renamed (`token` -> `use_auth_token`); None when none does."""
+    if entry.added is not None and version < entry.added:
+        older = versions.older_spelling(table, entry.name, version)
+        return older.name if older and older.rename else None
+    if entry.rename and (entry.replacement not in table or table[entry.replacement].exists(version)):
+        return entry.replacement
+    return None
