@@ -22,7 +22,7 @@ HERE = Path(__file__).parent / "recall"
 def main() -> int:
     show = "--show" in sys.argv
     out = subprocess.run(
-        [sys.executable, "-m", "bertlint", "check", "--no-cache", "--isolated", "--select", "BL", "--output-format", "json", "--exit-zero", str(HERE)],
+        [sys.executable, "-m", "bertlint", "check", "--no-cache", "--isolated", "--select", "BL", "--preview", "--output-format", "json", "--exit-zero", str(HERE)],
         capture_output=True, text=True, check=True,
     ).stdout
     found: dict[str, set[tuple[int, str]]] = {}

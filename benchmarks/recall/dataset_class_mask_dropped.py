@@ -18,7 +18,7 @@ class ReviewDataset(Dataset):
         return {"input_ids": torch.tensor(self.enc["input_ids"][i]), "labels": torch.tensor(self.labels[i])}
 
 
-loader = DataLoader(ReviewDataset(["good", "bad film"], [1, 0]), batch_size=2)
+loader = DataLoader(ReviewDataset(["good", "bad film"], [1, 0]), batch_size=2, shuffle=True)
 optimizer = torch.optim.AdamW(model.parameters(), lr=2e-5)
 for batch in loader:
     loss = model(input_ids=batch["input_ids"], labels=batch["labels"]).loss

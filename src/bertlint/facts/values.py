@@ -69,8 +69,9 @@ class _Frame:
     depth: int
 
 
-# A RecursionError is not caught: a file nested too deeply to evaluate is reported (BL901), not passed as clean.
-_FAILURES = (ArithmeticError, TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError, MemoryError, SyntaxError)
+# RecursionError: an expression nested deeper than the interpreter's stack (500 chained calls) is unknown, the file
+# still analysed.
+_FAILURES = (ArithmeticError, TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError, RecursionError, MemoryError, SyntaxError)
 
 
 class Values(Model):
@@ -80,6 +81,7 @@ class Values(Model):
         super().__init__(module, source, path)
         self._memo: dict[tuple, Any] = {}
         self._frames: dict[tuple[int, int], _Frame | None] = {}
+        self._returns: dict[int, list[cst.BaseExpression | None]] = {}
 
     # ---- the evaluator ----------------------------------------------------------------
     def evaluate(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, *, cli: bool = True, frame: _Frame | None = None) -> Any:
@@ -242,6 +244,21 @@ class Values(Model):
             else:
                 out[dest] = (default.value, call.scope, call.order)
         return out
+
+    def _return_values(self, fn: cst.FunctionDef) -> list[cst.BaseExpression | None]:
+        """The values of the `return`s of `fn`'s own body (nested functions and classes left out), found once."""
+        if id(fn) not in self._returns:
+            found = []
+            stack = list(iter_children(fn.body))
+            while stack:
+                node = stack.pop()
+                if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                    continue
+                if isinstance(node, cst.Return):
+                    found.append(node.value)
+                stack.extend(iter_children(node))
+            self._returns[id(fn)] = found
+        return self._returns[id(fn)]
 
     def _partial_frame(self, partial: Call, fn: cst.FunctionDef) -> _Frame:
         """`partial(collate, tok=tokenizer)` as a frame of `fn`: those arguments bound, the first (the batch) left free.
@@ -673,7 +690,7 @@ class _Evaluator:
             return UNKNOWN
         fn, fn_scope, method = target
         frame = self.f._frame_for(call, fn, method, self.frame)
-        found = [self.f.evaluate(value, fn_scope, None, cli=self.cli, frame=frame) if value is not None else None for value in _return_values(fn)]
+        found = [self.f.evaluate(value, fn_scope, None, cli=self.cli, frame=frame) if value is not None else None for value in self.f._return_values(fn)]
         if not found:
             return UNKNOWN
         return _agree(found)
@@ -763,20 +780,6 @@ def _bind(call: Call, fn: cst.FunctionDef, method: bool, caller: _Frame | None) 
     return _Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1)
 
 
-def _return_values(fn: cst.FunctionDef) -> list[cst.BaseExpression | None]:
-    """The values of the `return`s of `fn`'s own body (nested functions and classes left out)."""
-    found = []
-    stack = list(iter_children(fn.body))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        if isinstance(node, cst.Return):
-            found.append(node.value)
-        stack.extend(iter_children(node))
-    return found
-
-
 def _method_sites(values: Values, class_name: str, fn: cst.FunctionDef) -> list[Call]:
     """The calls of a method of a class of the file: its constructions for `__init__`; for the file's own torch module
     `obj.method(...)` and, for `forward`, `obj(...)`, where `obj` holds an instance of that class."""
@@ -798,7 +801,7 @@ def _returns_of(values: Values, call: Call) -> list[tuple[cst.BaseExpression, Sc
     if target is None:
         return None
     fn, scope, _ = target
-    returned = _return_values(fn)
+    returned = values._return_values(fn)
     return None if any(r is None for r in returned) else [(r, scope) for r in returned]
 
 
@@ -1161,7 +1164,7 @@ def _batch_item(values: Values, loader: Call, key: Any) -> Binding | None:
         return values.kind(made.positional[key].value, made.scope, made.order)
     getitem = values.classes[made.qualname.split(".", 1)[1]].methods["__getitem__"]
     scope = _function_scope(values, getitem)
-    return _item(values, [(value, scope, None) for value in _return_values(getitem) if value is not None], key)
+    return _item(values, [(value, scope, None) for value in values._return_values(getitem) if value is not None], key)
 
 
 def _item(values: Values, returned: list[tuple[cst.BaseExpression, Scope, _Frame | None]] | None, key: Any) -> Binding | None:
@@ -1190,7 +1193,7 @@ def _callable_returns(values: Values, collate: cst.BaseExpression, loader: Call)
     elif call is not None and call.qualname and call.qualname.startswith("<local>.") and call.qualname.count(".") == 1:
         cls = values.classes.get(call.qualname.split(".", 1)[1])
         method = cls.methods.get("__call__") if cls is not None else None
-        return [(r, _function_scope(values, method), None) for r in _return_values(method) if r is not None] if method is not None else None
+        return [(r, _function_scope(values, method), None) for r in values._return_values(method) if r is not None] if method is not None else None
     if not isinstance(collate, cst.Name):
         return None
     owner, events = values.binding_events(collate.value, loader.scope, loader.order)
@@ -1199,7 +1202,7 @@ def _callable_returns(values: Values, collate: cst.BaseExpression, loader: Call)
         return None
     fn = defs[-1].value
     frame = values._partial_frame(partial, fn) if partial is not None else None
-    return [(r, _function_scope(values, fn), frame) for r in _return_values(fn) if r is not None]
+    return [(r, _function_scope(values, fn), frame) for r in values._return_values(fn) if r is not None]
 
 
 def _maps_to_encodings(values: Values, fn: cst.BaseExpression, at: Call) -> bool:
