@@ -369,6 +369,36 @@ def test_skip_file(project):
     assert result.returncode == 0 and "All checks passed!" in result.stdout
 
 
+def test_unknown_code_in_a_suppression_is_reported_and_fixed(project):
+    """As ruff's RUF102: a bertlint code that does not exist (a typo, a prefix) suppresses nothing, ever.
+    Other tools' codes in a `# noqa` are theirs (BLE001 is flake8-blind-except's); bertlint's own
+    `ignore[...]` takes only bertlint codes."""
+    path = write(
+        project,
+        "train.py",
+        """\
+        import os  # noqa: BL999
+        x = 1  # noqa: E501, BL1
+        y = 2  # bertlint: ignore[BL998, E501]
+        z = 3  # noqa: BLE001, E501
+        w = 4  # noqa: E501, BL1O1
+        """,
+    )
+    result = run("--format", "json", "train.py", cwd=project)
+    found = [(f["line"], f["column"], f["code"], f["message"].split(":")[0], bool(f["fix"])) for f in json.loads(result.stdout)]
+    assert found == [
+        (1, 12, "BL902", "unknown code BL999 in a suppression", True),
+        (2, 8, "BL902", "unknown code BL1 in a suppression", True),
+        (3, 8, "BL902", "unknown code BL998 in a suppression", True),
+        (3, 8, "BL902", "unknown code E501 in a suppression", True),
+        (5, 8, "BL902", "unknown code BL1 in a suppression", False),  # `BL1O1`, read as BL1: no rewrite would be right
+    ]
+    assert "bertlint has no such rule (`bertlint rules` lists them" in json.loads(result.stdout)[0]["message"]
+    fixed = run("--fix", "train.py", cwd=project)
+    assert fixed.returncode == 1 and "Found 5 errors (4 fixed, 1 remaining)." in fixed.stdout
+    assert path.read_text().splitlines() == ["import os", "x = 1  # noqa: E501", "y = 2", "z = 3  # noqa: BLE001, E501", "w = 4  # noqa: E501, BL1O1"]
+
+
 def test_unused_suppression_is_reported_and_fixed(project):
     path = write(
         project,

@@ -279,3 +279,43 @@ def test_overlapping_fixes_apply_one_per_pass(tmp_path, monkeypatch, overlapping
     assert script.read_text(encoding="utf-8") == (
         "from transformers import TrainingArguments\nargs = TrainingArguments(output_dir='o', use_cpu=True, report_to='none')\n"
     )
+
+
+@pytest.fixture
+def chained_rule():
+    """A throw-away rule whose fix brings about a new finding of its own: `num_train_epochs=1` becomes 2,
+    which it then wants to be 3."""
+
+    class MoreEpochs(Rule):
+        code = "BL998"
+        name = "test-more-epochs"
+        severity = "info"
+        summary = "test only"
+        fix = "safe"
+        fix_title = "one more epoch"
+
+        def check(self, ctx):
+            for call in ctx.facts.training_args:
+                text = ctx.facts.text(call.node)
+                for epochs in ("1", "2"):
+                    if f"num_train_epochs={epochs})" in text:
+                        ctx.report(call.node, f"{epochs} epochs", fix=[Replacement(call.node, text.replace(f"={epochs})", f"={int(epochs) + 1})"))])
+
+    all_rules.cache_clear()
+    try:
+        yield MoreEpochs
+    finally:
+        Rule.registry.pop("BL998", None)
+        all_rules.cache_clear()
+
+
+def test_the_fixed_count_is_the_findings_fixed_not_the_fixes_applied(tmp_path, chained_rule):
+    """A finding that one fix brings about and a later pass fixes is not counted: the run showed one
+    fixable finding, so one is fixed ("1 fixable" never becomes "Fixed 2 errors")."""
+    script = tmp_path / "train.py"
+    script.write_text("from transformers import TrainingArguments\nargs = TrainingArguments(output_dir='o', num_train_epochs=1)\n", encoding="utf-8")
+    check = cli("--preview", "--select", "BL998", script, cwd=tmp_path)  # an unmeasured rule is a preview rule
+    assert "Found 1 error (1 fixable with `--fix`)." in check.stdout
+    fixed = cli("--fix", "--preview", "--select", "BL998", script, cwd=tmp_path)
+    assert fixed.returncode == 0 and "Fixed 1 error." in fixed.stdout
+    assert script.read_text(encoding="utf-8").endswith("num_train_epochs=3)\n")  # both passes ran

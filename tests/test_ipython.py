@@ -125,8 +125,13 @@ def test_the_lint_path_never_imports_ipython() -> None:
 
 
 def test_line_magics_are_ipythons(shell) -> None:
-    """LINE_MAGICS holds every line magic and alias of the installed IPython (ipykernel's are extra)."""
+    """LINE_MAGICS holds every line magic and alias of the installed IPython (ipykernel's are extra), and
+    EXTENSION_MAGICS what loading each of IPython's own extensions adds."""
     assert set(shell.magics_manager.magics["line"]) <= ipython.LINE_MAGICS
+    for extension, magics in ipython.EXTENSION_MAGICS.items():
+        before = set(shell.magics_manager.magics["line"])
+        shell.run_line_magic("load_ext", extension)
+        assert set(shell.magics_manager.magics["line"]) - before <= magics <= set(shell.magics_manager.magics["line"])
 
 
 # --- install commands ------------------------------------------------------------------------
@@ -142,6 +147,8 @@ def test_line_magics_are_ipythons(shell) -> None:
     ("sudo /usr/bin/pip install -r requirements.txt transformers==4.30.0 > /dev/null", ["transformers==4.30.0"]),
     ("apt-get install -y git-lfs && pip install transformers==4.33.1", ["transformers==4.33.1"]),
     ("pip install \\\n    transformers==4.30.0", ["transformers==4.30.0"]),
+    ("pip -q install transformers==4.41.2", ["transformers==4.41.2"]),  # pip's general options go before the command
+    ("python3 -m pip --no-cache-dir --log pip.log install transformers==4.41.2", ["transformers==4.41.2"]),
     ("conda install -y -c conda-forge transformers=4.30", ["transformers==4.30.*"]),
     # near misses: the shell takes an unquoted `>` for a redirection; other commands install nothing
     ("pip install transformers>=4.30", ["transformers"]),

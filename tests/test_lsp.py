@@ -304,6 +304,20 @@ async def test_hover_code_actions_and_shutdown_do_not_wait_for_the_lint_of_a_lon
 
 
 @pytest.mark.asyncio
+async def test_a_lint_made_stale_by_a_change_is_dropped(client, tmp_path):
+    """A long file opened and at once replaced: its lint (waiting or running) publishes nothing; the
+    first diagnostics are those of the new text."""
+    await start(client)
+    uri = (tmp_path / "train.py").as_uri()
+    client.diagnostics.pop(uri, None)
+    open_doc(client, uri, training_script(1000))()
+    change_doc(client, uri, FIXED, 2)()
+    while uri not in client.diagnostics:
+        await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 300)
+    assert list(client.diagnostics[uri]) == []
+
+
+@pytest.mark.asyncio
 async def test_bad_config_is_shown_and_reloaded(client, tmp_path):
     config = tmp_path / "bertlint.toml"
     config.write_text('selec = ["BL1"]\n', encoding="utf-8")

@@ -179,6 +179,17 @@ def test_a_variable_of_the_magics_name_shadows_automagic() -> None:
     assert lint(nb_json(("code", "pip = 'pip3'\n"), ("code", "pip"))) == []  # Python either way
 
 
+def test_an_extension_loaded_earlier_adds_its_magics_to_automagic() -> None:
+    """`%load_ext autoreload` adds `%autoreload`/`%aimport`: a later one-line `autoreload 2` runs. An
+    extension bertlint does not know may add any magic: after it, such a one-line cell is left alone."""
+    assert lint(nb_json(("code", "%load_ext autoreload"), ("code", "autoreload 2"))) == []
+    assert [f.code for f in lint(nb_json(("code", "import os"), ("code", "autoreload 2")))] == ["BL901"]
+    assert lint(nb_json(("code", "load_ext tensorboard"), ("code", "tensorboard --logdir runs"))) == []
+    assert [f.code for f in lint(nb_json(("code", "import os"), ("code", "tensorboard --logdir runs")))] == ["BL901"]
+    assert [f.code for f in lint(nb_json(("code", "%load_ext tensorboard"), ("code", "print install x")))] == ["BL901"]  # a builtin
+    assert lint(nb_json(("code", "store model_name"))) == []  # storemagic: loaded by IPython's kernel by default
+
+
 @pytest.mark.parametrize("cell, message", [
     ("curl -O https://example.org/data.zip\nunzip data.zip\n", "this cell holds shell commands, not Python: prefix each with `!`, or make the first line `%%bash`"),
     ("$ pip3 install transformers", "this cell holds shell commands, not Python"),

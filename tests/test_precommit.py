@@ -99,6 +99,7 @@ def test_hook_and_terminal_agree_on_one_tree(hook_repo, cache, tmp_path):
     (project / ".gitignore").write_text(".venv/\n")
     (project / "train.py").write_text(DRIFT)
     (project / "tok.py").write_text(BAD)
+    (project / "bertlint.toml").write_text("preview = true\n")  # BL101 is a preview rule; no version pin
     git("init", "-q", cwd=project)
     git("add", "-A", cwd=project)
     env = {**os.environ, "PRE_COMMIT_HOME": str(cache), "NO_COLOR": "1"}

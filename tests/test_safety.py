@@ -135,6 +135,18 @@ def test_symbolic_link_is_written_through_and_kept(tmp_path):
     assert target.read_text(encoding="utf-8") == FIXED
 
 
+def test_symbolic_link_to_a_read_only_file_is_reported_not_replaced(tmp_path, unlock):
+    """The link's folder is writable, its target is not: nothing may replace the link by a fixed copy."""
+    target = write(tmp_path / "shared" / "train.py", BAD, 0o444)
+    (tmp_path / "shared").chmod(0o555)
+    unlock(tmp_path / "shared")
+    link = tmp_path / "train.py"
+    link.symlink_to(target)
+    run = bertlint_cli("--fix", "train.py", cwd=tmp_path)
+    assert run.returncode == 2 and "bertlint: error: train.py: read-only: not fixed" in run.stderr
+    assert link.is_symlink() and target.read_text(encoding="utf-8") == BAD
+
+
 def test_hard_links_mode_and_owner_are_kept(tmp_path):
     script = write(tmp_path / "train.py", BAD, 0o640)
     twin = tmp_path / "twin.py"

@@ -1,8 +1,9 @@
 """Rebuild the precision corpus (default /work/corpus) from fetched git snapshots, as recipe.json names them.
 
-Each repository of the recipe must be present as a bare git directory (what a `git clone --mirror`
+Each repository of the recipe must be present as a git directory (what a `git clone --mirror`
 or the session's `fetch` gives: `MIRRORS/owner+name/repo` by default); its files at the recipe's
-commit whose path matches one of the recipe's globs and ends in .py or .ipynb are extracted under
+commit whose path matches one of the recipe's globs (and none of its `exclude` globs) and ends in
+.py or .ipynb are extracted under
 `CORPUS/owner+name/`. Nothing is downloaded here, and no file of those repositories is committed to
 bertlint: only the recipe (repository, commit, globs) is.
 
@@ -23,15 +24,17 @@ RECIPE = HERE / "recipe.json"
 SUFFIXES = (".py", ".ipynb")
 
 
-def selected(git_dir: Path, commit: str, globs: list[str]) -> list[str]:
+def selected(git_dir: Path, commit: str, globs: list[str], exclude: list[str] = ()) -> list[str]:
     """The recipe's files of one repository at `commit`."""
     listing = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "-r", "--name-only", commit],
                              check=True, capture_output=True, text=True).stdout.splitlines()
-    return [p for p in listing if p.endswith(SUFFIXES) and any(fnmatch.fnmatch(p, g) for g in globs)]
+    return [p for p in listing if p.endswith(SUFFIXES) and any(fnmatch.fnmatch(p, g) for g in globs)
+            and not any(fnmatch.fnmatch(p, g) for g in exclude)]
 
 
 def rebuild(recipe: dict, mirrors: Path, corpus: Path) -> dict[str, int]:
-    """Extract every repository's selected files under `corpus`; the count per repository."""
+    """Extract every repository's selected files under `corpus`; the count per repository. A file
+    whose content the snapshot lacks (snapshots leave out files of 4 MiB and more) is skipped, and said."""
     counts = {}
     for entry in recipe["repos"]:
         name = entry["repo"].replace("/", "+")
@@ -40,13 +43,15 @@ def rebuild(recipe: dict, mirrors: Path, corpus: Path) -> dict[str, int]:
             raise SystemExit(f"{entry['repo']}: no snapshot at {git_dir} (fetch it, or pass --mirrors)")
         target = corpus / name
         shutil.rmtree(target, ignore_errors=True)
-        target.mkdir(parents=True)
-        paths = selected(git_dir, entry["commit"], entry["paths"])
-        for start in range(0, len(paths), 500):  # keep each command line short
-            archive = subprocess.run(["git", f"--git-dir={git_dir}", "archive", entry["commit"], "--", *paths[start:start + 500]],
-                                     check=True, capture_output=True).stdout
-            subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
-        counts[entry["repo"]] = len(paths)
+        counts[entry["repo"]] = 0
+        for path in selected(git_dir, entry["commit"], entry["paths"], entry.get("exclude", [])):
+            blob = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{entry['commit']}:{path}"], capture_output=True)
+            if blob.returncode != 0:
+                print(f"skipped {entry['repo']}/{path}: not in the snapshot")
+                continue
+            (target / path).parent.mkdir(parents=True, exist_ok=True)
+            (target / path).write_bytes(blob.stdout)
+            counts[entry["repo"]] += 1
     return counts
 
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _IGNORE = re.compile(r"#\s*bertlint:\s*ignore\[(?P<codes>[^\]]*)\]")
 _SKIP_FILE = re.compile(r"#\s*bertlint:\s*skip-file\b")
-_BL_CODE = re.compile(r"^BL\d{3}$")
+_BL_CODE = re.compile(r"^BL\d+$")  # a bertlint code, or one meant to be (BLE001 is flake8-blind-except's)
 _BRACKET = re.compile(r"[()\[\]{}]")
 MAX_SOURCE_CHARS = 2 * 2**20  # libcst needs ~470 bytes of memory per character (2 MiB: 0.95 GiB) and parses ~100 KB/s: a larger file is generated data, not a training script
 
@@ -102,9 +102,25 @@ def suppressions(source: str) -> dict[int, list[Suppression]]:
     return out
 
 
+def _unused(code: str, entry: Suppression, known: Iterable[str], selected: frozenset[str]) -> str | None:
+    """What BL902 says of a code that suppressed nothing, or None to say nothing: the codes of other
+    tools (`# noqa: E501`, BLE001) are theirs; a bertlint code not selected might fire in another run.
+    An unknown bertlint code (BL999, a prefix like BL1, anything in `# bertlint: ignore[...]`) suppresses
+    nothing ever, as ruff's RUF102 says of an invalid code in a `# noqa`."""
+    if code not in known:
+        if entry.noqa and not _BL_CODE.match(code):
+            return None
+        return f"unknown code {code} in a suppression: bertlint has no such rule (`bertlint rules` lists them; a suppression names whole codes)"
+    if code == "BL902" or (code not in selected and code not in ENGINE_CODES):
+        return None
+    return f"unused suppression of {code}: nothing on this line raises it"
+
+
 def _without(entry: Suppression, code: str, line: str) -> Fix | None:
     """The fix for an unused code: rewrite the comment without it, or delete the comment when nothing is left."""
     kept = [c for c in entry.written if c.upper() != code]
+    if line[entry.end_column - 1 : entry.end_column].isalnum():
+        return None  # the directive's codes run into more text (`BL1O1` read as BL1): a rewrite would garble it
     if kept:
         text = f"# noqa: {', '.join(kept)}" if entry.noqa else f"# bertlint: ignore[{', '.join(kept)}]"
         return Fix("safe", "remove the unused code", (Edit(entry.line, entry.column, entry.line, entry.end_column, text),))
@@ -293,21 +309,14 @@ def _place(reports: list[Report], facts: Facts, source: str, path: str, selected
                 )
             )
     if "BL902" in selected:
+        known = all_rules().keys() | ENGINE_CODES.keys()
         for number, entries in comments.items():
             for entry in entries:
-                if entry.codes is None:
-                    continue
-                unused = sorted(c for c in entry.codes if _BL_CODE.match(c) and c not in entry.used)
-                for code in unused:
-                    if code == "BL902" or (code not in selected and code not in ENGINE_CODES and code in all_rules()):
-                        continue
-                    findings.append(
-                        engine_finding(
-                            "BL902", f"unused suppression of {code}: nothing on this line raises it", path,
-                            number, entry.column, lines[number - 1], entry.end_column,
-                            fix=_without(entry, code, lines[number - 1]),
-                        )
-                    )
+                for code in sorted((entry.codes or frozenset()) - entry.used):
+                    message = _unused(code, entry, known, selected)
+                    if message is not None:
+                        findings.append(engine_finding("BL902", message, path, number, entry.column, lines[number - 1],
+                                                       entry.end_column, fix=_without(entry, code, lines[number - 1])))
     findings.sort(key=lambda f: f.sort_key)
     return findings
 

@@ -16,6 +16,7 @@ real IPython by tests/test_ipython.py.
 from __future__ import annotations
 
 import ast
+import builtins
 import keyword
 import re
 import shlex
@@ -33,7 +34,11 @@ notebook page pastebin pdb pdef pdoc pfile pinfo pinfo2 pip popd pprint precisio
 pushd pwd pycat pylab quickref recall rehashx reload_ext rep rerun reset reset_selective rm rmdir run
 save sc set_env sx system tb time timeit unalias unload_ext uv who who_ls whos xdel xmode
 clear less more man connect_info qtconsole autosave subshell
-""".split())
+store
+""".split())  # `store`: storemagic, which IPython's kernel and terminal apps load by default (shellapp.default_extensions)
+
+# The line magics an extension of IPython's own adds when `%load_ext` loads it (IPython 9.18, checked by a test).
+EXTENSION_MAGICS = {"autoreload": frozenset({"autoreload", "aimport"}), "storemagic": frozenset({"store"})}
 
 # Cell magics whose body is Python run in the kernel (`%%time`); any other cell magic (`%%bash`) makes
 # the cell opaque. As line magics, the same names take a Python statement as argument (`%time model.fit(x)`).
@@ -48,6 +53,7 @@ find touch jupyter tensorboard brew yum dnf nohup kill ps which df du free nproc
 """.split())
 
 _COMMANDS = SHELL_COMMANDS | LINE_MAGICS
+_BUILTINS = frozenset(dir(builtins))
 LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # lines as libcst counts them
 _CELL_MAGIC = re.compile(r"%%(\w+)")
 _WRITES_SCRIPT = re.compile(r"\s*%%writefile[ \t]+(?!-)\S+\.py[ \t]*(?:\r\n|\r|\n|$)")  # a whole script, not `-a` a part
@@ -102,24 +108,40 @@ def _cell_magic(lines: list[str], first: int) -> str | None:
     return match.group(1) if match is not None else None
 
 
-def automagic(source: str, bound: Collection[str] = ()) -> str | None:
+def automagic(source: str, bound: Collection[str] = (), magics: Collection[str] | None = LINE_MAGICS) -> str | None:
     """The magic a cell of one line runs without `%` (`pip install x`, `cd data`, `ls`), or None.
 
     IPython's `transform_cell` hands a cell that is one line after its static transformers to the
     prefilter, whose AutoMagicChecker runs a line magic or alias named by the line's first word unless
     the rest starts with `=` or `,` (AssignmentChecker: `ls = 1`) or a name of the user's namespace, a
-    builtin or a keyword shadows it (`is_shadowed`): `bound` holds the names the cells before bind."""
+    builtin or a keyword shadows it (`is_shadowed`): `bound` holds the names the cells before bind.
+    `magics`: the line magics there are (more after `%load_ext`); None when an extension bertlint does
+    not know was loaded: any name that is no builtin or keyword may be one of its magics."""
     lines = LINES.findall(source)
-    return _automagic(lines, _first(lines), bound)
+    return _automagic(lines, _first(lines), bound, magics)
 
 
-def _automagic(lines: list[str], first: int, bound: Collection[str]) -> str | None:
+def _automagic(lines: list[str], first: int, bound: Collection[str], magics: Collection[str] | None) -> str | None:
     if len(lines) - first != 1:
         return None
     _, escape, name, tail = _SPLIT.match(lines[first].rstrip("\r\n")).groups()
-    if escape or name not in LINE_MAGICS or name in bound or tail.lstrip()[:1] in ("=", ","):
+    known = name in magics if magics is not None else name.isidentifier() and not keyword.iskeyword(name) and name not in _BUILTINS
+    if escape or not known or name in bound or tail.lstrip()[:1] in ("=", ","):
         return None
     return name
+
+
+def loaded_magics(source: str, bound: Collection[str] = ()) -> frozenset[str] | None:
+    """The line magics the cell's `%load_ext` commands add (`EXTENSION_MAGICS`); None when one of them
+    loads an extension bertlint does not know, whose magics may then be any name."""
+    found: set[str] = set()
+    for command in commands(source, bound):
+        words = command.split()
+        for extension in words[1:] if words[:1] == ["load_ext"] else ():
+            if extension not in EXTENSION_MAGICS:
+                return None
+            found |= EXTENSION_MAGICS[extension]
+    return frozenset(found)
 
 
 def cleanup(source: str) -> tuple[str, dict[int, int]]:
@@ -168,10 +190,10 @@ def _inside_strings(lines: list[str]) -> list[bool]:
     return inside
 
 
-def mask(source: str, bound: Collection[str] = ()) -> str | None:
+def mask(source: str, bound: Collection[str] = (), magics: Collection[str] | None = LINE_MAGICS) -> str | None:
     """`source` as Python, every IPython escape replaced by a same-length placeholder; None when a
     cell magic runs another language (`%%bash`, `%%html`): such a cell is not Python at all.
-    `bound`: the names earlier cells bind, which shadow automagic (see `automagic`)."""
+    `bound`, `magics`: the names earlier cells bind and the line magics there are (see `automagic`)."""
     lines = LINES.findall(source)
     first = _first(lines)
     name = _cell_magic(lines, first)
@@ -179,7 +201,7 @@ def mask(source: str, bound: Collection[str] = ()) -> str | None:
         if name not in PYTHON_MAGICS and not writes_script(source):
             return None
         lines[first] = _placeholder(lines[first], len(lines[first]) - len(lines[first].lstrip(" \t")))
-    elif _automagic(lines, first, bound):
+    elif _automagic(lines, first, bound, magics):
         lines[first] = _placeholder(lines[first], len(lines[first]) - len(lines[first].lstrip(" \t")))
         return "".join(lines)
     quote, depth, continued, escaped = None, 0, False, False
@@ -420,6 +442,8 @@ def _requirements(words: list[str]) -> list[str]:
         rest = words[2:] if words[1:2] == ["pip"] else []
     else:
         rest = words[3:] if _PYTHON.fullmatch(program) and words[1:3] == ["-m", "pip"] else []
+    while rest[:1] and rest[0].startswith("-"):  # general options first: `pip -q install`
+        rest = rest[2:] if rest[0] in _OPTIONS_WITH_VALUE else rest[1:]
     if rest[:1] != ["install"]:
         return []
     found: list[str] = []

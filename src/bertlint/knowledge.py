@@ -472,7 +472,11 @@ def _traits() -> dict[str, Any]:
     compiled = {key: re.compile("|".join(f"(?:{p})" for p in data[key]["patterns"])) for key in ("without_pad_token", "pads_on_the_right")}
     family = data["t5_family"]
     compiled["t5"] = re.compile("|".join(f"(?:{p})" for p in family["checkpoint_patterns"]))
-    return {**compiled, "t5_types": frozenset(family["model_types"]), "t5_prefixes": tuple(family["class_prefixes"])}
+    compiled["fp16_tolerant"] = re.compile("|".join(f"(?:{p})" for p in family["fp16_tolerant"]["patterns"]))
+    return {
+        **compiled, "t5_types": frozenset(family["model_types"]), "t5_prefixes": tuple(family["class_prefixes"]),
+        "overflowing_prefixes": tuple(family["classes_of_overflowing_checkpoints"]),
+    }
 
 
 def _trait(key: str, checkpoint: Any) -> bool:
@@ -489,15 +493,28 @@ def tokenizer_pads_right(checkpoint: Any) -> bool:
     return _trait("pads_on_the_right", checkpoint)
 
 
+def _class_prefixed(class_name: str | None, prefixes: tuple[str, ...]) -> bool:
+    name = re.sub(r"^(TF|Flax)(?=[A-Z])", "", (class_name or "").rsplit(".", 1)[-1])
+    return any(name.startswith(prefix) and _CLASS_SUFFIX.fullmatch(name[len(prefix) :]) for prefix in prefixes)
+
+
 def is_t5_family(*, checkpoint: Any = None, class_name: str | None = None, info: ModelInfo | None = None) -> bool:
     """T5, mT5, UMT5, LongT5 (Flan-T5 and ByT5 are T5): by a known checkpoint's model_type, its hub id, or the class."""
     traits = _traits()
     if info is not None and info.model_type:
         return info.model_type in traits["t5_types"]
-    if _trait("t5", checkpoint):
-        return True
-    name = re.sub(r"^(TF|Flax)(?=[A-Z])", "", (class_name or "").rsplit(".", 1)[-1])
-    return any(name.startswith(prefix) and _CLASS_SUFFIX.fullmatch(name[len(prefix) :]) for prefix in traits["t5_prefixes"])
+    return _trait("t5", checkpoint) or _class_prefixed(class_name, traits["t5_prefixes"])
+
+
+def t5_overflows_fp16(*, checkpoint: Any = None, class_name: str | None = None, info: ModelInfo | None = None) -> bool:
+    """A T5-family model whose activations overflow float16: a known checkpoint other than the original t5-small and
+    t5-base, or an mT5/UMT5/LongT5 class (every checkpoint of theirs is v1.1-style). An unknown T5 checkpoint: False."""
+    if _trait("fp16_tolerant", checkpoint):
+        return False
+    known = isinstance(checkpoint, str) and (info is not None or _trait("t5", checkpoint))
+    if known:
+        return is_t5_family(checkpoint=checkpoint, info=info)
+    return _class_prefixed(class_name, _traits()["overflowing_prefixes"])
 
 
 # --------------------------------------------------------------------------- memory

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from bertlint import engine, fixer
-from bertlint.ipython import LINES, cleanup, explain, mask, writes_script
+from bertlint.ipython import LINE_MAGICS, LINES, cleanup, explain, loaded_magics, mask, writes_script
 from bertlint.report import Edit, Finding
 
 if TYPE_CHECKING:
@@ -89,10 +89,14 @@ class _Module:
         self.shifts: list[dict[int, int]] = []  # per cell: the columns IPython's cleanup removed from each line (indent, prompts)
         self.broken: list[tuple[Cell, SyntaxError, str | None]] = []  # with what the cell holds instead of Python
         bound: set[str] = set()  # the names the cells so far bind at the top level: they shadow automagic
+        magics: set[str] | None = set(LINE_MAGICS)  # and the line magics there are: more after `%load_ext`
         chunks, line = [], 1
         for cell in cells:
             cleaned, removed = cleanup(cell.source)
-            masked = mask(cleaned, bound)
+            masked = mask(cleaned, bound, magics)
+            if "load_ext" in cell.source and magics is not None:
+                extra = loaded_magics(cell.source, bound)
+                magics = None if extra is None else magics | extra
             if masked is None or writes_script(cell.source):  # a script of its own: linted alone
                 continue
             try:

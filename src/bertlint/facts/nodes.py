@@ -1,4 +1,4 @@
-"""The data model the walk records (scopes, binding events, calls, stores, classes, bindings), UNKNOWN, and tree helpers."""
+"""The data model the walk records (scopes, binding events, calls, stores, classes), UNKNOWN, and tree helpers."""
 
 from __future__ import annotations
 

@@ -69,7 +69,8 @@ class _Frame:
     depth: int
 
 
-_FAILURES = (ArithmeticError, TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError, RecursionError, MemoryError, SyntaxError)
+# A RecursionError is not caught: a file nested too deeply to evaluate is reported (BL901), not passed as clean.
+_FAILURES = (ArithmeticError, TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError, MemoryError, SyntaxError)
 
 
 class Values(Model):
@@ -615,6 +616,9 @@ class _Evaluator:
                 return Binding("module", call)  # the file's own torch module: its forward's parameters come from its calls
             if short.startswith("DataCollator") and is_transformers_name(call.qualname):
                 return Binding("collator", call)
+            if call.qualname in _DATA_PARALLEL and call.positional:  # `DistributedDataParallel(model)`: `.module` is the model
+                inner = self.kind(call.positional[0].value)
+                return inner if inner is not None and inner.kind == "model" else None
             if call.qualname in ("peft.get_peft_model", "peft.prepare_model_for_kbit_training"):
                 first = call.arg(0, "model")
                 return Binding("model", call, self.kind(first.value) if first else None, "peft")
@@ -690,6 +694,7 @@ _BUILTIN_FUNCTIONS = {
 }
 _ENVIRONMENT_READS = ("os.environ.get", "os.getenv")
 _CLI_OPTIONS = ("typer.Option", "typer.Argument")
+_DATA_PARALLEL = ("torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel")
 _DATASET_KEEPING_METHODS = frozenset({"with_format", "remove_columns", "rename_column", "shuffle", "select", "filter", "sort", "flatten_indices"})
 _KIND_KEEPING_METHODS = frozenset({
     "to", "cuda", "cpu", "train", "eval", "half", "bfloat16", "float", "double", "long", "int", "requires_grad_", "squeeze",
@@ -811,6 +816,8 @@ def param_arguments(values: Values, owner: Scope, name: str) -> list[tuple[cst.B
             return None
         params = params[1:]
         sites = _method_sites(values, owner.parent.name, fn)
+        if not sites:
+            return None  # an object's method may be called where the file does not show it (a Trainer calls `forward`)
     else:
         sites = [s for s in values.calls_by_short.get(fn.name.value, ()) if s.method is None and isinstance(s.node.func, cst.Name)]
     position = next((i for i, p in enumerate(params) if p is param), None)

@@ -97,7 +97,7 @@ class Sites:
         key = (finding.path, source)
         if key not in self.parsed:
             try:
-                self.parsed[key] = Site.parse(source, path, target_version(self.settings, path, text)[0])
+                self.parsed[key] = Site.parse(source, path, target_version(self.settings, path, text)[0])  # a notebook's install pin too
             except cst.ParserSyntaxError as exc:
                 raise CannotLift(f"the file no longer parses: {exc.message}") from None
         return self.parsed[key], placed

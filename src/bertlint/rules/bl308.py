@@ -1,0 +1,107 @@
+"""BL308: a learning-rate schedule stepped at the wrong granularity, or before the optimizer."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from bertlint.facts import Call, Facts, Scope, dotted, walk
+from bertlint.rules import Context, Rule
+
+# Schedules whose length is counted in optimizer steps: transformers' `get_*_schedule*` (optimization.py: every one takes
+# `num_training_steps`/`num_warmup_steps` and is stepped per batch) and torch's OneCycleLR (`total_steps` or
+# `epochs * steps_per_epoch`). A length that reads `len(...)` of something (a loader) or `steps_per_epoch` is per step.
+PER_STEP_LENGTH = ("OneCycleLR",)
+TORCH_SCHEDULERS = "torch.optim.lr_scheduler."
+
+
+class SchedulerStepGranularity(Rule):
+    code = "BL308"
+    name = "scheduler-step-granularity"
+    severity = "warning"
+    summary = "A per-step LR schedule stepped once per epoch, or `scheduler.step()` called before `optimizer.step()`"
+    help = "call `scheduler.step()` right after `optimizer.step()`, once per optimizer step, for schedules whose length is counted in steps"
+    needs = ("torch",)
+
+    def check(self, ctx: Context) -> None:
+        facts = ctx.facts
+        for loop in facts.training_loops:
+            if not loop.steps or loop.framework != "torch":
+                continue
+            step = loop.steps[0]
+            for call in facts.calls:
+                if call.method != "step" or call.node.args or call is step:
+                    continue
+                made = _schedule(facts, call)
+                if made is None:
+                    continue
+                if call.loops and call.loops[-1] is loop.node and call.order < step.order and _same_block(facts, call, step):
+                    ctx.report(
+                        call.node,
+                        "`scheduler.step()` runs before `optimizer.step()` in the same iteration: the schedule moves on before "
+                        "the first update, so its first learning rate (the start of the warmup) is skipped and PyTorch warns "
+                        "\"Detected call of `lr_scheduler.step()` before `optimizer.step()`\"",
+                    )
+                elif _per_step(facts, made) and _outside(facts, call, loop.node) and call.function is step.function:
+                    ctx.report(
+                        call.node,
+                        f"`{facts.text(made.node.func)}` counts its length in optimizer steps, but it is stepped once per "
+                        "epoch, outside the loop over batches: the warmup and decay stretch over epochs-as-steps, so the "
+                        "learning rate barely leaves its warmup during the whole run",
+                    )
+
+
+def _schedule(facts: Facts, call: Call) -> Call | None:
+    """The schedule construction `call`'s receiver holds: through a name or a `self.` attribute (its last assignment),
+    and through what `accelerator.prepare(...)` hands back."""
+    text = dotted(call.receiver)
+    if text is not None and text.startswith("self."):
+        values = facts.self_attrs.get(text, ())
+        return _construction(facts, values[0][0], values[0][1], values[0][2], 0) if len(values) == 1 else None
+    return _construction(facts, call.receiver, call.scope, call.order, 0) if isinstance(call.receiver, cst.Name) else None
+
+
+def _construction(facts: Facts, value: cst.BaseExpression | None, scope: Scope, order: int | None, depth: int) -> Call | None:
+    if isinstance(value, cst.Name) and depth < 4:
+        owner, events = facts.binding_events(value.value, scope, order)
+        assigns = [e for e in events if e.op == "assign"]
+        if owner is None or not assigns or not isinstance(assigns[-1].value, cst.Call):
+            return None
+        last = assigns[-1]
+        made = facts.call_of(last.value)
+        if last.index is None:
+            return _construction(facts, last.value, owner, last.order, depth + 1)
+        if made is None or made.method != "prepare" or made.has_star_args or last.index >= len(made.positional):
+            return None
+        return _construction(facts, made.positional[last.index].value, owner, last.order, depth + 1)  # `..., sched = accelerator.prepare(...)`
+    made = facts.call_of(value) if isinstance(value, cst.Call) else None
+    if made is None or made.qualname is None:
+        return None
+    short = made.qualname.rsplit(".", 1)[-1]
+    transformers = made.qualname.startswith("transformers.") and short.startswith("get_") and "schedule" in short
+    return made if transformers or made.qualname.startswith(TORCH_SCHEDULERS) else None
+
+
+def _per_step(facts: Facts, made: Call) -> bool:
+    """The schedule's length is counted in batches: `num_training_steps`/`total_steps` reading `len(...)` or a steps
+    count, or OneCycleLR's `steps_per_epoch`."""
+    short = made.qualname.rsplit(".", 1)[-1]
+    if short == "OneCycleLR" and "steps_per_epoch" in made.kwargs:
+        return True
+    if not (made.qualname.startswith("transformers.") or short in PER_STEP_LENGTH):
+        return False
+    length = made.kwargs.get("num_training_steps") or made.kwargs.get("total_steps") or made.arg(2)
+    expr = length.value if length is not None else None
+    if isinstance(expr, cst.Name):  # `total_steps = len(loader) * epochs`
+        owner, events = facts.binding_events(expr.value, made.scope, made.order)
+        expr = events[0].value if owner is not None and len(events) == 1 and events[0].op == "assign" and events[0].index is None else None
+    return expr is not None and any(isinstance(n, cst.Call) and dotted(n.func) == "len" for n in walk(expr))
+
+
+def _outside(facts: Facts, call: Call, inner: cst.CSTNode) -> bool:
+    """`call` runs in a loop around `inner` but not inside it (once per epoch)."""
+    return bool(call.loops) and not any(node is inner for node in call.loops) and any(node is call.loops[-1] for node in facts.enclosing(inner))
+
+
+def _same_block(facts: Facts, a: Call, b: Call) -> bool:
+    """Both calls run on every iteration at the same level (no `if` between one of them and the loop)."""
+    return facts.enclosing(a.stmt) == facts.enclosing(b.stmt)
