@@ -170,12 +170,14 @@ class Server(LanguageServer):
             return None
 
     def stop_workers(self) -> None:
-        """No lint outlives the server: the worker is killed, not waited for."""
-        if self.workers is not None:
-            self.workers.shutdown(wait=False, cancel_futures=True)
-            self.workers = None
+        """No lint outlives the server: the worker is killed, not waited for; then the pool is shut down and
+        waited for (its manager thread sees the dead worker at once) so that its queues are closed and their
+        semaphores released before the process ends (else resource_tracker warns of leaked semaphores)."""
         for child in multiprocessing.active_children():
             child.kill()
+        if self.workers is not None:
+            self.workers.shutdown(wait=True, cancel_futures=True)
+            self.workers = None
 
     def publish(self, uri: str, findings: list[Finding], lines: Sequence[str], version: int | None,
                 slots: dict[int, engine.NoqaSlot] | None = None) -> None:
@@ -487,6 +489,12 @@ async def _fix_all(ls: Server, doc) -> list[types.TextEdit]:
 
 @server.feature(types.SHUTDOWN)
 def shutdown(ls: Server, params: None) -> None:
+    ls.stop_workers()
+
+
+@server.feature(types.EXIT)
+def exit_(ls: Server, params: None) -> None:
+    """An `exit` without a `shutdown` first (a client that quits in a hurry) stops the worker too."""
     ls.stop_workers()
 
 
