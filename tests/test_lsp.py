@@ -432,6 +432,27 @@ async def test_workspace_settings_select_and_ignore(client, tmp_path):
     assert "unknown rule code 'BL999'" in client.messages[-1].message
 
 
+@pytest.mark.asyncio
+async def test_wrong_editor_settings_are_named_as_the_client_spelled_them(client, tmp_path):
+    """A setting bertlint does not take (the learning-rate table lives in config files only; a typo), a bad
+    value, settings that are no object: each message names the setting as the editor sent it, the server
+    stays up, and the settings that are right still apply."""
+    await start(client, learningRate={"bert-base": [1e-5, 5e-5]}, ignre=["BL101"])
+    uri = (tmp_path / "train.py").as_uri()
+    assert [d.code for d in await diagnostics(client, uri, open_doc(client, uri, SCRIPT))] == ["BL101"]  # preview still on
+    learning, typo = (m.message for m in client.messages)
+    assert learning.startswith("bertlint: 'learningRate' is not an editor setting (ignored): learning-rate ranges are read from the config file only")
+    assert typo.startswith("bertlint: unknown editor setting 'ignre' (ignored); did you mean 'ignore'? the settings are select, ignore, extendSelect,")
+    for settings, expected in [
+        ({"bertlint": {"perFileIgnores": 5}}, "bertlint: 'per-file-ignores' in the editor settings: invalid value 5; expected a list of strings"),
+        ({"bertlint": 5}, "bertlint: the editor settings must be an object of settings, e.g. {\"ignore\": [\"BL106\"]}, not 5"),
+    ]:
+        change = types.DidChangeConfigurationParams(settings)
+        await diagnostics(client, uri, lambda: client.workspace_did_change_configuration(change))
+        assert client.messages[-1].message.startswith(expected)
+    assert not any(m.message.startswith("bertlint: None") for m in client.messages)
+
+
 NOTEBOOK_CELLS = [
     (types.NotebookCellKind.Markup, "markdown", "# Short sequences\n"),
     (types.NotebookCellKind.Code, "python", "!pip install transformers\nfrom transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained('bert-base-uncased')\n"),

@@ -348,7 +348,7 @@ def _selectors(value: Any, where: _Where, key: str, all_codes: tuple[str, ...]) 
 def _per_file_ignores(value: Any, where: _Where, key: str, all_codes: tuple[str, ...]):
     if where.file is None and not isinstance(value, Mapping):
         pairs: dict[str, Any] = {}
-        for item in _strings(list(value) if not isinstance(value, str) else [value], where, key):
+        for item in _strings([value] if isinstance(value, str) else value, where, key):
             pattern, sep, codes = item.rpartition(":")
             if not sep or not pattern:
                 raise where.bad(key, item, 'PATTERN:CODES, e.g. "tests/*.py:BL101,BL2"')
