@@ -304,3 +304,28 @@ def test_invalid_escapes_and_bytes_keys_print_nothing_and_raise_nothing(tmp_path
         findings = lint_text(source, tmp_path / "train.py")
     assert [str(w.message) for w in caught] == []
     assert [f.code for f in findings] == []
+
+
+def test_a_file_over_the_size_limit_is_one_finding_and_the_run_goes_on(tmp_path):
+    """More than MAX_SOURCE_CHARS of code (generated data): one BL901 at 1:1 that gives the size rounded up, the
+    limit and what to do; the other files are checked, the exit code is that of findings (1), and no parse is
+    tried (it would take libcst ~20 s and ~1 GiB). A notebook is measured by its code, not its outputs."""
+    import json
+
+    from bertlint.engine import MAX_SOURCE_CHARS
+
+    line = b"x = 1\n"
+    (tmp_path / "generated.py").write_bytes(line * (MAX_SOURCE_CHARS // len(line) + 1))  # 2 MiB + 4 characters
+    (tmp_path / "train.py").write_bytes(BAD)
+    image = {"output_type": "display_data", "metadata": {}, "data": {"image/png": "iVBORw0KGgo" * 300_000}}  # 3.3 MB
+    cell = {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": BAD.decode(), "outputs": [image]}
+    (tmp_path / "plots.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    started = time.perf_counter()
+    result = bertlint(".", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert [line.split(" ", 2)[:2] for line in result.stdout.splitlines()[:3]] == [
+        ["generated.py:1:1:", "BL901"], ["plots.ipynb:cell", "1:3:54:"], ["train.py:3:54:", "BL101"]], result.stdout
+    assert result.stdout.splitlines()[0].endswith(
+        "BL901 the file has 2.1 MiB of code, more than the 2 MiB bertlint analyses, so it was not "
+        "checked; if it is generated, exclude it (`extend-exclude` in the config, or `--extend-exclude`)")
+    assert time.perf_counter() - started < 15

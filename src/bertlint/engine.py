@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import io
+import math
 import re
 import tokenize
 import warnings
@@ -217,7 +218,9 @@ def _refused(source: str) -> tuple[str, int, int] | None:
     overflows its stack (a crash, not an exception) on nesting that CPython refuses cleanly, so a
     suspicious source (deep brackets, very long logical lines) is compiled by CPython first."""
     if len(source) > MAX_SOURCE_CHARS:
-        return f"the file has {len(source) / 2**20:.1f} MiB of code, more than the {MAX_SOURCE_CHARS >> 20} MiB bertlint analyses; exclude generated files", 1, 1
+        size = math.ceil(len(source) * 10 / 2**20) / 10  # rounded up: never "2.0 MiB, more than the 2 MiB"
+        return (f"the file has {size} MiB of code, more than the {MAX_SOURCE_CHARS >> 20} MiB bertlint analyses, so it was not "
+                "checked; if it is generated, exclude it (`extend-exclude` in the config, or `--extend-exclude`)"), 1, 1
     if "\x00" in source:  # CPython refuses it anywhere; libcst accepts it in a string, whose value then cannot be read
         before = source[: source.index("\x00")]
         return "SyntaxError: source code string cannot contain null bytes", before.count("\n") + 1, len(before) - before.rfind("\n")
