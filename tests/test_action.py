@@ -23,6 +23,7 @@ import yaml
 
 from bertlint.cli import main
 from conftest import ROOT
+from readme_blocks import readme_block
 
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
 STEPS = ACTION["runs"]["steps"]
@@ -153,3 +154,38 @@ def test_the_action_installs_bertlint_from_its_checkout_and_writes_sarif(project
         ("BL106", 4), ("BL601", 5)]
     lint = outcome["Lint"]
     assert lint.returncode == 1 and len(annotations(lint.stdout)) == 2, lint.stdout + lint.stderr
+
+
+def vendored(project: Path) -> Path:
+    """The README's layout: a copy of bertlint at tools/bertlint (its own fixtures are full of findings)."""
+    (project / "tools" / "bertlint" / "fixtures").mkdir(parents=True)
+    (project / "tools" / "bertlint" / "fixtures" / "bad.py").write_text(SCRIPT)
+    return project
+
+
+def test_readme_workflow(project: Path):
+    workflow = yaml.safe_load(readme_block("### CI: GitHub Actions", "yaml"))
+    steps = workflow["jobs"]["bertlint"]["steps"]
+    assert [step["uses"] for step in steps] == ["actions/checkout@v4", "./tools/bertlint"]
+    given = {key: str(value).lower() if isinstance(value, bool) else str(value) for key, value in steps[1]["with"].items()}
+    assert given["sarif"] == "true" and workflow["permissions"]["security-events"] == "write"
+    outcome = run_action(vendored(project), HERE, skip=("Install bertlint",), **given)
+    assert outcome["Write the SARIF report"].returncode == 0
+    log = json.loads((project / "bertlint.sarif").read_text())
+    assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["BL601"]
+    lint = outcome["Lint"]
+    assert lint.returncode == 1 and annotations(lint.stdout) == [
+        "error file=train.py,line=5,col=33,endLine=5,endColumn=60,title=BL601 removed-training-argument"], lint.stdout + lint.stderr
+
+
+def test_readme_gitlab_job(project: Path):
+    """The job's bertlint commands, as printed (its `pip install` of the copy is the action's install step)."""
+    job = yaml.safe_load(readme_block("(`.gitlab-ci.yml`", "yaml"))["bertlint"]
+    install, *commands = job["script"]
+    assert install == "pip install --quiet ./tools/bertlint" and job["artifacts"]["paths"] == ["bertlint.sarif"]
+    vendored(project)
+    env = {**os.environ, "PATH": f"{HERE}{os.pathsep}{os.environ['PATH']}", "NO_COLOR": "1"}
+    results = [subprocess.run(["bash", "-c", command], cwd=project, env=env, capture_output=True, text=True) for command in commands]
+    assert [r.returncode for r in results] == [0, 1], [r.stderr for r in results]
+    assert [r["ruleId"] for r in json.loads((project / "bertlint.sarif").read_text())["runs"][0]["results"]] == ["BL106", "BL601"]
+    assert re.findall(r"^(\S+: BL\d+)", results[1].stdout, re.MULTILINE) == ["train.py:4:24: BL106", "train.py:5:33: BL601"]
