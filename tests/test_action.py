@@ -23,7 +23,7 @@ import yaml
 
 from bertlint.cli import main
 from conftest import ROOT
-from readme_blocks import readme_block
+from checkout import readme_block
 
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
 STEPS = ACTION["runs"]["steps"]

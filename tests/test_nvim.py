@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from readme_blocks import readme_block
+from checkout import readme_block
 
 NVIM = shutil.which("nvim")
 pytestmark = pytest.mark.skipif(NVIM is None, reason="nvim is not installed (`.ci/run` installs Debian's neovim with apt-get)")

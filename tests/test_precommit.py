@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from readme_blocks import readme_block
+from checkout import copy_checkout, readme_block
 
 PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
 pytestmark = pytest.mark.skipif(not PRE_COMMIT.exists() or shutil.which("git") is None, reason="needs pre-commit and git")
@@ -33,12 +33,7 @@ def git(*args: str, cwd: Path) -> str:
 @pytest.fixture(scope="module")
 def hook_repo(tmp_path_factory) -> Path:
     """This checkout as it is on disk (uncommitted and untracked files included, ignored ones not), committed to a fresh repository."""
-    repo = tmp_path_factory.mktemp("hook-repo")
-    for name in git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=ROOT).split("\0"):
-        source = ROOT / name
-        if name and source.is_file():
-            (repo / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, repo / name)
+    repo = copy_checkout(tmp_path_factory.mktemp("hook-repo"))
     git("init", "-q", cwd=repo)
     git("add", "-A", cwd=repo)
     git("commit", "-q", "-m", "snapshot", cwd=repo)
