@@ -273,6 +273,37 @@ def test_bl201_causal_models_need_the_mask_only_for_left_padding_and_generation(
     assert [f.severity for f in found] == (["error"] if fires else [])
 
 
+@pytest.mark.parametrize(
+    ("lines", "fires"),
+    [
+        ('other = AutoTokenizer.from_pretrained("gpt2", padding_side="left")', False),  # another tokenizer's side
+        ('other = AutoTokenizer.from_pretrained("gpt2")\nother.padding_side = "left"', False),
+        ('same = tok\nsame.padding_side = "left"', True),  # the same tokenizer under another name
+        ('tok.padding_side = sys.argv[1]', False),  # unresolved: unknown stays silent for a causal model
+        ('kwargs = {}\nkwargs["padding_side"] = "left"', True),  # an item store may feed any load: still left
+    ],
+)
+def test_bl201_padding_side_is_the_encoding_tokenizer_s(lines, fires):
+    source = CAUSAL_LM.replace("import torch", "import sys\nimport torch").replace("enc = ", lines + "\nenc = ") + 'out = model(enc["input_ids"])\n'
+    found = only("BL201", source)
+    assert [f.severity for f in found] == (["error"] if fires else [])
+    assert all("with left padding" in f.message for f in found)
+
+
+def test_bl201_message_says_only_the_side_it_knows():
+    """Beside a left-padding tokenizer, a right-padded encoder batch is said to attend to the pads, not to be
+    left-padded; with an unknown architecture and a side that does not resolve, the warning names both conditions."""
+    encoder = ENCODER + 'gen = AutoTokenizer.from_pretrained("gpt2", padding_side="left")\nenc = tok(["a", "b c d"], padding=True, return_tensors="pt")\nout = model(enc["input_ids"])\n'
+    [finding] = only("BL201", encoder)
+    assert finding.severity == "error" and finding.message.endswith(": it attends to the [PAD] tokens and silently computes different outputs")
+    unknown = "import sys\n" + ENCODER.replace('AutoModel.from_pretrained("bert-base-uncased")', "AutoModel.from_pretrained(sys.argv[1])")
+    batch = 'enc = tok(["a", "b c d"], padding=True, return_tensors="pt")\nout = model(enc["input_ids"])\n'
+    [finding] = only("BL201", unknown + "tok.padding_side = sys.argv[2]\n" + batch)
+    assert finding.severity == "warning" and "unless the model is causal (decoder-only) and pads on the right, it attends" in finding.message
+    [finding] = only("BL201", unknown + batch)
+    assert finding.severity == "warning" and "unless the model is causal (decoder-only), it attends" in finding.message
+
+
 def test_bl201_text_encoder_conditioning_a_diffusion_model_is_left_alone():
     source = textwrap.dedent(
         """\

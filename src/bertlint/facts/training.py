@@ -237,6 +237,32 @@ def tokenizer_load_of(facts: Facts, call: Call) -> Call | None:
     return found.call if found is not None and found.kind == "tokenizer" else None
 
 
+def padding_side(facts: Facts, call: Call) -> Any:
+    """"left" | "right" | UNKNOWN: the side the padding made by `call` sits on. `pad_sequence(...)`: its own
+    `padding_side=` (default "right"). A tokenizer call: its `padding_side=` (a call-time argument since 4.45), else
+    what the file sets on that tokenizer anywhere (`tok.padding_side = ...` on the same object, `padding_side=` at
+    its load): "left" if any of it is, UNKNOWN if any does not resolve, else "right" (PreTrainedTokenizerBase's
+    default). A call whose tokenizer does not resolve (a DataLoader's collator, say): the same over the whole file."""
+    if (call.qualname or "").startswith("torch") and call.qualname.endswith(".pad_sequence"):
+        return facts.kw_value(call, "padding_side", default="right")
+    if "padding_side" in call.kwargs:
+        return facts.kw_value(call, "padding_side")
+    load = tokenizer_load_of(facts, call)
+    stores = [s for s in facts.stores if s.key == "padding_side"]
+    calls = [c for c in facts.calls if "padding_side" in c.kwargs]
+    if load is not None:  # its own attribute and load; an item store (`kwargs["padding_side"] = ...`) may feed any load
+        stores = [s for s in stores if not isinstance(s.target, cst.Attribute) or _same_object(facts, s, load)]
+        calls = [load] if any(c is load for c in calls) else []
+    sides = {facts.value(s.value, s.scope, order=s.order) for s in stores} | {facts.kw_value(c, "padding_side") for c in calls}
+    return "left" if "left" in sides else UNKNOWN if sides - {"right"} else "right"
+
+
+def _same_object(facts: Facts, store: Store, load: Call) -> bool:
+    """`store` sets an attribute on the object `load` made."""
+    owner = facts.kind(store.target.value, store.scope, store.order)
+    return owner is not None and owner.call is load
+
+
 def structured_tokenizer(facts: Facts, call: Call) -> bool:
     """Is `call` an encoding call on a LayoutLM/TAPAS-style tokenizer (by its class or its checkpoint)?"""
     load = tokenizer_load_of(facts, call)
