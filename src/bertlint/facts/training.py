@@ -251,16 +251,10 @@ def padding_side(facts: Facts, call: Call) -> Any:
     stores = [s for s in facts.stores if s.key == "padding_side"]
     calls = [c for c in facts.calls if "padding_side" in c.kwargs]
     if load is not None:  # its own attribute and load; an item store (`kwargs["padding_side"] = ...`) may feed any load
-        stores = [s for s in stores if not isinstance(s.target, cst.Attribute) or _same_object(facts, s, load)]
+        stores = [s for s in stores if not isinstance(s.target, cst.Attribute) or ((owner := facts.owner(s)) is not None and owner.call is load)]
         calls = [load] if any(c is load for c in calls) else []
     sides = {facts.value(s.value, s.scope, order=s.order) for s in stores} | {facts.kw_value(c, "padding_side") for c in calls}
     return "left" if "left" in sides else UNKNOWN if sides - {"right"} else "right"
-
-
-def _same_object(facts: Facts, store: Store, load: Call) -> bool:
-    """`store` sets an attribute on the object `load` made."""
-    owner = facts.kind(store.target.value, store.scope, store.order)
-    return owner is not None and owner.call is load
 
 
 def structured_tokenizer(facts: Facts, call: Call) -> bool:
