@@ -5,7 +5,7 @@ default /work/corpus), and `community`, fine-tuning scripts and notebooks writte
 users (community.json, default /work/corpus-community). Each has its own judgments file.
 
 Each repository of the recipe must be present as a git directory (what a `git clone --mirror`
-or the session's `fetch` gives: `MIRRORS/owner+name/repo` by default); its files at the recipe's
+or the session's `fetch` gives: `MIRRORS/owner+name/repo`, or its `.git` when it is a clone with a work tree); its files at the recipe's
 commit whose path matches one of the recipe's globs (and none of its `exclude` globs) and ends in
 .py or .ipynb are extracted under
 `CORPUS/owner+name/`. Nothing is downloaded here, and no file of those repositories is committed to
@@ -62,6 +62,8 @@ def rebuild(recipe: dict, mirrors: Path, corpus: Path) -> dict[str, int]:
     for entry in recipe["repos"]:
         name = entry["repo"].replace("/", "+")
         git_dir = mirrors / name / "repo"
+        if (git_dir / ".git").is_dir():  # some snapshots come as a clone with a work tree
+            git_dir = git_dir / ".git"
         if not git_dir.is_dir():
             raise SystemExit(f"{entry['repo']}: no snapshot at {git_dir} (fetch it, or pass --mirrors)")
         target = corpus / name
