@@ -56,9 +56,14 @@ def selected(git_dir: Path, commit: str, globs: list[str], exclude: list[str] = 
 
 
 def rebuild(recipe: dict, mirrors: Path, corpus: Path) -> dict[str, int]:
-    """Extract every repository's selected files under `corpus`; the count per repository. A file
+    """Extract every repository's selected files under `corpus` (removing the folders of repositories
+    the recipe no longer names); the count per repository. A file
     whose content the snapshot lacks (snapshots leave out files of 4 MiB and more) is skipped, and said."""
     counts = {}
+    kept = {entry["repo"].replace("/", "+") for entry in recipe["repos"]}
+    for left in corpus.glob("*+*"):  # a repository the recipe dropped
+        if left.is_dir() and left.name not in kept:
+            shutil.rmtree(left)
     for entry in recipe["repos"]:
         name = entry["repo"].replace("/", "+")
         git_dir = mirrors / name / "repo"
