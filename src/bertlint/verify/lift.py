@@ -341,14 +341,18 @@ def _strings(value: Any) -> list[str]:
 
 
 def _learning_rate(site: Site, finding: Finding, settings: Settings) -> dict:
-    from bertlint.rules.bl301 import model_type_of, rate_sites
+    from bertlint.rules.bl301 import default_rate_sites, model_type_of, rate_sites
 
     facts = site.facts
     match = next(((call, arg, opt) for call, arg, opt in rate_sites(facts) if site.covers(arg, finding) or site.covers(arg.value, finding)), None)
-    if match is None:
+    default = next((d for d in default_rate_sites(facts) if site.covers(d.node, finding)), None) if match is None else None
+    if match is None and default is None:
         raise CannotLift(f"no learning rate at {finding.line}:{finding.column}")
-    call, arg, optimizer = match
-    lr = facts.value(arg.value, call.scope, order=call.order)
+    if match is not None:
+        call, arg, optimizer = match
+        lr = facts.value(arg.value, call.scope, order=call.order)
+    else:
+        lr, optimizer = default.rate, default.optimizer
     if isinstance(lr, bool) or not isinstance(lr, (int, float)):
         raise CannotLift(f"the learning rate `{facts.text(arg.value)}` is not a constant")
     known, loads = trained_model(facts), facts.model_loads
