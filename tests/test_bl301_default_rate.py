@@ -79,6 +79,7 @@ def test_keras_optimizer_defaults_count_only_where_the_transformer_is_compiled_w
                             ("tf.keras.optimizers.Adam(3e-5)", False), ("tf.keras.optimizers.Adam(learning_rate=3e-5)", False)]:  # fmt: skip
         found = [f for f in lint_text(f"{head}model.compile(optimizer={compiled})\n", transformers_version="4.40") if f.code == "BL301"]
         assert bool(found) is fires, compiled
+    assert [f for f in lint_text(f'{head}model.compile(optimizer="adam")\n', transformers_version="5.0") if f.code == "BL301"] == []  # no TF models
     assert bl301.KERAS_DEFAULTS == {"Adam": 1e-3, "AdamW": 1e-3}
 
 

@@ -34,6 +34,7 @@ KERAS_ROOTS = ("tensorflow.keras", "keras", "tf_keras", "tensorflow.optimizers")
 # Schedulers that set the rate themselves (`max_lr=`, `base_lr=`), whatever the optimizer was built with.
 RATE_SETTING_SCHEDULERS = ("torch.optim.lr_scheduler.OneCycleLR", "torch.optim.lr_scheduler.CyclicLR")
 EFFECT = {True: "diverges (loss rises or turns NaN, or the model collapses to one class)", False: "barely moves the weights: the loss stalls"}
+TF_MODELS_REMOVED = (5,)  # transformers 5.0 removed the TensorFlow models: on 5.x a Keras fine-tune fails at its import (BL606)
 SUGGESTED = 2e-5  # the rate of the BERT paper's and the Trainer examples' recipes, kept inside the family's range
 
 
@@ -64,7 +65,7 @@ class LearningRateOutOfRange(Rule):
         # error only where the range is LoRA's or the family's own: not the generic from-scratch or a configured default
         severe = method == "lora" or not from_scratch and family is not None
         if not from_scratch and family is not None:
-            for default in default_rate_sites(facts):
+            for default in default_rate_sites(facts, ctx.version):
                 self._report_default(ctx, default, info, family, method == "lora", severe)
         for call, arg, optimizer in rate_sites(facts):
             value = facts.value(arg.value, call.scope, order=call.order)
@@ -116,11 +117,11 @@ class DefaultRate:
     keyword: str
 
 
-def default_rate_sites(facts: Facts):
+def default_rate_sites(facts: Facts, version: tuple[int, ...]):
     """Every Adam-family optimizer the file trains with at its default rate (no rate keyword, no positional rate, no
     `*args`/`**kwargs`), unless something else sets the rate: a store to `...["lr"]`, or a scheduler that sets it.
     A torch optimizer counts where it is built over the model's parameters; a Keras one where it is what `compile`
-    of the transformer gets (by name, or built there or in a name bound once)."""
+    of the transformer gets (by name, or built there or in a name bound once), on a target that still has TF models."""
     if any(store.key == "lr" for store in facts.stores) or facts.calls_to(*RATE_SETTING_SCHEDULERS):
         return
     seen: set[int] = set()
@@ -130,7 +131,7 @@ def default_rate_sites(facts: Facts):
         if (q.startswith("torch.optim") and last in TORCH_DEFAULTS) or q == "transformers.AdamW":
             if not call.has_star_args and "lr" not in call.kwargs and len(call.positional) <= 1 and _params_without_rates(facts, call) and not _optimizes_other_model(facts, call):
                 yield DefaultRate(call, call.node, "adamw", TORCH_DEFAULTS[last], f"`{facts.text(call.node.func)}(...)`", "lr")
-        elif call.method == "compile" and (arg := call.arg(0, "optimizer")) is not None and _compiles_transformer(facts, call):
+        elif call.method == "compile" and version < TF_MODELS_REMOVED and (arg := call.arg(0, "optimizer")) is not None and _compiles_transformer(facts, call):
             found = _keras_default(facts, arg.value, call)
             if found is not None and id(found.node) not in seen:  # one optimizer compiled twice: one finding
                 seen.add(id(found.node))

@@ -345,7 +345,7 @@ def _learning_rate(site: Site, finding: Finding, settings: Settings) -> dict:
 
     facts = site.facts
     match = next(((call, arg, opt) for call, arg, opt in rate_sites(facts) if site.covers(arg, finding) or site.covers(arg.value, finding)), None)
-    default = next((d for d in default_rate_sites(facts) if site.covers(d.node, finding)), None) if match is None else None
+    default = next((d for d in default_rate_sites(facts, site.version) if site.covers(d.node, finding)), None) if match is None else None
     if match is None and default is None:
         raise CannotLift(f"no learning rate at {finding.line}:{finding.column}")
     if match is not None:
