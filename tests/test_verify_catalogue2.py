@@ -39,7 +39,7 @@ def results() -> dict[tuple[str, str, int], dict]:
 
 def test_every_probe_ran_on_cpu_within_seconds(results):
     assert set(results) == {
-        ("completions", "BL209", 13), ("completions", "BL210", 13), ("sft_collator", "BL209", 9), ("same_length_prompts", "BL210", 9),
+        ("completions", "BL209", 13), ("completions", "BL210", 13), ("sft_collator", "BL209", 9), ("sft_collator", "BL209", 10), ("same_length_prompts", "BL210", 9),
         ("flan_t5_fp16", "BL306", 6), ("mt5_half", "BL306", 7), ("keras_losses", "BL404", 6), ("keras_losses", "BL404", 9),
     }  # fmt: skip
     for v in results.values():
@@ -47,12 +47,22 @@ def test_every_probe_ran_on_cpu_within_seconds(results):
 
 
 def test_bl209_padding_without_a_pad_token_raises_the_real_error(results):
-    call, collator = results["completions", "BL209", 13], results["sft_collator", "BL209", 9]
-    for v in (call, collator):
+    call, pad, collator = results["completions", "BL209", 13], results["sft_collator", "BL209", 9], results["sft_collator", "BL209", 10]
+    for v in (call, pad, collator):
         assert v["status"] == "confirmed" and "ValueError: Asking to pad but the tokenizer does not have a padding token" in v["evidence"], v
         assert v["setup"].startswith("GPT2Tokenizer over the 256 byte symbols, no pad token"), v
     assert call["evidence"].startswith("the tokenizer call on the script's texts raises")
+    assert pad["evidence"].startswith("`tokenizer.pad(...)` of two examples of")
     assert collator["evidence"].startswith("`DataCollatorForLanguageModeling(tokenizer, mlm=False)` on two examples of")
+
+
+def test_bl209_a_masked_lm_collator_fails_first_on_the_mask_token(tmp_path):
+    """`mlm=True` (the default) needs a mask token, which GPT-2's tokenizer lacks too: that error comes first, not the pad one."""
+    from bertlint.verify import probes
+
+    spec = {"code": "BL209", "params": {"kind": "collator", "collator": "DataCollatorForLanguageModeling", "mlm": True, "tokenizer": {"checkpoint": "gpt2"}}}
+    v = probes.probe_missing_pad(spec, probes.Env("cpu", tmp_path))
+    assert v["status"] == "not_confirmed" and "fails, but with another error first: ValueError" in v["evidence"] and "mask token" in v["evidence"], v
 
 
 def test_bl209_a_cached_tokenizer_with_a_pad_token_is_not_confirmed(monkeypatch, tmp_path):
