@@ -504,6 +504,8 @@ def probe_fp16_t5(spec: dict, env: Env) -> dict:
     p = spec["params"]
     model, setup = build.model_for(spec["model"], HEAD_CLASSES["seq2seq"], env.device, decoder_start_token_id=0)
     outputs = [m for name, m in model.named_modules() if name.endswith("DenseReluDense.wo")]
+    if not outputs:
+        return verdict("could_not_run", f"{type(model).__name__} has no T5 feed-forward layers (`DenseReluDense.wo`) to measure", setup)
     peak = {"abs": 0.0, "overflowed": 0}
 
     def watch(module, inputs, out) -> None:
