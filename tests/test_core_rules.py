@@ -574,7 +574,8 @@ def test_bl301_keras_optimizers_schedules_and_create_optimizer():
     "source",
     [
         'import os, torch\nfrom transformers import AutoModel\nmodel = AutoModel.from_pretrained("bert-base-uncased")\nopt = torch.optim.AdamW(model.parameters(), lr=float(os.environ["LR"]))\n',
-        'import torch\nfrom transformers import AutoModel\nmodel = AutoModel.from_pretrained("bert-base-uncased")\nopt = torch.optim.AdamW(model.parameters())\n',
+        'import torch\nfrom transformers import AutoModel\nmodel = AutoModel.from_pretrained("bert-base-uncased")\nopt = torch.optim.AdamW(model.parameters())\n'
+        'for group in opt.param_groups:\n    group["lr"] = 2e-5\n',  # the default rate, replaced before training
         "import torch\nfrom torch import nn\nfrom transformers import AutoTokenizer\nmodel = nn.Sequential(nn.Linear(4, 2))\nopt = torch.optim.Adam(model.parameters(), lr=1e-1)\n",
         "import tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.Dense(2)])\nmodel.compile(optimizer=tf.keras.optimizers.Adam(learning_rate=1e-1))\n",
         'import torch\nfrom transformers import AutoModel\nmodel = AutoModel.from_pretrained("bert-base-uncased")\nopt = torch.optim.SGD(model.parameters(), lr=1e-2, momentum=0.9)\n',
@@ -583,7 +584,7 @@ def test_bl301_keras_optimizers_schedules_and_create_optimizer():
         'opt = torch.optim.AdamW(model.parameters(), lr=2e-5)\nargs = TrainingArguments("o", learning_rate=1e-2)\nTrainer(model=model, args=args, optimizers=(opt, None))\n',
         'from transformers import AutoModel, TrainingArguments\nmodel = AutoModel.from_pretrained("bert-base-uncased")\nargs = TrainingArguments("o", learning_rate=1e-2, optim="sgd")\n',
     ],
-    ids=["unresolved", "default-rate", "nn-sequential", "small-keras", "sgd", "other-module", "trainer-optimizers", "optim-sgd"],
+    ids=["unresolved", "default-rate-set-later", "nn-sequential", "small-keras", "sgd", "other-module", "trainer-optimizers", "optim-sgd"],
 )
 def test_bl301_silent(source):
     assert only("BL301", source) == []
