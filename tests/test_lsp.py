@@ -98,7 +98,7 @@ def test_server_without_the_lsp_extra_says_what_to_install(monkeypatch):
     monkeypatch.delitem(sys.modules, "bertlint.lsp", raising=False)
     monkeypatch.setitem(sys.modules, "lsprotocol", None)  # as if the lsp extra were not installed
     result = CliRunner().invoke(main, ["server"])
-    assert result.exit_code == 2 and "pip install 'bertlint[lsp]'" in result.output
+    assert result.exit_code == 2 and "pip install '.[lsp]' in a clone of bertlint" in result.output
 
 
 @pytest.mark.asyncio

@@ -84,7 +84,7 @@ def main() -> None:
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="BERTLINT_CACHE_DIR", help="Where the result cache lives (default: .bertlint_cache in the project root).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Processes for large runs (default: the machine's cores).")
 @click.option("--verify", "verify_codes", is_flag=False, flag_value="ALL", default=None, metavar="[=CODES]",
-              help="Confirm findings by running a probe for each in a child process (needs `bertlint[verify]`); `--verify=BL201,BL104` probes only those.")
+              help="Confirm findings by running a probe for each in a child process (needs the `verify` extra: `pip install '.[verify]'` in a bertlint clone); `--verify=BL201,BL104` probes only those.")
 @click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True, help="Where --verify runs its probes.")
 @click.option("--verify-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True, help="Seconds each --verify probe may run.")
 @click.option("--show-files", is_flag=True, help="List the files a run would lint, and exit.")
@@ -382,13 +382,13 @@ def list_rules(fmt: str) -> None:
 
 @main.command()
 def server() -> None:
-    """Run the language server on stdio (needs the `lsp` extra: pip install 'bertlint[lsp]')."""
+    """Run the language server on stdio (needs the `lsp` extra: `pip install '.[lsp]'` in a bertlint clone)."""
     try:
         from bertlint import lsp
     except ImportError as exc:
         package = (exc.name or "").split(".")[0]
         if package not in ("pygls", "lsprotocol"):
             raise
-        click.echo(f"bertlint: error: the language server needs {package}: pip install 'bertlint[lsp]'", err=True)
+        click.echo(f"bertlint: error: the language server needs {package}: pip install '.[lsp]' in a clone of bertlint (not on PyPI yet)", err=True)
         sys.exit(2)
     lsp.serve()
