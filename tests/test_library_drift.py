@@ -105,6 +105,31 @@ def test_show_settings_lists_the_library_versions(project):
     assert f'"peft" = "{versions.show(versions.latest("peft"))} ({stage.LATEST})"' in out
 
 
+def test_library_versions_setting_pins_each_library_first(project):
+    (project / "pyproject.toml").write_text('[tool.bertlint]\nlibrary-versions = { datasets = "2.19", Huggingface-Hub = "0.36.0" }\n')
+    (project / "requirements.txt").write_text("datasets==4.0.0\ntrl==0.8.6\n")
+    found = target(project / "train.py")
+    assert found.of("datasets") == ((2, 19, 0), "library-versions in pyproject.toml")
+    assert found.of("huggingface_hub") == ((0, 36, 0), "library-versions in pyproject.toml")
+    assert found.of("trl")[1] == "the pin trl==0.8.6 in requirements.txt"  # not configured: found as before
+    out = CliRunner().invoke(main, ["--show-settings", "train.py"]).stdout
+    assert '"datasets" = "2.19 (library-versions in pyproject.toml)"' in out
+    (project / "train.py").write_text("from datasets import load_dataset\nds = load_dataset('imdb', trust_remote_code=True)\n")
+    assert run(project / "train.py") == []  # 2.19 takes the keyword, whatever requirements.txt says
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ('{ torch = "2.1" }', "expected one of datasets, huggingface_hub, trl, peft, accelerate"),
+    ('{ trl = 0.9 }', 'expected a quoted version string like "2.19"'),
+    ('"2.19"', 'expected a table of library = "version"'),
+])
+def test_library_versions_setting_is_checked(project, value, expected):
+    (project / "pyproject.toml").write_text(f"[tool.bertlint]\nlibrary-versions = {value}\n")
+    (project / "train.py").write_text("import datasets\n")
+    result = CliRunner().invoke(main, ["train.py"])
+    assert result.exit_code == 2 and expected in result.output
+
+
 # --------------------------------------------------------------------------- every row, both ways
 
 
@@ -238,3 +263,27 @@ def test_a_loading_script_path_fails_from_datasets_4(project, how):
     assert finding["severity"] == "error"
     assert "RuntimeError: Dataset scripts are no longer supported, but found squad_local.py" in finding["message"]
     assert run(_pin(project, script, "datasets", _older(removed, "datasets"), how), "BL612") == []
+
+
+def test_summary_names_the_library_targets_findings_depend_on(project):
+    (project / "requirements.txt").write_text("datasets==3.0.0\n")
+    (project / "train.py").write_text("from datasets import load_metric\n")
+    (project / "other.py").write_text("import datasets\n")
+    out = CliRunner().invoke(main, ["--preview", "--no-cache", "--select", "BL612", "."]).stdout
+    assert out.rstrip().endswith("Library targets: datasets 3.0 (the pin datasets==3.0.0 in requirements.txt).")
+    (project / "sub").mkdir()
+    (project / "sub" / "requirements.txt").write_text("datasets==3.6.0\n")
+    (project / "sub" / "eval.py").write_text("from datasets import load_metric\n")
+    out = CliRunner().invoke(main, ["--preview", "--no-cache", "--select", "BL612", "."]).stdout
+    assert ("Library targets: datasets 3.0 for 1 file (the pin datasets==3.0.0 in requirements.txt); "
+            "datasets 3.6 for 1 file (the pin datasets==3.6.0 in sub/requirements.txt).") in out
+    (project / "train.py").write_text("import datasets\n")
+    (project / "sub" / "eval.py").write_text("import datasets\n")
+    assert "Library targets" not in CliRunner().invoke(main, ["--preview", "--no-cache", "--select", "BL612", "."]).stdout
+
+
+def test_each_library_group_names_the_rule_that_reads_it():
+    from bertlint.rules import all_rules
+
+    readers = {rule.library: code for code, rule in all_rules().items() if getattr(rule, "library", "transformers") != "transformers"}
+    assert readers == {library: versions.data(library)["code"] for library in stage.AROUND}
