@@ -134,8 +134,8 @@ def test_library_versions_setting_is_checked(project, value, expected):
 
 
 def _rows():
-    """(library, kind, name, lifecycle, error template) for every row of libraries.json, and for BL617's
-    processor rows of versions.json (`reduce_labels=`, `processor.feature_extractor`)."""
+    """(library, kind, name, lifecycle, error template) for every row of libraries.json, and for BL617's rows
+    of versions.json (`is_pretokenized=`, `reduce_labels=`, `processor.feature_extractor`)."""
     for library in CODES:
         knowledge = versions.data(library)
         for group in knowledge.get("symbols", {}):
@@ -149,6 +149,8 @@ def _rows():
         yield from (("transformers", versions.data()["keywords"][group]["callables"][0], name, e, error) for name, e in entries.items())
     entries, templates = versions.symbols("processor")
     yield from (("transformers", "processor", e.name, e, templates["attribute_error"]) for e in entries)
+    entries, error = versions.keywords("tokenizer_call")
+    yield from (("transformers", "tokenizer", name, e, error) for name, e in entries.items())
 
 
 ROWS = list(_rows())
@@ -157,6 +159,8 @@ ROWS = list(_rows())
 def _source(library: str, kind: str, name: str) -> str:
     if kind == "symbol":
         return f"from {library} import {name}\n"
+    if kind == "tokenizer":
+        return f"from transformers import AutoTokenizer\n\ntok = AutoTokenizer.from_pretrained('bert-base-cased')\nenc = tok(['a', 'b'], {name}=True)\n"
     if kind == "processor":
         return f"from transformers import CLIPProcessor\n\nprocessor = CLIPProcessor.from_pretrained('x')\nsize = processor.{name}.size\n"
     root, imported, *rest = kind.split(".")
@@ -203,9 +207,11 @@ def test_every_row_fires_without_it_and_is_silent_with_it(project, library, kind
         removed = entry.removed is not None and without >= entry.removed
         [finding] = run(_pin(project, script, library, without, how), code)
         assert finding["code"] == code
-        assert finding["severity"] == (entry.extra.get("severity", "error") if removed else "error")
-        assert f"{library} {versions.show(entry.removed if removed else entry.added)}" in finding["message"]
-        what = entry.extra.get("effect") if removed and "effect" in entry.extra else error.split(":")[0]
+        not_read = "warning" if kind == "tokenizer" else "error"  # a tokenizer keyword newer than the target is only not read
+        assert finding["severity"] == (entry.extra.get("severity", "error") if removed else not_read)
+        boundary = versions.show(entry.removed if removed else entry.added)
+        assert (boundary if kind == "tokenizer" else f"{library} {boundary}") in finding["message"]
+        what = entry.extra.get("effect") if removed and "effect" in entry.extra else error.split(":")[0] if removed or kind != "tokenizer" else "does not read it"
         assert what in finding["message"]  # ImportError / TypeError / ValueError, or what the user's version does instead
         assert [f for f in run(_pin(project, script, library, with_, how), code) if f["severity"] == "error"] == []
 
