@@ -225,6 +225,8 @@ def _target_line(targets: dict) -> str:
 def _library_line(findings: list, settings_for) -> str:
     """`Library targets: datasets 4.0 (the pin datasets==4.0.0 in requirements.txt).`: the release of each library
     that a finding of its drift rule (BL612-BL616, libraries.json's `code`) was judged against, when there is one."""
+    if not any(f.code.startswith("BL61") for f in findings):
+        return ""  # no drift finding: the tables are not even read (a run the cache answers stays quick)
     from bertlint import target, versions
 
     codes = {versions.data(library)["code"]: library for library in target.AROUND}
