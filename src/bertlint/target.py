@@ -1,10 +1,10 @@
 """Which release of transformers (and of the libraries around it: datasets, huggingface_hub, trl, peft,
 accelerate) a file targets: a stage of its own, run once per file before the cache and the lint, which
-both receive its answer. Every step below is the same for each library, by package name; only
-transformers has a configuration key.
+both receive its answer. Every step below is the same for each library, by package name.
 
 In this order (the README has the table):
-1. `transformers-version` in the configuration (or `--config`);
+1. `transformers-version` in the configuration (or `--transformers-version`); for the other libraries,
+   `library-versions = { datasets = "2.19", trl = "0.9" }`;
 2. a notebook's own install cells (`!pip install transformers==4.30.0`, `%pip`, the automagic one-line
    `pip install ...`, `%%bash` bodies: what `ipython.commands` finds), or the script's own pin (its
    PEP 723 `# /// script` block);
@@ -27,13 +27,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bertlint.config import LIBRARIES as AROUND
 from bertlint.ipython import commands, install_requirements
 from bertlint.versions import Version, latest, parse_version, resolve_specifier
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
 
-LIBRARIES = ("transformers", "datasets", "huggingface_hub", "trl", "peft", "accelerate")
+LIBRARIES = ("transformers", *AROUND)
 Pin = tuple[Version, str]  # (the release, where that came from: said in drift messages)
 
 
@@ -76,6 +77,9 @@ def target_version(settings: "Settings", path: Path, text: str | None = None) ->
 def _library_pin(library: str, settings: "Settings", path: Path, text: str | None, here: Path, root: Path) -> Pin:
     if library == "transformers" and settings.transformers_version:
         return parse_version(settings.transformers_version), settings.transformers_version_from
+    configured = dict(settings.library_versions).get(library)
+    if configured:
+        return parse_version(configured), settings.library_versions_from
     if path.suffix == ".ipynb":
         pinned = _notebook_pin(text, library) if text and "install" in text else None
     else:
