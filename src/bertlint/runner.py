@@ -293,10 +293,12 @@ def lint_path(path: Path, data: bytes, target: Target, settings: Settings, outco
 def _kind(path: Path, notebook_text: bool | None = None):
     """(lint, apply_edits, parses) for a notebook's JSON text or a script: by the file's suffix unless
     `notebook_text` says (an editor's notebook need not be a `.ipynb` file)."""
-    from bertlint import engine, fixer, notebook
-
     if notebook_text if notebook_text is not None else path.suffix == ".ipynb":
+        from bertlint import notebook
+
         return notebook.lint_text, notebook.apply_edits, notebook.parses
+    from bertlint import engine, fixer
+
     return engine.lint_source, fixer.apply_edits, fixer.parses
 
 

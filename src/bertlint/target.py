@@ -80,8 +80,9 @@ class Targets:
     def __init__(self, settings: "Settings") -> None:
         self.settings = settings
         self.root = settings.project_root.resolve()
+        self._inside = str(self.root).rstrip(os.sep) + os.sep  # what a folder below the root starts with
         self._folders: dict[Path, Path] = {}  # a file's folder as named -> resolved
-        self._near: dict[tuple[Path, str], Pin | None] = {}  # (resolved folder, library) -> the pin from its files up to the root
+        self._files: dict[Path, tuple[tuple[str, list[str]], ...]] = {}  # resolved folder -> the requirement files from it up to the root
         self._installed: dict[str, Pin | None] = {}  # library -> where the project runs
 
     def __call__(self, path: Path, text: str | None = None) -> Target:
@@ -105,30 +106,24 @@ class Targets:
             pinned = _notebook_pin(text, library) if text and "install" in text else None
         else:
             pinned = _inline_pin(text, library) if text and "# /// script" in text else None
-        if pinned is None:
-            pinned = self._pinned_near(here, library)
+        for where, lines in self._requirement_files(here) if pinned is None else ():
+            pinned = _first_pin(lines, where, library)
+            if pinned is not None:
+                break
         if pinned is None:
             if library not in self._installed:
                 self._installed[library] = _installed_for(self.root, library)
             pinned = self._installed[library]
         return pinned or (latest(library), LATEST)
 
-    def _pinned_near(self, directory: Path, library: str) -> Pin | None:
-        """A pin of `library` in the project's requirement files, from `directory` up to the project root
-        (a folder outside the project: its own files only); each folder's answer is kept for the run."""
-        walked = []
-        current = directory
-        while (current, library) not in self._near:
-            walked.append(current)
-            pinned = _pinned_in(current, library)
-            if pinned is not None or current == self.root or current.parent == current or self.root not in current.parents:
-                break
-            current = current.parent
-        else:  # the rest of the walk is known
-            pinned = self._near[current, library]
-        for folder in walked:
-            self._near[folder, library] = pinned
-        return pinned
+    def _requirement_files(self, folder: Path) -> tuple[tuple[str, list[str]], ...]:
+        """(name, requirement lines) of the project's requirement files from `folder` up to the project root,
+        nearest first (a folder outside the project: its own only); each folder's are read once a run."""
+        found = self._files.get(folder)
+        if found is None:
+            above = folder != self.root and folder.parent != folder and str(folder).startswith(self._inside)
+            found = self._files[folder] = _requirement_files_in(folder) + (self._requirement_files(folder.parent) if above else ())
+        return found
 
 
 LATEST = "the latest release known to bertlint"
@@ -235,31 +230,32 @@ def _display(path: Path) -> str:
 def _candidates(directory: Path, listing: int | None) -> tuple[Path, ...]:
     """The requirement files of a folder, requirements.txt first; keyed on the folder's mtime (`listing`)."""
     try:
-        found = sorted(directory.glob("requirements*.txt"), key=lambda p: (p.name != "requirements.txt", p.name))
+        names = set(os.listdir(directory))
     except OSError:
         return ()
-    return tuple(found) + tuple(directory / name for name in _OTHER_FILES if (directory / name).is_file())
+    found = sorted((name for name in names if name.startswith("requirements") and name.endswith(".txt") and len(name) >= 16),
+                   key=lambda name: (name != "requirements.txt", name))  # requirements*.txt
+    return tuple(directory / name for name in found) + tuple(directory / name for name in _OTHER_FILES if name in names and (directory / name).is_file())
 
 
 _OTHER_FILES = ("pyproject.toml", "setup.cfg", "environment.yml", "environment.yaml", "Pipfile")
 _CONDA_ITEM = re.compile(r"^\s*-\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?P<spec>(?<![<>!~=])=(?!=)\s*[\d.*]+|[<>=!~].*)?\s*$", re.IGNORECASE)
 
 
-def _pinned_in(folder: Path, library: str) -> Pin | None:
-    """A pin of `library` in the requirement files of `folder` itself."""
+def _requirement_files_in(folder: Path) -> tuple[tuple[str, list[str]], ...]:
+    """(name, requirement lines) of the requirement files of `folder` itself."""
     try:
         listing = os.stat(folder).st_mtime_ns
     except OSError:
         listing = None
+    found = []
     for candidate in _candidates(folder, listing):
         try:
             state = os.stat(candidate)
         except OSError:
             continue
-        pinned = _first_pin(_requirement_lines(candidate, state.st_mtime_ns, state.st_size), _display(candidate), library)
-        if pinned is not None:
-            return pinned
-    return None
+        found.append((_display(candidate), _requirement_lines(candidate, state.st_mtime_ns, state.st_size)))
+    return tuple(found)
 
 
 @functools.lru_cache(maxsize=256)
