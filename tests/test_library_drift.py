@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from bertlint import cache, versions
 from bertlint import target as stage
 
-REAL_INSTALLED_IN = stage._installed_in.__wrapped__  # the autouse fixture replaces the cached one
+REAL_INSTALLED_IN = stage._installed_in  # the autouse fixture replaces it
 from bertlint.cli import main
 from bertlint.config import load_settings
 from bertlint.rules import all_codes

@@ -282,7 +282,7 @@ def test_cli_pin_in_requirements(tmp_path):
 
 # --- the other requirement files, and where the project runs ------------------------------------
 
-REAL_INSTALLED_IN = stage._installed_in.__wrapped__  # the autouse fixture replaces the cached one
+REAL_INSTALLED_IN = stage._installed_in  # the autouse fixture replaces it
 
 
 @pytest.mark.parametrize(("name", "body", "version"), [
@@ -325,6 +325,47 @@ def test_an_active_environment_on_path_when_bertlint_s_own_has_none(tmp_path, mo
     monkeypatch.setenv("PATH", f"{tmp_path / 'nothing'}{os.pathsep}{env / 'bin'}{os.pathsep}/usr/bin")
     version, source = target(write(tmp_path / "project" / "train.py", SCRIPT))
     assert version == (4, 37, 1) and source == f"the transformers installed in the active environment {env}"
+
+
+def test_one_run_s_targets_are_each_file_s_own(tmp_path):
+    """A run resolves each folder once (`Targets`): every file still gets what resolving it alone gives,
+    whether its pin sits in its folder, above it, in its own text, or nowhere, and a file outside the
+    project sees only its own folder's files (not the pin above the project)."""
+    write(tmp_path / "requirements.txt", "transformers==4.30.2\n")
+    project = tmp_path / "project"
+    write(project / "bertlint.toml", "select = ['BL6']\n")
+    write(project / "requirements.txt", "transformers==4.45.2\n")
+    write(project / "exp" / "requirements.txt", "transformers==4.40.2\ndatasets==2.21.0\n")
+    write(tmp_path / "elsewhere" / "requirements.txt", "peft~=0.9.0\n")
+    names = ("project/train.py", "project/exp/a.py", "project/exp/deep/b.py", "project/other/c.py", "project/other/d.py", "elsewhere/e.py")
+    scripts = [write(tmp_path / name, SCRIPT) for name in names]
+    scripts.append(write(project / "pinned.py", INLINE + SCRIPT))
+    (project / "other" / "link.py").symlink_to(scripts[2])
+    scripts.append(project / "other" / "link.py")
+    settings = load_settings(project, all_codes())
+    run = stage.Targets(settings)
+    for script in scripts + scripts:  # twice: the second time every folder is known
+        text = script.read_text(encoding="utf-8")
+        alone = stage.target_version(settings, script, text)
+        assert run(script, text) == alone and repr(run(script, text)) == repr(alone), script
+    assert [run(s)[0] for s in scripts] == [(4, 45, 2), (4, 40, 2), (4, 40, 2), (4, 45, 2), (4, 45, 2), versions.latest(), (4, 45, 2), (4, 40, 2)]
+    assert run(scripts[6], scripts[6].read_text(encoding="utf-8"))[0] == (4, 40, 2)  # its own `# /// script` pin wins
+    assert run(scripts[5]).of("peft") == ((0, 9, 0), f"the pin peft~=0.9.0 in {Path('elsewhere', 'requirements.txt')}")
+    assert run(scripts[1]).of("datasets")[0] == (2, 21, 0) and run(scripts[0]).of("datasets")[1] == stage.LATEST
+
+
+def test_a_new_run_sees_a_pin_and_an_install_that_changed_in_the_same_process(tmp_path, monkeypatch):
+    """The language server lints many times in one process: each lint resolves afresh (a run's memo dies
+    with it), so an edited requirement file or a new install in the project's .venv counts at once."""
+    monkeypatch.setattr(stage, "_installed_in", REAL_INSTALLED_IN)
+    script = write(tmp_path / "train.py", SCRIPT)
+    fake_environment(tmp_path / ".venv", "4.36.2")
+    assert target(script) == ((4, 36, 2), "the transformers installed in the project's environment .venv/")
+    site = tmp_path / ".venv" / "lib" / "python3.11" / "site-packages"
+    (site / "transformers-4.36.2.dist-info").rename(site / "transformers-4.38.1.dist-info")
+    assert target(script)[0] == (4, 38, 1)
+    write(tmp_path / "requirements.txt", "transformers==4.40.2\n")
+    assert target(script)[0] == (4, 40, 2)
 
 
 def test_the_summary_says_the_target_and_how_to_pin_the_latest(tmp_path):

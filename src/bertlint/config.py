@@ -388,9 +388,8 @@ def _lr_names() -> tuple[tuple[str, ...], frozenset[str]]:
     """(the families of the built-in learning-rate table and default, lora, peft, from-scratch; the
     checkpoints of the built-in table by id and by name), as BL301 looks them up."""
     import json
-    from importlib.resources import files
 
-    data = files("bertlint") / "data"
+    data = Path(__file__).with_name("data")
     table = json.loads((data / "learning_rates.json").read_text(encoding="utf-8"))
     families = sorted({_lr_name(key) for key in table if not key.startswith("_")} | {"default", "peft"})  # see knowledge.lr_range
     ids = [_lr_name(record["id"]) for record in json.loads((data / "checkpoints.json").read_text(encoding="utf-8"))]

@@ -11,6 +11,7 @@ nothing is left unlinted (named on the command line, a broken link is an error l
 from __future__ import annotations
 
 import errno
+import functools
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,13 +48,17 @@ class _Walker:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.root = os.path.abspath(settings.project_root)
-        self.excludes = [Glob(p) for p in (*settings.exclude, *settings.extend_exclude)]
         self.found: dict[str, tuple[bool, str, Path]] = {}  # realpath -> (via symlink, sort key, path)
         self.problems: dict[Path, str] = {}
         self.warnings: dict[Path, str] = {}
         self.visited: set[str] = set()  # real directories already walked
         self.deferred: list[tuple[Path, _Ignores]] = []  # symlinked directories, walked last
         self.gitignore_cache: dict[str, Any] = {}
+
+    @functools.cached_property
+    def excludes(self) -> list[Glob]:
+        """Compiled when a folder is walked or a named file is checked: one file named alone needs none."""
+        return [Glob(p) for p in (*self.settings.exclude, *self.settings.extend_exclude)]
 
     def result(self) -> tuple[list[Path], list[tuple[Path, str]], list[tuple[Path, str]]]:
         files = sorted(path for _, _, path in self.found.values())

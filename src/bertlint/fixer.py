@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import errno
 import os
 from pathlib import Path
@@ -132,6 +131,8 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
+    import difflib  # for --diff only
+
     return "".join(
         difflib.unified_diff(source_lines(before, keepends=True), source_lines(after, keepends=True), path, path)
     )

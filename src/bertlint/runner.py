@@ -16,7 +16,7 @@ from bertlint.config import Settings, load_settings
 from bertlint.discovery import discover
 from bertlint.report import Finding
 from bertlint.rules import all_codes, preview_codes
-from bertlint.target import Target, target_version
+from bertlint.target import Target, Targets
 
 
 @dataclass
@@ -53,15 +53,16 @@ def run(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, config
     files, outcome = _discover(paths, settings)
     allowed = _allowed(fix or diff)
     results = cache.Cache(settings, cache_dir) if use_cache else None
+    targets = Targets(settings)  # the run's: what a folder pins is looked up once
     parts: dict[Path, Outcome] = {}
     todo = []
     for path in files:
-        hit = _target_stage(path, settings, outcome, results)
+        hit = _target_stage(path, targets, outcome, results)
         if hit is not None and (allowed is None or not any(f.fix for f in hit)):
             parts[path] = Outcome(findings=hit)
         else:
             todo.append(path)
-    job = (settings, allowed, bool(fix), results is not None)
+    job = (settings, targets, allowed, bool(fix), results is not None)
     for path, part, key, inputs in _lint_all(todo, job, jobs or _cores(), progress, len(files) - len(todo), len(files)):
         parts[path] = part
         if key is not None and not part.fixed and not part.internal_errors:  # findings of the bytes on disk
@@ -93,13 +94,14 @@ def add_noqa(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, c
 
     settings = settings_for(paths, overrides, config_file, isolated)
     files, outcome = _discover(paths, settings)
+    targets = Targets(settings)
     for path in files:
         try:
             data = path.read_bytes()
         except OSError as exc:
             outcome.problems.append(f"{path}: {exc.strerror or exc}")
             continue
-        target = target_of(settings, path, data)
+        target = target_of(settings, path, data, targets)
         outcome.targets[target] = outcome.targets.get(target, 0) + 1
         findings = lint_path(path, data, target, settings, outcome, None, None)
         if all(f.code in ("BL901", "BL902") for f in findings):  # nothing to suppress (or the file did not decode)
@@ -140,7 +142,7 @@ POOL_MIN_FILES = 4  # fewer are linted in-process: a forked pool pays off from 2
 POOL_MIN_BYTES = 32 * 1024  # less source is linted in-process (~0.2 s): starting the workers would cost more
 CHUNKS_PER_WORKER = 4  # files go to the workers in this many batches each, of about equal bytes: few messages, even loads
 
-_Job = tuple[Settings, "set[str] | None", bool, bool]  # settings, fixes allowed, write, cache keys wanted
+_Job = tuple[Settings, Targets, "set[str] | None", bool, bool]  # settings, the run's targets, fixes allowed, write, cache keys wanted
 _Done = tuple[Path, Outcome, "str | None", list]  # path, its outcome, cache key of the bytes linted, other files read
 
 
@@ -220,7 +222,7 @@ def _size(path: Path) -> int:
 def _check(path: Path, job: _Job) -> _Done:
     """Read and lint one file into its own outcome; when caching, also the key of the bytes
     linted and the state of the other files the lint read."""
-    settings, allowed, write, keyed = job
+    settings, targets, allowed, write, keyed = job
     part = Outcome()
     try:
         data = path.read_bytes()
@@ -229,26 +231,27 @@ def _check(path: Path, job: _Job) -> _Done:
         return path, part, None, []
     from bertlint import fixer
 
-    target, reads = target_of(settings, path, data), []
+    target, reads = target_of(settings, path, data, targets), []
     part.findings = lint_path(path, data, target, settings, part, allowed, functools.partial(fixer.write_in_place, path, data) if write else None, reads)
     if not keyed:
         return path, part, None, []
     return path, part, cache.file_key(data, target), cache.snapshot(reads)
 
 
-def target_of(settings: Settings, path: Path, data: bytes) -> Target:
-    """The release the file whose bytes are `data` targets (a `# /// script` pin, or a notebook's install cell, is read from them)."""
+def target_of(settings: Settings, path: Path, data: bytes, targets: Targets | None = None) -> Target:
+    """The release the file whose bytes are `data` targets (a `# /// script` pin, or a notebook's install
+    cell, is read from them); `targets`: the run's, which knows the folders already looked at."""
     pinned = b"# /// script" in data or (path.suffix == ".ipynb" and b"install" in data)
-    return target_version(settings, path, data.decode("utf-8", "replace") if pinned else None)
+    return (targets if targets is not None else Targets(settings))(path, data.decode("utf-8", "replace") if pinned else None)
 
 
-def _target_stage(path: Path, settings: Settings, outcome: Outcome, results: cache.Cache | None) -> list[Finding] | None:
+def _target_stage(path: Path, targets: Targets, outcome: Outcome, results: cache.Cache | None) -> list[Finding] | None:
     """Count the release the file targets, and return its cached findings, or None when it must be linted."""
     try:
         data = path.read_bytes()
     except OSError:
         return None  # the lint reports it
-    target = target_of(settings, path, data)
+    target = target_of(targets.settings, path, data, targets)
     outcome.targets[target] = outcome.targets.get(target, 0) + 1
     return results.lookup(path, cache.file_key(data, target)) if results is not None else None
 
@@ -290,10 +293,12 @@ def lint_path(path: Path, data: bytes, target: Target, settings: Settings, outco
 def _kind(path: Path, notebook_text: bool | None = None):
     """(lint, apply_edits, parses) for a notebook's JSON text or a script: by the file's suffix unless
     `notebook_text` says (an editor's notebook need not be a `.ipynb` file)."""
-    from bertlint import engine, fixer, notebook
-
     if notebook_text if notebook_text is not None else path.suffix == ".ipynb":
+        from bertlint import notebook
+
         return notebook.lint_text, notebook.apply_edits, notebook.parses
+    from bertlint import engine, fixer
+
     return engine.lint_source, fixer.apply_edits, fixer.parses
 
 

@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bertlint.config import LIBRARIES as AROUND
-from bertlint.ipython import commands, install_requirements
 from bertlint.versions import Version, latest, parse_version, resolve_specifier
 
 if TYPE_CHECKING:
@@ -68,23 +67,67 @@ _INLINE_BLOCK = re.compile(r"(?m)^# /// (?P<type>[a-zA-Z0-9-]+)$\s(?P<content>(^
 
 def target_version(settings: "Settings", path: Path, text: str | None = None) -> Target:
     """(version, where it came from) of transformers for the file at `path`, with every other library's in
-    `.libraries`; `text`, its source, may pin them inline."""
-    root, here = settings.project_root.resolve(), path.resolve().parent
-    pins = {library: _library_pin(library, settings, path, text, here, root) for library in LIBRARIES}
-    return Target(*pins.pop("transformers"), pins)
+    `.libraries`; `text`, its source, may pin them inline. A run of many files uses one `Targets`."""
+    return Targets(settings)(path, text)
 
 
-def _library_pin(library: str, settings: "Settings", path: Path, text: str | None, here: Path, root: Path) -> Pin:
-    if library == "transformers" and settings.transformers_version:
-        return parse_version(settings.transformers_version), settings.transformers_version_from
-    configured = dict(settings.library_versions).get(library)
-    if configured:
-        return parse_version(configured), settings.library_versions_from
-    if path.suffix == ".ipynb":
-        pinned = _notebook_pin(text, library) if text and "install" in text else None
-    else:
-        pinned = _inline_pin(text, library) if text and "# /// script" in text else None
-    return pinned or _pinned_near(here, root, library) or _installed_for(root, library) or (latest(library), LATEST)
+class Targets:
+    """The targets of the files of one run (one set of settings). What depends on a file's folder alone
+    (the pins in the requirement files from it up to the project root, the packages installed where the
+    project runs) is looked up once per folder and library, so a warm run over many files costs little
+    more than reading them; what a file's own text pins is read from each text. A run owns one and drops
+    it: a long-lived process (the language server) makes one per lint and so sees pins and installs change."""
+
+    def __init__(self, settings: "Settings") -> None:
+        self.settings = settings
+        self.root = settings.project_root.resolve()
+        self._inside = str(self.root).rstrip(os.sep) + os.sep  # what a folder below the root starts with
+        self._folders: dict[Path, Path] = {}  # a file's folder as named -> resolved
+        self._files: dict[Path, tuple[tuple[str, list[str]], ...]] = {}  # resolved folder -> the requirement files from it up to the root
+        self._installed: dict[str, Pin | None] = {}  # library -> where the project runs
+
+    def __call__(self, path: Path, text: str | None = None) -> Target:
+        here = self._folder(path)
+        pins = {library: self._pin(library, path, text, here) for library in LIBRARIES}
+        return Target(*pins.pop("transformers"), pins)
+
+    def _folder(self, path: Path) -> Path:
+        """`path.resolve().parent`, resolving each folder once (a linked file resolves on its own)."""
+        if os.path.islink(path):
+            return path.resolve().parent
+        folder = self._folders.get(path.parent)
+        if folder is None:
+            folder = self._folders[path.parent] = path.parent.resolve()
+        return folder
+
+    def _pin(self, library: str, path: Path, text: str | None, here: Path) -> Pin:
+        if library == "transformers" and self.settings.transformers_version:
+            return parse_version(self.settings.transformers_version), self.settings.transformers_version_from
+        configured = dict(self.settings.library_versions).get(library)
+        if configured:
+            return parse_version(configured), self.settings.library_versions_from
+        if path.suffix == ".ipynb":
+            pinned = _notebook_pin(text, library) if text and "install" in text else None
+        else:
+            pinned = _inline_pin(text, library) if text and "# /// script" in text else None
+        for where, lines in self._requirement_files(here) if pinned is None else ():
+            pinned = _first_pin(lines, where, library)
+            if pinned is not None:
+                break
+        if pinned is None:
+            if library not in self._installed:
+                self._installed[library] = _installed_for(self.root, library)
+            pinned = self._installed[library]
+        return pinned or (latest(library), LATEST)
+
+    def _requirement_files(self, folder: Path) -> tuple[tuple[str, list[str]], ...]:
+        """(name, requirement lines) of the project's requirement files from `folder` up to the project root,
+        nearest first (a folder outside the project: its own only); each folder's are read once a run."""
+        found = self._files.get(folder)
+        if found is None:
+            above = folder != self.root and folder.parent != folder and str(folder).startswith(self._inside)
+            found = self._files[folder] = _requirement_files_in(folder) + (self._requirement_files(folder.parent) if above else ())
+        return found
 
 
 LATEST = "the latest release known to bertlint"
@@ -152,6 +195,8 @@ def _notebook_installs(text: str) -> tuple[tuple[list[str], str], ...]:
     except (ValueError, AttributeError):
         return ()
     out = []
+    from bertlint.ipython import commands, install_requirements  # only for a notebook that installs something
+
     for number, cell in enumerate(cells if isinstance(cells, list) else (), 1):
         source = cell.get("source") if isinstance(cell, dict) and cell.get("cell_type") == "code" else None
         source = "".join(source) if isinstance(source, list) and all(isinstance(s, str) for s in source) else source
@@ -189,35 +234,32 @@ def _display(path: Path) -> str:
 def _candidates(directory: Path, listing: int | None) -> tuple[Path, ...]:
     """The requirement files of a folder, requirements.txt first; keyed on the folder's mtime (`listing`)."""
     try:
-        found = sorted(directory.glob("requirements*.txt"), key=lambda p: (p.name != "requirements.txt", p.name))
+        names = set(os.listdir(directory))
     except OSError:
         return ()
-    return tuple(found) + tuple(directory / name for name in _OTHER_FILES if (directory / name).is_file())
+    found = sorted((name for name in names if name.startswith("requirements") and name.endswith(".txt") and len(name) >= 16),
+                   key=lambda name: (name != "requirements.txt", name))  # requirements*.txt
+    return tuple(directory / name for name in found) + tuple(directory / name for name in _OTHER_FILES if name in names and (directory / name).is_file())
 
 
 _OTHER_FILES = ("pyproject.toml", "setup.cfg", "environment.yml", "environment.yaml", "Pipfile")
 _CONDA_ITEM = re.compile(r"^\s*-\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?P<spec>(?<![<>!~=])=(?!=)\s*[\d.*]+|[<>=!~].*)?\s*$", re.IGNORECASE)
 
 
-def _pinned_near(directory: Path, root: Path, library: str) -> Pin | None:
-    """A pin of `library` in the project's requirement files, from the script's folder up to the project root."""
-    current = directory
-    while True:
+def _requirement_files_in(folder: Path) -> tuple[tuple[str, list[str]], ...]:
+    """(name, requirement lines) of the requirement files of `folder` itself."""
+    try:
+        listing = os.stat(folder).st_mtime_ns
+    except OSError:
+        listing = None
+    found = []
+    for candidate in _candidates(folder, listing):
         try:
-            listing = current.stat().st_mtime_ns
+            state = os.stat(candidate)
         except OSError:
-            listing = None
-        for candidate in _candidates(current, listing):
-            try:
-                state = candidate.stat()
-            except OSError:
-                continue
-            pinned = _first_pin(_requirement_lines(candidate, state.st_mtime_ns, state.st_size), _display(candidate), library)
-            if pinned is not None:
-                return pinned
-        if current == root or current.parent == current or root not in current.parents:
-            return None
-        current = current.parent
+            continue
+        found.append((_display(candidate), _requirement_lines(candidate, state.st_mtime_ns, state.st_size)))
+    return tuple(found)
 
 
 @functools.lru_cache(maxsize=256)
@@ -277,21 +319,31 @@ def _pyproject_dependencies(text: str) -> list[str]:
     return [item for group in groups if isinstance(group, list) for item in group if isinstance(item, str)]
 
 
-@functools.cache
 def _installed_in(paths: tuple[str, ...], library: str) -> Version | None:
     """From the first `<library>-X.Y.Z.dist-info` folder on `paths`, as importlib.metadata finds it
     on sys.path, without the ~30 ms that importing importlib.metadata costs every run."""
     for entry in paths:
-        for name in _listing(entry):
-            package, _, release = name.removesuffix(".dist-info").rpartition("-")
-            if name.endswith(".dist-info") and _canonical(package) == library:
-                return parse_version(release)
+        try:
+            listing = os.stat(entry or ".").st_mtime_ns
+        except OSError:
+            continue
+        release = _distributions(entry, listing).get(library)
+        if release is not None:
+            return parse_version(release)
     return None
 
 
-@functools.cache
-def _listing(folder: str) -> tuple[str, ...]:
+@functools.lru_cache(maxsize=64)
+def _distributions(folder: str, listing: int) -> dict[str, str]:
+    """The releases of the packages a folder holds (`<name>-X.Y.Z.dist-info`) by canonical name, the first
+    of each in the listing's order; keyed on the folder's mtime (`listing`), which an install changes."""
+    out: dict[str, str] = {}
     try:
-        return tuple(os.listdir(folder or "."))
+        names = os.listdir(folder or ".")
     except OSError:
-        return ()
+        return out
+    for name in names:
+        if name.endswith(".dist-info"):
+            package, _, release = name.removesuffix(".dist-info").rpartition("-")
+            out.setdefault(_canonical(package), release)
+    return out

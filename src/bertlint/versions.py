@@ -12,6 +12,7 @@ import functools
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 Version = tuple[int, ...]
@@ -35,11 +36,15 @@ def show(version: Version) -> str:
 @functools.cache
 def data(library: str = "transformers") -> dict[str, Any]:
     """The release knowledge of `library`: versions.json for transformers, its group of libraries.json otherwise."""
-    from importlib.resources import files  # 8 ms to import: not paid by a run the cache answers
-
-    name = "versions.json" if library == "transformers" else "libraries.json"
-    loaded = json.loads((files("bertlint") / "data" / name).read_text(encoding="utf-8"))
+    loaded = _data_file("versions.json" if library == "transformers" else "libraries.json")
     return loaded if library == "transformers" else loaded[library]
+
+
+@functools.cache
+def _data_file(name: str) -> dict[str, Any]:
+    """A data file of the package, read once (libraries.json serves five libraries); from beside this
+    module: importlib.resources costs ~5 ms to import, for a package that is always on disk."""
+    return json.loads(Path(__file__).with_name("data").joinpath(name).read_text(encoding="utf-8"))
 
 
 def latest(library: str = "transformers") -> Version:

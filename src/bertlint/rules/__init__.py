@@ -141,8 +141,10 @@ MIN_PRECISION = 0.95
 MIN_JUDGED = 10
 
 
-def _rule_modules() -> list[str]:
-    return [info.name for info in pkgutil.iter_modules(__path__) if info.name.startswith("bl") and info.name[2:].isdigit()]
+@functools.cache
+def _rule_modules() -> tuple[str, ...]:
+    """The `blNNN` modules of the package, listed once (a settings load asks four times)."""
+    return tuple(info.name for info in pkgutil.iter_modules(__path__) if info.name.startswith("bl") and info.name[2:].isdigit())
 
 
 def all_codes() -> list[str]:
@@ -168,9 +170,9 @@ def exact_reason(code: str) -> str:
 @functools.cache
 def precision_data() -> dict[str, Any]:
     """`data/precision.json`: the corpus, and per code its judged findings and exactness."""
-    from importlib.resources import files
+    from pathlib import Path
 
-    return json.loads((files("bertlint") / "data" / "precision.json").read_text(encoding="utf-8"))
+    return json.loads(Path(__file__).parent.parent.joinpath("data", "precision.json").read_text(encoding="utf-8"))
 
 
 def measured(code: str) -> dict[str, Any]:

@@ -709,7 +709,7 @@ def probe_keras_loss(spec: dict, env: Env) -> dict:
             accuracy = float((head(test_x).argmax(-1) == test_y).float().mean())
         clipped = float((_keras_probabilities(p["kind"], logits).gather(1, y[:, None]) <= KERAS_EPSILON).float().mean())  # no gradient raises it
         runs[name] = (float(loss), accuracy, clipped)
-    (loss_p, acc_p, clipped_p), (loss_l, acc_l, _) = runs["as_probabilities"], runs["from_logits"]
+    (loss_p, acc_p, clipped_p), (_, acc_l, _) = runs["as_probabilities"], runs["from_logits"]
     labels = f"{k} classes" + ("" if p["num_labels_known"] else " (num_labels not known: 2 assumed)")
     text = (f"reproduced in torch, not Keras: a linear head on synthetic overlapping classes ({labels}), {KERAS_TASK['steps']} Adam steps; "
             f"with `{p['loss']}` on its logits (clipped to [1e-7, 1-1e-7] as Keras does) test accuracy {acc_p:.0%}, final loss {loss_p:.3g}, "
