@@ -6,7 +6,8 @@ removed or deprecates, and what it does not have yet), against that library's ow
 A keyword row may say what the target does with a removed keyword when that is not an error (`effect`,
 with its `severity`: datasets 4 ignores `trust_remote_code=`), that this matters only for a true value
 (`only_if_true`: `reduce_labels=False` asked for the default anyway), and may apply to some of its group's
-callables only (`callables`)."""
+callables only (`callables`). A group's `patched_by` names packages whose import patches its callables to
+accept the old keywords (unsloth rewrites every trl trainer's `__init__`): a file importing one is silent."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ class LibraryDrift(Rule):
         for group in knowledge.get("symbols", {}):
             self._symbols(ctx, group, version, source)
         for group, table in knowledge.get("keywords", {}).items():
-            self._keywords(ctx, group, table["callables"], version, source)
+            if not ctx.facts.imported(*table.get("patched_by", ())):  # `import unsloth` makes trl's trainers take them
+                self._keywords(ctx, group, table["callables"], version, source)
 
     def _symbols(self, ctx: Context, group: str, version: versions.Version, source: str) -> None:
         _, templates = versions.symbols(group, self.library)
