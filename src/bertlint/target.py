@@ -195,13 +195,18 @@ def _notebook_installs(text: str) -> tuple[tuple[list[str], str], ...]:
     except (ValueError, AttributeError):
         return ()
     out = []
-    from bertlint.ipython import commands, install_requirements  # only for a notebook that installs something
+    from bertlint.ipython import commands, install_requirements, written_file  # only for a notebook that installs something
 
+    files: dict[str, str] = {}  # what the `%%writefile NAME` cells so far wrote, for a later `pip install -r NAME`
     for number, cell in enumerate(cells if isinstance(cells, list) else (), 1):
         source = cell.get("source") if isinstance(cell, dict) and cell.get("cell_type") == "code" else None
         source = "".join(source) if isinstance(source, list) and all(isinstance(s, str) for s in source) else source
+        written = written_file(source) if isinstance(source, str) and "%%writefile" in source else None
+        if written is not None:
+            files[written[0]] = written[1]
+            continue
         for command in commands(source) if isinstance(source, str) and "install" in source else ():
-            out.append((install_requirements(command), f"cell {number} (`{' '.join(command.split())[:60]}`)"))
+            out.append((install_requirements(command, files), f"cell {number} (`{' '.join(command.split())[:60]}`)"))
     return tuple(out)
 
 
