@@ -126,9 +126,26 @@ def test_bl101_safe_fix_rewrites_the_keyword(value, replacement):
     assert replacement in text and "pad_to_max_length" not in text
 
 
+@pytest.mark.parametrize(("version", "tokenizer", "padding", "fires"), [
+    ("5.2", "AutoTokenizer", "True", False),  # dropped silently; padding= pads
+    ("5.2", "AutoTokenizer", '"max_length"', False),
+    ("5.2", "AutoTokenizer", "False", True),  # 4.x padded because of the keyword; 5.x pads nothing
+    ("4.55", "BertTokenizerFast", "True", True),  # the fast tokenizer raises TypeError all the same
+    ("4.55", "BertTokenizer", "True", False),  # the slow one logs and pads as padding= asks
+    ("4.40", "AutoTokenizer", "True", True),  # deprecated: still said
+])
+def test_bl101_beside_padding(version, tokenizer, padding, fires):
+    source = f"""\
+    from transformers import {tokenizer}
+    tok = {tokenizer}.from_pretrained("bert-base-uncased")
+    enc = tok(["a", "b"], max_length=8, truncation=True, padding={padding}, pad_to_max_length=True)
+    """
+    assert len(only("BL101", source, transformers_version=version)) == fires
+
+
 def test_bl101_offers_no_fix_when_padding_is_also_given_or_the_value_is_unknown():
     for call in ('tok("a", padding=True, pad_to_max_length=True)', 'tok("a", pad_to_max_length=FLAG)'):
-        [finding] = only("BL101", TOKENIZER + f"import os\nFLAG = bool(os.environ.get('P'))\nenc = {call}\n")
+        [finding] = only("BL101", TOKENIZER + f"import os\nFLAG = bool(os.environ.get('P'))\nenc = {call}\n", transformers_version="4.40")
         assert finding.fix is None
 
 
