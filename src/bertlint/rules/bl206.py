@@ -25,6 +25,7 @@ KNOWN_SPECIAL_TOKENS = {
 # len(tokenizer) of a vocabulary whose checkpoints' embedding matrices are larger: T5's SentencePiece model
 # has 32000 pieces and the tokenizer adds 100 <extra_id_*> tokens (T5Tokenizer extra_ids=100).
 TOKENIZER_LENGTHS = {"t5-sp": 32100}
+SPARE_ROWS = {"t5-sp": 32128 - 32100}  # the t5-*/flan-t5-* configs' vocab_size: 32128
 
 
 class AddedTokensWithoutResize(Rule):
@@ -103,8 +104,11 @@ def _spare_rows(facts: Facts) -> int:
     32100 tokens, padded to a multiple of 128), which added tokens fill without a resize; 0 when not known."""
     if len(facts.model_loads) != 1:
         return 0
-    info = facts.checkpoint_info(facts.model_loads[0])
-    length = TOKENIZER_LENGTHS.get(info.tokenizer) if info is not None else None
+    load = facts.model_loads[0]
+    info = facts.checkpoint_info(load)
+    if info is None:  # a T5 class of an unknown checkpoint: T5/Flan-T5 have 28 spare rows (mT5 12, ByT5 none): cannot tell
+        return SPARE_ROWS["t5-sp"] if load.class_name.rsplit(".", 1)[-1].startswith("T5") else 0
+    length = TOKENIZER_LENGTHS.get(info.tokenizer)
     return max(info.vocab_size - length, 0) if length is not None and info.vocab_size else 0
 
 
