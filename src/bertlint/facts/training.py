@@ -281,3 +281,24 @@ def eos_as_pad(facts: Facts) -> list[Store]:
         and s.value.attr.value == EOS_ATTRIBUTES[s.key] and dotted(s.value.value) is not None
         and dotted(s.value.value) == dotted(s.target.value)
     ]
+
+
+def pad_guarded(facts: Facts, store: Store) -> bool:
+    """Does `store` run only when the tokenizer has no pad token (`if tok.pad_token is None:`, `if not tok.pad_token:`)?
+    Then it depends on the checkpoint: Qwen2's tokenizers come with one, GPT-2's and Llama's do not."""
+    for node in walk(facts.module):
+        if isinstance(node, cst.If) and _asks_for_missing_pad(node.test) and any(n is store.target for n in walk(node.body)):
+            return True
+    return False
+
+
+def _asks_for_missing_pad(test: cst.BaseExpression) -> bool:
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test = test.expression
+        return isinstance(test, cst.Attribute) and test.attr.value in EOS_ATTRIBUTES
+    return (
+        isinstance(test, cst.Comparison) and isinstance(test.left, cst.Attribute) and test.left.attr.value in EOS_ATTRIBUTES
+        and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, (cst.Is, cst.Equal))
+        and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None"
+    )
+

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, Scope, Store, dotted, eos_as_pad
+from bertlint import knowledge
+from bertlint.facts import Call, Facts, Scope, Store, dotted, eos_as_pad, pad_guarded
 from bertlint.rules import Context, Rule
 
 # DataCollatorForLanguageModeling with mlm=False: `labels = batch["input_ids"].clone()` then
@@ -33,8 +34,8 @@ class EosAsPadMaskedInLabels(Rule):
         for store in stores:
             if not any(_same_tokenizer(facts, store, c.arg(0, "tokenizer").value, c.scope, c.order) for c in collators):
                 continue
-            if not _eos_in_data(facts, stores):
-                continue
+            if not _eos_in_data(facts, stores) or (pad_guarded(facts, store) and not _lacks_pad_token(facts, store)):
+                continue  # `if tok.pad_token is None:` runs only for a checkpoint without one (Qwen2's has one)
             ctx.report(
                 store.value,
                 "the pad token is the EOS token and `DataCollatorForLanguageModeling(mlm=False)` sets every pad id in the labels "
@@ -53,6 +54,16 @@ def _same_tokenizer(facts: Facts, store: Store, passed: cst.BaseExpression, scop
     return dotted(passed) is not None and dotted(passed) == dotted(store.target.value)
 
 
+def _lacks_pad_token(facts: Facts, store: Store) -> bool:
+    """The tokenizer whose pad token is set loads without one: its checkpoint is known to (GPT-2, Llama, Mistral)."""
+    assert isinstance(store.target, cst.Attribute)
+    found = facts.kind(store.target.value, store.scope, store.order)
+    load = found.call if found is not None and found.kind == "tokenizer" else None
+    if load is None or load.method != "from_pretrained":
+        return False
+    return knowledge.tokenizer_lacks_pad_token(facts.arg_value(load, 0, "pretrained_model_name_or_path", cli=False))
+
+
 def _only_evaluates(facts: Facts, collator: Call) -> bool:
     """The collator is handed only to trainers that are never trained (an `evaluate()`-only Trainer): the training
     batches come from another collator."""
@@ -69,10 +80,14 @@ def _made_by(facts: Facts, expr: cst.BaseExpression, at: Call, collator: Call) -
 
 
 def _eos_in_data(facts: Facts, stores: list[Store]) -> bool:
-    """The file puts EOS tokens into its examples: it reads `eos_token`/`eos_token_id` into a text or a list of ids
+    """The file puts EOS tokens into its examples: it formats them with a chat template (for training, not a
+    generation prompt), or reads `eos_token`/`eos_token_id` into a text or a list of ids
     (`text + tok.eos_token`, `f"{text}{tok.eos_token}"`, `ids + [tok.eos_token_id]`), not only to set the pad token, to
     pass it as a `pad_token_id=`/`eos_token_id=` argument, to compare it, or to print it."""
     setting = {id(s.value) for s in stores}
+    for call in facts.calls:  # a chat template ends each assistant turn with the chat model's EOS (`<|im_end|>`, `</s>`)
+        if call.method == "apply_chat_template" and facts.kw_value(call, "add_generation_prompt", default=False) is False:
+            return True
     for attr, _, _ in facts.attr_loads:
         if attr.attr.value not in ("eos_token", "eos_token_id") or id(attr) in setting:
             continue
