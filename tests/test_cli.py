@@ -250,7 +250,8 @@ import torch
 from transformers import AutoModel, AutoTokenizer
 tok = AutoTokenizer.from_pretrained("bert-base-uncased")
 model = AutoModel.from_pretrained("bert-base-uncased")
-enc = tok(["a", "b c d"], max_length=8, truncation=True, padding=True, pad_to_max_length=True, return_tensors="pt")
+enc = tok(["a", "b c d"], max_length=8, truncation=True, padding=True, return_tensors="pt")
+short = tok(["a", "b c d"], max_length=8, truncation=True, pad_to_max_length=True)
 with torch.no_grad():
     out = model(enc["input_ids"])
 opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
@@ -269,7 +270,7 @@ def test_select_ignore_extend_select_and_per_file_ignores(project):
     assert codes_of(run("--format", "concise", "--ignore", "BL1,BL301", "train.py", cwd=project)) == ["BL201"]
     assert codes_of(run("--format", "concise", "--select", "BL101", "--extend-select", "BL301", "train.py", cwd=project)) == ["BL101", "BL301"]
     result = run("--format", "concise", "--per-file-ignores", "scripts/*.py:BL101,BL201", ".", cwd=project)
-    assert concise(result) == ["scripts/train.py:8:45: BL301", "train.py:5:72: BL101", "train.py:7:17: BL201", "train.py:8:45: BL301"]
+    assert concise(result) == ["scripts/train.py:9:45: BL301", "train.py:6:60: BL101", "train.py:8:17: BL201", "train.py:9:45: BL301"]
 
 
 def test_bad_configuration_exits_2_naming_file_and_key(project):

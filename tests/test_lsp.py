@@ -426,9 +426,11 @@ async def test_workspace_settings_select_and_ignore(client, tmp_path):
     settings = types.DidChangeConfigurationParams({"bertlint": {"select": ["BL101"], "ignore": []}})
     found = await diagnostics(client, uri, lambda: client.workspace_did_change_configuration(settings))
     assert [d.code for d in found] == ["BL101"]
+    other = types.DidChangeConfigurationParams({"bertlint": {"select": ["BL2"], "ignore": []}})
+    assert await diagnostics(client, uri, lambda: client.workspace_did_change_configuration(other)) == []
     bad = types.DidChangeConfigurationParams({"bertlint": {"select": ["BL999"]}})
-    # The defaults instead, where BL101 is a preview rule: the finding goes.
-    assert [d.code for d in await diagnostics(client, uri, lambda: client.workspace_did_change_configuration(bad))] == []
+    # The defaults instead, where BL101 is a default rule (its judged precision earned it): the finding comes back.
+    assert [d.code for d in await diagnostics(client, uri, lambda: client.workspace_did_change_configuration(bad))] == ["BL101"]
     assert "unknown rule code 'BL999'" in client.messages[-1].message
 
 

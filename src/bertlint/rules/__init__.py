@@ -133,7 +133,7 @@ ENGINE_CODES = {
     "BL902": ("unused-suppression", "info", "A suppression comment names a bertlint code that suppresses nothing."),
 }
 ENGINE_EXACT = {
-    "BL901": "the finding is the Python parser's own verdict",
+    "BL901": "the finding is the parser's own verdict: Python's, or bertlint's parser saying it cannot read a file Python compiles",
     "BL902": "the finding is bertlint's own record of which suppressions suppressed something",
 }
 # A measured rule is on by default from this precision over at least this many judged findings.
