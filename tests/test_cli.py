@@ -71,6 +71,31 @@ def test_exit_codes(project, script):
     assert missing.returncode == 2 and "does_not_exist.py" in missing.stderr
 
 
+UNKNOWN_MODEL = """\
+import sys
+
+import torch
+from transformers import AutoModel, AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained(sys.argv[1]{side})
+model = AutoModel.from_pretrained(sys.argv[1])
+enc = tokenizer(["a short text", "a noticeably longer second text"], padding=True, return_tensors="pt")
+{indent}hidden = model(enc["input_ids"])
+"""
+
+
+def test_summary_counts_each_severity_by_name(project):
+    """A warning or an info is not an error: the closing line names each severity; any finding still exits 1."""
+    write(project, "warn.py", UNKNOWN_MODEL.format(side="", indent="with torch.no_grad():\n    "))
+    write(project, "left.py", UNKNOWN_MODEL.format(side=', padding_side="left"', indent=""))
+    warning = run("--format", "concise", "warn.py", cwd=project)
+    assert concise(warning) == ["warn.py:10:20: BL201"]
+    assert warning.returncode == 1 and "Found 1 warning (1 fixable with `--fix --unsafe-fixes`)." in warning.stdout
+    mixed = run("--format", "concise", "warn.py", "left.py", cwd=project)
+    assert concise(mixed) == ["left.py:9:10: BL503", "left.py:9:16: BL201", "warn.py:10:20: BL201"]
+    assert mixed.returncode == 1 and "Found 1 error, 1 warning and 1 info (3 fixable with `--fix --unsafe-fixes`)." in mixed.stdout
+
+
 def test_exit_zero_keeps_the_report(project):
     write(project, "bad.py", BAD)
     result = run("--exit-zero", "bad.py", cwd=project)
@@ -84,7 +109,7 @@ def test_exit_non_zero_on_fix(project):
     assert plain.returncode == 0 and (project / "bad.py").read_text() == CLEAN
     write(project, "bad.py", BAD)
     strict = run("--fix", "--exit-non-zero-on-fix", "bad.py", cwd=project)
-    assert strict.returncode == 1 and "Fixed 1 error." in strict.stdout and (project / "bad.py").read_text() == CLEAN
+    assert strict.returncode == 1 and "Fixed 1 finding." in strict.stdout and (project / "bad.py").read_text() == CLEAN
     again = run("--fix", "--exit-non-zero-on-fix", "bad.py", cwd=project)
     assert again.returncode == 0 and "All checks passed!" in again.stdout
 
@@ -341,7 +366,7 @@ def test_stdin_fix_prints_the_fixed_source_and_reports_on_stderr(project):
     result = run("--fix", "--stdin-filename", "train.py", "-", cwd=project, stdin=BAD)
     assert result.returncode == 0, result.stderr
     assert result.stdout == CLEAN
-    assert "Fixed 1 error." in result.stderr
+    assert "Fixed 1 finding." in result.stderr
     unfixable = BAD.replace("truncation=True, pad_to_max_length=True", "max_length=4096")
     kept = run("--fix", "--format", "concise", "-", cwd=project, stdin=unfixable)
     assert kept.returncode == 1 and kept.stdout == unfixable  # the source comes back as it was
@@ -395,7 +420,7 @@ def test_unknown_code_in_a_suppression_is_reported_and_fixed(project):
     ]
     assert "bertlint has no such rule (`bertlint rules` lists them" in json.loads(result.stdout)[0]["message"]
     fixed = run("--fix", "train.py", cwd=project)
-    assert fixed.returncode == 1 and "Found 5 errors (4 fixed, 1 remaining)." in fixed.stdout
+    assert fixed.returncode == 1 and "Found 5 findings (4 fixed; 1 info remaining)." in fixed.stdout
     assert path.read_text().splitlines() == ["import os", "x = 1  # noqa: E501", "y = 2", "z = 3  # noqa: BLE001, E501", "w = 4  # noqa: E501, BL1O1"]
 
 

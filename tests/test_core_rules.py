@@ -126,9 +126,26 @@ def test_bl101_safe_fix_rewrites_the_keyword(value, replacement):
     assert replacement in text and "pad_to_max_length" not in text
 
 
+@pytest.mark.parametrize(("version", "tokenizer", "padding", "fires"), [
+    ("5.2", "AutoTokenizer", "True", False),  # dropped silently; padding= pads
+    ("5.2", "AutoTokenizer", '"max_length"', False),
+    ("5.2", "AutoTokenizer", "False", True),  # 4.x padded because of the keyword; 5.x pads nothing
+    ("4.55", "BertTokenizerFast", "True", True),  # the fast tokenizer raises TypeError all the same
+    ("4.55", "BertTokenizer", "True", False),  # the slow one logs and pads as padding= asks
+    ("4.40", "AutoTokenizer", "True", True),  # deprecated: still said
+])
+def test_bl101_beside_padding(version, tokenizer, padding, fires):
+    source = f"""\
+    from transformers import {tokenizer}
+    tok = {tokenizer}.from_pretrained("bert-base-uncased")
+    enc = tok(["a", "b"], max_length=8, truncation=True, padding={padding}, pad_to_max_length=True)
+    """
+    assert len(only("BL101", source, transformers_version=version)) == fires
+
+
 def test_bl101_offers_no_fix_when_padding_is_also_given_or_the_value_is_unknown():
     for call in ('tok("a", padding=True, pad_to_max_length=True)', 'tok("a", pad_to_max_length=FLAG)'):
-        [finding] = only("BL101", TOKENIZER + f"import os\nFLAG = bool(os.environ.get('P'))\nenc = {call}\n")
+        [finding] = only("BL101", TOKENIZER + f"import os\nFLAG = bool(os.environ.get('P'))\nenc = {call}\n", transformers_version="4.40")
         assert finding.fix is None
 
 
@@ -271,6 +288,37 @@ enc = tok(["a", "b c d"], padding=True, return_tensors="pt")
 def test_bl201_causal_models_need_the_mask_only_for_left_padding_and_generation(lines, fires):
     found = only("BL201", CAUSAL_LM + lines + "\n")
     assert [f.severity for f in found] == (["error"] if fires else [])
+
+
+@pytest.mark.parametrize(
+    ("lines", "fires"),
+    [
+        ('other = AutoTokenizer.from_pretrained("gpt2", padding_side="left")', False),  # another tokenizer's side
+        ('other = AutoTokenizer.from_pretrained("gpt2")\nother.padding_side = "left"', False),
+        ('same = tok\nsame.padding_side = "left"', True),  # the same tokenizer under another name
+        ('tok.padding_side = sys.argv[1]', False),  # unresolved: unknown stays silent for a causal model
+        ('kwargs = {}\nkwargs["padding_side"] = "left"', True),  # an item store may feed any load: still left
+    ],
+)
+def test_bl201_padding_side_is_the_encoding_tokenizer_s(lines, fires):
+    source = CAUSAL_LM.replace("import torch", "import sys\nimport torch").replace("enc = ", lines + "\nenc = ") + 'out = model(enc["input_ids"])\n'
+    found = only("BL201", source)
+    assert [f.severity for f in found] == (["error"] if fires else [])
+    assert all("with left padding" in f.message for f in found)
+
+
+def test_bl201_message_says_only_the_side_it_knows():
+    """Beside a left-padding tokenizer, a right-padded encoder batch is said to attend to the pads, not to be
+    left-padded; with an unknown architecture and a side that does not resolve, the warning names both conditions."""
+    encoder = ENCODER + 'gen = AutoTokenizer.from_pretrained("gpt2", padding_side="left")\nenc = tok(["a", "b c d"], padding=True, return_tensors="pt")\nout = model(enc["input_ids"])\n'
+    [finding] = only("BL201", encoder)
+    assert finding.severity == "error" and finding.message.endswith(": it attends to the [PAD] tokens and silently computes different outputs")
+    unknown = "import sys\n" + ENCODER.replace('AutoModel.from_pretrained("bert-base-uncased")', "AutoModel.from_pretrained(sys.argv[1])")
+    batch = 'enc = tok(["a", "b c d"], padding=True, return_tensors="pt")\nout = model(enc["input_ids"])\n'
+    [finding] = only("BL201", unknown + "tok.padding_side = sys.argv[2]\n" + batch)
+    assert finding.severity == "warning" and "unless the model is causal (decoder-only) and pads on the right, it attends" in finding.message
+    [finding] = only("BL201", unknown + batch)
+    assert finding.severity == "warning" and "unless the model is causal (decoder-only), it attends" in finding.message
 
 
 def test_bl201_text_encoder_conditioning_a_diffusion_model_is_left_alone():
@@ -543,7 +591,8 @@ def test_bl301_keras_optimizers_schedules_and_create_optimizer():
     "source",
     [
         'import os, torch\nfrom transformers import AutoModel\nmodel = AutoModel.from_pretrained("bert-base-uncased")\nopt = torch.optim.AdamW(model.parameters(), lr=float(os.environ["LR"]))\n',
-        'import torch\nfrom transformers import AutoModel\nmodel = AutoModel.from_pretrained("bert-base-uncased")\nopt = torch.optim.AdamW(model.parameters())\n',
+        'import torch\nfrom transformers import AutoModel\nmodel = AutoModel.from_pretrained("bert-base-uncased")\nopt = torch.optim.AdamW(model.parameters())\n'
+        'for group in opt.param_groups:\n    group["lr"] = 2e-5\n',  # the default rate, replaced before training
         "import torch\nfrom torch import nn\nfrom transformers import AutoTokenizer\nmodel = nn.Sequential(nn.Linear(4, 2))\nopt = torch.optim.Adam(model.parameters(), lr=1e-1)\n",
         "import tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.Dense(2)])\nmodel.compile(optimizer=tf.keras.optimizers.Adam(learning_rate=1e-1))\n",
         'import torch\nfrom transformers import AutoModel\nmodel = AutoModel.from_pretrained("bert-base-uncased")\nopt = torch.optim.SGD(model.parameters(), lr=1e-2, momentum=0.9)\n',
@@ -552,7 +601,7 @@ def test_bl301_keras_optimizers_schedules_and_create_optimizer():
         'opt = torch.optim.AdamW(model.parameters(), lr=2e-5)\nargs = TrainingArguments("o", learning_rate=1e-2)\nTrainer(model=model, args=args, optimizers=(opt, None))\n',
         'from transformers import AutoModel, TrainingArguments\nmodel = AutoModel.from_pretrained("bert-base-uncased")\nargs = TrainingArguments("o", learning_rate=1e-2, optim="sgd")\n',
     ],
-    ids=["unresolved", "default-rate", "nn-sequential", "small-keras", "sgd", "other-module", "trainer-optimizers", "optim-sgd"],
+    ids=["unresolved", "default-rate-set-later", "nn-sequential", "small-keras", "sgd", "other-module", "trainer-optimizers", "optim-sgd"],
 )
 def test_bl301_silent(source):
     assert only("BL301", source) == []

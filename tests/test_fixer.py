@@ -149,7 +149,7 @@ def test_fix_keeps_comments_and_formatting(tmp_path):
         .replace("tokenizer=None)", "processing_class=None)")
     )
     assert script.read_text(encoding="utf-8") == expected
-    assert "Fixed 3 errors." in run.stdout
+    assert "Fixed 3 findings." in run.stdout
 
 
 # --------------------------------------------------------------------------- bytes outside the edit
@@ -311,11 +311,11 @@ def chained_rule():
 
 def test_the_fixed_count_is_the_findings_fixed_not_the_fixes_applied(tmp_path, chained_rule):
     """A finding that one fix brings about and a later pass fixes is not counted: the run showed one
-    fixable finding, so one is fixed ("1 fixable" never becomes "Fixed 2 errors")."""
+    fixable finding, so one is fixed ("1 fixable" never becomes "Fixed 2 findings")."""
     script = tmp_path / "train.py"
     script.write_text("from transformers import TrainingArguments\nargs = TrainingArguments(output_dir='o', num_train_epochs=1)\n", encoding="utf-8")
     check = cli("--preview", "--select", "BL998", script, cwd=tmp_path)  # an unmeasured rule is a preview rule
-    assert "Found 1 error (1 fixable with `--fix`)." in check.stdout
+    assert "Found 1 info (1 fixable with `--fix`)." in check.stdout
     fixed = cli("--fix", "--preview", "--select", "BL998", script, cwd=tmp_path)
-    assert fixed.returncode == 0 and "Fixed 1 error." in fixed.stdout
+    assert fixed.returncode == 0 and "Fixed 1 finding." in fixed.stdout
     assert script.read_text(encoding="utf-8").endswith("num_train_epochs=3)\n")  # both passes ran

@@ -256,6 +256,24 @@ def test_bl204_silent_when_the_config_is_changed_after():
     assert found("BL204", body) == []
 
 
+@pytest.mark.parametrize(
+    ("body", "fires"),
+    [
+        # the value layer follows the config through the file's own function
+        ('def make_config(n):\n    return AutoConfig.from_pretrained("bert-base-uncased", num_labels=n)\nconfig = make_config(3)', True),
+        # a label attribute set on the same config under another name
+        ('config = AutoConfig.from_pretrained("bert-base-uncased", num_labels=3)\nsame = config\nsame.num_labels = 4', False),
+        # another config's label attribute does not count
+        ('config = AutoConfig.from_pretrained("bert-base-uncased", num_labels=3)\nother = AutoConfig.from_pretrained("roberta-base")\nother.num_labels = 4', True),
+        # a branch may bind either config: not known
+        ('if big:\n    config = AutoConfig.from_pretrained("bert-base-uncased", num_labels=3)\nelse:\n    config = AutoConfig.from_pretrained("bert-base-uncased", num_labels=4)', False),
+    ],
+)
+def test_bl204_config_is_the_object_the_argument_holds(body, fires):
+    body += '\nlabels = [0, 1, 2, 3]\nmodel = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased", config=config)\n'
+    assert len(found("BL204", body)) == int(fires)
+
+
 # --------------------------------------------------------------------------- BL205
 
 LOOP = """\

@@ -105,11 +105,37 @@ def test_show_settings_lists_the_library_versions(project):
     assert f'"peft" = "{versions.show(versions.latest("peft"))} ({stage.LATEST})"' in out
 
 
+def test_library_versions_setting_pins_each_library_first(project):
+    (project / "pyproject.toml").write_text('[tool.bertlint]\nlibrary-versions = { datasets = "2.19", Huggingface-Hub = "0.36.0" }\n')
+    (project / "requirements.txt").write_text("datasets==4.0.0\ntrl==0.8.6\n")
+    found = target(project / "train.py")
+    assert found.of("datasets") == ((2, 19, 0), "library-versions in pyproject.toml")
+    assert found.of("huggingface_hub") == ((0, 36, 0), "library-versions in pyproject.toml")
+    assert found.of("trl")[1] == "the pin trl==0.8.6 in requirements.txt"  # not configured: found as before
+    out = CliRunner().invoke(main, ["--show-settings", "train.py"]).stdout
+    assert '"datasets" = "2.19 (library-versions in pyproject.toml)"' in out
+    (project / "train.py").write_text("from datasets import load_dataset\nds = load_dataset('imdb', trust_remote_code=True)\n")
+    assert run(project / "train.py") == []  # 2.19 takes the keyword, whatever requirements.txt says
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ('{ torch = "2.1" }', "expected one of datasets, huggingface_hub, trl, peft, accelerate"),
+    ('{ trl = 0.9 }', 'expected a quoted version string like "2.19"'),
+    ('"2.19"', 'expected a table of library = "version"'),
+])
+def test_library_versions_setting_is_checked(project, value, expected):
+    (project / "pyproject.toml").write_text(f"[tool.bertlint]\nlibrary-versions = {value}\n")
+    (project / "train.py").write_text("import datasets\n")
+    result = CliRunner().invoke(main, ["train.py"])
+    assert result.exit_code == 2 and expected in result.output
+
+
 # --------------------------------------------------------------------------- every row, both ways
 
 
 def _rows():
-    """(library, kind, name, lifecycle, error template) for every row of libraries.json."""
+    """(library, kind, name, lifecycle, error template) for every row of libraries.json, and for BL617's rows
+    of versions.json (`is_pretokenized=`, `reduce_labels=`, `processor.feature_extractor`)."""
     for library in CODES:
         knowledge = versions.data(library)
         for group in knowledge.get("symbols", {}):
@@ -117,7 +143,14 @@ def _rows():
             yield from ((library, "symbol", e.name, e, templates["import_error"]) for e in entries)
         for group, table in knowledge.get("keywords", {}).items():
             entries, error = versions.keywords(group, library)
-            yield from ((library, table["callables"][0], name, e, error) for name, e in entries.items())
+            yield from ((library, e.extra.get("callables", table["callables"])[0], name, e, error) for name, e in entries.items())
+    for group in ("image_processor", "image_processor_from_pretrained"):
+        entries, error = versions.keywords(group)
+        yield from (("transformers", versions.data()["keywords"][group]["callables"][0], name, e, error) for name, e in entries.items())
+    entries, templates = versions.symbols("processor")
+    yield from (("transformers", "processor", e.name, e, templates["attribute_error"]) for e in entries)
+    entries, error = versions.keywords("tokenizer_call")
+    yield from (("transformers", "tokenizer", name, e, error) for name, e in entries.items())
 
 
 ROWS = list(_rows())
@@ -126,8 +159,12 @@ ROWS = list(_rows())
 def _source(library: str, kind: str, name: str) -> str:
     if kind == "symbol":
         return f"from {library} import {name}\n"
-    module, function = kind.rsplit(".", 1)
-    return f"from {module} import {function}\nresult = {function}('x', {name}=True)\n"
+    if kind == "tokenizer":
+        return f"from transformers import AutoTokenizer\n\ntok = AutoTokenizer.from_pretrained('bert-base-cased')\nenc = tok(['a', 'b'], {name}=True)\n"
+    if kind == "processor":
+        return f"from transformers import CLIPProcessor\n\nprocessor = CLIPProcessor.from_pretrained('x')\nsize = processor.{name}.size\n"
+    root, imported, *rest = kind.split(".")
+    return f"from {root} import {imported}\nresult = {'.'.join([imported, *rest])}('x', {name}=True)\n"
 
 
 def _spec(version: versions.Version) -> str:
@@ -140,22 +177,43 @@ def _older(version: versions.Version, library: str) -> versions.Version:
     return (major, minor - 1, 0) if minor else (major - 1, versions.data(library)["releases"][str(major - 1)], 0)
 
 
-@pytest.mark.parametrize(("library", "kind", "name", "entry", "error"), ROWS, ids=[f"{r[0]}.{r[2]}" for r in ROWS])
-def test_every_row_fires_without_it_and_is_silent_with_it(project, library, kind, name, entry, error):
+def _boundaries(entry: versions.Lifecycle, library: str) -> list[tuple[versions.Version, versions.Version]]:
+    """(a release without the row's name, the nearest release with it), on each side the row has."""
+    sides = [(entry.removed, _older(entry.removed, library))] if entry.removed else []
+    return sides + ([(_older(entry.added, library), entry.added)] if entry.added else [])
+
+
+def _pin(project: Path, script: Path, library: str, version: versions.Version, how: str) -> Path:
+    """Pin `library` at `version` the way users do: a requirements.txt beside the script, or a notebook's
+    `!pip install` cell above the script's code."""
+    requirement = f"{library.replace('_', '-')}{_spec(version)}"
+    if how == "requirements":
+        (project / "requirements.txt").write_text(requirement + "\n")
+        return script
+    cells = [["!pip install -q " + requirement + "\n"], script.read_text().splitlines(keepends=True)]
+    notebook = project / "train.ipynb"
+    notebook.write_text(json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": c} for c in cells],
+                                    "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    return notebook
+
+
+@pytest.mark.parametrize("how", ["requirements", "notebook"])
+@pytest.mark.parametrize(("library", "kind", "name", "entry", "error"), ROWS, ids=[f"{r[0]}.{r[1].rsplit('.', 1)[-1]}.{r[2]}" for r in ROWS])
+def test_every_row_fires_without_it_and_is_silent_with_it(project, library, kind, name, entry, error, how):
     script = project / "train.py"
     script.write_text(_source(library, kind, name))
-    pip = library.replace("_", "-")
-    if entry.removed:
-        without, with_ = entry.removed, _older(entry.removed, library)
-    else:
-        without, with_ = _older(entry.added, library), entry.added
-    (project / "requirements.txt").write_text(f"{pip}{_spec(without)}\n")
-    [finding] = run(script)
-    assert finding["code"] == CODES[library] and finding["severity"] == "error"
-    assert f"{library} {versions.show(entry.removed or entry.added)}" in finding["message"]
-    assert error.split(":")[0] in finding["message"]  # ImportError / TypeError / ValueError: what the user's version does
-    (project / "requirements.txt").write_text(f"{pip}{_spec(with_)}\n")
-    assert [f for f in run(script) if f["severity"] == "error"] == []
+    code = CODES.get(library, "BL617")
+    for without, with_ in _boundaries(entry, library):
+        removed = entry.removed is not None and without >= entry.removed
+        [finding] = run(_pin(project, script, library, without, how), code)
+        assert finding["code"] == code
+        not_read = "warning" if kind == "tokenizer" else "error"  # a tokenizer keyword newer than the target is only not read
+        assert finding["severity"] == (entry.extra.get("severity", "error") if removed else not_read)
+        boundary = versions.show(entry.removed if removed else entry.added)
+        assert (boundary if kind == "tokenizer" else f"{library} {boundary}") in finding["message"]
+        what = entry.extra.get("effect") if removed and "effect" in entry.extra else error.split(":")[0] if removed or kind != "tokenizer" else "does not read it"
+        assert what in finding["message"]  # ImportError / TypeError / ValueError, or what the user's version does instead
+        assert [f for f in run(_pin(project, script, library, with_, how), code) if f["severity"] == "error"] == []
 
 
 def test_a_notebook_install_cell_pins_the_library(project):
@@ -199,3 +257,39 @@ def test_library_tables_are_consistent():
         if entry.deprecated and entry.removed:
             assert entry.deprecated < entry.removed
         assert versions.latest(library) >= (entry.removed or entry.added)
+
+
+@pytest.mark.parametrize("how", ["requirements", "notebook"])
+def test_a_loading_script_path_fails_from_datasets_4(project, how):
+    script = project / "train.py"
+    script.write_text("from datasets import load_dataset\nds = load_dataset('loaders/squad_local.py', split='train')\n")
+    scripts = versions.data("datasets")["scripts"]
+    removed = versions.parse_version(scripts["removed"])
+    [finding] = run(_pin(project, script, "datasets", removed, how), "BL612")
+    assert finding["severity"] == "error"
+    assert "RuntimeError: Dataset scripts are no longer supported, but found squad_local.py" in finding["message"]
+    assert run(_pin(project, script, "datasets", _older(removed, "datasets"), how), "BL612") == []
+
+
+def test_summary_names_the_library_targets_findings_depend_on(project):
+    (project / "requirements.txt").write_text("datasets==3.0.0\n")
+    (project / "train.py").write_text("from datasets import load_metric\n")
+    (project / "other.py").write_text("import datasets\n")
+    out = CliRunner().invoke(main, ["--preview", "--no-cache", "--select", "BL612", "."]).stdout
+    assert out.rstrip().endswith("Library targets: datasets 3.0 (the pin datasets==3.0.0 in requirements.txt).")
+    (project / "sub").mkdir()
+    (project / "sub" / "requirements.txt").write_text("datasets==3.6.0\n")
+    (project / "sub" / "eval.py").write_text("from datasets import load_metric\n")
+    out = CliRunner().invoke(main, ["--preview", "--no-cache", "--select", "BL612", "."]).stdout
+    assert ("Library targets: datasets 3.0 for 1 file (the pin datasets==3.0.0 in requirements.txt); "
+            "datasets 3.6 for 1 file (the pin datasets==3.6.0 in sub/requirements.txt).") in out
+    (project / "train.py").write_text("import datasets\n")
+    (project / "sub" / "eval.py").write_text("import datasets\n")
+    assert "Library targets" not in CliRunner().invoke(main, ["--preview", "--no-cache", "--select", "BL612", "."]).stdout
+
+
+def test_each_library_group_names_the_rule_that_reads_it():
+    from bertlint.rules import all_rules
+
+    readers = {rule.library: code for code, rule in all_rules().items() if getattr(rule, "library", "transformers") != "transformers"}
+    assert readers == {library: versions.data(library)["code"] for library in stage.AROUND}

@@ -295,10 +295,23 @@ def test_bl304_silent_for_inference() -> None:
 # --- BL305 -------------------------------------------------------------------------------------
 
 
+SGD_HEADER = HEADER.replace("from torch.optim import AdamW", "from torch.optim import SGD").replace("AdamW(model.parameters(), lr=2e-5)", "SGD(model.parameters(), lr=1e-3, momentum=0.9)")
+UNDIVIDED = "loss = model(**batch).loss\nloss.backward()\nif (step + 1) % ACCUM == 0:\n    optimizer.step()\n    optimizer.zero_grad()\n"
+
+
 def test_bl305_undivided_loss() -> None:
-    findings = lint_text(loop_script("loss = model(**batch).loss\nloss.backward()\nif (step + 1) % ACCUM == 0:\n    optimizer.step()\n    optimizer.zero_grad()\n"))
+    findings = lint_text(loop_script(UNDIVIDED, SGD_HEADER))
     assert [(f.code, f.line) for f in findings] == [("BL305", 10)]
     assert "4× too large" in findings[0].message and "loss / ACCUM" in findings[0].help
+
+
+@pytest.mark.parametrize("optimizer", [
+    "AdamW(model.parameters(), lr=2e-5)",  # scale-invariant: the sum's update is the mean's
+    "make_optimizer(model)",  # unknown: silent
+])
+def test_bl305_silent_for_adaptive_or_unknown_optimizers(optimizer: str) -> None:
+    header = HEADER.replace("AdamW(model.parameters(), lr=2e-5)", optimizer)
+    assert codes(lint_text(loop_script(UNDIVIDED, header))) == []
 
 
 @pytest.mark.parametrize(

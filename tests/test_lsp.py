@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
+import json
 import statistics
+import subprocess
 import sys
 import time
+from typing import Any, Callable
 
 import pytest
 
@@ -94,7 +98,7 @@ def test_server_without_the_lsp_extra_says_what_to_install(monkeypatch):
     monkeypatch.delitem(sys.modules, "bertlint.lsp", raising=False)
     monkeypatch.setitem(sys.modules, "lsprotocol", None)  # as if the lsp extra were not installed
     result = CliRunner().invoke(main, ["server"])
-    assert result.exit_code == 2 and "pip install 'bertlint[lsp]'" in result.output
+    assert result.exit_code == 2 and "pip install '.[lsp]' in a clone of bertlint" in result.output
 
 
 @pytest.mark.asyncio
@@ -428,6 +432,27 @@ async def test_workspace_settings_select_and_ignore(client, tmp_path):
     assert "unknown rule code 'BL999'" in client.messages[-1].message
 
 
+@pytest.mark.asyncio
+async def test_wrong_editor_settings_are_named_as_the_client_spelled_them(client, tmp_path):
+    """A setting bertlint does not take (the learning-rate table lives in config files only; a typo), a bad
+    value, settings that are no object: each message names the setting as the editor sent it, the server
+    stays up, and the settings that are right still apply."""
+    await start(client, learningRate={"bert-base": [1e-5, 5e-5]}, ignre=["BL101"])
+    uri = (tmp_path / "train.py").as_uri()
+    assert [d.code for d in await diagnostics(client, uri, open_doc(client, uri, SCRIPT))] == ["BL101"]  # preview still on
+    learning, typo = (m.message for m in client.messages)
+    assert learning.startswith("bertlint: 'learningRate' is not an editor setting (ignored): learning-rate ranges are read from the config file only")
+    assert typo.startswith("bertlint: unknown editor setting 'ignre' (ignored); did you mean 'ignore'? the settings are select, ignore, extendSelect,")
+    for settings, expected in [
+        ({"bertlint": {"perFileIgnores": 5}}, "bertlint: 'per-file-ignores' in the editor settings: invalid value 5; expected a list of strings"),
+        ({"bertlint": 5}, "bertlint: the editor settings must be an object of settings, e.g. {\"ignore\": [\"BL106\"]}, not 5"),
+    ]:
+        change = types.DidChangeConfigurationParams(settings)
+        await diagnostics(client, uri, lambda: client.workspace_did_change_configuration(change))
+        assert client.messages[-1].message.startswith(expected)
+    assert not any(m.message.startswith("bertlint: None") for m in client.messages)
+
+
 NOTEBOOK_CELLS = [
     (types.NotebookCellKind.Markup, "markdown", "# Short sequences\n"),
     (types.NotebookCellKind.Code, "python", "!pip install transformers\nfrom transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained('bert-base-uncased')\n"),
@@ -487,3 +512,62 @@ async def test_fix_all_in_a_notebook_that_is_no_ipynb_file(client, tmp_path):
     [fix_all] = (await actions(client, cell_uris[2], None, only=[types.CodeActionKind.SourceFixAll])).values()
     fixed = apply(NOTEBOOK_CELLS[2][2], fix_all.edit.changes[cell_uris[2]])
     assert fixed == NOTEBOOK_CELLS[2][2].replace("pad_to_max_length=True", 'padding="max_length"')
+
+
+class StdioSession:
+    """A bare JSON-RPC client over the server's pipes, to see what the server process leaves behind when it
+    ends: its stderr is read to EOF, which comes only when no process of it (worker, resource tracker) is left."""
+
+    def __init__(self, cwd) -> None:
+        self.server = subprocess.Popen([sys.executable, "-m", "bertlint", "server"], cwd=cwd, stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.ids = itertools.count(1)
+
+    def send(self, method: str, params: Any = None, request: bool = False) -> int | None:
+        number = next(self.ids) if request else None
+        body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params, **({"id": number} if request else {})}).encode()
+        self.server.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        self.server.stdin.flush()
+        return number
+
+    def until(self, done: Callable[[dict], bool]) -> dict:
+        """Read messages until one satisfies `done`."""
+        while True:
+            length = None
+            while (line := self.server.stdout.readline().strip()):
+                name, _, value = line.decode().partition(":")
+                length = int(value) if name.lower() == "content-length" else length
+            message = json.loads(self.server.stdout.read(length))
+            if done(message):
+                return message
+
+    def request(self, method: str, params: Any = None) -> dict:
+        number = self.send(method, params, request=True)
+        return self.until(lambda message: message.get("id") == number)
+
+    def end(self, shutdown: bool) -> str:
+        """(`shutdown` and) `exit`; the server's whole stderr once every process holding it is gone."""
+        if shutdown:
+            self.request("shutdown")
+        self.send("exit")
+        _, stderr = self.server.communicate(timeout=60)
+        return stderr.decode()
+
+
+@pytest.mark.parametrize("shutdown", [True, False], ids=["shutdown-exit", "exit-alone"])
+def test_server_ends_clean_while_a_lint_runs(tmp_path, shutdown):
+    """Ended during a lint (by `shutdown` then `exit`, or a bare `exit`), the server leaves no worker behind and
+    writes nothing to stderr: no resource_tracker "leaked semaphore objects" warning (the worker pool's queues
+    are closed before the process ends)."""
+    session = StdioSession(tmp_path)
+    session.request("initialize", {"capabilities": {}, "initializationOptions": {"transformersVersion": PINNED_VERSION}})
+    session.send("initialized", {})
+    small, big = (tmp_path / "train.py").as_uri(), (tmp_path / "big.py").as_uri()
+    for uri, text in ((small, SCRIPT), (big, training_script(300))):
+        session.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})
+        if uri == small:  # the worker is up; the long lint starts next and is still running when the server ends
+            session.until(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == small)
+    time.sleep(0.5)
+    stderr = session.end(shutdown)
+    assert "leaked" not in stderr and "Traceback" not in stderr, stderr
+    assert stderr == ""

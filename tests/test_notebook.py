@@ -249,6 +249,8 @@ TRAIN = 'from transformers import TrainingArguments\nargs = TrainingArguments("o
     "%pip install -U transformers==4.30.0",
     "%%capture\n!pip3 install -q 'transformers[torch]~=4.30.0' datasets\n",
     "!python -m pip install 'transformers>=4.29,<4.31'",
+    "%%writefile requirements.txt\ndatasets\ntransformers==4.30.0  # the tutorial's\n\n!pip install -r requirements.txt",
+    "%%writefile reqs.txt\ntransformers==4.30.0\n\n%pip install --requirement=reqs.txt",
 ])
 def test_an_install_cell_pins_the_notebooks_target(tmp_path: Path, install: str) -> None:
     """Acceptance: the automagic `pip install transformers==4.30.0` cell pins the target as `!pip install`
@@ -256,8 +258,11 @@ def test_an_install_cell_pins_the_notebooks_target(tmp_path: Path, install: str)
     path = tmp_path / "nb.ipynb"
     unpinned = load_settings(tmp_path, all_codes(), isolated=True)
     pinned = nb_json(("markdown", "# setup"), ("code", install), ("code", TRAIN))
+    if "%%writefile" in install:  # the file written by one cell, installed by the next
+        pinned = nb_json(("markdown", "# setup"), *[("code", cell) for cell in install.split("\n\n")], ("code", TRAIN))
     version, source = target_version(unpinned, path, pinned)
-    assert version == (4, 30, 0) and source.startswith("the pin transformers") and " in cell 2 (`" in source
+    installed_in = 3 if "%%writefile" in install else 2
+    assert version == (4, 30, 0) and source.startswith("the pin transformers") and f" in cell {installed_in} (`" in source
     assert notebook.lint_text(pinned, path, unpinned, target=(version, source)) == []
     bare = nb_json(("code", "import os"), ("code", TRAIN))
     assert [f.code for f in notebook.lint_text(bare, path, unpinned, target=target_version(unpinned, path, bare))] == ["BL601"]
@@ -269,6 +274,8 @@ def test_an_install_cell_pins_the_notebooks_target(tmp_path: Path, install: str)
     "!pip install transformers",
     "%%html\n<code>pip install transformers==4.30.0</code>",
     "# pip install transformers==4.30.0",
+    "%%writefile requirements.txt\ntransformers==4.30.0\n",  # written, never installed
+    "!pip install -r requirements.txt",  # a file the notebook did not write: the project's requirement files decide
 ])
 def test_what_pins_nothing(tmp_path: Path, install: str) -> None:
     unpinned = load_settings(tmp_path, all_codes(), isolated=True)

@@ -166,12 +166,19 @@ def test_rules_json_has_preview_and_precision(measurement):
 
 def test_precision_json_covers_every_rule_consistently():
     data = json.loads((ROOT / "src" / "bertlint" / "data" / "precision.json").read_text(encoding="utf-8"))
-    recipe = json.loads((HARNESS_DIR / "recipe.json").read_text(encoding="utf-8"))
-    assert data["corpus"]["recipe"] == recipe["id"] and data["corpus"]["files"] > 0
-    assert data["corpus"]["repos"] == [r["repo"] for r in recipe["repos"]]
+    assert list(data["corpora"]) == list(harness.CORPORA)  # every corpus measured, in order
+    for name, measured_on in data["corpora"].items():
+        recipe = harness.CORPORA[name].load_recipe()
+        assert measured_on["recipe"] == recipe["id"] and measured_on["files"] > 0, name
+        assert measured_on["repos"] == [r["repo"] for r in recipe["repos"]], name
+    assert data["corpus"] == {"recipe": " + ".join(c["recipe"] for c in data["corpora"].values()),
+                              "files": sum(c["files"] for c in data["corpora"].values())}
     assert sorted(data["rules"]) == all_codes()
     for code, figures in data["rules"].items():
-        assert 0 <= figures["right"] <= figures["judged"], code
+        assert list(figures["corpora"]) == list(data["corpora"]), code
+        assert figures["judged"] == sum(part["judged"] for part in figures["corpora"].values()), code
+        assert figures["right"] == sum(part["right"] for part in figures["corpora"].values()), code
+        assert all(0 <= part["right"] <= part["judged"] for part in figures["corpora"].values()), code
         expected = round(figures["right"] / figures["judged"], 4) if figures["judged"] else None
         assert figures["precision"] == expected, code
         assert figures["exact"] == exact_reason(code), f"{code}: rerun the harness with --write"
@@ -183,14 +190,17 @@ def test_default_rules_meet_the_bar():
         assert figures["exact"] or (figures["judged"] >= MIN_JUDGED and figures["right"] / figures["judged"] >= MIN_PRECISION), code
 
 
-def test_judgments_match_the_shipped_figures():
-    """precision.json is what the harness computed from the committed judgments (matched findings only)."""
-    judgments = [j for j in harness.read_judgments(HARNESS_DIR / "judgments.csv") if j.verdict]
+@pytest.mark.parametrize("name", list(harness.CORPORA))
+def test_judgments_match_the_shipped_figures(name):
+    """precision.json is what the harness computed from each corpus's committed judgments (matched findings only)."""
+    judgments = [j for j in harness.read_judgments(harness.CORPORA[name].judgments) if j.verdict]
     assert all(j.verdict in ("right", "wrong") and (j.verdict == "right" or j.reason) for j in judgments)
     data = json.loads((ROOT / "src" / "bertlint" / "data" / "precision.json").read_text(encoding="utf-8"))
     for code, figures in data["rules"].items():
         mine = [j for j in judgments if j.code == code]
-        assert figures["judged"] <= len(mine), code  # stale judgments may remain; never fewer than shipped
+        part = figures["corpora"][name]
+        assert part["judged"] <= len(mine), code  # stale judgments may remain; never fewer than shipped
+        assert part["right"] <= sum(j.verdict == "right" for j in mine), code
 
 
 # --------------------------------------------------------------------------- the harness
@@ -255,9 +265,28 @@ def test_precision_per_rule_and_groups(corpus):
     assert (groups["all"].judged, groups["all"].right) == (3, 2)
     assert (groups["errors"].judged, groups["errors"].right) == (2, 2)
     assert (groups["outside BL6xx"].judged, groups["outside BL6xx"].right, groups["outside BL6xx"].unjudged) == (2, 1, 1)
-    data = harness.precision_data(per_code, {"BL303": "", "BL601": "exact", "BL101": ""}, {"id": "r", "repos": []}, 1, "d")
-    assert data["rules"]["BL303"] == {"judged": 2, "right": 1, "precision": 0.5, "exact": ""}
-    assert data["rules"]["BL101"] == {"judged": 0, "right": 0, "precision": None, "exact": ""}
+    data = harness.precision_data({}, "official", per_code, {"BL303": "", "BL601": "exact", "BL101": ""}, {"id": "r", "repos": []}, 1, "d")
+    assert data["rules"]["BL303"] == {"judged": 2, "right": 1, "precision": 0.5, "exact": "", "corpora": {"official": {"judged": 2, "right": 1}}}
+    assert data["rules"]["BL101"] == {"judged": 0, "right": 0, "precision": None, "exact": "", "corpora": {"official": {"judged": 0, "right": 0}}}
+
+
+def test_write_replaces_one_corpus_and_keeps_the_other():
+    """Each corpus's figures come from its own run; a code's figures are their sum over the corpora."""
+    exact = {"BL303": "", "BL601": "exact"}
+    official = harness.precision_data({}, "official", {"BL303": harness.Tally(judged=4, right=4)}, exact,
+                                      {"id": "o-1", "repos": [{"repo": "a/b"}]}, 10, "2026-01-01")
+    both = harness.precision_data(official, "community", {"BL303": harness.Tally(judged=3, right=1)}, exact,
+                                  {"id": "c-1", "repos": [{"repo": "c/d"}]}, 5, "2026-01-02")
+    assert both["rules"]["BL303"] == {"judged": 7, "right": 5, "precision": 0.7143, "exact": "",
+                                      "corpora": {"official": {"judged": 4, "right": 4}, "community": {"judged": 3, "right": 1}}}
+    assert both["rules"]["BL601"]["corpora"] == {"official": {"judged": 0, "right": 0}, "community": {"judged": 0, "right": 0}}
+    assert both["corpus"] == {"recipe": "o-1 + c-1", "files": 15} and both["date"] == "2026-01-02"
+    assert [c["repos"] for c in both["corpora"].values()] == [["a/b"], ["c/d"]]
+    # Re-measuring the official corpus replaces its figures only; the corpora stay in CORPORA's order.
+    again = harness.precision_data(both, "official", {"BL303": harness.Tally(judged=5, right=4)}, exact,
+                                   {"id": "o-2", "repos": []}, 11, "2026-01-03")
+    assert again["rules"]["BL303"]["corpora"] == {"official": {"judged": 5, "right": 4}, "community": {"judged": 3, "right": 1}}
+    assert list(again["corpora"]) == ["official", "community"] and again["corpus"]["recipe"] == "o-2 + c-1"
 
 
 def test_a_wrong_verdict_needs_a_reason(tmp_path):
@@ -281,3 +310,11 @@ def test_harness_end_to_end_through_the_command_line(corpus, tmp_path):
     table.write_text(rows[0] + "\n" + rows[1].rstrip(",") + ",right,\n")
     harness.main(["--corpus", str(corpus), "--judgments", str(table), "--table", str(review)])
     assert "verdict: **right**" in review.read_text()
+
+
+def test_each_corpus_has_its_own_recipe_folder_and_judgments():
+    official, community = harness.CORPORA["official"], harness.CORPORA["community"]
+    assert (official.recipe.name, official.judgments.name) == ("recipe.json", "judgments.csv")
+    assert (community.recipe.name, community.judgments.name) == ("community.json", "community_judgments.csv")
+    assert official.folder != community.folder
+    assert not {r["repo"] for r in official.load_recipe()["repos"]} & {r["repo"] for r in community.load_recipe()["repos"]}

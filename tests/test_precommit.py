@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from checkout import copy_checkout, readme_block
 
 PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
 pytestmark = pytest.mark.skipif(not PRE_COMMIT.exists() or shutil.which("git") is None, reason="needs pre-commit and git")
@@ -32,12 +33,7 @@ def git(*args: str, cwd: Path) -> str:
 @pytest.fixture(scope="module")
 def hook_repo(tmp_path_factory) -> Path:
     """This checkout as it is on disk (uncommitted and untracked files included, ignored ones not), committed to a fresh repository."""
-    repo = tmp_path_factory.mktemp("hook-repo")
-    for name in git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=ROOT).split("\0"):
-        source = ROOT / name
-        if name and source.is_file():
-            (repo / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, repo / name)
+    repo = copy_checkout(tmp_path_factory.mktemp("hook-repo"))
     git("init", "-q", cwd=repo)
     git("add", "-A", cwd=repo)
     git("commit", "-q", "-m", "snapshot", cwd=repo)
@@ -110,3 +106,27 @@ def test_hook_and_terminal_agree_on_one_tree(hook_repo, cache, tmp_path):
     assert said in hook.stdout and said in terminal.stdout, hook.stdout + terminal.stdout
     assert sorted(FINDING.findall(hook.stdout)) == sorted(FINDING.findall(terminal.stdout)) == [
         "tok.py:3:47: BL101", "train.py:2:33: BL601", "train.py:2:62: BL601"]
+
+
+def test_readme_config_as_printed(hook_repo, cache, tmp_path):
+    """The README's `.pre-commit-config.yaml`, verbatim, with a clone of bertlint beside the project:
+    `pre-commit autoupdate` pins `rev` to the clone's commit, then the hook runs with its `args`."""
+    clone = tmp_path / "bertlint"
+    git("clone", "-q", str(hook_repo), str(clone), cwd=tmp_path)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".pre-commit-config.yaml").write_text(readme_block("### pre-commit", "yaml"))
+    (project / "bertlint.toml").write_text('transformers-version = "5.0"\npreview = true\n')
+    (project / "train.py").write_text(BAD + 'enc = tok(["a", "bb"], padding="max_length")\n')  # BL101; BL106 is in the args' --ignore
+    git("init", "-q", cwd=project)
+    git("add", "-A", cwd=project)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(cache), "NO_COLOR": "1"}
+    update = subprocess.run([str(PRE_COMMIT), "autoupdate", "--color", "never"], cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    assert update.returncode == 0, update.stdout + update.stderr
+    commit = git("rev-parse", "HEAD", cwd=clone).strip()
+    assert f"rev: {commit}" in (project / ".pre-commit-config.yaml").read_text()
+    git("add", "-A", cwd=project)
+    run = subprocess.run([str(PRE_COMMIT), "run", "--all-files", "--color", "never"], cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 1 and "mutable reference" not in run.stdout + run.stderr, run.stdout + run.stderr
+    assert FINDING.findall(run.stdout) == ["train.py:3:47: BL101"], run.stdout
+    assert "BL106" not in run.stdout

@@ -331,19 +331,22 @@ def test_github_escaping():
 
 
 def test_summary_line(findings):
+    """The closing line counts each severity by its name (one finding of each here), never warnings as errors."""
     assert summary_line([]) == "All checks passed!"
-    assert summary_line(findings) == "Found 3 errors (1 fixable with `--fix`)."
-    assert summary_line(findings[1:]) == "Found 2 errors."
-    assert summary_line(findings[1:2]) == "Found 1 error."
+    assert summary_line(findings) == "Found 1 error, 1 warning and 1 info (1 fixable with `--fix`)."
+    assert summary_line(findings[1:]) == "Found 1 warning and 1 info."
+    assert summary_line(findings[1:2]) == "Found 1 warning."
     assert summary_line(findings[:1]) == "Found 1 error (1 fixable with `--fix`)."
+    assert summary_line([findings[2], findings[0]] * 3 + [findings[1]] * 2) == "Found 3 errors, 2 warnings and 3 infos (3 fixable with `--fix`)."
     unsafe = dataclasses.replace(findings[1], extra={"hidden_fix": findings[0].fix})  # an unsafe fix without --unsafe-fixes
-    assert summary_line([unsafe]) == "Found 1 error (1 fixable with `--fix --unsafe-fixes`)."
-    assert summary_line([findings[0], unsafe]) == "Found 2 errors (1 fixable with `--fix`; 1 more with `--unsafe-fixes`)."
-    assert summary_line([], fixed=1) == "Fixed 1 error."
-    assert summary_line([], fixed=3) == "Fixed 3 errors."
-    assert summary_line(findings[1:], fixed=2) == "Found 4 errors (2 fixed, 2 remaining)."
+    assert summary_line([unsafe]) == "Found 1 warning (1 fixable with `--fix --unsafe-fixes`)."
+    assert summary_line([findings[0], unsafe]) == "Found 1 error and 1 warning (1 fixable with `--fix`; 1 more with `--unsafe-fixes`)."
+    assert summary_line([], fixed=1) == "Fixed 1 finding."
+    assert summary_line([], fixed=3) == "Fixed 3 findings."
+    assert summary_line(findings[:1], fixed=1) == "Found 2 findings (1 fixed; 1 error remaining)."
+    assert summary_line(findings[1:], fixed=2) == "Found 4 findings (2 fixed; 1 warning and 1 info remaining)."
     assert summary_line([], files=1) == "All checks passed! Checked 1 file."
-    assert summary_line(findings[1:], files=5) == "Found 2 errors. Checked 5 files."
+    assert summary_line(findings[1:], files=5) == "Found 1 warning and 1 info. Checked 5 files."
 
 
 def test_statistics(findings):

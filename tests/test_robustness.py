@@ -173,6 +173,8 @@ NAMED = [
     ("crlf", _file("crlf.py", BAD.replace(b"\n", b"\r\n")), 1, "crlf.py:3:54: BL101"),
     ("tabs", _file("tabs.py", BAD.replace(b"\ntok", b"\ndef f():\n\ttok").replace(b"\nenc", b"\n\tenc")), 1, "tabs.py:4:55: BL101"),
     ("mixed-tabs", _file("mixed.py", b"if x:\n\ty = 1\n        z = 2\n"), 1, "mixed.py:3:1: BL901 TabError: inconsistent use of tabs and spaces in indentation"),
+    ("tab-then-spaces", _file("tabspaces.py", b"def f(xs):\n    out = []\n    for x in xs:\n\t    out.append(x)\n    return out\n"), 1,
+     "tabspaces.py:1:1: BL901 bertlint's parser (libcst) cannot read this file, which Python itself compiles"),  # no SyntaxError claimed
     ("10MB", _file("generated.py", b"x = 1\n" * 1_800_000), 1, "more than the 2 MiB bertlint analyses"),
     ("500-nested-parens", _file("nested.py", b"x = " + b"(" * 500 + b"1" + b")" * 500 + b"\n"), 1, "nested.py:1:205: BL901 SyntaxError: too many nested parentheses"),
     ("500-chained-calls", _file("chain.py", b"import transformers\nx = a" + b".b()" * 500 + b"\n"), 0, "All checks passed!"),  # valid Python: analysed
@@ -304,3 +306,28 @@ def test_invalid_escapes_and_bytes_keys_print_nothing_and_raise_nothing(tmp_path
         findings = lint_text(source, tmp_path / "train.py")
     assert [str(w.message) for w in caught] == []
     assert [f.code for f in findings] == []
+
+
+def test_a_file_over_the_size_limit_is_one_finding_and_the_run_goes_on(tmp_path):
+    """More than MAX_SOURCE_CHARS of code (generated data): one BL901 at 1:1 that gives the size rounded up, the
+    limit and what to do; the other files are checked, the exit code is that of findings (1), and no parse is
+    tried (it would take libcst ~20 s and ~1 GiB). A notebook is measured by its code, not its outputs."""
+    import json
+
+    from bertlint.engine import MAX_SOURCE_CHARS
+
+    line = b"x = 1\n"
+    (tmp_path / "generated.py").write_bytes(line * (MAX_SOURCE_CHARS // len(line) + 1))  # 2 MiB + 4 characters
+    (tmp_path / "train.py").write_bytes(BAD)
+    image = {"output_type": "display_data", "metadata": {}, "data": {"image/png": "iVBORw0KGgo" * 300_000}}  # 3.3 MB
+    cell = {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": BAD.decode(), "outputs": [image]}
+    (tmp_path / "plots.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    started = time.perf_counter()
+    result = bertlint(".", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert [line.split(" ", 2)[:2] for line in result.stdout.splitlines()[:3]] == [
+        ["generated.py:1:1:", "BL901"], ["plots.ipynb:cell", "1:3:54:"], ["train.py:3:54:", "BL101"]], result.stdout
+    assert result.stdout.splitlines()[0].endswith(
+        "BL901 the file has 2.1 MiB of code, more than the 2 MiB bertlint analyses, so it was not "
+        "checked; if it is generated, exclude it (`extend-exclude` in the config, or `--extend-exclude`)")
+    assert time.perf_counter() - started < 15

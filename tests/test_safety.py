@@ -95,7 +95,7 @@ def test_read_only_file_is_an_error_and_the_others_are_fixed(tmp_path, privilege
     assert "bertlint: error: a_locked.py: read-only: not fixed" in run.stderr
     assert "Traceback" not in run.stderr
     assert "a_locked.py:2:42: BL601 [*]" in run.stdout and "b_other.py" not in run.stdout
-    assert "Found 2 errors (1 fixed, 1 remaining)." in run.stdout
+    assert "Found 2 findings (1 fixed; 1 error remaining)." in run.stdout
     assert locked.read_text(encoding="utf-8") == BAD and stat.S_IMODE(locked.stat().st_mode) == 0o444
     assert other.read_text(encoding="utf-8") == FIXED
 

@@ -267,7 +267,7 @@ def test_without_torch_verify_exits_2_with_the_install_command(monkeypatch):
     monkeypatch.setattr(util, "find_spec", lambda name, *args: None if name == "torch" else real(name, *args))
     result = CliRunner().invoke(main, ["check", "--isolated", "--no-cache", "--verify", str(VERIFY / "near_miss.py")])
     assert result.exit_code == 2
-    assert "pip install 'bertlint[verify]'" in result.output
+    assert "pip install '.[verify]' in a clone of bertlint" in result.output
 
 
 def test_literal_texts_within_max_length_are_not_confirmed(tmp_path):

@@ -1,6 +1,7 @@
 """Measure bertlint's precision on a corpus of real scripts and notebooks, against judgments made by hand.
 
     python benchmarks/precision/harness.py                       # lint /work/corpus, write the review table, print precision
+    python benchmarks/precision/harness.py --set community       # the same for the community corpus (/work/corpus-community)
     python benchmarks/precision/harness.py --findings F.json     # reuse a previous lint's findings (no re-lint)
     python benchmarks/precision/harness.py --add-pending         # append the unjudged findings to the judgments file, verdict empty
     python benchmarks/precision/harness.py --write               # also write src/bertlint/data/precision.json
@@ -17,6 +18,12 @@ line, stripped, so that no corpus code is committed. A judgment matches a findin
 that hash (the nearest line when several do), so it survives lines moving; failing that, by code,
 path, cell and line (the line's text changed). Findings no judgment matches are *unjudged*; judgments
 no finding matches are *stale* (the rule stopped firing there, or the corpus changed): both are listed.
+
+There are two corpora, each with its recipe and judgments file (corpus.py's `CORPORA`): `official`
+(the libraries' own examples, judgments.csv) and `community` (users' fine-tuning code,
+community_judgments.csv); `--set` picks one. precision.json keeps each corpus's figures per code and
+their sum: `--write` replaces the linted corpus's figures and keeps the other's, so after a rule
+change run it once per corpus.
 """
 
 from __future__ import annotations
@@ -35,8 +42,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-RECIPE = HERE / "recipe.json"
-JUDGMENTS = HERE / "judgments.csv"
+sys.path.insert(0, str(HERE))
+from corpus import CORPORA  # noqa: E402  (the corpus.py beside this file)
+
 PRECISION_JSON = REPO / "src" / "bertlint" / "data" / "precision.json"
 FIELDS = ("code", "path", "cell", "line", "source", "verdict", "reason")
 VERDICTS = ("right", "wrong")
@@ -270,16 +278,26 @@ def review_table(findings: list[Finding], paired: dict[int, Judgment], stale: li
     return "\n".join(out) + "\n"
 
 
-def precision_data(per_code: dict[str, Tally], exact: dict[str, str], recipe: dict, files: int, date: str) -> dict:
+def precision_data(previous: dict, name: str, per_code: dict[str, Tally], exact: dict[str, str], recipe: dict,
+                   files: int, date: str) -> dict:
     """The package's precision.json: every code (`exact`: code -> why it is exact by construction,
-    empty when measured) with its judged findings on the corpus."""
+    empty when measured) with its judged findings per corpus and summed over the corpora. Corpus
+    `name` gets this measurement (`per_code`, `recipe`, `files`); the other corpora keep what
+    `previous` (the current precision.json) says of them."""
+    corpora = {key: value for key, value in previous.get("corpora", {}).items() if key in CORPORA and key != name}
+    corpora[name] = {"recipe": recipe["id"], "files": files, "date": date, "repos": [r["repo"] for r in recipe["repos"]]}
+    corpora = {key: corpora[key] for key in CORPORA if key in corpora}
     rules = {}
     for code, reason in exact.items():
+        old = previous.get("rules", {}).get(code, {}).get("corpora", {})
         t = per_code.get(code, Tally())
-        rules[code] = {"judged": t.judged, "right": t.right,
-                       "precision": None if t.precision is None else round(t.precision, 4), "exact": reason}
-    return {"corpus": {"recipe": recipe["id"], "files": files, "repos": [r["repo"] for r in recipe["repos"]]},
-            "date": date, "rules": rules}
+        parts = {key: ({"judged": t.judged, "right": t.right} if key == name else old.get(key, {"judged": 0, "right": 0}))
+                 for key in corpora}
+        judged, right = sum(p["judged"] for p in parts.values()), sum(p["right"] for p in parts.values())
+        rules[code] = {"judged": judged, "right": right, "precision": round(right / judged, 4) if judged else None,
+                       "exact": reason, "corpora": parts}
+    combined = {"recipe": " + ".join(c["recipe"] for c in corpora.values()), "files": sum(c["files"] for c in corpora.values())}
+    return {"corpus": combined, "corpora": corpora, "date": max(c["date"] for c in corpora.values()), "rules": rules}
 
 
 def exact_reasons() -> dict[str, str]:
@@ -296,8 +314,9 @@ def corpus_files(corpus: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=Path("/work/corpus"))
-    parser.add_argument("--judgments", type=Path, default=JUDGMENTS)
+    parser.add_argument("--set", choices=sorted(CORPORA), default="official", help="which corpus (default official)")
+    parser.add_argument("--corpus", type=Path, help="the corpus folder (default: the set's)")
+    parser.add_argument("--judgments", type=Path, help="the judgments file (default: the set's)")
     parser.add_argument("--findings", type=Path, help="read the findings from this json (a previous lint) instead of linting")
     parser.add_argument("--save-findings", type=Path, help="also write the raw findings json here")
     parser.add_argument("--table", type=Path, help="where the review table goes (default CORPUS/review.md)")
@@ -307,7 +326,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int)
     args = parser.parse_args(argv)
 
-    corpus = args.corpus.resolve()
+    chosen = CORPORA[args.set]
+    corpus = (args.corpus or chosen.folder).resolve()
+    args.judgments = args.judgments or chosen.judgments
     raw = json.loads(args.findings.read_text(encoding="utf-8")) if args.findings else lint(corpus, args.jobs)
     if args.save_findings:
         args.save_findings.write_text(json.dumps(raw), encoding="utf-8")
@@ -331,8 +352,9 @@ def main(argv: list[str] | None = None) -> int:
     unjudged = len(findings) - sum(1 for j in paired.values() if j.verdict)
     print(f"\n{len(findings)} findings; {unjudged} unjudged; {len(stale)} stale judgments; review table: {table}")
     if args.write:
-        recipe = json.loads(RECIPE.read_text(encoding="utf-8"))
-        data = precision_data(per_code, exact_reasons(), recipe, files, datetime.date.today().isoformat())
+        previous = json.loads(PRECISION_JSON.read_text(encoding="utf-8")) if PRECISION_JSON.exists() else {}
+        data = precision_data(previous, chosen.name, per_code, exact_reasons(), chosen.load_recipe(), files,
+                              datetime.date.today().isoformat())
         PRECISION_JSON.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {PRECISION_JSON.relative_to(REPO)}")
     return 0

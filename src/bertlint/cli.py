@@ -5,6 +5,7 @@ Exit codes like ruff: 0 clean, 1 findings, 2 usage/config/internal error.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
@@ -84,7 +85,7 @@ def main() -> None:
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="BERTLINT_CACHE_DIR", help="Where the result cache lives (default: .bertlint_cache in the project root).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Processes for large runs (default: the machine's cores).")
 @click.option("--verify", "verify_codes", is_flag=False, flag_value="ALL", default=None, metavar="[=CODES]",
-              help="Confirm findings by running a probe for each in a child process (needs `bertlint[verify]`); `--verify=BL201,BL104` probes only those.")
+              help="Confirm findings by running a probe for each in a child process (needs the `verify` extra: `pip install '.[verify]'` in a bertlint clone); `--verify=BL201,BL104` probes only those.")
 @click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True, help="Where --verify runs its probes.")
 @click.option("--verify-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True, help="Seconds each --verify probe may run.")
 @click.option("--show-files", is_flag=True, help="List the files a run would lint, and exit.")
@@ -183,7 +184,8 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
             added = f"Added {outcome.fixed} noqa directive{'s' * (outcome.fixed != 1)}."
             summary = f"{added} {summary}" if findings else added
         gap = "\n\n" if fmt == "full" else "\n"
-        summary += "".join(f"\n{line}" for line in [_target_line(outcome.targets)] if line)
+        settings_for = functools.partial(runner.settings_for, list(paths) or [Path(".")], given, config_file, isolated)
+        summary += "".join(f"\n{line}" for line in [_target_line(outcome.targets), _library_line(findings, settings_for)] if line)
         text = f"{text.rstrip()}{gap}{summary}\n" if text.strip() else summary + "\n"
     if to_file:
         try:
@@ -218,6 +220,30 @@ def _target_line(targets: dict) -> str:
         return f"Target: transformers {versions.show(version)} ({said(version, source)})."
     rows = sorted(targets.items(), key=lambda kv: (-kv[1], kv[0]))
     return "Targets: " + "; ".join(f"transformers {versions.show(v)} for {n} file{'s' * (n != 1)} ({said(v, s)})" for (v, s), n in rows) + "."
+
+
+def _library_line(findings: list, settings_for) -> str:
+    """`Library targets: datasets 4.0 (the pin datasets==4.0.0 in requirements.txt).`: the release of each library
+    that a finding of its drift rule (BL612-BL616, libraries.json's `code`) was judged against, when there is one."""
+    if not any(f.code.startswith("BL61") for f in findings):
+        return ""  # no drift finding: the tables are not even read (a run the cache answers stays quick)
+    from bertlint import target, versions
+
+    codes = {versions.data(library)["code"]: library for library in target.AROUND}
+    files = {(codes[f.code], f.path) for f in findings if f.code in codes and Path(f.path).is_file()}
+    if not files:
+        return ""
+    settings, texts, counts = settings_for(), {}, {}
+    for library, path in sorted(files):
+        if path not in texts:
+            text = Path(path).read_text(encoding="utf-8", errors="replace")
+            texts[path] = target.target_version(settings, Path(path), text)
+        pin = (library, *texts[path].of(library))
+        counts[pin] = counts.get(pin, 0) + 1
+    several = len(counts) > len({library for library, _, _ in counts})
+    return "Library targets: " + "; ".join(
+        f"{library} {versions.show(version)}" + (f" for {n} file{'s' * (n != 1)}" if several else "") + f" ({source})"
+        for (library, version, source), n in sorted(counts.items())) + "."
 
 
 def _show(settings, targets: list[Path], show_settings: bool) -> None:
@@ -255,7 +281,7 @@ def _settings_text(settings, path: Path) -> str:
         "gpu-memory": f"{settings.gpu_memory_gib:g}GiB", "imbalance-ratio": settings.imbalance_ratio,
         "learning-rate": settings.lr_ranges,
         "transformers-version": f"{versions.show(version)} ({source})",
-        # the libraries around it, found the same way (no setting of their own: read only)
+        # the libraries around it, found the same way (`library-versions` in the configuration first)
         "library-versions": {name: f"{versions.show(v)} ({s})" for name, (v, s) in target.libraries.items()},
     }
     return f"# settings for {path}\n" + "".join(f"{key} = {_toml_value(value)}\n" for key, value in rows.items())
@@ -382,13 +408,13 @@ def list_rules(fmt: str) -> None:
 
 @main.command()
 def server() -> None:
-    """Run the language server on stdio (needs the `lsp` extra: pip install 'bertlint[lsp]')."""
+    """Run the language server on stdio (needs the `lsp` extra: `pip install '.[lsp]'` in a bertlint clone)."""
     try:
         from bertlint import lsp
     except ImportError as exc:
         package = (exc.name or "").split(".")[0]
         if package not in ("pygls", "lsprotocol"):
             raise
-        click.echo(f"bertlint: error: the language server needs {package}: pip install 'bertlint[lsp]'", err=True)
+        click.echo(f"bertlint: error: the language server needs {package}: pip install '.[lsp]' in a clone of bertlint (not on PyPI yet)", err=True)
         sys.exit(2)
     lsp.serve()

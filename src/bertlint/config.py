@@ -44,11 +44,14 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 
 CONFIG_KEYS: tuple[str, ...] = (
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-    "respect-gitignore", "force-exclude", "learning-rate", "gpu-memory", "imbalance-ratio", "transformers-version", "preview",
+    "respect-gitignore", "force-exclude", "learning-rate", "gpu-memory", "imbalance-ratio", "transformers-version",
+    "library-versions", "preview",
 )
 _OVERRIDE_KEYS = frozenset(
-    k.replace("-", "_") for k in CONFIG_KEYS if k != "learning-rate"
+    k.replace("-", "_") for k in CONFIG_KEYS if k not in ("learning-rate", "library-versions")
 )
+# The libraries around transformers that have a target release of their own (target.py), as imported.
+LIBRARIES: tuple[str, ...] = ("datasets", "huggingface_hub", "trl", "peft", "accelerate")
 OPTIMIZERS: tuple[str, ...] = ("adamw", "adafactor", "sgd")
 
 _SELECTOR_RE = re.compile(r"[A-Z]+[0-9]*")
@@ -130,6 +133,8 @@ class Settings:
     imbalance_ratio: float = 3.0
     transformers_version: str | None = None
     transformers_version_from: str = "the settings"  # where the target version was given, for messages
+    library_versions: tuple[tuple[str, str], ...] = ()  # `library-versions = { datasets = "2.19" }`: (library, version)
+    library_versions_from: str = "the settings"
     config_path: Path | None = None
     project_root: Path = field(default_factory=Path.cwd)
 
@@ -169,6 +174,7 @@ class Settings:
             "gpu_memory_gib": self.gpu_memory_gib,
             "imbalance_ratio": self.imbalance_ratio,
             "transformers_version": self.transformers_version,
+            "library_versions": self.library_versions,
             "project_root": str(self.project_root),
         }
         blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
@@ -348,7 +354,7 @@ def _selectors(value: Any, where: _Where, key: str, all_codes: tuple[str, ...]) 
 def _per_file_ignores(value: Any, where: _Where, key: str, all_codes: tuple[str, ...]):
     if where.file is None and not isinstance(value, Mapping):
         pairs: dict[str, Any] = {}
-        for item in _strings(list(value) if not isinstance(value, str) else [value], where, key):
+        for item in _strings([value] if isinstance(value, str) else value, where, key):
             pattern, sep, codes = item.rpartition(":")
             if not sep or not pattern:
                 raise where.bad(key, item, 'PATTERN:CODES, e.g. "tests/*.py:BL101,BL2"')
@@ -470,9 +476,26 @@ def _parse(table: Mapping[str, Any], where: _Where, all_codes: tuple[str, ...]) 
             if not m or not 3 <= int(value.strip().split(".")[0]) <= 6:
                 raise where.bad(raw_key, value, 'a quoted version string like "4.40" or "4.40.2" (major version 3 to 6)')
             out[name] = value.strip()
+        elif key == "library-versions":
+            out[name] = _library_versions(value, where, raw_key)
         else:
             raise where.unknown(raw_key, CONFIG_KEYS)
     return out
+
+
+def _library_versions(value: Any, where: "_Where", key: str) -> tuple[tuple[str, str], ...]:
+    """`{ datasets = "2.19", huggingface-hub = "0.36" }` -> (("datasets", "2.19"), ("huggingface_hub", "0.36"))."""
+    if not isinstance(value, dict):
+        raise where.bad(key, value, 'a table of library = "version", like { datasets = "2.19", trl = "0.9" }')
+    out = []
+    for name, version in value.items():
+        library = re.sub(r"[-_.]+", "_", str(name)).lower()
+        if library not in LIBRARIES:
+            raise where.bad(f"{key}.{name}", name, "one of " + ", ".join(LIBRARIES))
+        if not isinstance(version, str) or not _VERSION_RE.fullmatch(version.strip()):
+            raise where.bad(f"{key}.{name}", version, 'a quoted version string like "2.19" or "0.9.6"')
+        out.append((library, version.strip()))
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------- files
@@ -599,6 +622,8 @@ def load_settings(
         imbalance_ratio=merged.get("imbalance_ratio", 3.0),
         transformers_version=merged.get("transformers_version"),
         transformers_version_from=_version_origin(path if "transformers_version" not in cli else None, overrides_from),
+        library_versions=file_values.get("library_versions", ()),
+        library_versions_from=f"library-versions in {_display(path)}" if path is not None else "the settings",
         config_path=Path(os.path.abspath(path)) if path is not None else None,
         project_root=Path(os.path.abspath(path)).parent if path is not None else start,
     )

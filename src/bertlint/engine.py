@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import io
+import math
 import re
 import tokenize
 import warnings
@@ -200,7 +201,7 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
         except cst.ParserSyntaxError as exc:  # CPython's message is clearer (libcst says "Syntax Error @ 1:1" for a TabError)
             cpython = _compile_error(source)
             line, column = exc.editor_line, exc.editor_column
-            refusal = _refusal(cpython) if cpython is not None else (f"SyntaxError: {str(exc).splitlines()[0] if str(exc) else 'invalid syntax'}", line, column)
+            refusal = _refusal(cpython) if cpython is not None else _unreadable(exc)
         except (RecursionError, MemoryError) as exc:
             refusal = f"the file nests too deeply or is too large to analyse ({type(exc).__name__})", 1, 1
         except SyntaxError as exc:  # a literal libcst parses but CPython refuses (`"\N{bogus}"`), met by a rule reading its value
@@ -212,12 +213,23 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
     return [engine_finding("BL901", message, display, line, column, lines[line - 1] if 0 < line <= len(lines) else "")]
 
 
+def _unreadable(exc: cst.ParserSyntaxError) -> tuple[str, int, int]:
+    """(message, line, column) for a file CPython compiles and libcst cannot parse (its tokenizer refuses a
+    tab followed by spaces in an indent, which CPython accepts): not a syntax error of the user's."""
+    why = next((text for text in str(exc).splitlines()[1:] if text.strip()), "").removeprefix("tokenizer error: ")
+    hint = "; indenting with spaces only lets bertlint read it" if "dedent" in why or "indent" in why else ""
+    return (f"bertlint's parser (libcst) cannot read this file, which Python itself compiles ({why or 'no reason given'}), "
+            f"so it was not checked{hint}"), exc.editor_line, exc.editor_column
+
+
 def _refused(source: str) -> tuple[str, int, int] | None:
     """(message, line, column) when the source must not reach libcst, else None. Its native parser
     overflows its stack (a crash, not an exception) on nesting that CPython refuses cleanly, so a
     suspicious source (deep brackets, very long logical lines) is compiled by CPython first."""
     if len(source) > MAX_SOURCE_CHARS:
-        return f"the file has {len(source) / 2**20:.1f} MiB of code, more than the {MAX_SOURCE_CHARS >> 20} MiB bertlint analyses; exclude generated files", 1, 1
+        size = math.ceil(len(source) * 10 / 2**20) / 10  # rounded up: never "2.0 MiB, more than the 2 MiB"
+        return (f"the file has {size} MiB of code, more than the {MAX_SOURCE_CHARS >> 20} MiB bertlint analyses, so it was not "
+                "checked; if it is generated, exclude it (`extend-exclude` in the config, or `--extend-exclude`)"), 1, 1
     if "\x00" in source:  # CPython refuses it anywhere; libcst accepts it in a string, whose value then cannot be read
         before = source[: source.index("\x00")]
         return "SyntaxError: source code string cannot contain null bytes", before.count("\n") + 1, len(before) - before.rfind("\n")
@@ -270,7 +282,7 @@ def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", 
 def engine_finding(code: str, message: str, path: str, line: int, column: int, text: str, end_column: int | None = None, fix: Fix | None = None) -> Finding:
     name, severity, summary = ENGINE_CODES[code]
     help_text = {
-        "BL901": "fix the syntax error; bertlint checks the rest of the file once it parses",
+        "BL901": "fix what stops the parse; bertlint checks the rest of the file once it parses",
         "BL902": "remove the unused suppression",
     }[code]
     return Finding(code, name, severity, message, help_text, path, line, column, line, end_column or column + 1, fix=fix, source_line=text)

@@ -21,7 +21,7 @@ import keyword
 import re
 import shlex
 import warnings
-from typing import Collection
+from typing import Collection, Mapping
 
 # Line magics and aliases that automagic runs without `%`: `InteractiveShell().magics_manager.magics["line"]`
 # of IPython 9.18 (its aliases `ls`, `cat`, `mkdir`... included), plus ipykernel 7.4's KernelMagics
@@ -56,6 +56,7 @@ _COMMANDS = SHELL_COMMANDS | LINE_MAGICS
 _BUILTINS = frozenset(dir(builtins))
 LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # lines as libcst counts them
 _CELL_MAGIC = re.compile(r"%%(\w+)")
+_WRITES_FILE = re.compile(r"\s*%%writefile[ \t]+(?!-)(\S+)[ \t]*(?:\r\n|\r|\n|$)")
 _WRITES_SCRIPT = re.compile(r"\s*%%writefile[ \t]+(?!-)\S+\.py[ \t]*(?:\r\n|\r|\n|$)")  # a whole script, not `-a` a part
 _PYTHON_MAGIC = re.compile(r"%(\w+)[ \t]+(?=[^\s-])")  # `%time ` followed by a statement, not an option
 _COMPOUND = re.compile(r"(?:async[ \t]+)?(?:for|while|if|with|try|def|class)\b")  # `0; for ...` would not parse
@@ -83,6 +84,12 @@ _OPTIONS_WITH_VALUE = frozenset({
     "--timeout", "--retries", "--upgrade-strategy", "--only-binary", "--no-binary", "--config-settings", "-C",
     "--python", "-p", "--channel", "-n", "--name",
 })
+
+
+def written_file(source: str) -> tuple[str, str] | None:
+    """(name, content) of the file a `%%writefile NAME` cell writes whole (`-a` appends: None)."""
+    match = _WRITES_FILE.match(source)
+    return (match.group(1), source[match.end():]) if match else None
 
 
 def writes_script(source: str) -> bool:
@@ -407,12 +414,13 @@ def commands(source: str, bound: Collection[str] = ()) -> list[str]:
     return found
 
 
-def install_requirements(command: str) -> list[str]:
+def install_requirements(command: str, files: Mapping[str, str] | None = None) -> list[str]:
     """The requirement specifiers a `pip install` (any spelling: `pip3`, `python -m pip`, `uv pip`,
     `%pip`, a pasted `sudo pip`) or `conda install` command names: `transformers[torch]==4.30.0`;
     conda's `transformers=4.30` as the `==4.30.*` it means. Options and their values are skipped, and
     so is an unquoted `>`/`<`: the shell (which `!` and `%pip` both run) takes it for a redirection,
-    so `!pip install transformers>=4.30` installs the newest release into a file named `=4.30`."""
+    so `!pip install transformers>=4.30` installs the newest release into a file named `=4.30`.
+    `-r NAME` reads the lines of `files[NAME]` (what a `%%writefile NAME` cell wrote) when it is there."""
     found: list[str] = []
     for line in command.replace("\\\n", " ").splitlines():
         lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
@@ -424,14 +432,14 @@ def install_requirements(command: str) -> list[str]:
         words: list[str] = []
         for token in [*tokens, ";"]:
             if token and set(token) <= set("&|;()"):  # the end of one command
-                found += _requirements(words)
+                found += _requirements(words, files or {})
                 words = []
             else:
                 words.append(token)
     return found
 
 
-def _requirements(words: list[str]) -> list[str]:
+def _requirements(words: list[str], files: Mapping[str, str]) -> list[str]:
     """The requirements of one shell command's words, when it is an install command."""
     words = words[1:] if words[:1] == ["sudo"] else words
     program = words[0].rpartition("/")[2] if words else ""
@@ -448,8 +456,14 @@ def _requirements(words: list[str]) -> list[str]:
         return []
     found: list[str] = []
     skip = False
+    previous = ""
     for word in rest[1:]:
-        if skip or word in ("<", ">", ">>"):  # an option's value, or a redirection's target
+        option, _, value = word.partition("=") if word.startswith("--requirement=") else (previous, "", word)
+        previous = word
+        if option in ("-r", "--requirement") and value in files:  # a file a `%%writefile` cell wrote
+            found += [line.split(" #", 1)[0].strip() for line in files[value].splitlines()]
+            skip = False
+        elif skip or word in ("<", ">", ">>"):  # an option's value, or a redirection's target
             skip = word in ("<", ">", ">>")
         elif word.startswith("-"):
             skip = word in _OPTIONS_WITH_VALUE

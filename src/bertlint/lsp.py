@@ -29,7 +29,7 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument, Workspace
 
 from bertlint import __version__, engine, notebook, pages, runner
-from bertlint.config import ConfigError, Settings, load_settings
+from bertlint.config import CONFIG_KEYS, ConfigError, Settings, load_settings
 from bertlint.report import PAGE_URL, Finding, fix_to_dict
 from bertlint.rules import all_codes, preview_codes
 from bertlint.target import target_version
@@ -40,6 +40,8 @@ FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.bertlint"
 _SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
              "info": types.DiagnosticSeverity.Information}
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# What a client may set, as `load_settings` takes it: every config key but the learning-rate table (config files only).
+EDITOR_SETTINGS = {key.replace("-", "_"): re.sub(r"-(.)", lambda m: m[1].upper(), key) for key in CONFIG_KEYS if key != "learning-rate"}
 _Stamp = tuple[tuple[str, "tuple[int, int, int] | None"], ...]  # (config file path, _signature), nearest first
 
 
@@ -79,7 +81,7 @@ class Server(LanguageServer):
                 try:
                     self.settings[directory] = load_settings(directory, all_codes(), preview_codes=preview_codes(), overrides=self.overrides(), overrides_from="the editor settings", **kwargs)
                     break
-                except (ConfigError, TypeError) as exc:  # TypeError: an unknown client setting
+                except ConfigError as exc:
                     errors.append(str(exc))
             else:
                 self.settings[directory] = load_settings(directory, all_codes(), preview_codes=preview_codes(), isolated=True)
@@ -87,8 +89,7 @@ class Server(LanguageServer):
             for message in errors:
                 if message not in self.shown:
                     self.shown.add(message)
-                    self.window_show_message(types.ShowMessageParams(
-                        types.MessageType.Error, f"bertlint: {message} (linting with the default settings)"))
+                    self.show_error(f"{message} (linting with the default settings)")
         return self.settings[directory]
 
     def config_changed(self, path: Path) -> bool:
@@ -102,10 +103,26 @@ class Server(LanguageServer):
 
     def configure(self, source: str, options: Any) -> None:
         """Client settings from `source` ("init" or "workspace"): `{"select": [...], "extendSelect": [...]}`,
-        or the same nested under "bertlint"."""
-        options = options.get("bertlint", options) if isinstance(options, dict) else {}
-        self.client[source] = {_CAMEL.sub("_", key).replace("-", "_").lower(): value for key, value in options.items()}
+        or the same nested under "bertlint". What is no editor setting is shown to the user, named as the
+        client spelled it, and left out; the other settings apply."""
+        options = options.get("bertlint", options) if isinstance(options, dict) else None
+        if not isinstance(options, dict):
+            if options is not None:  # null: no settings (Neovim may send one)
+                self.show_error(f"the editor settings must be an object of settings, e.g. {{\"ignore\": [\"BL106\"]}}, not {options!r}; "
+                                "linting with the config file's settings")
+            options = {}
+        settings = {}
+        for key, value in options.items():
+            name = _CAMEL.sub("_", key).replace("-", "_").lower()
+            if name in EDITOR_SETTINGS:
+                settings[name] = value
+            else:
+                self.show_error(_unknown_setting(key, name))
+        self.client[source] = settings
         self.reload()
+
+    def show_error(self, message: str) -> None:
+        self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"bertlint: {message}"))
 
     def overrides(self) -> dict[str, Any]:
         """Workspace settings key by key over the initialization options: an empty
@@ -170,12 +187,14 @@ class Server(LanguageServer):
             return None
 
     def stop_workers(self) -> None:
-        """No lint outlives the server: the worker is killed, not waited for."""
-        if self.workers is not None:
-            self.workers.shutdown(wait=False, cancel_futures=True)
-            self.workers = None
+        """No lint outlives the server: the worker is killed, not waited for; then the pool is shut down and
+        waited for (its manager thread sees the dead worker at once) so that its queues are closed and their
+        semaphores released before the process ends (else resource_tracker warns of leaked semaphores)."""
         for child in multiprocessing.active_children():
             child.kill()
+        if self.workers is not None:
+            self.workers.shutdown(wait=True, cancel_futures=True)
+            self.workers = None
 
     def publish(self, uri: str, findings: list[Finding], lines: Sequence[str], version: int | None,
                 slots: dict[int, engine.NoqaSlot] | None = None) -> None:
@@ -224,6 +243,18 @@ class Server(LanguageServer):
         if self.config_changed(path):
             self.reload()
         return await self.in_worker(path, _fixed, text, path, self.settings_for(path), notebook_text) or text
+
+
+def _unknown_setting(key: str, name: str) -> str:
+    """The message for a client setting bertlint does not take: `key` as the client spelled it, `name` normalised."""
+    if name == "learning_rate":
+        return (f"{key!r} is not an editor setting (ignored): learning-rate ranges are read from the config file only, "
+                "as [tool.bertlint.learning-rate] in pyproject.toml or [learning-rate] in bertlint.toml")
+    import difflib
+
+    close = difflib.get_close_matches(name, list(EDITOR_SETTINGS), n=1)
+    hint = f"did you mean {EDITOR_SETTINGS[close[0]]!r}? " if close else ""
+    return f"unknown editor setting {key!r} (ignored); {hint}the settings are {', '.join(EDITOR_SETTINGS.values())}"
 
 
 def _lint(text: str, path: Path, settings: Settings, notebook_text: bool) -> tuple[list[Finding], dict[int | None, dict[int, engine.NoqaSlot]]]:
@@ -487,6 +518,12 @@ async def _fix_all(ls: Server, doc) -> list[types.TextEdit]:
 
 @server.feature(types.SHUTDOWN)
 def shutdown(ls: Server, params: None) -> None:
+    ls.stop_workers()
+
+
+@server.feature(types.EXIT)
+def exit_(ls: Server, params: None) -> None:
+    """An `exit` without a `shutdown` first (a client that quits in a hurry) stops the worker too."""
     ls.stop_workers()
 
 

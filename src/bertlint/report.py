@@ -302,19 +302,25 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+def _counted(findings: list[Finding]) -> str:
+    """`3 errors, 2 warnings and 1 info`: the findings per severity, most severe first (biome's plural `infos`)."""
+    parts = [_plural(n, severity) for severity in SEVERITIES if (n := sum(f.severity == severity for f in findings))]
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+
 def summary_line(findings: list[Finding], *, fixed: int = 0, files: int | None = None) -> str:
-    """ruff's closing line; `findings` are those remaining, `fixed` those already fixed."""
+    """ruff's closing line, counted per severity; `findings` are those remaining, `fixed` how many were fixed
+    (their severities are not known here, so they are `findings`)."""
     remaining = len(findings)
     fixable = sum(f.fix is not None for f in findings)
     if remaining == 0:
-        text = f"Fixed {_plural(fixed, 'error')}." if fixed else "All checks passed!"
+        text = f"Fixed {_plural(fixed, 'finding')}." if fixed else "All checks passed!"
     elif fixed:
-        total = _plural(fixed + remaining, "error")
-        text = f"Found {total} ({fixed} fixed, {remaining} remaining)."
+        text = f"Found {_plural(fixed + remaining, 'finding')} ({fixed} fixed; {_counted(findings)} remaining)."
     else:
         hidden = sum(f.fix is None and "hidden_fix" in f.extra for f in findings)  # unsafe fixes not enabled
         how = [f"{fixable} fixable with `--fix`"] * bool(fixable) + [f"{hidden} more with `--unsafe-fixes`" if fixable else f"{hidden} fixable with `--fix --unsafe-fixes`"] * bool(hidden)
-        text = f"Found {_plural(remaining, 'error')}" + (f" ({'; '.join(how)})." if how else ".")
+        text = f"Found {_counted(findings)}" + (f" ({'; '.join(how)})." if how else ".")
     if files is not None:
         text += f" Checked {_plural(files, 'file')}."
     return text

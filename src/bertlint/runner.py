@@ -307,7 +307,7 @@ def fix_text(text: str, findings: list[Finding] | None, path: Path, settings: Se
     """Apply fixes pass by pass until none applies or the result would not parse: (text, findings left,
     how many of the findings of `text` are fixed). `findings` None: lint `text` first; `notebook_text`
     as for `_kind`. A finding that one fix brings about and a later pass fixes (BL101's `padding=` then
-    wants BL105's `truncation=`) is not counted: "1 fixable" never turns into "Fixed 2 errors"."""
+    wants BL105's `truncation=`) is not counted: "1 fixable" never turns into "Fixed 2 findings"."""
     from bertlint import fixer
 
     lint, apply, parses = _kind(path, notebook_text)

@@ -1,10 +1,10 @@
 """Which release of transformers (and of the libraries around it: datasets, huggingface_hub, trl, peft,
 accelerate) a file targets: a stage of its own, run once per file before the cache and the lint, which
-both receive its answer. Every step below is the same for each library, by package name; only
-transformers has a configuration key.
+both receive its answer. Every step below is the same for each library, by package name.
 
 In this order (the README has the table):
-1. `transformers-version` in the configuration (or `--config`);
+1. `transformers-version` in the configuration (or `--transformers-version`); for the other libraries,
+   `library-versions = { datasets = "2.19", trl = "0.9" }`;
 2. a notebook's own install cells (`!pip install transformers==4.30.0`, `%pip`, the automagic one-line
    `pip install ...`, `%%bash` bodies: what `ipython.commands` finds), or the script's own pin (its
    PEP 723 `# /// script` block);
@@ -27,12 +27,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bertlint.config import LIBRARIES as AROUND
 from bertlint.versions import Version, latest, parse_version, resolve_specifier
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
 
-LIBRARIES = ("transformers", "datasets", "huggingface_hub", "trl", "peft", "accelerate")
+LIBRARIES = ("transformers", *AROUND)
 Pin = tuple[Version, str]  # (the release, where that came from: said in drift messages)
 
 
@@ -102,6 +103,9 @@ class Targets:
     def _pin(self, library: str, path: Path, text: str | None, here: Path) -> Pin:
         if library == "transformers" and self.settings.transformers_version:
             return parse_version(self.settings.transformers_version), self.settings.transformers_version_from
+        configured = dict(self.settings.library_versions).get(library)
+        if configured:
+            return parse_version(configured), self.settings.library_versions_from
         if path.suffix == ".ipynb":
             pinned = _notebook_pin(text, library) if text and "install" in text else None
         else:
@@ -191,13 +195,18 @@ def _notebook_installs(text: str) -> tuple[tuple[list[str], str], ...]:
     except (ValueError, AttributeError):
         return ()
     out = []
-    from bertlint.ipython import commands, install_requirements  # only for a notebook that installs something
+    from bertlint.ipython import commands, install_requirements, written_file  # only for a notebook that installs something
 
+    files: dict[str, str] = {}  # what the `%%writefile NAME` cells so far wrote, for a later `pip install -r NAME`
     for number, cell in enumerate(cells if isinstance(cells, list) else (), 1):
         source = cell.get("source") if isinstance(cell, dict) and cell.get("cell_type") == "code" else None
         source = "".join(source) if isinstance(source, list) and all(isinstance(s, str) for s in source) else source
+        written = written_file(source) if isinstance(source, str) and "%%writefile" in source else None
+        if written is not None:
+            files[written[0]] = written[1]
+            continue
         for command in commands(source) if isinstance(source, str) and "install" in source else ():
-            out.append((install_requirements(command), f"cell {number} (`{' '.join(command.split())[:60]}`)"))
+            out.append((install_requirements(command, files), f"cell {number} (`{' '.join(command.split())[:60]}`)"))
     return tuple(out)
 
 

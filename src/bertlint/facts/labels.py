@@ -8,8 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.names import is_transformers_name
-from bertlint.facts.nodes import UNKNOWN, Call, dotted
+from bertlint.facts.nodes import UNKNOWN, Call
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
 
@@ -68,20 +67,15 @@ def _base_checkpoint(facts: Facts, load: Call) -> bool:
 
 
 def _config_call(facts: Facts, expr: cst.BaseExpression, at: Call) -> Call | None:
-    """The `XConfig(...)` / `AutoConfig.from_pretrained(...)` call a config argument comes from, left unchanged after."""
-    if isinstance(expr, cst.Name):
-        owner, events = facts.binding_events(expr.value, at.scope, at.order)
-        assigns = [e for e in events if e.op == "assign"]
-        if owner is None or len(assigns) != 1 or assigns[0].conditional or assigns[0].index is not None:
-            return None
-        if any(store.key in _LABEL_KEYWORDS and dotted(store.target.value) == expr.value for store in facts.stores):
-            return None  # `config.num_labels = ...` after the fact
-        expr = assigns[0].value
-    call = facts.call_of(expr) if isinstance(expr, cst.Call) else None
-    if call is None or not call.qualname or not is_transformers_name(call.qualname):
+    """The `XConfig(...)` / `AutoConfig.from_pretrained(...)` call whose config a config argument holds on every
+    path, when nothing in the file sets a label attribute on that config (`config.num_labels = ...`)."""
+    config = facts.definite_kind(expr, at.scope, at.order)
+    if config is None or config.kind != "config":
         return None
-    cls = call.qualname.rsplit(".", 1)[0] if call.method == "from_pretrained" else call.qualname
-    return call if cls.endswith("Config") else None
+    relabelled = (store for store in facts.stores if store.key in _LABEL_KEYWORDS)
+    if any((owner := facts.owner(store)) is not None and owner.call is config.call for store in relabelled):
+        return None
+    return config.call
 
 
 def _num_labels_in(facts: Facts, call: Call) -> tuple[Any, cst.Arg | None]:

@@ -33,6 +33,7 @@ class TrainingLoop:
     recreated_accumulators: list[cst.Assign]  # TF: gradient accumulators rebuilt with zeros on every iteration
     accelerate: bool  # backward through an `Accelerator`, or `accelerator.accumulate()`: it takes care of all this
     loss_divided: bool | None  # torch: the loss is divided (or multiplied) on its way to backward; None: cannot tell
+    optimizers: list[str | None]  # the class of each optimizer its steps update (qualified name), None where unknown
 
 
 @per_file
@@ -80,7 +81,7 @@ def _training_loop(facts: Facts, node, step_ids: set[int], grad_ids: set[int], i
     zeroed = _zeroed(facts, node, index) or not any(_accumulates(c) for c in backward)
     return TrainingLoop(
         node, framework, backward, steps, zeroed, zero_grads, gate, accumulation_expr, accumulation_steps, recreated, accelerate,
-        verdicts.pop() if len(verdicts) == 1 and framework == "torch" else None,
+        verdicts.pop() if len(verdicts) == 1 and framework == "torch" else None, [_optimizer_class(facts, c) for c in steps],
     )
 
 
@@ -143,6 +144,16 @@ def _is_update(facts: Facts, call: Call) -> bool:
         first = call.arg(0, "optimizer")
         return first is not None and _kind_is(facts, first.value, call, "optimizer")
     return False
+
+
+def _optimizer_class(facts: Facts, step: Call) -> str | None:
+    """The qualified class of the optimizer an update call steps (`AdamW` made in the file), or None."""
+    first = step.arg(0, "optimizer")
+    for expr in (step.receiver, first.value if first is not None else None):
+        found = facts.kind(expr, step.scope, step.order)
+        if found is not None and found.kind == "optimizer":
+            return found.call.qualname if found.call is not None else None
+    return None
 
 
 def _in_loop(facts: Facts, loop, stmt) -> tuple:

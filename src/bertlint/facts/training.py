@@ -237,6 +237,26 @@ def tokenizer_load_of(facts: Facts, call: Call) -> Call | None:
     return found.call if found is not None and found.kind == "tokenizer" else None
 
 
+def padding_side(facts: Facts, call: Call) -> Any:
+    """"left" | "right" | UNKNOWN: the side the padding made by `call` sits on. `pad_sequence(...)`: its own
+    `padding_side=` (default "right"). A tokenizer call: its `padding_side=` (a call-time argument since 4.45), else
+    what the file sets on that tokenizer anywhere (`tok.padding_side = ...` on the same object, `padding_side=` at
+    its load): "left" if any of it is, UNKNOWN if any does not resolve, else "right" (PreTrainedTokenizerBase's
+    default). A call whose tokenizer does not resolve (a DataLoader's collator, say): the same over the whole file."""
+    if (call.qualname or "").startswith("torch") and call.qualname.endswith(".pad_sequence"):
+        return facts.kw_value(call, "padding_side", default="right")
+    if "padding_side" in call.kwargs:
+        return facts.kw_value(call, "padding_side")
+    load = tokenizer_load_of(facts, call)
+    stores = [s for s in facts.stores if s.key == "padding_side"]
+    calls = [c for c in facts.calls if "padding_side" in c.kwargs]
+    if load is not None:  # its own attribute and load; an item store (`kwargs["padding_side"] = ...`) may feed any load
+        stores = [s for s in stores if not isinstance(s.target, cst.Attribute) or ((owner := facts.owner(s)) is not None and owner.call is load)]
+        calls = [load] if any(c is load for c in calls) else []
+    sides = {facts.value(s.value, s.scope, order=s.order) for s in stores} | {facts.kw_value(c, "padding_side") for c in calls}
+    return "left" if "left" in sides else UNKNOWN if sides - {"right"} else "right"
+
+
 def structured_tokenizer(facts: Facts, call: Call) -> bool:
     """Is `call` an encoding call on a LayoutLM/TAPAS-style tokenizer (by its class or its checkpoint)?"""
     load = tokenizer_load_of(facts, call)
@@ -261,3 +281,24 @@ def eos_as_pad(facts: Facts) -> list[Store]:
         and s.value.attr.value == EOS_ATTRIBUTES[s.key] and dotted(s.value.value) is not None
         and dotted(s.value.value) == dotted(s.target.value)
     ]
+
+
+def pad_guarded(facts: Facts, store: Store) -> bool:
+    """Does `store` run only when the tokenizer has no pad token (`if tok.pad_token is None:`, `if not tok.pad_token:`)?
+    Then it depends on the checkpoint: Qwen2's tokenizers come with one, GPT-2's and Llama's do not."""
+    for node in walk(facts.module):
+        if isinstance(node, cst.If) and _asks_for_missing_pad(node.test) and any(n is store.target for n in walk(node.body)):
+            return True
+    return False
+
+
+def _asks_for_missing_pad(test: cst.BaseExpression) -> bool:
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test = test.expression
+        return isinstance(test, cst.Attribute) and test.attr.value in EOS_ATTRIBUTES
+    return (
+        isinstance(test, cst.Comparison) and isinstance(test.left, cst.Attribute) and test.left.attr.value in EOS_ATTRIBUTES
+        and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, (cst.Is, cst.Equal))
+        and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None"
+    )
+

@@ -33,7 +33,7 @@ import libcst as cst
 from bertlint import knowledge
 from bertlint.facts.model import Model
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head, same_symbol
-from bertlint.facts.nodes import UNKNOWN, Call, Event, Scope, dotted, iter_children, literal, names_in
+from bertlint.facts.nodes import UNKNOWN, Call, Event, Scope, Store, dotted, iter_children, literal, names_in
 
 MAX_SEQ = 5_000_000  # give up on constant lists larger than this
 MAX_DEPTH = 3  # nested calls of the file's own functions evaluated for their arguments
@@ -43,7 +43,7 @@ MAX_DEPTH = 3  # nested calls of the file's own functions evaluated for their ar
 class Binding:
     """An object the rules care about, and where it came from."""
 
-    kind: str  # tokenizer | model | encoding | ids | optimizer | accelerator | gradient_tape | loss | trainer | training_args | dataloader | dataloader_item | dataset | module | collator | generated
+    kind: str  # tokenizer | model | config | encoding | ids | optimizer | accelerator | gradient_tape | loss | trainer | training_args | dataloader | dataloader_item | dataset | module | collator | generated
     call: Call | None = None  # the call that made it (the tokenizer call of an encoding, the load of a model)
     parent: Binding | None = None  # the encoding an `ids` binding came from, the model a wrapper wraps
     detail: str = ""  # for ids: which key ("input_ids", "labels", ...); for a model: the wrapper ("peft", "unwrapped")
@@ -120,6 +120,20 @@ class Values(Model):
         """The object `expr` holds (tokenizer, model, encoding, ids, ...), or None."""
         found = self.evaluate(expr, scope, order)
         return found if isinstance(found, Binding) else None
+
+    def definite_kind(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> Binding | None:
+        """The object `expr` holds on every path, or None: `kind`, except that a name counts only when one plain,
+        unconditional assignment binds it (`kind` follows the last of several, which a branch may skip)."""
+        if isinstance(expr, cst.Name):
+            owner, events = self.binding_events(expr.value, scope, order)
+            assigns = [e for e in events if e.op == "assign"]
+            if owner is None or len(assigns) != 1 or assigns[0].conditional or assigns[0].index is not None:
+                return None
+        return self.kind(expr, scope, order)
+
+    def owner(self, store: Store) -> Binding | None:
+        """The object whose attribute or item `store` sets (`tok.padding_side = "left"`: the tokenizer), or None."""
+        return self.kind(store.target.value, store.scope, store.order)
 
     def arg_value(self, call: Call, index: int, keyword: str | None = None, *, cli: bool = True, default: Any = UNKNOWN) -> Any:
         arg = call.arg(index, keyword)
@@ -623,6 +637,9 @@ class _Evaluator:
                 return Binding(kind, call)
             if short in TRAINING_ARGS_CLASSES and is_transformers_name(call.qualname):
                 return Binding("training_args", call)
+            config_class = call.qualname.rsplit(".", 1)[0] if call.method == "from_pretrained" else call.qualname
+            if config_class.endswith("Config") and is_transformers_name(call.qualname):
+                return Binding("config", call)  # `BertConfig(...)`, `AutoConfig.from_pretrained(...)`
             if any(is_trainer_class(b) for b in f.class_bases(call.qualname)):
                 return Binding("trainer", call)
             if call.qualname.startswith("torch.utils.data") and short == "DataLoader":

@@ -21,6 +21,9 @@ class PadToMaxLengthDeprecated(Rule):
             arg = call.kwargs.get("pad_to_max_length")
             if arg is None:
                 continue
+            speed = _tokenizer_speed(facts, call)
+            if _padded_anyway(ctx, call, speed):
+                continue
             value = facts.value(arg.value, call.scope, order=call.order)
             replacement = {True: '"max_length"', False: "False"}.get(value) if value is not UNKNOWN else None
             fix = None
@@ -29,10 +32,19 @@ class PadToMaxLengthDeprecated(Rule):
             padding = replacement or '"max_length"'
             ctx.report(
                 arg,
-                _message(ctx, _tokenizer_speed(facts, call)),
+                _message(ctx, speed),
                 fix=fix,
                 help=f"use `padding={padding}` instead (with `max_length=N, truncation=True`)",
             )
+
+
+def _padded_anyway(ctx: Context, call: Call, speed: str | None) -> bool:
+    """The call also passes `padding=` (not False) and the target drops `pad_to_max_length` without an error
+    (5.x; a slow tokenizer from 4.52): the keyword is dead, but the call still pads as `padding=` asks."""
+    padding = call.kwargs.get("padding")
+    if padding is None or ctx.facts.value(padding.value, call.scope, order=call.order) is False:
+        return False
+    return ctx.version >= (5, 0) or (ctx.version >= (4, 52) and speed == "slow")
 
 
 def _message(ctx: Context, speed: str | None) -> str:

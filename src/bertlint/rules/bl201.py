@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Binding, Call, Facts, ModelLoad, dotted, eos_as_pad, is_model_call, padding_at, padding_of, walk
+from bertlint.facts import Binding, Call, Facts, ModelLoad, dotted, eos_as_pad, is_model_call, padding_at, padding_of, padding_side, walk
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -87,13 +85,15 @@ def _harm(facts: Facts, call: Call, ids: Binding, version: tuple[int, ...]) -> t
     if load is not None and _conditions_diffusion(facts, load, call):
         return None
     attention = _attention(facts, load)
-    if _padding_side(facts, ids) == "left":
+    side = padding_side(facts, ids.call)
+    if side == "left":
         return f"with left padding every real token attends to the [PAD] tokens before it and the model {_SILENTLY}", "error"
     if attention == "causal":
-        return None  # right padding: the pads come after every real token a causal model lets it see
+        return None  # right padding (or a side that does not resolve): the pads come after every real token it sees
     if attention == "bidirectional":
         return f"it attends to the [PAD] tokens and {_SILENTLY}", "error"
-    return f"unless the model is causal (decoder-only), it attends to the [PAD] tokens and {_SILENTLY}", "warning"
+    unless = "causal (decoder-only)" if side == "right" else "causal (decoder-only) and pads on the right"
+    return f"unless the model is {unless}, it attends to the [PAD] tokens and {_SILENTLY}", "warning"
 
 
 def _load_behind(facts: Facts, call: Call) -> ModelLoad | None:
@@ -137,16 +137,6 @@ def _conditions_diffusion(facts: Facts, load: ModelLoad, call: Call) -> bool:
         isinstance(arg.value, cst.Name) and arg.value.value in names
         for other in facts.calls if (arg := other.kwargs.get("encoder_hidden_states")) is not None
     )
-
-
-def _padding_side(facts: Facts, ids: Binding) -> Any:
-    """"left" when the file pads on the left (`tok.padding_side = "left"`, `padding_side="left"` at a load or an
-    encoding call, `pad_sequence(..., padding_side="left")`), else "right" (the tokenizers' and pad_sequence's default)."""
-    if ids.detail == "padded" and ids.call is not None:
-        return facts.kw_value(ids.call, "padding_side", default="right")
-    sides = [facts.value(s.value, s.scope, order=s.order) for s in facts.stores if s.key == "padding_side"]
-    sides += [facts.kw_value(c, "padding_side") for c in facts.calls if "padding_side" in c.kwargs]
-    return "left" if "left" in sides else "right"
 
 
 def _padded(facts: Facts, ids: Binding | None, version: tuple[int, ...]) -> str | None:

@@ -22,6 +22,12 @@ KNOWN_SPECIAL_TOKENS = {
 }
 
 
+# len(tokenizer) of a vocabulary whose checkpoints' embedding matrices are larger: T5's SentencePiece model
+# has 32000 pieces and the tokenizer adds 100 <extra_id_*> tokens (T5Tokenizer extra_ids=100).
+TOKENIZER_LENGTHS = {"t5-sp": 32100}
+SPARE_ROWS = {"t5-sp": 32128 - 32100}  # the t5-*/flan-t5-* configs' vocab_size: 32128
+
+
 class AddedTokensWithoutResize(Rule):
     code = "BL206"
     name = "added-tokens-without-resize"
@@ -35,9 +41,13 @@ class AddedTokensWithoutResize(Rule):
         facts = ctx.facts
         if not facts.model_loads or _sized_for_tokenizer(facts):
             return
-        adds = [call for call in facts.calls if call.method in ("add_tokens", "add_special_tokens") and adds_tokens(facts, call)]
+        counts = {id(call): added_count(facts, call) for call in facts.calls if call.method in ("add_tokens", "add_special_tokens")}
+        adds = [call for call in facts.calls if counts.get(id(call), 0) != 0]
         if not adds:
             return
+        spare = _spare_rows(facts)
+        if spare and (None in counts.values() or sum(counts.values()) <= spare):
+            return  # the new ids fit in the rows the matrix already has past the vocabulary (unknown: cannot tell)
         last = adds[-1]
         fix = _fix(facts, last)
         ctx.report(
@@ -57,25 +67,49 @@ def _sized_for_tokenizer(facts: Facts) -> bool:
 
 
 def adds_tokens(facts: Facts, call: Call) -> bool:
+    return added_count(facts, call) != 0
+
+
+def added_count(facts: Facts, call: Call) -> int | None:
+    """How many tokens an `add_tokens`/`add_special_tokens` call adds at most: 0 when it adds none the
+    vocabulary lacks, None when it adds some but how many is not known."""
     tokenizer = facts.kind(call.receiver, call.scope, call.order)
     if tokenizer is None or tokenizer.kind != "tokenizer":
-        return False
+        return 0
     arg = call.arg(0, "new_tokens" if call.method == "add_tokens" else "special_tokens_dict")
     if arg is None:
-        return False
+        return 0
     value = facts.value(arg.value, call.scope, order=call.order)
     if call.method == "add_tokens":
-        return value is UNKNOWN or bool(value)
+        if value is UNKNOWN:
+            return None
+        return len(set(value)) if isinstance(value, (list, tuple, set)) else (1 if value else 0)
     if not isinstance(value, dict):
-        return False
+        return 0
     known = KNOWN_SPECIAL_TOKENS.get(_vocabulary(facts, tokenizer.call))
+    count: int | None = 0
     for key, token in value.items():
         if key == "additional_special_tokens" and isinstance(token, (list, tuple)):
-            if token and (known is None or not set(token) <= known):
-                return True
-        elif isinstance(token, str) and known is not None and token not in known:
-            return True  # `{"pad_token": "[PAD]"}` on a vocabulary without it; `tok.eos_token` stays unknown: it exists
-    return False
+            if token and known is None:
+                count = None
+            elif count is not None:
+                count += len(set(token) - known)
+        elif isinstance(token, str) and known is not None and token not in known and count is not None:
+            count += 1  # `{"pad_token": "[PAD]"}` on a vocabulary without it; `tok.eos_token` stays unknown: it exists
+    return count
+
+
+def _spare_rows(facts: Facts) -> int:
+    """Rows of the model's embedding matrix past its tokenizer's vocabulary (the T5 checkpoints: 32128 rows for
+    32100 tokens, padded to a multiple of 128), which added tokens fill without a resize; 0 when not known."""
+    if len(facts.model_loads) != 1:
+        return 0
+    load = facts.model_loads[0]
+    info = facts.checkpoint_info(load)
+    if info is None:  # a T5 class of an unknown checkpoint: T5/Flan-T5 have 28 spare rows (mT5 12, ByT5 none): cannot tell
+        return SPARE_ROWS["t5-sp"] if load.class_name.rsplit(".", 1)[-1].startswith("T5") else 0
+    length = TOKENIZER_LENGTHS.get(info.tokenizer)
+    return max(info.vocab_size - length, 0) if length is not None and info.vocab_size else 0
 
 
 def _vocabulary(facts: Facts, load: Call | None) -> str | None:

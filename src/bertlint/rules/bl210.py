@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bertlint import knowledge
-from bertlint.facts import Binding, Call, Facts, padding_at, tokenizer_load_of
+from bertlint.facts import Binding, Call, Facts, ModelLoad, padding_at, tokenizer_load_of
 from bertlint.rules import Context, Replacement, Rule
 
 CALL_PADDING_SIDE = (4, 45)  # `padding_side=` as a call-time argument: transformers#33385, first released in 4.45.0
@@ -27,7 +27,7 @@ class RightPaddingInBatchedGeneration(Rule):
         for call in facts.calls:
             if call.method != "generate" or not _decoder_only(facts, call):
                 continue
-            encode = _prompt_encoding(facts, call)
+            encode = prompt_encoding(facts, call)
             if encode is None or id(encode.node) in reported or not _pads(ctx, encode):
                 continue
             side = _padding_side(facts, encode, explicit_right=bool(sides))
@@ -45,12 +45,17 @@ class RightPaddingInBatchedGeneration(Rule):
             )
 
 
-def _decoder_only(facts: Facts, call: Call) -> bool:
-    """`generate` runs on a model loaded as a causal LM, or from a checkpoint known to be decoder-only."""
+def generated_load(facts: Facts, call: Call) -> ModelLoad | None:
+    """The load of the model whose `generate` this is (through PEFT and other wrappers)."""
     found = facts.kind(call.receiver, call.scope, call.order)
     while found is not None and found.kind == "model" and found.parent is not None:  # PEFT and other wrappers
         found = found.parent
-    load = next((load for load in facts.model_loads if found is not None and found.kind == "model" and load.call is found.call), None)
+    return next((load for load in facts.model_loads if found is not None and found.kind == "model" and load.call is found.call), None)
+
+
+def _decoder_only(facts: Facts, call: Call) -> bool:
+    """`generate` runs on a model loaded as a causal LM, or from a checkpoint known to be decoder-only."""
+    load = generated_load(facts, call)
     if load is None:
         return False
     info = facts.checkpoint_info(load)
@@ -59,7 +64,7 @@ def _decoder_only(facts: Facts, call: Call) -> bool:
     return load.head == "causal-lm"
 
 
-def _prompt_encoding(facts: Facts, call: Call) -> Call | None:
+def prompt_encoding(facts: Facts, call: Call) -> Call | None:
     """The tokenizer call whose ids `generate` receives: `**enc`, `input_ids=enc["input_ids"]`, `enc.input_ids`."""
     found: list[Binding] = []
     for arg in call.node.args:

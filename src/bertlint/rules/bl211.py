@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Facts, Scope, Store, dotted, eos_as_pad
+from bertlint import knowledge
+from bertlint.facts import Call, Facts, Scope, Store, dotted, eos_as_pad, pad_guarded
 from bertlint.rules import Context, Rule
 
 # DataCollatorForLanguageModeling with mlm=False: `labels = batch["input_ids"].clone()` then
@@ -23,15 +24,18 @@ class EosAsPadMaskedInLabels(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        collators = [c for c in facts.calls_to(COLLATOR) if facts.kw_value(c, "mlm", cli=False) is False and c.arg(0, "tokenizer") is not None]
+        collators = [
+            c for c in facts.calls_to(COLLATOR)
+            if facts.kw_value(c, "mlm", cli=False) is False and c.arg(0, "tokenizer") is not None and not _only_evaluates(facts, c)
+        ]
         if not collators:
             return
         stores = eos_as_pad(facts)
         for store in stores:
             if not any(_same_tokenizer(facts, store, c.arg(0, "tokenizer").value, c.scope, c.order) for c in collators):
                 continue
-            if not _eos_in_data(facts, stores):
-                continue
+            if not _eos_in_data(facts, stores) or (pad_guarded(facts, store) and not _lacks_pad_token(facts, store)):
+                continue  # `if tok.pad_token is None:` runs only for a checkpoint without one (Qwen2's has one)
             ctx.report(
                 store.value,
                 "the pad token is the EOS token and `DataCollatorForLanguageModeling(mlm=False)` sets every pad id in the labels "
@@ -50,15 +54,72 @@ def _same_tokenizer(facts: Facts, store: Store, passed: cst.BaseExpression, scop
     return dotted(passed) is not None and dotted(passed) == dotted(store.target.value)
 
 
+def _lacks_pad_token(facts: Facts, store: Store) -> bool:
+    """The tokenizer whose pad token is set loads without one: its checkpoint is known to (GPT-2, Llama, Mistral)."""
+    assert isinstance(store.target, cst.Attribute)
+    found = facts.kind(store.target.value, store.scope, store.order)
+    load = found.call if found is not None and found.kind == "tokenizer" else None
+    if load is None or load.method != "from_pretrained":
+        return False
+    return knowledge.tokenizer_lacks_pad_token(facts.arg_value(load, 0, "pretrained_model_name_or_path", cli=False))
+
+
+def _only_evaluates(facts: Facts, collator: Call) -> bool:
+    """The collator is handed only to trainers that are never trained (an `evaluate()`-only Trainer): the training
+    batches come from another collator."""
+    trainers = [t for t in facts.trainers if (arg := t.arg(-1, "data_collator")) is not None and _made_by(facts, arg.value, t, collator)]
+    if not trainers:
+        return False
+    trained = {id(k.call) for c in facts.calls if c.method == "train" and (k := facts.kind(c.receiver, c.scope, c.order)) is not None and k.kind == "trainer"}
+    return not any(id(t) in trained for t in trainers)
+
+
+def _made_by(facts: Facts, expr: cst.BaseExpression, at: Call, collator: Call) -> bool:
+    found = facts.kind(expr, at.scope, at.order)
+    return found is not None and found.call is collator or expr is collator.node
+
+
 def _eos_in_data(facts: Facts, stores: list[Store]) -> bool:
-    """The file puts EOS tokens into its examples: it reads `eos_token`/`eos_token_id` other than to set the pad token or
-    to pass it as a `pad_token_id=`/`eos_token_id=` argument (`text + tok.eos_token`, `ids + [tok.eos_token_id]`)."""
+    """The file puts EOS tokens into its examples: it formats them with a chat template (for training, not a
+    generation prompt), or reads `eos_token`/`eos_token_id` into a text or a list of ids
+    (`text + tok.eos_token`, `f"{text}{tok.eos_token}"`, `ids + [tok.eos_token_id]`), not only to set the pad token, to
+    pass it as a `pad_token_id=`/`eos_token_id=` argument, to compare it, or to print it."""
     setting = {id(s.value) for s in stores}
+    for call in facts.calls:  # a chat template ends each assistant turn with the chat model's EOS (`<|im_end|>`, `</s>`)
+        if call.method == "apply_chat_template" and facts.kw_value(call, "add_generation_prompt", default=False) is False:
+            return True
     for attr, _, _ in facts.attr_loads:
         if attr.attr.value not in ("eos_token", "eos_token_id") or id(attr) in setting:
             continue
-        parent = facts.parent(attr)
-        if isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value in NOT_DATA_KEYWORDS:
-            continue
-        return True
+        if _into_data(facts, attr):
+            return True
+    return False
+
+
+def _into_data(facts: Facts, node: cst.CSTNode) -> bool:
+    parent = facts.parent(node)
+    if parent is None:  # an assignment's target (`tok.eos_token = "</s>"`) or its whole value: a setting, not an example
+        return False
+    if isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value in NOT_DATA_KEYWORDS:
+        return False
+    if isinstance(parent, (cst.Comparison, cst.ComparisonTarget, cst.If, cst.IfExp)) or _in_call_to(facts, node, PRINTS):
+        return False
+    if isinstance(parent, cst.Assign) and any(isinstance(t.target, cst.Attribute) for t in parent.targets):
+        return False  # `tok.eos_token = tok2.eos_token`, `model.config.eos_token_id = ...`: settings, not examples
+    return True
+
+
+PRINTS = frozenset({"print", "info", "debug", "warning", "log", "write", "echo", "set_description", "set_postfix"})
+
+
+def _in_call_to(facts: Facts, node: cst.CSTNode, names: frozenset[str]) -> bool:
+    """Is `node` an argument (at any depth) of a call to a function or method named in `names` (`print(f"...")`)?"""
+    current = facts.parent(node)
+    while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        if isinstance(current, cst.Call):
+            func = current.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+            if name in names:
+                return True
+        current = facts.parent(current)
     return False

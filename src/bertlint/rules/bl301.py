@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import libcst as cst
+
 from bertlint import knowledge
 from bertlint.facts import Call, Facts, dotted, trained_model, training_arg, uses_peft
 from bertlint.rules import Context, Rule
@@ -20,6 +24,18 @@ LORA_CONFIGS = frozenset({"LoraConfig", "LoftQConfig", "EvaConfig", "LoraRuntime
 # against a frozen reference model and its recipes sit below every fine-tuning range (DPO paper 1e-6,
 # Zephyr 5e-7, trl's DPOConfig default 1e-6). No published range covers it, so the rule stays silent.
 PREFERENCE_OPTIMIZATION = tuple(f"trl.{name}" for name in ("DPOConfig", "DPOTrainer", "KTOConfig", "KTOTrainer", "ORPOConfig", "ORPOTrainer", "CPOConfig", "CPOTrainer", "BCOConfig", "BCOTrainer"))
+# The rate an optimizer runs at when none is passed. torch/optim/adam.py, adamw.py, radam.py `lr=1e-3`, nadam.py
+# `lr=2e-3` (the installed torch 2.13; the same since each was added); transformers' own AdamW (optimization.py, 4.x)
+# `lr=1e-3`; Keras Adam/AdamW `learning_rate=0.001` (tf.keras optimizer_v2/adam.py, keras/src/optimizers/adam.py), which
+# is also what `compile(optimizer="adam")` builds.
+TORCH_DEFAULTS = {"Adam": 1e-3, "AdamW": 1e-3, "RAdam": 1e-3, "NAdam": 2e-3}
+KERAS_DEFAULTS = {"Adam": 1e-3, "AdamW": 1e-3}
+KERAS_ROOTS = ("tensorflow.keras", "keras", "tf_keras", "tensorflow.optimizers")
+# Schedulers that set the rate themselves (`max_lr=`, `base_lr=`), whatever the optimizer was built with.
+RATE_SETTING_SCHEDULERS = ("torch.optim.lr_scheduler.OneCycleLR", "torch.optim.lr_scheduler.CyclicLR")
+EFFECT = {True: "diverges (loss rises or turns NaN, or the model collapses to one class)", False: "barely moves the weights: the loss stalls"}
+TF_MODELS_REMOVED = (5,)  # transformers 5.0 removed the TensorFlow models: on 5.x a Keras fine-tune fails at its import (BL606)
+SUGGESTED = 2e-5  # the rate of the BERT paper's and the Trainer examples' recipes, kept inside the family's range
 
 
 class LearningRateOutOfRange(Rule):
@@ -48,6 +64,9 @@ class LearningRateOutOfRange(Rule):
         family = next(iter(families)) if len(families) == 1 else None
         # error only where the range is LoRA's or the family's own: not the generic from-scratch or a configured default
         severe = method == "lora" or not from_scratch and family is not None
+        if not from_scratch and family is not None:
+            for default in default_rate_sites(facts, ctx.version):
+                self._report_default(ctx, default, info, family, method == "lora", severe)
         for call, arg, optimizer in rate_sites(facts):
             value = facts.value(arg.value, call.scope, order=call.order)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
@@ -60,13 +79,105 @@ class LearningRateOutOfRange(Rule):
                 continue
             above = value > high
             factor = value / high if above else low / value
-            effect = "diverges (loss rises or turns NaN, or the model collapses to one class)" if above else "barely moves the weights: the loss stalls"
+            effect = EFFECT[above]
             ctx.report(
                 arg,
                 f"learning rate {value:g} is {factor:.3g}× {'above' if above else 'below'} the safe range {low:g}–{high:g} for {label}: fine-tuning at this rate {effect}",
                 severity="error" if severe and factor >= FAR * (1 - 1e-9) else "warning",
                 help=f"use a rate between {low:g} and {high:g}; typical recipes for {label} sit inside it",
             )
+
+
+    def _report_default(self, ctx: Context, default: DefaultRate, info, family: str, lora: bool, severe: bool) -> None:
+        found = knowledge.lr_range(info, default.optimizer, from_scratch=False, peft=lora, family=family, overrides=ctx.settings.lr_ranges)
+        if found is None or found[0] <= default.rate <= found[1]:
+            return
+        low, high, label = found
+        factor = default.rate / high if default.rate > high else low / default.rate
+        where = "above" if default.rate > high else "below"
+        suggested = min(max(SUGGESTED, low), high)
+        ctx.report(
+            default.node,
+            f"{default.what} sets no learning rate, so it runs at its default {default.rate:g}, {factor:.3g}× {where} the safe range "
+            f"{low:g}–{high:g} for {label}: the default is the cause, and fine-tuning at it {EFFECT[where == 'above']}",
+            severity="error" if severe and factor >= FAR * (1 - 1e-9) else "warning",
+            help=f"pass the rate explicitly: `{default.keyword}={suggested:g}` (between {low:g} and {high:g} for {label})",
+        )
+
+
+@dataclass
+class DefaultRate:
+    """An optimizer left at its default rate: where to report it, how to name it, and the keyword that would set it."""
+
+    call: Call
+    node: cst.CSTNode
+    optimizer: str  # the kind knowledge.lr_range takes: "adamw"
+    rate: float
+    what: str
+    keyword: str
+
+
+def default_rate_sites(facts: Facts, version: tuple[int, ...]):
+    """Every Adam-family optimizer the file trains with at its default rate (no rate keyword, no positional rate, no
+    `*args`/`**kwargs`), unless something else sets the rate: a store to `...["lr"]`, or a scheduler that sets it.
+    A torch optimizer counts where it is built over the model's parameters; a Keras one where it is what `compile`
+    of the transformer gets (by name, or built there or in a name bound once), on a target that still has TF models."""
+    if any(store.key == "lr" for store in facts.stores) or facts.calls_to(*RATE_SETTING_SCHEDULERS):
+        return
+    seen: set[int] = set()
+    for call in facts.calls:
+        q = call.qualname or ""
+        last = q.rsplit(".", 1)[-1]
+        if (q.startswith("torch.optim") and last in TORCH_DEFAULTS) or q == "transformers.AdamW":
+            if not call.has_star_args and "lr" not in call.kwargs and len(call.positional) <= 1 and _params_without_rates(facts, call) and not _optimizes_other_model(facts, call):
+                yield DefaultRate(call, call.node, "adamw", TORCH_DEFAULTS[last], f"`{facts.text(call.node.func)}(...)`", "lr")
+        elif call.method == "compile" and version < TF_MODELS_REMOVED and (arg := call.arg(0, "optimizer")) is not None and _compiles_transformer(facts, call):
+            found = _keras_default(facts, arg.value, call)
+            if found is not None and id(found.node) not in seen:  # one optimizer compiled twice: one finding
+                seen.add(id(found.node))
+                yield found
+
+
+def _compiles_transformer(facts: Facts, call: Call) -> bool:
+    model = facts.kind(call.receiver, call.scope, call.order)
+    return model is not None and model.kind == "model" and any(load.call is model.call for load in facts.model_loads)
+
+
+def _keras_default(facts: Facts, expr: cst.BaseExpression, compile_call: Call) -> DefaultRate | None:
+    """`optimizer="adam"`, `optimizer=Adam()`, or a name bound once to `Adam()`: Keras's Adam at its default rate."""
+    name = facts.value(expr, compile_call.scope, order=compile_call.order)
+    if isinstance(name, str):
+        keras_name = {"adam": "Adam", "adamw": "AdamW"}.get(name.lower())
+        return DefaultRate(compile_call, expr, "adamw", KERAS_DEFAULTS[keras_name], f'`optimizer="{name}"` (Keras `{keras_name}()`)', "learning_rate") if keras_name else None
+    if isinstance(expr, cst.Name):
+        owner, events = facts.binding_events(expr.value, compile_call.scope, compile_call.order)
+        assigns = [e for e in events if e.op == "assign"]
+        expr = assigns[0].value if owner is not None and len(events) == len(assigns) == 1 and assigns[0].index is None else None
+    call = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+    q = call.qualname or "" if call is not None else ""
+    last = q.rsplit(".", 1)[-1]
+    if call is None or not q.startswith(KERAS_ROOTS) or last not in KERAS_DEFAULTS or call.has_star_args or call.positional:
+        return None
+    if {"learning_rate", "lr"} & set(call.kwargs):  # tf.keras 2 also takes `lr=`
+        return None
+    return DefaultRate(call, call.node, "adamw", KERAS_DEFAULTS[last], f"`{facts.text(call.node.func)}()`", "learning_rate")
+
+
+def _params_without_rates(facts: Facts, call: Call) -> bool:
+    """The optimizer's parameters are `x.parameters()` (or a filter of them), or a list literal of groups none of which sets
+    `"lr"`; anything else (a helper's result, a comprehension) may carry per-group rates."""
+    params = call.arg(0, "params")
+    expr = params.value if params is not None else None
+    if isinstance(expr, cst.Name):
+        owner, events = facts.binding_events(expr.value, call.scope, call.order)
+        assigns = [e for e in events if e.op == "assign"]
+        expr = assigns[0].value if owner is not None and len(events) == len(assigns) == 1 and assigns[0].index is None else None
+    if expr is None:
+        return False
+    text = facts.text(expr)
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return all(isinstance(e.value, cst.Dict) for e in expr.elements) and "'lr'" not in text and '"lr"' not in text
+    return isinstance(expr, cst.Call) and (text.endswith("parameters()") or dotted(expr.func) == "filter" and text.endswith("parameters())"))
 
 
 def peft_method(facts: Facts) -> str | None:
@@ -129,7 +240,7 @@ def _optimizer_rate(facts: Facts, call: Call):
             return call.arg(0, "learning_rate"), "adamw"
         if last == "create_optimizer":
             return call.arg(0, "init_lr"), "adamw"
-    if q.startswith(("tensorflow.keras", "keras", "tf_keras", "tensorflow.optimizers")):
+    if q.startswith(KERAS_ROOTS):
         if last in ADAM_FAMILY or last == "Adafactor":
             arg = call.arg(0, "learning_rate")
             if arg is not None and facts.kind(arg.value, call.scope, call.order) is None:

@@ -6,6 +6,11 @@ from bertlint.facts import UNKNOWN
 from bertlint.rules import Context, Rule
 
 
+# Optimizers whose update is proportional to the gradient (torch.optim: SGD with or without momentum and
+# Nesterov; ASGD): the sum of N micro-batch gradients makes the step N times the mean's.
+PLAIN_GRADIENT_STEPS = frozenset({"SGD", "ASGD"})
+
+
 class LossNotScaledForAccumulation(Rule):
     code = "BL305"
     name = "loss-not-scaled-for-accumulation"
@@ -17,6 +22,11 @@ class LossNotScaledForAccumulation(Rule):
     def check(self, ctx: Context) -> None:
         for loop in ctx.facts.training_loops:
             if loop.framework != "torch" or loop.gate is None or loop.accelerate or loop.loss_divided is not False:
+                continue
+            if not loop.optimizers or not all(q and q.rsplit(".", 1)[-1] in PLAIN_GRADIENT_STEPS for q in loop.optimizers):
+                # Adam and the other adaptive optimizers divide the step by the gradients' own scale
+                # (m / sqrt(v)): a sum of N micro-batch gradients gives the same update as their mean
+                # (up to eps), so nothing is N times too large; an unknown optimizer stays silent
                 continue
             if loop.every_iteration_zero_grads:
                 # gradients are reset on every micro-batch (BL302's finding): nothing is summed, so the

@@ -26,7 +26,7 @@ class Fp16WithT5(Rule):
         facts = ctx.facts
         if not facts.is_training:
             return
-        models = _trained_t5(facts)
+        models = trained_t5(facts)
         if not models:
             return
         model = next(iter(models.values()))
@@ -39,7 +39,7 @@ class Fp16WithT5(Rule):
             )
 
 
-def _trained_t5(facts: Facts) -> dict[int, str]:
+def trained_t5(facts: Facts) -> dict[int, str]:
     """The T5-family models the script trains (loaded, not frozen whole, not a diffusion text encoder): the id of the call
     that loads each -> its checkpoint or class."""
     frozen = frozen_models(facts)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import UNKNOWN, Call, Facts
+from bertlint.facts import UNKNOWN, Call, Facts, ModelLoad
 from bertlint.rules import Context, Replacement, Rule
 
 KERAS_ROOTS = ("tensorflow.keras.losses.", "keras.losses.", "tf_keras.losses.", "tensorflow.losses.")
@@ -32,12 +32,12 @@ class KerasLossOnLogits(Rule):
         if ctx.version >= TF_REMOVED:
             return
         for call in facts.calls:
-            if call.method != "compile" or not _hf_tf_model(facts, call):
+            if call.method != "compile" or hf_tf_model(facts, call) is None:
                 continue
             arg = call.arg(1, "loss")
             if arg is None:
                 continue
-            found = _probability_loss(facts, arg.value, call)
+            found = probability_loss(facts, arg.value, call)
             if found is None:
                 continue
             name, fix = found
@@ -49,16 +49,16 @@ class KerasLossOnLogits(Rule):
             )
 
 
-def _hf_tf_model(facts: Facts, call: Call) -> bool:
-    """`compile` on a transformers TF model with a task head (its outputs are logits)."""
+def hf_tf_model(facts: Facts, call: Call) -> ModelLoad | None:
+    """The load of the transformers TF model with a task head (its outputs are logits) that `compile` is called on."""
     found = facts.kind(call.receiver, call.scope, call.order)
     if found is None or found.kind != "model":
-        return False
+        return None
     load = next((load for load in facts.model_loads if load.call is found.call), None)
-    return load is not None and load.keras and load.head != "base"
+    return load if load is not None and load.keras and load.head != "base" else None
 
 
-def _probability_loss(facts: Facts, expr: cst.BaseExpression, at: Call) -> tuple[str, list[Replacement] | None] | None:
+def probability_loss(facts: Facts, expr: cst.BaseExpression, at: Call) -> tuple[str, list[Replacement] | None] | None:
     """(what the loss is, the fix) when `expr` is a cross-entropy left at `from_logits=False`: a string name, the loss
     function, or an instance (directly or through a name bound once)."""
     value = facts.value(expr, at.scope, order=at.order)
@@ -68,7 +68,7 @@ def _probability_loss(facts: Facts, expr: cst.BaseExpression, at: Call) -> tuple
         owner, events = facts.binding_events(expr.value, at.scope, at.order)
         assigns = [e for e in events if e.op == "assign"]
         if owner is not None and len(events) == 1 and len(assigns) == 1 and assigns[0].index is None and isinstance(assigns[0].value, cst.Call):
-            return _probability_loss(facts, assigns[0].value, at)
+            return probability_loss(facts, assigns[0].value, at)
         qualname = facts.qualname(expr, at.scope)
     else:
         qualname = facts.qualname(expr, at.scope)

@@ -1,25 +1,53 @@
-"""BL617: transformers tokenizer and processor API drift; today a tokenizer keyword the target renamed (`is_pretokenized=` -> `is_split_into_words=`, 4.0):
-the "tokenizer_call" keyword group of data/versions.json, read both ways."""
+"""BL617: transformers tokenizer and processor API drift, from data/versions.json, read both ways: a tokenizer
+keyword the target renamed (`is_pretokenized=` -> `is_split_into_words=`, 4.0: the "tokenizer_call" group), the
+image processors' `reduce_labels=` (-> `do_reduce_labels=`: the "image_processor" groups) and a vision
+processor's `feature_extractor` attribute (-> `image_processor`, 5.0: the "processor" symbols)."""
 
 from __future__ import annotations
 
+import libcst as cst
+
 from bertlint import versions
-from bertlint.facts import structured_tokenizer
-from bertlint.rules import Context, Replacement, Rule
+from bertlint.facts import Facts, structured_tokenizer
+from bertlint.rules import Context, Replacement
+from bertlint.rules.library_drift import LibraryDrift
 
 
-class RenamedTokenizerKeyword(Rule):
+class RenamedTokenizerKeyword(LibraryDrift):
     code = "BL617"
     name = "tokenizer-processor-drift"
-    exact = "the keyword is checked against the tokenizer call signature of the target transformers version (data/versions.json, rows checked in the wheels)"
-    severity = "error"
-    summary = "a tokenizer call keyword the target transformers renamed (`is_pretokenized=`): TypeError on 4.x fast tokenizers, silently ignored on 5.x"
+    exact = "the keyword or attribute is checked against the tokenizer, image processor and processor classes of the target transformers version (data/versions.json, rows checked in the wheels)"
+    summary = ("a tokenizer or processor keyword or attribute the target transformers renamed (`is_pretokenized=`, `reduce_labels=`, "
+               "`processor.feature_extractor`): TypeError or AttributeError, or silently ignored")
     help = "use the keyword of the target version"
-    fix = "safe"
-    fix_title = "rename the keyword"
+    library = "transformers"
     keywords = "tokenizer_call"
+    processor_groups = ("image_processor", "image_processor_from_pretrained")
 
     def check(self, ctx: Context) -> None:
+        self._tokenizer_keywords(ctx)
+        for group in self.processor_groups:
+            self._keywords(ctx, group, versions.data(self.library)["keywords"][group]["callables"], ctx.version, ctx.version_source)
+        self._processor_attributes(ctx)
+
+    def _processor_attributes(self, ctx: Context) -> None:
+        """`processor.feature_extractor` where `processor` is only ever one of the row's processor classes."""
+        entries, templates = versions.symbols("processor")
+        current = {e.name: e for e in entries if e.status(ctx.version)}
+        for attribute, scope, _order in ctx.facts.attr_loads if current else ():
+            entry = current.get(attribute.attr.value)
+            cls = _processor_class(ctx.facts, attribute.value, scope, entry.extra["classes"]) if entry else None
+            if cls is None:
+                continue
+            status = entry.status(ctx.version)
+            message = f"`{ctx.facts.text(attribute)}` of `{cls}` {versions.lifecycle_text(entry, status, ctx.version, ctx.version_source, self.library)}"
+            if status == "removed":
+                message += f": this line raises {templates['attribute_error'].format(cls=cls, name=entry.name)}"
+            ctx.report(attribute.attr, message, severity="error" if status == "removed" else "warning",
+                       help=f"use `{entry.replacement}` instead", fix=[Replacement(attribute.attr, entry.replacement)],
+                       fix_message=f"rename `{entry.name}` to `{entry.replacement}`")
+
+    def _tokenizer_keywords(self, ctx: Context) -> None:
         table, error = versions.keywords(self.keywords)
         for call in ctx.facts.tokenizer_calls:
             if structured_tokenizer(ctx.facts, call):
@@ -50,6 +78,28 @@ class RenamedTokenizerKeyword(Rule):
             fix = [Replacement(arg.keyword, replacement)]
         ctx.report(arg, message, severity=severity, fix=fix, fix_message=f"rename `{keyword}` to `{replacement}`",
                    help=f"use `{replacement}=` instead" if replacement else None)
+
+
+def _processor_class(facts: Facts, expr: cst.BaseExpression, scope, classes: list[str]) -> str | None:
+    """The processor class `expr` holds, when every binding of the name in its scope, before or after the read,
+    is a load of one of `classes` (`CLIPProcessor.from_pretrained(...)`, `TrOCRProcessor(...)`); None when any
+    binding may be something else (a parameter, a rebinding)."""
+    if isinstance(expr, cst.Call):
+        values = [expr]
+    elif isinstance(expr, cst.Name):
+        _, events = facts.binding_events(expr.value, scope)
+        values = [e.value if e.op == "assign" and e.index is None else None for e in events]
+    else:
+        return None
+    found = set()
+    for value in values:
+        call = facts.call_of(value) if isinstance(value, cst.Call) else None
+        qualname = (call.qualname or "").removesuffix(".from_pretrained") if call else ""
+        module, _, name = qualname.rpartition(".")
+        if module != "transformers" or name not in classes:
+            return None
+        found.add(name)
+    return found.pop() if len(found) == 1 else None
 
 
 def _effect(version: versions.Version, error: str) -> str:

@@ -1,12 +1,20 @@
-"""The drift rules of the libraries around transformers (BL612 datasets, BL613 huggingface_hub, BL615 PEFT,
-BL616 accelerate): one generic reader of a library's group of `data/libraries.json`, both ways (what the
-target release removed or deprecates, and what it does not have yet), against that library's own target."""
+"""The drift rules of the libraries around transformers (BL612 datasets, BL613 huggingface_hub, BL614 TRL,
+BL615 PEFT, BL616 accelerate, and BL617's processor keywords): one generic reader of a library's group of
+`data/libraries.json` (or of `data/versions.json` for transformers), both ways (what the target release
+removed or deprecates, and what it does not have yet), against that library's own target.
+
+A keyword row may say what the target does with a removed keyword when that is not an error (`effect`,
+with its `severity`: datasets 4 ignores `trust_remote_code=`), that this matters only for a true value
+(`only_if_true`: `reduce_labels=False` asked for the default anyway), and may apply to some of its group's
+callables only (`callables`). A group's `patched_by` names packages whose import patches its callables to
+accept the old keywords (unsloth rewrites every trl trainer's `__init__`): a file importing one is silent."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from bertlint import versions
+from bertlint.facts import UNKNOWN
 from bertlint.rules import Context, Replacement, Rule
 from bertlint.rules.symbols import symbol_uses
 
@@ -24,7 +32,8 @@ class LibraryDrift(Rule):
         for group in knowledge.get("symbols", {}):
             self._symbols(ctx, group, version, source)
         for group, table in knowledge.get("keywords", {}).items():
-            self._keywords(ctx, group, table["callables"], version, source)
+            if not ctx.facts.imported(*table.get("patched_by", ())):  # `import unsloth` makes trl's trainers take them
+                self._keywords(ctx, group, table["callables"], version, source)
 
     def _symbols(self, ctx: Context, group: str, version: versions.Version, source: str) -> None:
         _, templates = versions.symbols(group, self.library)
@@ -32,7 +41,7 @@ class LibraryDrift(Rule):
             found = _state(use.entry, version, source, self.library)
             if found is None:
                 continue
-            severity, text = found
+            severity, text, _ = found
             name = f"{use.module}.{use.name}"
             message = f"`{name}` {text}" + (f": this line raises {use.error(templates)}" if severity == "error" else "")
             help = use.entry.extra.get("help") or (f"use `{use.entry.replacement}` instead" if use.entry.replacement else self.help)
@@ -43,11 +52,13 @@ class LibraryDrift(Rule):
         for call in ctx.facts.calls_to(*callables):
             for keyword, arg in call.kwargs.items():
                 entry = table.get(keyword)
-                found = _state(entry, version, source, self.library) if entry is not None else None
-                if found is None:
+                if entry is not None and call.qualname not in entry.extra.get("callables", (call.qualname,)):
                     continue
-                severity, text = found
-                message = f"`{keyword}=` of `{call.qualname}` {text}" + (f": this call raises {error.format(name=keyword)}" if severity == "error" else "")
+                found = _state(entry, version, source, self.library) if entry is not None else None
+                if found is None or _harmless(ctx, call, keyword, entry, version):
+                    continue
+                severity, text, raises = found
+                message = f"`{keyword}=` of `{call.qualname}` {text}" + (f": this call raises {error.format(name=keyword)}" if raises else "")
                 replacement = _spelling_at(table, entry, version)
                 fix = None
                 if replacement is not None and replacement not in call.kwargs and not call.has_double_star:
@@ -58,14 +69,28 @@ class LibraryDrift(Rule):
                 )
 
 
-def _state(entry: versions.Lifecycle, version: versions.Version, source: str, library: str) -> tuple[str, str] | None:
-    """(severity, what happened to it) in `version`: removed (error), deprecated (warning), not there yet (error)."""
+def _state(entry: versions.Lifecycle, version: versions.Version, source: str, library: str) -> tuple[str, str, bool] | None:
+    """(severity, what happened to it, whether the line raises) in `version`: removed (an error, or the row's
+    own `effect` and `severity`), deprecated (warning), not there yet (error)."""
     if entry.added is not None and version < entry.added:
-        return "error", f"was added in {library} {versions.show(entry.added)}, after the target {library} {versions.show(version)} from {source}"
+        return "error", f"was added in {library} {versions.show(entry.added)}, after the target {library} {versions.show(version)} from {source}", True
     status = entry.status(version)
     if status is None:
         return None
-    return ("error" if status == "removed" else "warning"), versions.lifecycle_text(entry, status, version, source, library)
+    text = versions.lifecycle_text(entry, status, version, source, library)
+    if status != "removed":
+        return "warning", text, False
+    effect = entry.extra.get("effect")
+    return (entry.extra.get("severity", "error"), f"{text}: {effect}", False) if effect else ("error", text, True)
+
+
+def _harmless(ctx: Context, call, keyword: str, entry: versions.Lifecycle, version: versions.Version) -> bool:
+    """A removed keyword that the target ignores (`effect`) where ignoring it changes nothing: an `only_if_true`
+    row whose value is not known to be true."""
+    if not entry.extra.get("only_if_true") or entry.status(version) != "removed":
+        return False
+    value = ctx.facts.kw_value(call, keyword)
+    return value is UNKNOWN or not value
 
 
 def _spelling_at(table: dict[str, versions.Lifecycle], entry: versions.Lifecycle, version: versions.Version) -> str | None:

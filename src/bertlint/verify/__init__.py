@@ -20,9 +20,10 @@ from typing import Any, Iterable
 from bertlint.config import Settings
 from bertlint.report import Finding
 
-PROBED = frozenset({"BL101", "BL102", "BL104", "BL201", "BL202", "BL204", "BL205", "BL206", "BL301", "BL401", "BL402", "BL501", "BL502", "BL603"})
+PROBED = frozenset({"BL101", "BL102", "BL104", "BL201", "BL202", "BL204", "BL205", "BL206", "BL209", "BL210", "BL301", "BL306", "BL401", "BL402",
+                    "BL404", "BL501", "BL502", "BL603"})  # fmt: skip
 DEFAULT_TIMEOUT = 120.0
-INSTALL = "pip install 'bertlint[verify]'"
+INSTALL = "pip install '.[verify]' in a clone of bertlint (not on PyPI yet)"
 IMPORT_ALLOWANCE = 120.0  # seconds for the child to import torch and transformers
 CHILD_ENV = {
     "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1",

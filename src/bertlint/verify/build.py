@@ -8,6 +8,7 @@ vocabulary sizes and label counts are never shrunk: they are what most findings 
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from dataclasses import dataclass
@@ -197,3 +198,23 @@ def tokenizer_for(spec: dict[str, Any], workdir: Path, texts: Iterable[str] = ()
 def text_of(words: int, offset: int = 0) -> str:
     """A text of `words` vocabulary words (one token each with the generated vocabulary)."""
     return " ".join(WORDS[(offset + i) % 200] for i in range(words))
+
+
+def unpadded_tokenizer(spec: dict[str, Any], workdir: Path) -> tuple[Any, str]:
+    """The script's tokenizer as it loads: the cached one, else GPT-2's byte-level BPE class over the 256 byte symbols
+    (no merges) with `<|endoftext|>` as its only special token and no pad token, as GPT-2's own (Llama's and Mistral's
+    base tokenizers have none either). The error it raises is the base class's, shared by every tokenizer class."""
+    from tokenizers.pre_tokenizers import ByteLevel
+
+    checkpoint = spec.get("checkpoint")
+    if checkpoint:
+        try:
+            return transformers.AutoTokenizer.from_pretrained(checkpoint, local_files_only=True), f"cached tokenizer of {checkpoint}"
+        except Exception:  # not cached: build one below
+            pass
+    vocab = {symbol: i for i, symbol in enumerate(sorted(ByteLevel.alphabet()))}
+    vocab["<|endoftext|>"] = len(vocab)
+    (workdir / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
+    (workdir / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
+    tok = transformers.GPT2Tokenizer(str(workdir / "vocab.json"), str(workdir / "merges.txt"), model_max_length=spec.get("model_max_length") or 1024)
+    return tok, f"{type(tok).__name__} over the 256 byte symbols, no pad token (as the `{checkpoint}` tokenizer)"

@@ -133,10 +133,11 @@ def _load_of(facts: Facts, call: Call | None) -> ModelLoad | None:
     return next((load for load in facts.model_loads if call is not None and load.call is call), None)
 
 
-def tokenizer_spec(site: Site, call: Call) -> dict[str, Any]:
-    """The tokenizer a call runs on: its checkpoint and class as loaded, else the trained model's checkpoint."""
+def tokenizer_spec(site: Site, call: Call, target: cst.BaseExpression | None = None) -> dict[str, Any]:
+    """The tokenizer a call runs on (or `target` holds): its checkpoint and class as loaded, else the trained model's checkpoint."""
     facts = site.facts
-    target = call.receiver if call.method not in (None, "__call__") else call.node.func
+    if target is None:
+        target = call.receiver if call.method not in (None, "__call__") else call.node.func
     binding = facts.kind(target, call.scope, call.order)
     load = binding.call if binding is not None and binding.kind == "tokenizer" else None
     spec: dict[str, Any] = {"checkpoint": None, "class": None, "use_fast": None}
@@ -340,14 +341,18 @@ def _strings(value: Any) -> list[str]:
 
 
 def _learning_rate(site: Site, finding: Finding, settings: Settings) -> dict:
-    from bertlint.rules.bl301 import model_type_of, rate_sites
+    from bertlint.rules.bl301 import default_rate_sites, model_type_of, rate_sites
 
     facts = site.facts
     match = next(((call, arg, opt) for call, arg, opt in rate_sites(facts) if site.covers(arg, finding) or site.covers(arg.value, finding)), None)
-    if match is None:
+    default = next((d for d in default_rate_sites(facts, site.version) if site.covers(d.node, finding)), None) if match is None else None
+    if match is None and default is None:
         raise CannotLift(f"no learning rate at {finding.line}:{finding.column}")
-    call, arg, optimizer = match
-    lr = facts.value(arg.value, call.scope, order=call.order)
+    if match is not None:
+        call, arg, optimizer = match
+        lr = facts.value(arg.value, call.scope, order=call.order)
+    else:
+        lr, optimizer = default.rate, default.optimizer
     if isinstance(lr, bool) or not isinstance(lr, (int, float)):
         raise CannotLift(f"the learning rate `{facts.text(arg.value)}` is not a constant")
     known, loads = trained_model(facts), facts.model_loads
@@ -424,10 +429,86 @@ def _memory(site: Site, finding: Finding, settings: Settings) -> dict:
     return {"model": model_spec(site, run.load), "params": params}
 
 
+def _missing_pad(site: Site, finding: Finding, settings: Settings) -> dict:
+    """What asks BL209's tokenizer to pad: a tokenizer call (its padding keywords and texts), `tokenizer.pad`, or a collator."""
+    from bertlint.rules.bl209 import PADDING_COLLATORS
+
+    facts = site.facts
+    tokenizer_calls = {id(c.node) for c in facts.tokenizer_calls}
+    calls = [c for c in facts.calls if id(c.node) in tokenizer_calls or c.method == "pad" or c.qualname in PADDING_COLLATORS]
+    call = site.innermost(finding, calls, "call that pads")
+    values = {k: facts.kw_value(call, k, default=None) for k in ("padding", "pad_to_max_length", "max_length")}
+    kwargs = {k: v for k, v in values.items() if k in call.kwargs and v is not UNKNOWN}  # an unknown `max_length`: the tokenizer's own
+    if call.qualname in PADDING_COLLATORS:
+        arg = call.arg(0, "tokenizer")
+        mlm = {}
+        if call.qualname.endswith("LanguageModeling"):  # `mlm=True` by default (data_collator.py)
+            mlm = {"mlm": facts.arg_value(call, 1, "mlm", default=True)}
+            if mlm["mlm"] is UNKNOWN:
+                raise CannotLift("the collator's `mlm=` is not a constant")
+        params = {"kind": "collator", "collator": call.qualname.rsplit(".", 1)[-1], **mlm, "tokenizer": tokenizer_spec(site, call, arg.value)}
+    elif call.method == "pad":
+        params = {"kind": "pad", "kwargs": kwargs, "tokenizer": tokenizer_spec(site, call)}
+    else:
+        params = {"kind": "call", "kwargs": kwargs, "batch": padding_of(facts, call).batch is not False, "tokenizer": tokenizer_spec(site, call),
+                  "texts": _literal_texts(facts, call)}  # fmt: skip
+    return {"params": params}
+
+
+def _generation_padding(site: Site, finding: Finding, settings: Settings) -> dict:
+    """BL210: the prompts' tokenizer call and the decoder-only model whose `generate` continues them."""
+    from bertlint.rules.bl210 import generated_load, prompt_encoding
+
+    facts = site.facts
+    encode = site.innermost(finding, facts.tokenizer_calls, "tokenizer call")
+    generate = next((c for c in facts.calls if c.method == "generate" and (p := prompt_encoding(facts, c)) is not None and p.node is encode.node), None)
+    load = generated_load(facts, generate) if generate is not None else None
+    if load is None:
+        raise CannotLift("the model that generates from these prompts is not known")
+    batch = _batch(site, encode)
+    batch.pop("padding_side", None)  # the probe pads on both sides
+    return {"model": model_spec(site, load), "params": {**batch, "pad_is_eos": _pad_is_eos(facts), "tokenizer": tokenizer_spec(site, encode)}}
+
+
+LIGHTNING_TRUE_HALF = "16-true"  # Lightning's pure float16 weights (no autocast)
+
+
+def _fp16_t5(site: Site, finding: Finding, settings: Settings) -> dict:
+    """BL306: the T5-family model and how float16 is turned on: autocast (fp16=True, mixed_precision, 16-mixed) or half weights."""
+    from bertlint.rules.bl306 import trained_t5
+
+    facts = site.facts
+    models = trained_t5(facts)
+    load = next((load for load in facts.model_loads if id(load.call) in models), None)
+    if load is None:
+        raise CannotLift("the T5-family model is not known")
+    around = [c for c in facts.calls if site.covers(c.node, finding)]
+    half = any(c.method in ("half", "to") or facts.kw_value(c, "precision", default=None) == LIGHTNING_TRUE_HALF for c in around)
+    return {"model": model_spec(site, load), "params": {"precision": "half" if half else "autocast"}}
+
+
+def _keras_loss(site: Site, finding: Finding, settings: Settings) -> dict:
+    """BL404: which Keras cross-entropy the model is compiled with, and its label count."""
+    from bertlint.rules.bl404 import hf_tf_model, probability_loss
+
+    facts = site.facts
+    call = site.innermost(finding, [c for c in facts.calls if c.method == "compile"], "`compile(...)`")
+    load, arg = hf_tf_model(facts, call), call.arg(1, "loss")
+    found = probability_loss(facts, arg.value, call) if load is not None and arg is not None else None
+    if found is None:
+        raise CannotLift("the compiled loss could not be read again")
+    name = found[0]
+    kind = next((k for k in ("sparse", "binary") if k in name.lower()), "categorical")
+    num_labels = classifier(facts, load).num_labels if load.head in CLASSIFIERS else UNKNOWN
+    known = isinstance(num_labels, int) and not isinstance(num_labels, bool) and num_labels >= 2
+    return {"params": {"loss": name, "kind": kind, "num_labels": num_labels if known else 2, "num_labels_known": known}}
+
+
 LIFTERS: dict[str, Callable[[Site, Finding, Settings], dict]] = {
     "BL101": _tokenizer_call, "BL102": _tokenizer_call, "BL104": _position_limit, "BL201": _attention_mask,
     "BL202": _label_length, "BL204": _label_range, "BL205": _dtype, "BL206": _added_tokens, "BL301": _learning_rate,
     "BL401": _imbalance, "BL402": _eval_strategy, "BL501": _memory, "BL502": _memory, "BL603": _compute_loss,
+    "BL209": _missing_pad, "BL210": _generation_padding, "BL306": _fp16_t5, "BL404": _keras_loss,
 }  # fmt: skip
 
 

@@ -44,7 +44,7 @@ class Env:
 
 def verdict(status: str, evidence: str, setup: str = "", **measurements: float) -> dict[str, Any]:
     return {"status": status, "evidence": evidence, "setup": setup,
-            "measurements": {k: v for k, v in measurements.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}}  # fmt: skip
+            "measurements": {k: v for k, v in measurements.items() if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}}  # fmt: skip
 
 
 def error_text(exc: BaseException) -> str:
@@ -245,9 +245,9 @@ def _first_id(value: Any) -> int | None:
     return value if isinstance(value, int) and value >= 0 else None
 
 
-def _no_padding(batch: Batch, setup: str) -> dict:
+def _no_padding(batch: Batch, setup: str, what: str = "the mask") -> dict:
     lengths = sorted({int(n) for n in batch.mask.sum(-1)})
-    return verdict("not_confirmed", f"the batch has no padding: its {len(batch.texts)} texts are all {lengths[0]} tokens long, so the mask changes nothing",
+    return verdict("not_confirmed", f"the batch has no padding: its {len(batch.texts)} texts are all {lengths[0]} tokens long, so {what} changes nothing",
                    setup, pad_tokens=0, texts=len(batch.texts))  # fmt: skip
 
 
@@ -326,6 +326,69 @@ def _probe_generation(spec: dict, env: Env) -> dict:
     if changed_masked and batch.side == "right" and not encoder_decoder:
         text += "; with right padding even the masked batch continues after the pads: pad on the left to generate"
     return verdict("confirmed", text, setup, **numbers)
+
+
+PAD_ERROR = "does not have a padding token"  # tokenization_utils_base.py: "Asking to pad but the tokenizer does not have a padding token"
+
+
+def probe_missing_pad(spec: dict, env: Env) -> dict:
+    """BL209: the script's padding request (call, `tokenizer.pad` or collator) on its tokenizer as loaded, with no pad token set."""
+    p = spec["params"]
+    tok, setup = build.unpadded_tokenizer(p["tokenizer"], env.workdir)
+    rows = [tok(build.text_of(3))["input_ids"], tok(build.text_of(1, 50))["input_ids"]]
+    examples = f"two examples of {len(rows[0])} and {len(rows[1])} tokens"
+    try:
+        with _captured():
+            if p["kind"] == "collator":
+                options = {"mlm": p["mlm"]} if "mlm" in p else {}
+                what = f"`{p['collator']}(tokenizer{''.join(f', {k}={v!r}' for k, v in options.items())})` on {examples}"
+                out = getattr(transformers, p["collator"])(tok, **options)([{"input_ids": ids} for ids in rows])
+            elif p["kind"] == "pad":
+                what = f"`tokenizer.pad(...)` of {examples}"
+                out = tok.pad({"input_ids": rows}, **p["kwargs"])
+            else:
+                texts = p.get("texts") or [build.text_of(3), build.text_of(1, 50)]
+                what = f"the tokenizer call on {'the script' + chr(39) + 's texts' if p.get('texts') else 'generic texts'}"
+                out = tok(texts if p.get("batch", True) else texts[0], **p["kwargs"])
+    except Exception as exc:
+        if PAD_ERROR in str(exc):
+            return verdict("confirmed", f"{what} raises {error_text(exc)}", setup, pad_token_set=0)
+        return verdict("not_confirmed", f"{what} fails, but with another error first: {error_text(exc)}", setup, pad_token_set=0)
+    lengths = sorted({len(row) for row in out["input_ids"]}) if out["input_ids"] and isinstance(out["input_ids"][0], (list, torch.Tensor)) else [len(out["input_ids"])]
+    return verdict("not_confirmed", f"{what} ran without error (pad token {tok.pad_token!r}; lengths {lengths})", setup, pad_token_set=int(tok.pad_token is not None))
+
+
+def probe_right_padding(spec: dict, env: Env) -> dict:
+    """BL210: greedy `generate` (with the mask) of the prompts padded on the right and on the left, vs each padded prompt alone."""
+    model, setup = build.model_for(spec["model"], HEAD_CLASSES["causal-lm"], env.device)
+    right, left = (_batch({**spec, "params": {**spec["params"], "padding_side": side}}, model.config, env) for side in ("right", "left"))
+    setup = f"{setup}; {right.setup.replace(', right side', '')}"
+    rows = right.padded[:COMPARED_ROWS]
+    if not rows:
+        return _no_padding(right, setup, "the padding side")
+    options = dict(max_new_tokens=FEW_NEW_TOKENS, min_new_tokens=FEW_NEW_TOKENS, do_sample=False, num_beams=1, pad_token_id=right.pad)
+
+    def new_tokens(ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, list[str]]:
+        torch.manual_seed(0)
+        with torch.no_grad(), _captured() as said:
+            out = model.generate(input_ids=ids, attention_mask=mask, **options)
+        return out[:, ids.shape[1]:], said
+
+    on_right, said = new_tokens(right.ids, right.mask)
+    on_left, _ = new_tokens(left.ids, left.mask)
+    alone = {row: new_tokens(right.alone(row), torch.ones_like(right.alone(row)))[0][0] for row in rows}
+    changed_right = [row for row in rows if not torch.equal(on_right[row], alone[row])]
+    changed_left = [row for row in rows if not torch.equal(on_left[row], alone[row])]
+    numbers = dict(new_tokens=FEW_NEW_TOKENS, padded_rows=len(right.padded), compared_rows=len(rows), rows_changed_right=len(changed_right),
+                   rows_changed_left=len(changed_left), pad_tokens=int((right.mask == 0).sum()))  # fmt: skip
+    head = f"greedy `generate` of {FEW_NEW_TOKENS} new tokens with the attention mask ({len(right.padded)} of {len(right.texts)} prompts padded, pad id {right.pad})"
+    if not changed_right:
+        return verdict("not_confirmed", f"{head}: every padded prompt generates the same tokens in the right-padded batch as alone", setup, **numbers)
+    row = changed_right[0]
+    text = (f"{head}: prompt {row + 1} {right.shown(row)} alone → {right.names(alone[row])}; right-padded in the batch → "
+            f"{right.names(on_right[row])}; left-padded → {left.names(on_left[row])}")  # fmt: skip
+    text += f" ({len(changed_right)} of {len(rows)} compared changed on the right, {len(changed_left)} on the left)"
+    return verdict("confirmed", text + _relevant(said, "right-padding", "padding_side"), setup, **numbers)
 
 
 def _length(shape: list, longest: int) -> int:
@@ -427,6 +490,65 @@ def _loss_verdict(model, setup: str, env: Env, inputs: dict, what: str, **measur
 def _sync(env: Env) -> None:
     if env.device == "cuda":
         torch.cuda.synchronize()
+
+
+# --------------------------------------------------------------------------- float16 and T5 (BL306)
+
+# The fp32 magnitude of a pretrained T5's activations: transformers#10956 printed ±2.77e+05 in mT5's hidden states
+# (#5651: 66,246 at t5-base's feed-forward output), above float16's largest value, 65,504.
+T5_ACTIVATION_PEAK = 2.75e5
+
+
+def probe_fp16_t5(spec: dict, env: Env) -> dict:
+    """BL306: a forward with labels of the T5-family model in fp32 and in float16 (autocast, or `.half()` weights)."""
+    p = spec["params"]
+    model, setup = build.model_for(spec["model"], HEAD_CLASSES["seq2seq"], env.device, decoder_start_token_id=0)
+    outputs = [m for name, m in model.named_modules() if name.endswith("DenseReluDense.wo")]
+    if not outputs:
+        return verdict("could_not_run", f"{type(model).__name__} has no T5 feed-forward layers (`DenseReluDense.wo`) to measure", setup)
+    peak = {"abs": 0.0, "overflowed": 0}
+
+    def watch(module, inputs, out) -> None:
+        peak["abs"] = max(peak["abs"], float(out.detach().float().abs().max()))
+        peak["overflowed"] += int(bool(torch.isinf(out).any()))
+
+    for module in outputs:
+        module.register_forward_hook(watch)
+    g = torch.Generator().manual_seed(0)
+    ids, labels = _ids(model.config, (2, 16), env.device, g), _ids(model.config, (2, 8), env.device, g)
+
+    def forward() -> tuple[float, int, float, int]:
+        peak.update(abs=0.0, overflowed=0)
+        with torch.no_grad():
+            out = model(input_ids=ids, labels=labels)
+        return float(out.loss), int((~torch.isfinite(out.logits)).sum()), peak["abs"], peak["overflowed"]
+
+    loss32, _, peak32, _ = forward()
+    if not setup.startswith("cached"):  # random weights stay far below float16's range: scale them as pretrained ones are
+        scale = T5_ACTIVATION_PEAK / max(peak32, 1e-6)
+        with torch.no_grad():
+            for module in outputs:
+                module.weight.mul_(scale)
+        loss32, _, peak32, _ = forward()
+        setup += (f"; each feed-forward output projection (wo) scaled ×{scale:.3g}, so that the fp32 activations reach the magnitude "
+                  "measured in a pretrained mT5 (±2.8e+05, transformers#10956)")  # fmt: skip
+    if p["precision"] == "half":
+        how = "float16 weights (`.half()`)"
+        model.half()
+        loss16, bad, peak16, overflowed = forward()
+    else:
+        how = "float16 autocast"
+        with torch.autocast(env.device, dtype=torch.float16):
+            loss16, bad, peak16, overflowed = forward()
+    numbers = dict(fp32_loss=loss32, fp16_loss=loss16, fp32_activation_peak=peak32, fp16_max=65504.0, nonfinite_logits=bad,
+                   overflowed_layers=overflowed, feed_forward_layers=len(outputs))  # fmt: skip
+    text = (f"fp32: loss {loss32:.3g}, feed-forward outputs up to {peak32:.3g} (float16's largest value is 65504); {how}: loss {loss16:.3g}, "
+            f"{bad} non-finite logits, inf in the feed-forward output of {overflowed} of {len(outputs)} layers")  # fmt: skip
+    if not math.isfinite(loss16) or bad:
+        return verdict("confirmed", text, setup, **numbers)
+    if overflowed:
+        text += ": transformers' T5 clamps inf in float16 hidden states (T5Block), which kept this loss finite"
+    return verdict("not_confirmed", text, setup, **numbers)
 
 
 # --------------------------------------------------------------------------- training (BL301, BL401)
@@ -532,6 +654,68 @@ def probe_imbalance(spec: dict, env: Env) -> dict:
     status = "confirmed" if unweighted[minority] < weighted[minority] - 0.1 else "not_confirmed"
     return verdict(status, text, "linear classifier on synthetic overlapping classes with the script's proportions",
                    ratio=ratio, minority_recall_unweighted=unweighted[minority], minority_recall_weighted=weighted[minority])  # fmt: skip
+
+
+KERAS_EPSILON = 1e-7  # keras.backend.epsilon()
+
+
+def keras_on_probabilities(kind: str, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """The Keras cross-entropies with `from_logits=False`, in torch, as tf_keras/backend.py computes them
+    (keras-team/tf-keras@389fb51): sparse clips the outputs to [ε, 1-ε] and takes a softmax cross-entropy of their log;
+    categorical divides by their sum, clips and takes -Σ t·log; binary clips and takes -(t·log(p+ε) + (1-t)·log(1-p+ε))."""
+    targets = torch.nn.functional.one_hot(labels, logits.shape[-1]).to(logits.dtype)
+    p = _keras_probabilities(kind, logits).clamp(KERAS_EPSILON, 1 - KERAS_EPSILON)
+    if kind == "sparse":
+        return torch.nn.functional.cross_entropy(p.log(), labels)
+    if kind == "categorical":
+        return -(targets * p.log()).sum(-1).mean()
+    return -(targets * (p + KERAS_EPSILON).log() + (1 - targets) * (1 - p + KERAS_EPSILON).log()).mean()
+
+
+def _keras_probabilities(kind: str, logits: torch.Tensor) -> torch.Tensor:
+    """What Keras clips: the outputs themselves, or (categorical) the outputs divided by their sum."""
+    return logits / logits.sum(-1, keepdim=True) if kind == "categorical" else logits
+
+
+KERAS_TASK = {"examples": 1024, "dim": 8, "steps": 150, "init_std": 0.02}  # 0.02: the initializer_range of transformers' heads
+
+
+def probe_keras_loss(spec: dict, env: Env) -> dict:
+    """BL404: a classification head trained on the same synthetic task with the script's Keras loss applied to its logits
+    (as probabilities) and with `from_logits=True`; reproduced in torch, not Keras."""
+    p = spec["params"]
+    k = min(p["num_labels"], 20)
+    g = torch.Generator().manual_seed(0)
+    means = torch.eye(k, KERAS_TASK["dim"]) * OVERLAP
+    y = torch.randint(0, k, (KERAS_TASK["examples"],), generator=g)
+    x = means[y] + torch.randn(KERAS_TASK["examples"], KERAS_TASK["dim"], generator=g)
+    test_y = torch.arange(k).repeat_interleave(1000)
+    test_x = means[test_y] + torch.randn(len(test_y), KERAS_TASK["dim"], generator=g)
+    runs = {}
+    for name, loss_fn in (("as_probabilities", lambda z, t: keras_on_probabilities(p["kind"], z, t)),
+                          ("from_logits", lambda z, t: torch.nn.functional.cross_entropy(z, t))):  # fmt: skip
+        torch.manual_seed(0)
+        head = torch.nn.Linear(KERAS_TASK["dim"], k)
+        torch.nn.init.normal_(head.weight, std=KERAS_TASK["init_std"])
+        torch.nn.init.zeros_(head.bias)
+        opt = torch.optim.Adam(head.parameters(), lr=0.05)
+        for _ in range(KERAS_TASK["steps"]):
+            opt.zero_grad()
+            loss = loss_fn(head(x), y)
+            loss.backward()
+            opt.step()
+        with torch.no_grad():
+            logits = head(x)
+            accuracy = float((head(test_x).argmax(-1) == test_y).float().mean())
+        clipped = float((_keras_probabilities(p["kind"], logits).gather(1, y[:, None]) <= KERAS_EPSILON).float().mean())  # no gradient raises it
+        runs[name] = (float(loss), accuracy, clipped)
+    (loss_p, acc_p, clipped_p), (_, acc_l, _) = runs["as_probabilities"], runs["from_logits"]
+    labels = f"{k} classes" + ("" if p["num_labels_known"] else " (num_labels not known: 2 assumed)")
+    text = (f"reproduced in torch, not Keras: a linear head on synthetic overlapping classes ({labels}), {KERAS_TASK['steps']} Adam steps; "
+            f"with `{p['loss']}` on its logits (clipped to [1e-7, 1-1e-7] as Keras does) test accuracy {acc_p:.0%}, final loss {loss_p:.3g}, "
+            f"{clipped_p:.0%} of the training examples end with their class's value at the lower clip (no gradient raises it); with from_logits=True {acc_l:.0%}")  # fmt: skip
+    numbers = dict(accuracy_as_probabilities=acc_p, accuracy_from_logits=acc_l, chance=1 / k, clipped_examples=clipped_p, num_labels=k)
+    return verdict("confirmed" if acc_p < acc_l - 0.05 else "not_confirmed", text, "torch re-implementation of tf_keras/backend.py's cross-entropies", **numbers)
 
 
 def _recalls(x, y, test_x, test_y, weights) -> list[float]:
@@ -757,4 +941,5 @@ PROBES: dict[str, Callable[[dict, Env], dict]] = {
     "BL201": probe_attention_mask, "BL202": probe_label_length, "BL204": probe_label_range, "BL205": probe_dtype,
     "BL206": probe_added_tokens, "BL301": probe_learning_rate, "BL401": probe_imbalance,
     "BL402": probe_eval_without_dataset, "BL501": probe_memory, "BL502": probe_memory, "BL603": probe_compute_loss_signature,
+    "BL209": probe_missing_pad, "BL210": probe_right_padding, "BL306": probe_fp16_t5, "BL404": probe_keras_loss,
 }  # fmt: skip
