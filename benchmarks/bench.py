@@ -245,6 +245,50 @@ def big(report: Report, repeat: int) -> None:
     shutil.rmtree(work)
 
 
+SCALING_UNITS = (400, 1600)  # ~1,700 and ~6,500 lines
+
+
+def scaling_script(units: int) -> str:
+    """A generated script that grows the three ways training scripts grow, each by `units` lines: top-level
+    calls with findings (BL101, BL601), a function whose every line reads the line before (the value
+    layer follows such chains), and a training-loop body."""
+    head = ("from transformers import AutoModelForSequenceClassification, AutoTokenizer, TrainingArguments\n"
+            'tok = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
+            'model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased", num_labels=2)\n')
+    calls = "".join(f'enc_{i} = tok(["a b"], pad_to_max_length=True, max_length=8, truncation=True)\n'
+                    f'args_{i} = TrainingArguments(output_dir="o{i}", no_cuda=True)\n' for i in range(units // 2))
+    chain = "def encode(batch):\n    h_0 = batch\n" + "".join(
+        f"    h_{i} = tok(h_{i - 1}, padding=True) if h_{i - 1} else model(**h_{i - 1})\n" for i in range(1, units)) + f"    return h_{units - 1}\n"
+    loop = "for step, batch in enumerate([]):\n    loss = model(**batch).loss\n" + "".join(f"    part_{i} = loss * {i}\n" for i in range(units)) + "    loss.backward()\n"
+    return head + calls + chain + loop
+
+
+def scaling(report: Report, repeat: int) -> None:
+    """Every pass linear: from a script to one four times its size, bertlint's CPU time (less its start-up,
+    measured on an empty file) grows no more than 1.3x as much as a bare libcst parse's does."""
+    work = Path(tempfile.mkdtemp())
+    empty = work / "empty.py"
+    empty.write_text("")
+    rows = [["file", "lines", "parse CPU s", "bertlint CPU s", "findings"]]
+    cpu: dict[str, list[float]] = {"parse": [], "bertlint": []}
+    for units in (0, *SCALING_UNITS):
+        path = empty if units == 0 else work / f"scale_{units}.py"
+        if units:
+            path.write_text(scaling_script(units), encoding="utf-8")
+        parse = min(measured([sys.executable, "-c", LIBCST_PARSE, str(path)], ok=(0,))[1] for _ in range(repeat))
+        ours = min(measured(bertlint("--no-cache", "--transformers-version", "5.0", path))[1] for _ in range(repeat))
+        count = subprocess.run(bertlint("--no-cache", "--quiet", "--transformers-version", "5.0", path), capture_output=True, text=True, env=ENV).stdout.count("\n")
+        cpu["parse"].append(parse)
+        cpu["bertlint"].append(ours)
+        rows.append([path.name, str(lines_of([path])), f"{parse:.2f}", f"{ours:.2f}", str(count)])
+    report.table(f"scaling: generated scripts, {SCALING_UNITS[1] // SCALING_UNITS[0]}x apart, CPU time, best of {repeat}", rows)
+    growth = {tool: (t[2] - t[0]) / (t[1] - t[0]) for tool, t in cpu.items()}
+    report.results["scaling"] = {"cpu": cpu, "growth": growth}
+    report.check(f"bertlint grows with the file as the parse does ({growth['bertlint']:.2f}x against {growth['parse']:.2f}x)",
+                 growth["bertlint"] <= 1.3 * growth["parse"])
+    shutil.rmtree(work)
+
+
 def tiny_files(report: Report, repeat: int) -> None:
     """5,000 two-line files: the process pool (all cores) must not be slower than one process."""
     work = Path(tempfile.mkdtemp())
@@ -277,7 +321,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--peers", type=Path, default=Path("/tmp/peers"), help="folder with the torchfix, fixit, ruff and corpus venvs")
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per single-file figure (bulk figures use a third, at least 1)")
-    parser.add_argument("--only", nargs="+", choices=["single", "bulk", "corpus", "imports", "big", "tiny"], default=["single", "bulk", "corpus", "imports", "big", "tiny"])
+    parser.add_argument("--only", nargs="+", choices=["single", "bulk", "corpus", "imports", "big", "tiny", "scaling"], default=["single", "bulk", "corpus", "imports", "big", "tiny", "scaling"])
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
 
@@ -293,6 +337,8 @@ def main() -> None:
         big(report, max(1, args.repeat // 3))
     if "tiny" in args.only:
         tiny_files(report, max(1, args.repeat // 3))
+    if "scaling" in args.only:
+        scaling(report, max(1, args.repeat // 3))
     if sources is None and {"bulk", "corpus"} & set(args.only):
         print(f"\nno corpus venv at {args.peers / 'corpus'}: bulk and corpus figures skipped (see benchmarks/README.md)")
     elif sources is not None:
