@@ -18,6 +18,11 @@ PADDING_COLLATORS = (
     "transformers.DataCollatorForLanguageModeling",
 )
 PAD_ATTRIBUTES = frozenset({"pad_token", "pad_token_id"})
+# transformers 4.x `TextDataset` (data/datasets/language_modeling.py; gone in 5.x) cuts the text into blocks of exactly
+# `block_size` ids and returns each as a tensor: DataCollatorForLanguageModeling then collates plain tensors through
+# `_torch_collate_batch`, which stacks equal lengths and only needs a pad token when the lengths differ or a
+# `pad_to_multiple_of` does not divide them.
+EQUAL_BLOCKS = "transformers.TextDataset"
 ERROR = "ValueError: Asking to pad but the tokenizer does not have a padding token"  # tokenization_utils_base.py, all 4.x and 5.x
 
 
@@ -40,7 +45,10 @@ class MissingPadToken(Rule):
         for call in facts.calls:
             if call.method == "pad" and call.receiver is not None and facts.kw_value(call, "padding", default=True) is not False:
                 self._report(ctx, call, call.node, call.receiver, "`tokenizer.pad` raises")
+        blocks = bool(facts.calls_to(EQUAL_BLOCKS))
         for call in facts.calls_to(*PADDING_COLLATORS):
+            if blocks and call.qualname.endswith(".DataCollatorForLanguageModeling") and "pad_to_multiple_of" not in call.kwargs:
+                continue  # the examples may all be TextDataset blocks of one length: stacked, never padded (cannot tell)
             arg = call.arg(0, "tokenizer")
             if arg is not None and not call.has_star_args:
                 self._report(ctx, call, call.node, arg.value, "this collator pads every batch with `tokenizer.pad`, which raises")
