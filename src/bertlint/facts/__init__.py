@@ -19,7 +19,7 @@ from bertlint.facts.core import Facts
 from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, classifier, known_labels
 from bertlint.facts.loops import TrainingLoop, float_cast, frozen_models, in_context, in_training_step, is_model_call
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
-from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, Store, dotted, iter_children, literal, walk
+from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, Store, dotted, iter_children, literal, names_in, walk
 from bertlint.facts.training import (
     EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, eos_as_pad, chunk_length, mixed_precision, pad_guarded, padding_at, padding_of, padding_side, run_anchor, structured_tokenizer,
     tokenizer_load_of, tokenizer_names, trained_model, training_arg, uses_peft, weight_dtype,
@@ -28,7 +28,7 @@ from bertlint.facts.values import Binding, ModelLoad, holds_tokenizer
 
 __all__ = [
     # nodes
-    "UNKNOWN", "Call", "ClassDef", "Event", "Scope", "Store", "dotted", "iter_children", "literal", "walk",
+    "UNKNOWN", "Call", "ClassDef", "Event", "Scope", "Store", "dotted", "iter_children", "literal", "names_in", "walk",
     # names
     "ENCODE_METHODS", "TRAINING_ARGS_CLASSES", "TRANSFORMERS_ROOTS", "is_model_class", "is_tokenizer_class", "is_trainer_class", "is_transformers_name", "model_head",
     # core

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Call, Facts, dotted, trained_model, training_arg, uses_peft
+from bertlint.facts import Call, Facts, dotted, names_in, trained_model, training_arg, uses_peft
 from bertlint.rules import Context, Rule
 
 # Only the optimizers whose fine-tuning rates are published (api-facts.md section 8): the Adam family and
@@ -129,7 +129,7 @@ def default_rate_sites(facts: Facts, version: tuple[int, ...]):
         q = call.qualname or ""
         last = q.rsplit(".", 1)[-1]
         if (q.startswith("torch.optim") and last in TORCH_DEFAULTS) or q == "transformers.AdamW":
-            if not call.has_star_args and "lr" not in call.kwargs and len(call.positional) <= 1 and _params_without_rates(facts, call) and not _optimizes_other_model(facts, call):
+            if not call.has_star_args and "lr" not in call.kwargs and len(call.positional) <= 1 and _params_without_rates(facts, call) and not _optimizes_other_model(facts, call) and not _replaced_unused(facts, call):
                 yield DefaultRate(call, call.node, "adamw", TORCH_DEFAULTS[last], f"`{facts.text(call.node.func)}(...)`", "lr")
         elif call.method == "compile" and version < TF_MODELS_REMOVED and (arg := call.arg(0, "optimizer")) is not None and _compiles_transformer(facts, call):
             found = _keras_default(facts, arg.value, call)
@@ -221,7 +221,7 @@ def rate_sites(facts: Facts):
                 yield call, call.kwargs["learning_rate"], kind
     for call in facts.calls:
         site = _optimizer_rate(facts, call) if call.qualname else None
-        if site is not None and site[0] is not None:
+        if site is not None and site[0] is not None and not _replaced_unused(facts, call):
             yield call, *site
 
 
@@ -264,3 +264,19 @@ def _optimizes_other_model(facts: Facts, call: Call) -> bool:
         return kind.kind != "model"
     name = dotted(owner)
     return name is not None and "." not in name and bool(call.scope.lookup_scope(name) and call.scope.lookup_scope(name).events.get(name))
+
+
+def _replaced_unused(facts: Facts, call: Call) -> bool:
+    """`opt = Adam(...)` then `opt = AdamW(...)` with nothing between that mentions `opt` (both unconditional, outside
+    loops): the first optimizer never steps, so its rate takes no effect (the one that replaces it is checked itself)."""
+    for name, events in call.scope.events.items():
+        for first, then in zip(events, events[1:]):
+            if first.value is not call.node or first.op != "assign" or first.index is not None:
+                continue
+            if then.op != "assign" or first.conditional or then.conditional or first.loops or then.loops or name in names_in(then.value):
+                return False
+            between = (c.node for c in facts.calls if first.order < c.order < then.order)
+            stored = (n for s in facts.stores if first.order < s.order < then.order for n in (s.target, s.value))
+            bound = (e.value for other in call.scope.events.values() for e in other if first.order < e.order < then.order and e.value is not None)
+            return not any(name in names_in(node) for node in (*between, *stored, *bound))
+    return False
