@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from bertlint.facts import Facts, classifier, float_cast, known_labels
+import libcst as cst
+
+from bertlint.facts import Call, Facts, classifier, float_cast, known_labels
 from bertlint.rules import Context, Rule
 
 CLASSIFICATION_METRICS = frozenset({"accuracy", "f1", "precision", "recall", "matthews_correlation"})
+# Methods that drop the single logit's axis: an argmax after them picks a row of the batch (ranking candidates by a
+# reward model's score), not a class.
+FLATTENING = frozenset({"squeeze", "flatten", "ravel"})
 SKLEARN_CLASSIFICATION = frozenset(
     {"accuracy_score", "balanced_accuracy_score", "f1_score", "precision_score", "recall_score", "classification_report", "confusion_matrix", "precision_recall_fscore_support"}
 )
@@ -47,7 +52,7 @@ def _classification_evidence(facts: Facts) -> str | None:
         found = labels[0]
         return f"the labels from {found.origin} are integer classes {sorted(set(found.values))[:6]}"
     for call in facts.calls:
-        if call.short == "argmax" and (call.method == "argmax" or (call.qualname or "").startswith(("numpy.", "torch."))):
+        if call.short == "argmax" and (call.method == "argmax" or (call.qualname or "").startswith(("numpy.", "torch."))) and not _over_scores(facts, call):
             return "the predictions are read with `argmax`"
         if call.qualname and call.qualname.startswith("sklearn.metrics") and call.short in SKLEARN_CLASSIFICATION:
             return f"it is scored with `{call.short}`"
@@ -63,3 +68,15 @@ def _float_targets(facts: Facts) -> bool:
     stores = ((s.value, s.scope, s.order) for s in facts.stores if s.key in ("label", "labels"))
     passed = ((c.kwargs["labels"].value, c.scope, c.order) for c in facts.calls if "labels" in c.kwargs)
     return any(float_cast(facts, value, scope, order) is not None for value, scope, order in (*stores, *passed))
+
+
+def _over_scores(facts: Facts, call: Call) -> bool:
+    """The argmax reads one score per row (`model(...).logits.squeeze(-1).argmax()`, or a name bound once to such a
+    squeeze/flatten/ravel): it ranks the batch, which a one-logit model does on purpose."""
+    arg = call.arg(0, "input") if call.method is None else None
+    expr = call.receiver if call.method == "argmax" else arg.value if arg is not None else None
+    if isinstance(expr, cst.Name):
+        owner, events = facts.binding_events(expr.value, call.scope, call.order)
+        expr = events[0].value if owner is not None and len(events) == 1 and events[0].op == "assign" and events[0].index is None else None
+    inner = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+    return inner is not None and inner.method in FLATTENING
