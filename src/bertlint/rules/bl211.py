@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Call, Facts, Scope, Store, dotted, eos_as_pad, pad_guarded
+from bertlint.facts import Call, Facts, Scope, Store, dotted, eos_as_pad, pad_guarded, walk
 from bertlint.rules import Context, Rule
 
 # DataCollatorForLanguageModeling with mlm=False: `labels = batch["input_ids"].clone()` then
@@ -26,7 +26,7 @@ class EosAsPadMaskedInLabels(Rule):
         facts = ctx.facts
         collators = [
             c for c in facts.calls_to(COLLATOR)
-            if facts.kw_value(c, "mlm", cli=False) is False and c.arg(0, "tokenizer") is not None and not _only_evaluates(facts, c)
+            if facts.kw_value(c, "mlm", cli=False) is False and c.arg(0, "tokenizer") is not None and not _only_evaluates(facts, c) and not _only_inspected(facts, c)
         ]
         if not collators:
             return
@@ -72,6 +72,27 @@ def _only_evaluates(facts: Facts, collator: Call) -> bool:
         return False
     trained = {id(k.call) for c in facts.calls if c.method == "train" and (k := facts.kind(c.receiver, c.scope, c.order)) is not None and k.kind == "trainer"}
     return not any(id(t) in trained for t in trainers)
+
+
+def _only_inspected(facts: Facts, collator: Call) -> bool:
+    """The collator is bound to a name that is only ever called directly (`batch = collator(rows)`, looking at one
+    batch), never handed on: no trainer, DataLoader `collate_fn=`, attribute or other name gets it, so no training
+    batch comes from it."""
+    names = [name for name, events in collator.scope.events.items() if any(e.value is collator.node and e.op == "assign" and e.index is None for e in events)]
+    if len(names) != 1:
+        return False
+    name = names[0]
+    if not any(isinstance(c.node.func, cst.Name) and c.node.func.value == name for c in facts.calls):
+        return False
+    passed = [arg.value for c in facts.calls for arg in c.node.args] + [c.receiver for c in facts.calls if c.receiver is not None]
+    bound = [s.value for s in facts.stores] + [e.value for events in collator.scope.events.values() for e in events if e.value is not None and e.value is not collator.node]
+    return not any(_handed_on(name, node) for node in (*passed, *bound))
+
+
+def _handed_on(name: str, node: cst.CSTNode) -> bool:
+    """`name` appears under `node` other than as the callee of a call (`name(...)`)."""
+    callees = {id(n.func) for n in walk(node) if isinstance(n, cst.Call)}
+    return any(isinstance(n, cst.Name) and n.value == name and id(n) not in callees for n in walk(node))
 
 
 def _made_by(facts: Facts, expr: cst.BaseExpression, at: Call, collator: Call) -> bool:
