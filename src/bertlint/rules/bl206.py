@@ -74,7 +74,7 @@ def added_count(facts: Facts, call: Call) -> int | None:
     """How many tokens an `add_tokens`/`add_special_tokens` call adds at most: 0 when it adds none the
     vocabulary lacks, None when it adds some but how many is not known."""
     tokenizer = facts.kind(call.receiver, call.scope, call.order)
-    if tokenizer is None or tokenizer.kind != "tokenizer":
+    if tokenizer is None or tokenizer.kind != "tokenizer" or _saved_locally(facts, tokenizer.call):
         return 0
     arg = call.arg(0, "new_tokens" if call.method == "add_tokens" else "special_tokens_dict")
     if arg is None:
@@ -97,6 +97,16 @@ def added_count(facts: Facts, call: Call) -> int | None:
         elif isinstance(token, str) and known is not None and token not in known and count is not None:
             count += 1  # `{"pad_token": "[PAD]"}` on a vocabulary without it; `tok.eos_token` stays unknown: it exists
     return count
+
+
+def _saved_locally(facts: Facts, load: Call | None) -> bool:
+    """The tokenizer is loaded from a folder (`./model`, `/ckpt/run3`, `~/out`, `a/b/c`: no hub id has two slashes), not
+    the hub: a fine-tuned checkpoint saves its added tokens (added_tokens.json) with it, and adding them again adds
+    nothing (`add_tokens` skips tokens the vocabulary holds), so its model needs no new rows."""
+    if load is None or load.method != "from_pretrained":
+        return False
+    name = facts.arg_value(load, 0, "pretrained_model_name_or_path")
+    return isinstance(name, str) and (name.startswith((".", "/", "~")) or "\\" in name or name.count("/") > 1)
 
 
 def _spare_rows(facts: Facts) -> int:
