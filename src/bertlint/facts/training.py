@@ -302,3 +302,35 @@ def _asks_for_missing_pad(test: cst.BaseExpression) -> bool:
         and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None"
     )
 
+
+def only_called_directly(facts: Facts, call: Call) -> bool:
+    """The object `call` makes (a collator, say) is bound to a name that is only ever called directly (`batch = collator(rows)`,
+    looking at one batch), never handed on: no trainer, DataLoader `collate_fn=`, attribute or other name gets it."""
+    names = [name for name, events in call.scope.events.items() if any(e.value is call.node and e.op == "assign" and e.index is None for e in events)]
+    if len(names) != 1:
+        return False
+    name = names[0]
+    if not any(isinstance(c.node.func, cst.Name) and c.node.func.value == name for c in facts.calls):
+        return False
+    passed = [arg.value for c in facts.calls for arg in c.node.args] + [c.receiver for c in facts.calls if c.receiver is not None]
+    bound = [s.value for s in facts.stores] + [e.value for events in call.scope.events.values() for e in events if e.value is not None and e.value is not call.node]
+    return not any(_handed_on(name, node) for node in (*passed, *bound))
+
+
+def _handed_on(name: str, node: cst.CSTNode) -> bool:
+    """`name` appears under `node` other than as the callee of a call (`name(...)`)."""
+    callees = {id(n.func) for n in walk(node) if isinstance(n, cst.Call)}
+    return any(isinstance(n, cst.Name) and n.value == name and id(n) not in callees for n in walk(node))
+
+
+def in_call_to(facts: Facts, node: cst.CSTNode, names: frozenset[str]) -> bool:
+    """Is `node` an argument (at any depth) of a call to a function or method named in `names` (`print(f"...")`)?"""
+    current = facts.parent(node)
+    while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        if isinstance(current, cst.Call):
+            func = current.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+            if name in names:
+                return True
+        current = facts.parent(current)
+    return False

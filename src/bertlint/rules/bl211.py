@@ -5,13 +5,14 @@ from __future__ import annotations
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Call, Facts, Scope, Store, dotted, eos_as_pad, pad_guarded, walk
+from bertlint.facts import Call, Facts, Scope, Store, dotted, eos_as_pad, in_call_to, only_called_directly, pad_guarded
 from bertlint.rules import Context, Rule
 
 # DataCollatorForLanguageModeling with mlm=False: `labels = batch["input_ids"].clone()` then
 # `labels[labels == self.tokenizer.pad_token_id] = -100` (transformers data/data_collator.py, torch_call/numpy_call; the
 # same in every 4.x and 5.x release).
 COLLATOR = "transformers.DataCollatorForLanguageModeling"
+PRINTS = frozenset({"print", "info", "debug", "warning", "log", "write", "echo", "set_description", "set_postfix"})  # calls that only show a value
 NOT_DATA_KEYWORDS = frozenset({"pad_token_id", "eos_token_id"})  # `generate(pad_token_id=tok.eos_token_id)`, configs
 
 
@@ -26,7 +27,7 @@ class EosAsPadMaskedInLabels(Rule):
         facts = ctx.facts
         collators = [
             c for c in facts.calls_to(COLLATOR)
-            if facts.kw_value(c, "mlm", cli=False) is False and c.arg(0, "tokenizer") is not None and not _only_evaluates(facts, c) and not _only_inspected(facts, c)
+            if facts.kw_value(c, "mlm", cli=False) is False and c.arg(0, "tokenizer") is not None and not _only_evaluates(facts, c) and not only_called_directly(facts, c)
         ]
         if not collators:
             return
@@ -74,27 +75,6 @@ def _only_evaluates(facts: Facts, collator: Call) -> bool:
     return not any(id(t) in trained for t in trainers)
 
 
-def _only_inspected(facts: Facts, collator: Call) -> bool:
-    """The collator is bound to a name that is only ever called directly (`batch = collator(rows)`, looking at one
-    batch), never handed on: no trainer, DataLoader `collate_fn=`, attribute or other name gets it, so no training
-    batch comes from it."""
-    names = [name for name, events in collator.scope.events.items() if any(e.value is collator.node and e.op == "assign" and e.index is None for e in events)]
-    if len(names) != 1:
-        return False
-    name = names[0]
-    if not any(isinstance(c.node.func, cst.Name) and c.node.func.value == name for c in facts.calls):
-        return False
-    passed = [arg.value for c in facts.calls for arg in c.node.args] + [c.receiver for c in facts.calls if c.receiver is not None]
-    bound = [s.value for s in facts.stores] + [e.value for events in collator.scope.events.values() for e in events if e.value is not None and e.value is not collator.node]
-    return not any(_handed_on(name, node) for node in (*passed, *bound))
-
-
-def _handed_on(name: str, node: cst.CSTNode) -> bool:
-    """`name` appears under `node` other than as the callee of a call (`name(...)`)."""
-    callees = {id(n.func) for n in walk(node) if isinstance(n, cst.Call)}
-    return any(isinstance(n, cst.Name) and n.value == name and id(n) not in callees for n in walk(node))
-
-
 def _made_by(facts: Facts, expr: cst.BaseExpression, at: Call, collator: Call) -> bool:
     found = facts.kind(expr, at.scope, at.order)
     return found is not None and found.call is collator or expr is collator.node
@@ -123,24 +103,8 @@ def _into_data(facts: Facts, node: cst.CSTNode) -> bool:
         return False
     if isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value in NOT_DATA_KEYWORDS:
         return False
-    if isinstance(parent, (cst.Comparison, cst.ComparisonTarget, cst.If, cst.IfExp)) or _in_call_to(facts, node, PRINTS):
+    if isinstance(parent, (cst.Comparison, cst.ComparisonTarget, cst.If, cst.IfExp)) or in_call_to(facts, node, PRINTS):
         return False
     if isinstance(parent, cst.Assign) and any(isinstance(t.target, cst.Attribute) for t in parent.targets):
         return False  # `tok.eos_token = tok2.eos_token`, `model.config.eos_token_id = ...`: settings, not examples
     return True
-
-
-PRINTS = frozenset({"print", "info", "debug", "warning", "log", "write", "echo", "set_description", "set_postfix"})
-
-
-def _in_call_to(facts: Facts, node: cst.CSTNode, names: frozenset[str]) -> bool:
-    """Is `node` an argument (at any depth) of a call to a function or method named in `names` (`print(f"...")`)?"""
-    current = facts.parent(node)
-    while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-        if isinstance(current, cst.Call):
-            func = current.func
-            name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
-            if name in names:
-                return True
-        current = facts.parent(current)
-    return False
