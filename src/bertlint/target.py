@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bertlint.config import LIBRARIES as AROUND
-from bertlint.versions import Unknown, Version, latest, parse_version, required_by, resolve_specifier, satisfies, show, unknown
+from bertlint.versions import Unknown, Version, latest, parse_version, required_by, resolve_specifier, satisfies, unknown
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
@@ -137,7 +137,8 @@ class Targets:
         installed = self._fallback(library)
         if installed[1] != LATEST and satisfies(spec, installed[0]):
             return installed
-        return newest, f"{library}{spec}, which transformers {show(transformers[0])} requires ({transformers[1]})"
+        release = transformers[0]
+        return newest, f"{library}{spec}, which transformers {release[0]}.{release[1]} requires ({transformers[1]})"
 
     def _fallback(self, library: str) -> Pin:
         """The `library` installed where the project runs, else the newest release known."""
