@@ -336,6 +336,47 @@ def in_call_to(facts: Facts, node: cst.CSTNode, names: frozenset[str]) -> bool:
     return False
 
 
+_STR_METHODS = frozenset({"join", "strip", "lstrip", "rstrip", "lower", "upper", "format", "capitalize", "title", "casefold"})
+_LIST_METHODS = frozenset({"tolist", "to_list", "readlines"})
+_ARRAY_MAKERS = ("numpy.array", "numpy.asarray", "numpy.stack", "numpy.concatenate")
+
+
+def text_container(facts: Facts, expr: cst.BaseExpression | None, scope, order: int | None = None, _depth: int = 0) -> str:
+    """What the text argument of a tokenizer call is, as far as the file shows: "str" (one string: a constant,
+    an f-string, `str(...)`, `sep.join(...)`), "sequence" (a list or tuple: a constant or display, a comprehension,
+    `list(...)`, `sorted(...)`, `.tolist()`), "array" (a numpy array: `.values`, `.to_numpy()`,
+    `np.array(...)`), else "iterable" (a zip, a generator, a pandas Series or a dataset column, a parameter: anything).
+    A name is followed through its one plain, unconditional assignment."""
+    if expr is None or _depth > 3:
+        return "iterable"
+    constant = facts.value(expr, scope, order=order)
+    if isinstance(constant, str):
+        return "str"
+    if isinstance(constant, (list, tuple)):
+        return "sequence"
+    if isinstance(expr, (cst.FormattedString, cst.ConcatenatedString)):
+        return "str"
+    if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
+        return "sequence"
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "values":
+        return "array"
+    if isinstance(expr, cst.Call) and (call := facts.call_of(expr)) is not None:
+        if call.qualname in ("builtins.list", "builtins.tuple", "builtins.sorted"):
+            return "sequence"
+        if call.qualname == "builtins.str" or (call.method in _STR_METHODS and isinstance(facts.value(call.receiver, scope, order=order), str)):
+            return "str"
+        if call.qualname is None and call.method in _LIST_METHODS:
+            return "sequence"
+        if call.qualname in _ARRAY_MAKERS or (call.qualname is None and call.method == "to_numpy"):
+            return "array"
+    if isinstance(expr, cst.Name):
+        owner, events = facts.binding_events(expr.value, scope, order)
+        assigns = [e for e in events if e.op == "assign"]
+        if owner is not None and len(events) == 1 and len(assigns) == 1 and assigns[0].index is None and not assigns[0].conditional:
+            return text_container(facts, assigns[0].value, owner, assigns[0].order, _depth + 1)
+    return "iterable"
+
+
 # Layout models: their inputs carry a box per token (`bbox`), padded to the same length as the ids.
 LAYOUT_FAMILIES = ("layoutlm", "layoutxlm", "lilt", "udop", "bros")
 

@@ -80,8 +80,13 @@ def _dynamic_padding(facts: Facts, call: Call, function: int | None) -> str:
     if not builds_labels:
         return DYNAMIC_PADDING
     heads = {load.head for load in facts.model_loads}
-    collator = LABELS_PADDING["token-cls"] if heads == {"token-cls"} else LABELS_PADDING[None]
-    return f"tokenize without padding and pad each batch with {collator}, which pads the `labels` with -100 (`DataCollatorWithPadding` cannot pad labels)"
+    token_cls = heads == {"token-cls"}
+    collator = LABELS_PADDING["token-cls"] if token_cls else LABELS_PADDING[None]
+    help = f"tokenize without padding and pad each batch with {collator}, which pads the `labels` with -100 (`DataCollatorWithPadding` cannot pad labels)"
+    if token_cls:
+        return help
+    return (f"{help}; the collator pads only ids, so drop the raw text columns (`remove_columns=` in the `.map`, or keep "
+            "`remove_unused_columns=True`), and in `compute_metrics` replace -100 by `tokenizer.pad_token_id` before `batch_decode`")
 
 
 def _fixed_shapes_wanted(facts: Facts) -> bool:
