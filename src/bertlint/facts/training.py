@@ -397,12 +397,12 @@ TPU_MODULES = ("tensorflow.tpu.", "tensorflow.config.experimental_connect_to_clu
 
 
 def asks_for_tpu(facts: Facts) -> bool:
-    """Does the file look for or set up a TPU outside torch_xla/JAX imports: a TensorFlow TPU call, a string naming a
-    TPU device or a TPU runtime's environment variable in a call or an item assignment?"""
+    """Does the file look for or set up a TPU outside torch_xla/JAX imports: a TensorFlow TPU call, or a string (not a
+    docstring) naming a TPU device or a TPU runtime's environment variable (`"COLAB_TPU_ADDR" in os.environ`)?"""
     if any((c.qualname or "").startswith(TPU_MODULES) for c in facts.calls):
         return True
-    values = [arg.value for c in facts.calls for arg in c.node.args] + [s.value for s in facts.stores] + [s.target.slice[0].slice.value for s in facts.stores if isinstance(s.target, cst.Subscript) and isinstance(s.target.slice[0].slice, cst.Index)]
-    return any(isinstance(v, cst.SimpleString) and literal(v) in TPU_NAMES for v in values)
+    docstrings = {id(small.value) for stmt in walk(facts.module) if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body if isinstance(small, cst.Expr)}
+    return any(isinstance(node, cst.SimpleString) and id(node) not in docstrings and literal(node) in TPU_NAMES for node in walk(facts.module))
 
 
 def first_run(facts: Facts, scope: Scope) -> tuple[Scope, int] | None:
