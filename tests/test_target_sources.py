@@ -96,6 +96,14 @@ def test_a_launcher_lends_nothing_to_a_script_it_does_not_run_or_that_pins_itsel
     assert target(project / "own.py")[0] == (4, 40, 0)
 
 
+def test_a_launcher_that_changes_folder_runs_another_folders_script(project):
+    notebook(project / "other.ipynb", "!pip install transformers==4.38.2\n", "!cd examples && python run_sft.py\n")
+    assert target(project / "run_sft.py")[0] == versions.latest()
+    notebook(project / "clone.ipynb", f"!git clone https://github.com/me/{project.name}\n", f"%cd {project.name}\n",
+             "!pip install transformers==4.36.2\n", "!python run_sft.py\n")  # the notebook's own repository, cloned on Colab
+    assert target(project / "run_sft.py")[0] == (4, 36, 2)
+
+
 def test_launchers_are_read_once_per_folder(project, monkeypatch):
     notebook(project / "train.ipynb", "!pip install transformers==4.38.2\n", "!python a.py\n", "!python b.py\n")
     reads = []

@@ -389,7 +389,7 @@ def _first_pin(lines: list[str], where: str, library: str) -> Pin | None:
     return None
 
 
-_LAUNCH = re.compile(r"python[\d.]*|accelerate|torchrun|deepspeed|run|%run")
+_LAUNCH = re.compile(r"python[\d.]*|\{sys\.executable\}|accelerate|torchrun|deepspeed|run")
 
 
 def _launchers_in(folder: Path) -> dict[str, tuple[tuple[list[str], str], ...]]:
@@ -412,22 +412,27 @@ def _launchers_in(folder: Path) -> dict[str, tuple[tuple[list[str], str], ...]]:
 
             commands = [text]
             installs = ((install_requirements(text) + _Shell().source_installs(text), f"{name}, which runs it"),)
-        for script in {script for command in commands for script in _launched(command)}:
+        for script in _launched(commands, folder.name):
             out[script] = out.get(script, ()) + installs
     return out
 
 
-def _launched(command: str) -> list[str]:
-    """The scripts of the command's folder that a command runs: `python NAME.py`, `accelerate launch NAME.py`,
-    `torchrun --nproc_per_node 2 NAME.py`, `run NAME.py` (`%run`), each after `VAR=value` settings."""
-    out = []
-    for words in _shell_commands(command):
-        while words and re.fullmatch(r"\w+=\S*|nohup|sudo|time", words[0]):
-            words = words[1:]
-        if words and _LAUNCH.fullmatch(words[0].rpartition("/")[2]):
-            script = next((w for w in words[1:] if w.endswith(".py") and not w.startswith("-")), None)
-            if script is not None and os.path.dirname(os.path.normpath(script)) == "":
-                out.append(os.path.normpath(script))
+def _launched(commands: list[str], folder: str) -> set[str]:
+    """The scripts of the launcher's own folder (named `folder`) that its commands run: `python NAME.py`, `accelerate
+    launch NAME.py`, `torchrun --nproc_per_node 2 NAME.py`, `run NAME.py` (`%run`), each after `VAR=value` settings;
+    none after a `cd` to another folder (`cd DIR && python NAME.py`); a `%cd` into a clone of the launcher's own
+    folder (`!git clone .../repo` then `%cd repo`, the notebook being repo's) stays there."""
+    out: set[str] = set()
+    for command in commands:
+        for words in _shell_commands(command):
+            while words and re.fullmatch(r"\w+=\S*|nohup|sudo|time", words[0]):
+                words = words[1:]
+            if words[:1] == ["cd"] and os.path.basename(os.path.normpath(words[1] if len(words) > 1 else "~")) not in (folder, "."):
+                return out
+            if words and _LAUNCH.fullmatch(words[0].rpartition("/")[2]):
+                script = next((w for w in words[1:] if w.endswith(".py") and not w.startswith("-")), None)
+                if script is not None and os.path.dirname(os.path.normpath(script)) == "":
+                    out.add(os.path.normpath(script))
     return out
 
 
