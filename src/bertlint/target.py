@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bertlint.config import LIBRARIES as AROUND
-from bertlint.versions import Unknown, Version, latest, parse_version, required_by, resolve_specifier, satisfies, show, unknown
+from bertlint.versions import Unknown, Version, latest, parse_version, required_by, resolve_specifier, satisfies, unknown
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
@@ -137,7 +137,8 @@ class Targets:
         installed = self._fallback(library)
         if installed[1] != LATEST and satisfies(spec, installed[0]):
             return installed
-        return newest, f"{library}{spec}, which transformers {show(transformers[0])} requires ({transformers[1]})"
+        release = transformers[0]
+        return newest, f"{library}{spec}, which transformers {release[0]}.{release[1]} requires ({transformers[1]})"
 
     def _fallback(self, library: str) -> Pin:
         """The `library` installed where the project runs, else the newest release known."""
@@ -388,7 +389,7 @@ def _first_pin(lines: list[str], where: str, library: str) -> Pin | None:
     return None
 
 
-_LAUNCH = re.compile(r"python[\d.]*|accelerate|torchrun|deepspeed|run|%run")
+_LAUNCH = re.compile(r"python[\d.]*|\{sys\.executable\}|accelerate|torchrun|deepspeed|run")
 
 
 def _launchers_in(folder: Path) -> dict[str, tuple[tuple[list[str], str], ...]]:
@@ -411,22 +412,27 @@ def _launchers_in(folder: Path) -> dict[str, tuple[tuple[list[str], str], ...]]:
 
             commands = [text]
             installs = ((install_requirements(text) + _Shell().source_installs(text), f"{name}, which runs it"),)
-        for script in {script for command in commands for script in _launched(command)}:
+        for script in _launched(commands, folder.name):
             out[script] = out.get(script, ()) + installs
     return out
 
 
-def _launched(command: str) -> list[str]:
-    """The scripts of the command's folder that a command runs: `python NAME.py`, `accelerate launch NAME.py`,
-    `torchrun --nproc_per_node 2 NAME.py`, `run NAME.py` (`%run`), each after `VAR=value` settings."""
-    out = []
-    for words in _shell_commands(command):
-        while words and re.fullmatch(r"\w+=\S*|nohup|sudo|time", words[0]):
-            words = words[1:]
-        if words and _LAUNCH.fullmatch(words[0].rpartition("/")[2]):
-            script = next((w for w in words[1:] if w.endswith(".py") and not w.startswith("-")), None)
-            if script is not None and os.path.dirname(os.path.normpath(script)) == "":
-                out.append(os.path.normpath(script))
+def _launched(commands: list[str], folder: str) -> set[str]:
+    """The scripts of the launcher's own folder (named `folder`) that its commands run: `python NAME.py`, `accelerate
+    launch NAME.py`, `torchrun --nproc_per_node 2 NAME.py`, `run NAME.py` (`%run`), each after `VAR=value` settings;
+    none after a `cd` to another folder (`cd DIR && python NAME.py`); a `%cd` into a clone of the launcher's own
+    folder (`!git clone .../repo` then `%cd repo`, the notebook being repo's) stays there."""
+    out: set[str] = set()
+    for command in commands:
+        for words in _shell_commands(command):
+            while words and re.fullmatch(r"\w+=\S*|nohup|sudo|time", words[0]):
+                words = words[1:]
+            if words[:1] == ["cd"] and os.path.basename(os.path.normpath(words[1] if len(words) > 1 else "~")) not in (folder, "."):
+                return out
+            if words and _LAUNCH.fullmatch(words[0].rpartition("/")[2]):
+                script = next((w for w in words[1:] if w.endswith(".py") and not w.startswith("-")), None)
+                if script is not None and os.path.dirname(os.path.normpath(script)) == "":
+                    out.add(os.path.normpath(script))
     return out
 
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts.names import ENCODE_METHODS, same_symbol
-from bertlint.facts.nodes import UNKNOWN, Call, Store, dotted, literal, walk
+from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store, dotted, literal, walk
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
 
@@ -397,9 +399,36 @@ TPU_MODULES = ("tensorflow.tpu.", "tensorflow.config.experimental_connect_to_clu
 
 
 def asks_for_tpu(facts: Facts) -> bool:
-    """Does the file look for or set up a TPU outside torch_xla/JAX imports: a TensorFlow TPU call, a string naming a
-    TPU device or a TPU runtime's environment variable in a call or an item assignment?"""
-    if any((c.qualname or "").startswith(TPU_MODULES) for c in facts.calls):
+    """Does the file look for or set up a TPU outside torch_xla/JAX imports: a TensorFlow TPU call, a string (not a
+    docstring) naming a TPU device or a TPU runtime's environment variable (`"COLAB_TPU_ADDR" in os.environ`), or a
+    notebook saved with a TPU runtime (Colab's `"accelerator": "TPU"`, Kaggle's `"kaggle": {"accelerator": "tpu..."}`)?"""
+    if any((c.qualname or "").startswith(TPU_MODULES) for c in facts.calls) or _notebook_on_tpu(facts.path):
         return True
-    values = [arg.value for c in facts.calls for arg in c.node.args] + [s.value for s in facts.stores] + [s.target.slice[0].slice.value for s in facts.stores if isinstance(s.target, cst.Subscript) and isinstance(s.target.slice[0].slice, cst.Index)]
-    return any(isinstance(v, cst.SimpleString) and literal(v) in TPU_NAMES for v in values)
+    docstrings = {id(small.value) for stmt in walk(facts.module) if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body if isinstance(small, cst.Expr)}
+    return any(isinstance(node, cst.SimpleString) and id(node) not in docstrings and literal(node) in TPU_NAMES for node in walk(facts.module))
+
+
+def _notebook_on_tpu(path: Path | None) -> bool:
+    """A notebook whose metadata names a TPU runtime (read only when a rule asks, from the file being linted)."""
+    if path is None or path.suffix != ".ipynb":
+        return False
+    try:
+        metadata = json.loads(path.read_text(encoding="utf-8", errors="replace")).get("metadata")
+    except (OSError, ValueError, AttributeError):
+        return False
+    kaggle = metadata.get("kaggle") if isinstance(metadata, dict) else None
+    found = [metadata.get("accelerator") if isinstance(metadata, dict) else None, kaggle.get("accelerator") if isinstance(kaggle, dict) else None]
+    return any(isinstance(name, str) and name.lower().startswith("tpu") for name in found)
+
+
+def first_run(facts: Facts, scope: Scope) -> tuple[Scope, int] | None:
+    """(the module scope, the order of the first module-level call of the top-level function `scope` is or sits in):
+    where a module name read inside that function holds its value when the function runs, rather than its last binding
+    (a notebook's later "legacy" cell rebinding the name after the training ran). None when nothing calls it there."""
+    while scope.parent is not None and scope.parent.parent is not None:
+        scope = scope.parent
+    module = scope.parent
+    if module is None or scope.kind != "function" or not scope.name:
+        return None
+    orders = [c.order for c in facts.calls if c.scope is module and isinstance(c.node.func, cst.Name) and c.node.func.value == scope.name]
+    return (module, min(orders)) if orders else None
