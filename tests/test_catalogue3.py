@@ -202,3 +202,21 @@ for batch in loader:
     optimizer.step()
 """
     assert only("BL505", source) == []
+
+
+def test_bl311_roles_from_use_in_a_helper() -> None:
+    """A parameter the value layer cannot follow counts as a model when the same function calls it, as an optimizer
+    when it runs the other optimizer method; a scheduler's `step()` alone makes nothing an optimizer."""
+    source = """\
+import torch
+def evaluate(model, loader):
+    model.eval
+    return [model(x) for x in loader]
+def train(optimizer, scheduler, loss):
+    optimizer.zero_grad
+    optimizer.step()
+    scheduler.step()
+    scheduler.step
+    loss.backward
+"""
+    assert [f.line for f in only("BL311", source)] == [3, 6]
