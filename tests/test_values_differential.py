@@ -72,6 +72,7 @@ TYPES = {"lr": "float", "bs": "int", "max_length": "int", "ckpt": "str", "paddin
 @dataclass
 class Script:
     draw: Callable
+    pending: bool = False  # draw the PENDING constructs too
     lines: list[str] = field(default_factory=list)
     indent: int = 0
     counter: int = 0
@@ -281,20 +282,47 @@ def _c_builtin(s: Script, e: str, typ: str) -> str:
     return s.draw(st.sampled_from(options))
 
 
+DECOYS = {  # another object of the same kind, made on another line
+    "tokenizer": 'AutoTokenizer.from_pretrained("gpt2")',
+    "model": 'AutoModelForSequenceClassification.from_pretrained("gpt2")',
+    "encoding": 'AutoTokenizer.from_pretrained("gpt2")(["decoy"], return_tensors="pt")',
+    "tensor": 'AutoTokenizer.from_pretrained("gpt2")(["decoy"], return_tensors="pt")["input_ids"]',
+}
+
+
+def _other(s: Script, typ: str) -> str:
+    """Another value of `typ`: another constant of its pool, or another object of its kind."""
+    if typ in DECOYS:
+        decoy = s.fresh("decoy")
+        s.emit(f"{decoy} = {DECOYS[typ]}")
+        return decoy
+    return s.pick(POOL_OF[typ])
+
+
 def _c_branch(s: Script, e: str, typ: str) -> str:
     v, flag = s.fresh("v"), s.fresh("FLAG")
-    shape = s.draw(st.sampled_from(range(3 if typ in POOL_OF else 1)))
-    if shape == 0:
-        s.emit(f"{flag} = {s.draw(st.booleans())}\nif {flag}:\n    {v} = {e}\nelse:\n    {v} = {e}")
-        return v
-    other = s.pick(POOL_OF[typ])
-    if shape == 1:
+    s.emit(f"{flag} = {s.draw(st.booleans())}\nif {flag}:\n    {v} = {e}\nelse:\n    {v} = {e}")
+    return v
+
+
+def _c_branch_between(s: Script, e: str, typ: str) -> str:
+    """A branch that binds `e` or another value: the flag (a constant) or the test picks `e`."""
+    v, flag = s.fresh("v"), s.fresh("FLAG")
+    other = _other(s, typ)
+    if s.draw(st.booleans()):
         taken = s.draw(st.booleans())
         first, second = (e, other) if taken else (other, e)
         s.emit(f"{flag} = {taken}\nif {flag}:\n    {v} = {first}\nelse:\n    {v} = {second}")
-        return v
-    s.emit(f"{v} = {other}\nif len([0]) == 1:\n    {v} = {e}")
+    else:
+        s.emit(f"{v} = {other}\nif len([0]) == 1:\n    {v} = {e}")
     return v
+
+
+def _c_two_sites(s: Script, e: str, typ: str) -> str:
+    """A helper of the file called twice, with another value first."""
+    f = s.fresh("f")
+    s.emit(f"def {f}(p):\n    return p\n{f}({_other(s, typ)})")
+    return f"{f}({e})"
 
 
 def _c_loop(s: Script, e: str, typ: str) -> str:
@@ -350,6 +378,10 @@ CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "partial": (_c_partial, ()),
     "builtin": (_c_builtin, ()),
     "branch": (_c_branch, ()),
+    "branch-between": (_c_branch_between, SCALARS + ("texts",)),
+    "branch-between-objects": (_c_branch_between, OBJECTS[:4]),
+    "two-call-sites": (_c_two_sites, SCALARS + ("texts",)),
+    "two-call-sites-objects": (_c_two_sites, OBJECTS[:4]),
     "loop": (_c_loop, ()),
     "keeping-method": (_c_keeping, ("tensor", "model", "encoding")),
     "argparse": (_c_argparse, SCALARS + ("texts",)),
@@ -357,11 +389,16 @@ CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
 }
 
 
+# Constructs on which the value layer is known to give wrong values (each has a minimal xfail test below): left out
+# of the CI test's grammar until the value layer gets them right; `main(..., pending=True)` measures them.
+PENDING = frozenset({"branch-between-objects", "two-call-sites-objects"})
+
+
 def wrap(s: Script, e: str, typ: str, used: list[str], depth: int | None = None) -> str:
     """An expression holding `e`'s value, through up to `depth` constructs (drawn)."""
     depth = s.draw(st.integers(0, 3)) if depth is None else depth
     for _ in range(depth):
-        names = [n for n, (_, only) in CONSTRUCTS.items() if not only or typ in only]
+        names = [n for n, (_, only) in CONSTRUCTS.items() if (not only or typ in only) and (s.pending or n not in PENDING)]
         name = s.draw(st.sampled_from(names))
         e = CONSTRUCTS[name][0](s, e, typ)
         used.append(name)
@@ -484,8 +521,8 @@ def _loader_forward(s: Script, model: str, tok: str) -> None:
 
 
 @st.composite
-def scripts(draw) -> Script:
-    s = Script(draw)
+def scripts(draw, pending: bool = False) -> Script:
+    s = Script(draw, pending)
     in_main = draw(st.booleans())
     with s.block("def main():") if in_main else contextlib.nullcontext():
         used: list[str] = []
@@ -594,6 +631,16 @@ def compare(static: Any, runtime: Any, lines: dict[int, int]) -> str:
     return "known" if _same_constant(static, runtime) else "wrong"
 
 
+def _describe(value: Any, lines: dict[int, int]) -> str:
+    if isinstance(value, Binding):
+        return f"{value.kind} made on line {_line_of(value, lines)}" + (f" [{value.detail!r}]" if value.detail else "")
+    if isinstance(value, standins.Tensor):
+        return f"a tensor from {' then '.join(f'line {line} [{key!r}]' for line, key in value.trail)}" if value.trail else f"a tensor of {value.data!r}"
+    if hasattr(value, "site"):
+        return f"a {type(value).__name__} made on line {value.site}"
+    return repr(value)
+
+
 def _runtime_answers(record: standins.Record) -> dict[str, Any]:
     answers = dict(record.answers)
     if record.kind == "tokenize":
@@ -629,7 +676,8 @@ def run(source: str, questions: dict[tuple[int, str], list[str]], linted: str | 
             key = (record.line, record.kind, question)
             found = compare(static.get(key, UNKNOWN), value, lines)
             if found == "wrong":
-                details.append(f"line {record.line} {record.kind}.{question}: the value layer says {static.get(key)!r}, the call received {value!r}")
+                details.append(f"line {record.line} {record.kind}.{question}: the value layer says {_describe(static.get(key), lines)}, "
+                               f"the call received {_describe(value, lines)}")
             if rank[found] >= rank.get(results.get(key, "known"), 0):
                 results[key] = found
             constructs[key] = questions.get((record.line, question), [])
@@ -670,14 +718,96 @@ def test_the_harness_catches_a_value_the_run_contradicts():
     assert all(found == "known" for found in run(SMALL, {}).results.values())
 
 
-def main(examples: int) -> None:
+# Shapes on which the value layer gives a value the run contradicts, each minimal: found by the generator (the
+# PENDING constructs) and by probing the mutations real scripts make. Strict: fixing one turns its test red here, so
+# that its mark comes off (and a PENDING construct joins the CI grammar).
+PRELUDE = HEADER + """\
+tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+padded = tok(["a b", "c"], padding=True, return_tensors="pt")
+to_max = tok(["a b", "c"], padding="max_length", max_length=8, return_tensors="pt")
+"""
+WRONG_SHAPES = {
+    # objects joined: the last binding is taken, whichever branch ran
+    "branch-objects": ('FLAG = True\nif FLAG:\n    enc = padded\nelse:\n    enc = to_max\nmodel(**enc)\n',
+                       "objects bound on both branches: the value layer takes the last (to_max), the run took the first"),
+    "try-objects": ('try:\n    enc = padded\nexcept Exception:\n    enc = to_max\nmodel(**enc)\n',
+                    "objects bound in try and except: the value layer takes the except's"),
+    "param-two-sites": ('def forward(e):\n    model(**e)\nforward(padded)\nforward(to_max)\n',
+                        "a helper called with two encodings: objects agree by kind, the first call site's is taken"),
+    "param-two-models": ('other = AutoModelForSequenceClassification.from_pretrained("roberta-base")\ndef forward(m):\n    m(**padded)\n'
+                         'forward(model)\nforward(other)\n', "a helper called with two models: the first call site's is taken"),
+    "self-attr-param-two-sites": ('class Runner:\n    def __init__(self, e):\n        self.e = e\n\n    def run(self):\n        model(**self.e)\n'
+                                  'Runner(padded).run()\nRunner(to_max).run()\n', "self.e set from two constructions: the first is taken"),
+    "self-attr-reassigned": ('class Runner:\n    def __init__(self):\n        self.e = padded\n\n    def reset(self):\n        self.e = to_max\n\n'
+                             '    def run(self):\n        self.reset()\n        model(**self.e)\nRunner().run()\n',
+                             "self.e assigned in two methods: the first assignment found is taken"),
+    "self-attr-other-class": ('class A:\n    def __init__(self):\n        self.e = padded\n\nclass B:\n    def __init__(self):\n        self.e = to_max\n\n'
+                              '    def run(self):\n        model(**self.e)\nA()\nB().run()\n', "self.e of another class of the file is taken"),
+    "overridden-method": ('class A:\n    def lr(self):\n        return 1e-05\n\n    def make(self):\n        return torch.optim.AdamW(model.parameters(), lr=self.lr())\n'
+                          'class B(A):\n    def lr(self):\n        return 0.001\nB().make()\n', "self.lr() on a subclass instance: the base's method is evaluated"),
+    "encoding-key-reassigned": ('padded["input_ids"] = padded["attention_mask"]\nmodel(input_ids=padded["input_ids"])\n',
+                                "an encoding's key stored again: the tokenizer's key is still given"),
+    # constants mutated where the value layer does not look
+    "dict-through-alias": ('cfg = {"lr": 1e-05}\nalias = cfg\nalias["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n',
+                           "a dict mutated through an alias"),
+    "dict-update": ('cfg = {"lr": 1e-05}\ncfg.update(lr=0.001)\ntorch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n', "dict.update()"),
+    "dict-setdefault": ('cfg = {}\ncfg.setdefault("lr", 0.001)\ntorch.optim.AdamW(model.parameters(), lr=cfg.get("lr", 1e-05))\n',
+                        "dict.setdefault(): .get's default is given"),
+    "dict-mutated-by-callee": ('cfg = {"lr": 1e-05}\ndef bump(c):\n    c["lr"] = 0.001\nbump(cfg)\ntorch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n',
+                               "a dict mutated by a function it is passed to"),
+    "nested-dict-item-stored": ('cfg = {"opt": {"lr": 1e-05}}\ncfg["opt"]["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=cfg["opt"]["lr"])\n',
+                                "an item of a nested dict stored"),
+    "namespace-through-alias": ('cfg = types.SimpleNamespace(lr=1e-05)\nalias = cfg\nalias.lr = 0.001\ntorch.optim.AdamW(model.parameters(), lr=cfg.lr)\n',
+                                "a SimpleNamespace field set through an alias"),
+    "instance-setattr": ('class Cfg:\n    lr = 1e-05\ncfg = Cfg()\nsetattr(cfg, "lr", 0.001)\ntorch.optim.AdamW(model.parameters(), lr=cfg.lr)\n',
+                         "setattr() on a config instance"),
+    "args-field-stored": ('p = argparse.ArgumentParser()\np.add_argument("--lr", type=float, default=1e-05)\nargs = p.parse_args()\nargs.lr = 0.001\n'
+                          'torch.optim.AdamW(model.parameters(), lr=args.lr)\n', "args.lr set after parse_args(): the default is given"),
+    "args-field-augmented": ('p = argparse.ArgumentParser()\np.add_argument("--lr", type=float, default=1e-05)\nargs = p.parse_args()\nargs.lr *= 2\n'
+                             'torch.optim.AdamW(model.parameters(), lr=args.lr)\n', "args.lr *= 2 after parse_args(): the default is given"),
+    "args-setattr": ('p = argparse.ArgumentParser()\np.add_argument("--lr", type=float, default=1e-05)\nargs = p.parse_args()\nsetattr(args, "lr", 0.001)\n'
+                     'torch.optim.AdamW(model.parameters(), lr=args.lr)\n', "setattr(args, ...) after parse_args()"),
+    "args-string-default-typed": ('p = argparse.ArgumentParser()\np.add_argument("--lr", type=float, default="1e-05")\nargs = p.parse_args()\n'
+                                  'torch.optim.AdamW(model.parameters(), lr=args.lr)\n', "a string default is converted by type=float: the string is given"),
+    "args-dest-of-another-parser": ('p = argparse.ArgumentParser()\np.add_argument("--lr", type=float, default=1e-05)\nq = argparse.ArgumentParser()\n'
+                                    'q.add_argument("--lr", type=float, default=0.001)\nargs = p.parse_args()\ntorch.optim.AdamW(model.parameters(), lr=args.lr)\n',
+                                    "two parsers with the same dest: the file-wide table gives the last parser's default"),
+    "environ-set-in-file": ('import os\nos.environ["LR"] = "0.001"\ntorch.optim.AdamW(model.parameters(), lr=float(os.environ.get("LR", "1e-05")))\n',
+                            "the file sets the variable itself: .get's default is given"),
+    "list-insert": ('texts = ["a", "b"]\ntexts.insert(0, "c")\ntok(texts, padding=True)\n', "list.insert()"),
+    "list-pop": ('texts = ["a", "b"]\ntexts.pop()\ntok(texts, padding=True)\n', "list.pop()"),
+    "list-del-item": ('texts = ["a", "b"]\ndel texts[0]\ntok(texts, padding=True)\n', "del of an item"),
+    "list-through-alias": ('texts = ["a", "b"]\nalias = texts\nalias.append("c")\ntok(texts, padding=True)\n', "a list appended to through an alias"),
+    "walrus": ('lr = 1e-05\nif (lr := 0.001) > 0:\n    pass\ntorch.optim.AdamW(model.parameters(), lr=lr)\n', "a name rebound by :="),
+    "nonlocal": ('def main():\n    lr = 1e-05\n\n    def bump():\n        nonlocal lr\n        lr = 0.001\n    bump()\n    torch.optim.AdamW(model.parameters(), lr=lr)\nmain()\n',
+                 "a name rebound through nonlocal"),
+    "default-evaluated-at-def": ('LR = 1e-05\ndef make(lr=LR):\n    return torch.optim.AdamW(model.parameters(), lr=lr)\nLR = 0.001\nmake()\n',
+                                 "a parameter default is evaluated when the def runs, not at the end of the module"),
+    "global-changed-after-the-call": ('LR = 1e-05\ndef train():\n    return torch.optim.AdamW(model.parameters(), lr=LR)\ntrain()\nLR *= 10\n',
+                                      "a global augmented after the call that reads it"),
+    "function-redefined-after-the-call": ('def lr():\n    return 1e-05\ndef train():\n    return torch.optim.AdamW(model.parameters(), lr=lr())\ntrain()\n'
+                                          'def lr():\n    return 0.001\n', "a function redefined after the call: the last def is evaluated"),
+}
+
+
+@pytest.mark.parametrize("shape", [
+    pytest.param(name, id=name, marks=pytest.mark.xfail(strict=True, reason=f"wrong value: {reason}"))
+    for name, (_, reason) in WRONG_SHAPES.items()
+])
+def test_a_shape_the_value_layer_gets_wrong(shape: str):
+    outcome = run(PRELUDE + WRONG_SHAPES[shape][0], {})
+    assert not outcome.details, "\n".join(outcome.details)
+
+
+def main(examples: int, pending: bool = False) -> None:
     totals: Counter = Counter()
     per_question: dict[str, Counter] = defaultdict(Counter)
     per_construct: dict[str, Counter] = defaultdict(Counter)
     wrong: list[str] = []
 
     @settings(max_examples=examples, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-    @given(scripts())
+    @given(scripts(pending))
     def measure(script: Script):
         outcome = run(script.source, script.questions)
         wrong.extend(outcome.details)
@@ -701,4 +831,4 @@ def main(examples: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 300)
+    main(int(next((a for a in sys.argv[1:] if a.isdigit()), 300)), pending="--pending" in sys.argv)
