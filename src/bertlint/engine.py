@@ -272,8 +272,10 @@ def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", 
             continue
         if rule.needs and not facts.imported(*rule.needs):
             continue
-        ctx.rule = rule
+        ctx.rule, ctx.read_unknown, before = rule, False, len(ctx.reports)
         rule.check(ctx)
+        if ctx.read_unknown:  # it judged the file against a release that cannot be known (a fork's branch): unknown stays silent
+            del ctx.reports[before:]
     if reads is not None:
         reads += facts.inputs
     return _place(ctx.reports, facts, source, str(path), selected)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bertlint.config import LIBRARIES as AROUND
-from bertlint.versions import Version, latest, parse_version, resolve_specifier
+from bertlint.versions import Unknown, Version, latest, parse_version, required_by, resolve_specifier, satisfies, show, unknown
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
@@ -85,11 +85,14 @@ class Targets:
         self._folders: dict[Path, Path] = {}  # a file's folder as named -> resolved
         self._files: dict[Path, tuple[tuple[str, list[str]], ...]] = {}  # resolved folder -> the requirement files from it up to the root
         self._installed: dict[str, Pin | None] = {}  # library -> where the project runs
+        self._launched: dict[Path, dict[str, tuple[tuple[list[str], str], ...]]] = {}  # resolved folder -> its launchers' installs by script
 
     def __call__(self, path: Path, text: str | None = None) -> Target:
         here = self._folder(path)
-        pins = {library: self._pin(library, path, text, here) for library in LIBRARIES}
-        return Target(*pins.pop("transformers"), pins)
+        transformers = self._pinned("transformers", path, text, here)
+        libraries = {library: self._pinned(library, path, text, here) or self._required(transformers, library) or self._fallback(library)
+                     for library in AROUND}
+        return Target(*(transformers or self._fallback("transformers")), libraries)
 
     def _folder(self, path: Path) -> Path:
         """`path.resolve().parent`, resolving each folder once (a linked file resolves on its own)."""
@@ -100,7 +103,9 @@ class Targets:
             folder = self._folders[path.parent] = path.parent.resolve()
         return folder
 
-    def _pin(self, library: str, path: Path, text: str | None, here: Path) -> Pin:
+    def _pinned(self, library: str, path: Path, text: str | None, here: Path) -> Pin | None:
+        """What the configuration, the file itself, a notebook or shell script beside it that launches it, or the
+        requirement files pin of `library`; None when nothing does."""
         if library == "transformers" and self.settings.transformers_version:
             return parse_version(self.settings.transformers_version), self.settings.transformers_version_from
         configured = dict(self.settings.library_versions).get(library)
@@ -110,15 +115,44 @@ class Targets:
             pinned = _notebook_pin(text, library) if text and "install" in text else None
         else:
             pinned = _inline_pin(text, library) if text and "# /// script" in text else None
+        for lines, where in self._launchers(here).get(path.name, ()) if pinned is None and path.suffix == ".py" else ():
+            pinned = _first_pin(lines, where, library)
+            if pinned is not None:
+                break
         for where, lines in self._requirement_files(here) if pinned is None else ():
             pinned = _first_pin(lines, where, library)
             if pinned is not None:
                 break
-        if pinned is None:
-            if library not in self._installed:
-                self._installed[library] = _installed_for(self.root, library)
-            pinned = self._installed[library]
-        return pinned or (latest(library), LATEST)
+        return pinned
+
+    def _required(self, transformers: Pin | None, library: str) -> Pin | None:
+        """For a library the project does not pin: what the pinned transformers release requires of it (its wheel's
+        `Requires-Dist`), as a resolver installing that release would take it; the installed one where it fits."""
+        if transformers is None or isinstance(transformers[0], Unknown):
+            return None
+        spec = required_by(transformers[0], library)
+        newest = resolve_specifier(spec, library) if spec else None
+        if newest is None:
+            return None  # `>=0.11` alone: no ceiling
+        installed = self._fallback(library)
+        if installed[1] != LATEST and satisfies(spec, installed[0]):
+            return installed
+        return newest, f"{library}{spec}, which transformers {show(transformers[0])} requires ({transformers[1]})"
+
+    def _fallback(self, library: str) -> Pin:
+        """The `library` installed where the project runs, else the newest release known."""
+        if library not in self._installed:
+            self._installed[library] = _installed_for(self.root, library)
+        return self._installed[library] or (latest(library), LATEST)
+
+    def _launchers(self, folder: Path) -> dict[str, tuple[tuple[list[str], str], ...]]:
+        """script name -> the installs of the notebooks and shell scripts of `folder` that launch it (`!python NAME`,
+        `!accelerate launch NAME`, `%run NAME`, `torchrun ... NAME` in a .sh): the script runs with what they install.
+        Each folder's launchers are read once a run."""
+        found = self._launched.get(folder)
+        if found is None:
+            found = self._launched[folder] = _launchers_in(folder)
+        return found
 
     def _requirement_files(self, folder: Path) -> tuple[tuple[str, list[str]], ...]:
         """(name, requirement lines) of the project's requirement files from `folder` up to the project root,
@@ -190,36 +224,210 @@ def _notebook_pin(text: str, library: str) -> Pin | None:
 @functools.lru_cache(maxsize=16)
 def _notebook_installs(text: str) -> tuple[tuple[list[str], str], ...]:
     """(requirements, where) of each install command of a notebook's code cells, in order (read once for every library)."""
+    from bertlint.ipython import install_requirements  # only for a notebook that installs something
+
+    out = []
+    shell = _Shell()
+    for number, command, files in _notebook_commands(text):
+        if "install" in command or "clone" in command:
+            requirements = install_requirements(command, files) + shell.source_installs(command)
+            if "install" in command:
+                out.append((requirements, f"cell {number} (`{' '.join(command.split())[:60]}`)"))
+        else:
+            shell.source_installs(command)  # a `%cd DIR`: where a later `pip install .` installs from
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=16)
+def _notebook_commands(text: str) -> tuple[tuple[int, str, dict[str, str]], ...]:
+    """(cell number, command, the files `%%writefile` cells wrote before it) of each shell or magic command of a
+    notebook's code cells, in order; cells are numbered from 1 among all cells, as findings count them."""
     try:
         cells = json.loads(text).get("cells")
     except (ValueError, AttributeError):
         return ()
-    out = []
-    from bertlint.ipython import commands, install_requirements, written_file  # only for a notebook that installs something
+    from bertlint.ipython import commands, written_file
 
+    out = []
     files: dict[str, str] = {}  # what the `%%writefile NAME` cells so far wrote, for a later `pip install -r NAME`
     for number, cell in enumerate(cells if isinstance(cells, list) else (), 1):
         source = cell.get("source") if isinstance(cell, dict) and cell.get("cell_type") == "code" else None
         source = "".join(source) if isinstance(source, list) and all(isinstance(s, str) for s in source) else source
-        written = written_file(source) if isinstance(source, str) and "%%writefile" in source else None
-        if written is not None:
-            files[written[0]] = written[1]
+        if not isinstance(source, str):
             continue
-        for command in commands(source) if isinstance(source, str) and "install" in source else ():
-            out.append((install_requirements(command, files), f"cell {number} (`{' '.join(command.split())[:60]}`)"))
+        written = written_file(source) if "%%writefile" in source else None
+        if written is not None:
+            files = {**files, written[0]: written[1]}
+            continue
+        out += [(number, command, files) for command in commands(source)]
     return tuple(out)
 
 
+class _Shell:
+    """What a notebook's or shell script's commands install from source, read in order: `git clone [-b REF] URL [DIR]`,
+    `cd DIR` (`%cd DIR`), then `pip install DIR`, `pip install -e .`, `pip install git+URL@REF`. Each such install
+    becomes a PEP 508 direct reference (`transformers @ git+URL@REF`), which `_first_pin` reads."""
+
+    def __init__(self) -> None:
+        self.cwd = ""
+        self.clones: dict[str, str] = {}  # the folder a clone made -> `git+URL@REF`
+
+    def source_installs(self, command: str) -> list[str]:
+        out = []
+        for words in _shell_commands(command):
+            words = words[1:] if words[:1] == ["sudo"] else words
+            if words[:1] == ["cd"]:
+                self.cwd = os.path.normpath(os.path.join(self.cwd, words[1])) if len(words) > 1 else ""
+            elif words[:2] == ["git", "clone"]:
+                self._clone(words[2:])
+            elif "install" in words:
+                out += [self._reference(word) for word in _source_words(words[words.index("install") + 1:])]
+        return out
+
+    def _clone(self, args: list[str]) -> None:
+        ref, positional = "", []
+        for option, value in zip(args, [*args[1:], ""]):
+            if option in ("-b", "--branch"):
+                ref = value
+        skip = False
+        for word in args:
+            if skip or word.startswith("-"):
+                skip = word in ("-b", "--branch", "--depth", "-o", "--origin", "-c", "--config", "--reference", "-j", "--jobs")
+                continue
+            positional.append(word)
+        if positional:
+            url = positional[0]
+            folder = positional[1] if len(positional) > 1 else url.rstrip("/").rpartition("/")[2].removesuffix(".git")
+            self.clones[os.path.normpath(os.path.join(self.cwd, folder))] = f"git+{url}" + (f"@{ref}" if ref else "")
+
+    def _reference(self, word: str) -> str:
+        """`name @ url` for one source install (a URL or a folder)."""
+        if word.startswith(("git+", "hg+", "svn+", "bzr+")) or "://" in word:
+            return f"{_named_by(word)} @ {word}"
+        folder = os.path.normpath(os.path.join(self.cwd, word))
+        url = self.clones.get(folder, f"file:{folder}")
+        return f"{_named_by(url)} @ {url}"
+
+
+def _shell_commands(command: str) -> list[list[str]]:
+    """The words of each simple command of a shell command text (lines, `&&`, `;`, `|` split it)."""
+    import shlex
+
+    out = []
+    for line in command.replace("\\\n", " ").splitlines():
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        try:
+            tokens = list(lexer)
+        except ValueError:
+            continue
+        words: list[str] = []
+        for token in [*tokens, ";"]:
+            if token and set(token) <= set("&|;()"):
+                out.append(words) if words else None
+                words = []
+            else:
+                words.append(token)
+    return out
+
+
+def _source_words(words: list[str]) -> list[str]:
+    """The arguments of `pip install` that name a source rather than a release: a VCS or web URL, a folder (`.`,
+    `./transformers`, `-e transformers`)."""
+    out, editable = [], False
+    for word in words:
+        if editable or (not word.startswith("-") and ("/" in word or word in (".", "..") or word.startswith(("git+", "hg+")))):
+            if "://" in word or word.startswith(("git+", "hg+")) or not word.endswith((".txt", ".whl", ".tar.gz", ".zip")):
+                out.append(word)
+        editable = word in ("-e", "--editable")
+    return out
+
+
+def _named_by(url: str) -> str:
+    """The project a source install names: `#egg=NAME`, else the last part of its path (`.../transformers.git@v4.38.2`)."""
+    egg = re.search(r"[#&]egg=([A-Za-z0-9._-]+)", url)
+    if egg:
+        return egg.group(1)
+    path = url.split("#")[0].removeprefix("file:")
+    path = re.sub(r"@[^/]*$", "", path) if "://" in path else path  # the ref after the repository
+    return path.rstrip("/").rpartition("/")[2].removesuffix(".git") or "."
+
+
+_DIRECT = re.compile(r"^\s*(?:(?:-e|--editable)\s+)?(?:(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*@\s*)?(?P<url>(?:git|hg|svn|bzr)\+\S+|file:\S+|https?://\S+)")
+_RELEASE_REF = re.compile(r"^v?(?P<version>\d+\.\d+(?:\.\d+)?)$")
+
+
+def _direct_pin(line: str, where: str, library: str) -> Pin | None:
+    """A `library` installed from a source (`name @ git+URL@REF`, `git+URL#egg=name`, a folder): the release its ref
+    names (`@v4.38.2`), else an unknown release (a fork's branch, a clone's main)."""
+    match = _DIRECT.match(line)
+    if match is None or _canonical(match.group("name") or _named_by(match.group("url"))) != library:
+        return None
+    url = match.group("url").split("#")[0]
+    ref = url.rpartition("@")[2] if "://" in url and "@" in url.rpartition("/")[2] else ""
+    release = _RELEASE_REF.match(ref)
+    if release:
+        return parse_version(release.group("version")), f"the install of {library} from {url} (a release tag) in {where}"
+    return unknown(library), f"{library} installed from {url} in {where}: a branch, not a release, so its release is unknown"
+
+
 def _first_pin(lines: list[str], where: str, library: str) -> Pin | None:
-    """The first `<library><spec>` requirement among `lines` that sets a ceiling, and what to call it."""
-    for requirement in filter(None, map(_REQUIREMENT.match, lines)):
-        if _canonical(requirement.group("name")) != library:
+    """The first `<library><spec>` requirement among `lines` that sets a ceiling, or installs `library` from a source,
+    and what to call it."""
+    for line in lines:
+        direct = _direct_pin(line, where, library) if "+" in line or ":" in line else None
+        if direct is not None:
+            return direct
+        requirement = _REQUIREMENT.match(line)
+        if requirement is None or _canonical(requirement.group("name")) != library:
             continue
         version = resolve_specifier(requirement.group("spec"), library)
         if version is not None:
             spec = re.sub(r"\s+", "", requirement.group("spec"))
             return version, f"the pin {requirement.group('name')}{spec} in {where}"
     return None
+
+
+_LAUNCH = re.compile(r"python[\d.]*|accelerate|torchrun|deepspeed|run|%run")
+
+
+def _launchers_in(folder: Path) -> dict[str, tuple[tuple[list[str], str], ...]]:
+    """script name -> (requirements, where) of the installs of each notebook or shell script in `folder` that runs it."""
+    try:
+        names = sorted(name for name in os.listdir(folder) if name.endswith((".ipynb", ".sh")))
+    except OSError:
+        return {}
+    out: dict[str, tuple[tuple[list[str], str], ...]] = {}
+    for name in names:
+        try:
+            text = (folder / name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if name.endswith(".ipynb"):
+            commands = [command for _, command, _ in _notebook_commands(text)]
+            installs = tuple((lines, f"{where} of {name}, which runs it") for lines, where in _notebook_installs(text))
+        else:
+            from bertlint.ipython import install_requirements
+
+            commands = [text]
+            installs = ((install_requirements(text) + _Shell().source_installs(text), f"{name}, which runs it"),)
+        for script in {script for command in commands for script in _launched(command)}:
+            out[script] = out.get(script, ()) + installs
+    return out
+
+
+def _launched(command: str) -> list[str]:
+    """The scripts of the command's folder that a command runs: `python NAME.py`, `accelerate launch NAME.py`,
+    `torchrun --nproc_per_node 2 NAME.py`, `run NAME.py` (`%run`), each after `VAR=value` settings."""
+    out = []
+    for words in _shell_commands(command):
+        while words and re.fullmatch(r"\w+=\S*|nohup|sudo|time", words[0]):
+            words = words[1:]
+        if words and _LAUNCH.fullmatch(words[0].rpartition("/")[2]):
+            script = next((w for w in words[1:] if w.endswith(".py") and not w.startswith("-")), None)
+            if script is not None and os.path.dirname(os.path.normpath(script)) == "":
+                out.append(os.path.normpath(script))
+    return out
 
 
 def _canonical(name: str) -> str:

@@ -25,8 +25,19 @@ def parse_version(text: str) -> Version:
     return parts + (0,) * (3 - len(parts))
 
 
+class Unknown(tuple):
+    """A release that cannot be known (transformers installed from a fork's branch, not from a release): it holds the
+    newest known release so that nothing breaks on it, and a rule that reads it reports nothing (`rules.Context`)."""
+
+
+def unknown(library: str = "transformers") -> Unknown:
+    return Unknown(latest(library))
+
+
 def show(version: Version) -> str:
-    """`(4, 41, 0)` -> `4.41`: the form release notes use."""
+    """`(4, 41, 0)` -> `4.41`: the form release notes use; `unknown` for an `Unknown` release."""
+    if isinstance(version, Unknown):
+        return "unknown"
     parts = list(version)
     while len(parts) > 2 and parts[-1] == 0:
         parts.pop()
@@ -63,6 +74,19 @@ def resolve_specifier(spec: str, library: str = "transformers") -> Version | Non
     candidates = set(pinned) | {(int(major), minor, 0) for major, newest in data(library)["releases"].items() for minor in range(newest + 1)}
     allowed = [v for v in candidates if all(_allows(c, v) for c in clauses)]
     return max(allowed) if allowed else None
+
+
+def satisfies(spec: str, version: Version) -> bool | None:
+    """Does `version` satisfy `spec` (`<1.0,>=0.11.0`)? None when the specifier does not parse."""
+    clauses = [_SPECIFIER.match(part) for part in spec.split(",")]
+    return all(_allows(c, version) for c in clauses) if clauses and all(clauses) else None
+
+
+@functools.cache
+def required_by(release: Version, library: str) -> str | None:
+    """The specifier of `library` that the transformers minor release `release` requires (its wheel's unconditional
+    `Requires-Dist`, `data/requires.json`), or None when it names none."""
+    return _data_file("requires.json")["releases"].get(f"{release[0]}.{release[1]}", {}).get(library)
 
 
 def _allows(clause: re.Match, version: Version) -> bool:

@@ -373,3 +373,49 @@ def _requires_grad_set(node: cst.CSTNode, param: str) -> Any:
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_" and dotted(node.func.value) == param:
         return False if node.args and dotted(node.args[0].value) == "False" else True
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# statement order inside a training step
+
+CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"})
+
+
+@dataclass(frozen=True)
+class MisplacedClip:
+    """A gradient clip that runs where it cannot clip the gradients the next update uses."""
+
+    call: Call
+    where: str  # "before_backward": before the loop's backward, which adds this step's gradients after it;
+    # "after_step": after the loop's last update, on gradients that update already used
+    loop: TrainingLoop
+
+
+def is_clip(facts: Facts, call: Call) -> bool:
+    """`torch.nn.utils.clip_grad_norm_(...)` (and `_value_`, the deprecated `clip_grad_norm`), `accelerator.clip_grad_norm_(...)`."""
+    if call.qualname is not None:
+        return call.qualname.startswith("torch.nn.utils") and call.qualname.rsplit(".", 1)[-1] in CLIP_FUNCTIONS
+    return call.method in CLIP_FUNCTIONS and _kind_is(facts, call.receiver, call, "accelerator")
+
+
+@per_file
+def misplaced_clips(facts: Facts) -> list[MisplacedClip]:
+    """Clips in a torch training loop, on every path at the loop's own level, that come before the loop's first backward
+    pass while an update follows that backward (clip → backward → step), or after its last backward and last update
+    (backward → step → clip). Only loops whose backward passes run on every iteration and add into `.grad` count."""
+    found = []
+    for loop in training_loops(facts):
+        if loop.framework != "torch":
+            continue
+        own = [c for c in facts.calls if c.loops and c.loops[-1] is loop.node]
+        backward = [c for c in loop.backward if c.loops[-1] is loop.node and _accumulates(c)]
+        steps = [c for c in loop.steps if c.loops[-1] is loop.node]
+        if not backward or not steps or len(backward) != len(loop.backward) or not all(_every_iteration(facts, loop.node, c.stmt) for c in backward):
+            continue
+        first, last = min(c.order for c in backward), max(c.order for c in backward)
+        for clip in (c for c in own if is_clip(facts, c)):
+            if clip.order < first and any(s.order > last for s in steps) and not any(clip.order < s.order < first for s in steps):
+                found.append(MisplacedClip(clip, "before_backward", loop))
+            elif clip.order > last and all(s.order < clip.order and _every_iteration(facts, loop.node, s.stmt) for s in steps):
+                found.append(MisplacedClip(clip, "after_step", loop))
+    return found

@@ -10,7 +10,7 @@ import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts.names import ENCODE_METHODS, same_symbol
-from bertlint.facts.nodes import UNKNOWN, Call, Store, dotted, walk
+from bertlint.facts.nodes import UNKNOWN, Call, Store, dotted, literal, walk
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
 
@@ -334,3 +334,72 @@ def in_call_to(facts: Facts, node: cst.CSTNode, names: frozenset[str]) -> bool:
                 return True
         current = facts.parent(current)
     return False
+
+
+_STR_METHODS = frozenset({"join", "strip", "lstrip", "rstrip", "lower", "upper", "format", "capitalize", "title", "casefold"})
+_LIST_METHODS = frozenset({"tolist", "to_list", "readlines"})
+_ARRAY_MAKERS = ("numpy.array", "numpy.asarray", "numpy.stack", "numpy.concatenate")
+
+
+def text_container(facts: Facts, expr: cst.BaseExpression | None, scope, order: int | None = None, _depth: int = 0) -> str:
+    """What the text argument of a tokenizer call is, as far as the file shows: "str" (one string: a constant,
+    an f-string, `str(...)`, `sep.join(...)`), "sequence" (a list or tuple: a constant or display, a comprehension,
+    `list(...)`, `sorted(...)`, `.tolist()`), "array" (a numpy array: `.values`, `.to_numpy()`,
+    `np.array(...)`), else "iterable" (a zip, a generator, a pandas Series or a dataset column, a parameter: anything).
+    A name is followed through its one plain, unconditional assignment."""
+    if expr is None or _depth > 3:
+        return "iterable"
+    constant = facts.value(expr, scope, order=order)
+    if isinstance(constant, str):
+        return "str"
+    if isinstance(constant, (list, tuple)):
+        return "sequence"
+    if isinstance(expr, (cst.FormattedString, cst.ConcatenatedString)):
+        return "str"
+    if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
+        return "sequence"
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "values":
+        return "array"
+    if isinstance(expr, cst.Call) and (call := facts.call_of(expr)) is not None:
+        if call.qualname in ("builtins.list", "builtins.tuple", "builtins.sorted"):
+            return "sequence"
+        if call.qualname == "builtins.str" or (call.method in _STR_METHODS and isinstance(facts.value(call.receiver, scope, order=order), str)):
+            return "str"
+        if call.qualname is None and call.method in _LIST_METHODS:
+            return "sequence"
+        if call.qualname in _ARRAY_MAKERS or (call.qualname is None and call.method == "to_numpy"):
+            return "array"
+    if isinstance(expr, cst.Name):
+        owner, events = facts.binding_events(expr.value, scope, order)
+        assigns = [e for e in events if e.op == "assign"]
+        if owner is not None and len(events) == 1 and len(assigns) == 1 and assigns[0].index is None and not assigns[0].conditional:
+            return text_container(facts, assigns[0].value, owner, assigns[0].order, _depth + 1)
+    return "iterable"
+
+
+# Layout models: their inputs carry a box per token (`bbox`), padded to the same length as the ids.
+LAYOUT_FAMILIES = ("layoutlm", "layoutxlm", "lilt", "udop", "bros")
+
+
+def feeds_layout_model(facts: Facts) -> bool:
+    """Does the file build inputs for a layout model (LayoutLM v1-v3, LayoutXLM, LiLT, UDOP, BROS), whose `bbox` (and
+    word labels) are padded to the ids' fixed length and must stay aligned with them? Boxes handed to an encoding call
+    (`boxes=`), a `bbox` column or argument, or a tokenizer, processor or model of one of those families."""
+    if any("boxes" in c.kwargs or "bbox" in c.kwargs for c in facts.calls) or any(s.key == "bbox" for s in facts.stores):
+        return True
+    loads = [c for c in facts.calls if c.method == "from_pretrained" or (c.qualname or "").startswith("transformers.")]
+    return any(family in tokenizer_names(facts, load) for load in loads for family in LAYOUT_FAMILIES)
+
+
+# A TPU is asked for by name: `tf.config.list_logical_devices("TPU")`, `os.environ["PJRT_DEVICE"] = "TPU"`, Colab's TPU address.
+TPU_NAMES = frozenset({"TPU", "COLAB_TPU_ADDR", "TPU_NAME", "XRT_TPU_CONFIG", "TPU_IP_ADDRESS"})
+TPU_MODULES = ("tensorflow.tpu.", "tensorflow.config.experimental_connect_to_cluster", "keras.distribution.")
+
+
+def asks_for_tpu(facts: Facts) -> bool:
+    """Does the file look for or set up a TPU outside torch_xla/JAX imports: a TensorFlow TPU call, a string naming a
+    TPU device or a TPU runtime's environment variable in a call or an item assignment?"""
+    if any((c.qualname or "").startswith(TPU_MODULES) for c in facts.calls):
+        return True
+    values = [arg.value for c in facts.calls for arg in c.node.args] + [s.value for s in facts.stores] + [s.target.slice[0].slice.value for s in facts.stores if isinstance(s.target, cst.Subscript) and isinstance(s.target.slice[0].slice, cst.Index)]
+    return any(isinstance(v, cst.SimpleString) and literal(v) in TPU_NAMES for v in values)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, padding_at, tokenizer_load_of, walk
+from bertlint.facts import Call, Facts, asks_for_tpu, feeds_layout_model, in_call_to, padding_at, tokenizer_load_of, walk
 from bertlint.rules import Context, Rule
 from bertlint.rules.bl202 import is_label_call
 
@@ -30,7 +30,11 @@ LABELS_PADDING = {
     "token-cls": "`DataCollatorForTokenClassification(tokenizer)`",
     None: "`DataCollatorForSeq2Seq(tokenizer, model=model)`",
 }
-INSPECTIONS = frozenset({"print", "len", "decode", "batch_decode", "convert_ids_to_tokens", "array_equal", "equal", "allclose", "assert_equal"})
+# Calls that only look at an encoding (one example printed, displayed, logged, decoded or compared); its ids are never batched.
+INSPECTIONS = frozenset({
+    "print", "pprint", "display", "len", "decode", "batch_decode", "convert_ids_to_tokens", "array_equal", "equal", "allclose", "assert_equal",
+    "debug", "info", "warning", "log", "write", "tokens", "word_ids", "keys",
+})
 
 
 class StaticPaddingToMax(Rule):
@@ -43,8 +47,8 @@ class StaticPaddingToMax(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         static = [(call, pad) for call in facts.tokenizer_calls if (pad := padding_at(facts, call, ctx.version)).pads_to_max]
-        if not static or _fixed_shapes_wanted(facts):
-            return
+        if not static or _fixed_shapes_wanted(facts) or feeds_layout_model(facts):
+            return  # fixed shapes wanted; a layout model's boxes (and word labels) padded to the same length as its ids
         feeds_training = bool(facts.trainers or facts.calls_to("torch.utils.data.DataLoader"))
         map_functions = _map_functions(facts)
         # a seq2seq model's labels padded to a fixed length where no collator pads labels (`DataCollatorWithPadding`
@@ -55,7 +59,7 @@ class StaticPaddingToMax(Rule):
             and not facts.calls_to(*LABEL_PADDING_COLLATORS)
         )
         for call, pad in static:
-            if isinstance(pad.max_length, int) and pad.max_length <= NEGLIGIBLE_LENGTH or _longest_of_a_set(facts, call) or _only_inspected(facts, call):
+            if isinstance(pad.max_length, int) and pad.max_length <= NEGLIGIBLE_LENGTH or _longest_of_a_set(facts, call) or in_call_to(facts, call.node, INSPECTIONS) or _only_inspected(facts, call):
                 continue  # a few tokens of padding at most, or to the longest of a fixed label set; ids only decoded or compared
             anchor = call.kwargs.get("padding") or call.kwargs["pad_to_max_length"]
             load = tokenizer_load_of(facts, call)
@@ -76,11 +80,18 @@ def _dynamic_padding(facts: Facts, call: Call, function: int | None) -> str:
     if not builds_labels:
         return DYNAMIC_PADDING
     heads = {load.head for load in facts.model_loads}
-    collator = LABELS_PADDING["token-cls"] if heads == {"token-cls"} else LABELS_PADDING[None]
-    return f"tokenize without padding and pad each batch with {collator}, which pads the `labels` with -100 (`DataCollatorWithPadding` cannot pad labels)"
+    token_cls = heads == {"token-cls"}
+    collator = LABELS_PADDING["token-cls"] if token_cls else LABELS_PADDING[None]
+    help = f"tokenize without padding and pad each batch with {collator}, which pads the `labels` with -100 (`DataCollatorWithPadding` cannot pad labels)"
+    if token_cls:
+        return help
+    return (f"{help}; the collator pads only ids, so drop the raw text columns (`remove_columns=` in the `.map`, or keep "
+            "`remove_unused_columns=True`), and in `compute_metrics` replace -100 by `tokenizer.pad_token_id` before `batch_decode`")
 
 
 def _fixed_shapes_wanted(facts: Facts) -> bool:
+    if asks_for_tpu(facts):
+        return True
     imports = facts.imports.values()
     if facts.imported(*XLA_IMPORTS, *STATIC_ENGINE_IMPORTS) or any(q.startswith(STATIC_ENGINE_MODULES) or q in XLA_NAMES for q in imports):
         return True
@@ -159,8 +170,8 @@ def _block_of(facts: Facts, stmt: cst.CSTNode) -> cst.CSTNode | None:
 
 
 def _inspected(facts: Facts, name: cst.Name) -> bool:
-    """A read that feeds nothing: an argument of `print`/`decode`/`array_equal`-like calls
-    (through `x.input_ids`, `x["input_ids"]`), or `x.shape`."""
+    """A read that feeds nothing: an argument, at any depth, of `print`/`display`/`decode`/`array_equal`-like calls
+    (through `x.input_ids`, `x["input_ids"]`, an f-string), `x.shape`, `x.tokens()`."""
     node: cst.CSTNode = name
     parent = facts.parent(node)
     while isinstance(parent, (cst.Attribute, cst.Subscript, cst.SubscriptElement, cst.Index, cst.Arg)) and not (
@@ -169,11 +180,9 @@ def _inspected(facts: Facts, name: cst.Name) -> bool:
         if isinstance(parent, cst.Attribute) and parent.attr.value == "shape":
             return True
         node, parent = parent, facts.parent(parent)
-    if isinstance(parent, cst.Call) and isinstance(node, cst.Arg):
-        func = parent.func
-        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-        return last in INSPECTIONS
-    return False
+    if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in INSPECTIONS:
+        return True  # `enc.tokens()`, `enc.keys()`
+    return in_call_to(facts, name, INSPECTIONS)  # `print(enc)`, `print(f"{enc.input_ids}")`, `logger.info(len(enc["input_ids"]))`
 
 
 def _map_functions(facts: Facts) -> set[int]:
