@@ -144,6 +144,8 @@ class Evaluation(Model):
             value = self.elements_of(value)
         for step in path:
             value = self.item_of(value, step)
+            if isinstance(step, slice) and isinstance(value, tuple):
+                value = list(value)  # a starred target always binds a list
         return value
 
 
