@@ -11,6 +11,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint import knowledge
+from bertlint.facts.brain import tensors
 from bertlint.facts.names import ENCODE_METHODS, same_symbol
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store, dotted, literal, walk
 from bertlint.facts.values import ModelLoad
@@ -240,13 +241,14 @@ def tokenizer_load_of(facts: Facts, call: Call) -> Call | None:
 
 
 def padding_side(facts: Facts, call: Call) -> Any:
-    """"left" | "right" | UNKNOWN: the side the padding made by `call` sits on. `pad_sequence(...)`: its own
-    `padding_side=` (default "right"). A tokenizer call: its `padding_side=` (a call-time argument since 4.45), else
+    """"left" | "right" | UNKNOWN: the side the padding made by `call` sits on. A padding utility (`pad_sequence`,
+    keras `pad_sequences`, `F.pad`): what its own arguments say. A tokenizer call: its `padding_side=` (a call-time argument since 4.45), else
     what the file sets on that tokenizer anywhere (`tok.padding_side = ...` on the same object, `padding_side=` at
     its load): "left" if any of it is, UNKNOWN if any does not resolve, else "right" (PreTrainedTokenizerBase's
     default). A call whose tokenizer does not resolve (a DataLoader's collator, say): the same over the whole file."""
-    if (call.qualname or "").startswith("torch") and call.qualname.endswith(".pad_sequence"):
-        return facts.kw_value(call, "padding_side", default="right")
+    utility = tensors.pad_side(facts, call)
+    if utility is not None:
+        return utility
     if "padding_side" in call.kwargs:
         return facts.kw_value(call, "padding_side")
     load = tokenizer_load_of(facts, call)
