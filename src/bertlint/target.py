@@ -229,7 +229,7 @@ def _notebook_installs(text: str) -> tuple[tuple[list[str], str], ...]:
 
     out = []
     shell = _Shell()
-    for number, command, files in _notebook_commands(text):
+    for number, command, files in _notebook_commands(text, _INSTALL_WORDS):
         if "install" in command or "clone" in command:
             requirements = install_requirements(command, files) + shell.source_installs(command)
             if "install" in command:
@@ -239,10 +239,15 @@ def _notebook_installs(text: str) -> tuple[tuple[list[str], str], ...]:
     return tuple(out)
 
 
+_INSTALL_WORDS = ("install", "clone", "cd")  # what a cell that installs, or moves to where it installs from, says
+_LAUNCH_WORDS = (*_INSTALL_WORDS, ".py")  # and one that launches a script
+
+
 @functools.lru_cache(maxsize=16)
-def _notebook_commands(text: str) -> tuple[tuple[int, str, dict[str, str]], ...]:
-    """(cell number, command, the files `%%writefile` cells wrote before it) of each shell or magic command of a
-    notebook's code cells, in order; cells are numbered from 1 among all cells, as findings count them."""
+def _notebook_commands(text: str, words: tuple[str, ...]) -> tuple[tuple[int, str, dict[str, str]], ...]:
+    """(cell number, command, the files `%%writefile` cells wrote before it) of each shell or magic command of the
+    notebook's code cells that say one of `words`, in order; cells are numbered from 1 among all cells, as findings
+    count them."""
     try:
         cells = json.loads(text).get("cells")
     except (ValueError, AttributeError):
@@ -260,7 +265,7 @@ def _notebook_commands(text: str) -> tuple[tuple[int, str, dict[str, str]], ...]
         if written is not None:
             files = {**files, written[0]: written[1]}
             continue
-        out += [(number, command, files) for command in commands(source)]
+        out += [(number, command, files) for command in (commands(source) if any(word in source for word in words) else ())]
     return tuple(out)
 
 
@@ -398,21 +403,23 @@ def _launchers_in(folder: Path) -> dict[str, tuple[tuple[list[str], str], ...]]:
         names = sorted(name for name in os.listdir(folder) if name.endswith((".ipynb", ".sh")))
     except OSError:
         return {}
+    from bertlint.ipython import install_requirements
+
     out: dict[str, tuple[tuple[list[str], str], ...]] = {}
     for name in names:
         try:
             text = (folder / name).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        if name.endswith(".ipynb"):
-            commands = [command for _, command, _ in _notebook_commands(text)]
+        notebook = name.endswith(".ipynb")
+        scripts = _launched([c for _, c, _ in _notebook_commands(text, _LAUNCH_WORDS)] if notebook else [text], folder.name) if ".py" in text else ()
+        if not scripts:
+            continue
+        if notebook:
             installs = tuple((lines, f"{where} of {name}, which runs it") for lines, where in _notebook_installs(text))
         else:
-            from bertlint.ipython import install_requirements
-
-            commands = [text]
             installs = ((install_requirements(text) + _Shell().source_installs(text), f"{name}, which runs it"),)
-        for script in _launched(commands, folder.name):
+        for script in scripts:
             out[script] = out.get(script, ()) + installs
     return out
 
