@@ -307,9 +307,10 @@ class _Shell:
             self.clones[os.path.normpath(os.path.join(self.cwd, folder))] = f"git+{url}" + (f"@{ref}" if ref else "")
 
     def _reference(self, word: str) -> str:
-        """`name @ url` for one source install (a URL or a folder)."""
-        if word.startswith(("git+", "hg+", "svn+", "bzr+")) or "://" in word:
-            return f"{_named_by(word)} @ {word}"
+        """`name @ url` for one source install: a folder (a clone's URL and branch where a clone made it), or an
+        editable URL, which `install_requirements` skips as an option's value."""
+        if "://" in word or word.startswith(("git+", "hg+", "svn+", "bzr+")):
+            return word
         folder = os.path.normpath(os.path.join(self.cwd, word))
         url = self.clones.get(folder, f"file:{folder}")
         return f"{_named_by(url)} @ {url}"
@@ -338,25 +339,44 @@ def _shell_commands(command: str) -> list[list[str]]:
 
 
 def _source_words(words: list[str]) -> list[str]:
-    """The arguments of `pip install` that name a source rather than a release: a VCS or web URL, a folder (`.`,
-    `./transformers`, `-e transformers`)."""
+    """The arguments of `pip install` that name a folder rather than a release (`.`, `./transformers`, `-e transformers`),
+    and editable URLs (`-e git+URL`); other URLs are requirements `install_requirements` already lists."""
     out, editable = [], False
     for word in words:
-        if editable or (not word.startswith("-") and ("/" in word or word in (".", "..") or word.startswith(("git+", "hg+")))):
-            if "://" in word or word.startswith(("git+", "hg+")) or not word.endswith((".txt", ".whl", ".tar.gz", ".zip")):
-                out.append(word)
+        url = "://" in word or word.startswith(("git+", "hg+", "svn+", "bzr+"))
+        local = not url and not word.startswith("-") and ("/" in word or word in (".", "..")) and not word.endswith((".txt", ".whl", ".tar.gz", ".zip"))
+        if editable or local:
+            out.append(word)
         editable = word in ("-e", "--editable")
     return out
 
 
+_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "huggingface.co")  # URLs whose path starts OWNER/REPO
+
+
 def _named_by(url: str) -> str:
-    """The project a source install names: `#egg=NAME`, else the last part of its path (`.../transformers.git@v4.38.2`)."""
+    """The project a source install names: `#egg=NAME`, else its repository (`github.com/OWNER/REPO/...`, `.git` and the
+    `@REF` dropped), else the last part of its path (a folder)."""
     egg = re.search(r"[#&]egg=([A-Za-z0-9._-]+)", url)
     if egg:
         return egg.group(1)
     path = url.split("#")[0].removeprefix("file:")
-    path = re.sub(r"@[^/]*$", "", path) if "://" in path else path  # the ref after the repository
+    if "://" in path:
+        host, _, rest = path.partition("://")[2].partition("/")
+        parts = [part for part in re.sub(r"@[^/]*$", "", rest).split("/") if part]
+        if host.rpartition("@")[2] in _HOSTS and len(parts) >= 2:
+            return parts[1].removesuffix(".git")
+        path = "/".join(parts)
     return path.rstrip("/").rpartition("/")[2].removesuffix(".git") or "."
+
+
+def _ref_of(url: str) -> str:
+    """The ref a source URL installs: `...repo.git@REF`, or a repository archive's (`.../archive/refs/tags/REF.zip`)."""
+    path = url.split("#")[0]
+    archive = re.search(r"/archive/(?:refs/(?:tags|heads)/)?(?P<ref>[^/]+?)(?:\.zip|\.tar\.gz|\.tgz)$", path)
+    if archive:
+        return archive.group("ref")
+    return path.rpartition("@")[2] if "://" in path and "@" in path.rpartition("/")[2] else ""
 
 
 _DIRECT = re.compile(r"^\s*(?:(?:-e|--editable)\s+)?(?:(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*@\s*)?(?P<url>(?:git|hg|svn|bzr)\+\S+|file:\S+|https?://\S+)")
@@ -370,11 +390,10 @@ def _direct_pin(line: str, where: str, library: str) -> Pin | None:
     if match is None or _canonical(match.group("name") or _named_by(match.group("url"))) != library:
         return None
     url = match.group("url").split("#")[0]
-    ref = url.rpartition("@")[2] if "://" in url and "@" in url.rpartition("/")[2] else ""
-    release = _RELEASE_REF.match(ref)
+    release = _RELEASE_REF.match(_ref_of(url))
     if release:
         return parse_version(release.group("version")), f"the install of {library} from {url} (a release tag) in {where}"
-    return unknown(library), f"{library} installed from {url} in {where}: a branch, not a release, so its release is unknown"
+    return unknown(library), f"{library} installed from {url} in {where}: a branch or commit, not a release, so its release is unknown"
 
 
 def _first_pin(lines: list[str], where: str, library: str) -> Pin | None:
