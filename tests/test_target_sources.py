@@ -127,12 +127,16 @@ def test_launchers_are_read_once_per_folder(project, monkeypatch):
     (["!git clone https://github.com/someone/transformers\n", "%cd transformers\n", "!pip install .\n"], None),
     (["!git clone -b dev https://github.com/someone/transformers\n", "!pip install ./transformers\n"], None),
     (["!pip install git+https://github.com/huggingface/transformers@v4.38.2\n"], (4, 38, 2)),
+    (['!pip install "transformers @ git+https://github.com/someone/transformers@v4.40.0"\n'], (4, 40, 0)),
+    (["!pip install https://github.com/huggingface/transformers/archive/refs/tags/v4.35.2.zip\n"], (4, 35, 2)),
+    (["!pip install git+ssh://git@github.com/someone/transformers.git@3f1c2ab\n"], None),
     (["!git clone -b v4.36.2 https://github.com/huggingface/transformers\n", "!pip install -e transformers\n"], (4, 36, 2)),
-], ids=["git-branch", "git-main", "clone-branch-editable", "clone-cd-install", "clone-folder", "git-tag", "clone-tag"])
+], ids=["git-branch", "git-main", "clone-branch-editable", "clone-cd-install", "clone-folder", "git-tag", "named-tag", "archive-tag", "ssh-commit",
+        "clone-tag"])
 def test_transformers_from_a_source_is_unknown_unless_its_ref_names_a_release(project, cells, release):
     found = target(notebook(project / "nb.ipynb", *cells))
     if release is None:
-        assert isinstance(found[0], versions.Unknown) and "a branch, not a release, so its release is unknown" in found[1]
+        assert isinstance(found[0], versions.Unknown) and "a branch or commit, not a release, so its release is unknown" in found[1]
     else:
         assert found[0] == release and not isinstance(found[0], versions.Unknown) and "(a release tag)" in found[1]
 
@@ -153,10 +157,26 @@ def test_an_unknown_release_silences_the_rules_that_read_it_and_only_them(projec
     (project / "requirements.txt").write_text("transformers==4.52.0\n")
     assert lint(script, "BL601,BL310") == ["BL601", "BL310"]  # evaluation_strategy was removed in 4.51
     notebook(project / "train.ipynb", "!pip install git+https://github.com/someone/transformers@old-trainer\n", "!python run_sft.py\n")
-    assert lint(script, "BL601,BL310") == ["BL310"]  # the fork may still have it; BL310 reads no release
+    assert lint(script, "BL601,BL310") == ["BL310"]  # the fork may still have it; BL310 compares no release
     out = CliRunner().invoke(main, ["--show-settings", "run_sft.py"]).stdout
     assert 'transformers-version = "unknown (transformers installed from git+https://github.com/someone/transformers@old-trainer in cell 1' in out
-    assert "of train.ipynb, which runs it: a branch, not a release, so its release is unknown)" in out
+    assert "of train.ipynb, which runs it: a branch or commit, not a release, so its release is unknown)" in out
+
+
+def test_a_rule_is_silenced_only_where_it_compares_the_unknown_release(project):
+    """BL106 passes the release to `padding_at`, which compares it only for `pad_to_max_length`."""
+    script = project / "train.py"
+    script.write_text('from transformers import AutoTokenizer, Trainer\ntok = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
+                      'def encode(rows):\n    return tok(rows["text"], padding="max_length", max_length=128, truncation=True)\n'
+                      'ds = ds.map(encode, batched=True)\nTrainer(model=None, train_dataset=ds).train()\n')
+    (project / "requirements.txt").write_text("git+https://github.com/someone/transformers@branch#egg=transformers\n")
+    assert lint(script, "BL106") == ["BL106"]
+    script.write_text(script.read_text().replace('padding="max_length"', "pad_to_max_length=True"))
+    assert lint(script, "BL106") == []  # whether pad_to_max_length still pads depends on the release (4.52 stopped it)
+    (project / "requirements.txt").write_text("transformers==4.51.3\n")
+    assert lint(script, "BL106") == ["BL106"]
+    release = versions.Unknown((4, 0, 0))
+    assert not release.compared and (release >= (4, 52)) is False and release.compared
 
 
 # --------------------------------------------------------------------------- what the pinned transformers requires of the others

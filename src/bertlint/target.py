@@ -229,7 +229,7 @@ def _notebook_installs(text: str) -> tuple[tuple[list[str], str], ...]:
 
     out = []
     shell = _Shell()
-    for number, command, files in _notebook_commands(text):
+    for number, command, files in _notebook_commands(text, _INSTALL_WORDS):
         if "install" in command or "clone" in command:
             requirements = install_requirements(command, files) + shell.source_installs(command)
             if "install" in command:
@@ -239,10 +239,15 @@ def _notebook_installs(text: str) -> tuple[tuple[list[str], str], ...]:
     return tuple(out)
 
 
+_INSTALL_WORDS = ("install", "clone", "cd")  # what a cell that installs, or moves to where it installs from, says
+_LAUNCH_WORDS = (*_INSTALL_WORDS, ".py")  # and one that launches a script
+
+
 @functools.lru_cache(maxsize=16)
-def _notebook_commands(text: str) -> tuple[tuple[int, str, dict[str, str]], ...]:
-    """(cell number, command, the files `%%writefile` cells wrote before it) of each shell or magic command of a
-    notebook's code cells, in order; cells are numbered from 1 among all cells, as findings count them."""
+def _notebook_commands(text: str, words: tuple[str, ...]) -> tuple[tuple[int, str, dict[str, str]], ...]:
+    """(cell number, command, the files `%%writefile` cells wrote before it) of each shell or magic command of the
+    notebook's code cells that say one of `words`, in order; cells are numbered from 1 among all cells, as findings
+    count them."""
     try:
         cells = json.loads(text).get("cells")
     except (ValueError, AttributeError):
@@ -260,7 +265,7 @@ def _notebook_commands(text: str) -> tuple[tuple[int, str, dict[str, str]], ...]
         if written is not None:
             files = {**files, written[0]: written[1]}
             continue
-        out += [(number, command, files) for command in commands(source)]
+        out += [(number, command, files) for command in (commands(source) if any(word in source for word in words) else ())]
     return tuple(out)
 
 
@@ -302,9 +307,10 @@ class _Shell:
             self.clones[os.path.normpath(os.path.join(self.cwd, folder))] = f"git+{url}" + (f"@{ref}" if ref else "")
 
     def _reference(self, word: str) -> str:
-        """`name @ url` for one source install (a URL or a folder)."""
-        if word.startswith(("git+", "hg+", "svn+", "bzr+")) or "://" in word:
-            return f"{_named_by(word)} @ {word}"
+        """`name @ url` for one source install: a folder (a clone's URL and branch where a clone made it), or an
+        editable URL, which `install_requirements` skips as an option's value."""
+        if "://" in word or word.startswith(("git+", "hg+", "svn+", "bzr+")):
+            return word
         folder = os.path.normpath(os.path.join(self.cwd, word))
         url = self.clones.get(folder, f"file:{folder}")
         return f"{_named_by(url)} @ {url}"
@@ -333,25 +339,44 @@ def _shell_commands(command: str) -> list[list[str]]:
 
 
 def _source_words(words: list[str]) -> list[str]:
-    """The arguments of `pip install` that name a source rather than a release: a VCS or web URL, a folder (`.`,
-    `./transformers`, `-e transformers`)."""
+    """The arguments of `pip install` that name a folder rather than a release (`.`, `./transformers`, `-e transformers`),
+    and editable URLs (`-e git+URL`); other URLs are requirements `install_requirements` already lists."""
     out, editable = [], False
     for word in words:
-        if editable or (not word.startswith("-") and ("/" in word or word in (".", "..") or word.startswith(("git+", "hg+")))):
-            if "://" in word or word.startswith(("git+", "hg+")) or not word.endswith((".txt", ".whl", ".tar.gz", ".zip")):
-                out.append(word)
+        url = "://" in word or word.startswith(("git+", "hg+", "svn+", "bzr+"))
+        local = not url and not word.startswith("-") and ("/" in word or word in (".", "..")) and not word.endswith((".txt", ".whl", ".tar.gz", ".zip"))
+        if editable or local:
+            out.append(word)
         editable = word in ("-e", "--editable")
     return out
 
 
+_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "huggingface.co")  # URLs whose path starts OWNER/REPO
+
+
 def _named_by(url: str) -> str:
-    """The project a source install names: `#egg=NAME`, else the last part of its path (`.../transformers.git@v4.38.2`)."""
+    """The project a source install names: `#egg=NAME`, else its repository (`github.com/OWNER/REPO/...`, `.git` and the
+    `@REF` dropped), else the last part of its path (a folder)."""
     egg = re.search(r"[#&]egg=([A-Za-z0-9._-]+)", url)
     if egg:
         return egg.group(1)
     path = url.split("#")[0].removeprefix("file:")
-    path = re.sub(r"@[^/]*$", "", path) if "://" in path else path  # the ref after the repository
+    if "://" in path:
+        host, _, rest = path.partition("://")[2].partition("/")
+        parts = [part for part in re.sub(r"@[^/]*$", "", rest).split("/") if part]
+        if host.rpartition("@")[2] in _HOSTS and len(parts) >= 2:
+            return parts[1].removesuffix(".git")
+        path = "/".join(parts)
     return path.rstrip("/").rpartition("/")[2].removesuffix(".git") or "."
+
+
+def _ref_of(url: str) -> str:
+    """The ref a source URL installs: `...repo.git@REF`, or a repository archive's (`.../archive/refs/tags/REF.zip`)."""
+    path = url.split("#")[0]
+    archive = re.search(r"/archive/(?:refs/(?:tags|heads)/)?(?P<ref>[^/]+?)(?:\.zip|\.tar\.gz|\.tgz)$", path)
+    if archive:
+        return archive.group("ref")
+    return path.rpartition("@")[2] if "://" in path and "@" in path.rpartition("/")[2] else ""
 
 
 _DIRECT = re.compile(r"^\s*(?:(?:-e|--editable)\s+)?(?:(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*@\s*)?(?P<url>(?:git|hg|svn|bzr)\+\S+|file:\S+|https?://\S+)")
@@ -365,11 +390,10 @@ def _direct_pin(line: str, where: str, library: str) -> Pin | None:
     if match is None or _canonical(match.group("name") or _named_by(match.group("url"))) != library:
         return None
     url = match.group("url").split("#")[0]
-    ref = url.rpartition("@")[2] if "://" in url and "@" in url.rpartition("/")[2] else ""
-    release = _RELEASE_REF.match(ref)
+    release = _RELEASE_REF.match(_ref_of(url))
     if release:
         return parse_version(release.group("version")), f"the install of {library} from {url} (a release tag) in {where}"
-    return unknown(library), f"{library} installed from {url} in {where}: a branch, not a release, so its release is unknown"
+    return unknown(library), f"{library} installed from {url} in {where}: a branch or commit, not a release, so its release is unknown"
 
 
 def _first_pin(lines: list[str], where: str, library: str) -> Pin | None:
@@ -398,21 +422,23 @@ def _launchers_in(folder: Path) -> dict[str, tuple[tuple[list[str], str], ...]]:
         names = sorted(name for name in os.listdir(folder) if name.endswith((".ipynb", ".sh")))
     except OSError:
         return {}
+    from bertlint.ipython import install_requirements
+
     out: dict[str, tuple[tuple[list[str], str], ...]] = {}
     for name in names:
         try:
             text = (folder / name).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        if name.endswith(".ipynb"):
-            commands = [command for _, command, _ in _notebook_commands(text)]
+        notebook = name.endswith(".ipynb")
+        scripts = _launched([c for _, c, _ in _notebook_commands(text, _LAUNCH_WORDS)] if notebook else [text], folder.name) if ".py" in text else ()
+        if not scripts:
+            continue
+        if notebook:
             installs = tuple((lines, f"{where} of {name}, which runs it") for lines, where in _notebook_installs(text))
         else:
-            from bertlint.ipython import install_requirements
-
-            commands = [text]
             installs = ((install_requirements(text) + _Shell().source_installs(text), f"{name}, which runs it"),)
-        for script in _launched(commands, folder.name):
+        for script in scripts:
             out[script] = out.get(script, ()) + installs
     return out
 

@@ -206,7 +206,7 @@ def training_arg(facts: Facts, name: str, default: Any = UNKNOWN) -> Any:
 def padding_at(facts: Facts, call: Call, version: tuple[int, ...]) -> Padding:
     """`padding_of` for a target version: `pad_to_max_length=True` stopped padding in 4.52 (api-facts §1)."""
     pad = padding_of(facts, call)
-    if version >= (4, 52) and "pad_to_max_length" in call.kwargs and "padding" not in call.kwargs and not call.has_double_star:
+    if "pad_to_max_length" in call.kwargs and "padding" not in call.kwargs and not call.has_double_star and version >= (4, 52):  # the release only where it matters
         return dataclasses.replace(pad, padding=False)
     return pad
 

@@ -20,8 +20,6 @@ import pkgutil
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable
 
-from bertlint.versions import Unknown
-
 if TYPE_CHECKING:  # annotations only: a run the cache answers never loads libcst
     import libcst as cst
 
@@ -56,30 +54,18 @@ class Context:
 
     facts: "Facts"
     settings: "Settings"
-    release: tuple[int, ...]  # the transformers release: rules read it as `version`
+    version: tuple[int, ...]
     version_source: str
     reports: list[Report] = field(default_factory=list)
     rule: "Rule | None" = None
     libraries: dict[str, tuple[tuple[int, ...], str]] = field(default_factory=dict)  # library -> (release, source)
-    read_unknown: bool = False  # the running rule read a release that is unknown: the engine drops its reports
-
-    @property
-    def version(self) -> tuple[int, ...]:
-        """The transformers release the file targets; reading an unknown one (a fork's branch) silences the rule."""
-        return self._read(self.release)
-
-    def _read(self, release: tuple[int, ...]) -> tuple[int, ...]:
-        if isinstance(release, Unknown):
-            self.read_unknown = True
-        return release
 
     def target(self, library: str) -> tuple[tuple[int, ...], str]:
         """(release, where it came from) of `library` for this file; transformers' is `version`/`version_source`."""
         if library == "transformers":
             return self.version, self.version_source
         if library in self.libraries:
-            release, source = self.libraries[library]
-            return self._read(release), source
+            return self.libraries[library]
         from bertlint.versions import latest  # a caller that resolved transformers only (an API user)
 
         return latest(library), "the latest release known to bertlint"
