@@ -29,6 +29,7 @@ import argparse
 import fnmatch
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -138,7 +139,28 @@ def extract_trigger(entries: list[dict], recipe: dict, mirrors: Path, corpus: Pa
         if why:
             (corpus / name).unlink()
             refused.append(f"{name}: {why}")
+            continue
+        pins = project_files(git_dir, entry["commit"], entry["path"])
+        for pin, text in pins.items():  # the repository's pins, so that bertlint targets what the file runs on
+            (corpus / entry["repo"].replace("/", "+") / pin).write_bytes(text)
+        if pins:
+            recipe["files"][-1]["pins"] = sorted(pins)
     return refused
+
+
+PIN_FILES = re.compile(r"requirements[^/]*\.txt|pyproject\.toml|setup\.cfg|environment\.ya?ml|Pipfile")
+
+
+def project_files(git_dir: Path, commit: str, path: str) -> dict[str, bytes]:
+    """The files that pin library releases (what bertlint's target stage reads) in the folders from
+    `path`'s own up to the repository's root, by their path in the repository."""
+    folders = {str(Path(path).parent)} | {str(parent) for parent in Path(path).parents}
+    listing = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "--name-only", commit, *[f"{f}/" for f in folders if f != "."]],
+                             capture_output=True, text=True).stdout.splitlines()
+    listing += subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "--name-only", commit],
+                              capture_output=True, text=True).stdout.splitlines()
+    return {name: subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{commit}:{name}"], capture_output=True).stdout
+            for name in sorted(set(listing)) if PIN_FILES.fullmatch(Path(name).name)}
 
 
 def selected(git_dir: Path, commit: str, globs: list[str], exclude: list[str] = ()) -> list[str]:
