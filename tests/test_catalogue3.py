@@ -220,3 +220,20 @@ def train(optimizer, scheduler, loss):
     loss.backward
 """
     assert [f.line for f in only("BL311", source)] == [3, 6]
+
+
+def test_bl505_a_project_model_cast_in_its_chain() -> None:
+    source = """\
+import torch
+from transformers import AutoTokenizer
+from mynets import TinyGPT
+model = TinyGPT(64).to("cuda").half()
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01{eps})
+for batch in loader:
+    model(batch).loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+"""
+    [finding] = only("BL505", source.format(eps=""))
+    assert finding.line == 4 and finding.column == 9
+    assert only("BL505", source.format(eps=", eps=1e-4")) == []  # an eps chosen for float16

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from bertlint.facts import UNKNOWN, activation, half_trained_models, inert_statements, misplaced_clips, training_arg
+from bertlint.facts import UNKNOWN, activation, chained_half_models, half_trained_models, inert_statements, misplaced_clips, training_arg
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
@@ -69,7 +69,7 @@ def _loss_input(site: Site, finding: Finding, settings: Settings) -> dict:
 def _half_training(site: Site, finding: Finding, settings: Settings) -> dict:
     """BL505: the optimizer's learning rate (the Trainer's `learning_rate`, default 5e-5) and whether fp16 autocast is on."""
     facts = site.facts
-    found = next((h for h in half_trained_models(facts) if site.covers(h.where, finding)), None)
+    found = next((h for h in [*half_trained_models(facts), *chained_half_models(facts)] if site.covers(h.where, finding)), None)
     if found is None:
         raise _cannot("the float16 model could not be found again")
     by = found.trained_by
