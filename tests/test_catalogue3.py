@@ -237,3 +237,12 @@ for batch in loader:
     [finding] = only("BL505", source.format(eps=""))
     assert finding.line == 4 and finding.column == 9
     assert only("BL505", source.format(eps=", eps=1e-4")) == []  # an eps chosen for float16
+
+
+def test_bl312_silent_for_optimizers_that_clip_in_step() -> None:
+    """BertAdam (pytorch_pretrained_bert) clips each parameter's gradient inside step(): the update is clipped anyway."""
+    body = "    model(**batch).loss.backward()\n    optimizer.step()\n    optimizer.zero_grad()\n    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)"
+    source = LOOP.format(body=body)
+    assert only("BL312", source)
+    assert only("BL312", source.replace("torch.optim.AdamW(model.parameters())", "BertAdam(model.parameters(), lr=2e-5)")) == []
+    assert only("BL312", source.replace("torch.optim.AdamW(model.parameters())", "MyAdam(model.parameters(), max_grad_norm=1.0)")) == []

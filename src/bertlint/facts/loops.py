@@ -379,6 +379,10 @@ def _requires_grad_set(node: cst.CSTNode, param: str) -> Any:
 # statement order inside a training step
 
 CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"})
+# Optimizers that clip the gradient norm inside step() (pytorch_pretrained_bert/optimization.py: BertAdam and
+# optimization_openai.py: OpenAIAdam, "if group['max_grad_norm'] > 0: clip_grad_norm_(p, group['max_grad_norm'])",
+# default 1.0), and the many copies of them in users' code: their update is clipped whatever the loop does.
+SELF_CLIPPING_OPTIMIZERS = frozenset({"BertAdam", "OpenAIAdam"})
 
 
 @dataclass(frozen=True)
@@ -399,6 +403,18 @@ def is_clip(facts: Facts, call: Call) -> bool:
     if call.qualname is not None:
         return call.qualname.startswith("torch.nn.utils") and call.qualname.rsplit(".", 1)[-1] in CLIP_FUNCTIONS
     return call.method in CLIP_FUNCTIONS and _kind_is(facts, call.receiver, call, "accelerator")
+
+
+def _clips_itself(facts: Facts, step: Call) -> bool:
+    """The optimizer a `step()` runs was built with `max_grad_norm=` or is a BertAdam/OpenAIAdam (they clip in step())."""
+    expr = step.receiver
+    if isinstance(expr, cst.Name):
+        owner, events = facts.binding_events(expr.value, step.scope, step.order)
+        values = [e.value for e in events if e.op == "assign"]
+        expr = values[-1] if owner is not None and values else expr
+    made = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+    name = (dotted(made.node.func) or "").rsplit(".", 1)[-1] if made is not None else ""
+    return made is not None and (name in SELF_CLIPPING_OPTIMIZERS or "max_grad_norm" in made.kwargs)
 
 
 def _block(call: Call) -> cst.CSTNode | None:
@@ -422,6 +438,8 @@ def misplaced_clips(facts: Facts) -> list[MisplacedClip]:
         zeroing = {facts.text(c.receiver) for c in own if c.method == "zero_grad" and c.receiver is not None and not c.node.args}
         steps = [c for c in own if _is_update(facts, c) or c.method == "step" and not c.node.args and c.receiver is not None and facts.text(c.receiver) in zeroing]
         if not backward or not steps or not all(_accumulates(c) and _every_iteration(facts, block, c.stmt) for c in backward):
+            continue
+        if any(_clips_itself(facts, s) for s in steps):
             continue
         first, last = min(c.order for c in backward), max(c.order for c in backward)
         zero_grads = [c for c in own if c.method == "zero_grad"]
