@@ -30,7 +30,7 @@ from bertlint.facts.training import (
 from bertlint.facts.padded import padded_ids
 from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, receiver_role
 from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, holds_tokenizer
-from bertlint.facts.weights import HalfTraining, half_trained_models
+from bertlint.facts.weights import HalfTraining, chained_half_models, half_trained_models
 
 __all__ = [
     # nodes
@@ -53,5 +53,5 @@ __all__ = [
     # tensors
     "Inert", "activation", "inert_statements", "is_loss_value", "receiver_role",
     # weights
-    "HalfTraining", "half_trained_models",
+    "HalfTraining", "chained_half_models", "half_trained_models",
 ]

@@ -85,24 +85,20 @@ def receiver_role(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: i
 
 
 def _used_as(facts: Facts, expr: cst.BaseExpression, scope: Scope, named: str) -> str | None:
-    """The role a name of the same scope plays where the value layer cannot follow it (a parameter, an import of the
-    project's own): "model" when it is also called (`model(x)`, `model.forward(x)`), "optimizer" when it also runs
+    """The role a name plays where the value layer cannot follow it (a parameter, an object of the project's own or
+    torchvision class), read off the other uses of the same binding: "model" when it is also called (`model(x)`, `model.forward(x)`), "optimizer" when it also runs
     `zero_grad()` when `step` is the method named (or `step()` when it is `zero_grad`): only an optimizer has both."""
     if not isinstance(expr, cst.Name):
         return None
     name = expr.value
-    here = [c for c in facts.calls if _within(c.scope, scope)]
+    owner = scope.lookup_scope(name)
+    if owner is None:
+        return None
+    here = [c for c in facts.calls if c.scope.lookup_scope(name) is owner]  # wherever the same binding is seen
     if any(isinstance(c.node.func, cst.Name) and c.node.func.value == name or c.method == "forward" and dotted(c.receiver) == name for c in here):
         return "model"
     methods = {c.method for c in here if dotted(c.receiver) == name and not c.node.args}
     return "optimizer" if methods & ({"step", "zero_grad"} - {named}) else None
-
-
-def _within(inner: Scope | None, scope: Scope) -> bool:
-    """`inner` is `scope` or a lambda/comprehension inside it (they see its names)."""
-    while inner is not None and inner is not scope and inner.kind == "lambda":
-        inner = inner.parent
-    return inner is scope
 
 
 def _sources(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None) -> list[tuple[cst.BaseExpression, Scope, int | None]] | None:
