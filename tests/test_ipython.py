@@ -4,6 +4,7 @@ installed (the `test` extra brings it), and against bertlint always; install com
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 from pathlib import Path
@@ -40,32 +41,16 @@ def test_bertlint_agrees_with_the_table(row: dict) -> None:
 
 # --- the same table, against a real IPython ---------------------------------------------------
 
-# The magics that run their argument or body as Python in the kernel: IPython compiles it when the
-# magic runs (`%time` / `%%time` transform_cell + ast_parse, `%%capture` run_cell), a SyntaxError then.
-_PYTHON_BODIES = {"time", "timeit", "prun", "capture"}
+def _oracle():
+    """benchmarks/ipython_cells.py, whose `ipython_runs` is IPython's verdict on a cell (the corpus comparison shares it)."""
+    spec = importlib.util.spec_from_file_location("ipython_cells", ROOT / "benchmarks" / "ipython_cells.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def ipython_runs(shell, cell: str, shadow: list[str] = ()) -> bool:
-    """IPython's verdict: `transform_cell` (static transformers, then the one-line automagic prefilter
-    with `shadow` in the user namespace) gives Python that compiles, with top-level await as IPython allows,
-    and so do the statements the Python-running magics of the result are given."""
-    for name in shadow:
-        shell.user_ns[name] = 1
-    try:
-        code = shell.transform_cell(cell)
-        tree = compile(code, "<cell>", "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
-    except SyntaxError:
-        return False
-    finally:
-        for name in shadow:
-            shell.user_ns.pop(name, None)
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("run_line_magic", "run_cell_magic")
-                and all(isinstance(a, ast.Constant) for a in node.args) and node.args[0].value in _PYTHON_BODIES):
-            body = node.args[-1].value
-            if not (node.func.attr == "run_line_magic" and body.lstrip().startswith("-")) and not ipython_runs(shell, body):
-                return False
-    return True
+ORACLE = _oracle()
+ipython_runs = ORACLE.ipython_runs
 
 
 @pytest.fixture(scope="module")
@@ -106,13 +91,8 @@ FIXTURE_NOTEBOOKS = [path for path in sorted(NOTEBOOKS.glob("*.ipynb")) if path.
 def test_ipython_agrees_on_the_fixture_notebooks(shell, path: Path) -> None:
     """The cells of the fixture notebooks, run one after another (the names each binds shadow automagic
     in the next): BL901 in a fixture's expected findings exactly where IPython fails."""
-    failing, bound = set(), set()
-    for cell in notebook.parse(path.read_text(encoding="utf-8")).cells:
-        if not ipython_runs(shell, cell.source, sorted(bound)):
-            failing.add(str(cell.number))
-            continue
-        tree = ast.parse(shell.transform_cell(cell.source))
-        bound |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    cells = notebook.parse(path.read_text(encoding="utf-8")).cells
+    failing = {str(cell.number) for cell, fails in zip(cells, ORACLE.ipython_failing(shell, [c.source for c in cells])) if fails}
     expected = path.with_suffix(".expected").read_text(encoding="utf-8").splitlines()
     assert failing == {line.split(":")[0] for line in expected if line.endswith("BL901")}
 

@@ -23,7 +23,7 @@ import torch
 import transformers
 from transformers import AutoConfig
 
-from bertlint.verify import build
+from bertlint.verify import build, training_steps
 
 HEAD_CLASSES = {
     "seq-cls": "AutoModelForSequenceClassification", "token-cls": "AutoModelForTokenClassification",
@@ -941,5 +941,5 @@ PROBES: dict[str, Callable[[dict, Env], dict]] = {
     "BL201": probe_attention_mask, "BL202": probe_label_length, "BL204": probe_label_range, "BL205": probe_dtype,
     "BL206": probe_added_tokens, "BL301": probe_learning_rate, "BL401": probe_imbalance,
     "BL402": probe_eval_without_dataset, "BL501": probe_memory, "BL502": probe_memory, "BL603": probe_compute_loss_signature,
-    "BL209": probe_missing_pad, "BL210": probe_right_padding, "BL306": probe_fp16_t5, "BL404": probe_keras_loss,
+    "BL209": probe_missing_pad, "BL210": probe_right_padding, "BL306": probe_fp16_t5, "BL404": probe_keras_loss, **training_steps.PROBES,
 }  # fmt: skip
