@@ -23,6 +23,7 @@ imports none of them.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import libcst as cst
@@ -32,11 +33,11 @@ from bertlint.facts.functions import arguments, bind, callee, enclosing_class, f
 from bertlint.facts.model import Model
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, dotted, iter_children, literal, names_in
 
+
 class Evaluation(Model):
     """The semantic model of one file with the evaluator's memo. `brains` (the library models, set by `Values`) are
-    modules that may define `call(ev, call)`, `method(ev, receiver, call)`, `attribute(ev, base, attr)`,
-    `item(ev, base, key)`, `iterate(ev, base)`, `keeps(method)` and `mapping(value)`; each answers None for what is
-    not its library's."""
+    modules answering the hooks `ask` names (listed in `brain/__init__.py`); each answers None for what is not its
+    library's."""
 
     brains: tuple = ()
 
@@ -60,6 +61,11 @@ class Evaluation(Model):
             result = UNKNOWN  # SyntaxError: libcst's `evaluated_value` of a string holding a null byte
         self._memo[key] = result
         return result
+
+    @functools.cached_property
+    def stored_attributes(self) -> frozenset[tuple[str | None, str | None]]:
+        """(object, attribute) of every `obj.attr = ...` in the file, by the object's dotted name."""
+        return frozenset((dotted(s.target.value), s.key) for s in self.stores if isinstance(s.target, cst.Attribute))
 
     def ask(self, hook: str, *args) -> Any:
         """The first library model's answer to `hook`, or None."""
@@ -447,8 +453,7 @@ class Evaluator:
                 found = self.f.ask("attribute", self, value, attr)
             if found is None:
                 return UNKNOWN
-            name = dotted(base)
-            if not isinstance(found, Abstract) and any(isinstance(s.target, cst.Attribute) and dotted(s.target.value) == name and s.key == attr for s in self.f.stores):
+            if not isinstance(found, Abstract) and (dotted(base), attr) in self.f.stored_attributes:
                 return UNKNOWN  # `cfg.lr = ...` somewhere: which one is read depends on the order of execution
             return found
         if not isinstance(base, cst.Name) or depth >= MAX_DEPTH or value is not UNKNOWN:
@@ -529,7 +534,7 @@ class Evaluator:
         if call.method is not None:
             receiver = self.sub(call.receiver, call.scope, call.order)
             if isinstance(receiver, Abstract):
-                if self.f.ask("keeps", call.method):
+                if self.f.ask("keeps", call.method, receiver):
                     return receiver
                 found = self.f.ask("method", self, receiver, call)
                 if found is not None:

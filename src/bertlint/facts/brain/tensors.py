@@ -21,6 +21,8 @@ KEEPS = frozenset({
     "to", "cuda", "cpu", "train", "eval", "half", "bfloat16", "float", "double", "long", "int", "requires_grad_", "squeeze",
     "unsqueeze", "view", "reshape", "clone", "detach", "contiguous", "pin_memory", "to_device",
 })
+# the objects those methods are called on (a trainer's `train()` returns no trainer)
+KEEPING_KINDS = frozenset({"model", "module", "encoding", "ids", "dataloader_item"})
 # constructors of a tensor from their first argument's elements
 TENSOR_CONSTRUCTORS = ("torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.stack", "torch.cat")
 # tokenizer methods whose result is the list of ids itself
@@ -51,8 +53,12 @@ def operation(ev, left, node) -> Any:
     return None
 
 
-def keeps(method: str) -> bool | None:
-    return True if method in KEEPS else None
+def keeps(method: str, receiver=None) -> bool | None:
+    """`method` returns its receiver's value: on an element of a comprehension (no receiver known), or on a tensor,
+    a module or an encoding."""
+    if method not in KEEPS:
+        return None
+    return True if receiver is None or isinstance(receiver, Binding) and receiver.kind in KEEPING_KINDS else None
 
 
 def call(ev, call) -> Any:
