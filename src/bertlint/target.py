@@ -8,13 +8,21 @@ In this order (the README has the table):
 2. a notebook's own install cells (`!pip install transformers==4.30.0`, `%pip`, the automagic one-line
    `pip install ...`, `%%bash` bodies: what `ipython.commands` finds), or the script's own pin (its
    PEP 723 `# /// script` block);
-3. the project's pin, from the file's folder up to the project root: requirements*.txt, pyproject.toml,
+3. for a script, what a notebook or shell script in its folder that runs it installs (`!python NAME.py`,
+   `!accelerate launch NAME.py`, `%run NAME.py`, `torchrun ... NAME.py` in a .sh): the script runs with those;
+4. the project's pin, from the file's folder up to the project root: requirements*.txt, pyproject.toml,
    setup.cfg, environment.yml, Pipfile;
-4. the transformers installed where the project runs: its own virtual environment (`.venv`, `venv` or
+   (for a library other than transformers that none of these pins: the ceiling the pinned transformers release
+   requires of it, its wheel's Requires-Dist in data/requires.json, as a resolver would take it;)
+5. the transformers installed where the project runs: its own virtual environment (`.venv`, `venv` or
    `env` at the project root), else the environment bertlint runs in, else an activated virtual
    environment on PATH (package metadata: never an import). The last is what a pre-commit hook, whose
    own environment has no transformers, shares with the terminal it was started from;
-5. else the newest release bertlint knows, said as such (with how to pin).
+6. else the newest release bertlint knows, said as such (with how to pin).
+
+An install from a source (`git+URL@REF`, a clone's folder, `name @ URL`) pins the release its ref names (`@v4.38.2`);
+any other ref (a fork's branch, a commit) pins an unknown release (`versions.Unknown`), which silences the rules that
+compare it.
 """
 
 from __future__ import annotations
