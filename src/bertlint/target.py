@@ -238,12 +238,9 @@ def _notebook_installs(text: str) -> tuple[tuple[list[str], str], ...]:
     out = []
     shell = _Shell()
     for number, command, files in _notebook_commands(text, _INSTALL_WORDS):
-        if "install" in command or "clone" in command:
-            requirements = install_requirements(command, files) + shell.source_installs(command)
-            if "install" in command:
-                out.append((requirements, f"cell {number} (`{' '.join(command.split())[:60]}`)"))
-        else:
-            shell.source_installs(command)  # a `%cd DIR`: where a later `pip install .` installs from
+        sourced = shell.source_installs(command)  # it also follows `git clone` and `cd` (`%cd`) for a later `pip install .`
+        if "install" in command:
+            out.append((install_requirements(command, files) + sourced, f"cell {number} (`{' '.join(command.split())[:60]}`)"))
     return tuple(out)
 
 
@@ -294,6 +291,8 @@ class _Shell:
                 self.cwd = os.path.normpath(os.path.join(self.cwd, words[1])) if len(words) > 1 else ""
             elif words[:2] == ["git", "clone"]:
                 self._clone(words[2:])
+            elif words[1:2] == ["setup.py"] and {"install", "develop"} & set(words):  # `python setup.py install` in a clone
+                out.append(self._reference("."))
             elif "install" in words:
                 out += [self._reference(word) for word in _source_words(words[words.index("install") + 1:])]
         return out
@@ -301,8 +300,8 @@ class _Shell:
     def _clone(self, args: list[str]) -> None:
         ref, positional = "", []
         for option, value in zip(args, [*args[1:], ""]):
-            if option in ("-b", "--branch"):
-                ref = value
+            if option in ("-b", "--branch") or option.startswith("--branch="):
+                ref = option.partition("=")[2] or value
         skip = False
         for word in args:
             if skip or word.startswith("-"):
