@@ -28,7 +28,7 @@ from bertlint.facts.training import (
     tokenizer_load_of, tokenizer_names, trained_model, training_arg, uses_peft, weight_dtype,
 )
 from bertlint.facts.padded import padded_ids
-from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, receiver_role
+from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
 from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, holds_tokenizer
 from bertlint.facts.weights import HalfTraining, chained_half_models, half_trained_models
 
@@ -51,7 +51,7 @@ __all__ = [
     # padded
     "padded_ids",
     # tensors
-    "Inert", "activation", "inert_statements", "is_loss_value", "receiver_role",
+    "Inert", "activation", "inert_statements", "is_loss_value", "only_reported", "receiver_role",
     # weights
     "HalfTraining", "chained_half_models", "half_trained_models",
 ]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from bertlint.facts.model import per_file
-from bertlint.facts.nodes import Scope, dotted, walk
+from bertlint.facts.nodes import Call, Scope, dotted, walk
 from bertlint.facts.values import Values as Facts
 
 MAX_DEPTH = 6
@@ -148,6 +148,19 @@ def is_loss_value(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: i
         return found is not None and found.kind == "loss"
     sources = _sources(facts, expr, scope, order) if isinstance(expr, cst.Name) else None
     return bool(sources) and all(is_loss_value(facts, e, s, o, depth + 1) for e, s, o in sources)
+
+
+NO_GRAD_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.inference_mode"})
+
+
+def only_reported(facts: Facts, call: Call) -> bool:
+    """A loss computed only to be looked at: under `with torch.no_grad():`/`inference_mode()`, or turned into a number
+    on the spot (`criterion(...).item()`): no gradient ever flows from it."""
+    if any(facts.qualname(item.item.func if isinstance(item.item, cst.Call) else item.item, call.scope) in NO_GRAD_CONTEXTS
+           for w in call.in_with for item in w.items):
+        return True
+    parent = facts.parent(call.node)
+    return isinstance(parent, cst.Attribute) and parent.attr.value in ("item", "tolist")
 
 
 def activation(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None, depth: int = 0) -> str | None:
