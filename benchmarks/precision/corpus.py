@@ -84,10 +84,11 @@ def check_trigger(recipe: dict, corpus: Path) -> list[str]:
     for entry in recipe["files"]:
         file = corpus / entry["name"]
         named.add(entry["name"])
+        source = f"{entry['repo']}/{entry['path']} at {entry['commit']}" if "commit" in entry else f"read_file id {entry.get('id')}"
         if not file.is_file():
-            problems.append(f"missing {entry['name']} (read_file id {entry['id']}, sought for {entry['rule']})")
+            problems.append(f"missing {entry['name']} ({source}, sought for {entry['rule']})")
         elif hashlib.sha256(file.read_bytes()).hexdigest() != entry["sha256"]:
-            problems.append(f"{entry['name']}: its text differs from the one judged (read id {entry['id']} again)")
+            problems.append(f"{entry['name']}: its text differs from the one judged ({source})")
     extra = sorted(rel for p in corpus.rglob("*") if p.suffix in SUFFIXES
                    and (rel := p.relative_to(corpus).as_posix()) not in named) if corpus.is_dir() else []
     return problems + [f"{name}: not in the recipe" for name in extra]
