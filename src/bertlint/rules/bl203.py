@@ -32,14 +32,18 @@ class PadTokensInLabels(Rule):
         if not heads or not heads <= GENERATIVE_HEADS or _pads_masked(facts):
             return
         found = []
+        stored_in: set[int] = set()  # scopes that write `x["labels"] = ...` themselves
         for store in facts.stores:
             if store.key == "labels" and isinstance(store.target, cst.Subscript):
+                stored_in.add(id(store.scope))
                 found.append((store.value, _padded(ctx, store.value, store.scope, store.order)))
         for call in facts.calls:
             if "labels" in call.kwargs:
                 found.append((call.kwargs["labels"].value, _padded(ctx, call.kwargs["labels"].value, call.scope, call.order)))
         for call in facts.tokenizer_calls:
-            if "text_target" in call.kwargs and call.arg(0, "text") is not None:  # with inputs, "labels" holds the padded target ids
+            # with inputs, "labels" holds the padded target ids; a function that writes "labels" itself overrides or
+            # ignores them (`labels = tok(..., text_target=...)` read only for its `input_ids`), reported at that store
+            if "text_target" in call.kwargs and call.arg(0, "text") is not None and id(call.scope) not in stored_in:
                 found.append((call.kwargs["text_target"], _padding_of(ctx, call)))
         found = [(node, why) for node, why in found if why is not None]
         if not found or _masks_pad_positions(facts):
