@@ -150,7 +150,7 @@ def test_transformers_from_a_source_is_unknown_unless_its_ref_names_a_release(pr
 def test_the_upstream_main_branch_is_at_least_the_latest_release(project, cells):
     found = target(notebook(project / "nb.ipynb", *cells))
     assert found[0] == versions.latest() and not isinstance(found[0], versions.Unknown)
-    assert found[1].startswith("transformers's main branch, installed from git+https://github.com/huggingface/transformers")
+    assert found[1].startswith("the main branch of transformers, installed from git+https://github.com/huggingface/transformers")
 
 
 def test_a_source_install_in_a_requirements_file(project):

@@ -408,7 +408,7 @@ def _direct_pin(line: str, where: str, library: str) -> Pin | None:
     if release:
         return parse_version(release.group("version")), f"the install of {library} from {url} (a release tag) in {where}"
     if ref in ("", "main") and _UPSTREAM.search(url) and _canonical(_named_by(url)) == library:
-        return latest(library), f"{library}'s main branch, installed from {url} in {where}: at least the latest release known to bertlint"
+        return latest(library), f"the main branch of {library}, installed from {url} in {where}: at least the latest release known to bertlint"
     return unknown(library), f"{library} installed from {url} in {where}: a branch or commit, not a release, so its release is unknown"
 
 
