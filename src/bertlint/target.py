@@ -21,7 +21,8 @@ In this order (the README has the table):
 6. else the newest release bertlint knows, said as such (with how to pin).
 
 An install from a source (`git+URL@REF`, a clone's folder, `name @ URL`) pins the release its ref names (`@v4.38.2`);
-any other ref (a fork's branch, a commit) pins an unknown release (`versions.Unknown`), which silences the rules that
+the upstream main branch (github.com/huggingface/LIBRARY, no ref) pins the latest known; any other ref (a fork's
+branch, a commit) pins an unknown release (`versions.Unknown`), which silences the rules that
 compare it.
 """
 
