@@ -8,13 +8,21 @@ In this order (the README has the table):
 2. a notebook's own install cells (`!pip install transformers==4.30.0`, `%pip`, the automagic one-line
    `pip install ...`, `%%bash` bodies: what `ipython.commands` finds), or the script's own pin (its
    PEP 723 `# /// script` block);
-3. the project's pin, from the file's folder up to the project root: requirements*.txt, pyproject.toml,
+3. for a script, what a notebook or shell script in its folder that runs it installs (`!python NAME.py`,
+   `!accelerate launch NAME.py`, `%run NAME.py`, `torchrun ... NAME.py` in a .sh): the script runs with those;
+4. the project's pin, from the file's folder up to the project root: requirements*.txt, pyproject.toml,
    setup.cfg, environment.yml, Pipfile;
-4. the transformers installed where the project runs: its own virtual environment (`.venv`, `venv` or
+   (for a library other than transformers that none of these pins: the ceiling the pinned transformers release
+   requires of it, its wheel's Requires-Dist in data/requires.json, as a resolver would take it;)
+5. the transformers installed where the project runs: its own virtual environment (`.venv`, `venv` or
    `env` at the project root), else the environment bertlint runs in, else an activated virtual
    environment on PATH (package metadata: never an import). The last is what a pre-commit hook, whose
    own environment has no transformers, shares with the terminal it was started from;
-5. else the newest release bertlint knows, said as such (with how to pin).
+6. else the newest release bertlint knows, said as such (with how to pin).
+
+An install from a source (`git+URL@REF`, a clone's folder, `name @ URL`) pins the release its ref names (`@v4.38.2`);
+any other ref (a fork's branch, a commit) pins an unknown release (`versions.Unknown`), which silences the rules that
+compare it.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bertlint.config import LIBRARIES as AROUND
-from bertlint.versions import Version, latest, parse_version, resolve_specifier
+from bertlint.versions import Unknown, Version, latest, parse_version, required_by, resolve_specifier, satisfies, unknown
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
@@ -85,11 +93,14 @@ class Targets:
         self._folders: dict[Path, Path] = {}  # a file's folder as named -> resolved
         self._files: dict[Path, tuple[tuple[str, list[str]], ...]] = {}  # resolved folder -> the requirement files from it up to the root
         self._installed: dict[str, Pin | None] = {}  # library -> where the project runs
+        self._launched: dict[Path, dict[str, tuple[tuple[list[str], str], ...]]] = {}  # resolved folder -> its launchers' installs by script
 
     def __call__(self, path: Path, text: str | None = None) -> Target:
         here = self._folder(path)
-        pins = {library: self._pin(library, path, text, here) for library in LIBRARIES}
-        return Target(*pins.pop("transformers"), pins)
+        transformers = self._pinned("transformers", path, text, here)
+        libraries = {library: self._pinned(library, path, text, here) or self._required(transformers, library) or self._fallback(library)
+                     for library in AROUND}
+        return Target(*(transformers or self._fallback("transformers")), libraries)
 
     def _folder(self, path: Path) -> Path:
         """`path.resolve().parent`, resolving each folder once (a linked file resolves on its own)."""
@@ -100,7 +111,9 @@ class Targets:
             folder = self._folders[path.parent] = path.parent.resolve()
         return folder
 
-    def _pin(self, library: str, path: Path, text: str | None, here: Path) -> Pin:
+    def _pinned(self, library: str, path: Path, text: str | None, here: Path) -> Pin | None:
+        """What the configuration, the file itself, a notebook or shell script beside it that launches it, or the
+        requirement files pin of `library`; None when nothing does."""
         if library == "transformers" and self.settings.transformers_version:
             return parse_version(self.settings.transformers_version), self.settings.transformers_version_from
         configured = dict(self.settings.library_versions).get(library)
@@ -110,15 +123,45 @@ class Targets:
             pinned = _notebook_pin(text, library) if text and "install" in text else None
         else:
             pinned = _inline_pin(text, library) if text and "# /// script" in text else None
+        for lines, where in self._launchers(here).get(path.name, ()) if pinned is None and path.suffix == ".py" else ():
+            pinned = _first_pin(lines, where, library)
+            if pinned is not None:
+                break
         for where, lines in self._requirement_files(here) if pinned is None else ():
             pinned = _first_pin(lines, where, library)
             if pinned is not None:
                 break
-        if pinned is None:
-            if library not in self._installed:
-                self._installed[library] = _installed_for(self.root, library)
-            pinned = self._installed[library]
-        return pinned or (latest(library), LATEST)
+        return pinned
+
+    def _required(self, transformers: Pin | None, library: str) -> Pin | None:
+        """For a library the project does not pin: what the pinned transformers release requires of it (its wheel's
+        `Requires-Dist`), as a resolver installing that release would take it; the installed one where it fits."""
+        if transformers is None or isinstance(transformers[0], Unknown):
+            return None
+        spec = required_by(transformers[0], library)
+        newest = resolve_specifier(spec, library) if spec else None
+        if newest is None:
+            return None  # `>=0.11` alone: no ceiling
+        installed = self._fallback(library)
+        if installed[1] != LATEST and satisfies(spec, installed[0]):
+            return installed
+        release = transformers[0]
+        return newest, f"{library}{spec}, which transformers {release[0]}.{release[1]} requires ({transformers[1]})"
+
+    def _fallback(self, library: str) -> Pin:
+        """The `library` installed where the project runs, else the newest release known."""
+        if library not in self._installed:
+            self._installed[library] = _installed_for(self.root, library)
+        return self._installed[library] or (latest(library), LATEST)
+
+    def _launchers(self, folder: Path) -> dict[str, tuple[tuple[list[str], str], ...]]:
+        """script name -> the installs of the notebooks and shell scripts of `folder` that launch it (`!python NAME`,
+        `!accelerate launch NAME`, `%run NAME`, `torchrun ... NAME` in a .sh): the script runs with what they install.
+        Each folder's launchers are read once a run."""
+        found = self._launched.get(folder)
+        if found is None:
+            found = self._launched[folder] = _launchers_in(folder)
+        return found
 
     def _requirement_files(self, folder: Path) -> tuple[tuple[str, list[str]], ...]:
         """(name, requirement lines) of the project's requirement files from `folder` up to the project root,
@@ -190,36 +233,240 @@ def _notebook_pin(text: str, library: str) -> Pin | None:
 @functools.lru_cache(maxsize=16)
 def _notebook_installs(text: str) -> tuple[tuple[list[str], str], ...]:
     """(requirements, where) of each install command of a notebook's code cells, in order (read once for every library)."""
+    from bertlint.ipython import install_requirements  # only for a notebook that installs something
+
+    out = []
+    shell = _Shell()
+    for number, command, files in _notebook_commands(text, _INSTALL_WORDS):
+        sourced = shell.source_installs(command)  # it also follows `git clone` and `cd` (`%cd`) for a later `pip install .`
+        if "install" in command:
+            out.append((install_requirements(command, files) + sourced, f"cell {number} (`{' '.join(command.split())[:60]}`)"))
+    return tuple(out)
+
+
+_INSTALL_WORDS = ("install", "clone", "cd")  # what a cell that installs, or moves to where it installs from, says
+_LAUNCH_WORDS = (*_INSTALL_WORDS, ".py")  # and one that launches a script
+
+
+@functools.lru_cache(maxsize=16)
+def _notebook_commands(text: str, words: tuple[str, ...]) -> tuple[tuple[int, str, dict[str, str]], ...]:
+    """(cell number, command, the files `%%writefile` cells wrote before it) of each shell or magic command of the
+    notebook's code cells that say one of `words`, in order; cells are numbered from 1 among all cells, as findings
+    count them."""
     try:
         cells = json.loads(text).get("cells")
     except (ValueError, AttributeError):
         return ()
-    out = []
-    from bertlint.ipython import commands, install_requirements, written_file  # only for a notebook that installs something
+    from bertlint.ipython import commands, written_file
 
+    out = []
     files: dict[str, str] = {}  # what the `%%writefile NAME` cells so far wrote, for a later `pip install -r NAME`
     for number, cell in enumerate(cells if isinstance(cells, list) else (), 1):
         source = cell.get("source") if isinstance(cell, dict) and cell.get("cell_type") == "code" else None
         source = "".join(source) if isinstance(source, list) and all(isinstance(s, str) for s in source) else source
-        written = written_file(source) if isinstance(source, str) and "%%writefile" in source else None
-        if written is not None:
-            files[written[0]] = written[1]
+        if not isinstance(source, str):
             continue
-        for command in commands(source) if isinstance(source, str) and "install" in source else ():
-            out.append((install_requirements(command, files), f"cell {number} (`{' '.join(command.split())[:60]}`)"))
+        written = written_file(source) if "%%writefile" in source else None
+        if written is not None:
+            files = {**files, written[0]: written[1]}
+            continue
+        out += [(number, command, files) for command in (commands(source) if any(word in source for word in words) else ())]
     return tuple(out)
 
 
+class _Shell:
+    """What a notebook's or shell script's commands install from source, read in order: `git clone [-b REF] URL [DIR]`,
+    `cd DIR` (`%cd DIR`), then `pip install DIR`, `pip install -e .`, `pip install git+URL@REF`. Each such install
+    becomes a PEP 508 direct reference (`transformers @ git+URL@REF`), which `_first_pin` reads."""
+
+    def __init__(self) -> None:
+        self.cwd = ""
+        self.clones: dict[str, str] = {}  # the folder a clone made -> `git+URL@REF`
+
+    def source_installs(self, command: str) -> list[str]:
+        out = []
+        for words in _shell_commands(command):
+            words = words[1:] if words[:1] == ["sudo"] else words
+            if words[:1] == ["cd"]:
+                self.cwd = os.path.normpath(os.path.join(self.cwd, words[1])) if len(words) > 1 else ""
+            elif words[:2] == ["git", "clone"]:
+                self._clone(words[2:])
+            elif words[1:2] == ["setup.py"] and {"install", "develop"} & set(words):  # `python setup.py install` in a clone
+                out.append(self._reference("."))
+            elif "install" in words:
+                out += [self._reference(word) for word in _source_words(words[words.index("install") + 1:])]
+        return out
+
+    def _clone(self, args: list[str]) -> None:
+        ref, positional = "", []
+        for option, value in zip(args, [*args[1:], ""]):
+            if option in ("-b", "--branch") or option.startswith("--branch="):
+                ref = option.partition("=")[2] or value
+        skip = False
+        for word in args:
+            if skip or word.startswith("-"):
+                skip = word in ("-b", "--branch", "--depth", "-o", "--origin", "-c", "--config", "--reference", "-j", "--jobs")
+                continue
+            positional.append(word)
+        if positional:
+            url = positional[0]
+            folder = positional[1] if len(positional) > 1 else url.rstrip("/").rpartition("/")[2].removesuffix(".git")
+            self.clones[os.path.normpath(os.path.join(self.cwd, folder))] = f"git+{url}" + (f"@{ref}" if ref else "")
+
+    def _reference(self, word: str) -> str:
+        """`name @ url` for one source install: a folder (a clone's URL and branch where a clone made it), or an
+        editable URL, which `install_requirements` skips as an option's value."""
+        if "://" in word or word.startswith(("git+", "hg+", "svn+", "bzr+")):
+            return word
+        folder = os.path.normpath(os.path.join(self.cwd, word))
+        url = self.clones.get(folder, f"file:{folder}")
+        return f"{_named_by(url)} @ {url}"
+
+
+def _shell_commands(command: str) -> list[list[str]]:
+    """The words of each simple command of a shell command text (lines, `&&`, `;`, `|` split it)."""
+    import shlex
+
+    out = []
+    for line in command.replace("\\\n", " ").splitlines():
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        try:
+            tokens = list(lexer)
+        except ValueError:
+            continue
+        words: list[str] = []
+        for token in [*tokens, ";"]:
+            if token and set(token) <= set("&|;()"):
+                out.append(words) if words else None
+                words = []
+            else:
+                words.append(token)
+    return out
+
+
+def _source_words(words: list[str]) -> list[str]:
+    """The arguments of `pip install` that name a folder rather than a release (`.`, `./transformers`, `-e transformers`),
+    and editable URLs (`-e git+URL`); other URLs are requirements `install_requirements` already lists."""
+    out, editable = [], False
+    for word in words:
+        url = "://" in word or word.startswith(("git+", "hg+", "svn+", "bzr+"))
+        local = not url and not word.startswith("-") and ("/" in word or word in (".", "..")) and not word.endswith((".txt", ".whl", ".tar.gz", ".zip"))
+        if editable or local:
+            out.append(word)
+        editable = word in ("-e", "--editable")
+    return out
+
+
+_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "huggingface.co")  # URLs whose path starts OWNER/REPO
+
+
+def _named_by(url: str) -> str:
+    """The project a source install names: `#egg=NAME`, else its repository (`github.com/OWNER/REPO/...`, `.git` and the
+    `@REF` dropped), else the last part of its path (a folder)."""
+    egg = re.search(r"[#&]egg=([A-Za-z0-9._-]+)", url)
+    if egg:
+        return egg.group(1)
+    path = url.split("#")[0].removeprefix("file:")
+    if "://" in path:
+        host, _, rest = path.partition("://")[2].partition("/")
+        parts = [part for part in re.sub(r"@[^/]*$", "", rest).split("/") if part]
+        if host.rpartition("@")[2] in _HOSTS and len(parts) >= 2:
+            return parts[1].removesuffix(".git")
+        path = "/".join(parts)
+    return path.rstrip("/").rpartition("/")[2].removesuffix(".git") or "."
+
+
+def _ref_of(url: str) -> str:
+    """The ref a source URL installs: `...repo.git@REF`, or a repository archive's (`.../archive/refs/tags/REF.zip`)."""
+    path = url.split("#")[0]
+    archive = re.search(r"/archive/(?:refs/(?:tags|heads)/)?(?P<ref>[^/]+?)(?:\.zip|\.tar\.gz|\.tgz)$", path)
+    if archive:
+        return archive.group("ref")
+    return path.rpartition("@")[2] if "://" in path and "@" in path.rpartition("/")[2] else ""
+
+
+_DIRECT = re.compile(r"^\s*(?:(?:-e|--editable)\s+)?(?:(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*@\s*)?(?P<url>(?:git|hg|svn|bzr)\+\S+|file:\S+|https?://\S+)")
+_RELEASE_REF = re.compile(r"^v?(?P<version>\d+\.\d+(?:\.\d+)?)$")
+
+
+def _direct_pin(line: str, where: str, library: str) -> Pin | None:
+    """A `library` installed from a source (`name @ git+URL@REF`, `git+URL#egg=name`, a folder): the release its ref
+    names (`@v4.38.2`), else an unknown release (a fork's branch, a clone's main)."""
+    match = _DIRECT.match(line)
+    if match is None or _canonical(match.group("name") or _named_by(match.group("url"))) != library:
+        return None
+    url = match.group("url").split("#")[0]
+    release = _RELEASE_REF.match(_ref_of(url))
+    if release:
+        return parse_version(release.group("version")), f"the install of {library} from {url} (a release tag) in {where}"
+    return unknown(library), f"{library} installed from {url} in {where}: a branch or commit, not a release, so its release is unknown"
+
+
 def _first_pin(lines: list[str], where: str, library: str) -> Pin | None:
-    """The first `<library><spec>` requirement among `lines` that sets a ceiling, and what to call it."""
-    for requirement in filter(None, map(_REQUIREMENT.match, lines)):
-        if _canonical(requirement.group("name")) != library:
+    """The first `<library><spec>` requirement among `lines` that sets a ceiling, or installs `library` from a source,
+    and what to call it."""
+    for line in lines:
+        direct = _direct_pin(line, where, library) if "+" in line or ":" in line else None
+        if direct is not None:
+            return direct
+        requirement = _REQUIREMENT.match(line)
+        if requirement is None or _canonical(requirement.group("name")) != library:
             continue
         version = resolve_specifier(requirement.group("spec"), library)
         if version is not None:
             spec = re.sub(r"\s+", "", requirement.group("spec"))
             return version, f"the pin {requirement.group('name')}{spec} in {where}"
     return None
+
+
+_LAUNCH = re.compile(r"python[\d.]*|\{sys\.executable\}|accelerate|torchrun|deepspeed|run")
+
+
+def _launchers_in(folder: Path) -> dict[str, tuple[tuple[list[str], str], ...]]:
+    """script name -> (requirements, where) of the installs of each notebook or shell script in `folder` that runs it."""
+    try:
+        names = sorted(name for name in os.listdir(folder) if name.endswith((".ipynb", ".sh")))
+    except OSError:
+        return {}
+    from bertlint.ipython import install_requirements
+
+    out: dict[str, tuple[tuple[list[str], str], ...]] = {}
+    for name in names:
+        try:
+            text = (folder / name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        notebook = name.endswith(".ipynb")
+        scripts = _launched([c for _, c, _ in _notebook_commands(text, _LAUNCH_WORDS)] if notebook else [text], folder.name) if ".py" in text else ()
+        if not scripts:
+            continue
+        if notebook:
+            installs = tuple((lines, f"{where} of {name}, which runs it") for lines, where in _notebook_installs(text))
+        else:
+            installs = ((install_requirements(text) + _Shell().source_installs(text), f"{name}, which runs it"),)
+        for script in scripts:
+            out[script] = out.get(script, ()) + installs
+    return out
+
+
+def _launched(commands: list[str], folder: str) -> set[str]:
+    """The scripts of the launcher's own folder (named `folder`) that its commands run: `python NAME.py`, `accelerate
+    launch NAME.py`, `torchrun --nproc_per_node 2 NAME.py`, `run NAME.py` (`%run`), each after `VAR=value` settings;
+    none after a `cd` to another folder (`cd DIR && python NAME.py`); a `%cd` into a clone of the launcher's own
+    folder (`!git clone .../repo` then `%cd repo`, the notebook being repo's) stays there."""
+    out: set[str] = set()
+    for command in commands:
+        for words in _shell_commands(command):
+            while words and re.fullmatch(r"\w+=\S*|nohup|sudo|time", words[0]):
+                words = words[1:]
+            if words[:1] == ["cd"] and os.path.basename(os.path.normpath(words[1] if len(words) > 1 else "~")) not in (folder, "."):
+                return out
+            if words and _LAUNCH.fullmatch(words[0].rpartition("/")[2]):
+                script = next((w for w in words[1:] if w.endswith(".py") and not w.startswith("-")), None)
+                if script is not None and os.path.dirname(os.path.normpath(script)) == "":
+                    out.add(os.path.normpath(script))
+    return out
 
 
 def _canonical(name: str) -> str:

@@ -25,8 +25,47 @@ def parse_version(text: str) -> Version:
     return parts + (0,) * (3 - len(parts))
 
 
+class Unknown(tuple):
+    """A release that cannot be known (transformers installed from a fork's branch, not from a release). It holds the
+    newest known release so that nothing breaks on it, and notes every comparison made with it (`compared`): the
+    engine drops what a rule reported after comparing it, so a rule whose answer depends on the release stays silent
+    and one that only passes it along (to a helper that does not compare it here) keeps its findings."""
+
+    compared = False
+
+    def _noted(self, compare, other):
+        self.compared = True
+        return compare(self, other)
+
+    def __lt__(self, other):
+        return self._noted(tuple.__lt__, other)
+
+    def __le__(self, other):
+        return self._noted(tuple.__le__, other)
+
+    def __gt__(self, other):
+        return self._noted(tuple.__gt__, other)
+
+    def __ge__(self, other):
+        return self._noted(tuple.__ge__, other)
+
+    def __eq__(self, other):
+        return self._noted(tuple.__eq__, other)
+
+    def __ne__(self, other):
+        return self._noted(tuple.__ne__, other)
+
+    __hash__ = tuple.__hash__
+
+
+def unknown(library: str = "transformers") -> Unknown:
+    return Unknown(latest(library))
+
+
 def show(version: Version) -> str:
-    """`(4, 41, 0)` -> `4.41`: the form release notes use."""
+    """`(4, 41, 0)` -> `4.41`: the form release notes use; `unknown` for an `Unknown` release."""
+    if isinstance(version, Unknown):
+        return "unknown"
     parts = list(version)
     while len(parts) > 2 and parts[-1] == 0:
         parts.pop()
@@ -63,6 +102,19 @@ def resolve_specifier(spec: str, library: str = "transformers") -> Version | Non
     candidates = set(pinned) | {(int(major), minor, 0) for major, newest in data(library)["releases"].items() for minor in range(newest + 1)}
     allowed = [v for v in candidates if all(_allows(c, v) for c in clauses)]
     return max(allowed) if allowed else None
+
+
+def satisfies(spec: str, version: Version) -> bool | None:
+    """Does `version` satisfy `spec` (`<1.0,>=0.11.0`)? None when the specifier does not parse."""
+    clauses = [_SPECIFIER.match(part) for part in spec.split(",")]
+    return all(_allows(c, version) for c in clauses) if clauses and all(clauses) else None
+
+
+@functools.cache
+def required_by(release: Version, library: str) -> str | None:
+    """The specifier of `library` that the transformers minor release `release` requires (its wheel's unconditional
+    `Requires-Dist`, `data/requires.json`), or None when it names none."""
+    return _data_file("requires.json")["releases"].get(f"{release[0]}.{release[1]}", {}).get(library)
 
 
 def _allows(clause: re.Match, version: Version) -> bool:

@@ -27,15 +27,29 @@ class PadToMaxLengthDeprecated(Rule):
             value = facts.value(arg.value, call.scope, order=call.order)
             replacement = {True: '"max_length"', False: "False"}.get(value) if value is not UNKNOWN else None
             fix = None
-            if replacement is not None and "padding" not in call.kwargs:
-                fix = [Replacement(arg.keyword, "padding"), Replacement(arg.value, replacement)]
             padding = replacement or '"max_length"'
-            ctx.report(
-                arg,
-                _message(ctx, speed),
-                fix=fix,
-                help=f"use `padding={padding}` instead (with `max_length=N, truncation=True`)",
-            )
+            help = f"use `padding={padding}` instead (with `max_length=N, truncation=True`)"
+            unpacked = _unpacked_padding(facts, call)
+            if unpacked is not None:
+                help = f"drop `pad_to_max_length=`: {unpacked}, so adding `padding=` would pass it twice (TypeError)"
+            elif replacement is not None and "padding" not in call.kwargs:
+                fix = [Replacement(arg.keyword, "padding"), Replacement(arg.value, replacement)]
+            ctx.report(arg, _message(ctx, speed), fix=fix, help=help)
+
+
+def _unpacked_padding(facts: Facts, call: Call) -> str | None:
+    """Why a `**mapping` of the call may already pass `padding=` (the fix's precondition is that none does), or None:
+    a mapping the value layer knows to hold it, or one it cannot see into."""
+    for arg in call.node.args:
+        if arg.star != "**":
+            continue
+        value = facts.value(arg.value, call.scope, order=call.order)
+        text = facts.text(arg.value)
+        if not isinstance(value, dict):
+            return f"`**{text}` may already pass `padding`"
+        if "padding" in value:
+            return f"`**{text}` already passes `padding={value['padding']!r}`"
+    return None
 
 
 def _padded_anyway(ctx: Context, call: Call, speed: str | None) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, padding_at, tokenizer_load_of, walk
+from bertlint.facts import Call, Facts, asks_for_tpu, feeds_layout_model, in_call_to, padding_at, tokenizer_load_of, walk
 from bertlint.rules import Context, Rule
 from bertlint.rules.bl202 import is_label_call
 
@@ -30,7 +30,11 @@ LABELS_PADDING = {
     "token-cls": "`DataCollatorForTokenClassification(tokenizer)`",
     None: "`DataCollatorForSeq2Seq(tokenizer, model=model)`",
 }
-INSPECTIONS = frozenset({"print", "len", "decode", "batch_decode", "convert_ids_to_tokens", "array_equal", "equal", "allclose", "assert_equal"})
+# Calls that only look at an encoding (one example printed, displayed, logged, decoded or compared); its ids are never batched.
+INSPECTIONS = frozenset({
+    "print", "pprint", "display", "len", "decode", "batch_decode", "convert_ids_to_tokens", "array_equal", "equal", "allclose", "assert_equal",
+    "debug", "info", "warning", "log", "write", "tokens", "word_ids", "keys",
+})
 
 
 class StaticPaddingToMax(Rule):
@@ -43,8 +47,8 @@ class StaticPaddingToMax(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         static = [(call, pad) for call in facts.tokenizer_calls if (pad := padding_at(facts, call, ctx.version)).pads_to_max]
-        if not static or _fixed_shapes_wanted(facts):
-            return
+        if not static or _fixed_shapes_wanted(facts) or feeds_layout_model(facts):
+            return  # fixed shapes wanted; a layout model's boxes (and word labels) padded to the same length as its ids
         feeds_training = bool(facts.trainers or facts.calls_to("torch.utils.data.DataLoader"))
         map_functions = _map_functions(facts)
         # a seq2seq model's labels padded to a fixed length where no collator pads labels (`DataCollatorWithPadding`
@@ -55,7 +59,7 @@ class StaticPaddingToMax(Rule):
             and not facts.calls_to(*LABEL_PADDING_COLLATORS)
         )
         for call, pad in static:
-            if isinstance(pad.max_length, int) and pad.max_length <= NEGLIGIBLE_LENGTH or _longest_of_a_set(facts, call) or _only_inspected(facts, call):
+            if isinstance(pad.max_length, int) and pad.max_length <= NEGLIGIBLE_LENGTH or _longest_of_a_set(facts, call) or _inspected(facts, call.node) or _only_inspected(facts, call):
                 continue  # a few tokens of padding at most, or to the longest of a fixed label set; ids only decoded or compared
             anchor = call.kwargs.get("padding") or call.kwargs["pad_to_max_length"]
             load = tokenizer_load_of(facts, call)
@@ -76,11 +80,18 @@ def _dynamic_padding(facts: Facts, call: Call, function: int | None) -> str:
     if not builds_labels:
         return DYNAMIC_PADDING
     heads = {load.head for load in facts.model_loads}
-    collator = LABELS_PADDING["token-cls"] if heads == {"token-cls"} else LABELS_PADDING[None]
-    return f"tokenize without padding and pad each batch with {collator}, which pads the `labels` with -100 (`DataCollatorWithPadding` cannot pad labels)"
+    token_cls = heads == {"token-cls"}
+    collator = LABELS_PADDING["token-cls"] if token_cls else LABELS_PADDING[None]
+    help = f"tokenize without padding and pad each batch with {collator}, which pads the `labels` with -100 (`DataCollatorWithPadding` cannot pad labels)"
+    if token_cls:
+        return help
+    return (f"{help}; the collator pads only ids, so drop the raw text columns (`remove_columns=` in the `.map`, or keep "
+            "`remove_unused_columns=True`), and in `compute_metrics` replace -100 by `tokenizer.pad_token_id` before `batch_decode`")
 
 
 def _fixed_shapes_wanted(facts: Facts) -> bool:
+    if asks_for_tpu(facts):
+        return True
     imports = facts.imports.values()
     if facts.imported(*XLA_IMPORTS, *STATIC_ENGINE_IMPORTS) or any(q.startswith(STATIC_ENGINE_MODULES) or q in XLA_NAMES for q in imports):
         return True
@@ -158,22 +169,46 @@ def _block_of(facts: Facts, stmt: cst.CSTNode) -> cst.CSTNode | None:
     return None
 
 
-def _inspected(facts: Facts, name: cst.Name) -> bool:
-    """A read that feeds nothing: an argument of `print`/`decode`/`array_equal`-like calls
-    (through `x.input_ids`, `x["input_ids"]`), or `x.shape`."""
-    node: cst.CSTNode = name
+def _inspected(facts: Facts, read: cst.BaseExpression) -> bool:
+    """A read of an encoding (`x`, or the encoding call itself) that feeds nothing: an argument, at any depth, of
+    `print`/`display`/`decode`/`array_equal`-like calls (through `x.input_ids`, `x["input_ids"]`, an f-string), `x.shape`,
+    `x.tokens()`, a notebook cell's last expression (`x["input_ids"]`, displayed), or a loop over `x.items()` that only
+    prints."""
+    node: cst.CSTNode = read
     parent = facts.parent(node)
     while isinstance(parent, (cst.Attribute, cst.Subscript, cst.SubscriptElement, cst.Index, cst.Arg)) and not (
         isinstance(parent, cst.Attribute) and parent.attr is node
     ):
         if isinstance(parent, cst.Attribute) and parent.attr.value == "shape":
             return True
+        if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in INSPECTIONS:
+            return True  # `enc.tokens()`, `enc.keys()`
+        if isinstance(parent, cst.Attribute) and parent.attr.value in ("items", "values") and _printing_loop(facts, facts.parent(parent)):
+            return True  # `for key, value in enc.items(): print(key, value)`
         node, parent = parent, facts.parent(parent)
-    if isinstance(parent, cst.Call) and isinstance(node, cst.Arg):
-        func = parent.func
-        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-        return last in INSPECTIONS
-    return False
+    return _displayed(facts, node) or in_call_to(facts, read, INSPECTIONS)  # `print(enc)`, `logger.info(len(enc["input_ids"]))`
+
+
+def _displayed(facts: Facts, node: cst.CSTNode) -> bool:
+    """`node` is a whole expression statement (a notebook cell's last line displays it)."""
+    stmt = facts.statement_of(node)
+    return isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(small, cst.Expr) and small.value is node for small in stmt.body)
+
+
+def _printing_loop(facts: Facts, call: cst.CSTNode | None) -> bool:
+    """`call` (`enc.items()`) is what a `for` loop iterates, and the loop's body only calls inspections (`print(k, v)`)."""
+    loop = facts.statement_of(call) if isinstance(call, cst.Call) else None
+    if not isinstance(loop, cst.For) or loop.iter is not call:
+        return False
+    body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else (loop.body,)
+    smalls = [small for stmt in body if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) for small in stmt.body]
+    return len(smalls) == len(body) > 0 and all(
+        isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and _name_of(small.value.func) in INSPECTIONS for small in smalls
+    )
+
+
+def _name_of(func: cst.BaseExpression) -> str:
+    return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
 
 
 def _map_functions(facts: Facts) -> set[int]:

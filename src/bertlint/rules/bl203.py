@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import UNKNOWN, Call, Facts, Scope, literal, padding_at, walk
+from bertlint.facts import UNKNOWN, Call, Facts, Scope, ignore_index_markers, literal, padding_at, walk
 from bertlint.rules import Context, Rule
 
 GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
@@ -68,18 +68,8 @@ def _masks_pad_positions(facts: Facts) -> bool:
     attention mask, or compares with 0 (the pad id of T5/BERT): `labels[labels == tok.pad_token_id] = -100`,
     `[t if t != pad_id else -100 for t in row]`, `labels.masked_fill(attention_mask == 0, -100)`. Masking the prompt
     (`[-100] * len(prompt_ids) + answer_ids`) leaves the pads in; a collator's `label_pad_token_id=-100` pads only what it
-    adds. A constant bound to -100 counts where it is used. Only looked for once a finding is at stake."""
-    markers: list[cst.CSTNode] = []
-    constants: set[str] = set()
-    for node in walk(facts.module):
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer) and node.expression.evaluated_value == IGNORE_INDEX:
-            markers.append(node)
-            stmt = facts.statement_of(node)
-            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-            if isinstance(small, cst.Assign) and small.value is node and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                constants.add(small.targets[0].target.value)
-        elif isinstance(node, cst.Name) and node.value in constants:
-            markers.append(node)
+    adds. A name bound to -100 (a constant, a parameter's default, `self.ignore_id` set from one) counts where it is used. Only looked for once a finding is at stake."""
+    markers = ignore_index_markers(facts)
     return any(_at_pads(facts, marker) for marker in markers)
 
 

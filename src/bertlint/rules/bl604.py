@@ -30,7 +30,26 @@ class TransformersAdamW(Rule):
             message = f"`{use.module}.{use.name}` {versions.lifecycle_text(use.entry, status, ctx.version, ctx.version_source)}"
             if status == "removed":
                 message += f": this line raises {use.error(templates)}"
-            ctx.report(use.node, message, severity="error" if status == "removed" else "warning", fix=self.fix_for(ctx.facts, use))
+            ctx.report(use.node, message, severity="error" if status == "removed" else "warning", fix=self.fix_for(ctx.facts, use),
+                       help=self.help_for(ctx.facts, use, status))
+
+    def help_for(self, facts: Facts, use: SymbolUse, status: str) -> str | None:
+        """What else the calls must change: the keywords the replacement lacks (`correct_bias=`), the defaults it
+        does not share; None for the rule's own help."""
+        qualname = f"{use.module}.{use.name}"
+        calls = [c for c in facts.calls if c.qualname == qualname]
+        defaults = ", ".join(f"{k}={v}" for k, (_, v) in use.entry.extra["defaults"].items())
+        drops = []
+        for keyword in use.entry.extra["unsupported"]:
+            values = {facts.kw_value(c, keyword) for c in calls if keyword in c.kwargs}
+            if keyword == "correct_bias" and values:
+                drops.append("drop `correct_bias=`: torch's AdamW always corrects the bias"
+                             + (" (nothing in torch turns it off, so the first steps will differ a little)" if values != {True} else ""))
+            elif values:
+                drops.append(f"drop `{keyword}=`: torch's AdamW has no such parameter")
+        keep = f", or keep `{qualname}` while the target still has it (before transformers {versions.show(use.entry.removed)})" if status != "removed" and drops else ""
+        return f"use `{use.entry.replacement}` with `{defaults}` (transformers' defaults; torch's are eps=1e-8, weight_decay=0.01)" + (
+            "; " + "; ".join(drops) if drops else "") + keep
 
     def fix_for(self, facts: Facts, use: SymbolUse) -> list[Replacement] | None:
         """Import the replacement instead, and write transformers' defaults into every call, so that nothing
@@ -42,7 +61,7 @@ class TransformersAdamW(Rule):
         if use.statement is not None:
             local = (use.node.asname.name if use.node.asname else use.node.name).value
             named = [c for c in calls if isinstance(c.node.func, cst.Name)]
-            if len(named) != _name_loads(facts, local):
+            if len(named) != name_loads(facts, local):
                 return None
             rewrite = _rewrite_import(facts, use, module, name)
             if rewrite is None:
@@ -62,7 +81,7 @@ class TransformersAdamW(Rule):
         return edits
 
 
-def _name_loads(facts: Facts, local: str) -> int:
+def name_loads(facts: Facts, local: str) -> int:
     """How often the file names `local` outside imports and `x.local` attributes (each should be a call)."""
     skip = {id(node) for _q, alias, _s in facts.import_nodes for node in walk(alias)}
     skip |= {id(node.attr) for node in walk(facts.module) if isinstance(node, cst.Attribute)}
@@ -109,4 +128,4 @@ def _keep_defaults(call, entry: versions.Lifecycle) -> list[Replacement] | None:
     missing = [f"{k}={v}" for k, (index, v) in defaults.items() if k not in call.kwargs and positional <= index]
     if not missing:
         return []
-    return [Replacement(call.node.args[-1].value, ", " + ", ".join(missing), after=True)]
+    return [Replacement(call.node.args[-1], ", " + ", ".join(missing), after=True)]

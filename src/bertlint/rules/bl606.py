@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bertlint.facts import Facts
 from bertlint.rules import Replacement
-from bertlint.rules.bl604 import TransformersAdamW
+from bertlint.rules.bl604 import TransformersAdamW, name_loads
 from bertlint.rules.symbols import SymbolUse
 
 
@@ -19,4 +19,12 @@ class TensorflowRemoved(TransformersAdamW):
     symbols = "tensorflow"
 
     def fix_for(self, facts: Facts, use: SymbolUse) -> list[Replacement] | None:
+        return None
+
+    def help_for(self, facts: Facts, use: SymbolUse, status: str) -> str | None:
+        """An import the script never uses: delete it (porting nothing); else the rule's own help."""
+        if use.statement is not None and not use.attributes:
+            local = (use.node.asname.name if use.node.asname else use.node.name).value
+            if name_loads(facts, local) == 0:
+                return f"delete the import: the script never uses `{local}`"
         return None

@@ -1,8 +1,9 @@
-"""BL608: `encode_plus`/`batch_encode_plus` no longer exist in transformers 5."""
+"""BL608: `encode_plus`/`batch_encode_plus` no longer exist in transformers 5; the fix calls the tokenizer
+itself where the text's shape is one `tokenizer(...)` takes (preconditions: rules/BL608.md, "Fix safety")."""
 
 from __future__ import annotations
 
-from bertlint.facts import structured_tokenizer
+from bertlint.facts import Call, Facts, structured_tokenizer, text_container
 from bertlint.rules import Context, Replacement, Rule
 
 REMOVED = ("encode_plus", "batch_encode_plus")
@@ -25,13 +26,49 @@ class EncodePlusRemoved(Rule):
         for call in facts.tokenizer_calls:
             if call.method not in REMOVED or structured_tokenizer(facts, call):
                 continue
-            fix = [Replacement(call.node.func, facts.text(call.receiver))]
-            batch = call.kwargs.get("batch_text_or_text_pairs")
-            if batch is not None:
-                fix.append(Replacement(batch.keyword, "text"))
+            fix, unsafe, help = (_batch_fix if call.method == "batch_encode_plus" else _single_fix)(facts, call)
             ctx.report(
                 call.node.func,
                 f"`{call.method}` was removed in transformers 5 (target {ctx.version_text()}): this call raises "
                 f"`AttributeError: ... has no attribute {call.method}`",
-                fix=fix,
+                fix=fix, unsafe=unsafe, help=help,
             )
+
+
+def _batch_fix(facts: Facts, call: Call) -> tuple[list[Replacement] | None, bool, str | None]:
+    """`tok.batch_encode_plus(texts, ...)` -> `tok(texts, ...)`, the texts made a list where they may not be one."""
+    texts = call.arg(0, "batch_text_or_text_pairs")
+    if call.has_star_args or len(call.positional) > 1 or texts is None:
+        return None, False, ("call the tokenizer itself with the texts first and every other argument by keyword: "
+                             "its second positional parameter is `text_pair`, not `add_special_tokens`")
+    fix = [Replacement(call.node.func, facts.text(call.receiver))]
+    if texts.keyword is not None:
+        fix.append(Replacement(texts.keyword, "text"))
+    if facts.kw_value(call, "is_split_into_words", default=False) is not False:
+        return fix, True, ("call the tokenizer itself; with `is_split_into_words=True` it reads a list of strings as one "
+                           "sequence of words, where `batch_encode_plus` read a batch: the fix is unsafe unless every item "
+                           "of the batch is itself a list of words")
+    shape = text_container(facts, texts.value, call.scope, call.order)
+    if shape == "sequence":
+        return fix, False, None
+    wrapped = f"{facts.text(texts.value)}.tolist()" if shape == "array" else f"list({facts.text(texts.value)})"
+    fix.append(Replacement(texts.value, wrapped))
+    return fix, False, (f"call the tokenizer itself on a list: `tokenizer({wrapped}, ...)`; it takes a `str`, a list "
+                        "or a tuple, and raises `ValueError: text input must be of type str ...` on a numpy array, a "
+                        "pandas Series, a zip or a generator, which `batch_encode_plus` iterated")
+
+
+def _single_fix(facts: Facts, call: Call) -> tuple[list[Replacement] | None, bool, str | None]:
+    """`tok.encode_plus(text, ...)` -> `tok(text, ...)`: safe for one string (or one word list split into words)."""
+    if call.has_star_args or len(call.positional) > 2:
+        return None, False, ("call the tokenizer itself with `text` and `text_pair` first and every other argument by "
+                             "keyword: its third positional parameter is `text_target`, not `add_special_tokens`")
+    fix = [Replacement(call.node.func, facts.text(call.receiver))]
+    words = facts.kw_value(call, "is_split_into_words") is True
+    single = "sequence" if words else "str"
+    texts = [a for a in (call.arg(0, "text"), call.arg(1, "text_pair")) if a is not None]
+    if texts and all(text_container(facts, a.value, call.scope, call.order) == single for a in texts):
+        return fix, False, None
+    return fix, True, ("call the tokenizer itself: `tokenizer(text, ...)` encodes one string as `encode_plus` did, but "
+                       "a list is a batch for it where `encode_plus` read one pretokenized sequence or a pair; check "
+                       "that `text` is one string (the fix is unsafe because the file does not show it)")

@@ -1,0 +1,353 @@
+"""Recording stand-ins for torch, transformers, datasets and pandas: tiny pure-Python classes that run a generated
+training script for real and record what every model, optimizer, tokenizer and loader call receives.
+
+`recording(filename)` puts them in `sys.modules` under the libraries' own names (so `import torch`,
+`from transformers import AutoTokenizer` and `from torch.utils.data import DataLoader` find them) for the
+length of a `with` block, and yields a `Recorder`. Every recorded call carries the line of the script that made
+it (the nearest frame of `filename`); every object carries the line that made it:
+
+- `Tokenizer.site`, `Model.site`, `Optimizer.site`, `DataLoader.site`: the line of its construction;
+- an `Encoding` (what a tokenizer call returns) its tokenizer call's line;
+- a `Tensor` its `trail`: (line, key) pairs, the tokenizer call and key that made it (`(12, "input_ids")`), then
+  each DataLoader that batched it and the batch key it was yielded under (`(20, "input_ids")`, `(20, 0)`).
+  A tensor made of constants has no trail and keeps its `data`.
+
+Only provenance is faithful; shapes, dtypes and numerics are not modelled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import types
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+
+@dataclass
+class Record:
+    line: int
+    kind: str  # load_tokenizer | load_model | tokenize | forward | optimizer | training_args | dataloader
+    answers: dict[str, Any]  # question -> what the call received
+
+
+@dataclass
+class Recorder:
+    filename: str
+    records: list[Record] = field(default_factory=list)
+
+    def line(self) -> int:
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename != self.filename:
+            frame = frame.f_back
+        return frame.f_lineno if frame is not None else 0
+
+    def record(self, kind: str, **answers: Any) -> int:
+        line = self.line()
+        self.records.append(Record(line, kind, answers))
+        return line
+
+
+_ACTIVE: list[Recorder] = []
+
+
+def _rec() -> Recorder:
+    return _ACTIVE[-1]
+
+
+# ---- torch ------------------------------------------------------------------------------
+
+
+class Tensor:
+    def __init__(self, rows: int, trail: tuple = (), data: Any = None):
+        self.rows, self.trail, self.data = rows, trail, data
+
+    def _same(self, *args, **kwargs) -> Tensor:
+        return Tensor(self.rows, self.trail, self.data)
+
+    to = cuda = cpu = long = int = float = half = squeeze = unsqueeze = view = reshape = clone = detach = contiguous = _same
+
+    def __getitem__(self, index) -> Tensor:
+        rows = len(range(self.rows)[index]) if isinstance(index, slice) else 1
+        data = self.data[index] if isinstance(self.data, list) else None
+        return Tensor(rows, self.trail, data)
+
+    def __len__(self) -> int:
+        return self.rows
+
+    def tolist(self):
+        return self.data
+
+    @property
+    def shape(self):
+        return (self.rows, 4)
+
+
+def _tensor(data=None, *args, **kwargs) -> Tensor:
+    if isinstance(data, Tensor):
+        return data._same()
+    if isinstance(data, (list, tuple)) and len(data) == 1 and isinstance(data[0], Tensor):
+        return data[0]._same()  # torch.tensor([ids]): a batch of one
+    return Tensor(len(data) if isinstance(data, (list, tuple)) else 1, (), data)
+
+
+def _stack(tensors, *args, **kwargs) -> Tensor:
+    tensors = list(tensors)
+    trails = {t.trail for t in tensors if isinstance(t, Tensor)}
+    trail = trails.pop() if len(trails) == 1 and all(isinstance(t, Tensor) for t in tensors) else ()
+    data = [t.data if isinstance(t, Tensor) else t for t in tensors]
+    return Tensor(sum(t.rows if isinstance(t, Tensor) else 1 for t in tensors), trail, None if trail else data)
+
+
+class Parameter:
+    pass
+
+
+class Module:
+    def parameters(self):
+        return [Parameter()]
+
+    def to(self, *args, **kwargs):
+        return self
+
+    cuda = cpu = train = eval = half = float = to
+
+
+class Optimizer:
+    def __init__(self, params, lr=None, **kwargs):
+        answers = {} if lr is None else {"lr": lr}
+        self.site = _rec().record("optimizer", **answers)
+
+    def step(self):
+        pass
+
+    def zero_grad(self):
+        pass
+
+
+def _optimizer(name: str) -> type:
+    return type(name, (Optimizer,), {})
+
+
+class Dataset:
+    pass
+
+
+class TensorDataset(Dataset):
+    def __init__(self, *tensors):
+        self.tensors = tensors
+
+    def __getitem__(self, index):
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self):
+        return len(self.tensors[0])
+
+
+def _collate(items: list) -> Any:
+    first = items[0]
+    if isinstance(first, dict):
+        return {key: _collate([item[key] for item in items]) for key in first}
+    if isinstance(first, tuple):
+        return tuple(_collate([item[i] for item in items]) for i in range(len(first)))
+    if isinstance(first, Tensor):
+        return _stack(items)
+    if isinstance(first, (int, float)) and not isinstance(first, bool):
+        return Tensor(len(items), (), list(items))
+    return list(items)
+
+
+def _mark(batch: Any, line: int) -> Any:
+    """A batch's tensors remember this loader and the key they were yielded under."""
+    def marked(value, key):
+        return Tensor(value.rows, value.trail + ((line, key),), value.data) if isinstance(value, Tensor) else value
+
+    if isinstance(batch, Encoding):
+        return Encoding(batch.site, {k: marked(v, k) for k, v in batch.items()})
+    if isinstance(batch, dict):
+        return {k: marked(v, k) for k, v in batch.items()}
+    if isinstance(batch, (tuple, list)):
+        return type(batch)(marked(v, i) for i, v in enumerate(batch))
+    return marked(batch, None)
+
+
+class DataLoader:
+    def __init__(self, dataset, batch_size=None, shuffle=False, collate_fn=None, **kwargs):
+        self.dataset, self.batch_size, self.collate_fn = dataset, batch_size or 1, collate_fn
+        self.site = _rec().record("dataloader", **({} if batch_size is None else {"batch_size": batch_size}))
+
+    def __iter__(self) -> Iterator:
+        n = len(self.dataset)
+        for start in range(0, n, self.batch_size):
+            items = [self.dataset[i] for i in range(start, min(n, start + self.batch_size))]
+            yield _mark(self.collate_fn(items) if self.collate_fn is not None else _collate(items), self.site)
+
+    def __len__(self):
+        return -(-len(self.dataset) // self.batch_size)
+
+
+# ---- transformers -----------------------------------------------------------------------
+
+
+class Encoding(dict):
+    def __init__(self, site: int, items: dict):
+        super().__init__(items)
+        self.site = site
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def to(self, *args, **kwargs):
+        return self
+
+
+_TOKENIZE_KEYWORDS = ("padding", "truncation", "max_length")
+
+
+class Tokenizer:
+    pad_token = eos_token = "</s>"
+    pad_token_id = eos_token_id = 0
+
+    def __init__(self, site: int):
+        self.site = site
+
+    @classmethod
+    def from_pretrained(cls, checkpoint, *args, **kwargs):
+        return cls(_rec().record("load_tokenizer", checkpoint=checkpoint))
+
+    def __call__(self, text=None, text_pair=None, **kwargs):
+        answers = {"texts": text, **{k: kwargs[k] for k in _TOKENIZE_KEYWORDS if k in kwargs}}
+        site = _rec().record("tokenize", **answers)
+        rows = len(text) if isinstance(text, (list, tuple)) else 1
+        keys = ["input_ids"] + (["attention_mask"] if kwargs.get("return_attention_mask", True) else [])
+        return Encoding(site, {key: Tensor(rows, ((site, key),)) for key in keys})
+
+    encode_plus = batch_encode_plus = __call__
+
+
+class Model(Module):
+    def __init__(self, site: int):
+        self.site = site
+
+    @classmethod
+    def from_pretrained(cls, checkpoint, *args, **kwargs):
+        return cls(_rec().record("load_model", checkpoint=checkpoint))
+
+    def __call__(self, input_ids=None, attention_mask=None, **kwargs):
+        answers = {"model": self}
+        for name, value in (("input_ids", input_ids), ("attention_mask", attention_mask), ("labels", kwargs.get("labels"))):
+            if value is not None:
+                answers[name] = value
+        _rec().record("forward", **answers)
+        return types.SimpleNamespace(loss=Tensor(1), logits=Tensor(1))
+
+    forward = __call__
+
+
+class HfArgumentParser:
+    def __init__(self, dataclass_types, **kwargs):
+        self.types = list(dataclass_types) if isinstance(dataclass_types, (list, tuple)) else [dataclass_types]
+
+    def parse_args_into_dataclasses(self, *args, **kwargs):
+        return tuple(t() for t in self.types)  # no command line: every field its default
+
+
+class TrainingArguments:
+    def __init__(self, output_dir=None, **kwargs):
+        _rec().record("training_args", **{k: kwargs[k] for k in ("learning_rate", "per_device_train_batch_size") if k in kwargs})
+
+
+# ---- datasets and pandas ----------------------------------------------------------------
+
+
+class HFDataset:
+    def __init__(self, columns: dict):
+        self.columns = columns
+
+    @classmethod
+    def from_dict(cls, columns):
+        return cls(dict(columns))
+
+    def map(self, function, batched=False, remove_columns=(), **kwargs):
+        if not batched:
+            raise NotImplementedError("the stand-in maps batched only")
+        kept = {k: v for k, v in self.columns.items() if k not in remove_columns}
+        return HFDataset({**kept, **function(dict(self.columns))})
+
+    def with_format(self, *args, **kwargs):
+        return self
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            return self.columns[key]
+        return {k: v[key] for k, v in self.columns.items()}
+
+    def __len__(self):
+        return len(next(iter(self.columns.values())))
+
+
+class Series(list):
+    def tolist(self):
+        return list(self)
+
+    @property
+    def values(self):
+        return list(self)
+
+
+class DataFrame:
+    def __init__(self, columns):
+        self.columns = {k: Series(v) for k, v in columns.items()}
+
+    def __getitem__(self, key):
+        return self.columns[key]
+
+
+# ---- the modules ------------------------------------------------------------------------
+
+
+def _module(name: str, **attrs) -> types.ModuleType:
+    module = types.ModuleType(name)
+    module.__dict__.update(attrs)
+    return module
+
+
+def _modules() -> dict[str, types.ModuleType]:
+    data = _module("torch.utils.data", DataLoader=DataLoader, Dataset=Dataset, TensorDataset=TensorDataset)
+    utils = _module("torch.utils", data=data)
+    optim = _module("torch.optim", **{n: _optimizer(n) for n in ("AdamW", "Adam", "SGD")})
+    nn = _module("torch.nn", Module=Module)
+    cuda = _module("torch.cuda", is_available=lambda: False)
+    torch = _module("torch", tensor=_tensor, LongTensor=_tensor, stack=_stack, cat=_stack, Tensor=Tensor, optim=optim, nn=nn, utils=utils,
+                    cuda=cuda, device=lambda name: name)
+    auto = {n: type(n, (Tokenizer,), {}) for n in ("AutoTokenizer", "BertTokenizer", "BertTokenizerFast")}
+    auto |= {n: type(n, (Model,), {}) for n in ("AutoModel", "AutoModelForSequenceClassification", "BertForSequenceClassification")}
+    transformers = _module("transformers", TrainingArguments=TrainingArguments, HfArgumentParser=HfArgumentParser, **auto)
+    datasets = _module("datasets", Dataset=HFDataset)
+    pandas = _module("pandas", DataFrame=DataFrame)
+    return {m.__name__: m for m in (torch, cuda, nn, optim, utils, data, transformers, datasets, pandas)}
+
+
+@contextlib.contextmanager
+def recording(filename: str) -> Iterator[Recorder]:
+    """The stand-ins in `sys.modules` (and `sys.argv` bare, so `parse_args()` gives the defaults) for the block."""
+    recorder = Recorder(filename)
+    modules = _modules()
+    saved = {name: sys.modules.get(name) for name in modules}
+    argv = sys.argv
+    sys.modules.update(modules)
+    sys.argv = ["script.py"]
+    _ACTIVE.append(recorder)
+    try:
+        yield recorder
+    finally:
+        _ACTIVE.pop()
+        sys.argv = argv
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
