@@ -220,3 +220,63 @@ def train(optimizer, scheduler, loss):
     loss.backward
 """
     assert [f.line for f in only("BL311", source)] == [3, 6]
+
+
+def test_bl505_a_project_model_cast_in_its_chain() -> None:
+    source = """\
+import torch
+from transformers import AutoTokenizer
+from mynets import TinyGPT
+model = TinyGPT(64).to("cuda").half()
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01{eps})
+for batch in loader:
+    model(batch).loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+"""
+    [finding] = only("BL505", source.format(eps=""))
+    assert finding.line == 4 and finding.column == 9
+    assert only("BL505", source.format(eps=", eps=1e-4")) == []  # an eps chosen for float16
+
+
+def test_bl312_silent_for_optimizers_that_clip_in_step() -> None:
+    """BertAdam (pytorch_pretrained_bert) clips each parameter's gradient inside step(): the update is clipped anyway."""
+    body = "    model(**batch).loss.backward()\n    optimizer.step()\n    optimizer.zero_grad()\n    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)"
+    source = LOOP.format(body=body)
+    assert only("BL312", source)
+    assert only("BL312", source.replace("torch.optim.AdamW(model.parameters())", "BertAdam(model.parameters(), lr=2e-5)")) == []
+    assert only("BL312", source.replace("torch.optim.AdamW(model.parameters())", "MyAdam(model.parameters(), max_grad_norm=1.0)")) == []
+
+
+def test_bl405_a_loss_only_reported_trains_nothing() -> None:
+    source = """\
+import torch
+import torch.nn.functional as F
+crit = torch.nn.CrossEntropyLoss()
+def evaluate(logits, y):
+    with torch.no_grad():
+        a = crit(F.softmax(logits, 1), y)
+    b = crit(F.softmax(logits, 1), y).item()
+    return a, b, crit(F.softmax(logits, 1), y)
+"""
+    assert [f.line for f in only("BL405", source)] == [8]
+
+
+def test_bl311_backward_named_in_a_training_step() -> None:
+    """`loss.backward` on a value of a function that also steps an optimizer: the loss of a criterion passed in, or a
+    model output's first element; a name that is a parameter, or a function that updates nothing, stays silent."""
+    source = """\
+import torch
+def fit(model, loader, criterion, optimizer, given):
+    for batch in loader:
+        loss = criterion(model(batch))
+        loss.backward
+        first = model(batch)[0]
+        first.backward
+        given.backward
+        optimizer.step()
+def look(x, crit):
+    value = crit(x)
+    value.backward
+"""
+    assert [f.line for f in only("BL311", source)] == [5, 7]

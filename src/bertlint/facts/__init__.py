@@ -14,7 +14,8 @@ walk and the semantic model) <- `abstract` (the abstract values) <- `functions` 
 functions: callees, arguments, returns) <- `evaluator` (what Python means; knows no library) <-
 `brain/*` (the library models the evaluator runs: tables and small hooks, one module per library
 family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `training`,
-`labels`, `loops` (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
+`labels`, `loops`, `tensors` (where a training step's values came from), `weights` (float16 models and
+what trains them) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
 one object the rules hold).
 """
 
@@ -27,9 +28,10 @@ from bertlint.facts.training import (
     EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, asks_for_tpu, feeds_layout_model, first_run, eos_as_pad, chunk_length, in_call_to, mixed_precision, only_called_directly, pad_guarded, padding_at, padding_of, padding_side, run_anchor, structured_tokenizer, text_container,
     tokenizer_load_of, tokenizer_names, trained_model, training_arg, uses_peft, weight_dtype,
 )
-from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, receiver_role
+from bertlint.facts.padded import padded_ids
+from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
 from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, holds_tokenizer
-from bertlint.facts.weights import HalfTraining, half_trained_models
+from bertlint.facts.weights import HalfTraining, chained_half_models, half_trained_models
 
 __all__ = [
     # nodes
@@ -47,8 +49,10 @@ __all__ = [
     "LABEL_NAMES", "Classifier", "KnownLabels", "classifier", "ignore_index_markers", "known_labels",
     # loops
     "MisplacedClip", "TrainingLoop", "float_cast", "frozen_models", "in_context", "in_training_step", "is_clip", "is_model_call", "misplaced_clips",
+    # padded
+    "padded_ids",
     # tensors
-    "Inert", "activation", "inert_statements", "is_loss_value", "receiver_role",
+    "Inert", "activation", "inert_statements", "is_loss_value", "only_reported", "receiver_role",
     # weights
-    "HalfTraining", "half_trained_models",
+    "HalfTraining", "chained_half_models", "half_trained_models",
 ]

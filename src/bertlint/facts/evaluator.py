@@ -23,6 +23,7 @@ imports none of them.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import libcst as cst
@@ -32,11 +33,11 @@ from bertlint.facts.functions import arguments, bind, callee, enclosing_class, f
 from bertlint.facts.model import Model
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, dotted, iter_children, literal, names_in
 
+
 class Evaluation(Model):
     """The semantic model of one file with the evaluator's memo. `brains` (the library models, set by `Values`) are
-    modules that may define `call(ev, call)`, `method(ev, receiver, call)`, `attribute(ev, base, attr)`,
-    `item(ev, base, key)`, `iterate(ev, base)`, `keeps(method)` and `mapping(value)`; each answers None for what is
-    not its library's."""
+    modules answering the hooks `ask` names (listed in `brain/__init__.py`); each answers None for what is not its
+    library's."""
 
     brains: tuple = ()
 
@@ -61,6 +62,11 @@ class Evaluation(Model):
         self._memo[key] = result
         return result
 
+    @functools.cached_property
+    def stored_attributes(self) -> frozenset[tuple[str | None, str | None]]:
+        """(object, attribute) of every `obj.attr = ...` in the file, by the object's dotted name."""
+        return frozenset((dotted(s.target.value), s.key) for s in self.stores if isinstance(s.target, cst.Attribute))
+
     def ask(self, hook: str, *args) -> Any:
         """The first library model's answer to `hook`, or None."""
         for brain in self.brains:
@@ -70,8 +76,11 @@ class Evaluation(Model):
                 return found
         return None
 
-    def return_values(self, fn: cst.FunctionDef) -> list[cst.BaseExpression | None]:
-        """The values of the `return`s of `fn`'s own body (nested functions and classes left out), found once."""
+    def return_values(self, fn: cst.FunctionDef | cst.Lambda) -> list[cst.BaseExpression | None]:
+        """The values of the `return`s of `fn`'s own body (nested functions and classes left out; a lambda's body),
+        found once."""
+        if isinstance(fn, cst.Lambda):
+            return [fn.body]
         if id(fn) not in self._returns:
             found = []
             stack = list(iter_children(fn.body))
@@ -95,11 +104,11 @@ class Evaluation(Model):
             self._frames[key] = Frame(fn, {name: (arg.value, partial.scope, partial.order) for name, arg in bound.items()}, None, 1)
         return self._frames[key]
 
-    def frame_for(self, call: Call, fn: cst.FunctionDef, method: bool, caller: Frame | None) -> Frame | None:
+    def frame_for(self, call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partial: Call | None = None) -> Frame | None:
         """The frame that evaluates `fn` for `call`'s arguments (one per call and caller); None when they do not bind."""
         key = (id(call.node), id(caller))
         if key not in self._frames:
-            self._frames[key] = bind(call, fn, method, caller)
+            self._frames[key] = bind(call, fn, method, caller, partial)
         return self._frames[key]
 
     # ---- what Python does with a value ---------------------------------------------------
@@ -141,6 +150,8 @@ class Evaluation(Model):
             value = self.elements_of(value)
         for step in path:
             value = self.item_of(value, step)
+            if isinstance(step, slice) and isinstance(value, tuple):
+                value = list(value)  # a starred target always binds a list
         return value
 
 
@@ -245,7 +256,10 @@ class Evaluator:
         return UNKNOWN
 
     def _BinaryOperation(self, node):
-        left = self.const(node.left)
+        left = self.eval(node.left)
+        if isinstance(left, Abstract):  # `ids + [pad_id] * (n - len(ids))`: what a library model says
+            found = self.f.ask("operation", self, left, node)
+            return UNKNOWN if found is None else found
         if left is UNKNOWN:
             return UNKNOWN
         right = self.const(node.right)
@@ -278,9 +292,9 @@ class Evaluator:
             return self.eval(comp.iter)
         iterable = self.const(comp.iter)  # `[c for _ in range(n)]` with a constant element
         if not isinstance(iterable, (range, list, tuple)):
-            return UNKNOWN
+            return self.series(node)
         if isinstance(comp.target, cst.Name) and comp.target.value in names_in(node.elt):
-            return UNKNOWN
+            return self.series(node)
         element = self.sub(node.elt, self.f.scope_of(node.elt), None)
         if element is UNKNOWN or isinstance(element, Abstract):
             return UNKNOWN
@@ -290,7 +304,12 @@ class Evaluator:
         comp = node.for_in
         if comp.inner_for_in is None and not comp.ifs and self.keeps(node.elt, comp.target):
             return self.eval(comp.iter)
-        return UNKNOWN
+        return self.series(node)
+
+    def series(self, node: cst.ListComp | cst.GeneratorExp) -> Any:
+        """`[tok(t, padding="max_length")["input_ids"] for t in texts]`: every element holds the same object."""
+        element = self.sub(node.elt, self.f.scope_of(node.elt), None)
+        return Series(element) if isinstance(element, Abstract) else UNKNOWN
 
     def _DictComp(self, node):
         """`{k: v.to(device) for k, v in batch.items()}`: the batch, moved."""
@@ -434,8 +453,7 @@ class Evaluator:
                 found = self.f.ask("attribute", self, value, attr)
             if found is None:
                 return UNKNOWN
-            name = dotted(base)
-            if not isinstance(found, Abstract) and any(isinstance(s.target, cst.Attribute) and dotted(s.target.value) == name and s.key == attr for s in self.f.stores):
+            if not isinstance(found, Abstract) and (dotted(base), attr) in self.f.stored_attributes:
                 return UNKNOWN  # `cfg.lr = ...` somewhere: which one is read depends on the order of execution
             return found
         if not isinstance(base, cst.Name) or depth >= MAX_DEPTH or value is not UNKNOWN:
@@ -516,7 +534,7 @@ class Evaluator:
         if call.method is not None:
             receiver = self.sub(call.receiver, call.scope, call.order)
             if isinstance(receiver, Abstract):
-                if self.f.ask("keeps", call.method):
+                if self.f.ask("keeps", call.method, receiver):
                     return receiver
                 found = self.f.ask("method", self, receiver, call)
                 if found is not None:
@@ -542,15 +560,14 @@ class Evaluator:
             return UNKNOWN
         if isinstance(target, ClassDef):
             return Instance("instance", call, target)
-        fn, _, method = target
-        return self.run(fn, call, method)
+        return self.run(target.fn, call, target.method, target.partial)
 
-    def run(self, fn: cst.FunctionDef, call: Call, method: bool) -> Any:
+    def run(self, fn: cst.FunctionDef | cst.Lambda, call: Call, method: bool, partial: Call | None = None) -> Any:
         """What `fn` returns for `call`'s arguments, when every `return` agrees; once per call, to a bounded depth."""
         depth = self.frame.depth + 1 if self.frame is not None else 1
         if depth > MAX_DEPTH or call.has_star_args:
             return UNKNOWN
-        frame = self.f.frame_for(call, fn, method, self.frame)
+        frame = self.f.frame_for(call, fn, method, self.frame, partial)
         fn_scope = function_scope(self.f, fn)
         found = [self.f.evaluate(value, fn_scope, None, cli=self.cli, frame=frame) if value is not None else None for value in self.f.return_values(fn)]
         return agree(found) if found else UNKNOWN
@@ -586,6 +603,17 @@ class Evaluator:
             return UNKNOWN
         return Series(Pack(tuple(self.f.elements_of(self.eval(a.value)) for a in call.positional)))
 
+    def _map(self, call: Call) -> Any:
+        """`map(lambda t: t.to(device), batch)`: each element mapped to itself."""
+        if len(call.positional) != 2 or call.has_star_args or call.kwargs:
+            return UNKNOWN
+        fn, iterable = (a.value for a in call.positional)
+        params = fn.params.params if isinstance(fn, cst.Lambda) else ()
+        if len(params) != 1 or not self.keeps(fn.body, params[0].name):
+            return UNKNOWN
+        value = self.eval(iterable)
+        return value if isinstance(value, Abstract) and not self.f.ask("mapping", value) else UNKNOWN
+
     def _dict(self, call: Call) -> Any:
         return UNKNOWN if call.positional or call.has_star_args else {k: self.const(a.value) for k, a in call.kwargs.items()}
 
@@ -604,5 +632,5 @@ _FOLDED = {f"builtins.{fn.__name__}": fn for fn in (int, float, str, round, len,
 _BUILTINS = {
     **{name: "_folded_builtin" for name in _FOLDED},
     "builtins.list": "_sequence_builtin", "builtins.tuple": "_sequence_builtin", "builtins.sorted": "_sequence_builtin",
-    "builtins.enumerate": "_enumerate", "builtins.zip": "_zip", "builtins.dict": "_dict",
+    "builtins.enumerate": "_enumerate", "builtins.zip": "_zip", "builtins.dict": "_dict", "builtins.map": "_map",
 }

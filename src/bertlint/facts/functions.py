@@ -5,9 +5,11 @@ call site passes for a parameter, what a function handed along (a collate or `ma
 from __future__ import annotations
 
 
+from typing import NamedTuple
+
 import libcst as cst
 
-from bertlint.facts.abstract import UNKNOWN, Binding, Frame
+from bertlint.facts.abstract import UNKNOWN, Binding, Frame, Instance
 from bertlint.facts.model import Model
 from bertlint.facts.nodes import Call, ClassDef, Scope, dotted
 
@@ -21,9 +23,20 @@ def enclosing_class(scope: Scope | None) -> Scope | None:
     return scope
 
 
-def callee(values: Model, call: Call) -> tuple[cst.FunctionDef, Scope, bool] | ClassDef | None:
-    """(definition, its scope, is a method) of the function a call runs: the definition in force at the call for a
-    plain name, the enclosing class's method for `self.name(...)`; the class itself for a class of the file."""
+class Target(NamedTuple):
+    """The function a call runs: its definition (a def or a lambda), its scope, whether it is a method (its first
+    parameter is the receiver), and the `functools.partial` call whose arguments come first."""
+
+    fn: cst.FunctionDef | cst.Lambda
+    scope: Scope
+    method: bool
+    partial: Call | None = None
+
+
+def callee(values: Model, call: Call) -> Target | ClassDef | None:
+    """The function a call runs: the definition in force at the call for a plain name (a def, a lambda, a
+    `functools.partial` of a def), the enclosing class's method for `self.name(...)`; the class itself for a class of
+    the file."""
     func = call.node.func
     if call.has_star_args:
         return None
@@ -32,49 +45,75 @@ def callee(values: Model, call: Call) -> tuple[cst.FunctionDef, Scope, bool] | C
         if owner is None:
             return None
         events = [e for e in (events or owner.events.get(func.value, [])) if e.op in ("def", "assign", "import")]
-        if not events or events[-1].op != "def" or events[-1].conditional:
+        if not events or events[-1].conditional:
             return None
-        if isinstance(events[-1].value, cst.ClassDef) and owner is values.module_scope:
+        last = events[-1]
+        if last.op == "assign" and last.index is None and not last.path:
+            return _assigned_callable(values, last.value, owner, last.order)
+        if last.op != "def":
+            return None
+        if isinstance(last.value, cst.ClassDef) and owner is values.module_scope:
             return values.classes.get(func.value)
-        if not isinstance(events[-1].value, cst.FunctionDef):
+        if not isinstance(last.value, cst.FunctionDef):
             return None
-        fn = events[-1].value
-        return fn, function_scope(values, fn), False
+        return Target(last.value, function_scope(values, last.value), False)
     if call.method is not None and dotted(call.receiver) == "self":
         scope = enclosing_class(call.scope)
         cls = values.classes.get(scope.name) if scope is not None else None
         fn = cls.methods.get(call.method) if cls is not None else None
-        return (fn, function_scope(values, fn), True) if fn is not None else None
+        return Target(fn, function_scope(values, fn), True) if fn is not None else None
     return None
 
 
-def function_scope(values: Model, fn: cst.FunctionDef) -> Scope:
+def _assigned_callable(values: Model, value: cst.CSTNode | None, scope: Scope, order: int) -> Target | None:
+    """`f = lambda x: ...`, `g = functools.partial(fn, k=2)`: the function a name assigned one runs."""
+    if isinstance(value, cst.Lambda):
+        return Target(value, function_scope(values, value), False)
+    made = values.call_of(value) if isinstance(value, cst.Call) else None
+    if made is None or made.qualname != "functools.partial" or not made.positional or made.has_star_args or not isinstance(made.positional[0].value, cst.Name):
+        return None
+    owner, events = values.binding_events(made.positional[0].value.value, made.scope, made.order)
+    events = [e for e in events if e.op in ("def", "assign", "import")]
+    if not events or events[-1].op != "def" or events[-1].conditional or not isinstance(events[-1].value, cst.FunctionDef):
+        return None
+    fn = events[-1].value
+    return Target(fn, function_scope(values, fn), False, made)
+
+
+def function_scope(values: Model, fn: cst.FunctionDef | cst.Lambda) -> Scope:
+    if isinstance(fn, cst.Lambda):
+        return values.scope_of(fn)
     return next(scope for node, scope in values.functions[fn.name.value] if node is fn)
 
 
-def bind(call: Call, fn: cst.FunctionDef, method: bool, caller: Frame | None) -> Frame | None:
-    """Bind `call`'s arguments to `fn`'s parameters; None when they cannot be matched."""
+def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partial: Call | None = None) -> Frame | None:
+    """Bind `call`'s arguments (after those of `partial`, when it wraps `fn`) to `fn`'s parameters; None when they
+    cannot be matched."""
     params = list(fn.params.posonly_params) + list(fn.params.params)
     if method:
         params = params[1:]
     names = [p.name.value for p in params] + [p.name.value for p in fn.params.kwonly_params]
+    given = [(arg, c) for c in (partial, call) if c is not None for arg in (c.positional[1:] if c is partial else c.positional)]
+    keywords = {k: (arg, c) for c in (partial, call) if c is not None for k, arg in c.kwargs.items()}
     args: dict[str, tuple] = {}
-    for param, arg in zip(params, call.positional):
-        args[param.name.value] = (arg.value, call.scope, call.order)
-    if len(call.positional) > len(params) and not isinstance(fn.params.star_arg, cst.Param):
+    for param, (arg, site) in zip(params, given):
+        args[param.name.value] = (arg.value, site.scope, site.order)
+    if len(given) > len(params) and not isinstance(fn.params.star_arg, cst.Param):
         return None
-    for keyword, arg in call.kwargs.items():
+    for keyword, (arg, site) in keywords.items():
         if keyword not in names and not isinstance(fn.params.star_kwarg, cst.Param):
             return None
-        args[keyword] = (arg.value, call.scope, call.order)
+        args[keyword] = (arg.value, site.scope, site.order)
     return Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1)
 
 
 def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Call]:
-    """The calls of a method of a class of the file: its constructions for `__init__`; for the file's own torch module
-    `obj.method(...)` and, for `forward`, `obj(...)`, where `obj` holds an instance of that class."""
+    """The calls of a method of a class of the file: its constructions for `__init__`; `obj.method(...)` and, for
+    `forward`, `obj(...)`, where `obj` holds an instance of that class (the file's own torch module, or any class)."""
     def instance(expr: cst.BaseExpression | None, call: Call) -> bool:
         found = values.evaluate(expr, call.scope, call.order) if expr is not None else UNKNOWN
+        if isinstance(found, Instance):
+            return found.kind == "instance" and found.detail.name == class_name
         return isinstance(found, Binding) and found.kind == "module" and found.call.qualname == f"<local>.{class_name}"
 
     method = fn.name.value
@@ -90,9 +129,8 @@ def returns_of(values: Model, call: Call) -> list[tuple[cst.BaseExpression, Scop
     target = callee(values, call)
     if target is None or isinstance(target, ClassDef):
         return None
-    fn, scope, _ = target
-    returned = values.return_values(fn)
-    return None if any(r is None for r in returned) else [(r, scope) for r in returned]
+    returned = values.return_values(target.fn)
+    return None if any(r is None for r in returned) else [(r, target.scope) for r in returned]
 
 
 def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.BaseExpression, Scope, int | None]] | None:
@@ -109,7 +147,7 @@ def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.Ba
             return None
         params = params[1:]
         sites = method_sites(values, owner.parent.name, fn)
-        if not sites:
+        if not sites and fn.name.value != "__init__":
             return None  # an object's method may be called where the file does not show it (a Trainer calls `forward`)
     else:
         sites = [s for s in values.calls_by_short.get(fn.name.value, ()) if s.method is None and isinstance(s.node.func, cst.Name)]

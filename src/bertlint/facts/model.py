@@ -449,7 +449,7 @@ class _Walker:
                     if op == "for":
                         self._bind(scope, inner.value, "for", value, ctx, index=i, whole=whole, path=(step,))
                         continue
-                    if isinstance(value, (cst.Tuple, cst.List)) and i < len(value.elements) and not any(isinstance(e, cst.StarredElement) for e in value.elements):
+                    if star is None and isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elements) and not any(isinstance(e, cst.StarredElement) for e in value.elements):
                         self._bind(scope, inner.value, "assign", value.elements[i].value, ctx, whole=value.elements[i].value)
                         continue
                     self._bind(scope, inner.value, "assign", value, ctx, index=i, whole=whole, path=(step,))

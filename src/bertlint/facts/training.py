@@ -11,9 +11,10 @@ from typing import Any
 import libcst as cst
 
 from bertlint import knowledge
+from bertlint.facts.brain import tensors
 from bertlint.facts.names import ENCODE_METHODS, same_symbol
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store, dotted, literal, walk
-from bertlint.facts.values import ModelLoad
+from bertlint.facts.values import ModelLoad, param_arguments
 from bertlint.facts.values import Values as Facts
 
 
@@ -240,13 +241,14 @@ def tokenizer_load_of(facts: Facts, call: Call) -> Call | None:
 
 
 def padding_side(facts: Facts, call: Call) -> Any:
-    """"left" | "right" | UNKNOWN: the side the padding made by `call` sits on. `pad_sequence(...)`: its own
-    `padding_side=` (default "right"). A tokenizer call: its `padding_side=` (a call-time argument since 4.45), else
+    """"left" | "right" | UNKNOWN: the side the padding made by `call` sits on. A padding utility (`pad_sequence`,
+    keras `pad_sequences`, `F.pad`): what its own arguments say. A tokenizer call: its `padding_side=` (a call-time argument since 4.45), else
     what the file sets on that tokenizer anywhere (`tok.padding_side = ...` on the same object, `padding_side=` at
     its load): "left" if any of it is, UNKNOWN if any does not resolve, else "right" (PreTrainedTokenizerBase's
     default). A call whose tokenizer does not resolve (a DataLoader's collator, say): the same over the whole file."""
-    if (call.qualname or "").startswith("torch") and call.qualname.endswith(".pad_sequence"):
-        return facts.kw_value(call, "padding_side", default="right")
+    utility = tensors.pad_side(facts, call)
+    if utility is not None:
+        return utility
     if "padding_side" in call.kwargs:
         return facts.kw_value(call, "padding_side")
     load = tokenizer_load_of(facts, call)
@@ -345,24 +347,24 @@ _ARRAY_MAKERS = ("numpy.array", "numpy.asarray", "numpy.stack", "numpy.concatena
 
 def text_container(facts: Facts, expr: cst.BaseExpression | None, scope, order: int | None = None, _depth: int = 0) -> str:
     """What the text argument of a tokenizer call is, as far as the file shows: "str" (one string: a constant,
-    an f-string, `str(...)`, `sep.join(...)`), "sequence" (a list or tuple: a constant or display, a comprehension,
-    `list(...)`, `sorted(...)`, `.tolist()`), "array" (a numpy array: `.values`, `.to_numpy()`,
-    `np.array(...)`), else "iterable" (a zip, a generator, a pandas Series or a dataset column, a parameter: anything).
-    A name is followed through its one plain, unconditional assignment."""
+    an f-string, `str(...)`, `sep.join(...)`), "sequence" (a list or tuple: a display, a comprehension, `list(...)`,
+    `sorted(...)`, `.tolist()`), "array" (a numpy array: `.values`, `.to_numpy()`, `np.array(...)`), else
+    "iterable" (a zip, a generator, a pandas Series or a dataset column: anything). A name is followed through its
+    one plain, unconditional assignment, a parameter to the arguments of every call site (when they agree); a
+    folded constant counts only for an expression that is none of these (the value layer folds `np.array([...])`
+    to its list, which is not the shape the tokenizer sees)."""
     if expr is None or _depth > 3:
         return "iterable"
-    constant = facts.value(expr, scope, order=order)
-    if isinstance(constant, str):
-        return "str"
-    if isinstance(constant, (list, tuple)):
-        return "sequence"
     if isinstance(expr, (cst.FormattedString, cst.ConcatenatedString)):
         return "str"
     if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
         return "sequence"
-    if isinstance(expr, cst.Attribute) and expr.attr.value == "values":
-        return "array"
-    if isinstance(expr, cst.Call) and (call := facts.call_of(expr)) is not None:
+    if isinstance(expr, cst.Attribute):
+        return "array" if expr.attr.value == "values" else "iterable"
+    if isinstance(expr, cst.Call):
+        call = facts.call_of(expr)
+        if call is None:
+            return "iterable"
         if call.qualname in ("builtins.list", "builtins.tuple", "builtins.sorted"):
             return "sequence"
         if call.qualname == "builtins.str" or (call.method in _STR_METHODS and isinstance(facts.value(call.receiver, scope, order=order), str)):
@@ -371,12 +373,18 @@ def text_container(facts: Facts, expr: cst.BaseExpression | None, scope, order: 
             return "sequence"
         if call.qualname in _ARRAY_MAKERS or (call.qualname is None and call.method == "to_numpy"):
             return "array"
+        return "iterable"
     if isinstance(expr, cst.Name):
         owner, events = facts.binding_events(expr.value, scope, order)
+        if owner is not None and not events and expr.value in owner.params:
+            found = {text_container(facts, e, s, o, _depth + 1) for e, s, o in param_arguments(facts, owner, expr.value) or ()}
+            return found.pop() if len(found) == 1 else "iterable"
         assigns = [e for e in events if e.op == "assign"]
         if owner is not None and len(events) == 1 and len(assigns) == 1 and assigns[0].index is None and not assigns[0].conditional:
             return text_container(facts, assigns[0].value, owner, assigns[0].order, _depth + 1)
-    return "iterable"
+        return "iterable"
+    constant = facts.value(expr, scope, order=order)
+    return "str" if isinstance(constant, str) else "sequence" if isinstance(constant, (list, tuple)) else "iterable"
 
 
 # Layout models: their inputs carry a box per token (`bbox`), padded to the same length as the ids.

@@ -7,7 +7,8 @@ Code, name, severity and fix safety live on the class; the reference page is `ru
 Which rules run by default is decided by measurement: `data/precision.json` holds each code's
 judged findings on a corpus of public scripts (written by `benchmarks/precision/harness.py --write`),
 and a rule is on by default only when it is exact by construction (`Rule.exact`) or measured right
-at least `MIN_PRECISION` of the time over at least `MIN_JUDGED` findings; the others are *preview*
+at least `MIN_PRECISION` of the time over at least `MIN_JUDGED` findings of all corpora together, with
+no corpus of `CORPUS_MIN_JUDGED` or more findings below `CORPUS_MIN_PRECISION`; the others are *preview*
 rules, which run only with `--preview` / `preview = true` (as in ruff).
 """
 
@@ -136,9 +137,13 @@ ENGINE_EXACT = {
     "BL901": "the finding is the parser's own verdict: Python's, or bertlint's parser saying it cannot read a file Python compiles",
     "BL902": "the finding is bertlint's own record of which suppressions suppressed something",
 }
-# A measured rule is on by default from this precision over at least this many judged findings.
+# A measured rule is on by default from this precision over at least this many judged findings (all
+# corpora together), provided no single corpus with at least CORPUS_MIN_JUDGED of its findings judged
+# measures it below CORPUS_MIN_PRECISION (a rule right on our code and wrong on strangers' stays preview).
 MIN_PRECISION = 0.95
-MIN_JUDGED = 10
+MIN_JUDGED = 30
+CORPUS_MIN_JUDGED = 10
+CORPUS_MIN_PRECISION = 0.90
 
 
 @functools.cache
@@ -192,6 +197,10 @@ def preview_reason(code: str) -> str | None:
                 if judged else "it has not fired on the corpus, so its precision is unmeasured")
     if right / judged < MIN_PRECISION:
         return f"its measured precision {right / judged:.2f} ({right} of {judged} findings right) is below {MIN_PRECISION}"
+    for name, part in figures.get("corpora", {}).items():
+        if part["judged"] >= CORPUS_MIN_JUDGED and part["right"] / part["judged"] < CORPUS_MIN_PRECISION:
+            return (f"on the {name} corpus its precision {part['right'] / part['judged']:.2f} ({part['right']} of "
+                    f"{part['judged']} findings right) is below {CORPUS_MIN_PRECISION}")
     return None
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from bertlint.facts import UNKNOWN, activation, half_trained_models, inert_statements, misplaced_clips, training_arg
+from bertlint.facts import UNKNOWN, activation, chained_half_models, half_trained_models, inert_statements, misplaced_clips, training_arg
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
@@ -44,11 +44,10 @@ def _clip_order(site: Site, finding: Finding, settings: Settings) -> dict:
     found = next((m for m in misplaced_clips(facts) if site.covers(m.call.node, finding)), None)
     if found is None:
         raise _cannot("the clip could not be found again")
-    loop = found.loop
-    own = [c for c in facts.calls if c.loops and c.loops[-1] is loop.node]
-    ids = {id(c): "backward" for c in loop.backward} | {id(c): "step" for c in loop.steps} | {id(found.call): "clip"}
-    ids |= {id(c): "zero_grad" for c in own if c.method == "zero_grad"}
-    order = [ids[id(c)] for c in sorted(own, key=lambda c: c.order) if id(c) in ids]
+    ids = {id(c): "backward" for c in found.backward} | {id(c): "step" for c in found.steps} | {id(found.call): "clip"}
+    ids |= {id(c): "zero_grad" for c in found.zero_grads}
+    own = [c for c in facts.calls if id(c) in ids]
+    order = [ids[id(c)] for c in sorted(own, key=lambda c: c.order)]
     value = facts.arg_value(found.call, 1, "clip_value" if "value" in (found.call.short or "") else "max_norm")
     threshold = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else 1.0
     return {"params": {"order": order, "threshold": threshold, "known_threshold": value is not UNKNOWN, "by_value": "value" in (found.call.short or "")}}
@@ -70,7 +69,7 @@ def _loss_input(site: Site, finding: Finding, settings: Settings) -> dict:
 def _half_training(site: Site, finding: Finding, settings: Settings) -> dict:
     """BL505: the optimizer's learning rate (the Trainer's `learning_rate`, default 5e-5) and whether fp16 autocast is on."""
     facts = site.facts
-    found = next((h for h in half_trained_models(facts) if site.covers(h.where, finding)), None)
+    found = next((h for h in [*half_trained_models(facts), *chained_half_models(facts)] if site.covers(h.where, finding)), None)
     if found is None:
         raise _cannot("the float16 model could not be found again")
     by = found.trained_by

@@ -23,6 +23,9 @@ OPTIMIZER_MODULES = (
     "tensorflow.keras.optimizers.", "keras.optimizers.", "tf_keras.optimizers.", "tensorflow.optimizers.",
 )
 NOT_OPTIMIZERS = (".lr_scheduler.", ".schedules.", ".swa_utils.")
+# learning-rate schedules stepped like optimizers: torch's lr_scheduler classes, transformers' `get_*schedule*`
+# factories (optimization.py)
+TORCH_SCHEDULERS = "torch.optim.lr_scheduler."
 TRANSFORMERS_OPTIMIZERS = ("AdamW", "Adafactor", "AdamWeightDecay")
 
 
@@ -165,8 +168,10 @@ def is_keras_model(values, call: Call) -> bool:
 
 
 def object_kind(qualname: str) -> str | None:
-    """optimizer | accelerator | gradient_tape | loss, for a constructor resolved through the imports."""
+    """optimizer | scheduler | accelerator | gradient_tape | loss, for a constructor resolved through the imports."""
     root, last = qualname.split(".", 1)[0], qualname.rsplit(".", 1)[-1]
+    if qualname.startswith(TORCH_SCHEDULERS) and last[:1].isupper() or is_transformers_name(qualname) and last.startswith("get_") and "schedule" in last:
+        return "scheduler"
     if qualname.startswith(OPTIMIZER_MODULES) and last[:1].isupper():
         return None if any(part in qualname for part in NOT_OPTIMIZERS) else "optimizer"
     if is_transformers_name(qualname) and last in TRANSFORMERS_OPTIMIZERS:
