@@ -431,18 +431,10 @@ class Evaluator:
         return self.attribute(node.value, self.scope, self.order, self.frame, node.attr.value, 0)
 
     def self_attribute(self, text: str) -> Any:
-        """`self.x`: an object any assignment of it gives (the first), a constant only where every assignment of it
-        in the class agrees."""
-        assigned = self.f.self_attrs.get(text, ())
-        for value, owner, order in assigned:
-            found = self.kind(value, owner, order)
-            if found is not None:
-                return found
+        """`self.x` in a method: what every assignment of it in the class gives (its methods' own `self.x = ...`)."""
         cls = enclosing_class(self.scope)
-        mine = [(v, s, o) for v, s, o in assigned if cls is not None and enclosing_class(s) is cls]
-        if not mine or len(mine) != len(assigned):
-            return UNKNOWN
-        return agree([self.sub(value, owner, order, None) for value, owner, order in mine])
+        mine = [(v, s, o) for v, s, o in self.f.self_attrs.get(text, ()) if cls is not None and enclosing_class(s) is cls]
+        return agree([self.sub(value, owner, order, None) for value, owner, order in mine]) if mine else UNKNOWN
 
     def attribute(self, base: cst.BaseExpression, scope: Scope, order: int | None, frame: Frame | None, attr: str, depth: int) -> Any:
         """`base.attr`: what the object `base` holds says; a parameter receiving several is followed to each call site."""
