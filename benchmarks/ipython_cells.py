@@ -1,124 +1,48 @@
 """bertlint's reading of notebook cells against a real IPython's, over every code cell of the notebooks
-under the given folders (the precision corpora by default), and the oracle tests/test_ipython.py shares.
+under the given folders (the precision corpora by default), or over the generated cells of issue 26.
 
 A cell disagrees when bertlint reports BL901 (no Python) for it and IPython runs it, or the other way
-round. IPython's verdict is `ipython_runs`: `transform_cell` gives Python that compiles, and so do the
-statements the Python-running magics of the result are given. The cells of a notebook are read in
-order, the names each binds put in IPython's namespace before the next (they shadow automagic), as
-bertlint does. Needs IPython (the `test` extra); the lint path never imports it.
+round. IPython's verdict is `ipython_runs` (tests/ipython_oracle.py, which the tests share):
+`transform_cell` gives Python that compiles, and so do the statements the Python-running magics of
+the result are given. The cells of a notebook are read in order, the names each binds put in
+IPython's namespace before the next (they shadow automagic), as bertlint does. Needs IPython (the `test` extra); the lint path never imports it.
 
-    python benchmarks/ipython_cells.py [FOLDER ...] [--show N]
+    python benchmarks/ipython_cells.py [FOLDER ...] [--generated] [--show N]
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
-import itertools
 import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
+
+from bertlint import notebook  # noqa: E402
+from bertlint.config import load_settings  # noqa: E402
+from bertlint.rules import all_codes  # noqa: E402
+from bertlint.target import target_version  # noqa: E402
+from ipython_oracle import generated_cells, ipython_failing, ipython_runs  # noqa: E402
 
 CORPORA = (Path("/work/corpus"), Path("/work/corpus-community"))
-
-# The magics that run their argument or body as Python in the kernel: IPython compiles it when the
-# magic runs (`%time` / `%%time` transform_cell + ast_parse, `%%capture` run_cell), a SyntaxError then.
-PYTHON_BODIES = {"time", "timeit", "prun", "capture"}
+PARSER = "bertlint's parser (libcst) cannot read"  # engine's BL901 for a file Python compiles
 
 
-def ipython_runs(shell, cell: str, shadow: Iterable[str] = ()) -> bool:
-    """IPython's verdict: `transform_cell` (static transformers, then the one-line automagic prefilter
-    with `shadow` in the user namespace) gives Python that compiles, with top-level await as IPython allows,
-    and so do the statements the Python-running magics of the result are given."""
-    shadow = list(shadow)
-    try:
-        with _bound(shell, shadow):
-            code = shell.transform_cell(cell)
-        tree = compile(code, "<cell>", "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return False
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("run_line_magic", "run_cell_magic")
-                and node.args and all(isinstance(a, ast.Constant) for a in node.args) and node.args[0].value in PYTHON_BODIES):
-            body = node.args[-1].value  # the magic runs when the names are bound: they shadow automagic in it too
-            if not (node.func.attr == "run_line_magic" and body.lstrip().startswith("-")) and not ipython_runs(shell, body, shadow):
-                return False
-    return True
-
-
-@contextmanager
-def _bound(shell, names: list[str]) -> Iterator[None]:
-    """`names` in the shell's user namespace for the time of the block."""
-    for name in names:
-        shell.user_ns[name] = 1
-    try:
-        yield
-    finally:
-        for name in names:
-            shell.user_ns.pop(name, None)
-
-
-def ipython_failing(shell, sources: list[str]) -> list[bool]:
-    """For each cell of a notebook, in order: whether IPython cannot run it (the names the cells before
-    it store shadow automagic)."""
-    failing, bound = [], set()
-    for source in sources:
-        runs = ipython_runs(shell, source, sorted(bound))
-        failing.append(not runs)
-        if runs:
-            tree = ast.parse(shell.transform_cell(source))
-            bound |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
-    return failing
-
-
-# Generated cells (issue 26): strings whose lines look like IPython syntax, which IPython reads as text
-# because it finds its syntax by tokens, and line magics whose argument is itself an escape or a magic.
-STRING_PREFIXES = ["", "r", "f", "rb", "Rf", "u", "b"]
-QUOTES = ['"""', "'''", '"', "'"]
-STRING_TEXTS = ["User: have you heard of transformers", "obj.attr", "x[0]", "!ls -la", "%pwd", "?obj", "what is {x}", ""]
-LINE_ENDS = ["?", "??", "!", "%", "", "? "]
-HOLDERS = ["text = {s}", "print({s})", "{s}", "messages = [{{'role': 'user', 'content': {s}}}]", "if x:\n    y = {s}"]
-AFTER = ["", "\nobj?", "\n!ls", "\nprint(text)", "\n%time f()"]
-RUNNING_MAGICS = ["time", "timeit", "prun", "capture", "debug", "matplotlib"]
-ARGUMENTS = ["!python train.py --arg=$x > /dev/null", "!!ls", "%pwd", "%time f()", "x = !ls", "x = %pwd", "obj?", "obj.attr??",
-             "x = 1", "%%bash", "%%time", "ls", "pip install -q x", "for i in x: !ls", "for i in x: pass", "f(:", "-n 1 !ls",
-             "!ls \\\n  -la", ",f a b", "?obj", "f(x)?", "x = 1  # ok?", "'what?'", 'print("""a?\nb""")']
-MAGIC_PLACES = ["{m}", "x = 1\n{m}", "{m}\ny = 2", "if x:\n    {m}", "for i in y:\n    {m}\n    z = 2"]
-
-
-def string_cell(prefix: str, quote: str, backslash: bool, lines: list[str], holder: str, after: str = "") -> str:
-    """A cell holding a string whose lines are `lines` (a triple-quoted one opened with a backslash when
-    `backslash`; a one-quote one continues its lines with backslashes)."""
-    join = "\n" if len(quote) == 3 else "\\\n"
-    literal = prefix + quote + ("\\\n" if backslash else "") + join.join(lines) + quote
-    return holder.format(s=literal) + after
-
-
-def generated_cells() -> Iterator[str]:
-    """Every string shape with one line, and every magic with every argument in every place."""
-    for prefix, quote, backslash, text, end, holder in itertools.product(
-            STRING_PREFIXES, QUOTES, (False, True), STRING_TEXTS, LINE_ENDS, HOLDERS):
-        yield string_cell(prefix, quote, backslash, [text + end], holder)
-    for magic, argument, place in itertools.product(RUNNING_MAGICS, ARGUMENTS, MAGIC_PLACES):
-        yield place.format(m=f"%{magic} {argument}")
-
-
-def bertlint_broken(text: str, path: Path) -> set[int]:
-    """The cells (1-based among all) bertlint reports BL901 for in the notebook `text`."""
-    from bertlint import notebook
-    from bertlint.config import load_settings
-    from bertlint.rules import all_codes
-    from bertlint.target import target_version
-
+def bertlint_broken(text: str, path: Path) -> dict[int, str]:
+    """The cells (1-based among all) bertlint reports BL901 for in the notebook `text`, with its message."""
     settings = load_settings(path.parent, all_codes(), isolated=True)
-    return {f.cell for f in notebook.lint_text(text, path, settings, ["BL901"], target=target_version(settings, path, text))}
+    return {f.cell: f.message for f in notebook.lint_text(text, path, settings, ["BL901"], target=target_version(settings, path, text))}
 
 
-def _report(name: str, count: str, disagree: list[tuple[str, bool, str]], show: int) -> None:
-    print(f"{name}: {count}, {len(disagree)} disagreements with IPython ({sum(1 for d in disagree if not d[1])} BL901 "
-          f"where IPython runs the cell, {sum(1 for d in disagree if d[1])} cells IPython cannot run that bertlint lints)")
-    for where, fails, source in disagree[:show]:
+def _report(name: str, count: str, disagree: list[tuple[str, bool, str, str]], show: int) -> None:
+    """The disagreements (where, IPython fails, the cell, bertlint's BL901 message): BL901 from libcst, the
+    parser, which cannot read some Python that compiles, counted apart from those of reading IPython syntax."""
+    parser = [d for d in disagree if d[3].startswith(PARSER)]
+    print(f"{name}: {count}, {len(disagree)} disagreements with IPython: {sum(1 for d in disagree if not d[1])} BL901 "
+          f"where IPython runs the cell ({len(parser)} of them from bertlint's parser, libcst), "
+          f"{sum(1 for d in disagree if d[1])} cells IPython cannot run that bertlint lints")
+    for where, fails, source, _ in [d for d in disagree if d not in parser][:show] + parser[:1]:
         print(f"--- {where}: {'IPython fails, bertlint parses' if fails else 'IPython runs, bertlint BL901'}\n{source[:600]}")
 
 
@@ -128,16 +52,16 @@ def main() -> None:
     parser.add_argument("--generated", action="store_true", help="the generated cells (`generated_cells`) instead of folders")
     parser.add_argument("--show", type=int, default=20, help="print this many disagreeing cells (default 20)")
     args = parser.parse_args()
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
     from IPython.core.interactiveshell import InteractiveShell
-
-    from bertlint import notebook
 
     shell = InteractiveShell.instance()
     if args.generated:
         cells = list(generated_cells())
-        disagree = [(f"generated cell {n}", not runs, cell) for n, cell in enumerate(cells, 1)
-                    if (runs := ipython_runs(shell, cell)) is bool(bertlint_broken(notebook.from_cells([("code", cell)]), Path("generated.ipynb")))]
+        disagree = []
+        for number, cell in enumerate(cells, 1):
+            broken = bertlint_broken(notebook.from_cells([("code", cell)]), Path("generated.ipynb"))
+            if ipython_runs(shell, cell) is bool(broken):
+                disagree.append((f"generated cell {number}", not broken, cell, broken.get(1, "")))
         _report("generated", f"{len(cells)} cells", disagree, args.show)
         return
     for folder in args.folders:
@@ -152,7 +76,7 @@ def main() -> None:
             notebooks += 1
             cells += len(nb.cells)
             broken = bertlint_broken(text, path)
-            disagree += [(f"{path} cell {cell.number}", fails, cell.source)
+            disagree += [(f"{path} cell {cell.number}", fails, cell.source, broken.get(cell.number, ""))
                          for cell, fails in zip(nb.cells, ipython_failing(shell, [c.source for c in nb.cells])) if fails is not (cell.number in broken)]
         _report(str(folder), f"{notebooks} notebooks, {cells} code cells", disagree, args.show)
 

@@ -247,6 +247,14 @@ class Model(Module):
     forward = __call__
 
 
+class HfArgumentParser:
+    def __init__(self, dataclass_types, **kwargs):
+        self.types = list(dataclass_types) if isinstance(dataclass_types, (list, tuple)) else [dataclass_types]
+
+    def parse_args_into_dataclasses(self, *args, **kwargs):
+        return tuple(t() for t in self.types)  # no command line: every field its default
+
+
 class TrainingArguments:
     def __init__(self, output_dir=None, **kwargs):
         _rec().record("training_args", **{k: kwargs[k] for k in ("learning_rate", "per_device_train_batch_size") if k in kwargs})
@@ -263,10 +271,11 @@ class HFDataset:
     def from_dict(cls, columns):
         return cls(dict(columns))
 
-    def map(self, function, batched=False, **kwargs):
+    def map(self, function, batched=False, remove_columns=(), **kwargs):
         if not batched:
             raise NotImplementedError("the stand-in maps batched only")
-        return HFDataset({**self.columns, **function(dict(self.columns))})
+        kept = {k: v for k, v in self.columns.items() if k not in remove_columns}
+        return HFDataset({**kept, **function(dict(self.columns))})
 
     def with_format(self, *args, **kwargs):
         return self
@@ -311,13 +320,15 @@ def _modules() -> dict[str, types.ModuleType]:
     utils = _module("torch.utils", data=data)
     optim = _module("torch.optim", **{n: _optimizer(n) for n in ("AdamW", "Adam", "SGD")})
     nn = _module("torch.nn", Module=Module)
-    torch = _module("torch", tensor=_tensor, LongTensor=_tensor, stack=_stack, cat=_stack, Tensor=Tensor, optim=optim, nn=nn, utils=utils)
+    cuda = _module("torch.cuda", is_available=lambda: False)
+    torch = _module("torch", tensor=_tensor, LongTensor=_tensor, stack=_stack, cat=_stack, Tensor=Tensor, optim=optim, nn=nn, utils=utils,
+                    cuda=cuda, device=lambda name: name)
     auto = {n: type(n, (Tokenizer,), {}) for n in ("AutoTokenizer", "BertTokenizer", "BertTokenizerFast")}
     auto |= {n: type(n, (Model,), {}) for n in ("AutoModel", "AutoModelForSequenceClassification", "BertForSequenceClassification")}
-    transformers = _module("transformers", TrainingArguments=TrainingArguments, **auto)
+    transformers = _module("transformers", TrainingArguments=TrainingArguments, HfArgumentParser=HfArgumentParser, **auto)
     datasets = _module("datasets", Dataset=HFDataset)
     pandas = _module("pandas", DataFrame=DataFrame)
-    return {m.__name__: m for m in (torch, nn, optim, utils, data, transformers, datasets, pandas)}
+    return {m.__name__: m for m in (torch, cuda, nn, optim, utils, data, transformers, datasets, pandas)}
 
 
 @contextlib.contextmanager

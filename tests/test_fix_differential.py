@@ -118,9 +118,11 @@ def matrix():
         pytest.skip(f"the releases cannot be installed (offline?): {exc}")
     cases = _cases()
     fixed = {name: _fixed(body) for name, body in cases.items()}
-    bodies = [fixed[name][0] for name in cases]
-    before = {(v, k): dict(zip(cases, releases.run(v, k, list(cases.values())))) for v, k in OLD}
-    after = {(v, k): dict(zip(cases, releases.run(v, k, bodies))) for v, k in (*OLD, TARGET)}
+    bodies, n = [fixed[name][0] for name in cases], len(cases)
+    runs = {(v, k): releases.run(v, k, [*cases.values(), *bodies]) for v, k in OLD}  # one process per release: as written, then fixed
+    before = {key: dict(zip(cases, results[:n])) for key, results in runs.items()}
+    after = {key: dict(zip(cases, results[n:])) for key, results in runs.items()}
+    after[TARGET] = dict(zip(cases, releases.run(*TARGET, bodies)))
     table = {name: {"original": cases[name], "fixed": fixed[name][0] if fixed[name][1] else None, "codes": fixed[name][1],
                     **{f"{v} {k}": _cell(before[v, k][name]) for v, k in OLD},
                     **{f"{v} {k} fixed": _cell(after[v, k][name]) for v, k in (*OLD, TARGET)},
@@ -206,3 +208,33 @@ def test_training_arguments_renames_construct_with_the_same_fields():
         else:
             assert not after["ok"], (keyword, "no fix, yet the target takes the keyword")
     assert {k for k, codes in reads if not codes} == {"fp16_backend"}  # `half_precision_backend` is gone in 5.x too
+
+
+ADAMW = [
+    "AdamW([p], lr=1e-2)",
+    "AdamW([p], lr=1e-2, weight_decay=0.01)",
+    "AdamW([p], 1e-3, (0.8, 0.9))",
+    "AdamW([p], lr=1e-2, correct_bias=False)",
+]
+STEPS = "import torch\np = torch.nn.Parameter(torch.linspace(-1, 1, 8))\nopt = {call}\nfor i in range(20):\n    p.grad = torch.sin(3 * p.detach() + i)\n    opt.step()\nout = p.detach()\n"
+
+
+def test_the_adamw_fix_takes_the_same_steps():
+    """BL604: `transformers.AdamW` on 4.30.2 and the fixed `torch.optim.AdamW` (transformers' defaults written in) on
+    5.24 take the same 20 steps, to float32 rounding (the two place `eps` differently inside the bias correction)."""
+    try:
+        releases.release("4.30.2"), releases.release(TARGET[0])
+    except releases.Unavailable as exc:
+        pytest.skip(f"the releases cannot be installed (offline?): {exc}")
+    originals = [f"from transformers import AdamW\n" + STEPS.format(call=call) for call in ADAMW]
+    fixed = [_fixed(body) for body in originals]
+    before = releases.run("4.30.2", "fast", originals)
+    after = releases.run(TARGET[0], "slow", [body for body, _ in fixed])
+    for call, (body, codes), old, new in zip(ADAMW, fixed, before, after):
+        assert old["ok"], (call, old)
+        if "correct_bias" in call:
+            assert codes == [], body  # torch has no `correct_bias`: the fix is withheld, the help says what to drop
+            continue
+        assert codes == ["BL604"] and "from torch.optim import AdamW" in body, body
+        assert new["ok"], (call, new)
+        assert max(abs(a - b) for a, b in zip(old["out"], new["out"])) < 1e-5, (call, old["out"], new["out"])

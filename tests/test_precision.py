@@ -329,3 +329,56 @@ def test_each_corpus_has_its_own_recipe_folder_and_judgments():
     assert (community.recipe.name, community.judgments.name) == ("community.json", "community_judgments.csv")
     assert official.folder != community.folder
     assert not {r["repo"] for r in official.load_recipe()["repos"]} & {r["repo"] for r in community.load_recipe()["repos"]}
+
+
+# --------------------------------------------------------------------------- trigger corpora
+
+corpus_module = sys.modules["corpus"]  # the corpus.py the harness imported
+
+
+def test_trigger_recipes_are_sets_named_by_their_stem(tmp_path):
+    for name in ("trigger.json", "trigger_catalogue3.json", "triggerish.json", "other.json"):
+        (tmp_path / name).write_text('{"id": "t", "files": []}')
+    found = corpus_module.trigger_corpora(tmp_path)
+    assert [(c.name, c.folder.name, c.judgments.name) for c in found] == [
+        ("trigger", "corpus-trigger", "trigger_judgments.csv"),
+        ("trigger_catalogue3", "corpus-trigger_catalogue3", "trigger_catalogue3_judgments.csv")]
+    assert all(c.trigger for c in found) and not harness.CORPORA["official"].trigger
+    assert corpus_module.recipe_repos({"files": [{"repo": "b/c"}, {"id": "1"}, {"repo": "a/b"}, {"repo": "b/c"}]}) == ["a/b", "b/c"]
+    assert corpus_module.recipe_repos({"repos": [{"repo": "z/z"}, {"repo": "a/a"}]}) == ["z/z", "a/a"]
+
+
+def test_trigger_files_enter_once_and_at_most_three_a_repository(tmp_path):
+    recipe = {"id": "t", "files": []}
+    for n in range(5):
+        (tmp_path / f"{n}.py").write_text(f"x = {n}\n")
+    (tmp_path / "copy.py").write_text("x = 0\n")
+    assert corpus_module.add_trigger(recipe, tmp_path, "0.py", {"id": "7", "query": "q", "rule": "BL101"}) is None
+    assert corpus_module.add_trigger(recipe, tmp_path, "copy.py", {"id": "9", "query": "q", "rule": "BL101"}) == "the same text is already in the corpus"
+    for n in (1, 2, 3):
+        assert corpus_module.add_trigger(recipe, tmp_path, f"{n}.py", {"repo": "o/r", "commit": "c0", "path": f"{n}.py", "query": "q", "rule": "BL201"}) is None
+    assert corpus_module.add_trigger(recipe, tmp_path, "4.py", {"repo": "o/r", "query": "q", "rule": "BL201"}) == "o/r already gave 3 files"
+    assert [f["name"] for f in recipe["files"]] == ["0.py", "1.py", "2.py", "3.py"]
+    assert corpus_module.check_trigger(recipe, tmp_path) == ["4.py: not in the recipe", "copy.py: not in the recipe"]
+    (tmp_path / "0.py").write_text("changed\n")
+    (tmp_path / "2.py").unlink()
+    problems = corpus_module.check_trigger(recipe, tmp_path)
+    assert "0.py: its text differs from the one judged (read_file id 7)" in problems
+    assert "missing 2.py (o/r/2.py at c0, sought for BL201)" in problems
+
+
+def test_a_snapshot_file_brings_the_pins_on_its_way_to_the_root(tmp_path):
+    import subprocess
+
+    repo = tmp_path / "repo"
+    for name, text in {"requirements.txt": "transformers==4.40.0\n", "src/train.py": "import torch\n",
+                       "src/pyproject.toml": "[project]\n", "other/requirements.txt": "peft\n", "src/deep/setup.cfg": ""}.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    git = ["git", "-C", str(repo), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "t"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    pins = corpus_module.project_files(repo / ".git", commit, "src/train.py")
+    assert pins == {"requirements.txt": b"transformers==4.40.0\n", "src/pyproject.toml": b"[project]\n"}

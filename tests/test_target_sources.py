@@ -131,8 +131,9 @@ def test_launchers_are_read_once_per_folder(project, monkeypatch):
     (["!pip install https://github.com/huggingface/transformers/archive/refs/tags/v4.35.2.zip\n"], (4, 35, 2)),
     (["!pip install git+ssh://git@github.com/someone/transformers.git@3f1c2ab\n"], None),
     (["!git clone -b v4.36.2 https://github.com/huggingface/transformers\n", "!pip install -e transformers\n"], (4, 36, 2)),
+    (["!git clone --branch=v4.30.0 https://github.com/huggingface/transformers.git && cd transformers && python setup.py install\n"], (4, 30, 0)),
 ], ids=["git-branch", "git-main", "clone-branch-editable", "clone-cd-install", "clone-folder", "git-tag", "named-tag", "archive-tag", "ssh-commit",
-        "clone-tag"])
+        "clone-tag", "clone-tag-setup-py"])
 def test_transformers_from_a_source_is_unknown_unless_its_ref_names_a_release(project, cells, release):
     found = target(notebook(project / "nb.ipynb", *cells))
     if release is None:

@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 import libcst as cst
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from bertlint.engine import positions_of
@@ -48,7 +48,9 @@ import datasets
 import pandas as pd
 import torch
 from torch.utils.data import DataLoader, Dataset, TensorDataset
-from transformers import AutoModelForSequenceClassification, AutoTokenizer, TrainingArguments
+from transformers import AutoModelForSequenceClassification, AutoTokenizer, HfArgumentParser, TrainingArguments
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 """
 
 # ---------------------------------------------------------------------------------------------
@@ -73,6 +75,7 @@ TYPES = {"lr": "float", "bs": "int", "max_length": "int", "ckpt": "str", "paddin
 class Script:
     draw: Callable
     pending: bool = False  # draw the PENDING constructs too
+    context: list[str] = field(default_factory=list)  # constructs every sink written now sits in (a function, a loop)
     lines: list[str] = field(default_factory=list)
     indent: int = 0
     counter: int = 0
@@ -108,7 +111,7 @@ class Script:
         line = self.next_line
         self.emit(text)
         for question, used in asked.items():
-            self.questions[(line, question)] = [*used, *receiver]
+            self.questions[(line, question)] = [*used, *receiver, *self.context]
 
     @property
     def source(self) -> str:
@@ -336,10 +339,10 @@ def _c_loop(s: Script, e: str, typ: str) -> str:
 
 def _c_keeping(s: Script, e: str, typ: str) -> str:
     if typ == "tensor":
-        return s.draw(st.sampled_from([f"{e}.to('cpu')", f"{e}.cuda()", f"{e}.long()", f"{e}.squeeze()"]))
+        return s.draw(st.sampled_from([f"{e}.to(device)", f"{e}.to('cpu')", f"{e}.cuda()", f"{e}.long()", f"{e}.squeeze()"]))
     if typ == "model":
-        return s.draw(st.sampled_from([f"{e}.to('cpu')", f"{e}.cuda()"]))
-    return f"{e}.to('cpu')"  # an encoding
+        return s.draw(st.sampled_from([f"{e}.to(device)", f"{e}.cuda()"]))
+    return f"{e}.to(device)"  # an encoding
 
 
 def _c_argparse(s: Script, e: str, typ: str) -> str:
@@ -352,15 +355,47 @@ def _c_argparse(s: Script, e: str, typ: str) -> str:
 
 
 def _c_config(s: Script, e: str, typ: str) -> str:
-    c = s.fresh("Config")
-    shape = s.draw(st.sampled_from(range(3 if typ in SCALARS else 2)))
-    if shape == 0:
+    c, other = s.fresh("Config"), s.fresh("Other")
+    shapes = ["namespace", "dict", "nested-dict", "dict-get-default", "class-attribute"]
+    if typ in SCALARS:
+        shapes += ["dataclass", "instance-attribute", "hf-argparser"]
+    shape = s.draw(st.sampled_from(shapes))
+    if shape == "namespace":
         return f"types.SimpleNamespace(k={e}).k"
-    if shape == 1:
+    if shape == "dict":
         s.emit(f"{c} = {{\"k\": {e}}}")
         return f'{c}["k"]'
-    s.emit(f"@dataclass\nclass {c}:\n    k: object = {e}")
-    return f"{c}().k"
+    if shape == "nested-dict":
+        s.emit(f"{c} = {{\"train\": {{\"k\": {e}}}, \"eval\": {{}}}}")
+        return f'{c}["train"]["k"]'
+    if shape == "dict-get-default":
+        s.emit(f"{c} = {{\"k\": {e}}}")
+        return f'{c}.get("k", None)'
+    if shape == "class-attribute":
+        s.emit(f"class {c}:\n    k = {e}")
+        return f"{c}.k"
+    if shape == "instance-attribute":
+        s.emit(f"class {c}:\n    k = {e}")
+        return f"{c}().k"
+    if shape == "dataclass":
+        s.emit(f"@dataclass\nclass {c}:\n    k: object = {e}")
+        return f"{c}().k"
+    args, parser = s.fresh("args"), s.fresh("_hf")
+    s.emit(f"@dataclass\nclass {other}:\n    name: str = \"x\"\n@dataclass\nclass {c}:\n    k: object = {e}\n"
+           f"{parser} = HfArgumentParser(({other}, {c}))\n_, {args} = {parser}.parse_args_into_dataclasses()")
+    return f"{args}.k"
+
+
+def _c_arithmetic(s: Script, e: str, typ: str) -> str:
+    """The value computed again: `lr * 1`, `n + 0`, an f-string of a string, a list concatenated."""
+    if typ == "str":
+        quote = next((q for q in ('"', "'") if q not in e), None)
+        return s.draw(st.sampled_from([f"f{quote}{{ {e} }}{quote}"] if quote else []) | st.sampled_from([f'{e} + ""', f'"" + {e}']))
+    if typ == "texts":
+        return s.draw(st.sampled_from([f"({e}) * 1", f"({e})[:]"]))
+    if typ == "bool":
+        return f"({e}) if True else None"
+    return s.draw(st.sampled_from([f"{e} * 1", f"({e}) + 0", f"1 * {e}", f"{e} if True else 0"]))
 
 
 POOL_OF = {"float": "lr", "int": "bs", "str": "ckpt", "bool": "truncation", "texts": "texts"}
@@ -386,6 +421,7 @@ CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "keeping-method": (_c_keeping, ("tensor", "model", "encoding")),
     "argparse": (_c_argparse, SCALARS + ("texts",)),
     "config": (_c_config, ()),
+    "arithmetic": (_c_arithmetic, SCALARS + ("texts",)),
 }
 
 
@@ -450,6 +486,9 @@ def _tokenize(s: Script, tok: str, texts: str | None = None, target: str | None 
             kwargs.append(f"{keyword}={scalar(s, keyword, used)}")
             asked[keyword] = used
     target = target or s.fresh("enc")
+    if s.draw(st.booleans()):
+        texts = f"text={texts}"
+        text_used.append("text-keyword")
     arguments = ", ".join([texts, *kwargs, 'return_tensors="pt"'])
     s.sink(f"{target} = {t}({arguments})", asked, t_used)
     return target, t_used
@@ -494,7 +533,7 @@ def _loader_forward(s: Script, model: str, tok: str) -> None:
             with s.block(f"def {fn}(b):"):
                 tok_used = _tokenize(s, tok, 'b["text"]', "out", ["texts:dataset-map-column"])[1]
                 s.emit("return out")
-            s.emit(f"{ds} = {raw}.map({fn}, batched=True)")
+            s.emit(f'{ds} = {raw}.map({fn}, batched=True, remove_columns=["text"])')
         s.sink(f"{loader} = DataLoader({ds}, batch_size={bs})", {"batch_size": bs_used})
     m_used: list[str] = []
     m = wrap(s, model, "model", m_used)
@@ -503,46 +542,69 @@ def _loader_forward(s: Script, model: str, tok: str) -> None:
     batch = s.fresh("batch")
     through = [f"loader:{shape}", f"batches:{iterate}", *tok_used]
     header = {"for": f"for {batch} in {loader}:", "enumerate": f"for step, {batch} in enumerate({loader}):"}.get(iterate)
-    with s.block(header) if header else contextlib.nullcontext():
-        if iterate == "next":
-            s.emit(f"{batch} = next(iter({loader}))")
-        ids_used, mask_used = list(through), list(through)
-        if tuple_items:
-            a, b = s.fresh("ids"), s.fresh("mask")
-            s.emit(f"{a}, {b} = {batch}")
-            ids, mask = wrap(s, a, "tensor", ids_used), wrap(s, b, "tensor", mask_used)
-            s.sink(f"{m}(input_ids={ids}, attention_mask={mask})", {"model": [], "input_ids": ids_used, "attention_mask": mask_used}, m_used)
-        elif s.draw(st.booleans()):
-            s.sink(f"{m}(**{batch})", {"model": [], "input_ids": ids_used, "attention_mask": ids_used}, m_used)
-        else:
-            ids = wrap(s, f'{batch}["input_ids"]', "tensor", ids_used)
-            mask = wrap(s, f'{batch}["attention_mask"]', "tensor", mask_used)
-            s.sink(f"{m}(input_ids={ids}, attention_mask={mask})", {"model": [], "input_ids": ids_used, "attention_mask": mask_used}, m_used)
+    epochs = header is not None and s.draw(st.booleans())
+    with s.block("for epoch in range(2):") if epochs else contextlib.nullcontext():
+        with s.block(header) if header else contextlib.nullcontext():
+            if iterate == "next":
+                s.emit(f"{batch} = next(iter({loader}))")
+            if epochs:
+                through.append("epoch-loop")
+            if s.draw(st.booleans()):  # the batch moved to the device, rebinding its name
+                through.append("batch-to-device")
+                s.emit(f"{batch} = tuple(t.to(device) for t in {batch})" if tuple_items else f"{batch} = {{k: v.to(device) for k, v in {batch}.items()}}")
+            ids_used, mask_used = list(through), list(through)
+            if tuple_items:
+                a, b = s.fresh("ids"), s.fresh("mask")
+                if s.draw(st.booleans()):
+                    s.emit(f"{a}, {b} = {batch}")
+                else:
+                    ids_used.append("batch-indexed")
+                    mask_used.append("batch-indexed")
+                    s.emit(f"{a} = {batch}[0].to(device)\n{b} = {batch}[1].to(device)")
+                ids, mask = wrap(s, a, "tensor", ids_used), wrap(s, b, "tensor", mask_used)
+                s.sink(f"{m}(input_ids={ids}, attention_mask={mask})", {"model": [], "input_ids": ids_used, "attention_mask": mask_used}, m_used)
+            elif s.draw(st.booleans()):
+                s.sink(f"{m}(**{batch})", {"model": [], "input_ids": ids_used, "attention_mask": ids_used}, m_used)
+            else:
+                ids = wrap(s, f'{batch}["input_ids"]', "tensor", ids_used)
+                mask = wrap(s, f'{batch}["attention_mask"]', "tensor", mask_used)
+                s.sink(f"{m}(input_ids={ids}, attention_mask={mask})", {"model": [], "input_ids": ids_used, "attention_mask": mask_used}, m_used)
 
 
 @st.composite
 def scripts(draw, pending: bool = False) -> Script:
+    """Loads, then a forward (fed directly or from a loader's batches), an optimizer and TrainingArguments; at module
+    level or in `main()`, the training part maybe in a `train(model, tok)` helper."""
     s = Script(draw, pending)
     in_main = draw(st.booleans())
     with s.block("def main():") if in_main else contextlib.nullcontext():
+        if in_main:
+            s.context.append("in-main")
         used: list[str] = []
         ckpt = scalar(s, "ckpt", used)
         s.sink(f"tok = AutoTokenizer.from_pretrained({ckpt})", {"checkpoint": used})
         used = []
         ckpt = scalar(s, "ckpt", used)
         s.sink(f"model = AutoModelForSequenceClassification.from_pretrained({ckpt})", {"checkpoint": used})
-        if draw(st.booleans()):
-            _forward(s, "model", _tokenize(s, "tok"))
-        else:
-            _loader_forward(s, "model", "tok")
-        m_used: list[str] = []
-        lr_used: list[str] = []
-        m = wrap(s, "model", "model", m_used)
-        s.sink(f"opt = torch.optim.AdamW({m}.parameters(), lr={scalar(s, 'lr', lr_used)})", {"lr": lr_used})
-        lr_used, bs_used = [], []
-        lr, bs = scalar(s, "lr", lr_used), scalar(s, "bs", bs_used)
-        s.sink(f'targs = TrainingArguments(output_dir="out", learning_rate={lr}, per_device_train_batch_size={bs})',
-               {"learning_rate": lr_used, "per_device_train_batch_size": bs_used})
+        helper = draw(st.booleans())
+        with s.block("def train(model, tok):") if helper else contextlib.nullcontext():
+            if helper:
+                s.context.append("train-function")
+            if draw(st.booleans()):
+                _forward(s, "model", _tokenize(s, "tok"))
+            else:
+                _loader_forward(s, "model", "tok")
+            m_used: list[str] = []
+            lr_used: list[str] = []
+            m = wrap(s, "model", "model", m_used)
+            s.sink(f"opt = torch.optim.AdamW({m}.parameters(), lr={scalar(s, 'lr', lr_used)})", {"lr": lr_used})
+            lr_used, bs_used = [], []
+            lr, bs = scalar(s, "lr", lr_used), scalar(s, "bs", bs_used)
+            s.sink(f'targs = TrainingArguments(output_dir="out", learning_rate={lr}, per_device_train_batch_size={bs})',
+                   {"learning_rate": lr_used, "per_device_train_batch_size": bs_used})
+        if helper:
+            s.context.remove("train-function")
+            s.emit("train(model, tok)")
     if in_main:
         s.emit("main()")
     return s
@@ -780,7 +842,7 @@ def main(examples: int, pending: bool = False) -> None:
     per_construct: dict[str, Counter] = defaultdict(Counter)
     wrong: list[str] = []
 
-    @settings(max_examples=examples, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @settings(max_examples=examples, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck), database=None, phases=[Phase.generate])
     @given(scripts(pending))
     def measure(script: Script):
         outcome = run(script.source, script.questions)

@@ -6,12 +6,13 @@ users (community.json, default /work/corpus-community), and the *trigger* corpor
 `trigger.json` / `trigger_*.json` beside this file, named by the recipe's stem (corpus
 /work/corpus-STEM, judgments STEM_judgments.csv). Each has its own judgments file.
 
-A trigger recipe lists single files found with the code index's search (`find_string`/`search`)
-by the syntax a rule examines: `{"id": RECIPE_ID, "files": [{"id": INDEX_ID, "repo", "path" (where
-the index named them), "query", "rule", "name", "sha256"}]}`. The index hands out text, not
-snapshots, so such a corpus is rebuilt by reading each id again (`read_file`, paging until whole)
-into `CORPUS/NAME`; `--set trigger` here only checks the folder against the recipe (missing files,
-files whose text differs, files the recipe does not name).
+A trigger recipe lists single files found by the syntax a rule examines: `{"id": RECIPE_ID, "files":
+[ENTRY, ...]}`, an entry `{"query", "rule", "name", "sha256"}` plus either `"id"` (a code-index id,
+`repo`/`path` where the index named them: read whole with `read_file`, saved as NAME, by default
+`ID.py`/`ID.ipynb`) or `"repo", "commit", "path"` (a file of a fetched snapshot, found by
+trigger_select.py or the code search; `--extract` writes those, with the repository's pin files).
+Ids cannot be fetched from here, so `--set trigger` checks the folder against the recipe (missing
+files, files whose text differs from `sha256` where given, files the recipe does not name).
 
 Each repository of the recipe must be present as a git directory (what a `git clone --mirror`
 or the session's `fetch` gives: `MIRRORS/owner+name/repo`, or its `.git` when it is a clone with a work tree); its files at the recipe's
@@ -82,12 +83,14 @@ def check_trigger(recipe: dict, corpus: Path) -> list[str]:
     """What is wrong with a trigger corpus folder against its recipe (empty: it is whole)."""
     problems, named = [], set()
     for entry in recipe["files"]:
-        file = corpus / entry["name"]
-        named.add(entry["name"])
+        name = entry.get("name") or next((f"{entry['id']}{s}" for s in SUFFIXES if (corpus / f"{entry['id']}{s}").is_file()), f"{entry['id']}.py")
+        file = corpus / name
+        named.add(name)
+        source = f"{entry['repo']}/{entry['path']} at {entry['commit']}" if "commit" in entry else f"read_file id {entry.get('id')}"
         if not file.is_file():
-            problems.append(f"missing {entry['name']} (read_file id {entry['id']}, sought for {entry['rule']})")
-        elif hashlib.sha256(file.read_bytes()).hexdigest() != entry["sha256"]:
-            problems.append(f"{entry['name']}: its text differs from the one judged (read id {entry['id']} again)")
+            problems.append(f"missing {name} ({source}, sought for {entry['rule']})")
+        elif "sha256" in entry and hashlib.sha256(file.read_bytes()).hexdigest() != entry["sha256"]:
+            problems.append(f"{name}: its text differs from the one judged ({source})")
     extra = sorted(rel for p in corpus.rglob("*") if p.suffix in SUFFIXES
                    and (rel := p.relative_to(corpus).as_posix()) not in named) if corpus.is_dir() else []
     return problems + [f"{name}: not in the recipe" for name in extra]

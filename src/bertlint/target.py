@@ -8,13 +8,21 @@ In this order (the README has the table):
 2. a notebook's own install cells (`!pip install transformers==4.30.0`, `%pip`, the automagic one-line
    `pip install ...`, `%%bash` bodies: what `ipython.commands` finds), or the script's own pin (its
    PEP 723 `# /// script` block);
-3. the project's pin, from the file's folder up to the project root: requirements*.txt, pyproject.toml,
+3. for a script, what a notebook or shell script in its folder that runs it installs (`!python NAME.py`,
+   `!accelerate launch NAME.py`, `%run NAME.py`, `torchrun ... NAME.py` in a .sh): the script runs with those;
+4. the project's pin, from the file's folder up to the project root: requirements*.txt, pyproject.toml,
    setup.cfg, environment.yml, Pipfile;
-4. the transformers installed where the project runs: its own virtual environment (`.venv`, `venv` or
+   (for a library other than transformers that none of these pins: the ceiling the pinned transformers release
+   requires of it, its wheel's Requires-Dist in data/requires.json, as a resolver would take it;)
+5. the transformers installed where the project runs: its own virtual environment (`.venv`, `venv` or
    `env` at the project root), else the environment bertlint runs in, else an activated virtual
    environment on PATH (package metadata: never an import). The last is what a pre-commit hook, whose
    own environment has no transformers, shares with the terminal it was started from;
-5. else the newest release bertlint knows, said as such (with how to pin).
+6. else the newest release bertlint knows, said as such (with how to pin).
+
+An install from a source (`git+URL@REF`, a clone's folder, `name @ URL`) pins the release its ref names (`@v4.38.2`);
+any other ref (a fork's branch, a commit) pins an unknown release (`versions.Unknown`), which silences the rules that
+compare it.
 """
 
 from __future__ import annotations
@@ -230,12 +238,9 @@ def _notebook_installs(text: str) -> tuple[tuple[list[str], str], ...]:
     out = []
     shell = _Shell()
     for number, command, files in _notebook_commands(text, _INSTALL_WORDS):
-        if "install" in command or "clone" in command:
-            requirements = install_requirements(command, files) + shell.source_installs(command)
-            if "install" in command:
-                out.append((requirements, f"cell {number} (`{' '.join(command.split())[:60]}`)"))
-        else:
-            shell.source_installs(command)  # a `%cd DIR`: where a later `pip install .` installs from
+        sourced = shell.source_installs(command)  # it also follows `git clone` and `cd` (`%cd`) for a later `pip install .`
+        if "install" in command:
+            out.append((install_requirements(command, files) + sourced, f"cell {number} (`{' '.join(command.split())[:60]}`)"))
     return tuple(out)
 
 
@@ -286,6 +291,8 @@ class _Shell:
                 self.cwd = os.path.normpath(os.path.join(self.cwd, words[1])) if len(words) > 1 else ""
             elif words[:2] == ["git", "clone"]:
                 self._clone(words[2:])
+            elif words[1:2] == ["setup.py"] and {"install", "develop"} & set(words):  # `python setup.py install` in a clone
+                out.append(self._reference("."))
             elif "install" in words:
                 out += [self._reference(word) for word in _source_words(words[words.index("install") + 1:])]
         return out
@@ -293,8 +300,8 @@ class _Shell:
     def _clone(self, args: list[str]) -> None:
         ref, positional = "", []
         for option, value in zip(args, [*args[1:], ""]):
-            if option in ("-b", "--branch"):
-                ref = value
+            if option in ("-b", "--branch") or option.startswith("--branch="):
+                ref = option.partition("=")[2] or value
         skip = False
         for word in args:
             if skip or word.startswith("-"):

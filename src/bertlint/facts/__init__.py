@@ -14,7 +14,8 @@ walk and the semantic model) <- `abstract` (the abstract values) <- `functions` 
 functions: callees, arguments, returns) <- `evaluator` (what Python means; knows no library) <-
 `brain/*` (the library models the evaluator runs: tables and small hooks, one module per library
 family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `training`,
-`labels`, `loops` (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
+`labels`, `loops`, `tensors` (where a training step's values came from), `weights` (float16 models and
+what trains them) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
 one object the rules hold).
 """
 
@@ -28,7 +29,7 @@ from bertlint.facts.training import (
     tokenizer_load_of, tokenizer_names, trained_model, training_arg, uses_peft, weight_dtype,
 )
 from bertlint.facts.padded import padded_ids
-from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, receiver_role
+from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
 from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, holds_tokenizer
 from bertlint.facts.weights import HalfTraining, chained_half_models, half_trained_models
 
@@ -51,7 +52,7 @@ __all__ = [
     # padded
     "padded_ids",
     # tensors
-    "Inert", "activation", "inert_statements", "is_loss_value", "receiver_role",
+    "Inert", "activation", "inert_statements", "is_loss_value", "only_reported", "receiver_role",
     # weights
     "HalfTraining", "chained_half_models", "half_trained_models",
 ]

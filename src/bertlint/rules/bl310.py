@@ -32,7 +32,7 @@ class TrainingLoaderNotShuffled(Rule):
                 continue
             seen.add(id(loader.node))
             flag = loader.kwargs.get("shuffle")
-            fix = [Replacement(flag.value, "True")] if flag is not None else [Replacement(loader.node.args[-1].value, ", shuffle=True", after=True)]
+            fix = [Replacement(flag.value, "True")] if flag is not None else [Replacement(loader.node.args[-1], ", shuffle=True", after=True)]
             ctx.report(
                 flag or loader.node,
                 "this DataLoader feeds the training loop without `shuffle=True` or a sampler: every epoch sees the examples in "
