@@ -50,7 +50,7 @@ def loop_script(body: str, header: str = HEADER) -> str:
         ("import bitsandbytes as bnb\nopt = bnb.optim.AdamW8bit(params, lr=2e-5)", "optimizer"),
         ("from transformers import Adafactor\nopt = Adafactor(params, lr=1e-3, relative_step=False)", "optimizer"),
         ("import tensorflow as tf\nopt = tf.keras.optimizers.Adam(1e-5)", "optimizer"),
-        ("import torch\nopt = torch.optim.lr_scheduler.LambdaLR(o, lambda s: 1.0)", None),
+        ("import torch\nopt = torch.optim.lr_scheduler.LambdaLR(o, lambda s: 1.0)", "scheduler"),  # stepped like an optimizer, but none
         ("import tensorflow as tf\nopt = tf.keras.optimizers.schedules.ExponentialDecay(1e-3, 100, 0.9)", None),
         ("from accelerate import Accelerator\nopt = Accelerator()", "accelerator"),
     ],

@@ -47,12 +47,12 @@ harness = _load_harness()
 
 @pytest.fixture
 def measurement(monkeypatch):
-    """Figures of our own: every code measured precise over 20 findings, except BL303 (3 judged) and
+    """Figures of our own: every code measured precise over MIN_JUDGED findings, except BL303 (3 judged) and
     BL503 (0.8): those two are the preview rules."""
     data = {"corpus": {"recipe": "test", "files": 7, "repos": []}, "date": "2026-01-01",
-            "rules": {code: {"judged": 20, "right": 20, "precision": 1.0, "exact": ""} for code in all_codes()}}
+            "rules": {code: {"judged": MIN_JUDGED, "right": MIN_JUDGED, "precision": 1.0, "exact": ""} for code in all_codes()}}
     data["rules"]["BL303"] = {"judged": 3, "right": 3, "precision": 1.0, "exact": ""}
-    data["rules"]["BL503"] = {"judged": 20, "right": 16, "precision": 0.8, "exact": ""}
+    data["rules"]["BL503"] = {"judged": 40, "right": 32, "precision": 0.8, "exact": ""}
     monkeypatch.setattr(rules, "precision_data", lambda: data)
     return data
 
@@ -75,10 +75,21 @@ def project(tmp_path: Path) -> Path:
 def test_preview_codes_follow_the_thresholds(measurement):
     assert preview_codes() == {"BL303", "BL503"}
     assert "only 3 of its findings were judged" in preview_reason("BL303")
-    assert "0.80 (16 of 20 findings right) is below 0.95" in preview_reason("BL503")
+    assert "0.80 (32 of 40 findings right) is below 0.95" in preview_reason("BL503")
     measurement["rules"]["BL503"] = {"judged": MIN_JUDGED, "right": MIN_JUDGED, "precision": 1.0, "exact": ""}
     measurement["rules"]["BL303"] = {"judged": 0, "right": 0, "precision": None, "exact": "by construction"}
     assert preview_codes() == set()  # enough judged findings, all right; an exact rule needs no figures
+
+
+def test_a_corpus_far_below_keeps_a_rule_preview(measurement):
+    """Precise over all corpora together, but one corpus with 10 or more findings measures it below 0.90."""
+    measurement["rules"]["BL601"] = {"judged": 100, "right": 96, "precision": 0.96, "exact": "",
+                                     "corpora": {"official": {"judged": 80, "right": 80}, "trigger": {"judged": 20, "right": 16}}}
+    assert "on the trigger corpus its precision 0.80 (16 of 20 findings right) is below 0.9" in preview_reason("BL601")
+    measurement["rules"]["BL601"]["corpora"]["trigger"] = {"judged": 9, "right": 5}  # too few to judge that corpus alone
+    measurement["rules"]["BL601"].update(judged=89, right=85)
+    assert preview_reason("BL601") is None
+    assert "per corpus: official 80/80, trigger 5/9." in pages.page("BL601")
 
 
 def test_a_code_the_measurement_lacks_is_preview(measurement):
@@ -149,16 +160,16 @@ def test_show_settings_says_whether_preview_is_on(project):
 def test_rule_page_shows_the_measured_precision_and_the_corpus(measurement):
     text = pages.page("BL601")
     assert "## Precision" in text
-    assert "Measured precision: 1.00 (20 of 20 findings judged right by hand) on 7 public training scripts" in text
+    assert f"Measured precision: 1.00 ({MIN_JUDGED} of {MIN_JUDGED} findings judged right by hand) on 7 public training scripts" in text
     assert "On by default" in text
     preview = pages.page("BL503")
-    assert "**Preview rule**" in preview and "0.80 (16 of 20 findings right) is below 0.95" in preview
+    assert "**Preview rule**" in preview and "0.80 (32 of 40 findings right) is below 0.95" in preview
 
 
 def test_rules_json_has_preview_and_precision(measurement):
     rows = {row["code"]: row for row in json.loads(CliRunner().invoke(main, ["rules", "--format", "json"]).stdout)}
     assert rows["BL503"]["preview"] is True and rows["BL601"]["preview"] is False
-    assert rows["BL503"]["precision"] == {"judged": 20, "right": 16, "precision": 0.8}
+    assert rows["BL503"]["precision"] == {"judged": 40, "right": 32, "precision": 0.8}
 
 
 # --------------------------------------------------------------------------- the shipped figures
@@ -170,7 +181,7 @@ def test_precision_json_covers_every_rule_consistently():
     for name, measured_on in data["corpora"].items():
         recipe = harness.CORPORA[name].load_recipe()
         assert measured_on["recipe"] == recipe["id"] and measured_on["files"] > 0, name
-        assert measured_on["repos"] == [r["repo"] for r in recipe["repos"]], name
+        assert measured_on["repos"] == harness.recipe_repos(recipe), name
     assert data["corpus"] == {"recipe": " + ".join(c["recipe"] for c in data["corpora"].values()),
                               "files": sum(c["files"] for c in data["corpora"].values())}
     assert sorted(data["rules"]) == all_codes()
@@ -318,3 +329,56 @@ def test_each_corpus_has_its_own_recipe_folder_and_judgments():
     assert (community.recipe.name, community.judgments.name) == ("community.json", "community_judgments.csv")
     assert official.folder != community.folder
     assert not {r["repo"] for r in official.load_recipe()["repos"]} & {r["repo"] for r in community.load_recipe()["repos"]}
+
+
+# --------------------------------------------------------------------------- trigger corpora
+
+corpus_module = sys.modules["corpus"]  # the corpus.py the harness imported
+
+
+def test_trigger_recipes_are_sets_named_by_their_stem(tmp_path):
+    for name in ("trigger.json", "trigger_catalogue3.json", "triggerish.json", "other.json"):
+        (tmp_path / name).write_text('{"id": "t", "files": []}')
+    found = corpus_module.trigger_corpora(tmp_path)
+    assert [(c.name, c.folder.name, c.judgments.name) for c in found] == [
+        ("trigger", "corpus-trigger", "trigger_judgments.csv"),
+        ("trigger_catalogue3", "corpus-trigger_catalogue3", "trigger_catalogue3_judgments.csv")]
+    assert all(c.trigger for c in found) and not harness.CORPORA["official"].trigger
+    assert corpus_module.recipe_repos({"files": [{"repo": "b/c"}, {"id": "1"}, {"repo": "a/b"}, {"repo": "b/c"}]}) == ["a/b", "b/c"]
+    assert corpus_module.recipe_repos({"repos": [{"repo": "z/z"}, {"repo": "a/a"}]}) == ["z/z", "a/a"]
+
+
+def test_trigger_files_enter_once_and_at_most_three_a_repository(tmp_path):
+    recipe = {"id": "t", "files": []}
+    for n in range(5):
+        (tmp_path / f"{n}.py").write_text(f"x = {n}\n")
+    (tmp_path / "copy.py").write_text("x = 0\n")
+    assert corpus_module.add_trigger(recipe, tmp_path, "0.py", {"id": "7", "query": "q", "rule": "BL101"}) is None
+    assert corpus_module.add_trigger(recipe, tmp_path, "copy.py", {"id": "9", "query": "q", "rule": "BL101"}) == "the same text is already in the corpus"
+    for n in (1, 2, 3):
+        assert corpus_module.add_trigger(recipe, tmp_path, f"{n}.py", {"repo": "o/r", "commit": "c0", "path": f"{n}.py", "query": "q", "rule": "BL201"}) is None
+    assert corpus_module.add_trigger(recipe, tmp_path, "4.py", {"repo": "o/r", "query": "q", "rule": "BL201"}) == "o/r already gave 3 files"
+    assert [f["name"] for f in recipe["files"]] == ["0.py", "1.py", "2.py", "3.py"]
+    assert corpus_module.check_trigger(recipe, tmp_path) == ["4.py: not in the recipe", "copy.py: not in the recipe"]
+    (tmp_path / "0.py").write_text("changed\n")
+    (tmp_path / "2.py").unlink()
+    problems = corpus_module.check_trigger(recipe, tmp_path)
+    assert "0.py: its text differs from the one judged (read_file id 7)" in problems
+    assert "missing 2.py (o/r/2.py at c0, sought for BL201)" in problems
+
+
+def test_a_snapshot_file_brings_the_pins_on_its_way_to_the_root(tmp_path):
+    import subprocess
+
+    repo = tmp_path / "repo"
+    for name, text in {"requirements.txt": "transformers==4.40.0\n", "src/train.py": "import torch\n",
+                       "src/pyproject.toml": "[project]\n", "other/requirements.txt": "peft\n", "src/deep/setup.cfg": ""}.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    git = ["git", "-C", str(repo), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "t"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    pins = corpus_module.project_files(repo / ".git", commit, "src/train.py")
+    assert pins == {"requirements.txt": b"transformers==4.40.0\n", "src/pyproject.toml": b"[project]\n"}

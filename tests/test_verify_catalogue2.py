@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, record_verdicts
 
 from bertlint import runner, verify
 from bertlint.report import Finding, format_findings, verification_text
@@ -28,6 +28,7 @@ def verified(*names: str) -> dict[tuple[str, str, int], dict]:
     overrides = {"transformers_version": TARGET, "preview": True}
     outcome = runner.run(paths, overrides=overrides, isolated=True, use_cache=False)
     verify.verify(outcome.findings, runner.settings_for(paths, overrides, None, True), codes=["BL209", "BL210", "BL306", "BL404"], device="cpu")
+    record_verdicts(outcome.findings)
     return {(f.path.rsplit("/", 1)[-1][:-3], f.code, f.line): f.verification for f in outcome.findings if f.verification is not None}
 
 
@@ -110,12 +111,26 @@ def test_bl306_half_weights_overflow_but_transformers_clamps_them(results):
     assert v["status"] == "not_confirmed" and v["measurements"]["overflowed_layers"] > 0 and "clamps inf" in v["evidence"], v
 
 
-def test_bl404_probability_loss_on_logits_learns_less(results):
-    sparse, binary = results["keras_losses", "BL404", 6], results["keras_losses", "BL404", 9]
-    m = sparse["measurements"]
-    assert sparse["status"] == "confirmed" and m["num_labels"] == 4 and m["accuracy_as_probabilities"] < m["accuracy_from_logits"] - 0.05, sparse
-    assert sparse["evidence"].startswith("reproduced in torch, not Keras") and "`SparseCategoricalCrossentropy()`" in sparse["evidence"]
-    assert binary["status"] == "not_confirmed", binary  # a clipped binary cross-entropy still trains the head here
+def test_bl404_probability_loss_on_logits_leaves_most_logits_without_a_gradient(results):
+    """The clip's effect, far outside its spread: most logits sit past [ε, 1-ε] in every seed, where from_logits=True leaves none."""
+    for line, kind in ((6, "Sparse"), (9, "Binary")):
+        v = results["keras_losses", "BL404", line]
+        m = v["measurements"]
+        assert v["status"] == "confirmed" and m["num_labels"] == (4 if line == 6 else 2), v
+        assert m["dead_logits_from_logits"] == 0 and m["effect_min"] >= m["margin"] + 0.25 == 0.45 and m["seeds"] == 5, v
+        assert m["effect_spread"] < 0.3 and m["accuracy_from_logits"] > 0.9, v
+        assert v["evidence"].startswith("reproduced in torch, not Keras") and f"`{kind}" in v["evidence"], v
+        assert "against a margin of 20%: every seed clears it" in v["evidence"], v
+
+
+def test_an_effect_within_its_spread_is_not_confirmed():
+    """A verdict needs every seed past the margin: one seed short of it says "not confirmed", with the spread."""
+    from bertlint.verify.probes import Effect, decided
+
+    v = decided(Effect("gain", (0.3, 0.05, 0.25), 0.1), "trained three times")
+    assert v["status"] == "not_confirmed" and v["measurements"]["effect_spread"] == pytest.approx(0.25), v
+    assert v["evidence"] == "trained three times; gain 20% (5%–30% over 3 seeds) against a margin of 10%: within the spread of the margin"
+    assert decided(Effect("gain", (0.02,), 0.1), "once")["evidence"] == "once; gain 2% against a margin of 10%: below it"
 
 
 def test_keras_losses_match_the_tf_keras_formulas():

@@ -19,9 +19,10 @@ that hash (the nearest line when several do), so it survives lines moving; faili
 path, cell and line (the line's text changed). Findings no judgment matches are *unjudged*; judgments
 no finding matches are *stale* (the rule stopped firing there, or the corpus changed): both are listed.
 
-There are two corpora, each with its recipe and judgments file (corpus.py's `CORPORA`): `official`
-(the libraries' own examples, judgments.csv) and `community` (users' fine-tuning code,
-community_judgments.csv); `--set` picks one. precision.json keeps each corpus's figures per code and
+There are several corpora, each with its recipe and judgments file (corpus.py's `CORPORA`): `official`
+(the libraries' own examples, judgments.csv), `community` (users' fine-tuning code,
+community_judgments.csv) and the trigger corpora (files found by the syntax a rule examines:
+`trigger.json` and every `trigger_*.json`, each with `STEM_judgments.csv` and /work/corpus-STEM); `--set` picks one. precision.json keeps each corpus's figures per code and
 their sum: `--write` replaces the linted corpus's figures and keeps the other's, so after a rule
 change run it once per corpus.
 """
@@ -43,7 +44,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from corpus import CORPORA  # noqa: E402  (the corpus.py beside this file)
+from corpus import CORPORA, recipe_repos  # noqa: E402  (the corpus.py beside this file)
 
 PRECISION_JSON = REPO / "src" / "bertlint" / "data" / "precision.json"
 FIELDS = ("code", "path", "cell", "line", "source", "verdict", "reason")
@@ -285,7 +286,7 @@ def precision_data(previous: dict, name: str, per_code: dict[str, Tally], exact:
     `name` gets this measurement (`per_code`, `recipe`, `files`); the other corpora keep what
     `previous` (the current precision.json) says of them."""
     corpora = {key: value for key, value in previous.get("corpora", {}).items() if key in CORPORA and key != name}
-    corpora[name] = {"recipe": recipe["id"], "files": files, "date": date, "repos": [r["repo"] for r in recipe["repos"]]}
+    corpora[name] = {"recipe": recipe["id"], "files": files, "date": date, "repos": recipe_repos(recipe)}
     corpora = {key: corpora[key] for key in CORPORA if key in corpora}
     rules = {}
     for code, reason in exact.items():

@@ -18,6 +18,7 @@ from libcst.metadata import CodeRange, PositionProvider
 
 from bertlint.facts import Facts, walk
 from bertlint.report import Edit, Finding, Fix
+from bertlint.versions import Unknown
 from bertlint.rules import ENGINE_CODES, Context, Report, all_rules
 
 if TYPE_CHECKING:
@@ -267,14 +268,17 @@ def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", 
     """Facts once, every selected rule, then positions and suppressions."""
     facts = Facts(module, source, path)
     ctx = Context(facts, settings, *target, libraries=getattr(target, "libraries", {}))
+    unknown = [release for release, _ in (target, *ctx.libraries.values()) if isinstance(release, Unknown)]
     for code, rule in all_rules().items():
         if code not in selected:
             continue
         if rule.needs and not facts.imported(*rule.needs):
             continue
-        ctx.rule, ctx.read_unknown, before = rule, False, len(ctx.reports)
+        ctx.rule, before = rule, len(ctx.reports)
+        for release in unknown:
+            release.compared = False
         rule.check(ctx)
-        if ctx.read_unknown:  # it judged the file against a release that cannot be known (a fork's branch): unknown stays silent
+        if any(release.compared for release in unknown):  # judged against a release that cannot be known (a fork's branch)
             del ctx.reports[before:]
     if reads is not None:
         reads += facts.inputs

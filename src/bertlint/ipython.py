@@ -10,7 +10,8 @@ several lines, text), and `install_requirements` reads the requirements of an in
 
 Every rule here is IPython's, read from its source (IPython 9.18, `IPython/core/inputtransformer2.py`
 for the static transformers, `prefilter.py` and `splitinput.py` for automagic) and checked against a
-real IPython by tests/test_ipython.py.
+real IPython by tests/test_ipython.py and, over every cell of the precision corpora's notebooks, by
+benchmarks/ipython_cells.py.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ store
 EXTENSION_MAGICS = {"autoreload": frozenset({"autoreload", "aimport"}), "storemagic": frozenset({"store"})}
 
 # Cell magics whose body is Python run in the kernel (`%%time`); any other cell magic (`%%bash`) makes
-# the cell opaque. As line magics, the same names take a Python statement as argument (`%time model.fit(x)`).
+# the cell opaque. As line magics, the same names take a statement as argument, which `%time`, `%timeit` and
+# `%prun` hand to `transform_cell` as a cell of its own (`%time model.fit(x)`, `%time !python train.py`).
 PYTHON_MAGICS = frozenset({"time", "timeit", "prun", "capture"})
 
 # Commands pasted from a terminal into a code cell: the first word of a line that is no Python.
@@ -219,33 +221,48 @@ def mask(source: str, bound: Collection[str] = (), magics: Collection[str] | Non
             continue
         if quote is None and depth == 0 and not continued:
             logical = _assembled(lines, number) if _continues(line) else line.rstrip("\r\n")
-            lines[number] = masked = _mask_line(line, logical)
+            lines[number] = masked = _mask_line(line, logical, bound, magics)
             escaped = _continues(line) and not _continues(masked)  # the escape's backslash went with it
             line = masked
         quote, depth, continued, _ = _scan(line, quote, depth)
     return "".join(lines)
 
 
-def _mask_line(line: str, logical: str) -> str:
+def _mask_line(line: str, logical: str, bound: Collection[str], magics: Collection[str] | None) -> str:
     """The first physical line of a logical line with its IPython syntax made Python: `%time stmt`
-    keeps a simple `stmt` (a one-line `for`/`with`/... cannot follow `0;`, so it is masked whole), the
-    rest becomes `0`. `logical`: the whole logical line as IPython assembles backslash continuations."""
+    keeps `stmt` as IPython's `%time` reads it, a cell of its own (`%time !cmd` runs a shell command;
+    a one-line `for`/`with`/... cannot follow `0;`, so it is masked whole), the rest becomes `0`.
+    `logical`: the whole logical line as IPython assembles backslash continuations."""
     body = line.rstrip("\r\n")
     indent = len(line) - len(line.lstrip(" \t"))
+    if logical.endswith("?") and _help_end(logical, indent):
+        return _placeholder(line, indent)  # HelpEnd (priority 5) first: `%time obj?` asks about `obj`
     python = _PYTHON_MAGIC.match(line, indent)
     if python is not None and python.group(1) in PYTHON_MAGICS:
-        if _COMPOUND.match(line, python.end()) and _parses(body[python.end():]):
-            return _placeholder(line, indent)
+        # `%time`, `%timeit`, `%prun` hand their statement to `transform_cell` (IPython/core/magics/execution.py)
+        statement = mask(line[python.end():], bound, magics)
+        whole = mask(logical[python.end():], bound, magics)  # all the magic gets: its backslash-continued lines
+        if statement is None or whole is None or (_COMPOUND.match(statement) and _parses(statement.rstrip("\r\n"))):
+            return _placeholder(line, indent)  # a cell magic (`%time %%bash`), or a statement `0;` cannot precede
+        quote, depth, _, _ = _scan(whole, None, 0)
+        if quote is not None or depth:  # `%time f("""a` + `b""")`: the magic gets a statement that does not compile
+            return line  # left as it is, no Python either
         width = python.end() - indent
-        return line[:indent] + "0;" + " " * (width - 2) + line[python.end():]
-    if logical.endswith("?") and _scan(logical, None, 0)[3] == len(logical) and _HELP_END.search(logical, indent):
-        return _placeholder(line, indent)  # HelpEnd (priority 5) first; not with a comment after the `?`
+        return line[:indent] + "0;" + " " * (width - 2) + statement
     if body[indent:indent + 1] in ("!", "%", "?") or (body[indent:indent + 1] in (",", ";", "/") and _autocall(logical[indent:])):
         return _placeholder(line, indent)  # EscapedCommand
     assigned = _assigned_escape(body) if "!" in body or "%" in body else None
     if assigned is not None:  # MagicAssign / SystemAssign
         return _placeholder(line, assigned)
     return line
+
+
+def _help_end(logical: str, indent: int) -> bool:
+    """IPython's HelpEnd, which reads tokens: the logical line's last token is `?` (not a `?` that ends
+    a line of a string, such as a prompt's question in a triple-quoted string opened with a backslash,
+    nor one in a comment), and what it asks about is a name."""
+    quote, _, _, end = _scan(logical, None, 0)
+    return quote is None and end == len(logical) and _HELP_END.search(logical, indent) is not None
 
 
 def _assembled(lines: list[str], number: int) -> str:

@@ -31,13 +31,16 @@ def precision_section(code: str) -> str:
     corpus, figures = data["corpus"], rules.measured(code)
     on = f"{corpus['files']} public training scripts and notebooks (corpus {corpus['recipe']}, {data['date']})"
     if figures["judged"]:
-        measured_text = f"Measured precision: {figures['precision']:.2f} ({figures['right']} of {figures['judged']} findings judged right by hand) on {on}."
+        parts = ", ".join(f"{name} {part['right']}/{part['judged']}" for name, part in figures.get("corpora", {}).items() if part["judged"])
+        measured_text = (f"Measured precision: {figures['precision']:.2f} ({figures['right']} of {figures['judged']} findings judged right by hand) on {on}"
+                         + (f"; per corpus: {parts}." if parts else "."))
     else:
         measured_text = f"Measured precision: none yet (no finding on {on})."
     reason = rules.preview_reason(code)
     if reason is None:
-        why = f"exact by construction: {figures['exact']}" if figures["exact"] else \
-            f"at least {rules.MIN_PRECISION} over at least {rules.MIN_JUDGED} judged findings"
+        why = f"exact by construction: {figures['exact']}" if figures["exact"] else (
+            f"at least {rules.MIN_PRECISION} over at least {rules.MIN_JUDGED} judged findings, no corpus of "
+            f"{rules.CORPUS_MIN_JUDGED} or more below {rules.CORPUS_MIN_PRECISION}")
         status = f"On by default ({why})."
     else:
         status = (f"**Preview rule**: off unless preview is on (`--preview`, or `preview = true` in the config), "

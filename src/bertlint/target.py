@@ -8,13 +8,21 @@ In this order (the README has the table):
 2. a notebook's own install cells (`!pip install transformers==4.30.0`, `%pip`, the automagic one-line
    `pip install ...`, `%%bash` bodies: what `ipython.commands` finds), or the script's own pin (its
    PEP 723 `# /// script` block);
-3. the project's pin, from the file's folder up to the project root: requirements*.txt, pyproject.toml,
+3. for a script, what a notebook or shell script in its folder that runs it installs (`!python NAME.py`,
+   `!accelerate launch NAME.py`, `%run NAME.py`, `torchrun ... NAME.py` in a .sh): the script runs with those;
+4. the project's pin, from the file's folder up to the project root: requirements*.txt, pyproject.toml,
    setup.cfg, environment.yml, Pipfile;
-4. the transformers installed where the project runs: its own virtual environment (`.venv`, `venv` or
+   (for a library other than transformers that none of these pins: the ceiling the pinned transformers release
+   requires of it, its wheel's Requires-Dist in data/requires.json, as a resolver would take it;)
+5. the transformers installed where the project runs: its own virtual environment (`.venv`, `venv` or
    `env` at the project root), else the environment bertlint runs in, else an activated virtual
    environment on PATH (package metadata: never an import). The last is what a pre-commit hook, whose
    own environment has no transformers, shares with the terminal it was started from;
-5. else the newest release bertlint knows, said as such (with how to pin).
+6. else the newest release bertlint knows, said as such (with how to pin).
+
+An install from a source (`git+URL@REF`, a clone's folder, `name @ URL`) pins the release its ref names (`@v4.38.2`);
+any other ref (a fork's branch, a commit) pins an unknown release (`versions.Unknown`), which silences the rules that
+compare it.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bertlint.config import LIBRARIES as AROUND
-from bertlint.versions import Unknown, Version, latest, parse_version, required_by, resolve_specifier, satisfies, show, unknown
+from bertlint.versions import Unknown, Version, latest, parse_version, required_by, resolve_specifier, satisfies, unknown
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
@@ -137,7 +145,8 @@ class Targets:
         installed = self._fallback(library)
         if installed[1] != LATEST and satisfies(spec, installed[0]):
             return installed
-        return newest, f"{library}{spec}, which transformers {show(transformers[0])} requires ({transformers[1]})"
+        release = transformers[0]
+        return newest, f"{library}{spec}, which transformers {release[0]}.{release[1]} requires ({transformers[1]})"
 
     def _fallback(self, library: str) -> Pin:
         """The `library` installed where the project runs, else the newest release known."""
@@ -228,20 +237,22 @@ def _notebook_installs(text: str) -> tuple[tuple[list[str], str], ...]:
 
     out = []
     shell = _Shell()
-    for number, command, files in _notebook_commands(text):
-        if "install" in command or "clone" in command:
-            requirements = install_requirements(command, files) + shell.source_installs(command)
-            if "install" in command:
-                out.append((requirements, f"cell {number} (`{' '.join(command.split())[:60]}`)"))
-        else:
-            shell.source_installs(command)  # a `%cd DIR`: where a later `pip install .` installs from
+    for number, command, files in _notebook_commands(text, _INSTALL_WORDS):
+        sourced = shell.source_installs(command)  # it also follows `git clone` and `cd` (`%cd`) for a later `pip install .`
+        if "install" in command:
+            out.append((install_requirements(command, files) + sourced, f"cell {number} (`{' '.join(command.split())[:60]}`)"))
     return tuple(out)
 
 
+_INSTALL_WORDS = ("install", "clone", "cd")  # what a cell that installs, or moves to where it installs from, says
+_LAUNCH_WORDS = (*_INSTALL_WORDS, ".py")  # and one that launches a script
+
+
 @functools.lru_cache(maxsize=16)
-def _notebook_commands(text: str) -> tuple[tuple[int, str, dict[str, str]], ...]:
-    """(cell number, command, the files `%%writefile` cells wrote before it) of each shell or magic command of a
-    notebook's code cells, in order; cells are numbered from 1 among all cells, as findings count them."""
+def _notebook_commands(text: str, words: tuple[str, ...]) -> tuple[tuple[int, str, dict[str, str]], ...]:
+    """(cell number, command, the files `%%writefile` cells wrote before it) of each shell or magic command of the
+    notebook's code cells that say one of `words`, in order; cells are numbered from 1 among all cells, as findings
+    count them."""
     try:
         cells = json.loads(text).get("cells")
     except (ValueError, AttributeError):
@@ -259,7 +270,7 @@ def _notebook_commands(text: str) -> tuple[tuple[int, str, dict[str, str]], ...]
         if written is not None:
             files = {**files, written[0]: written[1]}
             continue
-        out += [(number, command, files) for command in commands(source)]
+        out += [(number, command, files) for command in (commands(source) if any(word in source for word in words) else ())]
     return tuple(out)
 
 
@@ -280,6 +291,8 @@ class _Shell:
                 self.cwd = os.path.normpath(os.path.join(self.cwd, words[1])) if len(words) > 1 else ""
             elif words[:2] == ["git", "clone"]:
                 self._clone(words[2:])
+            elif words[1:2] == ["setup.py"] and {"install", "develop"} & set(words):  # `python setup.py install` in a clone
+                out.append(self._reference("."))
             elif "install" in words:
                 out += [self._reference(word) for word in _source_words(words[words.index("install") + 1:])]
         return out
@@ -287,8 +300,8 @@ class _Shell:
     def _clone(self, args: list[str]) -> None:
         ref, positional = "", []
         for option, value in zip(args, [*args[1:], ""]):
-            if option in ("-b", "--branch"):
-                ref = value
+            if option in ("-b", "--branch") or option.startswith("--branch="):
+                ref = option.partition("=")[2] or value
         skip = False
         for word in args:
             if skip or word.startswith("-"):
@@ -301,9 +314,10 @@ class _Shell:
             self.clones[os.path.normpath(os.path.join(self.cwd, folder))] = f"git+{url}" + (f"@{ref}" if ref else "")
 
     def _reference(self, word: str) -> str:
-        """`name @ url` for one source install (a URL or a folder)."""
-        if word.startswith(("git+", "hg+", "svn+", "bzr+")) or "://" in word:
-            return f"{_named_by(word)} @ {word}"
+        """`name @ url` for one source install: a folder (a clone's URL and branch where a clone made it), or an
+        editable URL, which `install_requirements` skips as an option's value."""
+        if "://" in word or word.startswith(("git+", "hg+", "svn+", "bzr+")):
+            return word
         folder = os.path.normpath(os.path.join(self.cwd, word))
         url = self.clones.get(folder, f"file:{folder}")
         return f"{_named_by(url)} @ {url}"
@@ -332,25 +346,44 @@ def _shell_commands(command: str) -> list[list[str]]:
 
 
 def _source_words(words: list[str]) -> list[str]:
-    """The arguments of `pip install` that name a source rather than a release: a VCS or web URL, a folder (`.`,
-    `./transformers`, `-e transformers`)."""
+    """The arguments of `pip install` that name a folder rather than a release (`.`, `./transformers`, `-e transformers`),
+    and editable URLs (`-e git+URL`); other URLs are requirements `install_requirements` already lists."""
     out, editable = [], False
     for word in words:
-        if editable or (not word.startswith("-") and ("/" in word or word in (".", "..") or word.startswith(("git+", "hg+")))):
-            if "://" in word or word.startswith(("git+", "hg+")) or not word.endswith((".txt", ".whl", ".tar.gz", ".zip")):
-                out.append(word)
+        url = "://" in word or word.startswith(("git+", "hg+", "svn+", "bzr+"))
+        local = not url and not word.startswith("-") and ("/" in word or word in (".", "..")) and not word.endswith((".txt", ".whl", ".tar.gz", ".zip"))
+        if editable or local:
+            out.append(word)
         editable = word in ("-e", "--editable")
     return out
 
 
+_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "huggingface.co")  # URLs whose path starts OWNER/REPO
+
+
 def _named_by(url: str) -> str:
-    """The project a source install names: `#egg=NAME`, else the last part of its path (`.../transformers.git@v4.38.2`)."""
+    """The project a source install names: `#egg=NAME`, else its repository (`github.com/OWNER/REPO/...`, `.git` and the
+    `@REF` dropped), else the last part of its path (a folder)."""
     egg = re.search(r"[#&]egg=([A-Za-z0-9._-]+)", url)
     if egg:
         return egg.group(1)
     path = url.split("#")[0].removeprefix("file:")
-    path = re.sub(r"@[^/]*$", "", path) if "://" in path else path  # the ref after the repository
+    if "://" in path:
+        host, _, rest = path.partition("://")[2].partition("/")
+        parts = [part for part in re.sub(r"@[^/]*$", "", rest).split("/") if part]
+        if host.rpartition("@")[2] in _HOSTS and len(parts) >= 2:
+            return parts[1].removesuffix(".git")
+        path = "/".join(parts)
     return path.rstrip("/").rpartition("/")[2].removesuffix(".git") or "."
+
+
+def _ref_of(url: str) -> str:
+    """The ref a source URL installs: `...repo.git@REF`, or a repository archive's (`.../archive/refs/tags/REF.zip`)."""
+    path = url.split("#")[0]
+    archive = re.search(r"/archive/(?:refs/(?:tags|heads)/)?(?P<ref>[^/]+?)(?:\.zip|\.tar\.gz|\.tgz)$", path)
+    if archive:
+        return archive.group("ref")
+    return path.rpartition("@")[2] if "://" in path and "@" in path.rpartition("/")[2] else ""
 
 
 _DIRECT = re.compile(r"^\s*(?:(?:-e|--editable)\s+)?(?:(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*@\s*)?(?P<url>(?:git|hg|svn|bzr)\+\S+|file:\S+|https?://\S+)")
@@ -364,11 +397,10 @@ def _direct_pin(line: str, where: str, library: str) -> Pin | None:
     if match is None or _canonical(match.group("name") or _named_by(match.group("url"))) != library:
         return None
     url = match.group("url").split("#")[0]
-    ref = url.rpartition("@")[2] if "://" in url and "@" in url.rpartition("/")[2] else ""
-    release = _RELEASE_REF.match(ref)
+    release = _RELEASE_REF.match(_ref_of(url))
     if release:
         return parse_version(release.group("version")), f"the install of {library} from {url} (a release tag) in {where}"
-    return unknown(library), f"{library} installed from {url} in {where}: a branch, not a release, so its release is unknown"
+    return unknown(library), f"{library} installed from {url} in {where}: a branch or commit, not a release, so its release is unknown"
 
 
 def _first_pin(lines: list[str], where: str, library: str) -> Pin | None:
@@ -388,7 +420,7 @@ def _first_pin(lines: list[str], where: str, library: str) -> Pin | None:
     return None
 
 
-_LAUNCH = re.compile(r"python[\d.]*|accelerate|torchrun|deepspeed|run|%run")
+_LAUNCH = re.compile(r"python[\d.]*|\{sys\.executable\}|accelerate|torchrun|deepspeed|run")
 
 
 def _launchers_in(folder: Path) -> dict[str, tuple[tuple[list[str], str], ...]]:
@@ -397,36 +429,43 @@ def _launchers_in(folder: Path) -> dict[str, tuple[tuple[list[str], str], ...]]:
         names = sorted(name for name in os.listdir(folder) if name.endswith((".ipynb", ".sh")))
     except OSError:
         return {}
+    from bertlint.ipython import install_requirements
+
     out: dict[str, tuple[tuple[list[str], str], ...]] = {}
     for name in names:
         try:
             text = (folder / name).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        if name.endswith(".ipynb"):
-            commands = [command for _, command, _ in _notebook_commands(text)]
+        notebook = name.endswith(".ipynb")
+        scripts = _launched([c for _, c, _ in _notebook_commands(text, _LAUNCH_WORDS)] if notebook else [text], folder.name) if ".py" in text else ()
+        if not scripts:
+            continue
+        if notebook:
             installs = tuple((lines, f"{where} of {name}, which runs it") for lines, where in _notebook_installs(text))
         else:
-            from bertlint.ipython import install_requirements
-
-            commands = [text]
             installs = ((install_requirements(text) + _Shell().source_installs(text), f"{name}, which runs it"),)
-        for script in {script for command in commands for script in _launched(command)}:
+        for script in scripts:
             out[script] = out.get(script, ()) + installs
     return out
 
 
-def _launched(command: str) -> list[str]:
-    """The scripts of the command's folder that a command runs: `python NAME.py`, `accelerate launch NAME.py`,
-    `torchrun --nproc_per_node 2 NAME.py`, `run NAME.py` (`%run`), each after `VAR=value` settings."""
-    out = []
-    for words in _shell_commands(command):
-        while words and re.fullmatch(r"\w+=\S*|nohup|sudo|time", words[0]):
-            words = words[1:]
-        if words and _LAUNCH.fullmatch(words[0].rpartition("/")[2]):
-            script = next((w for w in words[1:] if w.endswith(".py") and not w.startswith("-")), None)
-            if script is not None and os.path.dirname(os.path.normpath(script)) == "":
-                out.append(os.path.normpath(script))
+def _launched(commands: list[str], folder: str) -> set[str]:
+    """The scripts of the launcher's own folder (named `folder`) that its commands run: `python NAME.py`, `accelerate
+    launch NAME.py`, `torchrun --nproc_per_node 2 NAME.py`, `run NAME.py` (`%run`), each after `VAR=value` settings;
+    none after a `cd` to another folder (`cd DIR && python NAME.py`); a `%cd` into a clone of the launcher's own
+    folder (`!git clone .../repo` then `%cd repo`, the notebook being repo's) stays there."""
+    out: set[str] = set()
+    for command in commands:
+        for words in _shell_commands(command):
+            while words and re.fullmatch(r"\w+=\S*|nohup|sudo|time", words[0]):
+                words = words[1:]
+            if words[:1] == ["cd"] and os.path.basename(os.path.normpath(words[1] if len(words) > 1 else "~")) not in (folder, "."):
+                return out
+            if words and _LAUNCH.fullmatch(words[0].rpartition("/")[2]):
+                script = next((w for w in words[1:] if w.endswith(".py") and not w.startswith("-")), None)
+                if script is not None and os.path.dirname(os.path.normpath(script)) == "":
+                    out.add(os.path.normpath(script))
     return out
 
 

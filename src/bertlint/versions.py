@@ -26,8 +26,36 @@ def parse_version(text: str) -> Version:
 
 
 class Unknown(tuple):
-    """A release that cannot be known (transformers installed from a fork's branch, not from a release): it holds the
-    newest known release so that nothing breaks on it, and a rule that reads it reports nothing (`rules.Context`)."""
+    """A release that cannot be known (transformers installed from a fork's branch, not from a release). It holds the
+    newest known release so that nothing breaks on it, and notes every comparison made with it (`compared`): the
+    engine drops what a rule reported after comparing it, so a rule whose answer depends on the release stays silent
+    and one that only passes it along (to a helper that does not compare it here) keeps its findings."""
+
+    compared = False
+
+    def _noted(self, compare, other):
+        self.compared = True
+        return compare(self, other)
+
+    def __lt__(self, other):
+        return self._noted(tuple.__lt__, other)
+
+    def __le__(self, other):
+        return self._noted(tuple.__le__, other)
+
+    def __gt__(self, other):
+        return self._noted(tuple.__gt__, other)
+
+    def __ge__(self, other):
+        return self._noted(tuple.__ge__, other)
+
+    def __eq__(self, other):
+        return self._noted(tuple.__eq__, other)
+
+    def __ne__(self, other):
+        return self._noted(tuple.__ne__, other)
+
+    __hash__ = tuple.__hash__
 
 
 def unknown(library: str = "transformers") -> Unknown:

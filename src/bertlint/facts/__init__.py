@@ -10,9 +10,12 @@ treats as "say nothing": precision beats recall.
 
 The modules import in one direction, each only from those before it:
 `nodes` (the data model, UNKNOWN, tree helpers) <- `names` (library vocabulary) <- `model` (the
-walk and the semantic model) <- `values` (the evaluator, run-wide lists) <- `training`, `labels`,
-`loops` (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the one
-object the rules hold).
+walk and the semantic model) <- `abstract` (the abstract values) <- `functions` (the file's own
+functions: callees, arguments, returns) <- `evaluator` (what Python means; knows no library) <-
+`brain/*` (the library models the evaluator runs: tables and small hooks, one module per library
+family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `training`,
+`labels`, `loops` (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
+one object the rules hold).
 """
 
 from bertlint.facts.core import Facts
@@ -21,12 +24,13 @@ from bertlint.facts.loops import MisplacedClip, TrainingLoop, float_cast, frozen
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, Store, dotted, iter_children, literal, names_in, walk
 from bertlint.facts.training import (
-    EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, asks_for_tpu, feeds_layout_model, eos_as_pad, chunk_length, in_call_to, mixed_precision, only_called_directly, pad_guarded, padding_at, padding_of, padding_side, run_anchor, structured_tokenizer, text_container,
+    EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, asks_for_tpu, feeds_layout_model, first_run, eos_as_pad, chunk_length, in_call_to, mixed_precision, only_called_directly, pad_guarded, padding_at, padding_of, padding_side, run_anchor, structured_tokenizer, text_container,
     tokenizer_load_of, tokenizer_names, trained_model, training_arg, uses_peft, weight_dtype,
 )
-from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, receiver_role
-from bertlint.facts.values import Binding, ModelLoad, holds_tokenizer
-from bertlint.facts.weights import HalfTraining, half_trained_models
+from bertlint.facts.padded import padded_ids
+from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
+from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, holds_tokenizer
+from bertlint.facts.weights import HalfTraining, chained_half_models, half_trained_models
 
 __all__ = [
     # nodes
@@ -36,16 +40,18 @@ __all__ = [
     # core
     "Facts",
     # values
-    "Binding", "ModelLoad", "holds_tokenizer",
+    "Binding", "Instance", "ModelLoad", "Pack", "Series", "holds_tokenizer",
     # training
-    "EOS_ATTRIBUTES", "STRUCTURED_TOKENIZERS", "Padding", "amp_enabled", "asks_for_tpu", "feeds_layout_model", "chunk_length", "eos_as_pad", "in_call_to", "mixed_precision", "only_called_directly", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor",
+    "EOS_ATTRIBUTES", "STRUCTURED_TOKENIZERS", "Padding", "amp_enabled", "asks_for_tpu", "feeds_layout_model", "first_run", "chunk_length", "eos_as_pad", "in_call_to", "mixed_precision", "only_called_directly", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor",
     "structured_tokenizer", "text_container", "tokenizer_load_of", "tokenizer_names", "trained_model", "training_arg", "uses_peft", "weight_dtype",
     # labels
     "LABEL_NAMES", "Classifier", "KnownLabels", "classifier", "ignore_index_markers", "known_labels",
     # loops
     "MisplacedClip", "TrainingLoop", "float_cast", "frozen_models", "in_context", "in_training_step", "is_clip", "is_model_call", "misplaced_clips",
+    # padded
+    "padded_ids",
     # tensors
-    "Inert", "activation", "inert_statements", "is_loss_value", "receiver_role",
+    "Inert", "activation", "inert_statements", "is_loss_value", "only_reported", "receiver_role",
     # weights
-    "HalfTraining", "half_trained_models",
+    "HalfTraining", "chained_half_models", "half_trained_models",
 ]

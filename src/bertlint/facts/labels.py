@@ -158,7 +158,8 @@ IGNORE_INDEX = -100  # the label index the loss skips (CrossEntropyLoss's defaul
 
 def ignore_index_markers(facts: Facts) -> list[cst.CSTNode]:
     """Where the file writes the ignore index: each literal `-100`, and each read of a name or attribute that holds it
-    (`IGNORE_INDEX = -100`, a parameter `ignore_id=-100`, `self.ignore_id = ignore_id`: `x[x == pad] = self.ignore_id`)."""
+    (`IGNORE_INDEX = -100`, a parameter `ignore_id=-100`, `self.ignore_id = ignore_id`: `x[x == pad] = self.ignore_id`,
+    a config field `ignore_index: int = -100` read as `cfg.ignore_index`)."""
     nodes = list(walk(facts.module))
     literals = [n for n in nodes if _is_ignore_index(n)]
     names: set[str] = set()
@@ -169,7 +170,8 @@ def ignore_index_markers(facts: Facts) -> list[cst.CSTNode]:
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             names.update(t.value for t in targets if isinstance(t, cst.Name))
     attributes = {s.key for s in facts.stores if isinstance(s.target, cst.Attribute) and (_is_ignore_index(s.value) or isinstance(s.value, cst.Name) and s.value.value in names)}
-    held = [n for n in nodes if isinstance(n, cst.Name) and n.value in names or isinstance(n, cst.Attribute) and n.attr.value in attributes and isinstance(n.value, cst.Name) and n.value.value == "self"]
+    attributes |= names  # a class attribute or a config field (`ignore_index: int = -100`) read as `self.X`, `args.X`
+    held = [n for n in nodes if isinstance(n, cst.Name) and n.value in names or isinstance(n, cst.Attribute) and n.attr.value in attributes]
     declared = {id(p.name) for p in nodes if isinstance(p, cst.Param)} | {id(p.default) for p in nodes if isinstance(p, cst.Param)}
     return [n for n in literals + held if id(n) not in declared]  # a parameter's default writes nothing into the labels
 

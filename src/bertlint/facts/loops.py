@@ -379,6 +379,10 @@ def _requires_grad_set(node: cst.CSTNode, param: str) -> Any:
 # statement order inside a training step
 
 CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"})
+# Optimizers that clip the gradient norm inside step() (pytorch_pretrained_bert/optimization.py: BertAdam and
+# optimization_openai.py: OpenAIAdam, "if group['max_grad_norm'] > 0: clip_grad_norm_(p, group['max_grad_norm'])",
+# default 1.0), and the many copies of them in users' code: their update is clipped whatever the loop does.
+SELF_CLIPPING_OPTIMIZERS = frozenset({"BertAdam", "OpenAIAdam"})
 
 
 @dataclass(frozen=True)
@@ -386,9 +390,12 @@ class MisplacedClip:
     """A gradient clip that runs where it cannot clip the gradients the next update uses."""
 
     call: Call
-    where: str  # "before_backward": before the loop's backward, which adds this step's gradients after it;
-    # "after_step": after the loop's last update, on gradients that update already used
-    loop: TrainingLoop
+    where: str  # "before_backward": before the backward that adds this step's gradients after it;
+    # "after_step": after the last update, on gradients that update already used
+    block: cst.CSTNode  # the loop (or, in a step function without one, the function) whose body is one training step
+    backward: list[Call]
+    steps: list[Call]
+    zero_grads: list[Call]
 
 
 def is_clip(facts: Facts, call: Call) -> bool:
@@ -398,24 +405,46 @@ def is_clip(facts: Facts, call: Call) -> bool:
     return call.method in CLIP_FUNCTIONS and _kind_is(facts, call.receiver, call, "accelerator")
 
 
+def _clips_itself(facts: Facts, step: Call) -> bool:
+    """The optimizer a `step()` runs was built with `max_grad_norm=` or is a BertAdam/OpenAIAdam (they clip in step())."""
+    expr = step.receiver
+    if isinstance(expr, cst.Name):
+        owner, events = facts.binding_events(expr.value, step.scope, step.order)
+        values = [e.value for e in events if e.op == "assign"]
+        expr = values[-1] if owner is not None and values else expr
+    made = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+    name = (dotted(made.node.func) or "").rsplit(".", 1)[-1] if made is not None else ""
+    return made is not None and (name in SELF_CLIPPING_OPTIMIZERS or "max_grad_norm" in made.kwargs)
+
+
+def _block(call: Call) -> cst.CSTNode | None:
+    return call.loops[-1] if call.loops else call.function
+
+
 @per_file
 def misplaced_clips(facts: Facts) -> list[MisplacedClip]:
-    """Clips in a torch training loop, on every path at the loop's own level, that come before the loop's first backward
-    pass while an update follows that backward (clip → backward → step), or after its last backward and last update
-    (backward → step → clip). Only loops whose backward passes run on every iteration and add into `.grad` count."""
+    """Clips in a training step — the body of the innermost loop around them, or of a step function without a loop — that
+    come before the step's first backward pass while an update follows that backward (clip → backward → step), or after
+    its last backward and last update (backward → step → clip). The backward passes must add into `.grad` and run on
+    every pass through the step; an update is an optimizer's `step()` (the value layer's optimizer, or any receiver that
+    also runs `zero_grad()` in the step: only an optimizer has both)."""
     found = []
-    for loop in training_loops(facts):
-        if loop.framework != "torch":
+    for clip in (c for c in facts.calls if is_clip(facts, c)):
+        block = _block(clip)
+        if block is None:
             continue
-        own = [c for c in facts.calls if c.loops and c.loops[-1] is loop.node]
-        backward = [c for c in loop.backward if c.loops[-1] is loop.node and _accumulates(c)]
-        steps = [c for c in loop.steps if c.loops[-1] is loop.node]
-        if not backward or not steps or len(backward) != len(loop.backward) or not all(_every_iteration(facts, loop.node, c.stmt) for c in backward):
+        own = [c for c in facts.calls if _block(c) is block and c.function is clip.function]
+        backward = [c for c in own if _is_gradient_call(facts, c)]
+        zeroing = {facts.text(c.receiver) for c in own if c.method == "zero_grad" and c.receiver is not None and not c.node.args}
+        steps = [c for c in own if _is_update(facts, c) or c.method == "step" and not c.node.args and c.receiver is not None and facts.text(c.receiver) in zeroing]
+        if not backward or not steps or not all(_accumulates(c) and _every_iteration(facts, block, c.stmt) for c in backward):
+            continue
+        if any(_clips_itself(facts, s) for s in steps):
             continue
         first, last = min(c.order for c in backward), max(c.order for c in backward)
-        for clip in (c for c in own if is_clip(facts, c)):
-            if clip.order < first and any(s.order > last for s in steps) and not any(clip.order < s.order < first for s in steps):
-                found.append(MisplacedClip(clip, "before_backward", loop))
-            elif clip.order > last and all(s.order < clip.order and _every_iteration(facts, loop.node, s.stmt) for s in steps):
-                found.append(MisplacedClip(clip, "after_step", loop))
+        zero_grads = [c for c in own if c.method == "zero_grad"]
+        if clip.order < first and any(s.order > last for s in steps) and not any(clip.order < s.order < first for s in steps):
+            found.append(MisplacedClip(clip, "before_backward", block, backward, steps, zero_grads))
+        elif clip.order > last and all(s.order < clip.order and _every_iteration(facts, block, s.stmt) for s in steps):
+            found.append(MisplacedClip(clip, "after_step", block, backward, steps, zero_grads))
     return found

@@ -417,31 +417,44 @@ class _Walker:
             if isinstance(node, cst.BaseExpression):
                 self._expr(node, stmt, scope, ctx)
 
-    def _bind(self, scope: Scope, name: str, op: str, value, ctx: _Ctx, index: int | None = None, mutation: bool = False) -> None:
+    def _bind(self, scope: Scope, name: str, op: str, value, ctx: _Ctx, index: int | None = None, mutation: bool = False, whole=None, path: tuple = ()) -> None:
         target_scope = self.f.module_scope if name in scope.globals_ else scope
         if mutation:
             owner = scope.lookup_scope(name)
             target_scope = owner if owner is not None else scope
-        event = Event(self._next(), op, value, ctx.conditional if target_scope is scope else True, ctx.loops, index)
+        event = Event(self._next(), op, value, ctx.conditional if target_scope is scope else True, ctx.loops, index, whole, path)
         target_scope.events.setdefault(name, []).append(event)
 
-    def _target(self, target, scope: Scope, op: str, stmt, ctx: _Ctx, value=None) -> None:
+    def _target(self, target, scope: Scope, op: str, stmt, ctx: _Ctx, value=None, whole=None, path: tuple = ()) -> None:
+        """Bind the names of `target`; `whole` and `path` say where each sits in the value (`value` keeps the older,
+        flat view: the element of a display, the whole value with `index` for a flat tuple target, None deeper)."""
+        if whole is None and not path:
+            whole = value
         if isinstance(target, cst.Name):
-            self._bind(scope, target.value, op, value, ctx)
+            self._bind(scope, target.value, op, value, ctx, whole=whole if op in ("assign", "for") else None, path=path)
         elif isinstance(target, (cst.Tuple, cst.List)):
-            for i, element in enumerate(target.elements):
+            elements = target.elements
+            star = next((i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)), None)
+            for i, element in enumerate(elements):
                 inner = element.value
-                if isinstance(inner, cst.Name):
-                    unpack_value = value
-                    idx = i
-                    if op == "for":
-                        self._bind(scope, inner.value, "for", value, ctx, index=i)
-                        continue
-                    if isinstance(value, (cst.Tuple, cst.List)) and i < len(value.elements) and not any(isinstance(e, cst.StarredElement) for e in value.elements):
-                        unpack_value, idx = value.elements[i].value, None
-                    self._bind(scope, inner.value, "assign", unpack_value, ctx, index=idx)
+                if star is None or i < star:
+                    step = i
+                elif i == star:
+                    step = slice(i, i - len(elements) + 1 or None)
                 else:
-                    self._target(inner, scope, op, stmt, ctx, value=None)
+                    step = i - len(elements)
+                if isinstance(element, cst.StarredElement):
+                    self._target(inner, scope, op, stmt, ctx, value=None, whole=whole, path=path + (step,))
+                elif isinstance(inner, cst.Name) and not path:
+                    if op == "for":
+                        self._bind(scope, inner.value, "for", value, ctx, index=i, whole=whole, path=(step,))
+                        continue
+                    if star is None and isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elements) and not any(isinstance(e, cst.StarredElement) for e in value.elements):
+                        self._bind(scope, inner.value, "assign", value.elements[i].value, ctx, whole=value.elements[i].value)
+                        continue
+                    self._bind(scope, inner.value, "assign", value, ctx, index=i, whole=whole, path=(step,))
+                else:
+                    self._target(inner, scope, op, stmt, ctx, value=None, whole=whole, path=path + (step,))
         elif isinstance(target, cst.Attribute):
             text = dotted(target)
             if text and text.startswith("self.") and value is not None and op == "assign":
@@ -455,7 +468,7 @@ class _Walker:
             if isinstance(base, cst.Name):
                 self._bind(scope, base.value, "setitem", None, ctx, mutation=True)
         elif isinstance(target, cst.StarredElement):
-            self._target(target.value, scope, op, stmt, ctx)
+            self._target(target.value, scope, op, stmt, ctx, value=None, whole=whole, path=path)
 
     def _store(self, target, value, scope: Scope, op: str, ctx: _Ctx) -> None:
         if op == "assign" and value is not None:

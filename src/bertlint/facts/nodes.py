@@ -59,7 +59,9 @@ class Event:
     value: cst.CSTNode | None
     conditional: bool  # inside an if/for/while/try/with-less branch of its scope
     loops: tuple[cst.CSTNode, ...]  # loops of its own scope that enclose it
-    index: int | None = None  # position in a tuple unpacking
+    index: int | None = None  # position in a flat tuple unpacking whose value is not a display
+    whole: cst.CSTNode | None = None  # for assign/for: the value assigned or the iterable looped over, whole
+    path: tuple = ()  # where the name sits in the target: positions (negative after a starred one) and slices
 
 
 @dataclass(eq=False)

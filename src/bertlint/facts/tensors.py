@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from bertlint.facts.model import per_file
-from bertlint.facts.nodes import Scope, dotted, walk
+from bertlint.facts.nodes import Call, Scope, dotted, walk
 from bertlint.facts.values import Values as Facts
 
 MAX_DEPTH = 6
@@ -58,7 +58,7 @@ def inert_statements(facts: Facts) -> list[Inert]:
         roles = CONTROLS.get(attr.attr.value)
         if roles is None or not _alone(facts, attr):
             continue
-        role = receiver_role(facts, attr.value, scope, order + 1)  # recorded at the last event's order, which binds before it
+        role = receiver_role(facts, attr.value, scope, order + 1, attr.attr.value)  # recorded at the last event's order, which binds before it
         if role in roles:
             found.append(Inert(attr, attr.attr.value, role))
     return found
@@ -70,7 +70,7 @@ def _alone(facts: Facts, node: cst.BaseExpression) -> bool:
     return isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(s, cst.Expr) and s.value is node for s in stmt.body)
 
 
-def receiver_role(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None) -> str | None:
+def receiver_role(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None, named: str = "") -> str | None:
     """"model" (a transformers model or the file's own torch module), "optimizer", "scheduler" or "loss" (a loss value),
     when the value layer or the assignments say so; None otherwise."""
     found = facts.kind(expr, scope, order)
@@ -81,7 +81,24 @@ def receiver_role(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: i
         return "scheduler"
     if is_loss_value(facts, expr, scope, order):
         return "loss"
-    return None
+    return _used_as(facts, expr, scope, named)
+
+
+def _used_as(facts: Facts, expr: cst.BaseExpression, scope: Scope, named: str) -> str | None:
+    """The role a name plays where the value layer cannot follow it (a parameter, an object of the project's own or
+    torchvision class), read off the other uses of the same binding: "model" when it is also called (`model(x)`, `model.forward(x)`), "optimizer" when it also runs
+    `zero_grad()` when `step` is the method named (or `step()` when it is `zero_grad`): only an optimizer has both."""
+    if not isinstance(expr, cst.Name):
+        return None
+    name = expr.value
+    owner = scope.lookup_scope(name)
+    if owner is None:
+        return None
+    here = [c for c in facts.calls if c.scope.lookup_scope(name) is owner]  # wherever the same binding is seen
+    if any(isinstance(c.node.func, cst.Name) and c.node.func.value == name or c.method == "forward" and dotted(c.receiver) == name for c in here):
+        return "model"
+    methods = {c.method for c in here if dotted(c.receiver) == name and not c.node.args}
+    return "optimizer" if methods & ({"step", "zero_grad"} - {named}) else None
 
 
 def _sources(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None) -> list[tuple[cst.BaseExpression, Scope, int | None]] | None:
@@ -131,6 +148,19 @@ def is_loss_value(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: i
         return found is not None and found.kind == "loss"
     sources = _sources(facts, expr, scope, order) if isinstance(expr, cst.Name) else None
     return bool(sources) and all(is_loss_value(facts, e, s, o, depth + 1) for e, s, o in sources)
+
+
+NO_GRAD_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.inference_mode"})
+
+
+def only_reported(facts: Facts, call: Call) -> bool:
+    """A loss computed only to be looked at: under `with torch.no_grad():`/`inference_mode()`, or turned into a number
+    on the spot (`criterion(...).item()`): no gradient ever flows from it."""
+    if any(facts.qualname(item.item.func if isinstance(item.item, cst.Call) else item.item, call.scope) in NO_GRAD_CONTEXTS
+           for w in call.in_with for item in w.items):
+        return True
+    parent = facts.parent(call.node)
+    return isinstance(parent, cst.Attribute) and parent.attr.value in ("item", "tolist")
 
 
 def activation(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None, depth: int = 0) -> str | None:

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import libcst as cst
 
 from bertlint import knowledge
+from bertlint.facts.brain import tensors
 from bertlint.facts.names import ENCODE_METHODS, same_symbol
-from bertlint.facts.nodes import UNKNOWN, Call, Store, dotted, literal, walk
-from bertlint.facts.values import ModelLoad
+from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store, dotted, literal, walk
+from bertlint.facts.values import ModelLoad, param_arguments
 from bertlint.facts.values import Values as Facts
 
 
@@ -203,7 +206,7 @@ def training_arg(facts: Facts, name: str, default: Any = UNKNOWN) -> Any:
 def padding_at(facts: Facts, call: Call, version: tuple[int, ...]) -> Padding:
     """`padding_of` for a target version: `pad_to_max_length=True` stopped padding in 4.52 (api-facts §1)."""
     pad = padding_of(facts, call)
-    if version >= (4, 52) and "pad_to_max_length" in call.kwargs and "padding" not in call.kwargs and not call.has_double_star:
+    if "pad_to_max_length" in call.kwargs and "padding" not in call.kwargs and not call.has_double_star and version >= (4, 52):  # the release only where it matters
         return dataclasses.replace(pad, padding=False)
     return pad
 
@@ -238,13 +241,14 @@ def tokenizer_load_of(facts: Facts, call: Call) -> Call | None:
 
 
 def padding_side(facts: Facts, call: Call) -> Any:
-    """"left" | "right" | UNKNOWN: the side the padding made by `call` sits on. `pad_sequence(...)`: its own
-    `padding_side=` (default "right"). A tokenizer call: its `padding_side=` (a call-time argument since 4.45), else
+    """"left" | "right" | UNKNOWN: the side the padding made by `call` sits on. A padding utility (`pad_sequence`,
+    keras `pad_sequences`, `F.pad`): what its own arguments say. A tokenizer call: its `padding_side=` (a call-time argument since 4.45), else
     what the file sets on that tokenizer anywhere (`tok.padding_side = ...` on the same object, `padding_side=` at
     its load): "left" if any of it is, UNKNOWN if any does not resolve, else "right" (PreTrainedTokenizerBase's
     default). A call whose tokenizer does not resolve (a DataLoader's collator, say): the same over the whole file."""
-    if (call.qualname or "").startswith("torch") and call.qualname.endswith(".pad_sequence"):
-        return facts.kw_value(call, "padding_side", default="right")
+    utility = tensors.pad_side(facts, call)
+    if utility is not None:
+        return utility
     if "padding_side" in call.kwargs:
         return facts.kw_value(call, "padding_side")
     load = tokenizer_load_of(facts, call)
@@ -343,24 +347,24 @@ _ARRAY_MAKERS = ("numpy.array", "numpy.asarray", "numpy.stack", "numpy.concatena
 
 def text_container(facts: Facts, expr: cst.BaseExpression | None, scope, order: int | None = None, _depth: int = 0) -> str:
     """What the text argument of a tokenizer call is, as far as the file shows: "str" (one string: a constant,
-    an f-string, `str(...)`, `sep.join(...)`), "sequence" (a list or tuple: a constant or display, a comprehension,
-    `list(...)`, `sorted(...)`, `.tolist()`), "array" (a numpy array: `.values`, `.to_numpy()`,
-    `np.array(...)`), else "iterable" (a zip, a generator, a pandas Series or a dataset column, a parameter: anything).
-    A name is followed through its one plain, unconditional assignment."""
+    an f-string, `str(...)`, `sep.join(...)`), "sequence" (a list or tuple: a display, a comprehension, `list(...)`,
+    `sorted(...)`, `.tolist()`), "array" (a numpy array: `.values`, `.to_numpy()`, `np.array(...)`), else
+    "iterable" (a zip, a generator, a pandas Series or a dataset column: anything). A name is followed through its
+    one plain, unconditional assignment, a parameter to the arguments of every call site (when they agree); a
+    folded constant counts only for an expression that is none of these (the value layer folds `np.array([...])`
+    to its list, which is not the shape the tokenizer sees)."""
     if expr is None or _depth > 3:
         return "iterable"
-    constant = facts.value(expr, scope, order=order)
-    if isinstance(constant, str):
-        return "str"
-    if isinstance(constant, (list, tuple)):
-        return "sequence"
     if isinstance(expr, (cst.FormattedString, cst.ConcatenatedString)):
         return "str"
     if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
         return "sequence"
-    if isinstance(expr, cst.Attribute) and expr.attr.value == "values":
-        return "array"
-    if isinstance(expr, cst.Call) and (call := facts.call_of(expr)) is not None:
+    if isinstance(expr, cst.Attribute):
+        return "array" if expr.attr.value == "values" else "iterable"
+    if isinstance(expr, cst.Call):
+        call = facts.call_of(expr)
+        if call is None:
+            return "iterable"
         if call.qualname in ("builtins.list", "builtins.tuple", "builtins.sorted"):
             return "sequence"
         if call.qualname == "builtins.str" or (call.method in _STR_METHODS and isinstance(facts.value(call.receiver, scope, order=order), str)):
@@ -369,12 +373,18 @@ def text_container(facts: Facts, expr: cst.BaseExpression | None, scope, order: 
             return "sequence"
         if call.qualname in _ARRAY_MAKERS or (call.qualname is None and call.method == "to_numpy"):
             return "array"
+        return "iterable"
     if isinstance(expr, cst.Name):
         owner, events = facts.binding_events(expr.value, scope, order)
+        if owner is not None and not events and expr.value in owner.params:
+            found = {text_container(facts, e, s, o, _depth + 1) for e, s, o in param_arguments(facts, owner, expr.value) or ()}
+            return found.pop() if len(found) == 1 else "iterable"
         assigns = [e for e in events if e.op == "assign"]
         if owner is not None and len(events) == 1 and len(assigns) == 1 and assigns[0].index is None and not assigns[0].conditional:
             return text_container(facts, assigns[0].value, owner, assigns[0].order, _depth + 1)
-    return "iterable"
+        return "iterable"
+    constant = facts.value(expr, scope, order=order)
+    return "str" if isinstance(constant, str) else "sequence" if isinstance(constant, (list, tuple)) else "iterable"
 
 
 # Layout models: their inputs carry a box per token (`bbox`), padded to the same length as the ids.
@@ -397,9 +407,36 @@ TPU_MODULES = ("tensorflow.tpu.", "tensorflow.config.experimental_connect_to_clu
 
 
 def asks_for_tpu(facts: Facts) -> bool:
-    """Does the file look for or set up a TPU outside torch_xla/JAX imports: a TensorFlow TPU call, a string naming a
-    TPU device or a TPU runtime's environment variable in a call or an item assignment?"""
-    if any((c.qualname or "").startswith(TPU_MODULES) for c in facts.calls):
+    """Does the file look for or set up a TPU outside torch_xla/JAX imports: a TensorFlow TPU call, a string (not a
+    docstring) naming a TPU device or a TPU runtime's environment variable (`"COLAB_TPU_ADDR" in os.environ`), or a
+    notebook saved with a TPU runtime (Colab's `"accelerator": "TPU"`, Kaggle's `"kaggle": {"accelerator": "tpu..."}`)?"""
+    if any((c.qualname or "").startswith(TPU_MODULES) for c in facts.calls) or _notebook_on_tpu(facts.path):
         return True
-    values = [arg.value for c in facts.calls for arg in c.node.args] + [s.value for s in facts.stores] + [s.target.slice[0].slice.value for s in facts.stores if isinstance(s.target, cst.Subscript) and isinstance(s.target.slice[0].slice, cst.Index)]
-    return any(isinstance(v, cst.SimpleString) and literal(v) in TPU_NAMES for v in values)
+    docstrings = {id(small.value) for stmt in walk(facts.module) if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body if isinstance(small, cst.Expr)}
+    return any(isinstance(node, cst.SimpleString) and id(node) not in docstrings and literal(node) in TPU_NAMES for node in walk(facts.module))
+
+
+def _notebook_on_tpu(path: Path | None) -> bool:
+    """A notebook whose metadata names a TPU runtime (read only when a rule asks, from the file being linted)."""
+    if path is None or path.suffix != ".ipynb":
+        return False
+    try:
+        metadata = json.loads(path.read_text(encoding="utf-8", errors="replace")).get("metadata")
+    except (OSError, ValueError, AttributeError):
+        return False
+    kaggle = metadata.get("kaggle") if isinstance(metadata, dict) else None
+    found = [metadata.get("accelerator") if isinstance(metadata, dict) else None, kaggle.get("accelerator") if isinstance(kaggle, dict) else None]
+    return any(isinstance(name, str) and name.lower().startswith("tpu") for name in found)
+
+
+def first_run(facts: Facts, scope: Scope) -> tuple[Scope, int] | None:
+    """(the module scope, the order of the first module-level call of the top-level function `scope` is or sits in):
+    where a module name read inside that function holds its value when the function runs, rather than its last binding
+    (a notebook's later "legacy" cell rebinding the name after the training ran). None when nothing calls it there."""
+    while scope.parent is not None and scope.parent.parent is not None:
+        scope = scope.parent
+    module = scope.parent
+    if module is None or scope.kind != "function" or not scope.name:
+        return None
+    orders = [c.order for c in facts.calls if c.scope is module and isinstance(c.node.func, cst.Name) and c.node.func.value == scope.name]
+    return (module, min(orders)) if orders else None

@@ -63,6 +63,23 @@ def half_trained_models(facts: Facts) -> list[HalfTraining]:
     return found
 
 
+def _half_chain(facts: Facts, expr: cst.BaseExpression | None, at: Call) -> tuple[cst.CSTNode, Call] | None:
+    """(the cast, the first call) when a name the value layer cannot type is bound once to a call chain that ends in
+    a float16 cast: `model = MyNet(...).to(device).half()`; None otherwise (or when the name is cast back later)."""
+    if not isinstance(expr, cst.Name):
+        return None
+    owner, events = facts.binding_events(expr.value, at.scope, at.order)
+    if owner is None or len(events) != 1 or events[0].op != "assign" or not isinstance(events[0].value, cst.Call):
+        return None
+    call, cast = facts.call_of(events[0].value), None
+    while call is not None and call.qualname is None and call.method is not None and isinstance(call.receiver, cst.Call):
+        if cast is None and (call.method == "half" or call.method == "to" and any(_dtype(facts, a.value, call) in FLOAT16 for a in call.node.args)):
+            cast = call
+        call = facts.call_of(call.receiver)
+    later = [c for c in facts.calls if dotted(c.receiver) == expr.value and c.method in ("float", "to") and c.order > at.order]
+    return (cast.node, call) if cast is not None and call is not None and not later else None
+
+
 def _dtype(facts: Facts, expr: cst.BaseExpression, call: Call) -> str | None:
     """"float16", "bfloat16", "float32", ... for `torch.float16`, `"float16"`, a constant naming one; else None."""
     q = facts.qualname(expr, call.scope)
@@ -94,10 +111,33 @@ def _trained_by(facts: Facts) -> list[tuple[Call, Call]]:
             continue
         params = call.arg(0, "params")
         inner = facts.call_of(params.value) if params is not None and isinstance(params.value, cst.Call) else None
-        model = _model(facts, inner.receiver, inner) if inner is not None and inner.method == "parameters" and not inner.node.args else None
+        if inner is None or inner.method != "parameters" or inner.node.args or "eps" in call.kwargs:
+            continue  # an `eps=` of the user's own: chosen for float16 (1e-8 is not representable there)
+        model = _model(facts, inner.receiver, inner)
         if model is not None:
             out.append((model, call))
     return out
+
+
+@per_file
+def chained_half_models(facts: Facts) -> list[HalfTraining]:
+    """Stepped optimizers over every parameter of a name bound to a chain ending in `.half()` whose class the value
+    layer does not know (a model of the project's own modules)."""
+    if uses_peft(facts) or facts.imported(*MASTER_WEIGHT_LIBRARIES) or _freezes_something(facts):
+        return []
+    found = []
+    for loop in training_loops(facts):
+        for step in loop.steps:
+            o = facts.kind(step.receiver, step.scope, step.order)
+            call = o.call if o is not None and o.kind == "optimizer" else None
+            params = call.arg(0, "params") if call is not None and "eps" not in call.kwargs else None
+            inner = facts.call_of(params.value) if params is not None and isinstance(params.value, cst.Call) else None
+            if inner is None or inner.method != "parameters" or inner.node.args or _model(facts, inner.receiver, inner) is not None:
+                continue
+            chain = _half_chain(facts, inner.receiver, inner)
+            if chain is not None and not any(h.trained_by is call for h in found):
+                found.append(HalfTraining(chain[0], chain[1], call))
+    return found
 
 
 def _freezes_something(facts: Facts) -> bool:

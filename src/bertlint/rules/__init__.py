@@ -7,7 +7,8 @@ Code, name, severity and fix safety live on the class; the reference page is `ru
 Which rules run by default is decided by measurement: `data/precision.json` holds each code's
 judged findings on a corpus of public scripts (written by `benchmarks/precision/harness.py --write`),
 and a rule is on by default only when it is exact by construction (`Rule.exact`) or measured right
-at least `MIN_PRECISION` of the time over at least `MIN_JUDGED` findings; the others are *preview*
+at least `MIN_PRECISION` of the time over at least `MIN_JUDGED` findings of all corpora together, with
+no corpus of `CORPUS_MIN_JUDGED` or more findings below `CORPUS_MIN_PRECISION`; the others are *preview*
 rules, which run only with `--preview` / `preview = true` (as in ruff).
 """
 
@@ -19,8 +20,6 @@ import json
 import pkgutil
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable
-
-from bertlint.versions import Unknown
 
 if TYPE_CHECKING:  # annotations only: a run the cache answers never loads libcst
     import libcst as cst
@@ -56,30 +55,18 @@ class Context:
 
     facts: "Facts"
     settings: "Settings"
-    release: tuple[int, ...]  # the transformers release: rules read it as `version`
+    version: tuple[int, ...]
     version_source: str
     reports: list[Report] = field(default_factory=list)
     rule: "Rule | None" = None
     libraries: dict[str, tuple[tuple[int, ...], str]] = field(default_factory=dict)  # library -> (release, source)
-    read_unknown: bool = False  # the running rule read a release that is unknown: the engine drops its reports
-
-    @property
-    def version(self) -> tuple[int, ...]:
-        """The transformers release the file targets; reading an unknown one (a fork's branch) silences the rule."""
-        return self._read(self.release)
-
-    def _read(self, release: tuple[int, ...]) -> tuple[int, ...]:
-        if isinstance(release, Unknown):
-            self.read_unknown = True
-        return release
 
     def target(self, library: str) -> tuple[tuple[int, ...], str]:
         """(release, where it came from) of `library` for this file; transformers' is `version`/`version_source`."""
         if library == "transformers":
             return self.version, self.version_source
         if library in self.libraries:
-            release, source = self.libraries[library]
-            return self._read(release), source
+            return self.libraries[library]
         from bertlint.versions import latest  # a caller that resolved transformers only (an API user)
 
         return latest(library), "the latest release known to bertlint"
@@ -150,9 +137,13 @@ ENGINE_EXACT = {
     "BL901": "the finding is the parser's own verdict: Python's, or bertlint's parser saying it cannot read a file Python compiles",
     "BL902": "the finding is bertlint's own record of which suppressions suppressed something",
 }
-# A measured rule is on by default from this precision over at least this many judged findings.
+# A measured rule is on by default from this precision over at least this many judged findings (all
+# corpora together), provided no single corpus with at least CORPUS_MIN_JUDGED of its findings judged
+# measures it below CORPUS_MIN_PRECISION (a rule right on our code and wrong on strangers' stays preview).
 MIN_PRECISION = 0.95
-MIN_JUDGED = 10
+MIN_JUDGED = 30
+CORPUS_MIN_JUDGED = 10
+CORPUS_MIN_PRECISION = 0.90
 
 
 @functools.cache
@@ -206,6 +197,10 @@ def preview_reason(code: str) -> str | None:
                 if judged else "it has not fired on the corpus, so its precision is unmeasured")
     if right / judged < MIN_PRECISION:
         return f"its measured precision {right / judged:.2f} ({right} of {judged} findings right) is below {MIN_PRECISION}"
+    for name, part in figures.get("corpora", {}).items():
+        if part["judged"] >= CORPUS_MIN_JUDGED and part["right"] / part["judged"] < CORPUS_MIN_PRECISION:
+            return (f"on the {name} corpus its precision {part['right'] / part['judged']:.2f} ({part['right']} of "
+                    f"{part['judged']} findings right) is below {CORPUS_MIN_PRECISION}")
     return None
 
 

@@ -29,5 +29,5 @@ class MaxLengthHasNoEffect(Rule):
                 length,
                 f"`max_length={pad.max_length}` has no effect with `padding={padding}` and no `truncation`: "
                 f"the batch is padded to its longest text, not to {pad.max_length}, and longer texts are not cut",
-                fix=[Replacement(length.value, ", truncation=True", after=True)],
+                fix=[Replacement(length, ", truncation=True", after=True)],
             )

@@ -39,7 +39,7 @@ class MaxLengthWithoutTruncation(Rule):
                 length,
                 f"padding to `max_length={pad.max_length}` without `truncation`: shorter texts are padded to {pad.max_length} "
                 "but longer ones are not cut, so the batch is ragged (tensor creation fails) or overflows the model",
-                fix=[Replacement(length.value, ", truncation=True", after=True)],
+                fix=[Replacement(length, ", truncation=True", after=True)],
             )
 
 

@@ -59,7 +59,7 @@ class StaticPaddingToMax(Rule):
             and not facts.calls_to(*LABEL_PADDING_COLLATORS)
         )
         for call, pad in static:
-            if isinstance(pad.max_length, int) and pad.max_length <= NEGLIGIBLE_LENGTH or _longest_of_a_set(facts, call) or in_call_to(facts, call.node, INSPECTIONS) or _only_inspected(facts, call):
+            if isinstance(pad.max_length, int) and pad.max_length <= NEGLIGIBLE_LENGTH or _longest_of_a_set(facts, call) or _inspected(facts, call.node) or _only_inspected(facts, call):
                 continue  # a few tokens of padding at most, or to the longest of a fixed label set; ids only decoded or compared
             anchor = call.kwargs.get("padding") or call.kwargs["pad_to_max_length"]
             load = tokenizer_load_of(facts, call)
@@ -169,20 +169,46 @@ def _block_of(facts: Facts, stmt: cst.CSTNode) -> cst.CSTNode | None:
     return None
 
 
-def _inspected(facts: Facts, name: cst.Name) -> bool:
-    """A read that feeds nothing: an argument, at any depth, of `print`/`display`/`decode`/`array_equal`-like calls
-    (through `x.input_ids`, `x["input_ids"]`, an f-string), `x.shape`, `x.tokens()`."""
-    node: cst.CSTNode = name
+def _inspected(facts: Facts, read: cst.BaseExpression) -> bool:
+    """A read of an encoding (`x`, or the encoding call itself) that feeds nothing: an argument, at any depth, of
+    `print`/`display`/`decode`/`array_equal`-like calls (through `x.input_ids`, `x["input_ids"]`, an f-string), `x.shape`,
+    `x.tokens()`, a notebook cell's last expression (`x["input_ids"]`, displayed), or a loop over `x.items()` that only
+    prints."""
+    node: cst.CSTNode = read
     parent = facts.parent(node)
     while isinstance(parent, (cst.Attribute, cst.Subscript, cst.SubscriptElement, cst.Index, cst.Arg)) and not (
         isinstance(parent, cst.Attribute) and parent.attr is node
     ):
         if isinstance(parent, cst.Attribute) and parent.attr.value == "shape":
             return True
+        if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in INSPECTIONS:
+            return True  # `enc.tokens()`, `enc.keys()`
+        if isinstance(parent, cst.Attribute) and parent.attr.value in ("items", "values") and _printing_loop(facts, facts.parent(parent)):
+            return True  # `for key, value in enc.items(): print(key, value)`
         node, parent = parent, facts.parent(parent)
-    if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in INSPECTIONS:
-        return True  # `enc.tokens()`, `enc.keys()`
-    return in_call_to(facts, name, INSPECTIONS)  # `print(enc)`, `print(f"{enc.input_ids}")`, `logger.info(len(enc["input_ids"]))`
+    return _displayed(facts, node) or in_call_to(facts, read, INSPECTIONS)  # `print(enc)`, `logger.info(len(enc["input_ids"]))`
+
+
+def _displayed(facts: Facts, node: cst.CSTNode) -> bool:
+    """`node` is a whole expression statement (a notebook cell's last line displays it)."""
+    stmt = facts.statement_of(node)
+    return isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(small, cst.Expr) and small.value is node for small in stmt.body)
+
+
+def _printing_loop(facts: Facts, call: cst.CSTNode | None) -> bool:
+    """`call` (`enc.items()`) is what a `for` loop iterates, and the loop's body only calls inspections (`print(k, v)`)."""
+    loop = facts.statement_of(call) if isinstance(call, cst.Call) else None
+    if not isinstance(loop, cst.For) or loop.iter is not call:
+        return False
+    body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else (loop.body,)
+    smalls = [small for stmt in body if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) for small in stmt.body]
+    return len(smalls) == len(body) > 0 and all(
+        isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and _name_of(small.value.func) in INSPECTIONS for small in smalls
+    )
+
+
+def _name_of(func: cst.BaseExpression) -> str:
+    return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
 
 
 def _map_functions(facts: Facts) -> set[int]:

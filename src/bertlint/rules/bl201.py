@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Binding, Call, Facts, ModelLoad, dotted, eos_as_pad, is_model_call, padding_at, padding_of, padding_side, walk
+from bertlint.facts import Binding, Call, Facts, ModelLoad, dotted, eos_as_pad, is_model_call, padded_ids, padding_of, padding_side
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -35,7 +35,7 @@ class MissingAttentionMask(Rule):
                 if ids is None or ids.kind != "encoding" or padding_of(facts, ids.call).return_attention_mask is not False:
                     continue
                 ids = Binding("ids", ids.call, ids, "input_ids")
-            why = _padded(facts, ids, ctx.version)
+            why = padded_ids(facts, ids, ctx.version)
             if why is None:
                 continue
             harm = _harm(facts, call, ids, ctx.version)
@@ -137,55 +137,6 @@ def _conditions_diffusion(facts: Facts, load: ModelLoad, call: Call) -> bool:
         isinstance(arg.value, cst.Name) and arg.value.value in names
         for other in facts.calls if (arg := other.kwargs.get("encoder_hidden_states")) is not None
     )
-
-
-def _padded(facts: Facts, ids: Binding | None, version: tuple[int, ...]) -> str | None:
-    """Why these ids are padded (for the message), or None when they may not be (on the target version)."""
-    if ids is None or ids.kind != "ids":
-        return None
-    if ids.detail == "padded":
-        return "built with `pad_sequence`"
-    if ids.detail == "manual":
-        return "padded by hand with pad tokens" if _manually_padded(facts, ids.call) else None
-    if ids.detail not in ("input_ids", "") or ids.call is None or ids.parent is None:
-        return None
-    if ids.parent.kind == "dataloader_item":
-        collator = _padding_collator(facts, ids.call)
-        return f"batches padded by `{collator}`" if collator else None
-    pad = padding_at(facts, ids.call, version)
-    line = facts.text(ids.call.node.func)
-    if pad.pads_to_max:
-        legacy = "pad_to_max_length" in ids.call.kwargs and "padding" not in ids.call.kwargs
-        keyword = "pad_to_max_length=True" if legacy else 'padding="max_length"'
-        return f"`{line}(..., {keyword})`"
-    if pad.pads_batch:
-        return f"`{line}(...)` pads a batch of several texts"
-    return None
-
-
-def _padding_collator(facts: Facts, loader: Call) -> str | None:
-    """The transformers collator (they all pad) a DataLoader batches with, by class name."""
-    arg = loader.kwargs.get("collate_fn")
-    collator = facts.kind(arg.value, loader.scope, loader.order) if arg is not None else None
-    return collator.call.qualname.rsplit(".", 1)[-1] if collator is not None and collator.kind == "collator" else None
-
-
-def _manually_padded(facts: Facts, call: Call | None) -> bool:
-    """`convert_tokens_to_ids(tokens)` where tokens were extended with pad tokens."""
-    if call is None or not call.positional:
-        return False
-    arg = call.positional[0].value
-    nodes = [arg]
-    if isinstance(arg, cst.Name):
-        owner, events = facts.binding_events(arg.value, call.scope, call.order)
-        nodes += [e.value for e in events if e.value is not None]
-    for node in nodes:
-        for sub in walk(node):
-            if isinstance(sub, cst.SimpleString) and any(p in sub.value for p in ("[PAD]", "<pad>")):
-                return True
-            if isinstance(sub, cst.Attribute) and sub.attr.value in ("pad_token", "pad_token_id"):
-                return True
-    return False
 
 
 def _mask_expression(ids_expr: cst.BaseExpression, ids: Binding) -> str | None:

@@ -35,7 +35,7 @@ class RightPaddingInBatchedGeneration(Rule):
                 continue
             reported.add(id(encode.node))
             padding = encode.kwargs.get("padding") or encode.kwargs.get("pad_to_max_length")
-            fix = [Replacement(padding.value, ', padding_side="left"', after=True)] if padding is not None and ctx.version >= CALL_PADDING_SIDE and "padding_side" not in encode.kwargs else None
+            fix = [Replacement(padding, ', padding_side="left"', after=True)] if padding is not None and ctx.version >= CALL_PADDING_SIDE and "padding_side" not in encode.kwargs else None
             ctx.report(
                 padding or encode.node,
                 f"these prompts are padded on the right ({side}) and then continued by `generate` of a decoder-only model: the "

@@ -52,6 +52,8 @@ class LearningRateOutOfRange(Rule):
             return  # not a pretrained transformer: ranges do not apply
         if facts.calls_to(*PREFERENCE_OPTIMIZATION):
             return  # DPO & co.: no published range applies
+        if one_step_demo(facts):
+            return  # the API shown once (the course's `loss.backward(); optimizer.step()`): no run whose rate matters
         method = peft_method(facts)
         if method == "other":
             return  # a PEFT method other than LoRA, or one the file does not show: no range of ours covers it
@@ -115,6 +117,13 @@ class DefaultRate:
     rate: float
     what: str
     keyword: str
+
+
+def one_step_demo(facts: Facts) -> bool:
+    """Every backward pass of the file runs once, at module level and outside any loop, and nothing else trains
+    (no Trainer, no keras `fit`): a demonstration of one optimizer step, not a training run."""
+    return bool(facts.backward_calls) and not facts.trainers and not facts.fit_calls and all(
+        not c.loops and c.function is None for c in facts.backward_calls)
 
 
 def default_rate_sites(facts: Facts, version: tuple[int, ...]):

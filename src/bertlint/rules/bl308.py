@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, Scope, dotted, walk
+from bertlint.facts import Call, Facts, dotted, walk
 from bertlint.rules import Context, Rule
 
 # Schedules whose length is counted in optimizer steps: transformers' `get_*_schedule*` (optimization.py: every one takes
 # `num_training_steps`/`num_warmup_steps` and is stepped per batch) and torch's OneCycleLR (`total_steps` or
 # `epochs * steps_per_epoch`). A length that reads `len(...)` of something (a loader) or `steps_per_epoch` is per step.
 PER_STEP_LENGTH = ("OneCycleLR",)
-TORCH_SCHEDULERS = "torch.optim.lr_scheduler."
 
 
 class SchedulerStepGranularity(Rule):
@@ -51,34 +50,9 @@ class SchedulerStepGranularity(Rule):
 
 
 def _schedule(facts: Facts, call: Call) -> Call | None:
-    """The schedule construction `call`'s receiver holds: through a name or a `self.` attribute (its last assignment),
-    and through what `accelerator.prepare(...)` hands back."""
-    text = dotted(call.receiver)
-    if text is not None and text.startswith("self."):
-        values = facts.self_attrs.get(text, ())
-        return _construction(facts, values[0][0], values[0][1], values[0][2], 0) if len(values) == 1 else None
-    return _construction(facts, call.receiver, call.scope, call.order, 0) if isinstance(call.receiver, cst.Name) else None
-
-
-def _construction(facts: Facts, value: cst.BaseExpression | None, scope: Scope, order: int | None, depth: int) -> Call | None:
-    if isinstance(value, cst.Name) and depth < 4:
-        owner, events = facts.binding_events(value.value, scope, order)
-        assigns = [e for e in events if e.op == "assign"]
-        if owner is None or not assigns or not isinstance(assigns[-1].value, cst.Call):
-            return None
-        last = assigns[-1]
-        made = facts.call_of(last.value)
-        if last.index is None:
-            return _construction(facts, last.value, owner, last.order, depth + 1)
-        if made is None or made.method != "prepare" or made.has_star_args or last.index >= len(made.positional):
-            return None
-        return _construction(facts, made.positional[last.index].value, owner, last.order, depth + 1)  # `..., sched = accelerator.prepare(...)`
-    made = facts.call_of(value) if isinstance(value, cst.Call) else None
-    if made is None or made.qualname is None:
-        return None
-    short = made.qualname.rsplit(".", 1)[-1]
-    transformers = made.qualname.startswith("transformers.") and short.startswith("get_") and "schedule" in short
-    return made if transformers or made.qualname.startswith(TORCH_SCHEDULERS) else None
+    """The schedule construction `call`'s receiver holds (through names, `self.` attributes, `accelerator.prepare`)."""
+    found = facts.kind(call.receiver, call.scope, call.order)
+    return found.call if found is not None and found.kind == "scheduler" else None
 
 
 def _per_step(facts: Facts, made: Call) -> bool:

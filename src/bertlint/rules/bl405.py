@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, activation
+from bertlint.facts import Call, Facts, activation, only_reported
 from bertlint.rules import Context, Replacement, Rule
 
 # torch.nn.functional name -> the torch.nn module class of the same loss
@@ -28,8 +28,8 @@ class SoftmaxBeforeCrossEntropy(Rule):
         facts = ctx.facts
         for call in facts.calls:
             loss = loss_class(facts, call)
-            if loss is None:
-                continue
+            if loss is None or only_reported(facts, call):
+                continue  # a loss only looked at (under no_grad, or `.item()` on the spot) trains nothing
             arg = call.arg(0, "input")
             if arg is None:
                 continue

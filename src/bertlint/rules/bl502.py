@@ -84,6 +84,8 @@ def training_run(facts: Facts, version: tuple[int, ...]) -> TrainingRun | None:
     if known is None:
         return None
     load, info = known
+    if _sharded(facts):
+        return None
     batch, (seq, target), accum = _batch_size(facts), _sequence_lengths(facts, load, info, version), _accumulation(facts)
     precisions = _precisions(facts, version)
     seq = chunk_length(facts) if seq is UNKNOWN and target is None else seq
@@ -96,6 +98,13 @@ def training_run(facts: Facts, version: tuple[int, ...]) -> TrainingRun | None:
     checkpointing = training_arg(facts, "gradient_checkpointing", False) is True or any(c.method == "gradient_checkpointing_enable" for c in facts.calls)
     attention = "eager" if any(facts.kw_value(l.call, "attn_implementation", default=None) == "eager" for l in facts.model_loads) else "sdpa"
     return TrainingRun(load, info, batch, seq, accum, precisions, checkpointing, attention, _optimizer(facts), uses_peft(facts), target, seq_known)
+
+
+def _sharded(facts: Facts) -> bool:
+    """TrainingArguments that hand the run to DeepSpeed (`deepspeed=`) or FSDP (`fsdp=`), or may (a value
+    not known): ZeRO and FSDP shard the weights, gradients and optimizer states over the GPUs or offload
+    them to the CPU, which a one-GPU bound does not model."""
+    return bool(facts.training_args) and any(training_arg(facts, key, None) not in (None, False, "") for key in ("deepspeed", "fsdp"))
 
 
 def _precisions(facts: Facts, version: tuple[int, ...]) -> list[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bertlint.facts import half_trained_models, training_arg
+from bertlint.facts import chained_half_models, half_trained_models, training_arg
 from bertlint.rules import Context, Rule
 
 
@@ -16,7 +16,7 @@ class HalfPrecisionWeightsFullyTrained(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        for found in half_trained_models(facts):
+        for found in [*half_trained_models(facts), *chained_half_models(facts)]:
             by = found.trained_by
             trainer = by.qualname is not None and "Trainer" in by.qualname.rsplit(".", 1)[-1] or by.qualname is None
             how = (f"`{facts.text(by.node.func)}(...)` trains every parameter" if trainer

@@ -64,4 +64,6 @@ def _add_parameter(params: cst.Parameters, text: str) -> list[Replacement] | Non
         return None
     param = last[-1]
     end = param.default or param.annotation or param.name
+    if getattr(end, "lpar", None):
+        return None  # a parenthesized default: its position leaves out the parentheses
     return [Replacement(end, f", {text}", after=True)]

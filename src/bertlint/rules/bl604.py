@@ -128,4 +128,4 @@ def _keep_defaults(call, entry: versions.Lifecycle) -> list[Replacement] | None:
     missing = [f"{k}={v}" for k, (index, v) in defaults.items() if k not in call.kwargs and positional <= index]
     if not missing:
         return []
-    return [Replacement(call.node.args[-1].value, ", " + ", ".join(missing), after=True)]
+    return [Replacement(call.node.args[-1], ", " + ", ".join(missing), after=True)]

@@ -44,6 +44,10 @@ def _batch_fix(facts: Facts, call: Call) -> tuple[list[Replacement] | None, bool
     fix = [Replacement(call.node.func, facts.text(call.receiver))]
     if texts.keyword is not None:
         fix.append(Replacement(texts.keyword, "text"))
+    if facts.kw_value(call, "is_split_into_words", default=False) is not False:
+        return fix, True, ("call the tokenizer itself; with `is_split_into_words=True` it reads a list of strings as one "
+                           "sequence of words, where `batch_encode_plus` read a batch: the fix is unsafe unless every item "
+                           "of the batch is itself a list of words")
     shape = text_container(facts, texts.value, call.scope, call.order)
     if shape == "sequence":
         return fix, False, None

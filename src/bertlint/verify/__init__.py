@@ -21,7 +21,7 @@ from bertlint.config import Settings
 from bertlint.report import Finding
 
 PROBED = frozenset({"BL101", "BL102", "BL104", "BL201", "BL202", "BL204", "BL205", "BL206", "BL209", "BL210", "BL301", "BL306", "BL401", "BL402",
-                    "BL404", "BL501", "BL502", "BL603"})  # fmt: skip
+                    "BL404", "BL501", "BL502", "BL603", "BL311", "BL312", "BL405", "BL505"})  # fmt: skip
 DEFAULT_TIMEOUT = 120.0
 INSTALL = "pip install '.[verify]' in a clone of bertlint (not on PyPI yet)"
 IMPORT_ALLOWANCE = 120.0  # seconds for the child to import torch and transformers

@@ -22,6 +22,7 @@ from bertlint.target import target_version
 from bertlint.config import Settings
 from bertlint.facts import UNKNOWN, Call, Facts, ModelLoad, classifier, float_cast, known_labels, padding_of, trained_model, uses_peft
 from bertlint.report import Finding
+from bertlint.verify import training_steps
 
 class CannotLift(Exception):
     """The script does not pin down a value the probe needs; the message says which."""
@@ -508,7 +509,7 @@ LIFTERS: dict[str, Callable[[Site, Finding, Settings], dict]] = {
     "BL101": _tokenizer_call, "BL102": _tokenizer_call, "BL104": _position_limit, "BL201": _attention_mask,
     "BL202": _label_length, "BL204": _label_range, "BL205": _dtype, "BL206": _added_tokens, "BL301": _learning_rate,
     "BL401": _imbalance, "BL402": _eval_strategy, "BL501": _memory, "BL502": _memory, "BL603": _compute_loss,
-    "BL209": _missing_pad, "BL210": _generation_padding, "BL306": _fp16_t5, "BL404": _keras_loss,
+    "BL209": _missing_pad, "BL210": _generation_padding, "BL306": _fp16_t5, "BL404": _keras_loss, **training_steps.LIFTERS,
 }  # fmt: skip
 
 

@@ -23,7 +23,7 @@ import torch
 import transformers
 from transformers import AutoConfig
 
-from bertlint.verify import build
+from bertlint.verify import build, training_steps
 
 HEAD_CLASSES = {
     "seq-cls": "AutoModelForSequenceClassification", "token-cls": "AutoModelForTokenClassification",
@@ -45,6 +45,46 @@ class Env:
 def verdict(status: str, evidence: str, setup: str = "", **measurements: float) -> dict[str, Any]:
     return {"status": status, "evidence": evidence, "setup": setup,
             "measurements": {k: v for k, v in measurements.items() if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Effect:
+    """An effect measured once per seed against the margin its probe needs. It is confirmed only when every seed
+    clears the margin, so that float differences between CPU kernels (ATEN_CPU_CAPABILITY) cannot flip the verdict;
+    the spread over the seeds is reported with it either way."""
+
+    what: str
+    values: tuple[float, ...]
+    margin: float
+    shown: str = ".0%"  # format of the values and the margin
+
+    @property
+    def clears(self) -> bool:
+        return min(self.values) >= self.margin
+
+    @property
+    def mean(self) -> float:
+        return sum(self.values) / len(self.values)
+
+    @property
+    def spread(self) -> float:
+        return max(self.values) - min(self.values)
+
+    def text(self) -> str:
+        f = self.shown
+        over = f" ({min(self.values):{f}}–{max(self.values):{f}} over {len(self.values)} seeds)" if len(self.values) > 1 else ""
+        clear = "every seed clears it" if len(self.values) > 1 else "it clears it"
+        verdict_text = clear if self.clears else "within the spread of the margin" if max(self.values) >= self.margin else "below it"
+        return f"{self.what} {self.mean:{f}}{over} against a margin of {self.margin:{f}}: {verdict_text}"
+
+    def numbers(self) -> dict[str, float]:
+        return dict(effect=self.mean, effect_min=min(self.values), effect_max=max(self.values), effect_spread=self.spread,
+                    margin=self.margin, seeds=len(self.values))  # fmt: skip
+
+
+def decided(effect: Effect, evidence: str, setup: str = "", **measurements: float) -> dict[str, Any]:
+    """The verdict of a probe that measures an effect: its margin and spread close the evidence and join the measurements."""
+    return verdict("confirmed" if effect.clears else "not_confirmed", f"{evidence}; {effect.text()}", setup, **measurements, **effect.numbers())
 
 
 def error_text(exc: BaseException) -> str:
@@ -275,10 +315,11 @@ def probe_attention_mask(spec: dict, env: Env) -> dict:
     pads = int((batch.mask == 0).sum())
     text = (f"max |Δ| of a padded text's hidden states, in the batch vs alone: {d_without:.3g} without the mask, {d_with:.3g} with it "
             f"(|h| up to {scale:.2g}; {len(batch.padded)} of {len(batch.texts)} texts padded, {batch.side} side)")  # fmt: skip
-    status = "confirmed" if d_without > 1e-4 * max(scale, 1.0) else "not_confirmed"
-    if status == "not_confirmed":
+    # the masked batch's difference is the float noise of batching: the effect must stand 100× above it, and above 1e-4·|h|
+    effect = Effect("|Δ| without the mask relative to |h|", (d_without / max(scale, 1.0),), max(1e-4, 100 * d_with / max(scale, 1.0)), ".2g")
+    if not effect.clears:
         text += ": the pad tokens do not reach the real ones"
-    return verdict(status, text, setup, max_abs_diff_without_mask=d_without, max_abs_diff_with_mask=d_with, hidden_abs_max=scale, pad_tokens=pads)
+    return decided(effect, text, setup, max_abs_diff_without_mask=d_without, max_abs_diff_with_mask=d_with, hidden_abs_max=scale, pad_tokens=pads)
 
 
 def _probe_generation(spec: dict, env: Env) -> dict:
@@ -543,7 +584,8 @@ def probe_fp16_t5(spec: dict, env: Env) -> dict:
     numbers = dict(fp32_loss=loss32, fp16_loss=loss16, fp32_activation_peak=peak32, fp16_max=65504.0, nonfinite_logits=bad,
                    overflowed_layers=overflowed, feed_forward_layers=len(outputs))  # fmt: skip
     text = (f"fp32: loss {loss32:.3g}, feed-forward outputs up to {peak32:.3g} (float16's largest value is 65504); {how}: loss {loss16:.3g}, "
-            f"{bad} non-finite logits, inf in the feed-forward output of {overflowed} of {len(outputs)} layers")  # fmt: skip
+            f"{bad} non-finite logits, inf in the feed-forward output of {overflowed} of {len(outputs)} layers; "
+            f"margin: the fp32 peak is {peak32 / 65504:.2g}× float16's largest value, and a NaN/inf is exact")  # fmt: skip
     if not math.isfinite(loss16) or bad:
         return verdict("confirmed", text, setup, **numbers)
     if overflowed:
@@ -554,6 +596,8 @@ def probe_fp16_t5(spec: dict, env: Env) -> dict:
 # --------------------------------------------------------------------------- training (BL301, BL401)
 
 FINE_TUNE = {"steps": 24, "batch": 8, "seq": 8, "vocab": 200, "max_width": 768}
+SPIKE_MARGIN = 3.0  # BL301, a high rate: its loss peak at least 3× the reference rate's
+STALL_MARGIN = 0.1  # BL301, a low rate: its weights move at most a tenth of the reference rate's
 
 
 def probe_learning_rate(spec: dict, env: Env) -> dict:
@@ -570,17 +614,19 @@ def probe_learning_rate(spec: dict, env: Env) -> dict:
                    reference_loss_last=_tail(base), reference_loss_peak=max(base), weight_change=moved, reference_weight_change=base_moved)  # fmt: skip
     if lr > p["high"]:
         nan = not all(math.isfinite(x) for x in flagged)
-        spiked = max(flagged) >= 3 * max(base)
+        spiked = max(flagged) >= SPIKE_MARGIN * max(base)
+        margins = f"; margin: a peak {SPIKE_MARGIN:g}× the reference's ({max(flagged) / max(base):.2g}× here), a NaN, or a loss that does not go down"
         stuck = _tail(flagged) >= flagged[0] and _tail(base) < base[0]
         if nan or spiked or stuck:
             why = "the loss turns NaN" if nan else f"the loss spikes to {max(flagged):.2f}, {max(flagged) / max(base):.1f}× the reference's peak" if spiked else "the loss does not go down"
             # what a pretrained checkpoint loses: each step moves its weights this much further than a fine-tune should
             moved_text = f"; the weights moved {moved:.2g} of their norm vs {base_moved:.2g} at the reference ({moved / max(base_moved, 1e-12):.0f}×)"
-            return verdict("confirmed", f"unstable ({why}): {text}{moved_text}", setup, **numbers)
-        return verdict("not_confirmed", f"trains as well as the reference: {text}", setup, **numbers)
-    if moved <= 0.1 * base_moved:
-        return verdict("confirmed", f"stalls: the weights moved {moved:.2g} (relative) vs {base_moved:.2g} at the reference; {text}", setup, **numbers)
-    return verdict("not_confirmed", f"the weights moved {moved:.2g} vs {base_moved:.2g} at the reference; {text}", setup, **numbers)
+            return verdict("confirmed", f"unstable ({why}): {text}{moved_text}{margins}", setup, **numbers)
+        return verdict("not_confirmed", f"trains as well as the reference: {text}{margins}", setup, **numbers)
+    margins = f"; margin: the weights move at most {STALL_MARGIN:g}× the reference's ({moved / max(base_moved, 1e-12):.2g}× here)"
+    if moved <= STALL_MARGIN * base_moved:
+        return verdict("confirmed", f"stalls: the weights moved {moved:.2g} (relative) vs {base_moved:.2g} at the reference; {text}{margins}", setup, **numbers)
+    return verdict("not_confirmed", f"the weights moved {moved:.2g} vs {base_moved:.2g} at the reference; {text}{margins}", setup, **numbers)
 
 
 def _tail(losses: list[float]) -> float:
@@ -630,30 +676,51 @@ def _optimizer(kind: str, params, lr: float):
 
 
 OVERLAP = 0.7  # class means 0.7·√2 ≈ 1 σ apart: a balanced classifier gets ~69% right, like a hard real task
+SEEDS = (0, 1, 2)  # the synthetic-task probes train once per seed: a verdict needs every seed past its margin
+RECALL_MARGIN = 0.1  # BL401: class weights must raise the minority's recall by at least 10 points
 
 
 def probe_imbalance(spec: dict, env: Env) -> dict:
-    """The script's class proportions on synthetic, overlapping classes: recall of each class unweighted vs weighted."""
+    """The script's class proportions on synthetic, overlapping classes: the minority's recall unweighted vs weighted, per seed."""
     counts = {str(label): n for label, n in spec["params"]["counts"]}
     labels = list(counts)
     scale = min(1.0, 20000 / sum(counts.values()))
     sizes = [max(1, round(counts[c] * scale)) for c in labels]
-    g = torch.Generator().manual_seed(0)
-    means = torch.eye(len(labels), 8) * OVERLAP
-    x = torch.cat([means[i] + torch.randn(n, 8, generator=g) for i, n in enumerate(sizes)])
-    y = torch.cat([torch.full((n,), i) for i, n in enumerate(sizes)])
-    test_x = torch.cat([means[i] + torch.randn(1000, 8, generator=g) for i in range(len(labels))])
-    test_y = torch.arange(len(labels)).repeat_interleave(1000)
-    weights = torch.tensor([sum(sizes) / (len(sizes) * n) for n in sizes])
-    unweighted, weighted = (_recalls(x, y, test_x, test_y, w) for w in (None, weights))
     minority = min(range(len(labels)), key=lambda i: sizes[i])
+    weights = torch.tensor([sum(sizes) / (len(sizes) * n) for n in sizes])
+    unweighted, weighted = [], []
+    for seed in SEEDS:
+        g = torch.Generator().manual_seed(seed)
+        means = torch.eye(len(labels), 8) * OVERLAP
+        x = torch.cat([means[i] + torch.randn(n, 8, generator=g) for i, n in enumerate(sizes)])
+        y = torch.cat([torch.full((n,), i) for i, n in enumerate(sizes)])
+        test_x = torch.cat([means[i] + torch.randn(1000, 8, generator=g) for i in range(len(labels))])
+        test_y = torch.arange(len(labels)).repeat_interleave(1000)
+        unweighted.append(_recalls(x, y, test_x, test_y, None, seed)[minority])
+        weighted.append(_recalls(x, y, test_x, test_y, weights, seed)[minority])
     ratio = max(sizes) / min(sizes)
     shown = ", ".join(f"{c!s}: {counts[c]}" for c in labels)
+    mean_u, mean_w = sum(unweighted) / len(SEEDS), sum(weighted) / len(SEEDS)
     text = (f"counts {shown} ({ratio:.1f}:1); a classifier trained on these proportions recalls class {labels[minority]} "
-            f"{unweighted[minority]:.0%} of the time unweighted vs {weighted[minority]:.0%} with class weights")  # fmt: skip
-    status = "confirmed" if unweighted[minority] < weighted[minority] - 0.1 else "not_confirmed"
-    return verdict(status, text, "linear classifier on synthetic overlapping classes with the script's proportions",
-                   ratio=ratio, minority_recall_unweighted=unweighted[minority], minority_recall_weighted=weighted[minority])  # fmt: skip
+            f"{mean_u:.0%} of the time unweighted vs {mean_w:.0%} with class weights")  # fmt: skip
+    effect = Effect("the weights' gain in minority recall", tuple(w - u for u, w in zip(unweighted, weighted)), RECALL_MARGIN)
+    return decided(effect, text, "linear classifier on synthetic overlapping classes with the script's proportions",
+                   ratio=ratio, minority_recall_unweighted=mean_u, minority_recall_weighted=mean_w)  # fmt: skip
+
+
+def _recalls(x, y, test_x, test_y, weights, seed: int) -> list[float]:
+    torch.manual_seed(seed)
+    n = int(y.max()) + 1
+    net = torch.nn.Linear(x.shape[1], n)
+    opt = torch.optim.Adam(net.parameters(), lr=0.05)
+    loss_fn = torch.nn.CrossEntropyLoss(weight=weights)
+    for _ in range(150):
+        opt.zero_grad()
+        loss_fn(net(x), y).backward()
+        opt.step()
+    with torch.no_grad():
+        pred = net(test_x).argmax(-1)
+    return [float((pred[test_y == c] == c).float().mean()) for c in range(n)]
 
 
 KERAS_EPSILON = 1e-7  # keras.backend.epsilon()
@@ -677,60 +744,70 @@ def _keras_probabilities(kind: str, logits: torch.Tensor) -> torch.Tensor:
     return logits / logits.sum(-1, keepdim=True) if kind == "categorical" else logits
 
 
-KERAS_TASK = {"examples": 1024, "dim": 8, "steps": 150, "init_std": 0.02}  # 0.02: the initializer_range of transformers' heads
+# A linear head (initializer_range 0.02, as transformers' heads) on well-separated synthetic classes: from_logits=True
+# learns them, so what the probability loss does to the same head is the loss's doing, not the task's.
+KERAS_TASK = {"examples": 512, "dim": 32, "separation": 3.0, "steps": 100, "lr": 0.01, "init_std": 0.02, "test": 2000}
+KERAS_SEEDS = (0, 1, 2, 3, 4)
+DEAD_MARGIN = 0.2  # BL404: at least a fifth of the logits left without a gradient by the clip, in every seed
 
 
 def probe_keras_loss(spec: dict, env: Env) -> dict:
-    """BL404: a classification head trained on the same synthetic task with the script's Keras loss applied to its logits
-    (as probabilities) and with `from_logits=True`; reproduced in torch, not Keras."""
+    """BL404: a classification head trained on one synthetic task with the script's Keras loss applied to its logits (as
+    probabilities) and with `from_logits=True`, once per seed; reproduced in torch, not Keras. The effect is the clip's:
+    the logits it sends past [ε, 1-ε] get no gradient at all, where a softmax cross-entropy gives every logit one."""
     p = spec["params"]
     k = min(p["num_labels"], 20)
-    g = torch.Generator().manual_seed(0)
-    means = torch.eye(k, KERAS_TASK["dim"]) * OVERLAP
-    y = torch.randint(0, k, (KERAS_TASK["examples"],), generator=g)
-    x = means[y] + torch.randn(KERAS_TASK["examples"], KERAS_TASK["dim"], generator=g)
-    test_y = torch.arange(k).repeat_interleave(1000)
-    test_x = means[test_y] + torch.randn(len(test_y), KERAS_TASK["dim"], generator=g)
-    runs = {}
-    for name, loss_fn in (("as_probabilities", lambda z, t: keras_on_probabilities(p["kind"], z, t)),
-                          ("from_logits", lambda z, t: torch.nn.functional.cross_entropy(z, t))):  # fmt: skip
-        torch.manual_seed(0)
-        head = torch.nn.Linear(KERAS_TASK["dim"], k)
-        torch.nn.init.normal_(head.weight, std=KERAS_TASK["init_std"])
+    runs = [_keras_runs(p["kind"], k, seed) for seed in KERAS_SEEDS]
+    dead = tuple(r["as_probabilities"]["dead"] - r["from_logits"]["dead"] for r in runs)
+
+    def mean(name: str, key: str) -> float:
+        return sum(r[name][key] for r in runs) / len(runs)
+
+    labels = f"{k} classes" + ("" if p["num_labels_known"] else " (num_labels not known: 2 assumed)")
+    text = (f"reproduced in torch, not Keras: a linear head on synthetic separable classes ({labels}), {KERAS_TASK['steps']} Adam steps, "
+            f"{len(KERAS_SEEDS)} seeds; with `{p['loss']}` on its logits (clipped to [1e-7, 1-1e-7] as Keras does) "
+            f"{mean('as_probabilities', 'dead'):.0%} of the training logits end outside the clip with no gradient, "
+            f"{mean('as_probabilities', 'stuck'):.0%} of the examples with their own class's logit stuck below it, test accuracy "
+            f"{mean('as_probabilities', 'accuracy'):.0%}; with from_logits=True {mean('from_logits', 'dead'):.0%} without a gradient, "
+            f"test accuracy {mean('from_logits', 'accuracy'):.0%}")  # fmt: skip
+    numbers = dict(dead_logits_as_probabilities=mean("as_probabilities", "dead"), dead_logits_from_logits=mean("from_logits", "dead"),
+                   stuck_examples=mean("as_probabilities", "stuck"), accuracy_as_probabilities=mean("as_probabilities", "accuracy"),
+                   accuracy_from_logits=mean("from_logits", "accuracy"), chance=1 / k, num_labels=k)  # fmt: skip
+    effect = Effect("share of logits the clip leaves without a gradient (beyond from_logits=True)", dead, DEAD_MARGIN)
+    return decided(effect, text, "torch re-implementation of tf_keras/backend.py's cross-entropies", **numbers)
+
+
+def _keras_runs(kind: str, k: int, seed: int) -> dict[str, dict[str, float]]:
+    """One seed of the task, trained with each loss; per loss: the share of training logits whose gradient is exactly 0,
+    averaged over the steps, the share of examples whose own class's value ends at the lower clip, and the test accuracy."""
+    t = KERAS_TASK
+    g = torch.Generator().manual_seed(seed)
+    means = torch.nn.functional.normalize(torch.randn(k, t["dim"], generator=g), dim=-1) * t["separation"]
+    y = torch.randint(0, k, (t["examples"],), generator=g)
+    x = means[y] + torch.randn(t["examples"], t["dim"], generator=g)
+    test_y = torch.randint(0, k, (t["test"],), generator=g)
+    test_x = means[test_y] + torch.randn(t["test"], t["dim"], generator=g)
+    losses = {"as_probabilities": lambda z, target: keras_on_probabilities(kind, z, target), "from_logits": torch.nn.functional.cross_entropy}
+    out = {}
+    for name, loss_fn in losses.items():
+        torch.manual_seed(seed)
+        head = torch.nn.Linear(t["dim"], k)
+        torch.nn.init.normal_(head.weight, std=t["init_std"])
         torch.nn.init.zeros_(head.bias)
-        opt = torch.optim.Adam(head.parameters(), lr=0.05)
-        for _ in range(KERAS_TASK["steps"]):
+        opt = torch.optim.Adam(head.parameters(), lr=t["lr"])
+        dead = 0.0
+        for _ in range(t["steps"]):
             opt.zero_grad()
-            loss = loss_fn(head(x), y)
-            loss.backward()
+            logits = head(x)
+            logits.retain_grad()
+            loss_fn(logits, y).backward()
+            dead += float((logits.grad == 0).float().mean()) / t["steps"]
             opt.step()
         with torch.no_grad():
-            logits = head(x)
-            accuracy = float((head(test_x).argmax(-1) == test_y).float().mean())
-        clipped = float((_keras_probabilities(p["kind"], logits).gather(1, y[:, None]) <= KERAS_EPSILON).float().mean())  # no gradient raises it
-        runs[name] = (float(loss), accuracy, clipped)
-    (loss_p, acc_p, clipped_p), (_, acc_l, _) = runs["as_probabilities"], runs["from_logits"]
-    labels = f"{k} classes" + ("" if p["num_labels_known"] else " (num_labels not known: 2 assumed)")
-    text = (f"reproduced in torch, not Keras: a linear head on synthetic overlapping classes ({labels}), {KERAS_TASK['steps']} Adam steps; "
-            f"with `{p['loss']}` on its logits (clipped to [1e-7, 1-1e-7] as Keras does) test accuracy {acc_p:.0%}, final loss {loss_p:.3g}, "
-            f"{clipped_p:.0%} of the training examples end with their class's value at the lower clip (no gradient raises it); with from_logits=True {acc_l:.0%}")  # fmt: skip
-    numbers = dict(accuracy_as_probabilities=acc_p, accuracy_from_logits=acc_l, chance=1 / k, clipped_examples=clipped_p, num_labels=k)
-    return verdict("confirmed" if acc_p < acc_l - 0.05 else "not_confirmed", text, "torch re-implementation of tf_keras/backend.py's cross-entropies", **numbers)
-
-
-def _recalls(x, y, test_x, test_y, weights) -> list[float]:
-    torch.manual_seed(0)
-    n = int(y.max()) + 1
-    net = torch.nn.Linear(x.shape[1], n)
-    opt = torch.optim.Adam(net.parameters(), lr=0.05)
-    loss_fn = torch.nn.CrossEntropyLoss(weight=weights)
-    for _ in range(150):
-        opt.zero_grad()
-        loss_fn(net(x), y).backward()
-        opt.step()
-    with torch.no_grad():
-        pred = net(test_x).argmax(-1)
-    return [float((pred[test_y == c] == c).float().mean()) for c in range(n)]
+            own = _keras_probabilities(kind, head(x)).gather(1, y[:, None])
+            out[name] = {"dead": dead, "stuck": float((own <= KERAS_EPSILON).float().mean()),
+                         "accuracy": float((head(test_x).argmax(-1) == test_y).float().mean())}  # fmt: skip
+    return out
 
 
 # --------------------------------------------------------------------------- Trainer (BL402, BL603)
@@ -941,5 +1018,5 @@ PROBES: dict[str, Callable[[dict, Env], dict]] = {
     "BL201": probe_attention_mask, "BL202": probe_label_length, "BL204": probe_label_range, "BL205": probe_dtype,
     "BL206": probe_added_tokens, "BL301": probe_learning_rate, "BL401": probe_imbalance,
     "BL402": probe_eval_without_dataset, "BL501": probe_memory, "BL502": probe_memory, "BL603": probe_compute_loss_signature,
-    "BL209": probe_missing_pad, "BL210": probe_right_padding, "BL306": probe_fp16_t5, "BL404": probe_keras_loss,
+    "BL209": probe_missing_pad, "BL210": probe_right_padding, "BL306": probe_fp16_t5, "BL404": probe_keras_loss, **training_steps.PROBES,
 }  # fmt: skip

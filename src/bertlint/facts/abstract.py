@@ -1,0 +1,88 @@
+"""The abstract values the evaluator gives, and how several sources of one value agree.
+
+A value is a Python constant, one of the `Abstract` values here, or `UNKNOWN` (the one sentinel every consumer
+treats as "say nothing").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+
+from bertlint.facts.nodes import UNKNOWN, Call, Scope
+
+MAX_SEQ = 5_000_000  # give up on constant lists larger than this
+MAX_DEPTH = 3  # nested calls of the file's own functions evaluated for their arguments
+
+
+class Abstract:
+    """A value that is no constant: consumers asking for a constant read it as UNKNOWN."""
+
+    __slots__ = ()
+
+
+@dataclass(eq=False)
+class Binding(Abstract):
+    """An object the rules care about, and where it came from."""
+
+    kind: str  # tokenizer | model | config | encoding | ids | optimizer | accelerator | gradient_tape | loss | trainer | training_args | dataloader | dataloader_item | dataset | module | collator | generated
+    call: Call | None = None  # the call that made it (the tokenizer call of an encoding, the load of a model)
+    parent: Binding | None = None  # the encoding an `ids` binding came from, the model a wrapper wraps
+    detail: Any = ""  # for ids: which key ("input_ids", "labels", ...) or how padded; for a model: the wrapper ("peft")
+
+
+@dataclass(eq=False)
+class Instance(Abstract):
+    """An object a library model or the file's own class describes, that no rule asks for by kind: `instance` (of a
+    class of the file), `parser` and `namespace` (a command line), `table`, `column`, `hub_dataset`, `texts`."""
+
+    kind: str
+    call: Call | None
+    detail: Any = None  # the ClassDef of an instance; the dataclass of a parsed namespace
+
+
+@dataclass(frozen=True)
+class Pack(Abstract):
+    """A tuple or list known element by element (at least one element is no constant)."""
+
+    items: tuple
+
+
+@dataclass(eq=False)
+class Series(Abstract):
+    """An iterable every element of which holds `element` (`enumerate(loader)`, `zip(a, b)`)."""
+
+    element: Any
+
+
+@dataclass(eq=False)
+class Frame:
+    """A call of one of the file's own functions, its parameters bound to the call's arguments."""
+
+    function: cst.FunctionDef
+    args: dict[str, tuple[cst.BaseExpression, Scope, int | None]]  # parameter -> (argument, its scope, its order)
+    caller: Frame | None
+    depth: int
+
+
+# RecursionError: an expression nested deeper than the interpreter's stack (500 chained calls) is unknown, the file
+# still analysed.
+FAILURES = (ArithmeticError, TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError, RecursionError, MemoryError, SyntaxError)
+
+
+def agree(found: list) -> Any:
+    """The one value every source gives (objects agree on their kind), else UNKNOWN."""
+    if not found or any(v is UNKNOWN for v in found):
+        return UNKNOWN
+    first = found[0]
+    if isinstance(first, Binding):
+        return first if all(isinstance(v, Binding) and v.kind == first.kind for v in found) else UNKNOWN
+    if isinstance(first, Abstract):
+        return first if all(v is first or v == first for v in found[1:]) else UNKNOWN
+    return first if all(not isinstance(v, Abstract) and v == first and type(v) is type(first) for v in found[1:]) else UNKNOWN
+
+
+def constant(value: Any) -> Any:
+    return UNKNOWN if isinstance(value, Abstract) else value

@@ -1,0 +1,21 @@
+"""The library models the evaluator runs: one module per library family, each a set of tables and small hooks.
+
+A hook answers for its library's objects and None for anything else (`evaluator.Evaluation.ask`):
+
+- `call(ev, call)`: the value a library call makes;
+- `method(ev, receiver, call)`: what a method of an object gives; `called(ev, obj, call)`: calling the object;
+- `attribute(ev, base, attr)`, `item(values, base, key)`, `iterate(values, base)` (what looping over it yields);
+- `operation(ev, left, node)`: a binary operation whose left operand is an object;
+- `keeps(method, receiver)`: the method returns its receiver's value unchanged (receiver None: a comprehension's
+  element);
+- `mapping(value)`: an object whose iteration gives its keys;
+- `parameter(ev, scope, name)`: a parameter a library fills in (click).
+
+A new library API is a row in a table here, never code in the evaluator.
+
+`BRAINS` is the order they are asked in.
+"""
+
+from bertlint.facts.brain import config, data, tables, tensors, transformers, wrappers
+
+BRAINS = (tensors, wrappers, transformers, data, tables, config)

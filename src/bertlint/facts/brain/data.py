@@ -1,0 +1,120 @@
+"""torch.utils.data: DataLoader, TensorDataset, the file's own Dataset classes, and the batches a loader yields.
+
+A batch is what the collate function of the file's own returns (a def, a lambda, `functools.partial`, a class with
+`__call__`), else the dataset's items stacked as they are (torch `default_collate`): a `TensorDataset`'s tensor at
+each position, what a `Dataset` class's `__getitem__` returns, the columns a `datasets` `map` function returns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from bertlint.facts.abstract import Binding
+from bertlint.facts.functions import callable_returns, function_scope
+from bertlint.facts.names import same_symbol
+from bertlint.facts.nodes import dotted
+
+
+def call(ev, call) -> Any:
+    q = call.qualname
+    if not q:
+        return None
+    if q.startswith("torch.utils.data") and q.rsplit(".", 1)[-1] == "DataLoader":
+        return Binding("dataloader", call)
+    if dataset_class(ev.f, q) is not None:
+        return Binding("dataset", call)
+    return None
+
+
+def iterate(values, base) -> Any:
+    if isinstance(base, Binding) and base.kind == "dataloader":
+        return Binding("dataloader_item", base.call)
+    return None
+
+
+def item(values, base, key) -> Any:
+    if not isinstance(base, Binding) or base.kind != "dataloader_item":
+        return None
+    return batch_item(values, base.call, key) or Binding("ids", base.call, base, key if isinstance(key, str) else "")
+
+
+def attribute(ev, base, attr: str) -> Any:
+    if isinstance(base, Binding) and base.kind == "dataloader_item":
+        return Binding("ids", base.call, base, attr)  # `batch.input_ids`
+    return None
+
+
+def dataset_class(values, qualname: str) -> str | None:
+    """`TensorDataset`, or the file's own map-style dataset class (a `Dataset` subclass, or any class with `__getitem__`)."""
+    if same_symbol(qualname, "torch.utils.data.TensorDataset") and qualname.startswith("torch."):
+        return "TensorDataset"
+    cls = values.classes.get(qualname.split(".", 1)[1]) if qualname.startswith("<local>.") and qualname.count(".") == 1 else None
+    return cls.name if cls is not None and "__getitem__" in cls.methods else None
+
+
+def batch_item(values, loader, key: Any) -> Binding | None:
+    """What a DataLoader's batches hold at `key` (a dict key, a position)."""
+    if loader.has_star_args or not isinstance(key, (str, int)) or isinstance(key, bool):
+        return None
+    if "collate_fn" in loader.kwargs:
+        return _item(values, callable_returns(values, loader.kwargs["collate_fn"].value, loader), key)
+    arg = loader.arg(0, "dataset")
+    dataset = values.kind(arg.value, loader.scope, loader.order) if arg is not None else None
+    if dataset is None or dataset.kind != "dataset":
+        return None
+    made = dataset.call
+    if made.method == "map":
+        return _item(values, callable_returns(values, made.arg(0, "function").value, made), key)
+    if dataset_class(values, made.qualname) == "TensorDataset":
+        if not isinstance(key, int) or made.has_star_args or not 0 <= key < len(made.positional):
+            return None
+        return values.kind(made.positional[key].value, made.scope, made.order)
+    getitem = values.classes[made.qualname.split(".", 1)[1]].methods["__getitem__"]
+    scope = function_scope(values, getitem)
+    return _item(values, [(value, scope, None) for value in values.return_values(getitem) if value is not None], key)
+
+
+def _item(values, returned, key: Any) -> Binding | None:
+    """The object at `key` of what a function returns (every `return` agreeing): an encoding it returns
+    (`tokenizer(texts, padding=True)`, `tokenizer.pad(features)`) gives its ids; a dict or tuple, its element."""
+    found = []
+    for value, scope, frame in returned or ():
+        whole = values.evaluate(value, scope, frame=frame)
+        if isinstance(whole, Binding) and whole.kind == "encoding":
+            found.append(Binding("ids", whole.call, whole, key) if isinstance(key, str) else None)
+        else:
+            found.append(_element(values, value, scope, key, 0))
+    return found[0] if found and found[0] is not None and all(b is not None and b.kind == found[0].kind for b in found) else None
+
+
+def _element(values, expr: cst.BaseExpression | None, scope, key: Any, depth: int) -> Binding | None:
+    """The object at `key` of a dict display, `dict(...)` call or tuple `expr` (through one plain name)."""
+    if isinstance(expr, cst.Name) and depth == 0:  # `item = {...}; item["labels"] = ...; return item`
+        owner, events = values.binding_events(expr.value, scope)
+        if owner is not scope or not events or events[0].op != "assign" or events[0].index is not None or any(e.op != "setitem" for e in events[1:]):
+            return None
+        stored = [s for s in values.stores if s.scope is scope and isinstance(s.target, cst.Subscript) and dotted(s.target.value) == expr.value]
+        if any(s.key is None for s in stored):
+            return None
+        stored = [s for s in stored if s.key == key]
+        return values.kind(stored[-1].value, scope) if stored else _element(values, events[0].value, scope, key, 1)
+    if isinstance(expr, cst.DictComp) and isinstance(key, str) and not expr.for_in.ifs and expr.for_in.inner_for_in is None:
+        # `{k: torch.tensor(v[i]) for k, v in self.encodings.items()}`: every key of an encoding, per example
+        items = values.call_of(expr.for_in.iter) if isinstance(expr.for_in.iter, cst.Call) else None
+        source = values.kind(items.receiver, items.scope, items.order) if items is not None and items.method == "items" else None
+        return Binding("ids", source.call, source, key) if source is not None and source.kind == "encoding" else None
+    if isinstance(expr, cst.Dict) and isinstance(key, str):
+        element = next((e for e in expr.elements if isinstance(e, cst.DictElement) and values.value(e.key, scope) == key), None)
+        return values.kind(element.value, scope) if element is not None else None
+    if isinstance(expr, cst.Tuple) and isinstance(key, int) and 0 <= key < len(expr.elements):
+        element = expr.elements[key]
+        return None if isinstance(element, cst.StarredElement) or any(isinstance(e, cst.StarredElement) for e in expr.elements) else values.kind(element.value, scope)
+    made = values.call_of(expr) if isinstance(expr, cst.Call) else None
+    if made is not None and made.qualname == "builtins.dict" and isinstance(key, str) and key in made.kwargs:
+        return values.kind(made.kwargs[key].value, scope)
+    return None
+
+
+

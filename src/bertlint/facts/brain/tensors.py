@@ -1,0 +1,111 @@
+"""torch tensors and the padding utilities: methods that keep what a tensor (or a module, an encoding) holds,
+tensor constructors that keep ids ids, and the calls that pad sequences.
+
+Sources: torch `Tensor.to/cuda/long/...` and `nn.Module.to/cuda/train/eval/...` return the same data (a module
+returns itself); `torch.tensor/as_tensor/LongTensor/stack/cat` build a tensor of their argument's elements;
+`torch.nn.utils.rnn.pad_sequence(sequences, batch_first, padding_value=0.0)`, `torch.nn.functional.pad(input, pad,
+mode="constant", value=None)` (0), keras `pad_sequences(sequences, ..., padding="pre", value=0.0)` pad with a
+value that is no token of the text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from bertlint.facts.abstract import UNKNOWN, Binding
+
+# methods that return their receiver's value unchanged (moved, cast, reshaped, put in a mode)
+KEEPS = frozenset({
+    "to", "cuda", "cpu", "train", "eval", "half", "bfloat16", "float", "double", "long", "int", "requires_grad_", "squeeze",
+    "unsqueeze", "view", "reshape", "clone", "detach", "contiguous", "pin_memory", "to_device",
+})
+# the objects those methods are called on (a trainer's `train()` returns no trainer)
+KEEPING_KINDS = frozenset({"model", "module", "encoding", "ids", "dataloader_item"})
+# constructors of a tensor from their first argument's elements
+TENSOR_CONSTRUCTORS = ("torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.stack", "torch.cat")
+# tokenizer methods whose result is the list of ids itself
+ID_LISTS = ("encode",)
+# constant folding of an array of constants
+CONSTANT_ARRAYS = ("numpy.array", "numpy.asarray", "torch.tensor")
+# utilities that pad sequences to one length with a value that is no token: the keyword that says the side, its
+# default, and what each value means
+_TORCH_SIDE = ("padding_side", "right", {"left": "left", "right": "right"})
+_KERAS_SIDE = ("padding", "pre", {"pre": "left", "post": "right"})
+PADDERS = {
+    "torch.nn.utils.rnn.pad_sequence": _TORCH_SIDE,
+    "tensorflow.keras.preprocessing.sequence.pad_sequences": _KERAS_SIDE, "keras.preprocessing.sequence.pad_sequences": _KERAS_SIDE,
+    "keras.utils.pad_sequences": _KERAS_SIDE, "tensorflow.keras.utils.pad_sequences": _KERAS_SIDE, "keras_preprocessing.sequence.pad_sequences": _KERAS_SIDE,
+}
+PAD_ANY_TENSOR = ("torch.nn.functional.pad",)  # pads any tensor: padded ids only where it held ids
+
+def operation(ev, left, node) -> Any:
+    """`ids + [0] * (n - len(ids))`, `ids + [tok.pad_token_id] * k`: ids padded by hand with the pad id (or 0)."""
+    right = node.right
+    if not (isinstance(left, Binding) and left.kind in ("ids", "encoding") and isinstance(node.operator, cst.Add)):
+        return None
+    if not (isinstance(right, cst.BinaryOperation) and isinstance(right.operator, cst.Multiply) and isinstance(right.left, cst.List) and len(right.left.elements) == 1):
+        return None
+    pad = right.left.elements[0].value
+    if ev.const(pad) == 0 or isinstance(pad, cst.Attribute) and pad.attr.value == "pad_token_id":
+        return Binding("ids", left.call, left, "padded by hand")
+    return None
+
+
+def keeps(method: str, receiver=None) -> bool | None:
+    """`method` returns its receiver's value: on an element of a comprehension (no receiver known), or on a tensor,
+    a module or an encoding."""
+    if method not in KEEPS:
+        return None
+    return True if receiver is None or isinstance(receiver, Binding) and receiver.kind in KEEPING_KINDS else None
+
+
+def call(ev, call) -> Any:
+    q = call.qualname
+    if not q:
+        return None
+    if q in CONSTANT_ARRAYS and call.positional:
+        found = ev.const(call.positional[0].value)
+        if found is not UNKNOWN:
+            return found
+    if q.startswith(TENSOR_CONSTRUCTORS):
+        inner = call.arg(0)
+        if inner is None:
+            return UNKNOWN
+        value = ev.eval(inner.value)
+        element = ev.f.elements_of(value) if not isinstance(value, Binding) else value
+        for found in (element, value):  # `torch.tensor([ids])`, `torch.cat(per_text_ids)`, `torch.tensor(ids)`
+            if isinstance(found, Binding) and found.kind == "ids":
+                return found
+            if isinstance(found, Binding) and found.kind == "encoding" and found.call.method in ID_LISTS:
+                return Binding("ids", found.call, found, "input_ids")
+        return UNKNOWN
+    if q in PAD_ANY_TENSOR:  # a tensor of any kind: padded ids only where it held ids
+        inner = ev.kind(call.positional[0].value) if call.positional else None
+        return Binding("ids", call, inner, "padded") if inner is not None and inner.kind in ("ids", "encoding") else UNKNOWN
+    if padder(q) is not None:
+        return Binding("ids", call, None, "padded")
+    return None
+
+
+def padder(qualname: str | None) -> tuple | None:
+    """(side keyword, its default, value -> side) of a padding utility, or None."""
+    if qualname and qualname.startswith("torch") and qualname.endswith(".pad_sequence"):
+        return _TORCH_SIDE
+    return PADDERS.get(qualname)
+
+
+def pad_side(values, call) -> Any:
+    """"left" | "right" | UNKNOWN: the side a padding utility pads on; None for a call that is none. `F.pad(x, (a, b))`
+    pads the last dimension `a` before and `b` after."""
+    if call.qualname in PAD_ANY_TENSOR:
+        pad = values.arg_value(call, 1, "pad")
+        if isinstance(pad, (tuple, list)) and len(pad) >= 2 and all(isinstance(p, int) for p in pad[:2]):
+            return "left" if pad[0] else "right"
+        return UNKNOWN
+    found = padder(call.qualname)
+    if found is None:
+        return None
+    keyword, default, sides = found
+    return sides.get(values.kw_value(call, keyword, default=default), UNKNOWN)

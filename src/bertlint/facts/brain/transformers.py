@@ -1,0 +1,193 @@
+"""transformers and the training objects around it: tokenizers and what they encode (BatchEncoding and its ids),
+models and their loads, configs, training arguments, trainers, collators, optimizers, accelerators, losses, and the
+file's own torch modules.
+
+Sources: a tokenizer is called, or `encode`/`encode_plus`/`batch_encode_plus`/`pad`, for a `BatchEncoding` (a dict
+of `input_ids`, `attention_mask`, ... also read as attributes and with `.get`); `convert_tokens_to_ids` gives ids;
+`generate` gives generated ids; a model class loads with `from_pretrained`/`from_config` or its constructor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+
+from bertlint.facts.abstract import UNKNOWN, Binding
+from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head, same_symbol
+from bertlint.facts.nodes import Call, Scope, dotted
+
+OPTIMIZER_MODULES = (
+    "torch.optim.", "torch.distributed.optim.", "bitsandbytes.optim.", "apex.optimizers.", "deepspeed.ops.",
+    "tensorflow.keras.optimizers.", "keras.optimizers.", "tf_keras.optimizers.", "tensorflow.optimizers.",
+)
+NOT_OPTIMIZERS = (".lr_scheduler.", ".schedules.", ".swa_utils.")
+# learning-rate schedules stepped like optimizers: torch's lr_scheduler classes, transformers' `get_*schedule*`
+# factories (optimization.py)
+TORCH_SCHEDULERS = "torch.optim.lr_scheduler."
+TRANSFORMERS_OPTIMIZERS = ("AdamW", "Adafactor", "AdamWeightDecay")
+
+
+@dataclass(eq=False)
+class ModelLoad:
+    call: Call
+    class_name: str  # qualified name of the transformers class (or the first transformers base of a local class)
+    how: str  # "pretrained" | "config" | "constructor"
+    checkpoint: Any  # resolved checkpoint string, or UNKNOWN
+    head: str
+    keras: bool
+
+
+def call(ev, call) -> Any:
+    f = ev.f
+    if is_tokenizer_load(f, call):
+        return Binding("tokenizer", call)
+    if model_load(f, call) is not None:
+        return Binding("model", call)
+    q = call.qualname
+    if q:
+        short = q.rsplit(".", 1)[-1]
+        if (kind := object_kind(q)) is not None:
+            return Binding(kind, call)
+        if short in TRAINING_ARGS_CLASSES and is_transformers_name(q):
+            return Binding("training_args", call)
+        config_class = q.rsplit(".", 1)[0] if call.method == "from_pretrained" else q
+        if config_class.endswith("Config") and is_transformers_name(q):
+            return Binding("config", call)  # `BertConfig(...)`, `AutoConfig.from_pretrained(...)`
+        if any(is_trainer_class(b) for b in f.class_bases(q)):
+            return Binding("trainer", call)
+        if module_class(f, q) is not None:
+            return Binding("module", call)  # the file's own torch module: its forward's parameters come from its calls
+        if short.startswith("DataCollator") and is_transformers_name(q):
+            return Binding("collator", call)
+        return None
+    func = call.node.func
+    if call.method is None and isinstance(func, cst.Name) or isinstance(func, cst.Attribute):
+        if looks_like_tokenizer(f, func, ev.scope) and ev.kind(func) is None:
+            return Binding("encoding", call)  # `tokenizer(texts)` with an unresolved tokenizer
+    return None
+
+
+def method(ev, receiver, call) -> Any:
+    if not isinstance(receiver, Binding):
+        return None
+    kind, name = receiver.kind, call.method
+    if kind == "tokenizer" and (name in ENCODE_METHODS or name == "pad"):
+        return Binding("encoding", call)
+    if kind == "tokenizer" and name == "convert_tokens_to_ids":
+        return Binding("ids", call, None, "manual")
+    if kind == "model" and name == "generate":
+        return Binding("generated", call)
+    if kind == "encoding" and name == "get":
+        key = ev.f.arg_value(call, 0)
+        return Binding("ids", receiver.call, receiver, key if isinstance(key, str) else "")
+    return None
+
+
+def called(ev, obj, call) -> Any:
+    if isinstance(obj, Binding) and obj.kind == "tokenizer":
+        return Binding("encoding", call)
+    return None
+
+
+def attribute(ev, base, attr: str) -> Any:
+    if isinstance(base, Binding) and base.kind == "encoding":
+        return Binding("ids", base.call, base, attr)
+    return None
+
+
+def item(values, base, key) -> Any:
+    if not isinstance(base, Binding):
+        return None
+    if base.kind == "encoding":
+        return Binding("ids", base.call, base, key if isinstance(key, str) else "")
+    if base.kind == "ids":
+        return base  # an example's ids, a slice of them
+    return None
+
+
+def mapping(value) -> bool | None:
+    return True if isinstance(value, Binding) and value.kind == "encoding" else None
+
+
+def holds_tokenizer(values, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> bool:
+    """`expr` is a tokenizer: evaluated to one, or an unresolved name plainly called `tokenizer`."""
+    found = values.kind(expr, scope, order)
+    return found.kind == "tokenizer" if found is not None else looks_like_tokenizer(values, expr, scope)
+
+
+def looks_like_tokenizer(values, expr: cst.BaseExpression | None, scope: Scope) -> bool:
+    """An unresolved name that is plainly a tokenizer: a parameter or attribute called `tokenizer`."""
+    text = dotted(expr)
+    if text is None or not values.imported(*TRANSFORMERS_ROOTS):
+        return False
+    last = text.rsplit(".", 1)[-1]
+    if not (last in ("tokenizer", "tok", "processing_class") or last.endswith("_tokenizer") or last.startswith("tokenizer_")):
+        return False
+    owner = scope.lookup_scope(last) if "." not in text else None
+    if owner is not None and owner.events.get(last):
+        return False  # bound to something we could not classify: not our business
+    return last not in values.functions
+
+
+def is_tokenizer_load(values, call: Call) -> bool:
+    if call.qualname is None:
+        return False
+    base, _, tail = call.qualname.rpartition(".")
+    # A resolved callee is a class or a function, never a method of an object: `transformers.BertTokenizer(...)` constructs.
+    candidates = values.class_bases(base if tail == "from_pretrained" else call.qualname)
+    return any(is_tokenizer_class(c) for c in candidates)
+
+
+def model_load(values, call: Call) -> ModelLoad | None:
+    if call.qualname is None:
+        return None
+    if call.method in ("from_pretrained", "from_config"):
+        cls = call.qualname.rsplit(".", 1)[0]
+        how = "pretrained" if call.method == "from_pretrained" else "config"
+    else:  # `BertForMaskedLM(config)`, `transformers.BertForMaskedLM(config)`
+        cls, how = call.qualname, "constructor"
+    tf_class = next((b for b in values.class_bases(cls) if is_model_class(b)), None)
+    if tf_class is None:
+        return None
+    checkpoint: Any = UNKNOWN
+    if how == "pretrained":
+        checkpoint = values.arg_value(call, 0, "pretrained_model_name_or_path")
+        if not isinstance(checkpoint, str):
+            checkpoint = UNKNOWN
+    last = tf_class.rsplit(".", 1)[-1]
+    return ModelLoad(call, tf_class, how, checkpoint, model_head(last), keras=last.startswith("TF"))
+
+
+def is_keras_model(values, call: Call) -> bool:
+    recv = values.kind(call.receiver, call.scope, call.order)
+    if recv is not None and recv.kind in ("model", "keras_model"):
+        return True
+    return values.imported("tensorflow", "keras", "tf_keras") and recv is None and call.receiver is not None and "model" in (dotted(call.receiver) or "").lower()
+
+
+def object_kind(qualname: str) -> str | None:
+    """optimizer | scheduler | accelerator | gradient_tape | loss, for a constructor resolved through the imports."""
+    root, last = qualname.split(".", 1)[0], qualname.rsplit(".", 1)[-1]
+    if qualname.startswith(TORCH_SCHEDULERS) and last[:1].isupper() or is_transformers_name(qualname) and last.startswith("get_") and "schedule" in last:
+        return "scheduler"
+    if qualname.startswith(OPTIMIZER_MODULES) and last[:1].isupper():
+        return None if any(part in qualname for part in NOT_OPTIMIZERS) else "optimizer"
+    if is_transformers_name(qualname) and last in TRANSFORMERS_OPTIMIZERS:
+        return "optimizer"
+    if root == "accelerate" and last == "Accelerator":
+        return "accelerator"
+    if root == "tensorflow" and last == "GradientTape":
+        return "gradient_tape"
+    if qualname.startswith("torch.nn.") and last.endswith("Loss"):
+        return "loss"
+    return None
+
+
+def module_class(values, qualname: str) -> str | None:
+    """The file's own `torch.nn.Module` subclass (directly, or through its own classes), by its qualified name."""
+    if not qualname.startswith("<local>.") or qualname.count(".") != 1:
+        return None
+    bases = values.class_bases(qualname)
+    return qualname.split(".", 1)[1] if any(same_symbol(b, "torch.nn.Module") for b in bases if b.startswith("torch.")) else None

@@ -1,0 +1,213 @@
+"""The file's own functions: which definition a call runs, how its arguments bind to the parameters, what each
+call site passes for a parameter, what a function handed along (a collate or `map` function) returns.
+"""
+
+from __future__ import annotations
+
+
+from typing import NamedTuple
+
+import libcst as cst
+
+from bertlint.facts.abstract import UNKNOWN, Binding, Frame, Instance
+from bertlint.facts.model import Model
+from bertlint.facts.nodes import Call, ClassDef, Scope, dotted
+
+def is_dataclass(cls: ClassDef) -> bool:
+    return any(dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in ("dataclass", "dataclasses.dataclass") for d in cls.node.decorators)
+
+
+def enclosing_class(scope: Scope | None) -> Scope | None:
+    while scope is not None and scope.kind != "class":
+        scope = scope.parent
+    return scope
+
+
+class Target(NamedTuple):
+    """The function a call runs: its definition (a def or a lambda), its scope, whether it is a method (its first
+    parameter is the receiver), and the `functools.partial` call whose arguments come first."""
+
+    fn: cst.FunctionDef | cst.Lambda
+    scope: Scope
+    method: bool
+    partial: Call | None = None
+
+
+def callee(values: Model, call: Call) -> Target | ClassDef | None:
+    """The function a call runs: the definition in force at the call for a plain name (a def, a lambda, a
+    `functools.partial` of a def), the enclosing class's method for `self.name(...)`; the class itself for a class of
+    the file."""
+    func = call.node.func
+    if call.has_star_args:
+        return None
+    if isinstance(func, cst.Name):
+        owner, events = values.binding_events(func.value, call.scope, call.order)
+        if owner is None:
+            return None
+        events = [e for e in (events or owner.events.get(func.value, [])) if e.op in ("def", "assign", "import")]
+        if not events or events[-1].conditional:
+            return None
+        last = events[-1]
+        if last.op == "assign" and last.index is None and not last.path:
+            return _assigned_callable(values, last.value, owner, last.order)
+        if last.op != "def":
+            return None
+        if isinstance(last.value, cst.ClassDef) and owner is values.module_scope:
+            return values.classes.get(func.value)
+        if not isinstance(last.value, cst.FunctionDef):
+            return None
+        return Target(last.value, function_scope(values, last.value), False)
+    if call.method is not None and dotted(call.receiver) == "self":
+        scope = enclosing_class(call.scope)
+        cls = values.classes.get(scope.name) if scope is not None else None
+        fn = cls.methods.get(call.method) if cls is not None else None
+        return Target(fn, function_scope(values, fn), True) if fn is not None else None
+    return None
+
+
+def _assigned_callable(values: Model, value: cst.CSTNode | None, scope: Scope, order: int) -> Target | None:
+    """`f = lambda x: ...`, `g = functools.partial(fn, k=2)`: the function a name assigned one runs."""
+    if isinstance(value, cst.Lambda):
+        return Target(value, function_scope(values, value), False)
+    made = values.call_of(value) if isinstance(value, cst.Call) else None
+    if made is None or made.qualname != "functools.partial" or not made.positional or made.has_star_args or not isinstance(made.positional[0].value, cst.Name):
+        return None
+    owner, events = values.binding_events(made.positional[0].value.value, made.scope, made.order)
+    events = [e for e in events if e.op in ("def", "assign", "import")]
+    if not events or events[-1].op != "def" or events[-1].conditional or not isinstance(events[-1].value, cst.FunctionDef):
+        return None
+    fn = events[-1].value
+    return Target(fn, function_scope(values, fn), False, made)
+
+
+def function_scope(values: Model, fn: cst.FunctionDef | cst.Lambda) -> Scope:
+    if isinstance(fn, cst.Lambda):
+        return values.scope_of(fn)
+    return next(scope for node, scope in values.functions[fn.name.value] if node is fn)
+
+
+def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partial: Call | None = None) -> Frame | None:
+    """Bind `call`'s arguments (after those of `partial`, when it wraps `fn`) to `fn`'s parameters; None when they
+    cannot be matched."""
+    params = list(fn.params.posonly_params) + list(fn.params.params)
+    if method:
+        params = params[1:]
+    names = [p.name.value for p in params] + [p.name.value for p in fn.params.kwonly_params]
+    given = [(arg, c) for c in (partial, call) if c is not None for arg in (c.positional[1:] if c is partial else c.positional)]
+    keywords = {k: (arg, c) for c in (partial, call) if c is not None for k, arg in c.kwargs.items()}
+    args: dict[str, tuple] = {}
+    for param, (arg, site) in zip(params, given):
+        args[param.name.value] = (arg.value, site.scope, site.order)
+    if len(given) > len(params) and not isinstance(fn.params.star_arg, cst.Param):
+        return None
+    for keyword, (arg, site) in keywords.items():
+        if keyword not in names and not isinstance(fn.params.star_kwarg, cst.Param):
+            return None
+        args[keyword] = (arg.value, site.scope, site.order)
+    return Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1)
+
+
+def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Call]:
+    """The calls of a method of a class of the file: its constructions for `__init__`; `obj.method(...)` and, for
+    `forward`, `obj(...)`, where `obj` holds an instance of that class (the file's own torch module, or any class)."""
+    def instance(expr: cst.BaseExpression | None, call: Call) -> bool:
+        found = values.evaluate(expr, call.scope, call.order) if expr is not None else UNKNOWN
+        if isinstance(found, Instance):
+            return found.kind == "instance" and found.detail.name == class_name
+        return isinstance(found, Binding) and found.kind == "module" and found.call.qualname == f"<local>.{class_name}"
+
+    method = fn.name.value
+    if method == "__init__":  # `ReviewDataset(texts, labels)`: the constructions of the class
+        return [c for c in values.calls if c.qualname == f"<local>.{class_name}"]
+    sites = [c for c in values.calls_by_short.get(method, ()) if c.method == method and instance(c.receiver, c)]
+    if method == "forward":
+        sites += [c for c in values.calls if c.qualname is None and c.method != "forward" and instance(c.node.func, c)]
+    return sorted(sites, key=lambda c: c.order)
+
+
+def returns_of(values: Model, call: Call) -> list[tuple[cst.BaseExpression, Scope]] | None:
+    target = callee(values, call)
+    if target is None or isinstance(target, ClassDef):
+        return None
+    returned = values.return_values(target.fn)
+    return None if any(r is None for r in returned) else [(r, target.scope) for r in returned]
+
+
+def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.BaseExpression, Scope, int | None]] | None:
+    """(expression, scope, order) each call site of a plain function (or of a method of the file's own torch module:
+    `model(ids)` for its `forward`) passes for a parameter, the default where a site omits it; [] when the file never
+    calls it, None when a site is opaque (`*args`, no value)."""
+    fn = owner.node
+    if not isinstance(fn, cst.FunctionDef) or owner.parent is None:
+        return None
+    param = owner.params[name]
+    params = list(fn.params.posonly_params) + list(fn.params.params)
+    if owner.parent.kind == "class":
+        if fn.decorators or not params or param is params[0]:
+            return None
+        params = params[1:]
+        sites = method_sites(values, owner.parent.name, fn)
+        if not sites and fn.name.value != "__init__":
+            return None  # an object's method may be called where the file does not show it (a Trainer calls `forward`)
+    else:
+        sites = [s for s in values.calls_by_short.get(fn.name.value, ()) if s.method is None and isinstance(s.node.func, cst.Name)]
+    position = next((i for i, p in enumerate(params) if p is param), None)
+    out = []
+    for site in sites:
+        if site.has_star_args or site.has_double_star:
+            return None
+        arg = site.kwargs.get(name)
+        if arg is None and position is not None and position < len(site.positional):
+            arg = site.positional[position]
+        if arg is not None:
+            out.append((arg.value, site.scope, site.order))
+        elif param.default is not None:
+            out.append((param.default, owner.parent, None))
+        else:
+            return None
+    return out
+
+
+def frame_of(frame: Frame | None, owner: Scope) -> Frame | None:
+    """The frame among `frame` and its callers that evaluates the function `owner` is the scope of."""
+    while frame is not None and frame.function is not owner.node:
+        frame = frame.caller
+    return frame
+
+
+def arguments(values: Model, owner: Scope, name: str, frame: Frame | None) -> list[tuple[cst.BaseExpression, Scope, int | None, Frame | None]] | None:
+    """(expression, scope, order, its frame) a parameter receives: the argument (or default) of the call being
+    evaluated, else what each call site passes; [] when the file never calls it, None when that cannot be seen."""
+    frame = frame_of(frame, owner)
+    if frame is not None:
+        if name in frame.args:
+            return [(*frame.args[name], frame.caller)]
+        default = owner.params[name].default
+        return [(default, owner.parent, None, frame.caller)] if default is not None else None
+    sources = param_arguments(values, owner, name)
+    return None if sources is None else [(expr, scope, order, None) for expr, scope, order in sources]
+
+
+def callable_returns(values: Model, fn_expr: cst.BaseExpression, at: Call) -> list[tuple[cst.BaseExpression, Scope, Frame | None]] | None:
+    """(returned expression, its scope, the frame binding `partial`'s arguments) for each `return` of a function the
+    file passes along (a collate function, a `map` function): a def, a lambda, `functools.partial(fn, ...)`, or an
+    instance of a class of the file with `__call__`."""
+    if isinstance(fn_expr, cst.Lambda):
+        return [(fn_expr.body, values.scope_of(fn_expr.body), None)]
+    call = values.call_of(fn_expr) if isinstance(fn_expr, cst.Call) else None
+    partial = None
+    if call is not None and call.qualname == "functools.partial" and call.positional and not call.has_star_args:
+        partial, fn_expr = call, call.positional[0].value
+    elif call is not None and call.qualname and call.qualname.startswith("<local>.") and call.qualname.count(".") == 1:
+        cls = values.classes.get(call.qualname.split(".", 1)[1])
+        method = cls.methods.get("__call__") if cls is not None else None
+        return [(r, function_scope(values, method), None) for r in values.return_values(method) if r is not None] if method is not None else None
+    if not isinstance(fn_expr, cst.Name):
+        return None
+    owner, events = values.binding_events(fn_expr.value, at.scope, at.order)
+    defs = [e for e in events if e.op in ("def", "assign", "import")]
+    if not defs or defs[-1].op != "def" or not isinstance(defs[-1].value, cst.FunctionDef):
+        return None
+    fn = defs[-1].value
+    frame = values.partial_frame(partial, fn) if partial is not None else None
+    return [(r, function_scope(values, fn), frame) for r in values.return_values(fn) if r is not None]

@@ -1,0 +1,69 @@
+"""Are these ids padded, and why: the one judgement every rule takes about an `ids` value.
+
+Padded ids come from a tokenizer call that pads (to `max_length`, or a batch of several texts to the longest),
+a padding utility (`pad_sequence`, keras `pad_sequences`, `F.pad` of ids), ids extended by hand with the pad id
+(`ids + [0] * (n - len(ids))`, tokens with `[PAD]` converted), or the batches of a DataLoader whose collator is
+a transformers one (they all pad).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from bertlint.facts.abstract import Binding
+from bertlint.facts.nodes import Call, walk
+from bertlint.facts.training import padding_at
+from bertlint.facts.values import Values as Facts
+
+PAD_TOKENS = ("[PAD]", "<pad>")
+
+
+def padded_ids(facts: Facts, ids: Binding | None, version: tuple[int, ...]) -> str | None:
+    """Why these ids are padded (words for a message), or None when they may not be (on the target version)."""
+    if ids is None or ids.kind != "ids":
+        return None
+    if ids.detail == "padded":
+        return f"built with `{facts.text(ids.call.node.func)}`"
+    if ids.detail == "padded by hand":
+        return "padded by hand with the pad id"
+    if ids.detail == "manual":
+        return "padded by hand with pad tokens" if _pad_tokens_converted(facts, ids.call) else None
+    if ids.detail not in ("input_ids", "") or ids.call is None or ids.parent is None:
+        return None
+    if ids.parent.kind == "dataloader_item":
+        collator = padding_collator(facts, ids.call)
+        return f"batches padded by `{collator}`" if collator else None
+    pad = padding_at(facts, ids.call, version)
+    line = facts.text(ids.call.node.func)
+    if pad.pads_to_max:
+        legacy = "pad_to_max_length" in ids.call.kwargs and "padding" not in ids.call.kwargs
+        keyword = "pad_to_max_length=True" if legacy else 'padding="max_length"'
+        return f"`{line}(..., {keyword})`"
+    if pad.pads_batch:
+        return f"`{line}(...)` pads a batch of several texts"
+    return None
+
+
+def padding_collator(facts: Facts, loader: Call) -> str | None:
+    """The transformers collator (they all pad) a DataLoader batches with, by class name."""
+    arg = loader.kwargs.get("collate_fn")
+    collator = facts.kind(arg.value, loader.scope, loader.order) if arg is not None else None
+    return collator.call.qualname.rsplit(".", 1)[-1] if collator is not None and collator.kind == "collator" else None
+
+
+def _pad_tokens_converted(facts: Facts, call: Call | None) -> bool:
+    """`convert_tokens_to_ids(tokens)` where tokens were extended with pad tokens."""
+    if call is None or not call.positional:
+        return False
+    arg = call.positional[0].value
+    nodes = [arg]
+    if isinstance(arg, cst.Name):
+        owner, events = facts.binding_events(arg.value, call.scope, call.order)
+        nodes += [e.value for e in events if e.value is not None]
+    for node in nodes:
+        for sub in walk(node):
+            if isinstance(sub, cst.SimpleString) and any(p in sub.value for p in PAD_TOKENS):
+                return True
+            if isinstance(sub, cst.Attribute) and sub.attr.value in ("pad_token", "pad_token_id"):
+                return True
+    return False

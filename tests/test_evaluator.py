@@ -1,0 +1,212 @@
+"""The evaluator (facts/evaluator.py) and the library models it runs (facts/brain/): the everyday shapes of
+training scripts resolve through general mechanisms — targets of any shape, comprehensions, the file's own
+functions, classes and instances, configuration returned by helpers, padding by other means, texts that are many —
+each on several variants, and UNKNOWN (no finding) where the value could differ."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+from conftest import lint_text
+
+from bertlint.facts import UNKNOWN, Facts
+
+
+def facts_of(source: str) -> Facts:
+    source = textwrap.dedent(source)
+    return Facts(cst.parse_module(source), source)
+
+
+def last_call(facts: Facts, name: str):
+    return [c for c in facts.calls if facts.text(c.node.func) == name][-1]
+
+
+def ids_reaching(source: str, callee: str = "model"):
+    """(kind, key, parent kind) of the first argument of the last call of `callee`."""
+    facts = facts_of(source)
+    call = last_call(facts, callee)
+    found = facts.kind(call.arg(0, "input_ids").value, call.scope, call.order)
+    return None if found is None else (found.kind, found.detail, found.parent.kind if found.parent else None)
+
+
+# --------------------------------------------------------------------------- a batch unpacked
+
+LOADER = """\
+import torch
+from torch.utils.data import TensorDataset, DataLoader
+from transformers import AutoTokenizer, AutoModelForSequenceClassification
+tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+enc = tok(["a b", "c"], padding=True, return_tensors="pt")
+ds = TensorDataset(enc["input_ids"], enc["attention_mask"], torch.tensor([0, 1]))
+loader = DataLoader(ds, batch_size=2)
+"""
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        "for b_ids, b_mask, b_labels in loader:\n    model(b_ids, labels=b_labels)\n",
+        "for step, (b_ids, b_mask, b_labels) in enumerate(loader):\n    model(b_ids, labels=b_labels)\n",
+        "for batch in loader:\n    b_ids, b_mask, b_labels = batch\n    model(b_ids, labels=b_labels)\n",
+        "for batch in loader:\n    batch = tuple(t.to('cpu') for t in batch)\n    b_ids, b_mask, b_labels = batch\n    model(b_ids, labels=b_labels)\n",
+        "for batch in loader:\n    b_ids, b_mask, b_labels = [x.to('cpu') for x in batch]\n    model(b_ids, labels=b_labels)\n",
+        "for batch in loader:\n    b_ids, *rest = batch\n    model(b_ids, labels=rest[-1])\n",
+        "from tqdm import tqdm\nfor step, batch in enumerate(tqdm(loader)):\n    b_ids = batch[0].to('cpu')\n    model(b_ids)\n",
+        "for (b_ids, b_mask, b_labels), n in zip(loader, range(3)):\n    model(b_ids)\n",
+        "def unpack(b):\n    return b[0].cuda(), b[2].cuda()\nfor batch in loader:\n    ids, labels = unpack(batch)\n    model(ids, labels=labels)\n",
+        "for batch in loader:\n    ids, mask, labels = map(lambda t: t.to('cpu'), batch)\n    model(ids)\n",
+        "for batch in loader:\n    batch = [x.long() for x in batch]\n    model(batch[0])\n",
+    ],
+)
+def test_a_batch_unpacked_by_any_target_is_the_datasets_tensor_at_that_position(loop):
+    assert ids_reaching(LOADER + loop) == ("ids", "input_ids", "encoding")
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        "for b_mask, b_ids, b_labels in loader:\n    model(b_ids)\n",  # the mask's position: not the ids
+        "for batch in loader:\n    b_ids, b_labels = batch[1], batch[2]\n    model(b_ids)\n",
+        "for batch in loader:\n    batch = tuple(t.to('cpu') for t in batch if t is not None)\n    model(batch[0])\n",  # filtered
+    ],
+)
+def test_a_batch_element_that_is_not_the_ids_or_not_known_stays_so(loop):
+    assert ids_reaching(LOADER + loop) in (None, ("ids", "attention_mask", "encoding"))
+
+
+def test_constants_unpack_through_tuple_returns_nested_and_starred_targets():
+    facts = facts_of("""
+        def hp():
+            return (1e-5, 16), "x"
+        (lr, bs), name = hp()
+        first, *rest = [1, 2, 3]
+        *init, last = (4, 5, 6)
+        print(a=lr, b=bs, c=name, d=rest, e=init, f=last)
+    """)
+    call = last_call(facts, "print")
+    assert [facts.kw_value(call, k) for k in "abcdef"] == [1e-5, 16, "x", [2, 3], [4, 5], 6]
+
+
+# --------------------------------------------------------------------------- configuration
+
+ARGPARSE = "import argparse\n"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        ARGPARSE + "def parse_args():\n    p = argparse.ArgumentParser()\n    p.add_argument('--lr', type=float, default=3e-5)\n    return p.parse_args()\nargs = parse_args()\nprint(lr=args.lr)\n",
+        ARGPARSE + "def main(args):\n    print(lr=args.lr)\nif __name__ == '__main__':\n    p = argparse.ArgumentParser()\n    p.add_argument('--lr', default=3e-5)\n    main(p.parse_args())\n",
+        ARGPARSE + "def get_parser():\n    p = argparse.ArgumentParser()\n    p.add_argument('--lr', default=3e-5)\n    return p\nargs = get_parser().parse_args()\nprint(lr=args.lr)\n",
+        ARGPARSE + "p = argparse.ArgumentParser()\np.add_argument('--lr', default=3e-5)\nargs, _ = p.parse_known_args()\nprint(lr=args.lr)\n",
+        "class Trainer:\n    def __init__(self, lr=3e-5):\n        self.lr = lr\n    def fit(self):\n        print(lr=self.lr)\n",
+    ],
+)
+def test_configuration_returned_by_a_helper_or_defaulted_by_init_is_a_command_line_like_default(source):
+    facts = facts_of(source)
+    call = last_call(facts, "print")
+    assert facts.kw_value(call, "lr") == 3e-5 and facts.kw_value(call, "lr", cli=False) is UNKNOWN
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "class Cfg:\n    def __init__(self, lr=1e-2):\n        self.lr = lr\ncfg = Cfg(lr=3e-5)\nprint(lr=cfg.lr)\n",
+        "class Cfg:\n    def __init__(self, lr=3e-5, bs=8):\n        self.lr = lr\ncfg = Cfg()\nprint(lr=cfg.lr)\n",
+        "from dataclasses import dataclass\n@dataclass\nclass Cfg:\n    lr: float = 3e-5\nprint(lr=Cfg().lr)\n",
+        "class Cfg:\n    def __init__(self, lr):\n        self.lr = lr\n    def get(self):\n        return self.lr\nprint(lr=Cfg(3e-5).get())\n",
+        "def outer():\n    lr = 3e-5\n    def inner():\n        return lr\n    return inner()\nprint(lr=outer())\n",
+        "f = lambda: 3e-5\nprint(lr=f())\n",
+        "import functools\ndef scale(base, k):\n    return base * k\ng = functools.partial(scale, k=3)\nprint(lr=g(1e-5))\n",
+    ],
+)
+def test_values_built_in_the_files_own_classes_closures_lambdas_and_partials_resolve(source):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr", cli=False) == pytest.approx(3e-5)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "class T:\n    def __init__(self, lr=1e-2):\n        self.lr = lr\n    def reset(self):\n        self.lr = 0.5\n    def fit(self):\n        print(lr=self.lr)\n",
+        "class Cfg:\n    def __init__(self, lr=1e-2):\n        self.lr = lr\ncfg = Cfg()\ncfg.lr = 0.5\nprint(lr=cfg.lr)\n",
+        "import torch\nclass Cfg(torch.nn.Module):\n    def __init__(self, lr=1e-2):\n        self.lr = lr\nprint(lr=Cfg().lr)\n",
+        "import random\nf = lambda: 1e-2\nif random.random() > 0.5:\n    f = lambda: 2e-2\nprint(lr=f())\n",
+    ],
+)
+def test_attributes_set_in_several_places_or_on_foreign_bases_stay_unknown(source):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN
+
+
+# --------------------------------------------------------------------------- ids padded by other means, texts that are many
+
+HEAD = """\
+import torch
+import torch.nn.functional as F
+from torch.utils.data import TensorDataset, DataLoader
+from torch.nn.utils.rnn import pad_sequence
+from transformers import AutoTokenizer, AutoModelForSequenceClassification
+tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+texts = ["a b", "c"]
+"""
+
+PADDED = {
+    "per-text max_length, torch.cat": "rows = []\nfor t in texts:\n    e = tok(t, padding='max_length', max_length=64, truncation=True, return_tensors='pt')\n    rows.append(e['input_ids'])\nids = torch.cat(rows, dim=0)\n{call}\n",
+    "per-text max_length, torch.stack": "ids = torch.stack([tok.encode_plus(t, padding='max_length', max_length=32, return_tensors='pt')['input_ids'][0] for t in texts])\n{call}\n",
+    "batch_encode_plus in a TensorDataset": "ids = tok.batch_encode_plus(texts, padding=True, return_tensors='pt')['input_ids']\nloader = DataLoader(TensorDataset(ids, torch.tensor([0, 1])), batch_size=2)\nfor ids, labels in loader:\n    {call}\n",
+    "pad_sequence": "ids = pad_sequence([torch.tensor(tok.encode(t)) for t in texts], batch_first=True, padding_value=0)\n{call}\n",
+    "F.pad": "ids = torch.tensor(tok.encode(texts[0]))\nids = F.pad(ids, (0, 64 - len(ids)), value=0).unsqueeze(0)\n{call}\n",
+    "keras pad_sequences": "from tensorflow.keras.preprocessing.sequence import pad_sequences\nids = torch.tensor(pad_sequences([tok.encode(t) for t in texts], maxlen=64, padding='post'))\n{call}\n",
+    "padded by hand": "ids = tok.encode(texts[0])\nids = ids + [0] * (64 - len(ids))\nids = torch.tensor([ids])\n{call}\n",
+    "padded by hand with the pad id": "ids = tok.encode(texts[0])\nids = ids + [tok.pad_token_id] * (64 - len(ids))\nids = torch.tensor([ids])\n{call}\n",
+    "a padding collator's batch": "from transformers import DataCollatorWithPadding\nloader = DataLoader([tok(t) for t in texts], batch_size=2, collate_fn=DataCollatorWithPadding(tok))\nfor batch in loader:\n    ids = batch['input_ids']\n    {call}\n",
+    "a pandas column": "import pandas as pd\ndf = pd.read_csv('train.csv').dropna()\nids = tok(df['text'].tolist(), padding=True, return_tensors='pt')['input_ids']\n{call}\n",
+    "a pandas column's values": "import pandas as pd\ndf = pd.read_csv('train.csv')\nsentences = df['sentence'].values\nids = tok(sentences, padding='longest', return_tensors='pt').input_ids\n{call}\n",
+    "a datasets column": "from datasets import load_dataset\nraw = load_dataset('imdb')\nids = tok(raw['train']['text'], padding=True, truncation=True, return_tensors='pt')['input_ids']\n{call}\n",
+    "a file's lines": "with open('train.txt') as f:\n    lines = [l.strip() for l in f]\nids = tok(lines, padding=True, return_tensors='pt')['input_ids']\n{call}\n",
+    "a file's splitlines": "lines = open('train.txt').read().splitlines()\nids = tok(lines, padding=True, return_tensors='pt')['input_ids']\n{call}\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(PADDED))
+def test_ids_padded_by_any_means_reach_bl201(shape):
+    bad = HEAD + PADDED[shape].format(call="out = model(ids)")
+    good = HEAD + PADDED[shape].format(call="out = model(ids, attention_mask=(ids != 0).long())")
+    assert [f.code for f in lint_text(bad) if f.code == "BL201"] == ["BL201"]
+    assert [f.code for f in lint_text(good) if f.code == "BL201"] == []
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "ids = tok.encode(texts[0])\nids = ids + [tok.sep_token_id]\nout = model(torch.tensor([ids]))\n",  # a token added, no padding
+        "ids = F.pad(torch.zeros(3, 4), (0, 2))\nout = model(ids)\n",  # a padded tensor that held no ids
+        "rows = [tok(t, truncation=True, return_tensors='pt')['input_ids'] for t in texts]\nout = model(rows[0])\n",  # one text, unpadded
+        "import pandas as pd\ndf = pd.read_csv('train.csv')\nout = model(tok(df['text'][0], padding=True, return_tensors='pt')['input_ids'])\n",  # one row
+        "from datasets import load_dataset\nraw = load_dataset('imdb')\nout = model(tok(raw['train'][0]['text'], padding=True, return_tensors='pt')['input_ids'])\n",
+        "def enc(example):\n    return tok(example['text'], padding=True)\nout = model(torch.tensor(enc({'text': 'one'})['input_ids']))\n",
+    ],
+)
+def test_ids_that_may_be_unpadded_stay_silent(lines):
+    assert [f.code for f in lint_text(HEAD + lines) if f.code == "BL201"] == []
+
+
+@pytest.mark.parametrize("owner", ["self.model", "self.net"])
+def test_a_model_and_tokenizer_built_in_the_files_own_class_are_used_through_self(owner):
+    source = HEAD + textwrap.dedent(f"""\
+        class Classifier:
+            def __init__(self, name="bert-base-uncased"):
+                self.tokenizer = AutoTokenizer.from_pretrained(name)
+                {owner} = AutoModelForSequenceClassification.from_pretrained(name)
+            def predict(self, batch_texts):
+                enc = self.tokenizer(batch_texts, padding=True, return_tensors="pt")
+                return {owner}(enc["input_ids"])
+        Classifier().predict(["a", "b c"])
+    """)
+    assert [f.code for f in lint_text(source) if f.code == "BL201"] == ["BL201"]
+    assert [f.code for f in lint_text(source.replace('Classifier().predict(["a", "b c"])', 'Classifier().predict("a")')) if f.code == "BL201"] == []

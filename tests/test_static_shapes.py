@@ -1,0 +1,33 @@
+"""BL106 stays silent where fixed shapes are the point and the file says so outside its code: a notebook saved with a
+TPU runtime (Colab's `"accelerator": "TPU"` metadata, Kaggle's `"kaggle": {"accelerator": "tpu1vmV38"}`)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from bertlint.cli import main
+
+CELLS = [
+    "from datasets import load_dataset\nfrom transformers import AutoModelForSequenceClassification, AutoTokenizer, Trainer, TrainingArguments\n",
+    'tokenizer = AutoTokenizer.from_pretrained("bert-base-cased")\nmodel = AutoModelForSequenceClassification.from_pretrained("bert-base-cased", num_labels=5)\n',
+    'yelp = load_dataset("yelp_review_full")\nyelp = yelp.map(lambda rows: tokenizer(rows["text"], padding="max_length", truncation=True, max_length=256), batched=True)\n',
+    'Trainer(model=model, args=TrainingArguments("out", report_to="none"), train_dataset=yelp["train"]).train()\n',
+]
+
+
+@pytest.mark.parametrize(("metadata", "codes"), [
+    ({}, ["BL106"]),
+    ({"accelerator": "GPU", "colab": {"gpuType": "T4"}}, ["BL106"]),
+    ({"accelerator": "TPU", "colab": {"provenance": []}}, []),
+    ({"kaggle": {"accelerator": "tpu1vmV38", "isInternetEnabled": True}}, []),
+], ids=["none", "colab-gpu", "colab-tpu", "kaggle-tpu"])
+def test_a_notebook_saved_with_a_tpu_runtime_wants_fixed_shapes(tmp_path, monkeypatch, metadata, codes):
+    monkeypatch.chdir(tmp_path)
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": [c]} for c in CELLS]
+    (tmp_path / "train.ipynb").write_text(json.dumps({"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}))
+    result = CliRunner().invoke(main, ["--format", "json", "--no-cache", "--isolated", "--transformers-version", "5.23", "--select", "BL106", "train.ipynb"],
+                                catch_exceptions=False)
+    assert [f["code"] for f in json.loads(result.stdout)] == codes
