@@ -179,9 +179,9 @@ class Stopper:
             text = dotted(expr) or ""
             if text.startswith("self."):
                 return "self attribute"
+            if self._parsed(expr.value, scope, order):
+                return "command-line option (no default, or a parser the evaluator does not see)"
             if not self.known(expr.value, scope, order):
-                if self._parsed(expr.value, scope, order):
-                    return "command-line option (no default, or a parser the evaluator does not see)"
                 return self.why(expr.value, scope, order, depth + 1)
             base = f.evaluate(expr.value, scope, order)
             return f"attribute of a {base.kind}" if isinstance(base, Binding) else "attribute of a constant"
