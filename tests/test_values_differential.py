@@ -780,9 +780,9 @@ def test_the_harness_catches_a_value_the_run_contradicts():
     assert all(found == "known" for found in run(SMALL, {}).results.values())
 
 
-# Shapes on which the value layer gives a value the run contradicts, each minimal: found by the generator (the
+# Shapes on which the value layer gave a value the run contradicts, each minimal: found by the generator (the
 # PENDING constructs) and by probing the mutations real scripts make. Strict: fixing one turns its test red here, so
-# that its mark comes off (and a PENDING construct joins the CI grammar).
+# that it moves to FIXED (and a PENDING construct joins the CI grammar).
 PRELUDE = HEADER + """\
 tok = AutoTokenizer.from_pretrained("bert-base-uncased")
 model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
@@ -827,8 +827,11 @@ WRONG_SHAPES = {
 }
 
 
+FIXED = frozenset({"args-field-stored"})  # right since the value layer's split (fd8d380): kept as guards
+
+
 @pytest.mark.parametrize("shape", [
-    pytest.param(name, id=name, marks=pytest.mark.xfail(strict=True, reason=f"wrong value: {reason}"))
+    pytest.param(name, id=name, marks=() if name in FIXED else pytest.mark.xfail(strict=True, reason=f"wrong value: {reason}"))
     for name, (_, reason) in WRONG_SHAPES.items()
 ])
 def test_a_shape_the_value_layer_gets_wrong(shape: str):
