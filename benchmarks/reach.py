@@ -179,9 +179,10 @@ class Stopper:
             text = dotted(expr) or ""
             if text.startswith("self."):
                 return "self attribute"
+            if self._parsed(expr.value, scope, order):
+                return "command-line option (no default, or a parser the evaluator does not see)"
             if not self.known(expr.value, scope, order):
-                inner = self.why(expr.value, scope, order, depth + 1)
-                return inner
+                return self.why(expr.value, scope, order, depth + 1)
             base = f.evaluate(expr.value, scope, order)
             return f"attribute of a {base.kind}" if isinstance(base, Binding) else "attribute of a constant"
         if isinstance(expr, cst.Subscript):
@@ -198,7 +199,10 @@ class Stopper:
             return {cst.BooleanOperation: "and/or", cst.Comparison: "comparison"}.get(type(expr), "operator on known operands")
         if isinstance(expr, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
             return "display of unknown elements"
-        if isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp)):
+        if isinstance(expr, cst.DictComp):
+            return "dict comprehension" + (" over .items()" if isinstance(expr.for_in.iter, cst.Call) and dotted(expr.for_in.iter.func) and
+                                           dotted(expr.for_in.iter.func).endswith(".items") else "")
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
             return "comprehension"
         if isinstance(expr, (cst.FormattedString,)):
             return "f-string"
@@ -233,6 +237,8 @@ class Stopper:
         parent = self.parents.get(id(last.value)) if last.value is not None else None
         if isinstance(parent, cst.WithItem):
             return "with target"
+        if last.op == "assign" and last.value is not None and last.index is None and not self.known(last.value, owner, last.order):
+            return self.why(last.value, owner, last.order, depth + 1)  # the value bound is where it stops
         if len(binders) > 1 and any(e.conditional for e in binders):
             return "bindings joined over branches"
         if last.conditional and owner.kind != "module" or last.loops:
@@ -246,6 +252,15 @@ class Stopper:
         if self.known(last.value, owner, last.order):
             return "binding known, the read is not (order, scope or join)"
         return self.why(last.value, owner, last.order, depth + 1)
+
+    def _parsed(self, base: cst.BaseExpression, scope: Scope, order: int | None) -> bool:
+        """`base` is a name bound to what a command-line parser returns (`parser.parse_args()`, dataclasses)."""
+        if not isinstance(base, cst.Name):
+            return False
+        _, events = self.facts.binding_events(base.value, scope, order)
+        value = events[-1].value if events else None
+        call = self.facts.call_of(value) if isinstance(value, cst.Call) else None
+        return call is not None and (call.method or call.short or "") in ("parse_args", "parse_known_args", "parse_args_into_dataclasses", "parse_dict", "parse_yaml_file", "parse_json_file")
 
     def _iterated(self, iterable: cst.BaseExpression | None) -> str:
         while isinstance(iterable, cst.Call) and iterable.args and dotted(iterable.func) in ("enumerate", "tqdm", "tqdm.tqdm", "zip", "tqdm.auto.tqdm"):
@@ -265,18 +280,31 @@ class Stopper:
         return "value"
 
     def _param(self, owner: Scope, name: str) -> str:
+        fn = owner.node
+        passed = self._passed_to(fn, fn.name.value if isinstance(fn, cst.FunctionDef) else None)
+        if passed is not None:
+            return f"parameter of a function passed to {passed}"
         if owner.kind == "lambda":
             return "lambda parameter"
-        fn = owner.node
         if owner.parent is not None and owner.parent.kind == "class":
             return "method parameter"
         fn_name = fn.name.value if isinstance(fn, cst.FunctionDef) else ""
         sites = [c for c in self.facts.calls_by_short.get(fn_name, ()) if c.method is None]
         if not sites:
-            return "parameter of a function the file never calls (a callback, an entry point)"
+            return "parameter of a function the file never calls (an entry point)"
         if any(c.has_star_args for c in sites):
             return "parameter passed through *args/**kwargs"
         return "parameter the call sites do not agree on (or pass unknowns)"
+
+    def _passed_to(self, fn: cst.CSTNode | None, name: str | None) -> str | None:
+        """`.map()`, `DataLoader()`, ... when the function (by its name, `self.name` or the lambda itself) is an
+        argument of a call of the file: a callback the library calls, with arguments the file does not show."""
+        for call in self.facts.calls:
+            for arg in call.node.args:
+                value = arg.value
+                if value is fn or name is not None and (dotted(value) in (name, f"self.{name}")):
+                    return ".map()" if call.method == "map" else "another call (a callback)"
+        return None
 
     def _call(self, expr: cst.Call, scope: Scope, order: int | None, depth: int) -> str:
         call = self.facts.call_of(expr)
