@@ -260,3 +260,23 @@ def evaluate(logits, y):
     return a, b, crit(F.softmax(logits, 1), y)
 """
     assert [f.line for f in only("BL405", source)] == [8]
+
+
+def test_bl311_backward_named_in_a_training_step() -> None:
+    """`loss.backward` on a value of a function that also steps an optimizer: the loss of a criterion passed in, or a
+    model output's first element; a name that is a parameter, or a function that updates nothing, stays silent."""
+    source = """\
+import torch
+def fit(model, loader, criterion, optimizer, given):
+    for batch in loader:
+        loss = criterion(model(batch))
+        loss.backward
+        first = model(batch)[0]
+        first.backward
+        given.backward
+        optimizer.step()
+def look(x, crit):
+    value = crit(x)
+    value.backward
+"""
+    assert [f.line for f in only("BL311", source)] == [5, 7]

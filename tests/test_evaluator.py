@@ -210,3 +210,94 @@ def test_a_model_and_tokenizer_built_in_the_files_own_class_are_used_through_sel
     """)
     assert [f.code for f in lint_text(source) if f.code == "BL201"] == ["BL201"]
     assert [f.code for f in lint_text(source.replace('Classifier().predict(["a", "b c"])', 'Classifier().predict("a")')) if f.code == "BL201"] == []
+
+
+# --------------------------------------------------------------------------- several sources agree only on one object
+
+TWO = """\
+from transformers import AutoTokenizer, AutoModelForSequenceClassification
+tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+padded = tok(["a", "b c"], padding=True)
+to_max = tok(["a", "b c"], padding="max_length", max_length=8)
+"""
+
+
+def encoding_reaching(source: str):
+    facts = facts_of(TWO + source)
+    call = last_call(facts, "model")
+    star = next(a for a in call.node.args if a.star == "**")
+    return facts.kind(star.value, call.scope, call.order)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def forward(e):\n    model(**e)\nforward(padded)\nforward(to_max)\n",  # two call sites, two encodings
+        "class Runner:\n    def __init__(self, e):\n        self.e = e\n    def run(self):\n        model(**self.e)\nRunner(padded).run()\nRunner(to_max).run()\n",
+        "class Runner:\n    def __init__(self):\n        self.e = padded\n    def reset(self):\n        self.e = to_max\n    def run(self):\n        model(**self.e)\n",
+    ],
+)
+def test_objects_from_different_calls_do_not_agree(source):
+    assert encoding_reaching(source) is None
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def forward(e):\n    model(**e)\nforward(padded)\nforward(padded)\n",
+        "class Runner:\n    def __init__(self, e):\n        self.e = e\n    def run(self):\n        model(**self.e)\nRunner(padded).run()\n",
+        "class Runner:\n    def __init__(self):\n        self.e = padded\n    def run(self):\n        model(**self.e)\n",
+    ],
+)
+def test_one_object_from_every_source_is_kept(source):
+    found = encoding_reaching(source)
+    assert found is not None and found.kind == "encoding" and found.call.kwargs["padding"].value.value == "True"
+
+
+def test_self_attributes_are_read_from_the_class_of_the_method():
+    found = encoding_reaching(
+        "class A:\n    def __init__(self):\n        self.e = padded\nclass B:\n    def __init__(self):\n        self.e = to_max\n"
+        "    def run(self):\n        model(**self.e)\nA()\nB().run()\n"
+    )
+    assert found is not None and found.call.kwargs["padding"].value.value == '"max_length"'
+
+
+def test_an_argparse_field_stored_after_parsing_is_unknown():
+    facts = facts_of("import argparse\np = argparse.ArgumentParser()\np.add_argument('--lr', default=1e-5)\nargs = p.parse_args()\nargs.lr = 1e-3\nprint(lr=args.lr)\n")
+    assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "cfg = {'lr': 1e-5}\ncfg.update(lr=1e-3)\nprint(lr=cfg['lr'])\n",
+        "cfg = {}\ncfg.setdefault('lr', 1e-3)\nprint(lr=cfg.get('lr', 1e-5))\n",
+        "lrs = [1e-5, 2e-5]\nlrs.insert(0, 1e-3)\nprint(lr=lrs[0])\n",
+        "lrs = [1e-5, 2e-5]\nlrs.pop()\nprint(lr=lrs[-1])\n",
+        "class Cfg:\n    lr = 1e-5\ncfg = Cfg()\nsetattr(cfg, 'lr', 1e-3)\nprint(lr=cfg.lr)\n",
+        "import argparse\np = argparse.ArgumentParser()\np.add_argument('--lr', default=1e-5)\nargs = p.parse_args()\nsetattr(args, 'lr', 1e-3)\nprint(lr=args.lr)\n",
+        "class A:\n    def lr(self):\n        return 1e-5\n    def make(self):\n        print(lr=self.lr())\nclass B(A):\n    def lr(self):\n        return 1e-3\nB().make()\n",
+    ],
+)
+def test_a_value_changed_in_place_or_overridden_is_unknown(source):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN
+
+
+def test_an_encodings_key_stored_again_agrees_with_what_is_stored():
+    moved = encoding_reaching('padded["input_ids"] = padded["input_ids"].to("cpu")\nmodel(**padded)\n')
+    assert moved is not None
+    facts = facts_of(TWO + 'padded["input_ids"] = padded["attention_mask"]\nmodel(input_ids=padded["input_ids"])\n')
+    call = last_call(facts, "model")
+    assert facts.kind(call.kwargs["input_ids"].value, call.scope, call.order) is None
+    facts = facts_of(TWO + 'padded["input_ids"] = padded["input_ids"].to("cpu")\nmodel(input_ids=padded["input_ids"])\n')
+    call = last_call(facts, "model")
+    assert facts.kind(call.kwargs["input_ids"].value, call.scope, call.order).detail == "input_ids"
+
+
+def test_two_models_meeting_in_a_helper_join_into_a_model_of_unknown_load():
+    facts = facts_of(TWO + 'other = AutoModelForSequenceClassification.from_pretrained("roberta-base")\ndef forward(m):\n    m(**padded)\nforward(model)\nforward(other)\n')
+    call = last_call(facts, "m")
+    found = facts.kind(call.node.func, call.scope, call.order)
+    assert found is not None and found.kind == "model" and found.call is None

@@ -187,6 +187,7 @@ def test_every_batch_shape_is_fixed_safely(matrix):
 
 
 def test_training_arguments_renames_construct_with_the_same_fields():
+    pytest.importorskip("torch")  # the test environment's torch and accelerate serve every release
     try:
         old, new = releases.release("4.30.2"), releases.release(TARGET[0])
     except releases.Unavailable as exc:
@@ -222,6 +223,7 @@ STEPS = "import torch\np = torch.nn.Parameter(torch.linspace(-1, 1, 8))\nopt = {
 def test_the_adamw_fix_takes_the_same_steps():
     """BL604: `transformers.AdamW` on 4.30.2 and the fixed `torch.optim.AdamW` (transformers' defaults written in) on
     5.24 take the same 20 steps, to float32 rounding (the two place `eps` differently inside the bias correction)."""
+    pytest.importorskip("torch")
     try:
         releases.release("4.30.2"), releases.release(TARGET[0])
     except releases.Unavailable as exc:
@@ -238,3 +240,25 @@ def test_the_adamw_fix_takes_the_same_steps():
         assert codes == ["BL604"] and "from torch.optim import AdamW" in body, body
         assert new["ok"], (call, new)
         assert max(abs(a - b) for a, b in zip(old["out"], new["out"])) < 1e-5, (call, old["out"], new["out"])
+
+
+TRAINER = (
+    "from transformers import BertConfig, BertForSequenceClassification, Trainer\n"
+    "config = BertConfig(vocab_size=18, hidden_size=8, num_hidden_layers=1, num_attention_heads=2, intermediate_size=8)\n"
+    'trainer = Trainer(model=BertForSequenceClassification(config), args=TrainingArguments("o"), tokenizer=tok)\n'
+)
+
+
+def test_the_trainer_tokenizer_rename_hands_over_the_same_tokenizer():
+    """BL602: `Trainer(tokenizer=tok)` on 4.30.2 and the fixed `Trainer(processing_class=tok)` on 5.24 construct, and
+    the trainer holds the very tokenizer it was given (which it saves with the model and pads with)."""
+    pytest.importorskip("torch")
+    try:
+        releases.release("4.30.2"), releases.release(TARGET[0])
+    except releases.Unavailable as exc:
+        pytest.skip(f"the releases cannot be installed (offline?): {exc}")
+    body, codes = _fixed(TRAINER)
+    assert codes == ["BL602"] and "processing_class=tok" in body, body
+    [old] = releases.run("4.30.2", "fast", [TRAINER + "out = [trainer.tokenizer is tok, trainer.args.eval_strategy if hasattr(trainer.args, 'eval_strategy') else trainer.args.evaluation_strategy]\n"])
+    [new] = releases.run(TARGET[0], "slow", [body + "out = [trainer.processing_class is tok, trainer.args.eval_strategy]\n"])
+    assert old == new == {"ok": True, "out": [True, "no"]}, (old, new)

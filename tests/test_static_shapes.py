@@ -31,3 +31,34 @@ def test_a_notebook_saved_with_a_tpu_runtime_wants_fixed_shapes(tmp_path, monkey
     result = CliRunner().invoke(main, ["--format", "json", "--no-cache", "--isolated", "--transformers-version", "5.23", "--select", "BL106", "train.ipynb"],
                                 catch_exceptions=False)
     assert [f["code"] for f in json.loads(result.stdout)] == codes
+
+
+LAYOUT_OR_NOT = """\
+import matplotlib.pyplot as plt
+from datasets import load_dataset
+from transformers import AutoModelForTokenClassification, AutoTokenizer, Trainer, TrainingArguments
+
+tokenizer = AutoTokenizer.from_pretrained("{checkpoint}")
+model = AutoModelForTokenClassification.from_pretrained("{checkpoint}", num_labels=7)
+funsd = load_dataset("nielsr/funsd-layoutlmv3")
+
+
+def encode(batch):
+    return tokenizer(batch["tokens"], {boxes}truncation=True, padding="max_length", max_length=512)
+
+
+train = funsd["train"].map(encode, batched=True)
+Trainer(model=model, args=TrainingArguments("out", report_to="none"), train_dataset=train).train()
+fig, ax = plt.subplots()
+ax.text(0.5, 0.5, "loss curve", bbox=dict(boxstyle="round", facecolor="wheat"))
+"""
+
+
+@pytest.mark.parametrize(("checkpoint", "boxes", "codes"), [
+    ("roberta-base", "is_split_into_words=True, ", ["BL106"]),  # matplotlib's `bbox=` is no layout model's
+    ("roberta-base", 'boxes=batch["bboxes"], ', []),  # boxes handed to the encoding call
+    ("microsoft/layoutlmv3-base", "", []),  # a layout checkpoint
+], ids=["text-only-with-a-plot-bbox", "boxes", "layout-checkpoint"])
+def test_layout_inputs_are_boxes_for_the_tokenizer_not_any_bbox(lint, checkpoint, boxes, codes):
+    found = lint(LAYOUT_OR_NOT.format(checkpoint=checkpoint, boxes=boxes))
+    assert [f.code for f in found if f.code == "BL106"] == codes

@@ -122,7 +122,7 @@ def test_launchers_are_read_once_per_folder(project, monkeypatch):
 
 @pytest.mark.parametrize(("cells", "release"), [
     (["!pip install -q git+https://github.com/someone/transformers@fix-llama-rope\n"], None),
-    (["!pip install git+https://github.com/huggingface/transformers\n"], None),
+    (["!pip install git+https://github.com/huggingface/transformers@refs/pull/31000/head\n"], None),
     (["!git clone -b add-my-model https://github.com/someone/transformers.git\n", "!cd transformers && pip install -e .\n"], None),
     (["!git clone https://github.com/someone/transformers\n", "%cd transformers\n", "!pip install .\n"], None),
     (["!git clone -b dev https://github.com/someone/transformers\n", "!pip install ./transformers\n"], None),
@@ -132,7 +132,7 @@ def test_launchers_are_read_once_per_folder(project, monkeypatch):
     (["!pip install git+ssh://git@github.com/someone/transformers.git@3f1c2ab\n"], None),
     (["!git clone -b v4.36.2 https://github.com/huggingface/transformers\n", "!pip install -e transformers\n"], (4, 36, 2)),
     (["!git clone --branch=v4.30.0 https://github.com/huggingface/transformers.git && cd transformers && python setup.py install\n"], (4, 30, 0)),
-], ids=["git-branch", "git-main", "clone-branch-editable", "clone-cd-install", "clone-folder", "git-tag", "named-tag", "archive-tag", "ssh-commit",
+], ids=["git-branch", "git-pull-request", "clone-branch-editable", "clone-cd-install", "clone-folder", "git-tag", "named-tag", "archive-tag", "ssh-commit",
         "clone-tag", "clone-tag-setup-py"])
 def test_transformers_from_a_source_is_unknown_unless_its_ref_names_a_release(project, cells, release):
     found = target(notebook(project / "nb.ipynb", *cells))
@@ -140,6 +140,17 @@ def test_transformers_from_a_source_is_unknown_unless_its_ref_names_a_release(pr
         assert isinstance(found[0], versions.Unknown) and "a branch or commit, not a release, so its release is unknown" in found[1]
     else:
         assert found[0] == release and not isinstance(found[0], versions.Unknown) and "(a release tag)" in found[1]
+
+
+@pytest.mark.parametrize("cells", [
+    ["!pip install git+https://github.com/huggingface/transformers.git\n"],
+    ["!pip install -q git+https://github.com/huggingface/transformers@main\n"],
+    ["!git clone https://github.com/huggingface/transformers\n", "!cd transformers && pip install -e .\n"],
+], ids=["git", "git-main", "clone"])
+def test_the_upstream_main_branch_is_at_least_the_latest_release(project, cells):
+    found = target(notebook(project / "nb.ipynb", *cells))
+    assert found[0] == versions.latest() and not isinstance(found[0], versions.Unknown)
+    assert found[1].startswith("the main branch of transformers, installed from git+https://github.com/huggingface/transformers")
 
 
 def test_a_source_install_in_a_requirements_file(project):

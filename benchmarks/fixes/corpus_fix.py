@@ -6,8 +6,8 @@ Each corpus is copied to a scratch folder (the corpus itself is never touched) a
 lints it (`--isolated --no-cache --preview --select BL`, every rule on), then `--fix` runs there with the same
 options, and the copy is linted again. Printed per corpus, and written as JSON with `--out`:
 - the fixes applied per code: safe-fixable findings before, less those left after;
-- the changed files, and how many of them still compile (a script as a whole; a notebook cell by cell, each cell
-  that compiled before);
+- the changed files, and how many of them still compile (a script as a whole, unless it did not compile before
+  either; a notebook cell by cell, each cell that compiled before);
 - new findings: (path, code, message) after that were not there before (lines move, so they are not compared);
 - safe fixes left: findings that still offer a safe fix after `--fix` (it should converge in one run).
 """
@@ -44,13 +44,10 @@ def findings(folder: Path) -> list[dict]:
 
 
 def compiles(path: Path, before: Path) -> bool:
-    """A script compiles; a notebook's code cells that compiled before still do (magics never did)."""
+    """A script compiles, or did not compile before either (under this interpreter: a 3.12 f-string, a repeated
+    keyword); a notebook's code cells that compiled before still do (magics never did)."""
     if path.suffix != ".ipynb":
-        try:
-            compile(path.read_bytes(), str(path), "exec")
-        except (SyntaxError, ValueError):
-            return False
-        return True
+        return _compiles(path.read_bytes()) or not _compiles(before.read_bytes())
     try:
         cells = [_cell_source(c) for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c.get("cell_type") == "code"]
         old = [_cell_source(c) for c in json.loads(before.read_text(encoding="utf-8"))["cells"] if c.get("cell_type") == "code"]
@@ -64,9 +61,9 @@ def _cell_source(cell: dict) -> str:
     return "".join(source) if isinstance(source, list) else source
 
 
-def _compiles(text: str) -> bool:
+def _compiles(text: str | bytes) -> bool:
     try:
-        compile(text, "<cell>", "exec")
+        compile(text, "<source>", "exec")
     except (SyntaxError, ValueError):
         return False
     return True
@@ -87,12 +84,13 @@ def run(corpus: Path, scratch: Path) -> dict:
     changed = sorted(str(p.relative_to(copy)) for p in copy.rglob("*") if p.is_file() and not p.is_symlink()
                      and (corpus / p.relative_to(copy)).read_bytes() != p.read_bytes())
     broken = [p for p in changed if not compiles(copy / p, corpus / p)]
+    uncompiled = [p for p in changed if p.endswith(".py") and not _compiles((corpus / p).read_bytes())]
     key = lambda f: (f["path"], f["code"], f["message"])  # noqa: E731
     new = Counter(map(key, after)) - Counter(map(key, before))
     return {
         "corpus": str(corpus), "findings_before": len(before), "findings_after": len(after),
         "fixes_applied": applied, "changed_files": len(changed), "changed_files_compiling": len(changed) - len(broken),
-        "not_compiling": broken, "new_findings": sorted(map(list, new.elements())),
+        "not_compiling": broken, "not_compiling_before_either": uncompiled, "new_findings": sorted(map(list, new.elements())),
         "safe_fixes_left": dict(safe_after),
     }
 

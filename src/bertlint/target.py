@@ -21,7 +21,8 @@ In this order (the README has the table):
 6. else the newest release bertlint knows, said as such (with how to pin).
 
 An install from a source (`git+URL@REF`, a clone's folder, `name @ URL`) pins the release its ref names (`@v4.38.2`);
-any other ref (a fork's branch, a commit) pins an unknown release (`versions.Unknown`), which silences the rules that
+the upstream main branch (github.com/huggingface/LIBRARY, no ref) pins the latest known; any other ref (a fork's
+branch, a commit) pins an unknown release (`versions.Unknown`), which silences the rules that
 compare it.
 """
 
@@ -370,7 +371,7 @@ def _named_by(url: str) -> str:
     path = url.split("#")[0].removeprefix("file:")
     if "://" in path:
         host, _, rest = path.partition("://")[2].partition("/")
-        parts = [part for part in re.sub(r"@[^/]*$", "", rest).split("/") if part]
+        parts = [part for part in rest.partition("@")[0].split("/") if part]  # the ref after `@` dropped
         if host.rpartition("@")[2] in _HOSTS and len(parts) >= 2:
             return parts[1].removesuffix(".git")
         path = "/".join(parts)
@@ -383,23 +384,32 @@ def _ref_of(url: str) -> str:
     archive = re.search(r"/archive/(?:refs/(?:tags|heads)/)?(?P<ref>[^/]+?)(?:\.zip|\.tar\.gz|\.tgz)$", path)
     if archive:
         return archive.group("ref")
-    return path.rpartition("@")[2] if "://" in path and "@" in path.rpartition("/")[2] else ""
+    if "://" not in path:
+        return ""
+    rest = path.partition("://")[2].partition("/")[2]  # after the host (and its `git@`)
+    return rest.partition("@")[2]  # `OWNER/REPO.git@REF`, a ref may hold slashes (`refs/pull/1/head`)
 
 
 _DIRECT = re.compile(r"^\s*(?:(?:-e|--editable)\s+)?(?:(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*@\s*)?(?P<url>(?:git|hg|svn|bzr)\+\S+|file:\S+|https?://\S+)")
+_UPSTREAM = re.compile(r"github\.com[/:]huggingface/", re.IGNORECASE)  # the libraries' own repositories
 _RELEASE_REF = re.compile(r"^v?(?P<version>\d+\.\d+(?:\.\d+)?)$")
 
 
 def _direct_pin(line: str, where: str, library: str) -> Pin | None:
     """A `library` installed from a source (`name @ git+URL@REF`, `git+URL#egg=name`, a folder): the release its ref
-    names (`@v4.38.2`), else an unknown release (a fork's branch, a clone's main)."""
+    names (`@v4.38.2`); the upstream repository's main branch (`github.com/huggingface/transformers`, no ref or `@main`),
+    which is at least its latest release, as the latest release known; else an unknown release (a fork's branch, a
+    commit: frozen wherever it was)."""
     match = _DIRECT.match(line)
     if match is None or _canonical(match.group("name") or _named_by(match.group("url"))) != library:
         return None
     url = match.group("url").split("#")[0]
-    release = _RELEASE_REF.match(_ref_of(url))
+    ref = _ref_of(url)
+    release = _RELEASE_REF.match(ref)
     if release:
         return parse_version(release.group("version")), f"the install of {library} from {url} (a release tag) in {where}"
+    if ref in ("", "main") and _UPSTREAM.search(url) and _canonical(_named_by(url)) == library:
+        return latest(library), f"the main branch of {library}, installed from {url} in {where}: at least the latest release known to bertlint"
     return unknown(library), f"{library} installed from {url} in {where}: a branch or commit, not a release, so its release is unknown"
 
 

@@ -14,7 +14,8 @@ walk and the semantic model) <- `abstract` (the abstract values) <- `functions` 
 functions: callees, arguments, returns) <- `evaluator` (what Python means; knows no library) <-
 `brain/*` (the library models the evaluator runs: tables and small hooks, one module per library
 family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `training`,
-`labels`, `loops` (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
+`labels`, `loops`, `tensors` (where a training step's values came from), `weights` (float16 models and
+what trains them) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
 one object the rules hold).
 """
 

@@ -72,16 +72,36 @@ class Frame:
 FAILURES = (ArithmeticError, TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError, RecursionError, MemoryError, SyntaxError)
 
 
+# kinds that stay known without their provenance when several objects of that kind meet (a helper called with two
+# models is called with a model): the join is a Binding of that kind with no call
+KIND_ONLY = frozenset({"model", "module", "optimizer", "accelerator"})
+
+
 def agree(found: list) -> Any:
-    """The one value every source gives (objects agree on their kind), else UNKNOWN."""
+    """The one value every source gives, else UNKNOWN: constants equal, objects the same object (made by the same
+    call, the same key of the same parent), other abstract values equal; objects of one `KIND_ONLY` kind join into
+    that kind without a call."""
     if not found or any(v is UNKNOWN for v in found):
         return UNKNOWN
     first = found[0]
     if isinstance(first, Binding):
-        return first if all(isinstance(v, Binding) and v.kind == first.kind for v in found) else UNKNOWN
+        if all(isinstance(v, Binding) and same_object(v, first) for v in found[1:]):
+            return first
+        if first.kind in KIND_ONLY and all(isinstance(v, Binding) and v.kind == first.kind for v in found[1:]):
+            return Binding(first.kind)  # a model, which one unknown
+        return UNKNOWN
     if isinstance(first, Abstract):
         return first if all(v is first or v == first for v in found[1:]) else UNKNOWN
     return first if all(not isinstance(v, Abstract) and v == first and type(v) is type(first) for v in found[1:]) else UNKNOWN
+
+
+def same_object(a: Binding | None, b: Binding | None) -> bool:
+    """Two bindings of one object: the same kind made by the same call, the same key of the same parent."""
+    if a is b:
+        return True
+    if a is None or b is None:
+        return False
+    return a.kind == b.kind and a.call is b.call and a.detail == b.detail and same_object(a.parent, b.parent)
 
 
 def constant(value: Any) -> Any:

@@ -65,7 +65,26 @@ class Evaluation(Model):
     @functools.cached_property
     def stored_attributes(self) -> frozenset[tuple[str | None, str | None]]:
         """(object, attribute) of every `obj.attr = ...` in the file, by the object's dotted name."""
-        return frozenset((dotted(s.target.value), s.key) for s in self.stores if isinstance(s.target, cst.Attribute))
+        stored = {(dotted(s.target.value), s.key) for s in self.stores if isinstance(s.target, cst.Attribute)}
+        for call in self.calls_by_short.get("setattr", ()):
+            if call.method is None and call.qualname in (None, "builtins.setattr") and len(call.positional) >= 2:
+                stored.add((dotted(call.positional[0].value), literal(call.positional[1].value)))
+        return frozenset(stored)
+
+    @functools.cached_property
+    def stored_items(self) -> dict[tuple[str | None, Any], list]:
+        """(object, key) -> the stores `obj["key"] = value` of the file, by the object's dotted name."""
+        stored: dict[tuple[str | None, Any], list] = {}
+        for store in self.stores:
+            if isinstance(store.target, cst.Subscript) and store.key is not None:
+                stored.setdefault((dotted(store.target.value), store.key), []).append(store)
+        return stored
+
+    @functools.cached_property
+    def mutated(self) -> frozenset[tuple[int, str]]:
+        """(scope, name) of every name a mutating method of a list, dict or set is called on (`cfg.update(...)`,
+        `texts.insert(0, t)`): its constant is not folded."""
+        return frozenset((id(c.scope.lookup_scope(c.receiver.value) or c.scope), c.receiver.value) for c in self.calls if c.method in MUTATORS and isinstance(c.receiver, cst.Name))
 
     def ask(self, hook: str, *args) -> Any:
         """The first library model's answer to `hook`, or None."""
@@ -354,8 +373,9 @@ class Evaluator:
         return self.f.unpacked(whole, event.path, event.op == "for")
 
     def _folded(self, name: str, owner: Scope, events: list[Event]) -> Any:
-        """The constant of the last plain assignment with the mutations after it applied, when nothing is conditional."""
-        if not events or any(e.conditional for e in events):
+        """The constant of the last plain assignment with the mutations after it applied, when nothing is conditional
+        and no method changes it in place."""
+        if not events or any(e.conditional for e in events) or (id(owner), name) in self.f.mutated:
             return UNKNOWN
         if owner is not self.scope and len({self.f.text(e.value) if e.value is not None else "" for e in events if e.op == "assign"}) > 1:
             return UNKNOWN
@@ -431,18 +451,10 @@ class Evaluator:
         return self.attribute(node.value, self.scope, self.order, self.frame, node.attr.value, 0)
 
     def self_attribute(self, text: str) -> Any:
-        """`self.x`: an object any assignment of it gives (the first), a constant only where every assignment of it
-        in the class agrees."""
-        assigned = self.f.self_attrs.get(text, ())
-        for value, owner, order in assigned:
-            found = self.kind(value, owner, order)
-            if found is not None:
-                return found
+        """`self.x` in a method: what every assignment of it in the class gives (its methods' own `self.x = ...`)."""
         cls = enclosing_class(self.scope)
-        mine = [(v, s, o) for v, s, o in assigned if cls is not None and enclosing_class(s) is cls]
-        if not mine or len(mine) != len(assigned):
-            return UNKNOWN
-        return agree([self.sub(value, owner, order, None) for value, owner, order in mine])
+        mine = [(v, s, o) for v, s, o in self.f.self_attrs.get(text, ()) if cls is not None and enclosing_class(s) is cls]
+        return agree([self.sub(value, owner, order, None) for value, owner, order in mine]) if mine else UNKNOWN
 
     def attribute(self, base: cst.BaseExpression, scope: Scope, order: int | None, frame: Frame | None, attr: str, depth: int) -> Any:
         """`base.attr`: what the object `base` holds says; a parameter receiving several is followed to each call site."""
@@ -511,7 +523,13 @@ class Evaluator:
         if base is UNKNOWN:
             return UNKNOWN
         if isinstance(index, cst.Index):
-            return self.f.item_of(base, self.const(index.value))
+            key = self.const(index.value)
+            found = self.f.item_of(base, key)
+            stored = self.f.stored_items.get((dotted(node.value), key), ()) if isinstance(base, Abstract) else ()
+            stored = [s for s in stored if self.order is None or s.order < self.order]
+            if stored:  # `enc["input_ids"] = ...`: the item is what every store and the object agree on
+                return agree([found, *(self.sub(s.value, s.scope, s.order) for s in stored)])
+            return found
         if isinstance(index, cst.Slice):
             parts = [self.const(p) if p is not None else None for p in (index.lower, index.upper, index.step)]
             return self.f.item_of(base, UNKNOWN if any(p is UNKNOWN for p in parts) else slice(*parts))
@@ -618,6 +636,8 @@ class Evaluator:
         return UNKNOWN if call.positional or call.has_star_args else {k: self.const(a.value) for k, a in call.kwargs.items()}
 
 
+# methods of list, dict and set that change the object in place (append/extend are followed as events)
+MUTATORS = frozenset({"insert", "pop", "remove", "clear", "update", "setdefault", "sort", "reverse", "popitem", "discard", "add", "__setitem__", "__delitem__"})
 _OPERATORS = {
     cst.Add: lambda a, b: a + b,
     cst.Subtract: lambda a, b: a - b,

@@ -61,8 +61,15 @@ def callee(values: Model, call: Call) -> Target | ClassDef | None:
         scope = enclosing_class(call.scope)
         cls = values.classes.get(scope.name) if scope is not None else None
         fn = cls.methods.get(call.method) if cls is not None else None
-        return Target(fn, function_scope(values, fn), True) if fn is not None else None
+        if fn is None or overridden(values, cls, call.method):
+            return None  # `self` may be an instance of a subclass with its own method
+        return Target(fn, function_scope(values, fn), True)
     return None
+
+
+def overridden(values: Model, cls: ClassDef, method: str) -> bool:
+    """A class of the file derived from `cls` defines `method` again."""
+    return any(method in other.methods and f"<local>.{cls.name}" in values.class_bases(f"<local>.{other.name}") for other in values.classes.values() if other is not cls)
 
 
 def _assigned_callable(values: Model, value: cst.CSTNode | None, scope: Scope, order: int) -> Target | None:
@@ -114,7 +121,7 @@ def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Ca
         found = values.evaluate(expr, call.scope, call.order) if expr is not None else UNKNOWN
         if isinstance(found, Instance):
             return found.kind == "instance" and found.detail.name == class_name
-        return isinstance(found, Binding) and found.kind == "module" and found.call.qualname == f"<local>.{class_name}"
+        return isinstance(found, Binding) and found.kind == "module" and found.call is not None and found.call.qualname == f"<local>.{class_name}"
 
     method = fn.name.value
     if method == "__init__":  # `ReviewDataset(texts, labels)`: the constructions of the class

@@ -87,7 +87,8 @@ def receiver_role(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: i
 def _used_as(facts: Facts, expr: cst.BaseExpression, scope: Scope, named: str) -> str | None:
     """The role a name plays where the value layer cannot follow it (a parameter, an object of the project's own or
     torchvision class), read off the other uses of the same binding: "model" when it is also called (`model(x)`, `model.forward(x)`), "optimizer" when it also runs
-    `zero_grad()` when `step` is the method named (or `step()` when it is `zero_grad`): only an optimizer has both."""
+    `zero_grad()` when `step` is the method named (or `step()` when it is `zero_grad`): only an optimizer has both;
+    "loss" for `backward` named on a value bound in a function that also runs an update (`step()`/`zero_grad()`)."""
     if not isinstance(expr, cst.Name):
         return None
     name = expr.value
@@ -98,7 +99,11 @@ def _used_as(facts: Facts, expr: cst.BaseExpression, scope: Scope, named: str) -
     if any(isinstance(c.node.func, cst.Name) and c.node.func.value == name or c.method == "forward" and dotted(c.receiver) == name for c in here):
         return "model"
     methods = {c.method for c in here if dotted(c.receiver) == name and not c.node.args}
-    return "optimizer" if methods & ({"step", "zero_grad"} - {named}) else None
+    if methods & ({"step", "zero_grad"} - {named}):
+        return "optimizer"
+    if named == "backward" and owner is scope and name in scope.events and any(c.method in ("step", "zero_grad") and c.scope is scope for c in facts.calls):
+        return "loss"  # a value computed in a training step (it runs an update) whose `backward` is named: only a tensor has one
+    return None
 
 
 def _sources(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None) -> list[tuple[cst.BaseExpression, Scope, int | None]] | None:

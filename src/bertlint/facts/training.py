@@ -394,9 +394,9 @@ LAYOUT_FAMILIES = ("layoutlm", "layoutxlm", "lilt", "udop", "bros")
 def feeds_layout_model(facts: Facts) -> bool:
     """Does the file build inputs for a layout model (LayoutLM v1-v3, LayoutXLM, LiLT, UDOP, BROS), whose `bbox` (and
     word labels) are padded to the ids' fixed length and must stay aligned with them? Boxes handed to an encoding call
-    (`boxes=`), a `bbox` column or argument, or a tokenizer, processor or model of one of those families."""
-    if any("boxes" in c.kwargs or "bbox" in c.kwargs for c in facts.calls) or any(s.key == "bbox" for s in facts.stores):
-        return True
+    (`boxes=`), a `bbox` column (`encoding["bbox"] = ...`), or a tokenizer, processor or model of one of those families."""
+    if any("boxes" in c.kwargs for c in facts.tokenizer_calls) or any(s.key == "bbox" and isinstance(s.target, cst.Subscript) for s in facts.stores):
+        return True  # not any `bbox=`: matplotlib's `ax.text(..., bbox=dict(...))` is one
     loads = [c for c in facts.calls if c.method == "from_pretrained" or (c.qualname or "").startswith("transformers.")]
     return any(family in tokenizer_names(facts, load) for load in loads for family in LAYOUT_FAMILIES)
 
