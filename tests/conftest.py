@@ -31,6 +31,9 @@ def encode(b):
 args = Seq2SeqTrainingArguments("out", per_device_train_batch_size={batch})
 Seq2SeqTrainer(model=model, args=args).train()
 """
+# The verify tests' time limits are for the machine's own CPU kernels; .ci/run's second pass on the reference kernels
+# (ATEN_CPU_CAPABILITY=default: no SIMD) checks the verdicts, and allows the scalar kernels twice the time.
+KERNEL_SLOWDOWN = 2 if os.environ.get("ATEN_CPU_CAPABILITY") == "default" else 1
 OPTION = re.compile(r"(?:#|<!--)\s*bertlint-test:\s*(?P<opts>[^\n]*?)\s*(?:-->)?\s*$", re.MULTILINE)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import PINNED_VERSION, ROOT, T5_SUMMARIES, record_verdicts
+from conftest import KERNEL_SLOWDOWN, PINNED_VERSION, ROOT, T5_SUMMARIES, record_verdicts
 
 from bertlint import runner, verify
 from bertlint.report import Finding, format_findings, verification_text
@@ -67,7 +67,7 @@ def test_demo_confirms_every_probed_rule_with_numbers(demo):
         assert v["status"] == "confirmed", (code, v)
         assert v["device"] == "cpu" and isinstance(v["seconds"], float)
         assert v["measurements"] and all(isinstance(x, (int, float)) for x in v["measurements"].values()), (code, v)
-    assert seconds < 120, f"the demo took {seconds:.0f} s (the target is 60 s on 2 idle cores)"
+    assert seconds < 120 * KERNEL_SLOWDOWN, f"the demo took {seconds:.0f} s (the target is 60 s on 2 idle cores)"
 
 
 @pytest.mark.parametrize(

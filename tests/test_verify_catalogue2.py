@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from conftest import ROOT, record_verdicts
+from conftest import KERNEL_SLOWDOWN, ROOT, record_verdicts
 
 from bertlint import runner, verify
 from bertlint.report import Finding, format_findings, verification_text
@@ -44,7 +44,7 @@ def test_every_probe_ran_on_cpu_within_seconds(results):
         ("flan_t5_fp16", "BL306", 6), ("mt5_half", "BL306", 7), ("keras_losses", "BL404", 6), ("keras_losses", "BL404", 9),
     }  # fmt: skip
     for v in results.values():
-        assert v["device"] == "cpu" and v["seconds"] < 20 and v["measurements"], v
+        assert v["device"] == "cpu" and v["seconds"] < 20 * KERNEL_SLOWDOWN and v["measurements"], v
 
 
 def test_bl209_padding_without_a_pad_token_raises_the_real_error(results):
