@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, record_verdicts
 
 from bertlint import runner, verify
 
@@ -26,6 +26,7 @@ def results() -> dict[tuple[str, str, int], dict]:
     overrides = {"preview": True}
     outcome = runner.run(paths, overrides=overrides, isolated=True, use_cache=False)
     verify.verify(outcome.findings, runner.settings_for(paths, overrides, None, True), codes=CODES, device="cpu")
+    record_verdicts(outcome.findings)
     return {(f.path.rsplit("/", 1)[-1][:-3], f.code, f.line): f.verification for f in outcome.findings if f.code in CODES}
 
 

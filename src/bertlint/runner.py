@@ -239,9 +239,10 @@ def _check(path: Path, job: _Job) -> _Done:
 
 
 def target_of(settings: Settings, path: Path, data: bytes, targets: Targets | None = None) -> Target:
-    """The release the file whose bytes are `data` targets (a `# /// script` pin, or a notebook's install
-    cell, is read from them); `targets`: the run's, which knows the folders already looked at."""
-    pinned = b"# /// script" in data or (path.suffix == ".ipynb" and b"install" in data)
+    """The release the file whose bytes are `data` targets (a `# /// script` pin, a notebook's install cell, or the
+    install line a notebook export kept, is read from them); `targets`: the run's, which knows the folders already
+    looked at."""
+    pinned = b"# /// script" in data or b"install" in data
     return (targets if targets is not None else Targets(settings))(path, data.decode("utf-8", "replace") if pinned else None)
 
 

@@ -7,7 +7,8 @@ In this order (the README has the table):
    `library-versions = { datasets = "2.19", trl = "0.9" }`;
 2. a notebook's own install cells (`!pip install transformers==4.30.0`, `%pip`, the automagic one-line
    `pip install ...`, `%%bash` bodies: what `ipython.commands` finds), or the script's own pin (its
-   PEP 723 `# /// script` block);
+   PEP 723 `# /// script` block, else the install lines a notebook export kept: `# !pip install ...`
+   as Colab comments them out, `get_ipython().system('pip install ...')` as nbconvert writes them);
 3. for a script, what a notebook or shell script in its folder that runs it installs (`!python NAME.py`,
    `!accelerate launch NAME.py`, `%run NAME.py`, `torchrun ... NAME.py` in a .sh): the script runs with those;
 4. the project's pin, from the file's folder up to the project root: requirements*.txt, pyproject.toml,
@@ -124,6 +125,7 @@ class Targets:
             pinned = _notebook_pin(text, library) if text and "install" in text else None
         else:
             pinned = _inline_pin(text, library) if text and "# /// script" in text else None
+            pinned = pinned or (_export_pin(text, library) if text and "install" in text else None)
         for lines, where in self._launchers(here).get(path.name, ()) if pinned is None and path.suffix == ".py" else ():
             pinned = _first_pin(lines, where, library)
             if pinned is not None:
@@ -218,6 +220,39 @@ def _inline_requirements(text: str) -> list[str]:
         dependencies = _toml(toml).get("dependencies", [])
         return [item for item in dependencies if isinstance(item, str)] if isinstance(dependencies, list) else []
     return []
+
+
+def _export_pin(text: str, library: str) -> Pin | None:
+    """The first pin of `library` that a script exported from a notebook keeps of the notebook's install cells: Colab's
+    "Download .py" comments a shell line out (`# !pip install transformers==3.1.0`, `#%pip install ...`), and
+    `jupyter nbconvert --to script` writes it as a call (`get_ipython().system('pip install ...')`,
+    `get_ipython().run_line_magic('pip', 'install ...')`). The script was written for what those installed."""
+    for lines, where in _export_installs(text):
+        pinned = _first_pin(lines, where, library)
+        if pinned is not None:
+            return pinned
+    return None
+
+
+_EXPORTED_INSTALL = re.compile(
+    r"""^[ \t]*(?:\#[ \t]*[!%][ \t]*(?P<line>[^\n]*\binstall\b[^\n]*)"""
+    r"""|get_ipython\(\)\.(?:system\((?P<q1>['"])(?P<system>[^'"\n]*\binstall\b[^'"\n]*)(?P=q1)\)"""
+    r"""|run_line_magic\((?P<q2>['"])(?P<magic>pip|conda)(?P=q2),\s*(?P<q3>['"])(?P<args>[^'"\n]*\binstall\b[^'"\n]*)(?P=q3)\)))""",
+    re.MULTILINE,
+)
+
+
+@functools.lru_cache(maxsize=16)
+def _export_installs(text: str) -> tuple[tuple[list[str], str], ...]:
+    """(requirements, where) of each install line a notebook export kept, in order (read once for every library)."""
+    from bertlint.ipython import install_requirements  # only for a script whose text says `install`
+
+    out = []
+    for match in _EXPORTED_INSTALL.finditer(text):
+        command = match.group("line") or match.group("system") or f"{match.group('magic')} {match.group('args')}"
+        number = text.count("\n", 0, match.start()) + 1
+        out.append((install_requirements(command), f"line {number} (`{match.group(0).strip()[:60]}`), an install the notebook this script was exported from ran"))
+    return tuple(out)
 
 
 def _notebook_pin(text: str, library: str) -> Pin | None:
