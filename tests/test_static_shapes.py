@@ -28,7 +28,7 @@ def test_a_notebook_saved_with_a_tpu_runtime_wants_fixed_shapes(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": [c]} for c in CELLS]
     (tmp_path / "train.ipynb").write_text(json.dumps({"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}))
-    result = CliRunner().invoke(main, ["--format", "json", "--no-cache", "--isolated", "--transformers-version", "5.23", "--select", "BL106", "train.ipynb"],
+    result = CliRunner().invoke(main, ["--format", "json", "--no-cache", "--isolated", "--preview", "--transformers-version", "5.23", "--select", "BL106", "train.ipynb"],
                                 catch_exceptions=False)
     assert [f["code"] for f in json.loads(result.stdout)] == codes
 
