@@ -301,3 +301,31 @@ def test_two_models_meeting_in_a_helper_join_into_a_model_of_unknown_load():
     call = last_call(facts, "m")
     found = facts.kind(call.node.func, call.scope, call.order)
     assert found is not None and found.kind == "model" and found.call is None
+
+
+# --------------------------------------------------------------------------- bindings that may reach a read join
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "if FLAG:\n    enc = padded\nelse:\n    enc = padded\nmodel(**enc)\n",  # the same object on both branches
+        "try:\n    enc = padded\nexcept Exception:\n    enc = padded\nmodel(**enc)\n",
+        "enc = padded\nif FLAG:\n    enc = padded\nmodel(**enc)\n",  # the branch binds what was there already
+        "enc = padded\nif FLAG:\n    enc.to('cpu')\nmodel(**enc)\n",  # a branch that changes the object in place
+    ],
+)
+def test_an_object_bound_alike_on_every_path_is_known(source):
+    found = encoding_reaching("FLAG = True\n" + source)
+    assert found is not None and found.call.order is not None and found.kind == "encoding"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "if FLAG:\n    enc = padded\nelse:\n    enc = to_max\nmodel(**enc)\n",
+        "enc = to_max\nfor _ in range(2):\n    enc = padded\nmodel(**enc)\n",  # the loop may not run
+    ],
+)
+def test_an_object_bound_differently_on_two_paths_is_unknown(source):
+    assert encoding_reaching("FLAG = True\n" + source) is None

@@ -410,23 +410,33 @@ class Evaluator:
         return constant(self.sub(node, scope, order))
 
     def _object(self, owner: Scope, events: list[Event]) -> Any:
-        """The object the last binding binds (objects keep what they are through mutation and branches); a list
-        built empty then appended to is a `Series` of what every append adds."""
-        for i, event in enumerate(reversed(events)):
-            if event.op == "assign" and isinstance(event.whole, cst.List) and not event.whole.elements and not event.path:
-                added = [e for e in events[len(events) - i :] if e.op == "append"]
-                if not added or len(added) != i:
-                    return UNKNOWN
-                element = agree([self.sub(e.value, owner, e.order) for e in added])
-                return Series(element) if isinstance(element, Abstract) else UNKNOWN
-            if event.op in ("assign", "for") and event.whole is not None:
-                found = self.bound(event, owner)
-                return found if isinstance(found, Abstract) else UNKNOWN
-            if event.op == "def" and isinstance(event.value, cst.ClassDef) and owner is self.f.module_scope and not event.conditional:
-                cls = self.f.classes.get(event.value.name.value)
-                return Instance("class", None, cls) if cls is not None and cls.node is event.value else UNKNOWN
-            if event.op in ("assign", "for", "import", "def"):
+        """The object every binding that may reach the read binds (objects keep what they are through mutation): the
+        last binding, joined with those before it back to the last unconditional one when it sits in a branch, a
+        `try`, or a loop (`if f: enc = a` / `else: enc = b`: the same object on every path, else UNKNOWN)."""
+        reaching = []
+        for i in reversed(range(len(events))):
+            if events[i].op in _BINDS:
+                reaching.append(i)
+                if not events[i].conditional:
+                    break
+        return agree([self._bound_object(owner, events, i) for i in reaching]) if reaching else UNKNOWN
+
+    def _bound_object(self, owner: Scope, events: list[Event], i: int) -> Any:
+        """The object binding `events[i]` binds; a list built empty then only appended to is a `Series` of what every
+        append adds."""
+        event, after = events[i], events[i + 1 :]
+        if event.op == "assign" and isinstance(event.whole, cst.List) and not event.whole.elements and not event.path:
+            added = [e for e in after if e.op == "append"]
+            if not added or len(added) != len(after):
                 return UNKNOWN
+            element = agree([self.sub(e.value, owner, e.order) for e in added])
+            return Series(element) if isinstance(element, Abstract) else UNKNOWN
+        if event.op in ("assign", "for") and event.whole is not None:
+            found = self.bound(event, owner)
+            return found if isinstance(found, Abstract) else UNKNOWN
+        if event.op == "def" and isinstance(event.value, cst.ClassDef) and owner is self.f.module_scope and not event.conditional:
+            cls = self.f.classes.get(event.value.name.value)
+            return Instance("class", None, cls) if cls is not None and cls.node is event.value else UNKNOWN
         return UNKNOWN
 
     def param(self, owner: Scope, name: str) -> Any:
@@ -636,6 +646,8 @@ class Evaluator:
         return UNKNOWN if call.positional or call.has_star_args else {k: self.const(a.value) for k, a in call.kwargs.items()}
 
 
+# the events that bind a name anew (the others change the object it holds)
+_BINDS = frozenset({"assign", "for", "import", "def"})
 # methods of list, dict and set that change the object in place (append/extend are followed as events)
 MUTATORS = frozenset({"insert", "pop", "remove", "clear", "update", "setdefault", "sort", "reverse", "popitem", "discard", "add", "__setitem__", "__delitem__"})
 _OPERATORS = {
