@@ -329,3 +329,21 @@ def test_an_object_bound_alike_on_every_path_is_known(source):
 )
 def test_an_object_bound_differently_on_two_paths_is_unknown(source):
     assert encoding_reaching("FLAG = True\n" + source) is None
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "cfg = {'lr': 1e-5}\nalias = cfg\nprint(lr=cfg['lr'])\n",  # aliased, changed by no name
+        "cfg = {'lr': 1e-5}\ndef show(c):\n    print(c['lr'])\nshow(cfg)\nprint(lr=cfg['lr'])\n",  # passed to a function that only reads it
+        "cfg = {'opt': {'lr': 1e-5}}\nother = {'opt': {}}\nother['opt']['lr'] = 1e-3\nprint(lr=cfg['opt']['lr'])\n",  # another dict's item stored
+        "lr = 1e-5\nalias = lr\nalias *= 2\nprint(lr=lr)\n",  # a number is not changed through a name that holds it
+        "import types\ncfg = types.SimpleNamespace(lr=1e-5)\nalias = cfg\nalias.wd = 0.1\nprint(lr=cfg.lr)\n",  # another field stored
+        "import argparse\np = argparse.ArgumentParser()\np.add_argument('--lr', type=float, default=1e-5)\np.add_argument('--epochs', type=int, default=1)\n"
+        "args = p.parse_args()\nargs.epochs *= 2\nprint(lr=args.lr)\n",  # another field augmented
+        "texts = ['a', 'b']\nother = ['c']\ndel other[0]\nprint(lr=len(texts) * 5e-6)\n",
+    ],
+)
+def test_a_value_near_a_changed_one_stays_known(source):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") == 1e-5

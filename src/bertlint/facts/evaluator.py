@@ -65,7 +65,7 @@ class Evaluation(Model):
     @functools.cached_property
     def stored_attributes(self) -> frozenset[tuple[str | None, str | None]]:
         """(object, attribute) of every `obj.attr = ...` in the file, by the object's dotted name."""
-        stored = {(dotted(s.target.value), s.key) for s in self.stores if isinstance(s.target, cst.Attribute)}
+        stored = {(dotted(s.target.value), s.key) for s in (*self.stores, *self.touched) if isinstance(s.target, cst.Attribute)}
         for call in self.calls_by_short.get("setattr", ()):
             if call.method is None and call.qualname in (None, "builtins.setattr") and len(call.positional) >= 2:
                 stored.add((dotted(call.positional[0].value), literal(call.positional[1].value)))
@@ -85,6 +85,61 @@ class Evaluation(Model):
         """(scope, name) of every name a mutating method of a list, dict or set is called on (`cfg.update(...)`,
         `texts.insert(0, t)`): its constant is not folded."""
         return frozenset((id(c.scope.lookup_scope(c.receiver.value) or c.scope), c.receiver.value) for c in self.calls if c.method in MUTATORS and isinstance(c.receiver, cst.Name))
+
+    @functools.cached_property
+    def _sharing(self) -> tuple[dict[str, str], frozenset[str], frozenset[tuple[str, str | None]]]:
+        """Names that may hold one object, found in one pass: a name assigned another (`alias = cfg`), an argument
+        and the parameters of the file's function it is passed to, joined into groups (by name, file-wide: more
+        joins only make more unknown). Returns each shared name's group, the groups whose object some member changes
+        in place (an item stored or deleted, a mutating method, `+=`), and (group, attribute) of every attribute some
+        member stores."""
+        parent: dict[str, str] = {}
+
+        def find(name: str) -> str:
+            while parent.get(name, name) != name:
+                name = parent[name] = parent.get(parent[name], parent[name])
+            return name
+
+        def join(a: str, b: str) -> None:
+            parent.setdefault(a, a)
+            parent.setdefault(b, b)
+            parent[find(a)] = find(b)
+
+        scopes = [self.module_scope, *(s for defs in self.functions.values() for _, s in defs), *(c.scope for c in self.classes.values())]
+        changed: set[str] = {name for _, name in self.mutated}
+        for scope in scopes:
+            for name, events in scope.events.items():
+                for event in events:
+                    if event.op == "assign" and not event.path and isinstance(event.whole, cst.Name):
+                        join(name, event.whole.value)
+                    elif event.op not in _BINDS and event.op not in ("unpack", "param"):
+                        changed.add(name)
+        for call in self.calls:
+            if call.qualname is not None and not call.qualname.startswith("<local>."):
+                continue
+            passed = [a.value.value for a in (*call.positional, *call.kwargs.values()) if isinstance(a.value, cst.Name)]
+            target = callee(self, call) if passed else None
+            fn = target.fn if target is not None and not isinstance(target, ClassDef) else None
+            if isinstance(fn, cst.FunctionDef):
+                params = fn.params
+                for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                    for name in passed:
+                        join(name, param.name.value)
+        groups = {name: find(name) for name in parent}
+        attributes = set()
+        for store in (*self.stores, *self.touched):
+            if isinstance(store.target.value, cst.Name) and store.target.value.value in groups:
+                attributes.add((groups[store.target.value.value], store.key))
+        return groups, frozenset(groups[n] for n in changed if n in groups), frozenset(attributes)
+
+    def shared_and_changed(self, name: str) -> bool:
+        """`name` may hold the object another name holds, and some name of them changes it in place."""
+        return self._sharing[0].get(name) in self._sharing[1]
+
+    def attribute_stored_through_another(self, name: str, attr: str) -> bool:
+        """Some name that may hold `name`'s object stores its attribute `attr` (`alias = cfg; alias.lr = ...`)."""
+        group = self._sharing[0].get(name)
+        return group is not None and (group, attr) in self._sharing[2]
 
     def ask(self, hook: str, *args) -> Any:
         """The first library model's answer to `hook`, or None."""
@@ -404,6 +459,8 @@ class Evaluator:
                 return UNKNOWN
             if isinstance(value, list) and len(value) > MAX_SEQ:
                 return UNKNOWN
+        if isinstance(value, (list, dict, set)) and self.f.shared_and_changed(name):
+            return UNKNOWN  # `alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its parameter
         return value
 
     def const_at(self, node, scope: Scope, order: int | None) -> Any:
@@ -475,7 +532,7 @@ class Evaluator:
                 found = self.f.ask("attribute", self, value, attr)
             if found is None:
                 return UNKNOWN
-            if not isinstance(found, Abstract) and (dotted(base), attr) in self.f.stored_attributes:
+            if not isinstance(found, Abstract) and ((dotted(base), attr) in self.f.stored_attributes or isinstance(base, cst.Name) and self.f.attribute_stored_through_another(base.value, attr)):
                 return UNKNOWN  # `cfg.lr = ...` somewhere: which one is read depends on the order of execution
             return found
         if not isinstance(base, cst.Name) or depth >= MAX_DEPTH or value is not UNKNOWN:

@@ -51,6 +51,7 @@ class Model:
         self.loops: list[tuple[cst.CSTNode, Scope, cst.FunctionDef | None]] = []
         self.attr_loads: list[tuple[cst.Attribute, Scope, int]] = []
         self.stores: list[Store] = []  # `x["labels"] = ...`, `config.vocab_size = ...`
+        self.touched: list[Store] = []  # items and attributes changed other than by a plain store: `args.lr *= 2`, `del x["k"]`
         self.inputs: list[str] = []  # other files read or looked for: the findings depend on them (`depends_on`)
         self.module_scope = Scope("module", module, None)
         self.self_attrs: dict[str, list[tuple[cst.BaseExpression, Scope, int]]] = {}  # "self.x" -> (value, scope, order) per assignment
@@ -401,6 +402,8 @@ class _Walker:
             op = {cst.AddAssign: "augadd", cst.MultiplyAssign: "augmul"}.get(type(small.operator), "augother")
             self._target(small.target, scope, op, stmt, ctx, value=small.value)
             return
+        if isinstance(small, cst.Del):
+            self._deleted(small.target, scope, ctx)
         if isinstance(small, cst.Global):
             for name in small.names:
                 scope.globals_.add(name.name.value)
@@ -464,15 +467,33 @@ class _Walker:
         elif isinstance(target, cst.Subscript):
             self._store(target, value, scope, op, ctx)
             self._expr(target, stmt, scope, ctx)
-            base = target.value
-            if isinstance(base, cst.Name):
-                self._bind(scope, base.value, "setitem", None, ctx, mutation=True)
+            self._mutated_container(target, scope, ctx)
         elif isinstance(target, cst.StarredElement):
             self._target(target.value, scope, op, stmt, ctx, value=None, whole=whole, path=path)
 
     def _store(self, target, value, scope: Scope, op: str, ctx: _Ctx) -> None:
         if op == "assign" and value is not None:
             self.f.stores.append(Store(target, value, scope, self._next(), ctx.function))
+        elif op != "assign":
+            self.f.touched.append(Store(target, value if value is not None else target, scope, self._next(), ctx.function))
+
+    def _deleted(self, target, scope: Scope, ctx: _Ctx) -> None:
+        """`del x["k"]`, `del a.b, c[0]`: the items and attributes changed; the container an item is deleted from
+        mutated."""
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._deleted(element.value, scope, ctx)
+        elif isinstance(target, (cst.Subscript, cst.Attribute)):
+            self._store(target, None, scope, "del", ctx)
+            self._mutated_container(target, scope, ctx)
+
+    def _mutated_container(self, target, scope: Scope, ctx: _Ctx) -> None:
+        """An item of `cfg`, or of an item of it (`cfg["opt"]["lr"] = ...`), stored or deleted: `cfg` is mutated."""
+        base = target.value if isinstance(target, cst.Subscript) else None
+        while isinstance(base, cst.Subscript):
+            base = base.value
+        if isinstance(base, cst.Name):
+            self._bind(scope, base.value, "setitem", None, ctx, mutation=True)
 
     # expressions ------------------------------------------------------------------------
     def _expr(self, expr: cst.CSTNode, stmt: cst.CSTNode, scope: Scope, ctx: _Ctx) -> None:
