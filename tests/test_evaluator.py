@@ -347,3 +347,35 @@ def test_an_object_bound_differently_on_two_paths_is_unknown(source):
 def test_a_value_near_a_changed_one_stays_known(source):
     facts = facts_of(source)
     assert facts.kw_value(last_call(facts, "print"), "lr") == 1e-5
+
+
+PARSER = "import argparse\np = argparse.ArgumentParser()\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "value"),
+    [
+        (PARSER + "p.add_argument('--lr', type=float, default='1e-05')\nargs = p.parse_args()\nprint(lr=args.lr)\n", 1e-5),  # argparse converts it
+        (PARSER + "p.add_argument('--lr', default='1e-05')\nargs = p.parse_args()\nprint(lr=args.lr)\n", "1e-05"),  # no type: the string
+        (PARSER + "p.add_argument('--lr', type=float, default=1e-05)\nq = argparse.ArgumentParser()\nq.add_argument('--lr', type=float, default=1e-05)\n"
+         "args = p.parse_args()\nprint(lr=args.lr)\n", 1e-5),  # two parsers that agree
+        ("import os\nos.environ['OTHER'] = '1'\nprint(lr=float(os.environ.get('LR', '1e-05')))\n", 1e-5),  # another variable set
+    ],
+)
+def test_a_command_line_or_environment_default_near_a_changed_one_is_known(source, value):
+    facts = facts_of(source)
+    found = facts.kw_value(last_call(facts, "print"), "lr")
+    assert found == value and type(found) is type(value)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        PARSER + "p.add_argument('--lr', type=float, default='fast')\nargs = p.parse_args()\nprint(lr=args.lr)\n",  # argparse would fail
+        PARSER + "p.add_argument('--lr', type=lambda s: float(s) * 2, default='1e-05')\nargs = p.parse_args()\nprint(lr=args.lr)\n",
+        "import os\nos.environ.update(LR='1e-3')\nprint(lr=float(os.environ.get('LR', '1e-05')))\n",
+    ],
+)
+def test_a_command_line_or_environment_default_changed_is_unknown(source):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN
