@@ -379,3 +379,21 @@ def test_a_command_line_or_environment_default_near_a_changed_one_is_known(sourc
 def test_a_command_line_or_environment_default_changed_is_unknown(source):
     facts = facts_of(source)
     assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "LR = 1e-5\ndef make(lr=LR):\n    print(lr=lr)\nLR = 1e-3\nmake()\n",  # the default is evaluated where the def runs
+        "LR = 1e-5\ndef train():\n    print(lr=LR)\ntrain()\n",  # a global bound once
+        "def rate():\n    return 1e-5\ndef train():\n    print(lr=rate())\ntrain()\n",  # a function defined once
+        "def main():\n    lr = 1e-5\n    def show():\n        other = 1e-3\n    show()\n    print(lr=lr)\nmain()\n",  # no nonlocal: the inner binding is its own
+    ],
+)
+def test_a_name_python_binds_once_is_known(source):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") == 1e-5
+
+
+def test_an_object_bound_by_walrus_is_known():
+    assert encoding_reaching("if (enc := padded) is not None:\n    model(**enc)\n") is not None

@@ -830,7 +830,8 @@ WRONG_SHAPES = {
 FIXED = frozenset({
     "args-field-stored", "branch-objects", "try-objects", "dict-through-alias", "dict-mutated-by-callee", "nested-dict-item-stored",
     "namespace-through-alias", "args-field-augmented", "list-del-item", "list-through-alias", "args-string-default-typed",
-    "args-dest-of-another-parser", "environ-set-in-file",
+    "args-dest-of-another-parser", "environ-set-in-file", "walrus", "nonlocal", "default-evaluated-at-def", "global-changed-after-the-call",
+    "function-redefined-after-the-call",
 })  # right now (args-field-stored since the split, fd8d380; the others since the joins and the sharing pass): kept as guards
 
 

@@ -29,7 +29,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Instance, Pack, Series, agree, constant
-from bertlint.facts.functions import arguments, bind, callee, enclosing_class, frame_of, function_scope, is_dataclass
+from bertlint.facts.functions import arguments, bind, callee, defined_at, enclosing_class, frame_of, function_scope, is_dataclass
 from bertlint.facts.model import Model
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, dotted, iter_children, literal, names_in
 
@@ -432,8 +432,8 @@ class Evaluator:
         and no method changes it in place."""
         if not events or any(e.conditional for e in events) or (id(owner), name) in self.f.mutated:
             return UNKNOWN
-        if owner is not self.scope and len({self.f.text(e.value) if e.value is not None else "" for e in events if e.op == "assign"}) > 1:
-            return UNKNOWN
+        if owner is not self.scope and len(events) > 1:
+            return UNKNOWN  # read where a function runs: any of the bindings and changes may have run before the call
         start = max((i for i, e in enumerate(events) if e.op in ("assign", "for", "import", "def", "unpack", "param")), default=None)
         if start is None:
             return UNKNOWN
@@ -507,7 +507,7 @@ class Evaluator:
             return UNKNOWN
         if not sources:  # never called here: a default counts like a command-line default (a caller elsewhere may pass another)
             default = owner.params[name].default
-            return self.f.evaluate(default, owner.parent, None, cli=True) if default is not None and self.cli else UNKNOWN
+            return self.f.evaluate(default, owner.parent, defined_at(owner), cli=True) if default is not None and self.cli else UNKNOWN
         return agree([self.f.evaluate(expr, scope, order, cli=self.cli, frame=caller) for expr, scope, order, caller in sources])
 
     # attributes and items ---------------------------------------------------------------------

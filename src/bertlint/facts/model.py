@@ -408,6 +408,10 @@ class _Walker:
             for name in small.names:
                 scope.globals_.add(name.name.value)
             return
+        if isinstance(small, cst.Nonlocal):
+            for name in small.names:
+                scope.nonlocals.add(name.name.value)
+            return
         if isinstance(small, cst.Expr):
             self._expr(small.value, stmt, scope, ctx)
             value = small.value
@@ -422,6 +426,8 @@ class _Walker:
 
     def _bind(self, scope: Scope, name: str, op: str, value, ctx: _Ctx, index: int | None = None, mutation: bool = False, whole=None, path: tuple = ()) -> None:
         target_scope = self.f.module_scope if name in scope.globals_ else scope
+        if name in scope.nonlocals and scope.parent is not None:
+            target_scope = scope.parent.lookup_scope(name) or scope  # bound there, when the nested function runs
         if mutation:
             owner = scope.lookup_scope(name)
             target_scope = owner if owner is not None else scope
@@ -526,6 +532,12 @@ class _Walker:
                 continue
             elif isinstance(node, cst.Attribute):
                 f.attr_loads.append((node, sc, self.f._order))
+            elif isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name):
+                owner = sc
+                while owner.kind == "lambda" and not isinstance(owner.node, cst.Lambda) and owner.parent is not None:
+                    owner = owner.parent  # `:=` in a comprehension binds in the scope around it
+                # conditional: an operand of `and`/`or`, of a conditional expression, may not run
+                self._bind(owner, node.target.value, "assign", node.value, ctx.enter(conditional=True), whole=node.value)
             for child in iter_children(node):
                 f._parents[id(child)] = node
                 stack.append((child, sc))
