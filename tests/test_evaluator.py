@@ -313,6 +313,8 @@ def test_two_models_meeting_in_a_helper_join_into_a_model_of_unknown_load():
         "try:\n    enc = padded\nexcept Exception:\n    enc = padded\nmodel(**enc)\n",
         "enc = padded\nif FLAG:\n    enc = padded\nmodel(**enc)\n",  # the branch binds what was there already
         "enc = padded\nif FLAG:\n    enc.to('cpu')\nmodel(**enc)\n",  # a branch that changes the object in place
+        "enc = None\nfor _ in range(2):\n    enc = padded\nmodel(**enc)\n",  # a None sentinel first: no object on that path
+        "enc = None\nif FLAG:\n    enc = padded\nelse:\n    enc = padded\nmodel(**enc)\n",
     ],
 )
 def test_an_object_bound_alike_on_every_path_is_known(source):

@@ -476,7 +476,9 @@ class Evaluator:
                 reaching.append(i)
                 if not events[i].conditional:
                     break
-        return agree([self._bound_object(owner, events, i) for i in reaching]) if reaching else UNKNOWN
+        # `enc = None` first (a sentinel): no object, and a read that uses the object fails on that path
+        found = [self._bound_object(owner, events, i) for i in reaching if not _binds_none(events[i])]
+        return agree(found) if found else UNKNOWN
 
     def _bound_object(self, owner: Scope, events: list[Event], i: int) -> Any:
         """The object binding `events[i]` binds; a list built empty then only appended to is a `Series` of what every
@@ -701,6 +703,10 @@ class Evaluator:
 
     def _dict(self, call: Call) -> Any:
         return UNKNOWN if call.positional or call.has_star_args else {k: self.const(a.value) for k, a in call.kwargs.items()}
+
+
+def _binds_none(event: Event) -> bool:
+    return event.op == "assign" and not event.path and isinstance(event.whole, cst.Name) and event.whole.value == "None"
 
 
 # the events that bind a name anew (the others change the object it holds)
