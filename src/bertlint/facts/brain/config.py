@@ -30,7 +30,8 @@ def call(ev, call) -> Any:
     if q is None:
         return None
     if q in ENVIRONMENT_READS and len(call.positional) == 2 and not call.kwargs:
-        if not ev.cli or _environment_set(ev.f, ev.const(call.positional[0].value)):
+        keys, key = ev.f.environment_set, ev.const(call.positional[0].value)
+        if not ev.cli or keys is None or key in keys or key is UNKNOWN and keys:
             return UNKNOWN  # the file sets the variable itself
         return ev.const(call.positional[1].value)  # the default, unless the environment sets it
     if q in CLI_OPTIONS:  # `lr: float = typer.Option(2e-5)`: its default
@@ -107,14 +108,18 @@ def _converted(value: str, convert: str) -> Any:
 _CONVERSIONS = {"builtins.float": float, "builtins.int": int, "builtins.str": str, "builtins.bool": bool}
 
 
-def _environment_set(values, key: Any) -> bool:
-    """The file sets the environment variable `key` (or one it cannot name): `os.environ[key] = ...`,
-    `os.environ.update(...)`/`.setdefault(...)`, `os.putenv(...)`."""
+def environment_set(values) -> frozenset | None:
+    """The environment variables the file sets (`os.environ[key] = ...`); None when it sets one it does not name
+    (`os.environ[name] = ...`, `os.environ.update(...)`/`.setdefault(...)`/`.pop(...)`, `os.putenv(...)`)."""
+    keys = set()
     for store in (*values.stores, *values.touched):
         if isinstance(store.target, cst.Subscript) and values.qualname(store.target.value, store.scope) == "os.environ":
-            if store.key is None or store.key == key or not isinstance(key, str):
-                return True
-    return any(c.qualname == "os.putenv" or c.method in ("update", "setdefault", "__setitem__", "pop") and values.qualname(c.receiver, c.scope) == "os.environ" for c in values.calls)
+            if store.key is None:
+                return None
+            keys.add(store.key)
+    if any(c.qualname == "os.putenv" or c.method in ("update", "setdefault", "__setitem__", "pop") and values.qualname(c.receiver, c.scope) == "os.environ" for c in values.calls):
+        return None
+    return frozenset(keys)
 
 
 def argparse_arguments(values) -> dict[str, tuple]:
