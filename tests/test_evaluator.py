@@ -301,3 +301,101 @@ def test_two_models_meeting_in_a_helper_join_into_a_model_of_unknown_load():
     call = last_call(facts, "m")
     found = facts.kind(call.node.func, call.scope, call.order)
     assert found is not None and found.kind == "model" and found.call is None
+
+
+# --------------------------------------------------------------------------- bindings that may reach a read join
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "if FLAG:\n    enc = padded\nelse:\n    enc = padded\nmodel(**enc)\n",  # the same object on both branches
+        "try:\n    enc = padded\nexcept Exception:\n    enc = padded\nmodel(**enc)\n",
+        "enc = padded\nif FLAG:\n    enc = padded\nmodel(**enc)\n",  # the branch binds what was there already
+        "enc = padded\nif FLAG:\n    enc.to('cpu')\nmodel(**enc)\n",  # a branch that changes the object in place
+        "enc = None\nfor _ in range(2):\n    enc = padded\nmodel(**enc)\n",  # a None sentinel first: no object on that path
+        "enc = None\nif FLAG:\n    enc = padded\nelse:\n    enc = padded\nmodel(**enc)\n",
+    ],
+)
+def test_an_object_bound_alike_on_every_path_is_known(source):
+    found = encoding_reaching("FLAG = True\n" + source)
+    assert found is not None and found.call.order is not None and found.kind == "encoding"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "if FLAG:\n    enc = padded\nelse:\n    enc = to_max\nmodel(**enc)\n",
+        "enc = to_max\nfor _ in range(2):\n    enc = padded\nmodel(**enc)\n",  # the loop may not run
+    ],
+)
+def test_an_object_bound_differently_on_two_paths_is_unknown(source):
+    assert encoding_reaching("FLAG = True\n" + source) is None
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "cfg = {'lr': 1e-5}\nalias = cfg\nprint(lr=cfg['lr'])\n",  # aliased, changed by no name
+        "cfg = {'lr': 1e-5}\ndef show(c):\n    print(c['lr'])\nshow(cfg)\nprint(lr=cfg['lr'])\n",  # passed to a function that only reads it
+        "cfg = {'opt': {'lr': 1e-5}}\nother = {'opt': {}}\nother['opt']['lr'] = 1e-3\nprint(lr=cfg['opt']['lr'])\n",  # another dict's item stored
+        "lr = 1e-5\nalias = lr\nalias *= 2\nprint(lr=lr)\n",  # a number is not changed through a name that holds it
+        "import types\ncfg = types.SimpleNamespace(lr=1e-5)\nalias = cfg\nalias.wd = 0.1\nprint(lr=cfg.lr)\n",  # another field stored
+        "import argparse\np = argparse.ArgumentParser()\np.add_argument('--lr', type=float, default=1e-5)\np.add_argument('--epochs', type=int, default=1)\n"
+        "args = p.parse_args()\nargs.epochs *= 2\nprint(lr=args.lr)\n",  # another field augmented
+        "texts = ['a', 'b']\nother = ['c']\ndel other[0]\nprint(lr=len(texts) * 5e-6)\n",
+    ],
+)
+def test_a_value_near_a_changed_one_stays_known(source):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") == 1e-5
+
+
+PARSER = "import argparse\np = argparse.ArgumentParser()\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "value"),
+    [
+        (PARSER + "p.add_argument('--lr', type=float, default='1e-05')\nargs = p.parse_args()\nprint(lr=args.lr)\n", 1e-5),  # argparse converts it
+        (PARSER + "p.add_argument('--lr', default='1e-05')\nargs = p.parse_args()\nprint(lr=args.lr)\n", "1e-05"),  # no type: the string
+        (PARSER + "p.add_argument('--lr', type=float, default=1e-05)\nq = argparse.ArgumentParser()\nq.add_argument('--lr', type=float, default=1e-05)\n"
+         "args = p.parse_args()\nprint(lr=args.lr)\n", 1e-5),  # two parsers that agree
+        ("import os\nos.environ['OTHER'] = '1'\nprint(lr=float(os.environ.get('LR', '1e-05')))\n", 1e-5),  # another variable set
+    ],
+)
+def test_a_command_line_or_environment_default_near_a_changed_one_is_known(source, value):
+    facts = facts_of(source)
+    found = facts.kw_value(last_call(facts, "print"), "lr")
+    assert found == value and type(found) is type(value)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        PARSER + "p.add_argument('--lr', type=float, default='fast')\nargs = p.parse_args()\nprint(lr=args.lr)\n",  # argparse would fail
+        PARSER + "p.add_argument('--lr', type=lambda s: float(s) * 2, default='1e-05')\nargs = p.parse_args()\nprint(lr=args.lr)\n",
+        "import os\nos.environ.update(LR='1e-3')\nprint(lr=float(os.environ.get('LR', '1e-05')))\n",
+    ],
+)
+def test_a_command_line_or_environment_default_changed_is_unknown(source):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "LR = 1e-5\ndef make(lr=LR):\n    print(lr=lr)\nLR = 1e-3\nmake()\n",  # the default is evaluated where the def runs
+        "LR = 1e-5\ndef train():\n    print(lr=LR)\ntrain()\n",  # a global bound once
+        "def rate():\n    return 1e-5\ndef train():\n    print(lr=rate())\ntrain()\n",  # a function defined once
+        "def main():\n    lr = 1e-5\n    def show():\n        other = 1e-3\n    show()\n    print(lr=lr)\nmain()\n",  # no nonlocal: the inner binding is its own
+    ],
+)
+def test_a_name_python_binds_once_is_known(source):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") == 1e-5
+
+
+def test_an_object_bound_by_walrus_is_known():
+    assert encoding_reaching("if (enc := padded) is not None:\n    model(**enc)\n") is not None

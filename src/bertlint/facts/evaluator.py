@@ -29,7 +29,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Instance, Pack, Series, agree, constant
-from bertlint.facts.functions import arguments, bind, callee, enclosing_class, frame_of, function_scope, is_dataclass
+from bertlint.facts.functions import arguments, bind, callee, defined_at, enclosing_class, frame_of, function_scope, is_dataclass
 from bertlint.facts.model import Model
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, dotted, iter_children, literal, names_in
 
@@ -65,7 +65,7 @@ class Evaluation(Model):
     @functools.cached_property
     def stored_attributes(self) -> frozenset[tuple[str | None, str | None]]:
         """(object, attribute) of every `obj.attr = ...` in the file, by the object's dotted name."""
-        stored = {(dotted(s.target.value), s.key) for s in self.stores if isinstance(s.target, cst.Attribute)}
+        stored = {(dotted(s.target.value), s.key) for s in (*self.stores, *self.touched) if isinstance(s.target, cst.Attribute)}
         for call in self.calls_by_short.get("setattr", ()):
             if call.method is None and call.qualname in (None, "builtins.setattr") and len(call.positional) >= 2:
                 stored.add((dotted(call.positional[0].value), literal(call.positional[1].value)))
@@ -85,6 +85,61 @@ class Evaluation(Model):
         """(scope, name) of every name a mutating method of a list, dict or set is called on (`cfg.update(...)`,
         `texts.insert(0, t)`): its constant is not folded."""
         return frozenset((id(c.scope.lookup_scope(c.receiver.value) or c.scope), c.receiver.value) for c in self.calls if c.method in MUTATORS and isinstance(c.receiver, cst.Name))
+
+    @functools.cached_property
+    def _sharing(self) -> tuple[dict[str, str], frozenset[str], frozenset[tuple[str, str | None]]]:
+        """Names that may hold one object, found in one pass: a name assigned another (`alias = cfg`), an argument
+        and the parameters of the file's function it is passed to, joined into groups (by name, file-wide: more
+        joins only make more unknown). Returns each shared name's group, the groups whose object some member changes
+        in place (an item stored or deleted, a mutating method, `+=`), and (group, attribute) of every attribute some
+        member stores."""
+        parent: dict[str, str] = {}
+
+        def find(name: str) -> str:
+            while parent.get(name, name) != name:
+                name = parent[name] = parent.get(parent[name], parent[name])
+            return name
+
+        def join(a: str, b: str) -> None:
+            parent.setdefault(a, a)
+            parent.setdefault(b, b)
+            parent[find(a)] = find(b)
+
+        scopes = [self.module_scope, *(s for defs in self.functions.values() for _, s in defs), *(c.scope for c in self.classes.values())]
+        changed: set[str] = {name for _, name in self.mutated}
+        for scope in scopes:
+            for name, events in scope.events.items():
+                for event in events:
+                    if event.op == "assign" and not event.path and isinstance(event.whole, cst.Name):
+                        join(name, event.whole.value)
+                    elif event.op not in _BINDS and event.op not in ("unpack", "param"):
+                        changed.add(name)
+        for call in self.calls:
+            if call.qualname is not None and not call.qualname.startswith("<local>."):
+                continue
+            passed = [a.value.value for a in (*call.positional, *call.kwargs.values()) if isinstance(a.value, cst.Name)]
+            target = callee(self, call) if passed else None
+            fn = target.fn if target is not None and not isinstance(target, ClassDef) else None
+            if isinstance(fn, cst.FunctionDef):
+                params = fn.params
+                for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                    for name in passed:
+                        join(name, param.name.value)
+        groups = {name: find(name) for name in parent}
+        attributes = set()
+        for store in (*self.stores, *self.touched):
+            if isinstance(store.target.value, cst.Name) and store.target.value.value in groups:
+                attributes.add((groups[store.target.value.value], store.key))
+        return groups, frozenset(groups[n] for n in changed if n in groups), frozenset(attributes)
+
+    def shared_and_changed(self, name: str) -> bool:
+        """`name` may hold the object another name holds, and some name of them changes it in place."""
+        return self._sharing[0].get(name) in self._sharing[1]
+
+    def attribute_stored_through_another(self, name: str, attr: str) -> bool:
+        """Some name that may hold `name`'s object stores its attribute `attr` (`alias = cfg; alias.lr = ...`)."""
+        group = self._sharing[0].get(name)
+        return group is not None and (group, attr) in self._sharing[2]
 
     def ask(self, hook: str, *args) -> Any:
         """The first library model's answer to `hook`, or None."""
@@ -377,8 +432,8 @@ class Evaluator:
         and no method changes it in place."""
         if not events or any(e.conditional for e in events) or (id(owner), name) in self.f.mutated:
             return UNKNOWN
-        if owner is not self.scope and len({self.f.text(e.value) if e.value is not None else "" for e in events if e.op == "assign"}) > 1:
-            return UNKNOWN
+        if owner is not self.scope and len(events) > 1:
+            return UNKNOWN  # read where a function runs: any of the bindings and changes may have run before the call
         start = max((i for i, e in enumerate(events) if e.op in ("assign", "for", "import", "def", "unpack", "param")), default=None)
         if start is None:
             return UNKNOWN
@@ -404,29 +459,43 @@ class Evaluator:
                 return UNKNOWN
             if isinstance(value, list) and len(value) > MAX_SEQ:
                 return UNKNOWN
+        if isinstance(value, (list, dict, set)) and self.f.shared_and_changed(name):
+            return UNKNOWN  # `alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its parameter
         return value
 
     def const_at(self, node, scope: Scope, order: int | None) -> Any:
         return constant(self.sub(node, scope, order))
 
     def _object(self, owner: Scope, events: list[Event]) -> Any:
-        """The object the last binding binds (objects keep what they are through mutation and branches); a list
-        built empty then appended to is a `Series` of what every append adds."""
-        for i, event in enumerate(reversed(events)):
-            if event.op == "assign" and isinstance(event.whole, cst.List) and not event.whole.elements and not event.path:
-                added = [e for e in events[len(events) - i :] if e.op == "append"]
-                if not added or len(added) != i:
-                    return UNKNOWN
-                element = agree([self.sub(e.value, owner, e.order) for e in added])
-                return Series(element) if isinstance(element, Abstract) else UNKNOWN
-            if event.op in ("assign", "for") and event.whole is not None:
-                found = self.bound(event, owner)
-                return found if isinstance(found, Abstract) else UNKNOWN
-            if event.op == "def" and isinstance(event.value, cst.ClassDef) and owner is self.f.module_scope and not event.conditional:
-                cls = self.f.classes.get(event.value.name.value)
-                return Instance("class", None, cls) if cls is not None and cls.node is event.value else UNKNOWN
-            if event.op in ("assign", "for", "import", "def"):
+        """The object every binding that may reach the read binds (objects keep what they are through mutation): the
+        last binding, joined with those before it back to the last unconditional one when it sits in a branch, a
+        `try`, or a loop (`if f: enc = a` / `else: enc = b`: the same object on every path, else UNKNOWN)."""
+        reaching = []
+        for i in reversed(range(len(events))):
+            if events[i].op in _BINDS:
+                reaching.append(i)
+                if not events[i].conditional:
+                    break
+        # `enc = None` first (a sentinel): no object, and a read that uses the object fails on that path
+        found = [self._bound_object(owner, events, i) for i in reaching if not _binds_none(events[i])]
+        return agree(found) if found else UNKNOWN
+
+    def _bound_object(self, owner: Scope, events: list[Event], i: int) -> Any:
+        """The object binding `events[i]` binds; a list built empty then only appended to is a `Series` of what every
+        append adds."""
+        event, after = events[i], events[i + 1 :]
+        if event.op == "assign" and isinstance(event.whole, cst.List) and not event.whole.elements and not event.path:
+            added = [e for e in after if e.op == "append"]
+            if not added or len(added) != len(after):
                 return UNKNOWN
+            element = agree([self.sub(e.value, owner, e.order) for e in added])
+            return Series(element) if isinstance(element, Abstract) else UNKNOWN
+        if event.op in ("assign", "for") and event.whole is not None:
+            found = self.bound(event, owner)
+            return found if isinstance(found, Abstract) else UNKNOWN
+        if event.op == "def" and isinstance(event.value, cst.ClassDef) and owner is self.f.module_scope and not event.conditional:
+            cls = self.f.classes.get(event.value.name.value)
+            return Instance("class", None, cls) if cls is not None and cls.node is event.value else UNKNOWN
         return UNKNOWN
 
     def param(self, owner: Scope, name: str) -> Any:
@@ -440,7 +509,7 @@ class Evaluator:
             return UNKNOWN
         if not sources:  # never called here: a default counts like a command-line default (a caller elsewhere may pass another)
             default = owner.params[name].default
-            return self.f.evaluate(default, owner.parent, None, cli=True) if default is not None and self.cli else UNKNOWN
+            return self.f.evaluate(default, owner.parent, defined_at(owner), cli=True) if default is not None and self.cli else UNKNOWN
         return agree([self.f.evaluate(expr, scope, order, cli=self.cli, frame=caller) for expr, scope, order, caller in sources])
 
     # attributes and items ---------------------------------------------------------------------
@@ -465,7 +534,7 @@ class Evaluator:
                 found = self.f.ask("attribute", self, value, attr)
             if found is None:
                 return UNKNOWN
-            if not isinstance(found, Abstract) and (dotted(base), attr) in self.f.stored_attributes:
+            if not isinstance(found, Abstract) and ((dotted(base), attr) in self.f.stored_attributes or isinstance(base, cst.Name) and self.f.attribute_stored_through_another(base.value, attr)):
                 return UNKNOWN  # `cfg.lr = ...` somewhere: which one is read depends on the order of execution
             return found
         if not isinstance(base, cst.Name) or depth >= MAX_DEPTH or value is not UNKNOWN:
@@ -636,6 +705,12 @@ class Evaluator:
         return UNKNOWN if call.positional or call.has_star_args else {k: self.const(a.value) for k, a in call.kwargs.items()}
 
 
+def _binds_none(event: Event) -> bool:
+    return event.op == "assign" and not event.path and isinstance(event.whole, cst.Name) and event.whole.value == "None"
+
+
+# the events that bind a name anew (the others change the object it holds)
+_BINDS = frozenset({"assign", "for", "import", "def"})
 # methods of list, dict and set that change the object in place (append/extend are followed as events)
 MUTATORS = frozenset({"insert", "pop", "remove", "clear", "update", "setdefault", "sort", "reverse", "popitem", "discard", "add", "__setitem__", "__delitem__"})
 _OPERATORS = {

@@ -45,8 +45,8 @@ def callee(values: Model, call: Call) -> Target | ClassDef | None:
         if owner is None:
             return None
         events = [e for e in (events or owner.events.get(func.value, [])) if e.op in ("def", "assign", "import")]
-        if not events or events[-1].conditional:
-            return None
+        if not events or events[-1].conditional or owner is not call.scope and len(events) > 1:
+            return None  # a name of an outer scope bound twice: which binding a call from a function sees depends on when it runs
         last = events[-1]
         if last.op == "assign" and last.index is None and not last.path:
             return _assigned_callable(values, last.value, owner, last.order)
@@ -169,10 +169,18 @@ def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.Ba
         if arg is not None:
             out.append((arg.value, site.scope, site.order))
         elif param.default is not None:
-            out.append((param.default, owner.parent, None))
+            out.append((param.default, owner.parent, defined_at(owner)))
         else:
             return None
     return out
+
+
+def defined_at(owner: Scope) -> int | None:
+    """Where the `def` of the function `owner` is the scope of runs: its defaults are evaluated there."""
+    fn = owner.node
+    if not isinstance(fn, cst.FunctionDef) or owner.parent is None:
+        return None
+    return next((e.order for e in owner.parent.events.get(fn.name.value, ()) if e.value is fn), None)
 
 
 def frame_of(frame: Frame | None, owner: Scope) -> Frame | None:
@@ -190,7 +198,7 @@ def arguments(values: Model, owner: Scope, name: str, frame: Frame | None) -> li
         if name in frame.args:
             return [(*frame.args[name], frame.caller)]
         default = owner.params[name].default
-        return [(default, owner.parent, None, frame.caller)] if default is not None else None
+        return [(default, owner.parent, defined_at(owner), frame.caller)] if default is not None else None
     sources = param_arguments(values, owner, name)
     return None if sources is None else [(expr, scope, order, None) for expr, scope, order in sources]
 

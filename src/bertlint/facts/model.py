@@ -51,6 +51,7 @@ class Model:
         self.loops: list[tuple[cst.CSTNode, Scope, cst.FunctionDef | None]] = []
         self.attr_loads: list[tuple[cst.Attribute, Scope, int]] = []
         self.stores: list[Store] = []  # `x["labels"] = ...`, `config.vocab_size = ...`
+        self.touched: list[Store] = []  # items and attributes changed other than by a plain store: `args.lr *= 2`, `del x["k"]`
         self.inputs: list[str] = []  # other files read or looked for: the findings depend on them (`depends_on`)
         self.module_scope = Scope("module", module, None)
         self.self_attrs: dict[str, list[tuple[cst.BaseExpression, Scope, int]]] = {}  # "self.x" -> (value, scope, order) per assignment
@@ -401,9 +402,15 @@ class _Walker:
             op = {cst.AddAssign: "augadd", cst.MultiplyAssign: "augmul"}.get(type(small.operator), "augother")
             self._target(small.target, scope, op, stmt, ctx, value=small.value)
             return
+        if isinstance(small, cst.Del):
+            self._deleted(small.target, scope, ctx)
         if isinstance(small, cst.Global):
             for name in small.names:
                 scope.globals_.add(name.name.value)
+            return
+        if isinstance(small, cst.Nonlocal):
+            for name in small.names:
+                scope.nonlocals.add(name.name.value)
             return
         if isinstance(small, cst.Expr):
             self._expr(small.value, stmt, scope, ctx)
@@ -419,6 +426,8 @@ class _Walker:
 
     def _bind(self, scope: Scope, name: str, op: str, value, ctx: _Ctx, index: int | None = None, mutation: bool = False, whole=None, path: tuple = ()) -> None:
         target_scope = self.f.module_scope if name in scope.globals_ else scope
+        if name in scope.nonlocals and scope.parent is not None:
+            target_scope = scope.parent.lookup_scope(name) or scope  # bound there, when the nested function runs
         if mutation:
             owner = scope.lookup_scope(name)
             target_scope = owner if owner is not None else scope
@@ -464,15 +473,33 @@ class _Walker:
         elif isinstance(target, cst.Subscript):
             self._store(target, value, scope, op, ctx)
             self._expr(target, stmt, scope, ctx)
-            base = target.value
-            if isinstance(base, cst.Name):
-                self._bind(scope, base.value, "setitem", None, ctx, mutation=True)
+            self._mutated_container(target, scope, ctx)
         elif isinstance(target, cst.StarredElement):
             self._target(target.value, scope, op, stmt, ctx, value=None, whole=whole, path=path)
 
     def _store(self, target, value, scope: Scope, op: str, ctx: _Ctx) -> None:
         if op == "assign" and value is not None:
             self.f.stores.append(Store(target, value, scope, self._next(), ctx.function))
+        elif op != "assign":
+            self.f.touched.append(Store(target, value if value is not None else target, scope, self._next(), ctx.function))
+
+    def _deleted(self, target, scope: Scope, ctx: _Ctx) -> None:
+        """`del x["k"]`, `del a.b, c[0]`: the items and attributes changed; the container an item is deleted from
+        mutated."""
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._deleted(element.value, scope, ctx)
+        elif isinstance(target, (cst.Subscript, cst.Attribute)):
+            self._store(target, None, scope, "del", ctx)
+            self._mutated_container(target, scope, ctx)
+
+    def _mutated_container(self, target, scope: Scope, ctx: _Ctx) -> None:
+        """An item of `cfg`, or of an item of it (`cfg["opt"]["lr"] = ...`), stored or deleted: `cfg` is mutated."""
+        base = target.value if isinstance(target, cst.Subscript) else None
+        while isinstance(base, cst.Subscript):
+            base = base.value
+        if isinstance(base, cst.Name):
+            self._bind(scope, base.value, "setitem", None, ctx, mutation=True)
 
     # expressions ------------------------------------------------------------------------
     def _expr(self, expr: cst.CSTNode, stmt: cst.CSTNode, scope: Scope, ctx: _Ctx) -> None:
@@ -505,6 +532,12 @@ class _Walker:
                 continue
             elif isinstance(node, cst.Attribute):
                 f.attr_loads.append((node, sc, self.f._order))
+            elif isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name):
+                owner = sc
+                while owner.kind == "lambda" and not isinstance(owner.node, cst.Lambda) and owner.parent is not None:
+                    owner = owner.parent  # `:=` in a comprehension binds in the scope around it
+                # conditional: an operand of `and`/`or`, of a conditional expression, may not run
+                self._bind(owner, node.target.value, "assign", node.value, ctx.enter(conditional=True), whole=node.value)
             for child in iter_children(node):
                 f._parents[id(child)] = node
                 stack.append((child, sc))

@@ -39,6 +39,7 @@ class Scope:
     events: dict[str, list[Event]] = field(default_factory=dict)
     params: dict[str, cst.Param] = field(default_factory=dict)
     globals_: set[str] = field(default_factory=set)
+    nonlocals: set[str] = field(default_factory=set)
 
     def lookup_scope(self, name: str) -> Scope | None:
         scope: Scope | None = self

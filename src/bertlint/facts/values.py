@@ -173,8 +173,14 @@ class Values(Evaluation):
 
     @functools.cached_property
     def argparse_arguments(self) -> dict[str, tuple]:
-        """dest -> (default expr or None, scope, order) for every `add_argument` in the file (groups included)."""
+        """dest -> (default expr or None, scope, order, `type=`'s qualified name or None) for every `add_argument` in
+        the file (groups included)."""
         return config.argparse_arguments(self)
+
+    @functools.cached_property
+    def environment_set(self) -> frozenset | None:
+        """The environment variables the file sets itself; None when it sets one it does not name."""
+        return config.environment_set(self)
 
 
 def _is_column(values: Values, expr: cst.BaseExpression, scope: Scope, order: int | None) -> bool:

@@ -30,7 +30,10 @@ def call(ev, call) -> Any:
     if q is None:
         return None
     if q in ENVIRONMENT_READS and len(call.positional) == 2 and not call.kwargs:
-        return ev.const(call.positional[1].value) if ev.cli else UNKNOWN  # the default, unless the environment sets it
+        keys, key = ev.f.environment_set, ev.const(call.positional[0].value)
+        if not ev.cli or keys is None or key in keys or key is UNKNOWN and keys:
+            return UNKNOWN  # the file sets the variable itself
+        return ev.const(call.positional[1].value)  # the default, unless the environment sets it
     if q in CLI_OPTIONS:  # `lr: float = typer.Option(2e-5)`: its default
         default = call.arg(0, "default")
         return ev.const(default.value) if default is not None and ev.cli and not isinstance(default.value, cst.Ellipsis) else UNKNOWN
@@ -61,8 +64,9 @@ def attribute(ev, base, attr: str) -> Any:
         found = ev.f.argparse_arguments.get(attr)
         if found is None or not ev.cli:
             return UNKNOWN
-        expr, where, at = found
-        return ev.f.evaluate(expr, where, at, cli=ev.cli) if expr is not None else None
+        expr, where, at, convert = found
+        value = ev.f.evaluate(expr, where, at, cli=ev.cli) if expr is not None else None
+        return _converted(value, convert) if isinstance(value, str) and convert is not None else value
     if base.kind == "namespace" and base.detail == "kwargs":
         arg = base.call.kwargs.get(attr)
         return ev.f.evaluate(arg.value, base.call.scope, base.call.order, cli=ev.cli) if arg is not None else UNKNOWN
@@ -89,9 +93,41 @@ def parameter(ev, owner: Scope, name: str) -> Any:
     return None
 
 
+def _converted(value: str, convert: str) -> Any:
+    """A string default with `type=`: argparse parses it as if given on the command line (Python's argparse,
+    `_parse_known_args`: a default that is a str and still in the namespace is passed through `_get_value`)."""
+    fn = _CONVERSIONS.get(convert)
+    if fn is None:
+        return UNKNOWN
+    try:
+        return fn(value)
+    except ValueError:
+        return UNKNOWN
+
+
+_CONVERSIONS = {"builtins.float": float, "builtins.int": int, "builtins.str": str, "builtins.bool": bool}
+
+
+def environment_set(values) -> frozenset | None:
+    """The environment variables the file sets (`os.environ[key] = ...`); None when it sets one it does not name
+    (`os.environ[name] = ...`, `os.environ.update(...)`/`.setdefault(...)`/`.pop(...)`, `os.putenv(...)`)."""
+    keys = set()
+    for store in (*values.stores, *values.touched):
+        if isinstance(store.target, cst.Subscript) and values.qualname(store.target.value, store.scope) == "os.environ":
+            if store.key is None:
+                return None
+            keys.add(store.key)
+    if any(c.qualname == "os.putenv" or c.method in ("update", "setdefault", "__setitem__", "pop") and values.qualname(c.receiver, c.scope) == "os.environ" for c in values.calls):
+        return None
+    return frozenset(keys)
+
+
 def argparse_arguments(values) -> dict[str, tuple]:
-    """dest -> (default expr or None, scope, order) for every `add_argument` in the file (groups included)."""
+    """dest -> (default expr or None, scope, order, the `type=` callable's qualified name or None) for every
+    `add_argument` in the file (groups included). A dest added twice with different defaults (two parsers, or a
+    parser and a subparser) has no default here: which parser fills it is not followed."""
     out: dict[str, tuple] = {}
+    seen: dict[str, set] = {}
     for made in values.calls:
         if made.method != "add_argument":
             continue
@@ -104,13 +140,15 @@ def argparse_arguments(values) -> dict[str, tuple]:
             dest = (longs[0] if longs else flags[0]).lstrip("-").replace("-", "_")
         default = made.kwargs.get("default")
         action = values.kw_value(made, "action")
+        typed = made.kwargs.get("type")
+        convert = None if typed is None else values.qualname(typed.value, made.scope) or "?"
         if default is None:
-            if action in ("store_true", "store_false"):
-                out[dest] = (cst.Name("False" if action == "store_true" else "True"), made.scope, made.order)
-            else:
-                out[dest] = (None, made.scope, made.order)
+            expr = cst.Name("False" if action == "store_true" else "True") if action in ("store_true", "store_false") else None
         else:
-            out[dest] = (default.value, made.scope, made.order)
+            expr = default.value
+        texts = seen.setdefault(dest, set())
+        texts.add((values.text(expr) if expr is not None else None, convert))
+        out[dest] = (expr if len(texts) == 1 else None, made.scope, made.order, convert)
     return out
 
 
