@@ -86,7 +86,7 @@ def test_keras_optimizer_defaults_count_only_where_the_transformer_is_compiled_w
 def test_verify_lifts_the_default_rate(tmp_path):
     """`--verify` fine-tunes at the default the optimizer runs at (the lift imports neither torch nor transformers)."""
     from bertlint import runner
-    from bertlint.verify import lift
+    from bertlint.verify import lift, sites
 
     script = tmp_path / "train.py"
     script.write_text(TORCH.format(cls="AutoModelForSequenceClassification", load="from_pretrained", arg='"bert-base-uncased"', extra="",
@@ -94,5 +94,5 @@ def test_verify_lifts_the_default_rate(tmp_path):
     outcome = runner.run([script], isolated=True, overrides={"preview": True}, use_cache=False)
     settings = runner.settings_for([script], {"preview": True}, None, True)
     [finding] = [f for f in outcome.findings if f.code == "BL301"]
-    params = lift.spec_for(*lift.Sites(settings).of(finding), settings)["params"]
+    params = lift.spec_for(*sites.Sites(settings).of(finding), settings)["params"]
     assert (params["lr"], params["optimizer"], params["high"]) == (2e-3, "adamw", 1e-4)

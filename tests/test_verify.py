@@ -211,14 +211,14 @@ def test_memory_probe_halves_the_batch_until_it_fits_and_extrapolates(monkeypatc
 
 def test_memory_probe_of_an_encoder_decoder_trains_at_the_label_length(tmp_path):
     """The estimate runs a seq2seq decoder at the labels' max_length; the probe's training step must too."""
-    from bertlint.verify import lift
+    from bertlint.verify import lift, sites
 
     script = tmp_path / "summarize.py"
     script.write_text(T5_SUMMARIES.format(batch=48))
     outcome = runner.run([script], isolated=True, overrides={"preview": True}, use_cache=False)
     settings = runner.settings_for([script], {"preview": True}, None, True)
     [finding] = [f for f in outcome.findings if f.code == "BL502"]
-    params = lift.spec_for(*lift.Sites(settings).of(finding), settings)["params"]
+    params = lift.spec_for(*sites.Sites(settings).of(finding), settings)["params"]
     assert (params["batch"], params["seq"], params["target"], params["head"]) == (48, 512, 64, "seq2seq")
 
 
@@ -249,13 +249,13 @@ def test_verify_option_selects_codes_and_keeps_the_lint_path_free_of_torch():
         import sys
         from pathlib import Path
         from bertlint import runner, verify
-        from bertlint.verify import lift
+        from bertlint.verify import lift, sites
         outcome = runner.run([Path({str(VERIFY)!r})], isolated=True, overrides={{"preview": True}}, use_cache=False)  # the notebook too
         settings = runner.settings_for([], {{"preview": True}}, None, True)
-        sites = lift.Sites(settings)
+        found = sites.Sites(settings)
         for finding in outcome.findings:
             if finding.code in verify.PROBED:
-                lift.spec_for(*sites.of(finding), settings)
+                lift.spec_for(*found.of(finding), settings)
         print(sorted(m for m in ("torch", "transformers", "tensorflow") if m in sys.modules))
     """)
     assert subprocess.run([sys.executable, "-c", lift_only], capture_output=True, text=True, timeout=120).stdout.strip() == "[]"

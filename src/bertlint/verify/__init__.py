@@ -46,15 +46,15 @@ def could_not_run(reason: str) -> dict[str, Any]:
 def verify(findings: Iterable[Finding], settings: Settings, *, codes: Iterable[str] | None = None,
            device: str = "auto", timeout: float = DEFAULT_TIMEOUT) -> None:
     """Set `verification` on every finding that has a probe (and whose code is in `codes`, if given)."""
-    from bertlint.verify import lift
+    from bertlint.verify import lift, sites
 
     wanted = PROBED & set(codes) if codes is not None else PROBED
     jobs: list[tuple[dict[str, Any], Finding]] = []
-    sites = lift.Sites(settings)
+    found = sites.Sites(settings)
     for finding in (f for f in findings if f.code in wanted):
         try:
-            spec = lift.spec_for(*sites.of(finding), settings)
-        except lift.CannotLift as exc:
+            spec = lift.spec_for(*found.of(finding), settings)
+        except sites.CannotLift as exc:
             finding.verification = could_not_run(str(exc))
             continue
         jobs.append(({"id": len(jobs), **spec}, finding))

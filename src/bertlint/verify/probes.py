@@ -16,7 +16,6 @@ import math
 import time
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable
 
 import torch
@@ -24,27 +23,13 @@ import transformers
 from transformers import AutoConfig
 
 from bertlint.verify import build, training_steps
+from bertlint.verify.verdicts import Env, error_text, verdict
 
 HEAD_CLASSES = {
     "seq-cls": "AutoModelForSequenceClassification", "token-cls": "AutoModelForTokenClassification",
     "causal-lm": "AutoModelForCausalLM", "masked-lm": "AutoModelForMaskedLM", "seq2seq": "AutoModelForSeq2SeqLM",
 }  # fmt: skip
 GiB = 1 << 30
-
-
-@dataclass
-class Env:
-    device: str  # "cpu" | "cuda"
-    workdir: Path
-
-    @property
-    def label(self) -> str:
-        return f"cuda ({torch.cuda.get_device_name()})" if self.device == "cuda" else "cpu"
-
-
-def verdict(status: str, evidence: str, setup: str = "", **measurements: float) -> dict[str, Any]:
-    return {"status": status, "evidence": evidence, "setup": setup,
-            "measurements": {k: v for k, v in measurements.items() if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -85,11 +70,6 @@ class Effect:
 def decided(effect: Effect, evidence: str, setup: str = "", **measurements: float) -> dict[str, Any]:
     """The verdict of a probe that measures an effect: its margin and spread close the evidence and join the measurements."""
     return verdict("confirmed" if effect.clears else "not_confirmed", f"{evidence}; {effect.text()}", setup, **measurements, **effect.numbers())
-
-
-def error_text(exc: BaseException) -> str:
-    first = next((line for line in str(exc).strip().splitlines() if line.strip()), "")
-    return f"{type(exc).__name__}: {first[:300]}"
 
 
 def _ids(config, shape: tuple[int, ...], device: str, generator: torch.Generator | None = None) -> torch.Tensor:

@@ -8,23 +8,17 @@ and reports the margin and the spread.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from bertlint.facts import UNKNOWN, activation, chained_half_models, half_trained_models, inert_statements, misplaced_clips, training_arg
+from bertlint.verify.sites import CannotLift, Site
+from bertlint.verify.verdicts import Env, error_text, verdict
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
     from bertlint.report import Finding
-    from bertlint.verify.lift import Site
-    from bertlint.verify.probes import Env
 
 SEEDS = (0, 1, 2)
-
-
-def _cannot(reason: str) -> Exception:
-    from bertlint.verify.lift import CannotLift
-
-    return CannotLift(reason)
 
 
 # --------------------------------------------------------------------------- lifters (parent side)
@@ -34,7 +28,7 @@ def _inert(site: Site, finding: Finding, settings: Settings) -> dict:
     """BL311: which control was named without effect, and on what."""
     found = next((i for i in inert_statements(site.facts) if site.covers(i.node, finding)), None)
     if found is None:
-        raise _cannot("the statement could not be found again")
+        raise CannotLift("the statement could not be found again")
     return {"params": {"what": found.what.rsplit(".", 1)[-1], "role": found.role}}
 
 
@@ -43,7 +37,7 @@ def _clip_order(site: Site, finding: Finding, settings: Settings) -> dict:
     facts = site.facts
     found = next((m for m in misplaced_clips(facts) if site.covers(m.call.node, finding)), None)
     if found is None:
-        raise _cannot("the clip could not be found again")
+        raise CannotLift("the clip could not be found again")
     ids = {id(c): "backward" for c in found.backward} | {id(c): "step" for c in found.steps} | {id(found.call): "clip"}
     ids |= {id(c): "zero_grad" for c in found.zero_grads}
     own = [c for c in facts.calls if id(c) in ids]
@@ -63,7 +57,7 @@ def _loss_input(site: Site, finding: Finding, settings: Settings) -> dict:
         loss = loss_class(facts, call)
         if loss is not None and arg is not None and site.covers(arg.value, finding):
             return {"params": {"loss": loss, "activation": activation(facts, arg.value, call.scope, call.order)}}
-    raise _cannot("the loss call could not be found again")
+    raise CannotLift("the loss call could not be found again")
 
 
 def _half_training(site: Site, finding: Finding, settings: Settings) -> dict:
@@ -71,7 +65,7 @@ def _half_training(site: Site, finding: Finding, settings: Settings) -> dict:
     facts = site.facts
     found = next((h for h in [*half_trained_models(facts), *chained_half_models(facts)] if site.covers(h.where, finding)), None)
     if found is None:
-        raise _cannot("the float16 model could not be found again")
+        raise CannotLift("the float16 model could not be found again")
     by = found.trained_by
     if by.qualname is not None and by.qualname.startswith("torch.optim"):
         lr = facts.arg_value(by, 1, "lr", default=1e-3)  # torch.optim.Adam/AdamW's default
@@ -93,7 +87,6 @@ def probe_inert(spec: dict, env: Env) -> dict:
     """BL311: run the bare statement and look at the state it was meant to change."""
     import torch
 
-    from bertlint.verify.probes import verdict
 
     what = spec["params"]["what"]
     torch.manual_seed(0)
@@ -169,7 +162,6 @@ def probe_clip_order(spec: dict, env: Env) -> dict:
     threshold; record the norm each clip sees and the norm each step uses, against the clip between backward and step."""
     import torch
 
-    from bertlint.verify.probes import verdict
 
     p = spec["params"]
     threshold = p["threshold"]
@@ -224,7 +216,6 @@ def probe_loss_input(spec: dict, env: Env) -> dict:
     import torch
     import torch.nn.functional as F
 
-    from bertlint.verify.probes import verdict
 
     p = spec["params"]
     loss_name, act = p["loss"], p["activation"]
@@ -302,7 +293,6 @@ def probe_half_training(spec: dict, env: Env) -> dict:
     import torch
     import transformers
 
-    from bertlint.verify.probes import error_text, verdict
 
     p = spec["params"]
     config = transformers.BertConfig(vocab_size=128, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
