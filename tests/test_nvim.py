@@ -45,7 +45,7 @@ def test_readme_neovim_07_config_shows_bertlint_diagnostics(tmp_path: Path):
     (tmp_path / "harness.lua").write_text(HARNESS)
     project = tmp_path / "project"
     project.mkdir()
-    (project / "bertlint.toml").write_text('transformers-version = "5.0"\n')
+    (project / "bertlint.toml").write_text('transformers-version = "5.0"\npreview = true\n')  # BL106 is a preview rule
     (project / "train.py").write_text(SCRIPT)
     out = tmp_path / "diagnostics.txt"
     bindir = str(Path(sys.executable).parent)  # where `bertlint` is installed beside this Python
