@@ -177,6 +177,31 @@ class Model:
             return owner, before
         return owner, list(events)
 
+    def definition(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> cst.BaseExpression | None:
+        """What `expr` stands for at `order`: itself when it is not a name; for a name, the value of its one binding
+        in force when that binding is a plain assignment of the whole value (`x = <value>`), else None. A binding in
+        a branch counts (the read fails where it did not run), unless a parameter of the same name may hold another
+        value."""
+        if not isinstance(expr, cst.Name):
+            return expr
+        owner, events = self.binding_events(expr.value, scope, order)
+        if owner is None or len(events) != 1:
+            return None
+        event = events[0]
+        if event.op != "assign" or event.index is not None or event.path or not isinstance(event.value, cst.BaseExpression):
+            return None
+        return None if event.conditional and expr.value in owner.params else event.value
+
+    def function_named(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> cst.FunctionDef | cst.Lambda | None:
+        """The function `expr` names: a lambda itself, else the `def` a name is bound to at `order` (its last
+        binding)."""
+        if isinstance(expr, cst.Lambda):
+            return expr
+        if not isinstance(expr, cst.Name):
+            return None
+        owner, events = self.binding_events(expr.value, scope, order)
+        binds = [e for e in events if e.op in ("def", "assign", "import", "for")]
+        return binds[-1].value if binds and binds[-1].op == "def" and isinstance(binds[-1].value, cst.FunctionDef) else None
 
     def call_of(self, node: cst.Call) -> Call | None:
         return self._call_index.get(id(node))
@@ -198,6 +223,35 @@ class Model:
 
     def enclosing(self, stmt: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
         return self.statement_paths.get(id(stmt), ((), ()))[0]
+
+    def reads_after(self, stmt: cst.CSTNode, name: str) -> list[cst.Name]:
+        """The reads of `name` in the statements after `stmt` in its block, up to the next statement that assigns
+        `name` again (the reads in its value included: what came before is gone after it)."""
+        block = self.parent(stmt) if self.parent(stmt) is not None else self._block_of(stmt)
+        body = getattr(block, "body", None)
+        if not isinstance(body, (list, tuple)) or not any(s is stmt for s in body):
+            return []
+        reads = []
+        for later in list(body)[next(i for i, s in enumerate(body) if s is stmt) + 1 :]:
+            rebinding = next(
+                (s for s in later.body if isinstance(s, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name for t in s.targets)),
+                None,
+            ) if isinstance(later, cst.SimpleStatementLine) else None
+            reads += [node for node in walk(rebinding.value if rebinding is not None else later) if isinstance(node, cst.Name) and node.value == name]
+            if rebinding is not None:
+                break
+        return reads
+
+    def _block_of(self, stmt: cst.CSTNode) -> cst.CSTNode | None:
+        """The module or indented block whose body holds `stmt`."""
+        around = self.enclosing(stmt)
+        if not around:
+            return self.module
+        inner = around[-1]
+        for suite in (getattr(inner, "body", None), getattr(getattr(inner, "orelse", None), "body", None)):
+            if isinstance(suite, cst.IndentedBlock) and any(s is stmt for s in suite.body):
+                return suite
+        return None
 
 
 # ---------------------------------------------------------------------------------------------
