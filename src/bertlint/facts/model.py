@@ -45,6 +45,7 @@ class Model:
         self.base_dir = path.parent if path is not None else None
         self.imports: dict[str, str] = {}  # local alias -> qualified name
         self.import_nodes: list[tuple[str, cst.CSTNode, cst.CSTNode]] = []  # (qualname, alias node, statement)
+        self.imported_as: dict[str, set[str]] = {}  # local name -> the qualified names imported under it, in any scope
         self.calls: list[Call] = []
         self.classes: dict[str, ClassDef] = {}
         self.functions: dict[str, list[tuple[cst.FunctionDef, Scope]]] = {}
@@ -113,6 +114,14 @@ class Model:
         else:
             return None
         return f"{base}.{rest}" if rest else base
+
+    def sole_import(self, local: str) -> str | None:
+        """The qualified name `local` stands for where the file binds it only by importing that one thing (a notebook
+        may repeat the import) and binds it no other way at module level (`except ImportError: AdamW = None`)."""
+        qualnames = self.imported_as.get(local, ())
+        if len(qualnames) != 1 or any(e.op != "import" for e in self.module_scope.events.get(local, ())):
+            return None
+        return next(iter(qualnames))
 
     def imported(self, *roots: str) -> bool:
         return any(q.split(".", 1)[0] in roots for q in (*self.imports.values(), *self.star_imports))
@@ -185,12 +194,16 @@ class Model:
         if not isinstance(expr, cst.Name):
             return expr
         owner, events = self.binding_events(expr.value, scope, order)
-        if owner is None or len(events) != 1:
+        if owner is None or len(events) != 1 or events[0].conditional and expr.value in owner.params:
             return None
-        event = events[0]
-        if event.op != "assign" or event.index is not None or event.path or not isinstance(event.value, cst.BaseExpression):
-            return None
-        return None if event.conditional and expr.value in owner.params else event.value
+        return _assigned(events[0])
+
+    def assigned_values(self, name: str, scope: Scope) -> list[cst.BaseExpression | None]:
+        """What each binding of `name` in the scope it resolves to assigns, wherever it runs, before or after any
+        read: the whole value of a plain assignment, None for any other binding (a loop target, an unpacking, an
+        import, a mutation)."""
+        owner = scope.lookup_scope(name)
+        return [_assigned(event) for event in owner.events.get(name, ())] if owner is not None else []
 
     def function_named(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> cst.FunctionDef | cst.Lambda | None:
         """The function `expr` names: a lambda itself, else the `def` a name is bound to at `order` (its last
@@ -224,6 +237,22 @@ class Model:
     def enclosing(self, stmt: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
         return self.statement_paths.get(id(stmt), ((), ()))[0]
 
+    @functools.cached_property
+    def name_counts(self) -> dict[str, int]:
+        """How often the file writes each name outside its imports and `x.name` attributes."""
+        skip = {id(node) for _q, alias, _s in self.import_nodes for node in walk(alias)}
+        counts: dict[str, int] = {}
+        for node in walk(self.module):  # an attribute comes before its name
+            if isinstance(node, cst.Attribute):
+                skip.add(id(node.attr))
+            elif isinstance(node, cst.Name) and id(node) not in skip:
+                counts[node.value] = counts.get(node.value, 0) + 1
+        return counts
+
+    def reads_in(self, node: cst.CSTNode, name: str) -> list[cst.Name]:
+        """Every `Name` node spelling `name` under `node`, as written (an attribute's or a keyword's name too)."""
+        return [n for n in walk(node) if isinstance(n, cst.Name) and n.value == name]
+
     def reads_after(self, stmt: cst.CSTNode, name: str) -> list[cst.Name]:
         """The reads of `name` in the statements after `stmt` in its block, up to the next statement that assigns
         `name` again (the reads in its value included: what came before is gone after it)."""
@@ -237,7 +266,7 @@ class Model:
                 (s for s in later.body if isinstance(s, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name for t in s.targets)),
                 None,
             ) if isinstance(later, cst.SimpleStatementLine) else None
-            reads += [node for node in walk(rebinding.value if rebinding is not None else later) if isinstance(node, cst.Name) and node.value == name]
+            reads += self.reads_in(rebinding.value if rebinding is not None else later, name)
             if rebinding is not None:
                 break
         return reads
@@ -255,6 +284,12 @@ class Model:
 
 
 # ---------------------------------------------------------------------------------------------
+
+
+def _assigned(event: Event) -> cst.BaseExpression | None:
+    """The value a binding event assigns when it is a plain assignment of the whole value (`x = <value>`)."""
+    plain = event.op == "assign" and event.index is None and not event.path
+    return event.value if plain and isinstance(event.value, cst.BaseExpression) else None
 
 
 def _statements(suite, around: tuple, indent: tuple, unit: str) -> Iterator[tuple[cst.CSTNode, tuple, tuple]]:
@@ -423,6 +458,7 @@ class _Walker:
                     local = name.split(".", 1)[0]
                     f.imports.setdefault(local, local)
                 f.import_nodes.append((name, alias, stmt))
+                f.imported_as.setdefault(local, set()).add(name)
                 self._bind(scope, local, "import", alias, ctx)
             return
         if isinstance(small, cst.ImportFrom):
@@ -439,6 +475,7 @@ class _Walker:
                 qual = f"{module}.{name}" if module else name
                 f.imports[local] = qual
                 f.import_nodes.append((qual, alias, stmt))
+                f.imported_as.setdefault(local, set()).add(qual)
                 self._bind(scope, local, "import", alias, ctx)
             return
         if isinstance(small, cst.Assign):
