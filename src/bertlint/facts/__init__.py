@@ -28,6 +28,7 @@ from bertlint.facts.training import (
     EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, asks_for_tpu, feeds_layout_model, first_run, eos_as_pad, chunk_length, in_call_to, mixed_precision, only_called_directly, pad_guarded, padding_at, padding_of, padding_side, run_anchor, structured_tokenizer, text_container,
     tokenizer_load_of, tokenizer_names, trained_model, training_arg, uses_peft, weight_dtype,
 )
+from bertlint.facts.flow import keyed_values, sources
 from bertlint.facts.functions import forwards_kwargs
 from bertlint.facts.inspection import INSPECTIONS, inspected, only_inspected
 from bertlint.facts.padded import padded_ids
@@ -51,6 +52,8 @@ __all__ = [
     "LABEL_NAMES", "Classifier", "KnownLabels", "classifier", "ignore_index_markers", "known_labels",
     # loops
     "MisplacedClip", "TrainingLoop", "float_cast", "frozen_models", "in_context", "in_training_step", "is_clip", "is_model_call", "misplaced_clips",
+    # flow
+    "keyed_values", "sources",
     # functions
     "forwards_kwargs",
     # inspection
