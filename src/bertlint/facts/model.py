@@ -17,7 +17,7 @@ import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts.names import BUILTINS, CONVENTIONAL_MODULES, KNOWN_LIBRARIES, same_symbol
-from bertlint.facts.nodes import Call, ClassDef, Event, Scope, Store, dotted, iter_children, walk
+from bertlint.facts.nodes import Call, ClassDef, Definition, Event, Scope, Store, dotted, iter_children, walk
 
 T = TypeVar("T")
 
@@ -186,17 +186,28 @@ class Model:
             return owner, before
         return owner, list(events)
 
-    def definition(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> cst.BaseExpression | None:
+    def definition(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> Definition | None:
         """What `expr` stands for at `order`: itself when it is not a name; for a name, the value of its one binding
-        in force when that binding is a plain assignment of the whole value (`x = <value>`), else None. A binding in
-        a branch counts (the read fails where it did not run), unless a parameter of the same name may hold another
-        value."""
+        in force when that binding is a plain assignment of the whole value (`x = <value>`), else None. Item writes
+        (`x[i] = v`) change the object, not what the name is bound to. A binding in a branch counts (the read fails
+        where it did not run), unless a parameter of the same name may hold another value."""
+        if expr is None:
+            return None
         if not isinstance(expr, cst.Name):
-            return expr
+            return Definition(expr, scope, order)
         owner, events = self.binding_events(expr.value, scope, order)
+        events = [e for e in events if e.op != "setitem"]
         if owner is None or len(events) != 1 or events[0].conditional and expr.value in owner.params:
             return None
-        return _assigned(events[0])
+        value = _assigned(events[0])
+        return Definition(value, owner, events[0].order) if value is not None else None
+
+    def parameter_read(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> Scope | None:
+        """The function (or lambda) scope whose parameter a name reads at `order`, nothing having bound it before."""
+        if not isinstance(expr, cst.Name):
+            return None
+        owner, events = self.binding_events(expr.value, scope, order)
+        return owner if owner is not None and not events and expr.value in owner.params else None
 
     def assigned_values(self, name: str, scope: Scope) -> list[cst.BaseExpression | None]:
         """What each binding of `name` in the scope it resolves to assigns, wherever it runs, before or after any

@@ -6,7 +6,7 @@ import dataclasses
 import functools
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 import libcst as cst
 
@@ -63,6 +63,14 @@ class Event:
     index: int | None = None  # position in a flat tuple unpacking whose value is not a display
     whole: cst.CSTNode | None = None  # for assign/for: the value assigned or the iterable looped over, whole
     path: tuple = ()  # where the name sits in the target: positions (negative after a starred one) and slices
+
+
+class Definition(NamedTuple):
+    """The expression a name stands for, with the scope and position it is evaluated at (its assignment's)."""
+
+    value: cst.BaseExpression
+    scope: Scope
+    order: int | None
 
 
 @dataclass(eq=False)

@@ -375,12 +375,11 @@ def text_container(facts: Facts, expr: cst.BaseExpression | None, scope, order: 
             return "array"
         return "iterable"
     if isinstance(expr, cst.Name):
-        owner, events = facts.binding_events(expr.value, scope, order)
-        if owner is not None and not events and expr.value in owner.params:
-            found = {text_container(facts, e, s, o, _depth + 1) for e, s, o in param_arguments(facts, owner, expr.value) or ()}
+        if (function := facts.parameter_read(expr, scope, order)) is not None:
+            found = {text_container(facts, e, s, o, _depth + 1) for e, s, o in param_arguments(facts, function, expr.value) or ()}
             return found.pop() if len(found) == 1 else "iterable"
         bound = facts.definition(expr, scope, order)
-        return text_container(facts, bound, owner, events[0].order, _depth + 1) if bound is not None else "iterable"
+        return text_container(facts, *bound, _depth + 1) if bound is not None else "iterable"
     constant = facts.value(expr, scope, order=order)
     return "str" if isinstance(constant, str) else "sequence" if isinstance(constant, (list, tuple)) else "iterable"
 

@@ -79,5 +79,5 @@ def _longest_text(facts: Facts, expr: cst.BaseExpression, call: Call, depth: int
         element = facts.value(expr.elt, call.scope, order=call.order)
         return len(element.encode("utf-8")) if isinstance(element, str) else None
     if isinstance(expr, cst.Name) and (bound := facts.definition(expr, call.scope, call.order)) is not None:
-        return _longest_text(facts, bound, call, depth - 1)
+        return _longest_text(facts, bound.value, call, depth - 1)
     return None

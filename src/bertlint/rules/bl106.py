@@ -103,7 +103,8 @@ def _longest_of_a_set(facts: Facts, call: Call) -> bool:
     """`max_length` is the longest tokenized text of a set (`max(len(tok(c)["input_ids"]) for c in classes)`): the
     labels are padded to the longest label, which is what batch padding would do."""
     arg = call.kwargs.get("max_length")
-    expr = facts.definition(arg.value, call.scope, call.order) if arg is not None else None
+    bound = facts.definition(arg.value, call.scope, call.order) if arg is not None else None
+    expr = bound.value if bound is not None else None
     inner = facts.call_of(expr) if isinstance(expr, cst.Call) else None
     if inner is None or inner.qualname not in ("builtins.max",):
         return False

@@ -75,6 +75,6 @@ def _over_scores(facts: Facts, call: Call) -> bool:
     squeeze/flatten/ravel): it ranks the batch, which a one-logit model does on purpose."""
     arg = call.arg(0, "input") if call.method is None else None
     expr = call.receiver if call.method == "argmax" else arg.value if arg is not None else None
-    expr = facts.definition(expr, call.scope, call.order)
-    inner = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+    bound = facts.definition(expr, call.scope, call.order)
+    inner = facts.call_of(bound.value) if bound is not None and isinstance(bound.value, cst.Call) else None
     return inner is not None and inner.method in FLATTENING

@@ -86,5 +86,5 @@ def _dtype_name(facts: Facts, expr: cst.BaseExpression, call: Call, depth: int =
     if qualname is not None:
         return qualname.rsplit(".", 1)[-1] if qualname.startswith("torch.") else None
     if isinstance(expr, cst.Name) and depth < 3 and (bound := facts.definition(expr, call.scope, call.order)) is not None:
-        return _dtype_name(facts, bound, call, depth + 1)
+        return _dtype_name(facts, bound.value, call, depth + 1)
     return None

@@ -64,8 +64,8 @@ def _per_step(facts: Facts, made: Call) -> bool:
     if not (made.qualname.startswith("transformers.") or short in PER_STEP_LENGTH):
         return False
     length = made.kwargs.get("num_training_steps") or made.kwargs.get("total_steps") or made.arg(2)
-    expr = facts.definition(length.value, made.scope, made.order) if length is not None else None  # `total_steps = len(loader) * epochs`
-    return expr is not None and any(c.qualname == "builtins.len" for c in facts.calls_in(expr))
+    bound = facts.definition(length.value, made.scope, made.order) if length is not None else None  # `total_steps = len(loader) * epochs`
+    return bound is not None and any(c.qualname == "builtins.len" for c in facts.calls_in(bound.value))
 
 
 def _outside(facts: Facts, call: Call, inner: cst.CSTNode) -> bool:

@@ -64,8 +64,9 @@ def probability_loss(facts: Facts, expr: cst.BaseExpression, at: Call) -> tuple[
     value = facts.value(expr, at.scope, order=at.order)
     if isinstance(value, str):
         return (f'loss="{value}"', None) if value in LOSSES else None
-    if isinstance(expr, cst.Name) and isinstance(bound := facts.definition(expr, at.scope, at.order), cst.Call):
-        return probability_loss(facts, bound, at)
+    bound = facts.definition(expr, at.scope, at.order) if isinstance(expr, cst.Name) else None
+    if bound is not None and isinstance(bound.value, cst.Call):
+        return probability_loss(facts, bound.value, at)
     qualname = facts.qualname(expr, at.scope)
     if qualname is not None:  # the loss function itself: `loss=tf.keras.losses.sparse_categorical_crossentropy`
         return (qualname.rsplit(".", 1)[-1], None) if _keras_loss(qualname) else None
