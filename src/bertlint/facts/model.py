@@ -17,7 +17,7 @@ import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts.names import BUILTINS, CONVENTIONAL_MODULES, KNOWN_LIBRARIES, same_symbol
-from bertlint.facts.nodes import Call, ClassDef, Definition, Event, Scope, Store, dotted, iter_children, walk
+from bertlint.facts.nodes import Call, ClassDef, Definition, Event, Scope, Store, Variable, dotted, iter_children, names_in, walk
 
 T = TypeVar("T")
 
@@ -201,6 +201,30 @@ class Model:
             return None
         value = _assigned(events[0])
         return Definition(value, owner, events[0].order) if value is not None else None
+
+    @functools.cached_property
+    def variables(self) -> list[Variable]:
+        """The names bound in the module and in the file's functions, scope by scope, in the order first bound."""
+        scopes = [self.module_scope] + [scope for defs in self.functions.values() for _, scope in defs]
+        return [
+            Variable(scope, name, any(e.op == "assign" for e in events), events[-1].order + 1, tuple(e.value for e in events))
+            for scope in scopes for name, events in scope.events.items() if events
+        ]
+
+    def replaced_before_use(self, call: Call) -> bool:
+        """`x = call(...)` then `x = ...` again with nothing between that mentions `x` (both unconditional, outside
+        loops): the value the call made is dropped unused."""
+        for name, events in call.scope.events.items():
+            for first, then in zip(events, events[1:]):
+                if first.value is not call.node or first.op != "assign" or first.index is not None:
+                    continue
+                if then.op != "assign" or first.conditional or then.conditional or first.loops or then.loops or name in names_in(then.value):
+                    return False
+                between = (c.node for c in self.calls if first.order < c.order < then.order)
+                stored = (n for s in self.stores if first.order < s.order < then.order for n in (s.target, s.value))
+                bound = (e.value for other in call.scope.events.values() for e in other if first.order < e.order < then.order and e.value is not None)
+                return not any(name in names_in(node) for node in (*between, *stored, *bound))
+        return False
 
     def parameter_read(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> Scope | None:
         """The function (or lambda) scope whose parameter a name reads at `order`, nothing having bound it before."""

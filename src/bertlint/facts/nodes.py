@@ -73,6 +73,16 @@ class Definition(NamedTuple):
     order: int | None
 
 
+class Variable(NamedTuple):
+    """A name bound in the module or in one of the file's functions."""
+
+    scope: Scope
+    name: str
+    assigned: bool  # some binding of it is an assignment
+    after: int  # a position just after its last binding: where its final value is read
+    written: tuple  # what each binding binds, as written (an assigned or appended value, a loop's iterable; None)
+
+
 @dataclass(eq=False)
 class Call:
     """A call expression with what we could resolve about its callee."""
