@@ -186,17 +186,18 @@ class Model:
             return owner, before
         return owner, list(events)
 
-    def definition(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> Definition | None:
+    def definition(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, *, identity: bool = False) -> Definition | None:
         """What `expr` stands for at `order`: itself when it is not a name; for a name, the value of its one binding
-        in force when that binding is a plain assignment of the whole value (`x = <value>`), else None. Item writes
-        (`x[i] = v`) change the object, not what the name is bound to. A binding in a branch counts (the read fails
-        where it did not run), unless a parameter of the same name may hold another value."""
+        in force when that binding is a plain assignment of the whole value (`x = <value>`) and nothing changed it
+        since, else None. `identity` asks for the object only: item writes (`x[i] = v`) change what it holds, not which
+        object it is. A binding in a branch counts (the read fails where it did not run), unless a parameter of the
+        same name may hold another value."""
         if expr is None:
             return None
         if not isinstance(expr, cst.Name):
             return Definition(expr, scope, order)
         owner, events = self.binding_events(expr.value, scope, order)
-        events = [e for e in events if e.op != "setitem"]
+        events = [e for e in events if e.op != "setitem"] if identity else events
         if owner is None or len(events) != 1 or events[0].conditional and expr.value in owner.params:
             return None
         value = _assigned(events[0])
