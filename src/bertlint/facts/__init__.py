@@ -15,7 +15,8 @@ functions: callees, arguments, returns) <- `evaluator` (what Python means; knows
 `brain/*` (the library models the evaluator runs: tables and small hooks, one module per library
 family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `training`,
 `labels`, `loops`, `tensors` (where a training step's values came from), `weights` (float16 models and
-what trains them) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
+what trains them), `flow` (what a value is built from, as written), `inspection` (reads that only look
+at a value) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
 one object the rules hold).
 """
 
