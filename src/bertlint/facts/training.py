@@ -350,7 +350,7 @@ def text_container(facts: Facts, expr: cst.BaseExpression | None, scope, order: 
     an f-string, `str(...)`, `sep.join(...)`), "sequence" (a list or tuple: a display, a comprehension, `list(...)`,
     `sorted(...)`, `.tolist()`), "array" (a numpy array: `.values`, `.to_numpy()`, `np.array(...)`), else
     "iterable" (a zip, a generator, a pandas Series or a dataset column: anything). A name is followed through its
-    one plain, unconditional assignment, a parameter to the arguments of every call site (when they agree); a
+    one plain assignment (`Model.definition`), a parameter to the arguments of every call site (when they agree); a
     folded constant counts only for an expression that is none of these (the value layer folds `np.array([...])`
     to its list, which is not the shape the tokenizer sees)."""
     if expr is None or _depth > 3:
@@ -375,14 +375,11 @@ def text_container(facts: Facts, expr: cst.BaseExpression | None, scope, order: 
             return "array"
         return "iterable"
     if isinstance(expr, cst.Name):
-        owner, events = facts.binding_events(expr.value, scope, order)
-        if owner is not None and not events and expr.value in owner.params:
-            found = {text_container(facts, e, s, o, _depth + 1) for e, s, o in param_arguments(facts, owner, expr.value) or ()}
+        if (function := facts.parameter_read(expr, scope, order)) is not None:
+            found = {text_container(facts, e, s, o, _depth + 1) for e, s, o in param_arguments(facts, function, expr.value) or ()}
             return found.pop() if len(found) == 1 else "iterable"
-        assigns = [e for e in events if e.op == "assign"]
-        if owner is not None and len(events) == 1 and len(assigns) == 1 and assigns[0].index is None and not assigns[0].conditional:
-            return text_container(facts, assigns[0].value, owner, assigns[0].order, _depth + 1)
-        return "iterable"
+        bound = facts.definition(expr, scope, order)
+        return text_container(facts, *bound, _depth + 1) if bound is not None else "iterable"
     constant = facts.value(expr, scope, order=order)
     return "str" if isinstance(constant, str) else "sequence" if isinstance(constant, (list, tuple)) else "iterable"
 
