@@ -21,7 +21,9 @@ one object the rules hold).
 
 from bertlint.facts.core import Facts
 from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, classifier, ignore_index_markers, known_labels
+from bertlint.facts.liveness import dead_functions, is_script
 from bertlint.facts.loops import MisplacedClip, TrainingLoop, float_cast, frozen_models, in_context, in_training_step, is_clip, is_model_call, misplaced_clips
+from bertlint.facts.model import Runtime
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, Store, dotted, iter_children, literal, names_in, walk
 from bertlint.facts.training import (
@@ -39,7 +41,9 @@ __all__ = [
     # names
     "ENCODE_METHODS", "TRAINING_ARGS_CLASSES", "TRANSFORMERS_ROOTS", "is_model_class", "is_tokenizer_class", "is_trainer_class", "is_transformers_name", "model_head",
     # core
-    "Facts",
+    "Facts", "Runtime",
+    # liveness
+    "dead_functions", "is_script",
     # values
     "Binding", "Instance", "ModelLoad", "Pack", "Series", "holds_tokenizer",
     # training
