@@ -164,8 +164,8 @@ class Server(LanguageServer):
             return
         lines, version = doc.lines, doc.version  # as linted: the document may change meanwhile
         findings, slots, notices = await self.in_worker(path, _lint, doc.source, path, self.settings_for(path), False) or ([], {}, [])
+        self.tell(uri, notices)  # before the diagnostics: a client sees why there are none when they come
         self.publish(uri, findings, lines, version, slots.get(None, {}))
-        self.tell(uri, notices)
 
     async def lint_notebook(self, uri: str) -> None:
         """Lint all code cells as one module and publish each cell's findings on the cell's URI."""

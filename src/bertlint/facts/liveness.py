@@ -3,7 +3,8 @@
 A script (a file with an `if __name__ == "__main__":` block, or a notebook's cells) runs what its
 top level calls; a function defined there and never named again is dead, and what a rule finds inside
 it cannot happen when the file runs. Conservative by construction: a library module (no main block,
-not a notebook) may be imported and called from anywhere, so all of it is live; in a script a
+not a notebook, or a main block in a file named for helpers: `whisper_utils.py`) may be imported and
+called from anywhere, so all of it is live; in a script a
 function is live when its name appears in the live code (called, passed, assigned, an attribute of the
 same name, a word of a string: `__all__`, a dispatch table of names; its own name inside itself does not
 count, nor a name inside a dead function: `preprocess` called only by a dead `prepare`), when it is
@@ -26,9 +27,19 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 _NAMESPACE_CALLS = frozenset({"globals", "locals", "vars", "eval", "exec", "__import__", "Fire"})
 
 
+# Words of a file name that say it is a module of helpers for other files to import (`whisper_utils.py`,
+# `train_helpers.py`): its main block, if any, is a smoke test of one of them, not the program that runs the rest.
+HELPER_MODULE_WORDS = frozenset({"util", "utils", "helper", "helpers", "common", "lib", "tools", "functions", "modules"})
+
+
 def is_script(facts: Model) -> bool:
-    """The file runs as a program: a notebook, or a top-level `if __name__ == "__main__":` block."""
-    return facts.runtime.notebook or any(isinstance(stmt, cst.If) and is_main_guard(stmt) for stmt in facts.module.body)
+    """The file runs as a program: a notebook, or a top-level `if __name__ == "__main__":` block in a file not named
+    as a module of helpers."""
+    if facts.runtime.notebook:
+        return True
+    if facts.path is not None and HELPER_MODULE_WORDS & set(re.split(r"[_\-.]", facts.path.stem.lower())):
+        return False
+    return any(isinstance(stmt, cst.If) and is_main_guard(stmt) for stmt in facts.module.body)
 
 
 @per_file
