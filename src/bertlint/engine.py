@@ -342,7 +342,7 @@ def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", 
 def engine_finding(code: str, message: str, path: str, line: int, column: int, text: str, end_column: int | None = None, fix: Fix | None = None) -> Finding:
     name, severity, summary = ENGINE_CODES[code]
     help_text = {
-        "BL901": "fix what stops the parse; bertlint checks the rest of the file once it parses",
+        "BL901": "fix what stops Python from compiling the file; bertlint checks the rest of it once it compiles",
         "BL902": "remove the unused suppression",
     }[code]
     return Finding(code, name, severity, message, help_text, path, line, column, line, end_column or column + 1, fix=fix, source_line=text)
