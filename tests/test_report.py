@@ -243,12 +243,13 @@ def test_sarif_validates(findings, sarif_validator):
 def test_sarif_carries_files_not_linted_as_tool_notifications(findings, sarif_validator):
     """A file bertlint's parser cannot read is the tool's trouble, not a result: the invocation's notifications."""
     notices = [Notice("train.py", "Python 3.11.7 compiles it, but bertlint's parser (libcst) cannot read it here", 4, 1),
-               Notice("nb.ipynb", "Python compiles it, but ...", 2, 1, cell=3)]
+               Notice("nb.ipynb", "Python compiles it, but ...", 2, 1, cell=3), Notice("deep.py", "it nests too deeply", 0)]
     log = json.loads(format_findings(findings, "sarif", notices=notices))
     assert [e.message for e in sarif_validator.iter_errors(log)] == []
     [invocation] = log["runs"][0]["invocations"]
     assert invocation["executionSuccessful"] is True
-    first, second = invocation["toolExecutionNotifications"]
+    first, second, third = invocation["toolExecutionNotifications"]
+    assert third["locations"] == [{"physicalLocation": {"artifactLocation": {"uri": "deep.py"}}}]
     assert first["level"] == "warning" and first["message"]["text"].startswith("not linted: Python 3.11.7 compiles it")
     assert first["locations"][0]["physicalLocation"] == {"artifactLocation": {"uri": "train.py"},
                                                          "region": {"startLine": 4, "startColumn": 1, "endLine": 4, "endColumn": 1}}
@@ -261,6 +262,7 @@ def test_sarif_carries_files_not_linted_as_tool_notifications(findings, sarif_va
 def test_notice_reads_like_a_location_then_why():
     assert str(Notice("a.py", "why", 4, 2)) == "a.py:4:2: not linted: why"
     assert str(Notice("nb.ipynb", "why", 2, 1, cell=3)) == "nb.ipynb:cell 3:2:1: not linted: why"
+    assert str(Notice("deep.py", "why", 0)) == "deep.py: not linted: why"  # no place: the whole file
 
 
 def _result(log):

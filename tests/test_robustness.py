@@ -331,3 +331,25 @@ def test_a_file_over_the_size_limit_is_one_finding_and_the_run_goes_on(tmp_path)
         "BL901 the file has 2.1 MiB of code, more than the 2 MiB bertlint analyses, so it was not "
         "checked; if it is generated, exclude it (`extend-exclude` in the config, or `--extend-exclude`)")
     assert time.perf_counter() - started < 15
+
+
+def test_a_file_python_compiles_but_bertlint_cannot_analyse_is_a_notice_for_the_whole_file(monkeypatch):
+    """Recursion (or memory) running out inside bertlint on a file CPython compiles is bertlint's limit: no BL901, a
+    notice with no place (the whole file; in a notebook, the whole notebook), and nothing else."""
+    from bertlint import engine, notebook
+    from bertlint.target import target_version
+
+    def exhausted(*args, **kwargs):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(engine, "_analyse", exhausted)
+    path = ROOT / "tests" / "_snippet.py"
+    settings = load_settings(path.parent, all_codes(), isolated=True)
+    notices = []
+    assert engine.lint_source("x = 1\n", path, settings, target=target_version(settings, path, ""), notices=notices) == []
+    [notice] = notices
+    assert notice.line == 0 and str(notice).startswith(f"{path}: not linted: Python 3.") and "nests too deeply" in str(notice)
+    notices.clear()
+    text = notebook.from_cells([("code", "x = 1\n"), ("code", "y = 2\n")])
+    assert notebook.lint_text(text, path.with_suffix(".ipynb"), settings, target=target_version(settings, path, ""), notices=notices) == []
+    assert [(n.cell, n.line) for n in notices] == [(None, 0)]

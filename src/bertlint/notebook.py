@@ -190,7 +190,7 @@ def lint_cells(cells: Iterable[Cell], path: Path, settings: "Settings", codes: I
         if not unread:
             break
         whole = unread[0].line < 1  # no place in a cell (it nests too deeply): the notebook is not linted
-        notice = dataclasses.replace(unread[0], line=1) if whole else module.locate(unread[0])
+        notice = unread[0] if whole else module.locate(unread[0])
         if notices is not None:
             notices.append(notice)
         if whole:

@@ -63,12 +63,12 @@ class Notice:
 
     path: str
     message: str
-    line: int = 1
+    line: int = 1  # 0: no place in the file (it is not linted as a whole)
     column: int = 1
     cell: int | None = None
 
     def __str__(self) -> str:
-        return f"{_location(self)}: not linted: {self.message}"
+        return f"{_location(self) if self.line > 0 else self.path}: not linted: {self.message}"
 
 
 # --- Writing findings out -------------------------------------------------------------------
@@ -240,10 +240,12 @@ def _region(line: int, column: int, end_line: int, end_column: int) -> dict[str,
 
 def _notification(notice: Notice) -> dict[str, Any]:
     """A SARIF notification (a tool's own trouble, not a result) for a file or cell not linted."""
-    region = _region(notice.line, notice.column, notice.line, notice.column)
+    where: dict[str, Any] = {"artifactLocation": {"uri": _artifact_uri(notice.path)}}
+    if notice.line > 0:
+        where["region"] = _region(notice.line, notice.column, notice.line, notice.column)
     out: dict[str, Any] = {
         "level": "warning", "message": {"text": f"not linted: {notice.message}"}, "descriptor": {"id": "not-linted"},
-        "locations": [{"physicalLocation": {"artifactLocation": {"uri": _artifact_uri(notice.path)}, "region": region}}],
+        "locations": [{"physicalLocation": where}],
     }
     if notice.cell is not None:
         out["properties"] = {"cell": notice.cell}
