@@ -499,3 +499,9 @@ def test_an_f_string_of_python_3_12_is_linted():
     libcst reads it, so the cell is linted whatever Python runs bertlint, and it is no syntax error."""
     text = nb_json(("code", LOAD), ("code", "p = {'id': 1}\nprint(f'{p['id']} done')\n" + PAD))
     assert where(lint(text)) == [(2, 3, 24, "BL101")]
+
+
+def test_a_cell_with_a_keyword_argument_repeated_does_not_compile():
+    """A compile-time error libcst reads without complaint is still BL901: the check is Python's compiler, not libcst."""
+    text = nb_json(("code", LOAD), ("code", "tok('a', truncation=True, truncation=False)\n"), ("code", PAD))
+    assert where(lint(text)) == [(2, 1, 27, "BL901"), (3, 1, 24, "BL101")]

@@ -249,31 +249,35 @@ def _unreadable(source: str, exc: cst.ParserSyntaxError) -> tuple[str, int, int]
     return f"Python {PYTHON} compiles it, but bertlint's parser (libcst) cannot read it here (libcst: {why})", exc.editor_line, exc.editor_column
 
 
-def newer_syntax(source: str, exc: SyntaxError) -> bool:
-    """Is `exc`, raised by the running Python on `source`, the refusal of syntax a newer Python accepts and libcst reads:
-    a PEP 701 f-string (the same quotes, a backslash or a comment inside a replacement field), valid from Python 3.12?
-    Such code is linted (libcst reads it); whether it runs depends on the Python it runs on, which bertlint does not know."""
-    if sys.version_info >= (3, 12) or not (exc.msg or "").startswith("f-string"):
-        return False
+def newer_syntax(source: str) -> bool:
+    """Does libcst read `source`, which the running Python's parser refuses? Then it is the syntax of a newer Python
+    (a PEP 701 f-string or a PEP 695 `type` statement, valid from 3.12, met by bertlint on 3.11), linted as libcst
+    reads it: whether it runs depends on the Python it runs on, which bertlint does not know. What no Python parses
+    (`1 = x`, `print 'x'`) libcst refuses too."""
     try:
         cst.parse_module(source)
-    except Exception:  # libcst cannot read it either: a real error
+    except Exception:
         return False
     return True
 
 
 def _compile_time_error(source: str) -> tuple[str, int, int] | None:
     """(message, line, column) of the SyntaxError CPython raises only when it compiles what it parsed (`return` or `yield`
-    outside a function, `await` outside an async function, `break` outside a loop, `nonlocal` at module level): the file
-    runs nothing. None when it compiles (or compiles on a newer Python: `newer_syntax`)."""
-    try:
-        with warnings.catch_warnings():  # its SyntaxWarnings are not ours to print
-            warnings.simplefilter("ignore")
-            compile(source, "<source>", "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        return None if newer_syntax(source, exc) else _refusal(exc)
-    except (RecursionError, MemoryError, ValueError):  # deep nesting is reported by the parse; null bytes before it
-        pass
+    outside a function, `await` outside an async function, `break` outside a loop, `nonlocal` at module level, a keyword
+    argument repeated): the file runs nothing. None when it compiles, or when the running Python cannot parse what
+    libcst read (`newer_syntax`: not this Python's to judge)."""
+    with warnings.catch_warnings():  # its SyntaxWarnings are not ours to print
+        warnings.simplefilter("ignore")
+        try:
+            tree = compile(source, "<source>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        except (SyntaxError, RecursionError, MemoryError, ValueError):
+            return None
+        try:
+            compile(tree, "<source>", "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            return _refusal(exc)
+        except (RecursionError, MemoryError):
+            pass
     return None
 
 

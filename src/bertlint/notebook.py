@@ -83,14 +83,20 @@ def _top_level_names(tree: ast.Module) -> set[str]:
     return names
 
 
-def _compiled(cell: str) -> ast.Module:
-    """The tree of a cell, compiled as IPython compiles it (alone, top-level `await` allowed), so that the errors
-    CPython raises only when it compiles (`return` outside a function, `break` outside a loop) are found too."""
+_TOP_LEVEL_AWAIT = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT  # IPython compiles a cell alone, with top-level `await` allowed
+
+
+def _parsed(cell: str) -> ast.Module:
     with warnings.catch_warnings():  # the cell's SyntaxWarnings are not ours to print
         warnings.simplefilter("ignore")
-        tree = compile(cell, "<cell>", "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
-        compile(tree, "<cell>", "exec", ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
-    return tree
+        return compile(cell, "<cell>", "exec", ast.PyCF_ONLY_AST | _TOP_LEVEL_AWAIT, dont_inherit=True)
+
+
+def _compiles(tree: ast.Module) -> None:
+    """Raise the SyntaxError CPython raises only when it compiles the parsed cell (`return` outside a function)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compile(tree, "<cell>", "exec", _TOP_LEVEL_AWAIT, dont_inherit=True)
 
 
 class _Module:
@@ -112,16 +118,17 @@ class _Module:
                 magics = None if extra is None else magics | extra
             if masked is None or writes_script(cell.source):  # a script of its own: linted alone
                 continue
+            tree = None
             try:
-                tree = _compiled(masked)
+                tree = _parsed(masked)
+                _compiles(tree)
             except SyntaxError as exc:  # one broken cell must not hide the findings of the others
-                if not engine.newer_syntax(masked, exc):
+                if tree is not None or not engine.newer_syntax(masked):
                     if exc.offset:
                         exc.offset += removed.get(exc.lineno, 0)
                     self.broken.append((cell, exc, explain(cell.source, exc.lineno or 1, bound)))
                     continue
-                tree = None  # a PEP 701 f-string, valid from Python 3.12: linted, its names unknown here
-            if tree is not None:
+            if tree is not None:  # None: a newer Python's syntax (a PEP 701 f-string on 3.11), linted, its names unknown here
                 bound |= _top_level_names(tree)
             if masked and not masked.endswith(("\n", "\r")):
                 masked += "\n"
