@@ -406,7 +406,7 @@ def test_stdin_fix_prints_the_fixed_source_and_reports_on_stderr(project):
     assert result.returncode == 0, result.stderr
     assert result.stdout == CLEAN
     assert "Fixed 1 finding." in result.stderr
-    unfixable = BAD.replace("truncation=True, pad_to_max_length=True", "max_length=4096")
+    unfixable = BAD.replace("max_length=8, truncation=True, pad_to_max_length=True", "max_length=4096, truncation=True")  # one max_length: a repeated keyword would not compile
     kept = run("--fix", "--format", "concise", "-", cwd=project, stdin=unfixable)
     assert kept.returncode == 1 and kept.stdout == unfixable  # the source comes back as it was
     assert "-:3:" in kept.stderr and "BL104" in kept.stderr
