@@ -16,7 +16,8 @@ functions: callees, arguments, returns) <- `evaluator` (what Python means; knows
 family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `training`,
 `labels`, `loops`, `tensors` (where a training step's values came from), `weights` (float16 models and
 what trains them) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
-one object the rules hold).
+one object the rules hold). `liveness` (the functions a script never runs, which the engine reports nothing
+in) reads only the model.
 """
 
 from bertlint.facts.core import Facts
