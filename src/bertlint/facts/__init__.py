@@ -17,12 +17,15 @@ family) <- `values` (the evaluator with its brains, the queries, run-wide lists)
 `labels`, `loops`, `tensors` (where a training step's values came from), `weights` (float16 models and
 what trains them), `flow` (what a value is built from, as written), `inspection` (reads that only look
 at a value) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
-one object the rules hold).
+one object the rules hold). `liveness` (the functions a script never runs, which the engine reports nothing
+in) reads only the model.
 """
 
 from bertlint.facts.core import Facts
 from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, ignore_index_markers, known_labels
+from bertlint.facts.liveness import dead_functions, is_script
 from bertlint.facts.loops import MisplacedClip, TrainingLoop, float_cast, frozen_models, in_context, in_training_step, is_clip, is_model_call, misplaced_clips, steps_every_n
+from bertlint.facts.model import Runtime
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Definition, Event, Scope, Store, Variable, dotted, iter_children, literal, names_in, walk
 from bertlint.facts.training import (
@@ -43,7 +46,9 @@ __all__ = [
     # names
     "ENCODE_METHODS", "TRAINING_ARGS_CLASSES", "TRANSFORMERS_ROOTS", "is_model_class", "is_tokenizer_class", "is_trainer_class", "is_transformers_name", "model_head",
     # core
-    "Facts",
+    "Facts", "Runtime",
+    # liveness
+    "dead_functions", "is_script",
     # values
     "Binding", "Instance", "ModelLoad", "Pack", "Series", "holds_tokenizer",
     # training

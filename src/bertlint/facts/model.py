@@ -22,6 +22,15 @@ from bertlint.facts.nodes import Call, ClassDef, Definition, Event, Scope, Store
 T = TypeVar("T")
 
 
+@dataclass(frozen=True)
+class Runtime:
+    """What the caller knows of how the code runs, beyond its text: whether it is a notebook's code cells
+    (run one by one in a kernel) and the accelerator its saved metadata names (Colab's `"accelerator": "TPU"`)."""
+
+    notebook: bool = False
+    accelerator: str | None = None
+
+
 def per_file(query: Callable[[Any], T]) -> Callable[[Any], T]:
     """Memoise a derived query `query(facts)` once per file (the model keeps the answers)."""
 
@@ -38,10 +47,11 @@ def per_file(query: Callable[[Any], T]) -> Callable[[Any], T]:
 class Model:
     """Imports, scopes, bindings, calls and statements of one file: what the rules and the evaluator look up."""
 
-    def __init__(self, module: cst.Module, source: str, path: Path | None = None):
+    def __init__(self, module: cst.Module, source: str, path: Path | None = None, runtime: Runtime = Runtime()):
         self.module = module
         self.source = source
         self.path = path
+        self.runtime = runtime
         self.base_dir = path.parent if path is not None else None
         self.imports: dict[str, str] = {}  # local alias -> qualified name
         self.import_nodes: list[tuple[str, cst.CSTNode, cst.CSTNode]] = []  # (qualname, alias node, statement)
@@ -429,7 +439,7 @@ class _Walker:
             return
         if isinstance(stmt, cst.If):
             self._expr(stmt.test, stmt, scope, ctx)
-            self._block(stmt.body, scope, ctx.enter(conditional=not _is_main_guard(stmt), stmt=stmt))
+            self._block(stmt.body, scope, ctx.enter(conditional=not is_main_guard(stmt), stmt=stmt))
             orelse = stmt.orelse
             while orelse is not None:
                 if isinstance(orelse, cst.If):
@@ -679,7 +689,7 @@ class _Walker:
         f.calls.append(Call(node, qual, method, receiver, scope, stmt, self._next(), ctx.loops, ctx.withs, ctx.function, ctx.conditional))
 
 
-def _is_main_guard(stmt: cst.If) -> bool:
+def is_main_guard(stmt: cst.If) -> bool:
     test = stmt.test
     return isinstance(test, cst.Comparison) and dotted(test.left) == "__name__"
 

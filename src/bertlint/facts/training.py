@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import libcst as cst
@@ -406,24 +404,17 @@ TPU_MODULES = ("tensorflow.tpu.", "tensorflow.config.experimental_connect_to_clu
 def asks_for_tpu(facts: Facts) -> bool:
     """Does the file look for or set up a TPU outside torch_xla/JAX imports: a TensorFlow TPU call, a string (not a
     docstring) naming a TPU device or a TPU runtime's environment variable (`"COLAB_TPU_ADDR" in os.environ`), or a
-    notebook saved with a TPU runtime (Colab's `"accelerator": "TPU"`, Kaggle's `"kaggle": {"accelerator": "tpu..."}`)?"""
-    if any((c.qualname or "").startswith(TPU_MODULES) for c in facts.calls) or _notebook_on_tpu(facts.path):
+    notebook saved with a TPU runtime (the accelerator its metadata names, handed in by the caller: `facts.runtime`)?"""
+    accelerator = facts.runtime.accelerator
+    if (accelerator or "").lower().startswith("tpu") or any((c.qualname or "").startswith(TPU_MODULES) for c in facts.calls):
         return True
-    docstrings = {id(small.value) for stmt in walk(facts.module) if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body if isinstance(small, cst.Expr)}
-    return any(isinstance(node, cst.SimpleString) and id(node) not in docstrings and literal(node) in TPU_NAMES for node in walk(facts.module))
-
-
-def _notebook_on_tpu(path: Path | None) -> bool:
-    """A notebook whose metadata names a TPU runtime (read only when a rule asks, from the file being linted)."""
-    if path is None or path.suffix != ".ipynb":
-        return False
-    try:
-        metadata = json.loads(path.read_text(encoding="utf-8", errors="replace")).get("metadata")
-    except (OSError, ValueError, AttributeError):
-        return False
-    kaggle = metadata.get("kaggle") if isinstance(metadata, dict) else None
-    found = [metadata.get("accelerator") if isinstance(metadata, dict) else None, kaggle.get("accelerator") if isinstance(kaggle, dict) else None]
-    return any(isinstance(name, str) and name.lower().startswith("tpu") for name in found)
+    docstrings = set()
+    for node in walk(facts.module):  # a docstring's statement comes before the string in the walk
+        if isinstance(node, cst.SimpleStatementLine):
+            docstrings.update(id(small.value) for small in node.body if isinstance(small, cst.Expr))
+        elif isinstance(node, cst.SimpleString) and id(node) not in docstrings and literal(node) in TPU_NAMES:
+            return True
+    return False
 
 
 def first_run(facts: Facts, scope: Scope) -> tuple[Scope, int] | None:

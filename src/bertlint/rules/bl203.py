@@ -31,10 +31,13 @@ class PadTokensInLabels(Rule):
         heads = {load.head for load in facts.model_loads}
         if not heads or not heads <= GENERATIVE_HEADS or _pads_masked(facts):
             return
+        # Labels stored in a dataset reach a loss only where the file trains; a file that tokenizes and saves them (or
+        # hands them to another module's Trainer) computes no loss, while a forward given `labels=` computes one here.
+        training = facts.is_training
         found = []
         stored_in: set[int] = set()  # scopes that write `x["labels"] = ...` themselves
         for store in facts.stores:
-            if store.key == "labels" and isinstance(store.target, cst.Subscript):
+            if store.key == "labels" and isinstance(store.target, cst.Subscript) and training:
                 stored_in.add(id(store.scope))
                 found.append((store.value, _padded(ctx, store.value, store.scope, store.order)))
         for call in facts.calls:
@@ -43,18 +46,16 @@ class PadTokensInLabels(Rule):
         for call in facts.tokenizer_calls:
             # with inputs, "labels" holds the padded target ids; a function that writes "labels" itself overrides or
             # ignores them (`labels = tok(..., text_target=...)` read only for its `input_ids`), reported at that store
-            if "text_target" in call.kwargs and call.arg(0, "text") is not None and id(call.scope) not in stored_in:
+            if "text_target" in call.kwargs and call.arg(0, "text") is not None and id(call.scope) not in stored_in and training:
                 found.append((call.kwargs["text_target"], _padding_of(ctx, call)))
         found = [(node, why) for node, why in found if why is not None]
         if not found or _masks_pad_positions(facts):
             return
         collator = " (`DataCollatorForSeq2Seq` pads with -100 only the positions it adds itself)" if facts.calls_to(SEQ2SEQ_COLLATOR) else ""
+        harm = "the loss also trains the model to predict [PAD], and padding dilutes the reported loss" if training else (
+            "the [PAD] positions count in the loss, so the reported loss (and perplexity) is diluted by padding")
         for node, why in found:
-            ctx.report(
-                node,
-                f"labels are copied from ids padded with {why} and the pad ids are not replaced with -100{collator}: "
-                "the loss also trains the model to predict [PAD], and padding dilutes the reported loss",
-            )
+            ctx.report(node, f"labels are copied from ids padded with {why} and the pad ids are not replaced with -100{collator}: {harm}")
 
 
 def _pads_masked(facts: Facts) -> bool:
