@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from bertlint.facts import ENCODE_METHODS, UNKNOWN, Call, Facts, is_transformers_name
+from bertlint.facts import ENCODE_METHODS, UNKNOWN, Call, Facts, is_transformers_name, structured_tokenizer
 from bertlint.rules import Context, Replacement, Rule
+from bertlint.rules.bl608 import REMOVED
 
 
 class PadToMaxLengthDeprecated(Rule):
@@ -34,7 +35,7 @@ class PadToMaxLengthDeprecated(Rule):
                 help = f"drop `pad_to_max_length=`: {unpacked}, so adding `padding=` would pass it twice (TypeError)"
             elif replacement is not None and "padding" not in call.kwargs:
                 fix = [Replacement(arg.keyword, "padding"), Replacement(arg.value, replacement)]
-            ctx.report(arg, _message(ctx, speed), fix=fix, help=help)
+            ctx.report(arg, _message(ctx, speed, _gone(ctx, call)), fix=fix, help=help)
 
 
 def _unpacked_padding(facts: Facts, call: Call) -> str | None:
@@ -61,9 +62,21 @@ def _padded_anyway(ctx: Context, call: Call, speed: str | None) -> bool:
     return ctx.version >= (5, 0) or (ctx.version >= (4, 52) and speed == "slow")
 
 
-def _message(ctx: Context, speed: str | None) -> str:
-    """What the target version does with the keyword (research: api-facts.md section 1)."""
+def _gone(ctx: Context, call: Call) -> str | None:
+    """The method the call uses when the target no longer has it (`encode_plus` on 5.x: BL608), else None."""
+    if ctx.version >= (5, 0) and call.method in REMOVED and not structured_tokenizer(ctx.facts, call):
+        return call.method
+    return None
+
+
+def _message(ctx: Context, speed: str | None, gone: str | None = None) -> str:
+    """What the target version does with the keyword (research: api-facts.md section 1); on 5.x a call to a method
+    that no longer exists raises before the keyword matters, so the message says what the tokenizer call that
+    replaces it does."""
     v, shown = ctx.version, ctx.version_text()
+    if gone is not None:
+        return (f"`pad_to_max_length` was removed: transformers {shown} has no `{gone}` (this call raises AttributeError, BL608), "
+                "and the tokenizer call that replaces it silently ignores the keyword, so nothing is padded")
     if v >= (5, 0):
         return f"`pad_to_max_length` was removed: transformers {shown} silently ignores it, so nothing is padded and no warning is printed"
     if v >= (4, 52):
