@@ -107,6 +107,16 @@ def test_bl101_message_says_what_the_target_version_does(version, tokenizer, wor
         assert word in finding.message
 
 
+@pytest.mark.parametrize(("version", "words"), [("5.2", ["has no `encode_plus`", "BL608", "nothing is padded"]), ("4.40", ["deprecated", "FutureWarning"])])
+def test_bl101_message_on_encode_plus_says_the_method_is_gone_on_5(version, words):
+    """On 5.x `encode_plus` raises before the keyword matters: the message says so, and what the tokenizer call
+    that replaces it (BL608's fix) does with the keyword; on 4.x the method exists and the usual message stands."""
+    source = TOKENIZER + 'enc = tok.encode_plus("a", max_length=8, truncation=True, pad_to_max_length=True)\n'
+    [finding] = only("BL101", source, transformers_version=version)
+    for word in words:
+        assert word in finding.message
+
+
 def test_bl101_message_for_a_slow_auto_tokenizer_and_an_unknown_one():
     slow = TOKENIZER.replace('"bert-base-uncased")', '"bert-base-uncased", use_fast=False)')
     [finding] = only("BL101", slow + 'enc = tok("a", pad_to_max_length=True)\n', transformers_version="4.55")

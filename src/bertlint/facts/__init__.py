@@ -35,7 +35,7 @@ from bertlint.facts.training import (
 from bertlint.facts.flow import keyed_values, sources
 from bertlint.facts.functions import forwards_kwargs
 from bertlint.facts.inspection import INSPECTIONS, inspected, only_inspected
-from bertlint.facts.padded import padded_ids
+from bertlint.facts.padded import fed_alone, padded_ids
 from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
 from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, holds_tokenizer
 from bertlint.facts.weights import HalfTraining, chained_half_models, half_trained_models
@@ -65,7 +65,7 @@ __all__ = [
     # inspection
     "INSPECTIONS", "inspected", "only_inspected",
     # padded
-    "padded_ids",
+    "fed_alone", "padded_ids",
     # tensors
     "Inert", "activation", "inert_statements", "is_loss_value", "only_reported", "receiver_role",
     # weights

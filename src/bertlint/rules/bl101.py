@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from bertlint.facts import ENCODE_METHODS, UNKNOWN, Call, Facts, is_transformers_name
+from bertlint.facts import ENCODE_METHODS, UNKNOWN, Call, Facts, fed_alone, is_transformers_name, structured_tokenizer
 from bertlint.rules import Context, Replacement, Rule
+from bertlint.rules.bl608 import REMOVED
 
 
 class PadToMaxLengthDeprecated(Rule):
@@ -22,8 +23,8 @@ class PadToMaxLengthDeprecated(Rule):
             if arg is None:
                 continue
             speed = _tokenizer_speed(facts, call)
-            if _padded_anyway(ctx, call, speed):
-                continue
+            if _padded_anyway(ctx, call, speed) or fed_alone(facts, call) and not _raises(ctx, speed):
+                continue  # padded by `padding=` anyway; or one example the model reads alone, where padding changes nothing
             value = facts.value(arg.value, call.scope, order=call.order)
             replacement = {True: '"max_length"', False: "False"}.get(value) if value is not UNKNOWN else None
             fix = None
@@ -34,7 +35,8 @@ class PadToMaxLengthDeprecated(Rule):
                 help = f"drop `pad_to_max_length=`: {unpacked}, so adding `padding=` would pass it twice (TypeError)"
             elif replacement is not None and "padding" not in call.kwargs:
                 fix = [Replacement(arg.keyword, "padding"), Replacement(arg.value, replacement)]
-            ctx.report(arg, _message(ctx, speed), fix=fix, help=help)
+            gone = _gone(ctx, call)
+            ctx.report(arg, _gone_message(ctx, gone) if gone else _message(ctx, speed), fix=fix, help=help)
 
 
 def _unpacked_padding(facts: Facts, call: Call) -> str | None:
@@ -59,6 +61,25 @@ def _padded_anyway(ctx: Context, call: Call, speed: str | None) -> bool:
     if padding is None or ctx.facts.value(padding.value, call.scope, order=call.order) is False:
         return False
     return ctx.version >= (5, 0) or (ctx.version >= (4, 52) and speed == "slow")
+
+
+def _gone(ctx: Context, call: Call) -> str | None:
+    """The method the call uses when the target no longer has it (`encode_plus` on 5.x: BL608), else None."""
+    if ctx.version >= (5, 0) and call.method in REMOVED and not structured_tokenizer(ctx.facts, call):
+        return call.method
+    return None
+
+
+def _raises(ctx: Context, speed: str | None) -> bool:
+    """4.52-4.57 with a fast (or unknown) tokenizer: the keyword raises `TypeError`, whatever is padded."""
+    return (4, 52) <= ctx.version < (5, 0) and speed != "slow"
+
+
+def _gone_message(ctx: Context, gone: str) -> str:
+    """On 5.x a call to a method that no longer exists raises before the keyword matters: say so, and what the
+    tokenizer call that replaces it (BL608's fix) does with the keyword."""
+    return (f"`pad_to_max_length` was removed: transformers {ctx.version_text()} has no `{gone}` (this call raises AttributeError, BL608), "
+            "and the tokenizer call that replaces it silently ignores the keyword, so nothing is padded")
 
 
 def _message(ctx: Context, speed: str | None) -> str:

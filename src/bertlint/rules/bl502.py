@@ -178,4 +178,6 @@ def _optimizer(facts: Facts) -> str:
             return "adamw_8bit"
         if "sgd" in optim:
             return "sgd_momentum"
+    if any((c.qualname or "").startswith("bitsandbytes") and "8bit" in c.short for c in facts.calls):
+        return "adamw_8bit"  # built by hand and handed over (`Trainer(optimizers=(bnb.optim.Adam8bit(...), None))`): the cheaper states bound
     return "adamw"
