@@ -45,6 +45,7 @@ class Model:
         self.base_dir = path.parent if path is not None else None
         self.imports: dict[str, str] = {}  # local alias -> qualified name
         self.import_nodes: list[tuple[str, cst.CSTNode, cst.CSTNode]] = []  # (qualname, alias node, statement)
+        self.alias_qualnames: dict[int, str] = {}  # id(alias node) -> the qualified name its import binds
         self.calls: list[Call] = []
         self.classes: dict[str, ClassDef] = {}
         self.functions: dict[str, list[tuple[cst.FunctionDef, Scope]]] = {}
@@ -97,7 +98,10 @@ class Model:
         if scope is not None:
             owner = scope.lookup_scope(head)
             if owner is not None and owner is not self.module_scope:
-                return None  # a local variable shadows any import
+                base = self._scoped_import(owner, head)  # an import in a function body binds its name there
+                if base is None:
+                    return None  # a local variable shadows any import
+                return f"{base}.{rest}" if rest else base
         if head in self.imports:
             base = self.imports[head]
         elif head in self.classes:
@@ -113,6 +117,14 @@ class Model:
         else:
             return None
         return f"{base}.{rest}" if rest else base
+
+    def _scoped_import(self, owner: Scope, name: str) -> str | None:
+        """The qualified name `name` is bound to in a function's scope where only imports of one name bind it."""
+        if name in owner.params:
+            return None
+        events = owner.events.get(name, [])
+        quals = {self.alias_qualnames.get(id(e.value)) if e.op == "import" else None for e in events}
+        return quals.pop() if len(quals) == 1 and None not in quals else None
 
     def imported(self, *roots: str) -> bool:
         return any(q.split(".", 1)[0] in roots for q in (*self.imports.values(), *self.star_imports))
@@ -368,6 +380,7 @@ class _Walker:
                 else:
                     local = name.split(".", 1)[0]
                     f.imports.setdefault(local, local)
+                f.alias_qualnames[id(alias)] = f.imports[local] if alias.asname is not None else local
                 f.import_nodes.append((name, alias, stmt))
                 self._bind(scope, local, "import", alias, ctx)
             return
@@ -384,6 +397,7 @@ class _Walker:
                 local = alias.asname.name.value if alias.asname is not None else name
                 qual = f"{module}.{name}" if module else name
                 f.imports[local] = qual
+                f.alias_qualnames[id(alias)] = qual
                 f.import_nodes.append((qual, alias, stmt))
                 self._bind(scope, local, "import", alias, ctx)
             return
