@@ -161,3 +161,72 @@ def test_unbound_conventional_names_and_star_imports_resolve():
         np.array([1])
     """)
     assert [c.qualname for c in facts.calls] == ["torch.no_grad", "transformers.AutoTokenizer.from_pretrained", None]
+
+
+def test_an_import_in_a_function_body_binds_its_name_in_that_function():
+    facts = facts_of("""
+        def load(Tok=None):
+            from transformers import AutoTokenizer
+            import torch.nn as nn
+            import torch.optim
+            head = nn.Linear(2, 2)
+            opt = torch.optim.AdamW(head.parameters())
+            tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+            other = Tok.from_pretrained("bert-base-uncased")
+
+        def shadowed():
+            from transformers import AutoTokenizer
+            AutoTokenizer = object
+            AutoTokenizer.from_pretrained("bert-base-uncased")
+    """)
+    quals = [c.qualname for c in facts.calls if c.method in ("Linear", "AdamW", "from_pretrained")]
+    assert quals == ["torch.nn.Linear", "torch.optim.AdamW", "transformers.AutoTokenizer.from_pretrained", None, None]
+
+
+def test_encode_returns_the_ids_of_its_encoding():
+    facts = facts_of("""
+        from transformers import AutoTokenizer
+        tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+        ids = tok.encode("one text", padding="max_length", max_length=8, return_tensors="pt")
+        enc = tok.encode_plus("one text")
+        print(ids, enc)
+    """)
+    call = last_call(facts, "print")
+    ids, enc = (facts.kind(a.value, call.scope, call.order) for a in call.positional)
+    assert (ids.kind, ids.detail, ids.parent.kind, ids.call.method) == ("ids", "input_ids", "encoding", "encode")
+    assert enc.kind == "encoding"
+
+
+def test_default_data_collator_batches_hold_the_items_keys_as_they_are():
+    facts = facts_of("""
+        from datasets import load_dataset
+        from torch.utils.data import DataLoader
+        from transformers import AutoTokenizer, DefaultDataCollator, default_data_collator
+        tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+        def encode(examples):
+            return tok(examples["text"], padding="max_length", max_length=8)
+        ds = load_dataset("imdb", split="test").map(encode, batched=True)
+        for a, b in zip(DataLoader(ds, collate_fn=default_data_collator), DataLoader(ds, collate_fn=DefaultDataCollator())):
+            print(a["input_ids"], b["input_ids"], a["labels"])
+    """)
+    call = last_call(facts, "print")
+    a, b, labels = (facts.kind(x.value, call.scope, call.order) for x in call.positional)
+    assert a.kind == b.kind == "ids" and a.call.method is None and a.parent.kind == "encoding" and b.call is a.call
+    assert labels is None or labels.parent.kind == "dataloader_item"
+
+
+def test_a_dict_display_holds_its_objects_key_by_key_until_changed_in_place():
+    facts = facts_of("""
+        from transformers import AutoModel
+        models = {"bert": AutoModel.from_pretrained("bert-base-uncased"), "lr": 2e-5}
+        changed = {"bert": AutoModel.from_pretrained("bert-base-uncased")}
+        changed.update(bert=None)
+        stored = {"bert": AutoModel.from_pretrained("bert-base-uncased")}
+        stored["bert"] = None
+        print(models["bert"], models.get("bert"), models["lr"], models.get("gpt"), changed["bert"], changed.get("bert"), stored.get("bert"))
+    """)
+    call = last_call(facts, "print")
+    found = [facts.evaluate(a.value, call.scope, call.order) for a in call.positional]
+    assert found[0].kind == found[1].kind == "model" and found[0] is found[1]
+    assert found[2:4] == [2e-5, None]
+    assert found[4:] == [UNKNOWN, UNKNOWN, UNKNOWN]

@@ -195,6 +195,21 @@ def _c_display(s: Script, e: str, typ: str) -> str:
     return s.draw(st.sampled_from(options))
 
 
+def _c_dict(s: Script, e: str, typ: str) -> str:
+    """A dict bound to a name, read by key: `e` stored in its display, or stored later in place of another value."""
+    d = s.fresh("d")
+    how = s.draw(st.sampled_from(["display", "store", "update", "alias"]))
+    s.emit(f'{d} = {{"a": 0, "k": {e if how == "display" else _other(s, typ)}}}')
+    if how == "store":
+        s.emit(f'{d}["k"] = {e}')
+    elif how == "update":
+        s.emit(f"{d}.update(k={e})")
+    elif how == "alias":
+        alias = s.fresh("alias")
+        s.emit(f'{alias} = {d}\n{alias}["k"] = {e}')
+    return s.draw(st.sampled_from([f'{d}["k"]', f'{d}.get("k")']))
+
+
 def _c_function(s: Script, e: str, typ: str) -> str:
     f, v, a = s.fresh("f"), s.fresh("v"), s.fresh("_a")
     shape = s.draw(st.sampled_from(range(7)))
@@ -406,6 +421,7 @@ CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "with-target": (_c_with, ()),
     "comprehension": (_c_comprehension, ()),
     "display": (_c_display, ()),
+    "dict": (_c_dict, ()),
     "function": (_c_function, ()),
     "class": (_c_class, ()),
     "closure": (_c_closure, ()),

@@ -50,6 +50,13 @@ class Pack(Abstract):
     items: tuple
 
 
+@dataclass(frozen=True)
+class Record(Abstract):
+    """A dict display known key by key (at least one value is an object): `{"model": model, "lr": 1e-5}`."""
+
+    items: tuple  # (key, value) pairs
+
+
 @dataclass(eq=False)
 class Series(Abstract):
     """An iterable every element of which holds `element` (`enumerate(loader)`, `zip(a, b)`)."""

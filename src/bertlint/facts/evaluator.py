@@ -28,7 +28,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Instance, Pack, Series, agree, constant
+from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Instance, Pack, Record, Series, agree, constant
 from bertlint.facts.functions import arguments, bind, callee, defined_at, enclosing_class, frame_of, function_scope, is_dataclass
 from bertlint.facts.model import Model, Runtime
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, dotted, iter_children, literal, names_in
@@ -196,6 +196,8 @@ class Evaluation(Model):
             return value[key] if isinstance(value, (list, tuple, str)) else UNKNOWN
         if isinstance(value, Pack):
             return value.items[key] if isinstance(key, int) and -len(value.items) <= key < len(value.items) else UNKNOWN
+        if isinstance(value, Record):
+            return dict(value.items).get(key, UNKNOWN)
         if isinstance(value, Abstract):
             found = self.ask("item", self, value, key)
             return UNKNOWN if found is None else found
@@ -313,8 +315,8 @@ class Evaluator:
             key = self.const(element.key)
             if key is UNKNOWN:
                 return UNKNOWN
-            out[key] = self.const(element.value)  # unknown values stay UNKNOWN per key
-        return out
+            out[key] = self.eval(element.value)  # unknown values stay UNKNOWN per key
+        return Record(tuple(out.items())) if any(isinstance(v, Abstract) for v in out.values()) else out
 
     def _UnaryOperation(self, node):
         value = self.const(node.expression)
@@ -589,7 +591,7 @@ class Evaluator:
             return UNKNOWN
         index = node.slice[0].slice
         base = self.eval(node.value)
-        if base is UNKNOWN:
+        if base is UNKNOWN or isinstance(base, Record) and self._changed(node.value):
             return UNKNOWN
         if isinstance(index, cst.Index):
             key = self.const(index.value)
@@ -603,6 +605,13 @@ class Evaluator:
             parts = [self.const(p) if p is not None else None for p in (index.lower, index.upper, index.step)]
             return self.f.item_of(base, UNKNOWN if any(p is UNKNOWN for p in parts) else slice(*parts))
         return UNKNOWN
+
+    def _changed(self, expr) -> bool:
+        """The dict `expr` names may be changed in place somewhere in the file (a mutating method, an item stored or
+        deleted, through this name or another that may hold it): its display no longer says what it holds."""
+        name = dotted(expr)
+        stores = (s for s in (*self.f.stores, *self.f.touched) if isinstance(s.target, cst.Subscript))
+        return name is None or any(n == name for _, n in self.f.mutated) or self.f.shared_and_changed(name) or any(dotted(s.target.value) == name for s in stores)
 
     # calls ----------------------------------------------------------------------------------
     def _Call(self, node):
@@ -628,6 +637,8 @@ class Evaluator:
                     return found
                 if isinstance(receiver, Instance) and receiver.kind == "instance" and call.method in receiver.detail.methods:
                     return self.run(receiver.detail.methods[call.method], call, True)
+            if isinstance(receiver, Record):
+                receiver = UNKNOWN if self._changed(call.receiver) else dict(receiver.items)
             if call.method == "get" and isinstance(receiver, dict) and len(call.positional) in (1, 2) and not call.kwargs:
                 key = self.const(call.positional[0].value)
                 if key is UNKNOWN:

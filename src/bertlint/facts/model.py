@@ -55,6 +55,7 @@ class Model:
         self.base_dir = path.parent if path is not None else None
         self.imports: dict[str, str] = {}  # local alias -> qualified name
         self.import_nodes: list[tuple[str, cst.CSTNode, cst.CSTNode]] = []  # (qualname, alias node, statement)
+        self.alias_qualnames: dict[int, str] = {}  # id(alias node) -> the qualified name its import binds
         self.imported_as: dict[str, set[str]] = {}  # local name -> the qualified names imported under it, in any scope
         self.calls: list[Call] = []
         self.classes: dict[str, ClassDef] = {}
@@ -108,7 +109,10 @@ class Model:
         if scope is not None:
             owner = scope.lookup_scope(head)
             if owner is not None and owner is not self.module_scope:
-                return None  # a local variable shadows any import
+                base = self._scoped_import(owner, head)  # an import in a function body binds its name there
+                if base is None:
+                    return None  # a local variable shadows any import
+                return f"{base}.{rest}" if rest else base
         if head in self.imports:
             base = self.imports[head]
         elif head in self.classes:
@@ -124,6 +128,14 @@ class Model:
         else:
             return None
         return f"{base}.{rest}" if rest else base
+
+    def _scoped_import(self, owner: Scope, name: str) -> str | None:
+        """The qualified name `name` is bound to in a function's scope where only imports of one name bind it."""
+        if name in owner.params:
+            return None
+        events = owner.events.get(name, [])
+        quals = {self.alias_qualnames.get(id(e.value)) if e.op == "import" else None for e in events}
+        return quals.pop() if len(quals) == 1 and None not in quals else None
 
     def sole_import(self, local: str) -> str | None:
         """The qualified name `local` stands for where the file binds it only by importing that one thing (a notebook
@@ -503,6 +515,7 @@ class _Walker:
                 else:
                     local = name.split(".", 1)[0]
                     f.imports.setdefault(local, local)
+                f.alias_qualnames[id(alias)] = f.imports[local] if alias.asname is not None else local
                 f.import_nodes.append((name, alias, stmt))
                 f.imported_as.setdefault(local, set()).add(name)
                 self._bind(scope, local, "import", alias, ctx)
@@ -520,6 +533,7 @@ class _Walker:
                 local = alias.asname.name.value if alias.asname is not None else name
                 qual = f"{module}.{name}" if module else name
                 f.imports[local] = qual
+                f.alias_qualnames[id(alias)] = qual
                 f.import_nodes.append((qual, alias, stmt))
                 f.imported_as.setdefault(local, set()).add(qual)
                 self._bind(scope, local, "import", alias, ctx)

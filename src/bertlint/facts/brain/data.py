@@ -1,8 +1,9 @@
 """torch.utils.data: DataLoader, TensorDataset, the file's own Dataset classes, and the batches a loader yields.
 
 A batch is what the collate function of the file's own returns (a def, a lambda, `functools.partial`, a class with
-`__call__`), else the dataset's items stacked as they are (torch `default_collate`): a `TensorDataset`'s tensor at
-each position, what a `Dataset` class's `__getitem__` returns, the columns a `datasets` `map` function returns.
+`__call__`), else the dataset's items stacked as they are (torch `default_collate`, transformers
+`default_data_collator`): a `TensorDataset`'s tensor at each position, what a `Dataset` class's `__getitem__`
+returns, the columns a `datasets` `map` function returns.
 """
 
 from __future__ import annotations
@@ -13,8 +14,16 @@ import libcst as cst
 
 from bertlint.facts.abstract import Binding
 from bertlint.facts.functions import callable_returns, function_scope
-from bertlint.facts.names import same_symbol
+from bertlint.facts.names import is_transformers_name, same_symbol
 from bertlint.facts.nodes import dotted
+
+
+# transformers collators that stack each key of the dataset's items as it is, padding nothing: 5.24
+# data/data_collator.py:72 `default_data_collator`, :96 `DefaultDataCollator` (both through `torch_default_data_collator`
+# :123, `torch.stack`/`torch.tensor` of `[f[k] for f in features]` at :148-154); only `label`/`label_ids` become
+# `labels` (:134-143).
+STACKING_COLLATORS = frozenset({"default_data_collator", "DefaultDataCollator"})
+STACKING_RENAMED = frozenset({"labels", "label", "label_ids"})
 
 
 def call(ev, call) -> Any:
@@ -54,12 +63,22 @@ def dataset_class(values, qualname: str) -> str | None:
     return cls.name if cls is not None and "__getitem__" in cls.methods else None
 
 
+def stacks_items(values, expr: cst.BaseExpression, scope) -> bool:
+    """`collate_fn=default_data_collator` (or `DefaultDataCollator()`): the items stacked key by key, as they are."""
+    made = values.call_of(expr) if isinstance(expr, cst.Call) else None
+    name = made.qualname if made is not None else values.qualname(expr, scope)
+    return is_transformers_name(name) and name.rsplit(".", 1)[-1] in STACKING_COLLATORS
+
+
 def batch_item(values, loader, key: Any) -> Binding | None:
     """What a DataLoader's batches hold at `key` (a dict key, a position)."""
     if loader.has_star_args or not isinstance(key, (str, int)) or isinstance(key, bool):
         return None
-    if "collate_fn" in loader.kwargs:
-        return _item(values, callable_returns(values, loader.kwargs["collate_fn"].value, loader), key)
+    collate = loader.kwargs.get("collate_fn")
+    if collate is not None and not stacks_items(values, collate.value, loader.scope):
+        return _item(values, callable_returns(values, collate.value, loader), key)
+    if collate is not None and key in STACKING_RENAMED:
+        return None  # the collator makes `labels` of the items' `label`/`label_ids`
     arg = loader.arg(0, "dataset")
     dataset = values.kind(arg.value, loader.scope, loader.order) if arg is not None else None
     if dataset is None or dataset.kind != "dataset":

@@ -25,8 +25,6 @@ KEEPS = frozenset({
 KEEPING_KINDS = frozenset({"model", "module", "encoding", "ids", "dataloader_item"})
 # constructors of a tensor from their first argument's elements
 TENSOR_CONSTRUCTORS = ("torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.stack", "torch.cat")
-# tokenizer methods whose result is the list of ids itself
-ID_LISTS = ("encode",)
 # constant folding of an array of constants
 CONSTANT_ARRAYS = ("numpy.array", "numpy.asarray", "torch.tensor")
 # utilities that pad sequences to one length with a value that is no token: the keyword that says the side, its
@@ -78,8 +76,6 @@ def call(ev, call) -> Any:
         for found in (element, value):  # `torch.tensor([ids])`, `torch.cat(per_text_ids)`, `torch.tensor(ids)`
             if isinstance(found, Binding) and found.kind == "ids":
                 return found
-            if isinstance(found, Binding) and found.kind == "encoding" and found.call.method in ID_LISTS:
-                return Binding("ids", found.call, found, "input_ids")
         return UNKNOWN
     if q in PAD_ANY_TENSOR:  # a tensor of any kind: padded ids only where it held ids
         inner = ev.kind(call.positional[0].value) if call.positional else None

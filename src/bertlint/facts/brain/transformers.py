@@ -3,7 +3,9 @@ models and their loads, configs, training arguments, trainers, collators, optimi
 file's own torch modules.
 
 Sources: a tokenizer is called, or `encode`/`encode_plus`/`batch_encode_plus`/`pad`, for a `BatchEncoding` (a dict
-of `input_ids`, `attention_mask`, ... also read as attributes and with `.get`); `convert_tokens_to_ids` gives ids;
+of `input_ids`, `attention_mask`, ... also read as attributes and with `.get`), except `encode`, which returns the
+ids alone (transformers 5.24 tokenization_utils_base.py:2282 `encode(text, ..., padding=False, ...)` returns
+`encoded_inputs["input_ids"]` at :2332; 4.x the same); `convert_tokens_to_ids` gives ids;
 `generate` gives generated ids; a model class loads with `from_pretrained`/`from_config` or its constructor.
 """
 
@@ -73,6 +75,8 @@ def method(ev, receiver, call) -> Any:
     if not isinstance(receiver, Binding):
         return None
     kind, name = receiver.kind, call.method
+    if kind == "tokenizer" and name == "encode":
+        return Binding("ids", call, Binding("encoding", call), "input_ids")  # its encoding's ids, padded as it says
     if kind == "tokenizer" and (name in ENCODE_METHODS or name == "pad"):
         return Binding("encoding", call)
     if kind == "tokenizer" and name == "convert_tokens_to_ids":
