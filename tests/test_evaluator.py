@@ -399,3 +399,59 @@ def test_a_name_python_binds_once_is_known(source):
 
 def test_an_object_bound_by_walrus_is_known():
     assert encoding_reaching("if (enc := padded) is not None:\n    model(**enc)\n") is not None
+
+
+# --------------------------------------------------------------------------- a name of an outer scope bound more than once
+
+
+def padding_reaching(source: str):
+    """The `padding` of the tokenizer call whose encoding reaches the last `model(**...)`, or None."""
+    found = encoding_reaching(source)
+    return None if found is None or found.kind != "encoding" else found.call.kwargs["padding"].value.value
+
+
+@pytest.mark.parametrize(
+    ("source", "padding"),
+    [
+        ("enc = to_max\nenc = padded\ndef train():\n    model(**enc)\ntrain()\n", "True"),  # called after the last rebinding
+        ("enc = padded\ndef train():\n    model(**enc)\ntrain()\nenc = to_max\n", "True"),  # a later cell rebinds it after the run
+        ("enc = padded\ndef train():\n    model(**enc)\ntrain()\ntrain()\nenc = to_max\n", "True"),  # every call sees the same
+        ("enc = padded\ndef step():\n    model(**enc)\ndef main():\n    step()\nmain()\nenc = to_max\n", "True"),  # through a caller
+        ("enc = to_max\ndef step():\n    model(**enc)\nenc = padded\nfor _ in range(2):\n    step()\n", "True"),  # called in a loop
+        ("enc = padded\nlabel = [model(**enc) for _ in range(2)]\nenc = to_max\n", "True"),  # a comprehension runs where it sits
+        ("def main():\n    enc = to_max\n    enc = padded\n    def inner():\n        model(**enc)\n    inner()\nmain()\n", "True"),  # a closure
+    ],
+)
+def test_an_outer_name_holds_the_binding_in_force_where_the_function_runs(source, padding):
+    assert padding_reaching(source) == padding
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "enc = padded\ndef train():\n    model(**enc)\ntrain()\nenc = to_max\ntrain()\n",  # two calls, two encodings
+        "enc = padded\ndef train():\n    model(**enc)\nrun = train\nenc = to_max\nrun()\n",  # passed along: may run any time after
+        "enc = padded\ndef train():\n    model(**enc)\nenc = to_max\n",  # never called in the file
+        "enc = padded\ndef step():\n    model(**enc)\nfor _ in range(2):\n    step()\n    enc = to_max\n",  # the next pass sees the rebinding
+        "enc = padded\nclass Runner:\n    def run(self):\n        model(**enc)\nRunner().run()\nenc = to_max\n",  # a method: any time after
+        "enc = padded\ndef train():\n    model(**enc)\ndef rebind():\n    global enc\n    enc = to_max\nrebind()\ntrain()\n",  # a function rebinds it
+        "enc = padded\nimport atexit\n@atexit.register\ndef train():\n    model(**enc)\ntrain()\nenc = to_max\n",  # a decorator that calls it later
+    ],
+)
+def test_an_outer_name_that_may_hold_another_binding_where_the_function_runs_is_unknown(source):
+    assert padding_reaching(source) is None
+
+
+@pytest.mark.parametrize(
+    ("source", "lr"),
+    [
+        ("LR = 1e-3\ndef train():\n    print(lr=LR)\nLR = 1e-5\ntrain()\n", 1e-5),
+        ("LR = 1e-5\ndef train():\n    print(lr=LR)\ntrain()\nLR = 1e-3\n", 1e-5),
+        ("def rate():\n    return 1e-3\ndef rate():\n    return 1e-5\ndef train():\n    print(lr=rate())\ntrain()\n", 1e-5),  # the def in force
+        ("def rate():\n    return 1e-5\ndef train():\n    print(lr=rate())\ntrain()\ndef rate():\n    return 1e-3\n", 1e-5),
+        ("LR = 1e-5\ndef train():\n    print(lr=LR)\ntrain()\nLR = 1e-3\ntrain()\n", UNKNOWN),
+    ],
+)
+def test_an_outer_constant_or_function_is_the_one_in_force_where_the_function_runs(source, lr):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") == lr

@@ -328,6 +328,28 @@ def _c_two_sites(s: Script, e: str, typ: str) -> str:
     return f"{f}({e})"
 
 
+def _c_outer_rebound(s: Script, e: str, typ: str) -> str:
+    """A name of the scope around a function bound twice, the function reading it called before or after the
+    rebinding (directly, through another function, in a loop), or a function redefined."""
+    v, f, g, r, n = s.fresh("v"), s.fresh("f"), s.fresh("g"), s.fresh("r"), s.fresh("_n")
+    other = _other(s, typ)
+    shape = s.draw(st.sampled_from(range(5)))
+    if shape == 0:
+        s.emit(f"{v} = {other}\n{v} = {e}\ndef {f}():\n    return {v}")
+        return f"{f}()"
+    if shape == 1:
+        s.emit(f"{v} = {e}\ndef {f}():\n    return {v}\n{r} = {f}()\n{v} = {other}")
+        return r
+    if shape == 2:
+        s.emit(f"{v} = {e}\ndef {f}():\n    return {v}\ndef {g}():\n    return {f}()\n{r} = {g}()\n{v} = {other}")
+        return r
+    if shape == 3:
+        s.emit(f"{v} = {other}\ndef {f}():\n    return {v}\n{v} = {e}\nfor {n} in range(2):\n    {r} = {f}()")
+        return r
+    s.emit(f"def {f}():\n    return {other}\ndef {f}():\n    return {e}\ndef {g}():\n    return {f}()\n{r} = {g}()\ndef {f}():\n    return {other}")
+    return r
+
+
 def _c_loop(s: Script, e: str, typ: str) -> str:
     v, n = s.fresh("v"), s.fresh("_n")
     if s.draw(st.booleans()):
@@ -417,6 +439,7 @@ CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "branch-between-objects": (_c_branch_between, OBJECTS[:4]),
     "two-call-sites": (_c_two_sites, SCALARS + ("texts",)),
     "two-call-sites-objects": (_c_two_sites, OBJECTS[:4]),
+    "outer-scope-rebound": (_c_outer_rebound, SCALARS + ("texts",) + OBJECTS[:4]),
     "loop": (_c_loop, ()),
     "keeping-method": (_c_keeping, ("tensor", "model", "encoding")),
     "argparse": (_c_argparse, SCALARS + ("texts",)),

@@ -32,6 +32,7 @@ from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Bind
 from bertlint.facts.functions import arguments, bind, callee, defined_at, enclosing_class, frame_of, function_scope, is_dataclass
 from bertlint.facts.model import Model
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, dotted, iter_children, literal, names_in
+from bertlint.facts.runs import orders_in_force
 
 
 class Evaluation(Model):
@@ -61,6 +62,17 @@ class Evaluation(Model):
             result = UNKNOWN  # SyntaxError: libcst's `evaluated_value` of a string holding a null byte
         self._memo[key] = result
         return result
+
+    def named_at(self, name: str, scope: Scope, order: int | None, cli: bool, frame: Frame | None) -> Any:
+        """The value `name` holds read in `scope` at `order` (memoised like `evaluate`)."""
+        key = (name, id(scope), order, cli, id(frame))
+        if key not in self._memo:
+            self._memo[key] = UNKNOWN
+            try:
+                self._memo[key] = Evaluator(self, scope, order, cli, frame).named(name)
+            except FAILURES:
+                pass
+        return self._memo[key]
 
     @functools.cached_property
     def stored_attributes(self) -> frozenset[tuple[str | None, str | None]]:
@@ -417,6 +429,10 @@ class Evaluator:
             return UNKNOWN
         if not events and name in owner.params:
             return self.param(owner, name)
+        if owner is not self.scope and len(events) > 1:  # bound where this code runs: at each point it may run from
+            orders = orders_in_force(self.f, name, self.scope, owner, self.frame)
+            outer = frame_of(self.frame, owner)
+            return UNKNOWN if orders is None else agree([self.f.named_at(name, owner, order, self.cli, outer) for order in orders])
         folded = self._folded(name, owner, events)
         if folded is not UNKNOWN:
             return folded
@@ -432,8 +448,6 @@ class Evaluator:
         and no method changes it in place."""
         if not events or any(e.conditional for e in events) or (id(owner), name) in self.f.mutated:
             return UNKNOWN
-        if owner is not self.scope and len(events) > 1:
-            return UNKNOWN  # read where a function runs: any of the bindings and changes may have run before the call
         start = max((i for i, e in enumerate(events) if e.op in ("assign", "for", "import", "def", "unpack", "param")), default=None)
         if start is None:
             return UNKNOWN
@@ -642,7 +656,7 @@ class Evaluator:
 
     def returned(self, call: Call) -> Any:
         """What the file's own function, method or class that `call` runs returns for these arguments."""
-        target = callee(self.f, call)
+        target = callee(self.f, call, self.frame)
         if target is None:
             return UNKNOWN
         if isinstance(target, ClassDef):

@@ -11,7 +11,8 @@ import libcst as cst
 
 from bertlint.facts.abstract import UNKNOWN, Binding, Frame, Instance
 from bertlint.facts.model import Model
-from bertlint.facts.nodes import Call, ClassDef, Scope, dotted
+from bertlint.facts.nodes import Call, ClassDef, Event, Scope, dotted
+from bertlint.facts.runs import orders_in_force
 
 def is_dataclass(cls: ClassDef) -> bool:
     return any(dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in ("dataclass", "dataclasses.dataclass") for d in cls.node.decorators)
@@ -33,21 +34,19 @@ class Target(NamedTuple):
     partial: Call | None = None
 
 
-def callee(values: Model, call: Call) -> Target | ClassDef | None:
+def callee(values: Model, call: Call, frame: Frame | None = None) -> Target | ClassDef | None:
     """The function a call runs: the definition in force at the call for a plain name (a def, a lambda, a
-    `functools.partial` of a def), the enclosing class's method for `self.name(...)`; the class itself for a class of
-    the file."""
+    `functools.partial` of a def; for a name of an outer scope bound more than once, the one in force at every point
+    the calling code may run from, for the call `frame` evaluates), the enclosing class's method for
+    `self.name(...)`; the class itself for a class of the file."""
     func = call.node.func
     if call.has_star_args:
         return None
     if isinstance(func, cst.Name):
-        owner, events = values.binding_events(func.value, call.scope, call.order)
-        if owner is None:
+        last = _binding_in_force(values, func.value, call, frame)
+        if last is None:
             return None
-        events = [e for e in (events or owner.events.get(func.value, [])) if e.op in ("def", "assign", "import")]
-        if not events or events[-1].conditional or owner is not call.scope and len(events) > 1:
-            return None  # a name of an outer scope bound twice: which binding a call from a function sees depends on when it runs
-        last = events[-1]
+        owner = call.scope.lookup_scope(func.value)
         if last.op == "assign" and last.index is None and not last.path:
             return _assigned_callable(values, last.value, owner, last.order)
         if last.op != "def":
@@ -65,6 +64,23 @@ def callee(values: Model, call: Call) -> Target | ClassDef | None:
             return None  # `self` may be an instance of a subclass with its own method
         return Target(fn, function_scope(values, fn), True)
     return None
+
+
+def _binding_in_force(values: Model, name: str, call: Call, frame: Frame | None) -> Event | None:
+    """The one unconditional binding (def, assignment, import) of `name` in force where `call` runs, or None."""
+    owner, events = values.binding_events(name, call.scope, call.order)
+    if owner is None:
+        return None
+    binds = [e for e in (events or owner.events.get(name, [])) if e.op in ("def", "assign", "import")]
+    if owner is not call.scope and len(owner.events.get(name, [])) > 1:  # which one depends on when the calling code runs
+        found = {_last_before(owner.events[name], order) for order in orders_in_force(values, name, call.scope, owner, frame) or ()}
+        return found.pop() if len(found) == 1 else None
+    return binds[-1] if binds and not binds[-1].conditional else None
+
+
+def _last_before(events: list[Event], order: int) -> Event | None:
+    binds = [e for e in events if e.order < order and e.op in ("def", "assign", "import")]
+    return binds[-1] if binds and not binds[-1].conditional else None
 
 
 def overridden(values: Model, cls: ClassDef, method: str) -> bool:
@@ -111,7 +127,7 @@ def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Fra
         if keyword not in names and not isinstance(fn.params.star_kwarg, cst.Param):
             return None
         args[keyword] = (arg.value, site.scope, site.order)
-    return Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1)
+    return Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1, call)
 
 
 def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Call]:

@@ -55,6 +55,7 @@ class Model:
         self.inputs: list[str] = []  # other files read or looked for: the findings depend on them (`depends_on`)
         self.module_scope = Scope("module", module, None)
         self.self_attrs: dict[str, list[tuple[cst.BaseExpression, Scope, int]]] = {}  # "self.x" -> (value, scope, order) per assignment
+        self.name_loads: dict[str, list[tuple[cst.Name, Scope, int, tuple]]] = {}  # name -> (node, scope, order, loops) of each read
         self.star_imports: list[str] = []  # modules of `from m import *`
         self._order = 0
         self._stmt_of: dict[int, cst.CSTNode] = {}
@@ -510,8 +511,12 @@ class _Walker:
             f._stmt_of[id(node)] = stmt
             if isinstance(node, cst.Call):
                 self._call(node, stmt, sc, ctx)
+            elif isinstance(node, cst.Name):
+                parent = f._parents.get(id(node))
+                if not (isinstance(parent, cst.Attribute) and parent.attr is node or isinstance(parent, cst.Arg) and parent.keyword is node):
+                    f.name_loads.setdefault(node.value, []).append((node, sc, f._order, ctx.loops))
             elif isinstance(node, cst.Lambda):
-                inner = Scope("lambda", node, sc)
+                inner = Scope("lambda", node, sc, at=f._order + 1, loops=ctx.loops)
                 f._scope_of_node[id(node)] = inner
                 self._params(node.params, inner, sc, stmt, ctx)
                 children = [node.body]
@@ -520,7 +525,7 @@ class _Walker:
                 stack.append((node.body, inner))
                 continue
             elif isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
-                inner = Scope("lambda", node, sc)
+                inner = Scope("lambda", node, sc, at=f._order + 1, loops=ctx.loops)
                 f._scope_of_node[id(node)] = inner
                 comp = node.for_in
                 while comp is not None:

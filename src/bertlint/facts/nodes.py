@@ -40,6 +40,8 @@ class Scope:
     params: dict[str, cst.Param] = field(default_factory=dict)
     globals_: set[str] = field(default_factory=set)
     nonlocals: set[str] = field(default_factory=set)
+    at: int = 0  # a lambda's or comprehension's: the order where it sits in its parent scope
+    loops: tuple[cst.CSTNode, ...] = ()  # ... and the loops of that scope around it
 
     def lookup_scope(self, name: str) -> Scope | None:
         scope: Scope | None = self

@@ -427,16 +427,3 @@ def _notebook_on_tpu(path: Path | None) -> bool:
     kaggle = metadata.get("kaggle") if isinstance(metadata, dict) else None
     found = [metadata.get("accelerator") if isinstance(metadata, dict) else None, kaggle.get("accelerator") if isinstance(kaggle, dict) else None]
     return any(isinstance(name, str) and name.lower().startswith("tpu") for name in found)
-
-
-def first_run(facts: Facts, scope: Scope) -> tuple[Scope, int] | None:
-    """(the module scope, the order of the first module-level call of the top-level function `scope` is or sits in):
-    where a module name read inside that function holds its value when the function runs, rather than its last binding
-    (a notebook's later "legacy" cell rebinding the name after the training ran). None when nothing calls it there."""
-    while scope.parent is not None and scope.parent.parent is not None:
-        scope = scope.parent
-    module = scope.parent
-    if module is None or scope.kind != "function" or not scope.name:
-        return None
-    orders = [c.order for c in facts.calls if c.scope is module and isinstance(c.node.func, cst.Name) and c.node.func.value == scope.name]
-    return (module, min(orders)) if orders else None

@@ -33,15 +33,8 @@ class Values(Evaluation):
 
     def name_value(self, name: str, scope: Scope, *, order: int | None = None, cli: bool = True) -> Any:
         """The constant a name holds when read in `scope` at `order` (a name no expression of the file reads there)."""
-        key = (name, id(scope), order, cli)
-        if key not in self._memo:
-            self._memo[key] = UNKNOWN
-            try:
-                found = Evaluator(self, scope, order, cli, None).named(name)
-            except FAILURES:
-                found = UNKNOWN
-            self._memo[key] = UNKNOWN if isinstance(found, Abstract) else found
-        return self._memo[key]
+        found = self.named_at(name, scope, order, cli, None)
+        return UNKNOWN if isinstance(found, Abstract) else found
 
     def value(self, expr: cst.BaseExpression | None, scope: Scope, *, order: int | None = None, cli: bool = True) -> Any:
         """The constant value of `expr`, or UNKNOWN. `cli=False` treats command-line and environment defaults as unknown."""
