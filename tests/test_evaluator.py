@@ -455,3 +455,40 @@ def test_an_outer_name_that_may_hold_another_binding_where_the_function_runs_is_
 def test_an_outer_constant_or_function_is_the_one_in_force_where_the_function_runs(source, lr):
     facts = facts_of(source)
     assert facts.kw_value(last_call(facts, "print"), "lr") == lr
+
+
+# --------------------------------------------------------------------------- `*args` and `**kwargs` beside known arguments
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def make(lr, wd=0):\n    return lr\nkw = {'wd': 0.1}\nprint(lr=make(1e-5, **kw))\n",  # a positional before **kwargs
+        "def make(lr, *rest):\n    return lr\nprint(lr=make(1e-5, *[1, 2]))\n",  # ... before *args
+        "def train(lr, wd=0):\n    print(lr=lr)\nkw = {'wd': 0.1}\ntrain(1e-5, **kw)\n",  # a parameter its call sites pass by position
+        "class Opt:\n    def __init__(self, lr=1e-3, wd=0):\n        self.lr = lr\nkw = {'wd': 0.1}\nprint(lr=Opt(1e-5, **kw).lr)\n",
+    ],
+)
+def test_a_positional_beside_star_arguments_is_that_positional(source):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") == 1e-5
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def make(lr=1e-5):\n    return lr\nkw = {'lr': 1e-3}\nprint(lr=make(**kw))\n",  # a keyword may hide in **kwargs
+        "def make(a, lr=1e-5):\n    return lr\nprint(lr=make(*[0, 1e-3]))\n",  # ... a position in *args
+        "def train(lr=1e-5):\n    print(lr=lr)\nkw = {'lr': 1e-3}\ntrain(**kw)\n",
+        "def make(a, lr):\n    return lr\nrest = [1e-3]\nprint(lr=make(*rest, 1e-5))\n",  # a positional after *args: its position is unknown
+        "from dataclasses import dataclass\n@dataclass\nclass Cfg:\n    lr: float = 1e-5\nkw = {'lr': 1e-3}\nprint(lr=Cfg(**kw).lr)\n",
+    ],
+)
+def test_an_argument_that_star_arguments_may_pass_is_unknown(source):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN
+
+
+def test_a_checkpoint_passed_beside_kwargs_is_known():
+    facts = facts_of("from transformers import AutoModel\nkw = {'num_labels': 2}\nm = AutoModel.from_pretrained('bert-base-uncased', **kw)\n")
+    assert facts.arg_value(last_call(facts, "AutoModel.from_pretrained"), 0, "pretrained_model_name_or_path") == "bert-base-uncased"

@@ -350,6 +350,23 @@ def _c_outer_rebound(s: Script, e: str, typ: str) -> str:
     return r
 
 
+def _c_star_arguments(s: Script, e: str, typ: str) -> str:
+    """A call of the file's function with `*args` or `**kwargs` beside the positional that carries the value."""
+    f, extra = s.fresh("f"), s.fresh("extra")
+    shape = s.draw(st.sampled_from(range(4)))
+    if shape == 0:
+        s.emit(f"def {f}(p, q=0):\n    return p\n{extra} = {{\"q\": 1}}")
+        return f"{f}({e}, **{extra})"
+    if shape == 1:
+        s.emit(f"def {f}(p, *rest):\n    return p")
+        return f"{f}({e}, *[1, 2])"
+    if shape == 2:
+        s.emit(f"def {f}(p, **kw):\n    return p\n{extra} = {{\"x\": 1}}")
+        return f"{f}({e}, **{extra})"
+    s.emit(f"def {f}(p=None, **kw):\n    return p\n{extra} = {{\"p\": {e}}}")
+    return f"{f}(**{extra})"
+
+
 def _c_loop(s: Script, e: str, typ: str) -> str:
     v, n = s.fresh("v"), s.fresh("_n")
     if s.draw(st.booleans()):
@@ -440,6 +457,7 @@ CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "two-call-sites": (_c_two_sites, SCALARS + ("texts",)),
     "two-call-sites-objects": (_c_two_sites, OBJECTS[:4]),
     "outer-scope-rebound": (_c_outer_rebound, SCALARS + ("texts",) + OBJECTS[:4]),
+    "star-arguments": (_c_star_arguments, ()),
     "loop": (_c_loop, ()),
     "keeping-method": (_c_keeping, ("tensor", "model", "encoding")),
     "argparse": (_c_argparse, SCALARS + ("texts",)),
@@ -608,6 +626,10 @@ def scripts(draw, pending: bool = False) -> Script:
         s.sink(f"tok = AutoTokenizer.from_pretrained({ckpt})", {"checkpoint": used})
         used = []
         ckpt = scalar(s, "ckpt", used)
+        if draw(st.booleans()):
+            s.emit('load_options = {"num_labels": 2}')
+            ckpt += ", **load_options"
+            used.append("load-kwargs")
         s.sink(f"model = AutoModelForSequenceClassification.from_pretrained({ckpt})", {"checkpoint": used})
         helper = draw(st.booleans())
         with s.block("def train(model, tok):") if helper else contextlib.nullcontext():

@@ -62,7 +62,7 @@ class Frame:
     """A call of one of the file's own functions, its parameters bound to the call's arguments."""
 
     function: cst.FunctionDef | cst.Lambda
-    args: dict[str, tuple[cst.BaseExpression, Scope, int | None]]  # parameter -> (argument, its scope, its order)
+    args: dict[str, tuple[cst.BaseExpression, Scope, int | None] | None]  # parameter -> (argument, its scope, its order); None: hidden in *args/**kwargs
     caller: Frame | None
     depth: int
     site: Call | None = None  # the call it stands for (where the function runs); None for a function handed along

@@ -577,13 +577,13 @@ class Evaluator:
         init = cls.methods.get("__init__")
         assigned = [(v, s, o) for v, s, o in self.f.self_attrs.get(f"self.{attr}", ()) if enclosing_class(s) is cls.scope]
         if init is not None and not dataclass_:
-            if not assigned or any(s.node is not init for _, s, _ in assigned) or len(assigned) != 1 or construction.has_star_args:
+            if not assigned or any(s.node is not init for _, s, _ in assigned) or len(assigned) != 1:
                 return UNKNOWN
             expr, where, at = assigned[0]
             frame = self.f.frame_for(construction, init, True, self.frame)
             return self.f.evaluate(expr, where, at, cli=self.cli, frame=frame) if frame is not None else UNKNOWN
-        if assigned or construction.positional:
-            return UNKNOWN
+        if assigned or construction.positional or construction.has_star_args:
+            return UNKNOWN  # a field passed by position, `*args` or `**kwargs`
         return self.class_field(cls, attr)
 
     def class_field(self, cls: ClassDef, attr: str) -> Any:
@@ -666,9 +666,11 @@ class Evaluator:
     def run(self, fn: cst.FunctionDef | cst.Lambda, call: Call, method: bool, partial: Call | None = None) -> Any:
         """What `fn` returns for `call`'s arguments, when every `return` agrees; once per call, to a bounded depth."""
         depth = self.frame.depth + 1 if self.frame is not None else 1
-        if depth > MAX_DEPTH or call.has_star_args:
+        if depth > MAX_DEPTH:
             return UNKNOWN
         frame = self.f.frame_for(call, fn, method, self.frame, partial)
+        if frame is None:
+            return UNKNOWN
         fn_scope = function_scope(self.f, fn)
         found = [self.f.evaluate(value, fn_scope, None, cli=self.cli, frame=frame) if value is not None else None for value in self.f.return_values(fn)]
         return agree(found) if found else UNKNOWN

@@ -40,8 +40,6 @@ def callee(values: Model, call: Call, frame: Frame | None = None) -> Target | Cl
     the calling code may run from, for the call `frame` evaluates), the enclosing class's method for
     `self.name(...)`; the class itself for a class of the file."""
     func = call.node.func
-    if call.has_star_args:
-        return None
     if isinstance(func, cst.Name):
         last = _binding_in_force(values, func.value, call, frame)
         if last is None:
@@ -116,9 +114,9 @@ def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Fra
     if method:
         params = params[1:]
     names = [p.name.value for p in params] + [p.name.value for p in fn.params.kwonly_params]
-    given = [(arg, c) for c in (partial, call) if c is not None for arg in (c.positional[1:] if c is partial else c.positional)]
+    given = [(arg, c) for c in (partial, call) if c is not None for arg in (c.fixed_positional[1:] if c is partial else c.fixed_positional)]
     keywords = {k: (arg, c) for c in (partial, call) if c is not None for k, arg in c.kwargs.items()}
-    args: dict[str, tuple] = {}
+    args: dict[str, tuple | None] = {}
     for param, (arg, site) in zip(params, given):
         args[param.name.value] = (arg.value, site.scope, site.order)
     if len(given) > len(params) and not isinstance(fn.params.star_arg, cst.Param):
@@ -127,6 +125,9 @@ def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Fra
         if keyword not in names and not isinstance(fn.params.star_kwarg, cst.Param):
             return None
         args[keyword] = (arg.value, site.scope, site.order)
+    if any(c.has_star_args for c in (partial, call) if c is not None):
+        for name in names:
+            args.setdefault(name, None)  # `train(model, **kw)`: what `*args` or `**kwargs` may pass is not known
     return Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1, call)
 
 
@@ -177,11 +178,11 @@ def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.Ba
     position = next((i for i, p in enumerate(params) if p is param), None)
     out = []
     for site in sites:
-        if site.has_star_args or site.has_double_star:
-            return None
         arg = site.kwargs.get(name)
-        if arg is None and position is not None and position < len(site.positional):
-            arg = site.positional[position]
+        if arg is None and position is not None:
+            arg = site.arg(position)
+        if arg is None and site.has_star_args:
+            return None  # `*args` or `**kwargs` may pass it
         if arg is not None:
             out.append((arg.value, site.scope, site.order))
         elif param.default is not None:
@@ -212,7 +213,7 @@ def arguments(values: Model, owner: Scope, name: str, frame: Frame | None) -> li
     frame = frame_of(frame, owner)
     if frame is not None:
         if name in frame.args:
-            return [(*frame.args[name], frame.caller)]
+            return [(*frame.args[name], frame.caller)] if frame.args[name] is not None else None
         default = owner.params[name].default
         return [(default, owner.parent, defined_at(owner), frame.caller)] if default is not None else None
     sources = param_arguments(values, owner, name)

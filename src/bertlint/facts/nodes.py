@@ -100,10 +100,24 @@ class Call:
         return any(a.star == "**" for a in self.node.args)
 
     def arg(self, index: int, keyword: str | None = None) -> cst.Arg | None:
+        """The argument passed for the parameter at `index` (positional) or named `keyword`, or None: a positional
+        before any `*args` is that positional (`from_pretrained(name, **kw)` passes `name`); only keywords may hide in
+        `**kwargs`, and every position from a `*args` on."""
         if keyword is not None and keyword in self.kwargs:
             return self.kwargs[keyword]
-        pos = self.positional
-        return pos[index] if 0 <= index < len(pos) and not self.has_star_args else None
+        pos = self.fixed_positional
+        return pos[index] if 0 <= index < len(pos) else None
+
+    @functools.cached_property
+    def fixed_positional(self) -> list[cst.Arg]:
+        """The positional arguments before any `*args`: their positions are known."""
+        out = []
+        for a in self.node.args:
+            if a.star == "*":
+                break
+            if a.keyword is None and not a.star:
+                out.append(a)
+        return out
 
     @property
     def short(self) -> str | None:
