@@ -492,3 +492,32 @@ def test_an_argument_that_star_arguments_may_pass_is_unknown(source):
 def test_a_checkpoint_passed_beside_kwargs_is_known():
     facts = facts_of("from transformers import AutoModel\nkw = {'num_labels': 2}\nm = AutoModel.from_pretrained('bert-base-uncased', **kw)\n")
     assert facts.arg_value(last_call(facts, "AutoModel.from_pretrained"), 0, "pretrained_model_name_or_path") == "bert-base-uncased"
+
+
+# --------------------------------------------------------------------------- a lambda or a partial called where it is made
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "functools.partial(pick, 0)(1e-5)",
+        "functools.partial(pick, p=1e-5)(0)",
+        "functools.partial(pick)(0, 1e-5)",
+        "(lambda: 1e-5)()",
+        "(lambda p: p)(1e-5)",
+        "(lambda a, p=1e-5: p)(0)",
+    ],
+)
+def test_a_lambda_or_partial_called_at_once_runs(expr):
+    facts = facts_of(f"import functools\ndef pick(a, p):\n    return p\nprint(lr={expr})\n")
+    assert facts.kw_value(last_call(facts, "print"), "lr") == 1e-5
+
+
+def test_a_tokenizer_handed_through_a_lambda_is_called():
+    found = encoding_reaching("enc = (lambda t: t)(tok)(['a', 'b c'], padding=True)\nmodel(**enc)\n")
+    assert found is not None and found.kind == "encoding"
+
+
+def test_a_partial_called_with_what_it_binds_again_is_unknown():
+    facts = facts_of("import functools\ndef pick(a, p):\n    return p\nprint(lr=functools.partial(pick, p=1e-5)(0, **{'p': 1e-3}))\n")
+    assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN

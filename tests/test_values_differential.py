@@ -251,11 +251,13 @@ def _c_closure(s: Script, e: str, typ: str) -> str:
 
 def _c_lambda(s: Script, e: str, typ: str) -> str:
     g = s.fresh("g")
-    shape = s.draw(st.sampled_from(range(3)))
+    shape = s.draw(st.sampled_from(range(4)))
     if shape == 0:
         return f"(lambda: {e})()"
     if shape == 1:
         return f"(lambda p: p)({e})"
+    if shape == 3:
+        return f"(lambda p={e}: p)()"
     s.emit(f"{g} = lambda p: p")
     return f"{g}({e})"
 
@@ -263,7 +265,8 @@ def _c_lambda(s: Script, e: str, typ: str) -> str:
 def _c_partial(s: Script, e: str, typ: str) -> str:
     f = s.fresh("f")
     s.emit(f"def {f}(a, p):\n    return p")
-    return s.draw(st.sampled_from([f"functools.partial({f}, 0)({e})", f"functools.partial({f}, p={e})(0)", f"functools.partial({f})(0, {e})"]))
+    return s.draw(st.sampled_from([f"functools.partial({f}, 0)({e})", f"functools.partial({f}, p={e})(0)", f"functools.partial({f})(0, {e})",
+                                   f"functools.partial({f}, p={_other(s, typ)})(0, **{{\"p\": {e}}})"]))
 
 
 def _c_builtin(s: Script, e: str, typ: str) -> str:

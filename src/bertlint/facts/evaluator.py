@@ -647,7 +647,7 @@ class Evaluator:
                 if key is UNKNOWN:
                     return UNKNOWN
                 return receiver[key] if key in receiver else (self.const(call.positional[1].value) if len(call.positional) == 2 else None)
-        if call.qualname is None and isinstance(call.node.func, (cst.Name, cst.Attribute)):
+        if call.qualname is None and isinstance(call.node.func, (cst.Name, cst.Attribute, cst.Call)):
             called = self.eval(call.node.func)  # `tok(texts)`: an object called
             if isinstance(called, Abstract):
                 found = self.f.ask("called", self, called, call)

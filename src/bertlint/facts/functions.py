@@ -40,13 +40,15 @@ def callee(values: Model, call: Call, frame: Frame | None = None) -> Target | Cl
     the calling code may run from, for the call `frame` evaluates), the enclosing class's method for
     `self.name(...)`; the class itself for a class of the file."""
     func = call.node.func
+    if isinstance(func, (cst.Lambda, cst.Call)):  # `(lambda p: p)(x)`, `functools.partial(fn, k=2)(x)`
+        return _assigned_callable(values, func)
     if isinstance(func, cst.Name):
         last = _binding_in_force(values, func.value, call, frame)
         if last is None:
             return None
         owner = call.scope.lookup_scope(func.value)
         if last.op == "assign" and last.index is None and not last.path:
-            return _assigned_callable(values, last.value, owner, last.order)
+            return _assigned_callable(values, last.value)
         if last.op != "def":
             return None
         if isinstance(last.value, cst.ClassDef) and owner is values.module_scope:
@@ -86,8 +88,8 @@ def overridden(values: Model, cls: ClassDef, method: str) -> bool:
     return any(method in other.methods and f"<local>.{cls.name}" in values.class_bases(f"<local>.{other.name}") for other in values.classes.values() if other is not cls)
 
 
-def _assigned_callable(values: Model, value: cst.CSTNode | None, scope: Scope, order: int) -> Target | None:
-    """`f = lambda x: ...`, `g = functools.partial(fn, k=2)`: the function a name assigned one runs."""
+def _assigned_callable(values: Model, value: cst.CSTNode | None) -> Target | None:
+    """`lambda x: ...`, `functools.partial(fn, k=2)` (assigned to a name, or called at once): the function it runs."""
     if isinstance(value, cst.Lambda):
         return Target(value, function_scope(values, value), False)
     made = values.call_of(value) if isinstance(value, cst.Call) else None
@@ -126,8 +128,10 @@ def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Fra
             return None
         args[keyword] = (arg.value, site.scope, site.order)
     if any(c.has_star_args for c in (partial, call) if c is not None):
-        for name in names:
-            args.setdefault(name, None)  # `train(model, **kw)`: what `*args` or `**kwargs` may pass is not known
+        fixed = {p.name.value for p, _ in zip(params, given)} | set(call.kwargs)
+        for name in names:  # `train(model, **kw)`: what `*args` or `**kwargs` may pass (a partial's keyword too) is not known
+            if name not in fixed:
+                args[name] = None
     return Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1, call)
 
 
