@@ -521,3 +521,31 @@ def test_a_tokenizer_handed_through_a_lambda_is_called():
 def test_a_partial_called_with_what_it_binds_again_is_unknown():
     facts = facts_of("import functools\ndef pick(a, p):\n    return p\nprint(lr=functools.partial(pick, p=1e-5)(0, **{'p': 1e-3}))\n")
     assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN
+
+
+# --------------------------------------------------------------------------- a method's parameter, from every call that may run it
+
+
+def test_a_method_called_on_self_takes_what_its_call_passes():
+    facts = facts_of("class T:\n    def __init__(self, cfg):\n        self.make(cfg['lr'])\n    def make(self, lr):\n        print(lr=lr)\nT({'lr': 1e-5})\n")
+    assert facts.kw_value(last_call(facts, "print"), "lr") == 1e-5
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a subclass's __init__ passes another value through super()
+        "class A:\n    def __init__(self, lr=1e-5):\n        print(lr=lr)\nclass B(A):\n    def __init__(self):\n        super().__init__(lr=1e-3)\nB()\n",
+        # a subclass constructed with another value runs the base's __init__
+        "class A:\n    def __init__(self, lr=1e-5):\n        print(lr=lr)\nclass B(A):\n    pass\nA()\nB(lr=1e-3)\n",
+        # a subclass's method calls the inherited one on self with another value
+        "class T:\n    def make(self, lr=1e-5):\n        print(lr=lr)\nclass U(T):\n    def go(self):\n        self.make(1e-3)\nT().make()\nU().go()\n",
+        # the receiver passed by hand
+        "class T:\n    def make(self, lr=1e-5):\n        print(lr=lr)\nt = T()\nt.make()\nT.make(t, 1e-3)\n",
+        # a library base may call it with anything
+        "import torch\nclass T(torch.nn.Module):\n    def step(self, lr):\n        print(lr=lr)\n    def go(self):\n        self.step(1e-5)\n",
+    ],
+)
+def test_a_method_parameter_another_call_may_pass_is_unknown(source):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN

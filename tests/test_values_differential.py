@@ -618,7 +618,8 @@ def _loader_forward(s: Script, model: str, tok: str) -> None:
 @st.composite
 def scripts(draw, pending: bool = False) -> Script:
     """Loads, then a forward (fed directly or from a loader's batches), an optimizer and TrainingArguments; at module
-    level or in `main()`, the training part maybe in a `train(model, tok)` helper."""
+    level or in `main()`, the training part maybe in a `train(model, tok)` helper or a method its class calls on self
+    (the class constructed, or a subclass of it)."""
     s = Script(draw, pending)
     in_main = draw(st.booleans())
     with s.block("def main():") if in_main else contextlib.nullcontext():
@@ -634,10 +635,16 @@ def scripts(draw, pending: bool = False) -> Script:
             ckpt += ", **load_options"
             used.append("load-kwargs")
         s.sink(f"model = AutoModelForSequenceClassification.from_pretrained({ckpt})", {"checkpoint": used})
-        helper = draw(st.booleans())
-        with s.block("def train(model, tok):") if helper else contextlib.nullcontext():
+        helper = draw(st.sampled_from((None, "train-function", "train-method", "train-method-of-subclass")))
+        with contextlib.ExitStack() as blocks:
+            if helper == "train-function":
+                blocks.enter_context(s.block("def train(model, tok):"))
+            elif helper is not None:  # a method its class's __init__ calls on self
+                blocks.enter_context(s.block("class Runner:"))
+                s.emit("def __init__(self, model, tok):\n    self.train(model, tok)\n")
+                blocks.enter_context(s.block("def train(self, model, tok):"))
             if helper:
-                s.context.append("train-function")
+                s.context.append(helper)
             if draw(st.booleans()):
                 _forward(s, "model", _tokenize(s, "tok"))
             else:
@@ -651,8 +658,9 @@ def scripts(draw, pending: bool = False) -> Script:
             s.sink(f'targs = TrainingArguments(output_dir="out", learning_rate={lr}, per_device_train_batch_size={bs})',
                    {"learning_rate": lr_used, "per_device_train_batch_size": bs_used})
         if helper:
-            s.context.remove("train-function")
-            s.emit("train(model, tok)")
+            s.context.remove(helper)
+            s.emit({"train-function": "train(model, tok)", "train-method": "Runner(model, tok)",
+                    "train-method-of-subclass": "class SubRunner(Runner):\n    pass\nSubRunner(model, tok)"}[helper])
     if in_main:
         s.emit("main()")
     return s

@@ -135,22 +135,40 @@ def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Fra
     return Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1, call)
 
 
-def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Call]:
-    """The calls of a method of a class of the file: its constructions for `__init__`; `obj.method(...)` and, for
-    `forward`, `obj(...)`, where `obj` holds an instance of that class (the file's own torch module, or any class)."""
+def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Call] | None:
+    """The calls that may run a method of a class of the file (or of a subclass of it in the file, the family): the
+    family's constructions for `__init__`; `obj.method(...)` and, for `forward`, `obj(...)`, where `obj` holds an
+    instance of the family (the file's own torch module, or any class); `self.method(...)` and `super().method(...)`
+    in the family's methods (for a method other than `__init__`, only when no library class is a base that may call
+    it too). None when a call passes the receiver itself (`Base.method(self, ...)`)."""
+    family = {class_name} | {c.name for c in values.local_subclasses(lambda base: base == f"<local>.{class_name}")}
+
     def instance(expr: cst.BaseExpression | None, call: Call) -> bool:
         found = values.evaluate(expr, call.scope, call.order) if expr is not None else UNKNOWN
         if isinstance(found, Instance):
-            return found.kind == "instance" and found.detail.name == class_name
-        return isinstance(found, Binding) and found.kind == "module" and found.call is not None and found.call.qualname == f"<local>.{class_name}"
+            return found.kind == "instance" and found.detail.name in family
+        return isinstance(found, Binding) and found.kind == "module" and found.call is not None and found.call.qualname in {f"<local>.{n}" for n in family}
 
     method = fn.name.value
+    named = values.calls_by_short.get(method, ())
+    if any(c.method == method and dotted(c.receiver) in family for c in named):
+        return None
     if method == "__init__":  # `ReviewDataset(texts, labels)`: the constructions of the class
-        return [c for c in values.calls if c.qualname == f"<local>.{class_name}"]
-    sites = [c for c in values.calls_by_short.get(method, ()) if c.method == method and instance(c.receiver, c)]
-    if method == "forward":
-        sites += [c for c in values.calls if c.qualname is None and c.method != "forward" and instance(c.node.func, c)]
+        sites = [c for c in values.calls if c.qualname in {f"<local>.{n}" for n in family}]
+    else:
+        sites = [c for c in named if c.method == method and instance(c.receiver, c)]
+        if method == "forward":
+            sites += [c for c in values.calls if c.qualname is None and c.method != "forward" and instance(c.node.func, c)]
+    own = all(base.startswith("<local>.") or base == "builtins.object" for n in family for base in values.class_bases(f"<local>.{n}"))
+    if method == "__init__" or own:
+        sites += [c for c in named if c.method == method and _on_self(c) and (cls := enclosing_class(c.scope)) is not None and cls.name in family]
     return sorted(sites, key=lambda c: c.order)
+
+
+def _on_self(call: Call) -> bool:
+    """`self.method(...)` or `super().method(...)`."""
+    receiver = call.receiver
+    return dotted(receiver) == "self" or isinstance(receiver, cst.Call) and dotted(receiver.func) == "super"
 
 
 def returns_of(values: Model, call: Call) -> list[tuple[cst.BaseExpression, Scope]] | None:
@@ -175,7 +193,7 @@ def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.Ba
             return None
         params = params[1:]
         sites = method_sites(values, owner.parent.name, fn)
-        if not sites and fn.name.value != "__init__":
+        if sites is None or not sites and fn.name.value != "__init__":
             return None  # an object's method may be called where the file does not show it (a Trainer calls `forward`)
     else:
         sites = [s for s in values.calls_by_short.get(fn.name.value, ()) if s.method is None and isinstance(s.node.func, cst.Name)]
