@@ -549,3 +549,20 @@ def test_a_method_called_on_self_takes_what_its_call_passes():
 def test_a_method_parameter_another_call_may_pass_is_unknown(source):
     facts = facts_of(source)
     assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN
+
+
+# --------------------------------------------------------------------------- a binding later in a loop around the read
+
+
+@pytest.mark.parametrize(
+    ("source", "padding"),
+    [
+        ("for enc in [padded]:\n    model(**enc)\n    enc = to_max\n", "True"),  # the loop's own target binds it again first
+        ("enc = padded\nfor _ in range(2):\n    model(**enc)\nenc = to_max\n", "True"),  # rebound after the loop
+        ("for _ in range(2):\n    enc = padded\n    model(**enc)\n    enc = to_max\n", None),  # bound again before the read: not seen (only a `for` target is), unknown
+        ("enc = padded\nfor _ in range(2):\n    model(**enc)\n    enc = to_max\n", None),  # the next pass reads to_max
+        ("enc = padded\nwhile True:\n    model(**enc)\n    enc = to_max\n", None),
+    ],
+)
+def test_a_binding_later_in_a_loop_reaches_the_read_on_the_next_pass(source, padding):
+    assert padding_reaching(source) == padding

@@ -880,6 +880,17 @@ WRONG_SHAPES = {
                                       "a global augmented after the call that reads it"),
     "function-redefined-after-the-call": ('def lr():\n    return 1e-05\ndef train():\n    return torch.optim.AdamW(model.parameters(), lr=lr())\ntrain()\n'
                                           'def lr():\n    return 0.001\n', "a function redefined after the call: the last def is evaluated"),
+    "rebound-later-in-the-loop": ('lr = 1e-05\nfor _ in range(2):\n    torch.optim.AdamW(model.parameters(), lr=lr)\n    lr = 0.001\n',
+                                  "a name rebound after the read in a loop around it: the next pass reads the rebinding"),
+    "object-rebound-later-in-the-loop": ('enc = padded\nfor _ in range(2):\n    model(**enc)\n    enc = to_max\n',
+                                         "an encoding rebound after the forward in the loop around it"),
+    "outer-object-rebound-after-the-call": ('enc = padded\ndef train():\n    model(**enc)\ntrain()\nenc = to_max\n',
+                                            "a later cell rebinds the name a function read when it ran: the last binding is given"),
+    "method-of-a-subclass-called-on-self": ('class T:\n    def make(self, lr=1e-05):\n        torch.optim.AdamW(model.parameters(), lr=lr)\nclass U(T):\n'
+                                            '    def go(self):\n        self.make(0.001)\nT().make()\nU().go()\n',
+                                            "an inherited method called on self with another value: the default is given"),
+    "init-through-super": ('class A:\n    def __init__(self, lr=1e-05):\n        torch.optim.AdamW(model.parameters(), lr=lr)\nclass B(A):\n'
+                           '    def __init__(self):\n        super().__init__(lr=0.001)\nB()\n', "super().__init__ with another value: the default is given"),
 }
 
 
@@ -887,8 +898,10 @@ FIXED = frozenset({
     "args-field-stored", "branch-objects", "try-objects", "dict-through-alias", "dict-mutated-by-callee", "nested-dict-item-stored",
     "namespace-through-alias", "args-field-augmented", "list-del-item", "list-through-alias", "args-string-default-typed",
     "args-dest-of-another-parser", "environ-set-in-file", "walrus", "nonlocal", "default-evaluated-at-def", "global-changed-after-the-call",
-    "function-redefined-after-the-call",
-})  # right now (args-field-stored since the split, fd8d380; the others since the joins and the sharing pass): kept as guards
+    "function-redefined-after-the-call", "rebound-later-in-the-loop", "object-rebound-later-in-the-loop", "outer-object-rebound-after-the-call",
+    "method-of-a-subclass-called-on-self", "init-through-super",
+})  # right now (args-field-stored since the split, fd8d380; the others since the joins and the sharing pass; the last five since
+# the run points of functions, loop-carried bindings and the method sites of the class family): kept as guards
 
 
 @pytest.mark.parametrize("shape", [

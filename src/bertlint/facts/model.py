@@ -56,6 +56,7 @@ class Model:
         self.module_scope = Scope("module", module, None)
         self.self_attrs: dict[str, list[tuple[cst.BaseExpression, Scope, int]]] = {}  # "self.x" -> (value, scope, order) per assignment
         self.name_loads: dict[str, list[tuple[cst.Name, Scope, int, tuple]]] = {}  # name -> (node, scope, order, loops) of each read
+        self.loop_starts: dict[int, int] = {}  # id(loop) -> the last order before its first pass
         self.star_imports: list[str] = []  # modules of `from m import *`
         self._order = 0
         self._stmt_of: dict[int, cst.CSTNode] = {}
@@ -175,8 +176,16 @@ class Model:
         events = owner.events.get(name, [])
         if owner is scope and order is not None:
             before = [e for e in events if e.order < order]
-            return owner, before
+            return owner, before + [e for e in events if e.order >= order and self._carried(e, before, order)]
         return owner, list(events)
+
+    def _carried(self, event: Event, before: list[Event], order: int) -> bool:
+        """`event`, later than a read at `order` in a loop around both, reaches the read on the next pass (unless the
+        loop's own `for` target binds the name again first)."""
+        return any(
+            self.loop_starts.get(id(loop), order) < order and not any(e.op == "for" and e.loops and e.loops[-1] is loop for e in before)
+            for loop in event.loops
+        )
 
 
     def call_of(self, node: cst.Call) -> Call | None:
@@ -288,14 +297,17 @@ class _Walker:
             return
         if isinstance(stmt, (cst.For,)):
             self._expr(stmt.iter, stmt, scope, ctx)
+            start = f._order
             inner_ctx = ctx.enter(loop=stmt, conditional=True, stmt=stmt)
             self._target(stmt.target, scope, "for", stmt, inner_ctx, value=stmt.iter)
             f.loops.append((stmt, scope, ctx.function))
             self._block(stmt.body, scope, inner_ctx)
+            f.loop_starts[id(stmt)] = start
             if stmt.orelse:
                 self._block(stmt.orelse.body, scope, ctx.enter(conditional=True))
             return
         if isinstance(stmt, cst.While):
+            f.loop_starts[id(stmt)] = f._order  # its test runs again on every pass
             self._expr(stmt.test, stmt, scope, ctx)
             inner_ctx = ctx.enter(loop=stmt, conditional=True, stmt=stmt)
             f.loops.append((stmt, scope, ctx.function))
