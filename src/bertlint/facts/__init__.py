@@ -10,8 +10,9 @@ treats as "say nothing": precision beats recall.
 
 The modules import in one direction, each only from those before it:
 `nodes` (the data model, UNKNOWN, tree helpers) <- `names` (library vocabulary) <- `model` (the
-walk and the semantic model) <- `abstract` (the abstract values) <- `functions` (the file's own
-functions: callees, arguments, returns) <- `evaluator` (what Python means; knows no library) <-
+walk and the semantic model) <- `abstract` (the abstract values) <- `runs` (where a function's code runs,
+seen from the scope around it) <- `functions` (the file's own functions: callees, arguments, returns) <- `calls`
+(those functions evaluated for a call) <- `evaluator` (what Python means; knows no library) <-
 `brain/*` (the library models the evaluator runs: tables and small hooks, one module per library
 family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `training`,
 `labels`, `loops`, `tensors` (where a training step's values came from), `weights` (float16 models and

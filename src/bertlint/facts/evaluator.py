@@ -11,10 +11,11 @@ the call it is evaluated for), to one abstract value:
   holds one value);
 - `UNKNOWN`, the one sentinel every consumer treats as "say nothing".
 
-What this module knows is Python: names and the binding in force at a read; targets of any shape (`for`,
+What this module knows is Python: names and the binding in force at a read (for a name of an outer scope, where the
+reading code may run: `runs`); targets of any shape (`for`,
 assignment and comprehension targets, tuples, lists, starred, nested: an `Event`'s `path`); displays; indexing
 and slicing; the file's own functions, methods and classes (their `return`s evaluated for each call's arguments,
-a bounded depth), parameters (the call being evaluated, else what every call site passes, else the default),
+a bounded depth), parameters (the call being evaluated, else what every call site passes, else the default: `calls`),
 `self` attributes, lambdas, `functools.partial`; the builtins enumerate/zip/tuple/list/sorted/range/len; a
 comprehension that maps each element to itself. What a library call makes, what its objects' methods, attributes,
 items and iteration give, is asked of the library models (`brain`), which `values.Values` hands in: this module
@@ -29,13 +30,14 @@ from typing import Any
 import libcst as cst
 
 from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Instance, Pack, Series, agree, constant
-from bertlint.facts.functions import arguments, bind, callee, defined_at, enclosing_class, frame_of, function_scope, is_dataclass
+from bertlint.facts.calls import CallFrames, Calls
+from bertlint.facts.functions import arguments, callee, enclosing_class, frame_of, is_dataclass
 from bertlint.facts.model import Model
-from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, dotted, iter_children, literal, names_in
+from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, dotted, literal, names_in
 from bertlint.facts.runs import orders_in_force
 
 
-class Evaluation(Model):
+class Evaluation(CallFrames, Model):
     """The semantic model of one file with the evaluator's memo. `brains` (the library models, set by `Values`) are
     modules answering the hooks `ask` names (listed in `brain/__init__.py`); each answers None for what is not its
     library's."""
@@ -45,8 +47,6 @@ class Evaluation(Model):
     def __init__(self, module: cst.Module, source: str, path=None):
         super().__init__(module, source, path)
         self._memo: dict[tuple, Any] = {}
-        self._frames: dict[tuple[int, int], Frame | None] = {}
-        self._returns: dict[int, list[cst.BaseExpression | None]] = {}
 
     def evaluate(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, *, cli: bool = True, frame: Frame | None = None) -> Any:
         """The abstract value of `expr` read in `scope` at `order`: a constant, an `Abstract` value, or UNKNOWN."""
@@ -162,41 +162,6 @@ class Evaluation(Model):
                 return found
         return None
 
-    def return_values(self, fn: cst.FunctionDef | cst.Lambda) -> list[cst.BaseExpression | None]:
-        """The values of the `return`s of `fn`'s own body (nested functions and classes left out; a lambda's body),
-        found once."""
-        if isinstance(fn, cst.Lambda):
-            return [fn.body]
-        if id(fn) not in self._returns:
-            found = []
-            stack = list(iter_children(fn.body))
-            while stack:
-                node = stack.pop()
-                if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                    continue
-                if isinstance(node, cst.Return):
-                    found.append(node.value)
-                stack.extend(iter_children(node))
-            self._returns[id(fn)] = found
-        return self._returns[id(fn)]
-
-    def partial_frame(self, partial: Call, fn: cst.FunctionDef) -> Frame:
-        """`partial(collate, tok=tokenizer)` as a frame of `fn`: those arguments bound, the first left free."""
-        key = (id(partial.node), 0)
-        if key not in self._frames:
-            params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)][1:]
-            bound = dict(zip(params, partial.positional[1:]))
-            bound.update(partial.kwargs)
-            self._frames[key] = Frame(fn, {name: (arg.value, partial.scope, partial.order) for name, arg in bound.items()}, None, 1)
-        return self._frames[key]
-
-    def frame_for(self, call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partial: Call | None = None) -> Frame | None:
-        """The frame that evaluates `fn` for `call`'s arguments (one per call and caller); None when they do not bind."""
-        key = (id(call.node), id(caller))
-        if key not in self._frames:
-            self._frames[key] = bind(call, fn, method, caller, partial)
-        return self._frames[key]
-
     # ---- what Python does with a value ---------------------------------------------------
     def item_of(self, value: Any, key: Any) -> Any:
         """`value[key]`: a constant's element, a Pack's, or what the library model of an object says."""
@@ -245,7 +210,7 @@ class Evaluation(Model):
 # the evaluator proper
 
 
-class Evaluator:
+class Evaluator(Calls):
     def __init__(self, values: Evaluation, scope: Scope, order: int | None, cli: bool, frame: Frame | None):
         self.f = values
         self.scope = scope
@@ -512,20 +477,6 @@ class Evaluator:
             return Instance("class", None, cls) if cls is not None and cls.node is event.value else UNKNOWN
         return UNKNOWN
 
-    def param(self, owner: Scope, name: str) -> Any:
-        """A parameter: the argument of the call being evaluated, else what every call site passes, else its default."""
-        if frame_of(self.frame, owner) is None:
-            given = self.f.ask("parameter", self, owner, name)  # a click command's parameter: click passes it
-            if given is not None:
-                return given
-        sources = arguments(self.f, owner, name, self.frame)
-        if sources is None:
-            return UNKNOWN
-        if not sources:  # never called here: a default counts like a command-line default (a caller elsewhere may pass another)
-            default = owner.params[name].default
-            return self.f.evaluate(default, owner.parent, defined_at(owner), cli=True) if default is not None and self.cli else UNKNOWN
-        return agree([self.f.evaluate(expr, scope, order, cli=self.cli, frame=caller) for expr, scope, order, caller in sources])
-
     # attributes and items ---------------------------------------------------------------------
     def _Attribute(self, node):
         text = dotted(node)
@@ -653,27 +604,6 @@ class Evaluator:
                 found = self.f.ask("called", self, called, call)
                 return UNKNOWN if found is None else found
         return UNKNOWN
-
-    def returned(self, call: Call) -> Any:
-        """What the file's own function, method or class that `call` runs returns for these arguments."""
-        target = callee(self.f, call, self.frame)
-        if target is None:
-            return UNKNOWN
-        if isinstance(target, ClassDef):
-            return Instance("instance", call, target)
-        return self.run(target.fn, call, target.method, target.partial)
-
-    def run(self, fn: cst.FunctionDef | cst.Lambda, call: Call, method: bool, partial: Call | None = None) -> Any:
-        """What `fn` returns for `call`'s arguments, when every `return` agrees; once per call, to a bounded depth."""
-        depth = self.frame.depth + 1 if self.frame is not None else 1
-        if depth > MAX_DEPTH:
-            return UNKNOWN
-        frame = self.f.frame_for(call, fn, method, self.frame, partial)
-        if frame is None:
-            return UNKNOWN
-        fn_scope = function_scope(self.f, fn)
-        found = [self.f.evaluate(value, fn_scope, None, cli=self.cli, frame=frame) if value is not None else None for value in self.f.return_values(fn)]
-        return agree(found) if found else UNKNOWN
 
     def _folded_builtin(self, call: Call) -> Any:
         if call.kwargs or call.has_star_args:

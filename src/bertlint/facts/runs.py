@@ -42,10 +42,14 @@ _CYCLE: list[Point] = []  # the answer for a function already being followed (co
 def points(model: Model, scope: Scope, owner: Scope, frame: Frame | None = None) -> list[Point] | None:
     """The points of `owner` where code of `scope` (nested in `owner`) may run, for the call `frame` evaluates (and
     the calls that evaluate its callers); None when they cannot be bounded."""
-    try:
-        return _points(model, scope, owner, frame, frozenset())
-    except _TooMany:
-        return None
+    memo = model.answers.setdefault(points, {})  # once per file, scope, outer scope and frame
+    key = (id(scope), id(owner), id(frame))
+    if key not in memo:
+        try:
+            memo[key] = _points(model, scope, owner, frame, frozenset())
+        except _TooMany:
+            memo[key] = None
+    return memo[key]
 
 
 def orders_in_force(model: Model, name: str, scope: Scope, owner: Scope, frame: Frame | None = None) -> list[int] | None:

@@ -13,7 +13,7 @@ import libcst as cst
 from bertlint import knowledge
 from bertlint.facts.brain import tensors
 from bertlint.facts.names import ENCODE_METHODS, same_symbol
-from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store, dotted, literal, walk
+from bertlint.facts.nodes import UNKNOWN, Call, Store, dotted, literal, walk
 from bertlint.facts.values import ModelLoad, param_arguments
 from bertlint.facts.values import Values as Facts
 

@@ -17,8 +17,8 @@ import libcst as cst
 from bertlint import knowledge
 from bertlint.facts.brain import BRAINS, config, tables
 from bertlint.facts.brain.transformers import ModelLoad, holds_tokenizer, is_keras_model, is_tokenizer_load, model_load
-from bertlint.facts.abstract import FAILURES, MAX_DEPTH, Abstract, Binding, Instance, Pack, Series, agree
-from bertlint.facts.evaluator import Evaluation, Evaluator
+from bertlint.facts.abstract import MAX_DEPTH, Abstract, Binding, Instance, Pack, Series, agree
+from bertlint.facts.evaluator import Evaluation
 from bertlint.facts.functions import param_arguments, returns_of
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, is_trainer_class
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store
