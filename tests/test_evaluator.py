@@ -566,3 +566,28 @@ def test_a_method_parameter_another_call_may_pass_is_unknown(source):
 )
 def test_a_binding_later_in_a_loop_reaches_the_read_on_the_next_pass(source, padding):
     assert padding_reaching(source) == padding
+
+
+# --------------------------------------------------------------------------- a function a library runs before the call returns
+
+MAPPED = """\
+import datasets
+raw = datasets.{source}
+def encode(batch):
+    return tok(batch["text"], padding=True)
+mapped = raw.map(encode, batched=True)
+tok = AutoTokenizer.from_pretrained("gpt2")
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "known"),
+    [
+        ('Dataset.from_dict({"text": ["a", "b"]})', True),  # Dataset.map runs `encode` before returning
+        ('load_dataset("imdb", split="train")', True),
+        ('load_dataset("imdb", split="train", streaming=True)', False),  # an IterableDataset runs it later, when iterated
+    ],
+)
+def test_a_map_function_reads_the_names_bound_when_map_runs_it(source, known):
+    facts = facts_of(TWO + MAPPED.format(source=source))
+    assert (last_call(facts, "tok") in facts.tokenizer_calls) is known

@@ -578,6 +578,9 @@ def _loader_forward(s: Script, model: str, tok: str) -> None:
                 tok_used = _tokenize(s, tok, 'b["text"]', "out", ["texts:dataset-map-column"])[1]
                 s.emit("return out")
             s.emit(f'{ds} = {raw}.map({fn}, batched=True, remove_columns=["text"])')
+            if s.draw(st.booleans()):  # a later cell loads another tokenizer under the name the map function read
+                s.emit(f"{tok} = {DECOYS['tokenizer']}")
+                tok_used.append("map-then-name-rebound")
         s.sink(f"{loader} = DataLoader({ds}, batch_size={bs})", {"batch_size": bs_used})
     m_used: list[str] = []
     m = wrap(s, model, "model", m_used)

@@ -153,6 +153,9 @@ class Evaluation(CallFrames, Model):
         group = self._sharing[0].get(name)
         return group is not None and (group, attr) in self._sharing[2]
 
+    def calls_back(self, call: Call) -> bool:
+        return bool(self.ask("calls_back", Evaluator(self, call.scope, call.order, True, None), call))
+
     def ask(self, hook: str, *args) -> Any:
         """The first library model's answer to `hook`, or None."""
         for brain in self.brains:

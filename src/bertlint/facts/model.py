@@ -188,6 +188,11 @@ class Model:
         )
 
 
+    def calls_back(self, call: Call) -> bool:
+        """Does the library run a function passed to `call` before the call returns? (Nothing here knows a library: the
+        value layer asks its library models.)"""
+        return False
+
     def call_of(self, node: cst.Call) -> Call | None:
         return self._call_index.get(id(node))
 

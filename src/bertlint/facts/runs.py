@@ -3,8 +3,9 @@ lambda, comprehension, class body or method of the file may run. A name of the o
 binding in force there (a notebook's `model` loaded in one cell and rebound in a later one is, inside `train()`, the
 model bound where `train()` is called), not its last binding.
 
-A function runs where it is called by name (each call site, lifted through the functions that call it); one passed
-along (`Trainer(compute_metrics=f)`, `ds.map(f)`), decorated by something that may call it, never called in the
+A function runs where it is called by name (each call site, lifted through the functions that call it) or passed to
+a call that runs it before returning (`ds.map(f)` of a `datasets.Dataset`, as the library models say); one passed
+along otherwise (`Trainer(compute_metrics=f)`), decorated by something that may call it, never called in the
 file, or a method (called on an instance the file may hand anywhere) may run where that happens or any time after:
 a ray, joining every binding from there on. A comprehension runs where it sits, a class body at its `class`
 statement. A call inside a loop also sees the bindings later in that loop (the next pass). The file runs as a
@@ -45,6 +46,7 @@ def points(model: Model, scope: Scope, owner: Scope, frame: Frame | None = None)
     memo = model.answers.setdefault(points, {})  # once per file, scope, outer scope and frame
     key = (id(scope), id(owner), id(frame))
     if key not in memo:
+        memo[key] = None  # asked again while being found (a library model evaluating a receiver): not bounded
         try:
             memo[key] = _points(model, scope, owner, frame, frozenset())
         except _TooMany:
@@ -98,7 +100,7 @@ def _points(model: Model, scope: Scope, owner: Scope, frame: Frame | None, visit
     visiting = visiting | {id(scope)}
     found: list[Point] = []
     for node, where, order, loops in loads:
-        call = _called(model, node)
+        call = _called(model, node) or _called_back(model, node)
         point = Point(call.order, call.loops, False) if call is not None else Point(order, loops, True)
         lifted = _at(model, where, owner, None, point, visiting)
         if lifted is None:
@@ -148,6 +150,14 @@ def _called(model: Model, node: cst.Name) -> Call | None:
     """The call whose callee `node` is (`f(...)`), or None for a name passed along."""
     parent = model.parent(node)
     return model.call_of(parent) if isinstance(parent, cst.Call) and parent.func is node else None
+
+
+def _called_back(model: Model, node: cst.Name) -> Call | None:
+    """The call `node` is passed to when the library runs it before that call returns (`ds.map(tokenize)`)."""
+    arg = model.parent(node)
+    parent = model.parent(arg) if isinstance(arg, cst.Arg) and arg.value is node else None
+    call = model.call_of(parent) if isinstance(parent, cst.Call) else None
+    return call if call is not None and model.calls_back(call) else None
 
 
 def _wrapping(model: Model, decorator: cst.BaseExpression, scope: Scope) -> bool:
