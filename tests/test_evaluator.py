@@ -591,3 +591,8 @@ tok = AutoTokenizer.from_pretrained("gpt2")
 def test_a_map_function_reads_the_names_bound_when_map_runs_it(source, known):
     facts = facts_of(TWO + MAPPED.format(source=source))
     assert (last_call(facts, "tok") in facts.tokenizer_calls) is known
+
+
+def test_the_batch_rebound_in_a_loop_nested_in_an_epoch_loop_stays_known():
+    source = LOADER + "for epoch in range(2):\n    for batch in loader:\n        batch = tuple(t.to('cpu') for t in batch)\n        model(batch[0])\n"
+    assert ids_reaching(source) == ("ids", "input_ids", "encoding")

@@ -56,7 +56,7 @@ class Model:
         self.module_scope = Scope("module", module, None)
         self.self_attrs: dict[str, list[tuple[cst.BaseExpression, Scope, int]]] = {}  # "self.x" -> (value, scope, order) per assignment
         self.name_loads: dict[str, list[tuple[cst.Name, Scope, int, tuple]]] = {}  # name -> (node, scope, order, loops) of each read
-        self.loop_starts: dict[int, int] = {}  # id(loop) -> the last order before its first pass
+        self.loop_spans: dict[int, tuple[int, int]] = {}  # id(loop) -> (the last order before a pass, the last in it)
         self.star_imports: list[str] = []  # modules of `from m import *`
         self._order = 0
         self._stmt_of: dict[int, cst.CSTNode] = {}
@@ -181,11 +181,12 @@ class Model:
 
     def _carried(self, event: Event, before: list[Event], order: int) -> bool:
         """`event`, later than a read at `order` in a loop around both, reaches the read on the next pass (unless the
-        loop's own `for` target binds the name again first)."""
-        return any(
-            self.loop_starts.get(id(loop), order) < order and not any(e.op == "for" and e.loops and e.loops[-1] is loop for e in before)
-            for loop in event.loops
-        )
+        `for` target of that loop, or of a loop in it around the read, binds the name again first)."""
+        return any(self._around(loop, order) and not any(e.op == "for" and any(m is loop for m in e.loops) and self._around(e.loops[-1], order) for e in before) for loop in event.loops)
+
+    def _around(self, loop: cst.CSTNode, order: int) -> bool:
+        start, end = self.loop_spans.get(id(loop), (order, order))
+        return start < order <= end
 
 
     def calls_back(self, call: Call) -> bool:
@@ -307,16 +308,17 @@ class _Walker:
             self._target(stmt.target, scope, "for", stmt, inner_ctx, value=stmt.iter)
             f.loops.append((stmt, scope, ctx.function))
             self._block(stmt.body, scope, inner_ctx)
-            f.loop_starts[id(stmt)] = start
+            f.loop_spans[id(stmt)] = (start, f._order)
             if stmt.orelse:
                 self._block(stmt.orelse.body, scope, ctx.enter(conditional=True))
             return
         if isinstance(stmt, cst.While):
-            f.loop_starts[id(stmt)] = f._order  # its test runs again on every pass
+            start = f._order  # its test runs again on every pass
             self._expr(stmt.test, stmt, scope, ctx)
             inner_ctx = ctx.enter(loop=stmt, conditional=True, stmt=stmt)
             f.loops.append((stmt, scope, ctx.function))
             self._block(stmt.body, scope, inner_ctx)
+            f.loop_spans[id(stmt)] = (start, f._order)
             if stmt.orelse:
                 self._block(stmt.orelse.body, scope, ctx.enter(conditional=True))
             return
