@@ -420,6 +420,7 @@ def padding_reaching(source: str):
         ("enc = to_max\ndef step():\n    model(**enc)\nenc = padded\nfor _ in range(2):\n    step()\n", "True"),  # called in a loop
         ("enc = padded\nlabel = [model(**enc) for _ in range(2)]\nenc = to_max\n", "True"),  # a comprehension runs where it sits
         ("def main():\n    enc = to_max\n    enc = padded\n    def inner():\n        model(**enc)\n    inner()\nmain()\n", "True"),  # a closure
+        ("import torch\nenc = padded\n@torch.no_grad()\ndef evaluate():\n    model(**enc)\nevaluate()\nenc = to_max\n", "True"),  # a wrapper
     ],
 )
 def test_an_outer_name_holds_the_binding_in_force_where_the_function_runs(source, padding):

@@ -156,6 +156,9 @@ class Evaluation(CallFrames, Model):
     def calls_back(self, call: Call) -> bool:
         return bool(self.ask("calls_back", Evaluator(self, call.scope, call.order, True, None), call))
 
+    def wraps(self, decorator: str | None) -> bool:
+        return bool(self.ask("wraps", decorator))
+
     def ask(self, hook: str, *args) -> Any:
         """The first library model's answer to `hook`, or None."""
         for brain in self.brains:

@@ -194,6 +194,11 @@ class Model:
         value layer asks its library models.)"""
         return False
 
+    def wraps(self, decorator: str | None) -> bool:
+        """Does the library decorator `decorator` (a qualified name) return a wrapper that runs the function only when
+        called? (Asked of the library models, like `calls_back`.)"""
+        return False
+
     def call_of(self, node: cst.Call) -> Call | None:
         return self._call_index.get(id(node))
 

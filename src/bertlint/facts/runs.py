@@ -22,8 +22,9 @@ from bertlint.facts.abstract import Frame
 from bertlint.facts.model import Model
 from bertlint.facts.nodes import Call, Event, Scope, dotted
 
-# decorators that return a wrapper running the function only when the wrapper is called
-WRAPPING_DECORATORS = frozenset({"torch.no_grad", "torch.inference_mode", "torch.enable_grad", "functools.lru_cache", "functools.cache", "functools.wraps"})
+# decorators of Python's that return a wrapper running the function only when the wrapper is called (a library's: the
+# library models, `Model.wraps`)
+WRAPPING_DECORATORS = frozenset({"functools.lru_cache", "functools.cache", "functools.wraps"})
 MAX_POINTS = 64  # points followed through the file's call graph before giving up
 
 
@@ -162,4 +163,5 @@ def _called_back(model: Model, node: cst.Name) -> Call | None:
 
 def _wrapping(model: Model, decorator: cst.BaseExpression, scope: Scope) -> bool:
     func = decorator.func if isinstance(decorator, cst.Call) else decorator
-    return model.qualname(func, scope) in WRAPPING_DECORATORS or dotted(func) in ("staticmethod", "classmethod")
+    qualname = model.qualname(func, scope)
+    return qualname in WRAPPING_DECORATORS or dotted(func) in ("staticmethod", "classmethod") or model.wraps(qualname)
