@@ -560,7 +560,7 @@ def test_a_method_parameter_another_call_may_pass_is_unknown(source):
     [
         ("for enc in [padded]:\n    model(**enc)\n    enc = to_max\n", "True"),  # the loop's own target binds it again first
         ("enc = padded\nfor _ in range(2):\n    model(**enc)\nenc = to_max\n", "True"),  # rebound after the loop
-        ("for _ in range(2):\n    enc = padded\n    model(**enc)\n    enc = to_max\n", None),  # bound again before the read: not seen (only a `for` target is), unknown
+        ("for _ in range(2):\n    enc = padded\n    model(**enc)\n    enc = to_max\n", "True"),  # bound again first on every pass
         ("enc = padded\nfor _ in range(2):\n    model(**enc)\n    enc = to_max\n", None),  # the next pass reads to_max
         ("enc = padded\nwhile True:\n    model(**enc)\n    enc = to_max\n", None),
     ],
@@ -597,3 +597,10 @@ def test_a_map_function_reads_the_names_bound_when_map_runs_it(source, known):
 def test_the_batch_rebound_in_a_loop_nested_in_an_epoch_loop_stays_known():
     source = LOADER + "for epoch in range(2):\n    for batch in loader:\n        batch = tuple(t.to('cpu') for t in batch)\n        model(batch[0])\n"
     assert ids_reaching(source) == ("ids", "input_ids", "encoding")
+
+
+def test_a_name_bound_again_first_on_every_pass_stays_known():
+    source = LOADER + "for epoch in range(2):\n    for batch in loader:\n        ids = batch[0]\n        ids = ids.to('cpu')\n        model(ids)\n"
+    assert ids_reaching(source) == ("ids", "input_ids", "encoding")
+    source = LOADER + "ids = None\nfor batch in loader:\n    if len(batch) > 2:\n        ids = batch[0]\n    ids = ids.to('cpu')\n    model(ids)\n"
+    assert ids_reaching(source) is None  # bound again in a branch only: the last pass's may reach the read

@@ -17,7 +17,7 @@ import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts.names import BUILTINS, CONVENTIONAL_MODULES, KNOWN_LIBRARIES, same_symbol
-from bertlint.facts.nodes import Call, ClassDef, Event, Scope, Store, dotted, iter_children, walk
+from bertlint.facts.nodes import BRANCH, Call, ClassDef, Event, Scope, Store, dotted, iter_children, walk
 
 T = TypeVar("T")
 
@@ -180,9 +180,16 @@ class Model:
         return owner, list(events)
 
     def _carried(self, event: Event, before: list[Event], order: int) -> bool:
-        """`event`, later than a read at `order` in a loop around both, reaches the read on the next pass (unless the
-        `for` target of that loop, or of a loop in it around the read, binds the name again first)."""
-        return any(self._around(loop, order) and not any(e.op == "for" and any(m is loop for m in e.loops) and self._around(e.loops[-1], order) for e in before) for loop in event.loops)
+        """`event`, later than a read at `order` in a loop around both, reaches the read on the next pass, unless a
+        binding in that loop binds the name again first on every pass (a `for` target, or an assignment in no branch
+        of the innermost loop around it, that loop around the read)."""
+        return any(self._around(loop, order) and not any(self._binds_first(e, loop, order) for e in before) for loop in event.loops)
+
+    def _binds_first(self, event: Event, loop: cst.CSTNode, order: int) -> bool:
+        if event.op not in ("assign", "for", "import", "def") or not any(m is loop for m in event.loops) or not self._around(event.loops[-1], order):
+            return False
+        inner = max(i for i, m in enumerate(event.around) if m is event.loops[-1])
+        return BRANCH not in event.around[inner + 1 :]
 
     def _around(self, loop: cst.CSTNode, order: int) -> bool:
         start, end = self.loop_spans.get(id(loop), (order, order))
@@ -456,7 +463,7 @@ class _Walker:
         if mutation:
             owner = scope.lookup_scope(name)
             target_scope = owner if owner is not None else scope
-        event = Event(self._next(), op, value, ctx.conditional if target_scope is scope else True, ctx.loops, index, whole, path)
+        event = Event(self._next(), op, value, ctx.conditional if target_scope is scope else True, ctx.loops, index, whole, path, ctx.around if target_scope is scope else (BRANCH,))
         target_scope.events.setdefault(name, []).append(event)
 
     def _target(self, target, scope: Scope, op: str, stmt, ctx: _Ctx, value=None, whole=None, path: tuple = ()) -> None:
@@ -593,6 +600,7 @@ class _Ctx:
     withs: tuple = ()
     conditional: bool = False
     stmt: cst.CSTNode | None = None
+    around: tuple = ()  # the loops and branches (BRANCH) around, outermost first
 
     def enter(self, *, loop=None, with_=None, conditional: bool = False, stmt=None, in_try: bool = False) -> _Ctx:
         return _Ctx(
@@ -601,5 +609,6 @@ class _Ctx:
             self.withs + ((with_,) if with_ is not None else ()),
             self.conditional or conditional,
             stmt or self.stmt,
+            self.around + ((loop,) if loop is not None else (BRANCH,) if conditional else ()),
         )
 

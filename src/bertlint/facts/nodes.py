@@ -65,6 +65,10 @@ class Event:
     index: int | None = None  # position in a flat tuple unpacking whose value is not a display
     whole: cst.CSTNode | None = None  # for assign/for: the value assigned or the iterable looped over, whole
     path: tuple = ()  # where the name sits in the target: positions (negative after a starred one) and slices
+    around: tuple = ()  # the loops and branches (BRANCH: an if, try, except, match case) of its scope around it, outermost first
+
+
+BRANCH = "branch"  # a branch in `Event.around`: the code in it may not run
 
 
 @dataclass(eq=False)
