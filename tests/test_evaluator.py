@@ -473,3 +473,208 @@ def test_tf_data_dataset_through_its_methods(source):
 ])
 def test_tf_data_dataset_not_claimed_for_others(source):
     assert tf_dataset_kind(source) != "tf_dataset"
+
+
+# --------------------------------------------------------------------------- a name of an outer scope bound more than once
+
+
+def padding_reaching(source: str):
+    """The `padding` of the tokenizer call whose encoding reaches the last `model(**...)`, or None."""
+    found = encoding_reaching(source)
+    return None if found is None or found.kind != "encoding" else found.call.kwargs["padding"].value.value
+
+
+@pytest.mark.parametrize(
+    ("source", "padding"),
+    [
+        ("enc = to_max\nenc = padded\ndef train():\n    model(**enc)\ntrain()\n", "True"),  # called after the last rebinding
+        ("enc = padded\ndef train():\n    model(**enc)\ntrain()\nenc = to_max\n", "True"),  # a later cell rebinds it after the run
+        ("enc = padded\ndef train():\n    model(**enc)\ntrain()\ntrain()\nenc = to_max\n", "True"),  # every call sees the same
+        ("enc = padded\ndef step():\n    model(**enc)\ndef main():\n    step()\nmain()\nenc = to_max\n", "True"),  # through a caller
+        ("enc = to_max\ndef step():\n    model(**enc)\nenc = padded\nfor _ in range(2):\n    step()\n", "True"),  # called in a loop
+        ("enc = padded\nlabel = [model(**enc) for _ in range(2)]\nenc = to_max\n", "True"),  # a comprehension runs where it sits
+        ("def main():\n    enc = to_max\n    enc = padded\n    def inner():\n        model(**enc)\n    inner()\nmain()\n", "True"),  # a closure
+        ("import torch\nenc = padded\n@torch.no_grad()\ndef evaluate():\n    model(**enc)\nevaluate()\nenc = to_max\n", "True"),  # a wrapper
+    ],
+)
+def test_an_outer_name_holds_the_binding_in_force_where_the_function_runs(source, padding):
+    assert padding_reaching(source) == padding
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "enc = padded\ndef train():\n    model(**enc)\ntrain()\nenc = to_max\ntrain()\n",  # two calls, two encodings
+        "enc = padded\ndef train():\n    model(**enc)\nrun = train\nenc = to_max\nrun()\n",  # passed along: may run any time after
+        "enc = padded\ndef train():\n    model(**enc)\nenc = to_max\n",  # never called in the file
+        "enc = padded\ndef step():\n    model(**enc)\nfor _ in range(2):\n    step()\n    enc = to_max\n",  # the next pass sees the rebinding
+        "enc = padded\nclass Runner:\n    def run(self):\n        model(**enc)\nRunner().run()\nenc = to_max\n",  # a method: any time after
+        "enc = padded\ndef train():\n    model(**enc)\ndef rebind():\n    global enc\n    enc = to_max\nrebind()\ntrain()\n",  # a function rebinds it
+        "enc = padded\nimport atexit\n@atexit.register\ndef train():\n    model(**enc)\ntrain()\nenc = to_max\n",  # a decorator that calls it later
+    ],
+)
+def test_an_outer_name_that_may_hold_another_binding_where_the_function_runs_is_unknown(source):
+    assert padding_reaching(source) is None
+
+
+@pytest.mark.parametrize(
+    ("source", "lr"),
+    [
+        ("LR = 1e-3\ndef train():\n    print(lr=LR)\nLR = 1e-5\ntrain()\n", 1e-5),
+        ("LR = 1e-5\ndef train():\n    print(lr=LR)\ntrain()\nLR = 1e-3\n", 1e-5),
+        ("def rate():\n    return 1e-3\ndef rate():\n    return 1e-5\ndef train():\n    print(lr=rate())\ntrain()\n", 1e-5),  # the def in force
+        ("def rate():\n    return 1e-5\ndef train():\n    print(lr=rate())\ntrain()\ndef rate():\n    return 1e-3\n", 1e-5),
+        ("LR = 1e-5\ndef train():\n    print(lr=LR)\ntrain()\nLR = 1e-3\ntrain()\n", UNKNOWN),
+    ],
+)
+def test_an_outer_constant_or_function_is_the_one_in_force_where_the_function_runs(source, lr):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") == lr
+
+
+# --------------------------------------------------------------------------- `*args` and `**kwargs` beside known arguments
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def make(lr, wd=0):\n    return lr\nkw = {'wd': 0.1}\nprint(lr=make(1e-5, **kw))\n",  # a positional before **kwargs
+        "def make(lr, *rest):\n    return lr\nprint(lr=make(1e-5, *[1, 2]))\n",  # ... before *args
+        "def train(lr, wd=0):\n    print(lr=lr)\nkw = {'wd': 0.1}\ntrain(1e-5, **kw)\n",  # a parameter its call sites pass by position
+        "class Opt:\n    def __init__(self, lr=1e-3, wd=0):\n        self.lr = lr\nkw = {'wd': 0.1}\nprint(lr=Opt(1e-5, **kw).lr)\n",
+    ],
+)
+def test_a_positional_beside_star_arguments_is_that_positional(source):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") == 1e-5
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def make(lr=1e-5):\n    return lr\nkw = {'lr': 1e-3}\nprint(lr=make(**kw))\n",  # a keyword may hide in **kwargs
+        "def make(a, lr=1e-5):\n    return lr\nprint(lr=make(*[0, 1e-3]))\n",  # ... a position in *args
+        "def train(lr=1e-5):\n    print(lr=lr)\nkw = {'lr': 1e-3}\ntrain(**kw)\n",
+        "def make(a, lr):\n    return lr\nrest = [1e-3]\nprint(lr=make(*rest, 1e-5))\n",  # a positional after *args: its position is unknown
+        "from dataclasses import dataclass\n@dataclass\nclass Cfg:\n    lr: float = 1e-5\nkw = {'lr': 1e-3}\nprint(lr=Cfg(**kw).lr)\n",
+    ],
+)
+def test_an_argument_that_star_arguments_may_pass_is_unknown(source):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN
+
+
+def test_a_checkpoint_passed_beside_kwargs_is_known():
+    facts = facts_of("from transformers import AutoModel\nkw = {'num_labels': 2}\nm = AutoModel.from_pretrained('bert-base-uncased', **kw)\n")
+    assert facts.arg_value(last_call(facts, "AutoModel.from_pretrained"), 0, "pretrained_model_name_or_path") == "bert-base-uncased"
+
+
+# --------------------------------------------------------------------------- a lambda or a partial called where it is made
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "functools.partial(pick, 0)(1e-5)",
+        "functools.partial(pick, p=1e-5)(0)",
+        "functools.partial(pick)(0, 1e-5)",
+        "(lambda: 1e-5)()",
+        "(lambda p: p)(1e-5)",
+        "(lambda a, p=1e-5: p)(0)",
+    ],
+)
+def test_a_lambda_or_partial_called_at_once_runs(expr):
+    facts = facts_of(f"import functools\ndef pick(a, p):\n    return p\nprint(lr={expr})\n")
+    assert facts.kw_value(last_call(facts, "print"), "lr") == 1e-5
+
+
+def test_a_tokenizer_handed_through_a_lambda_is_called():
+    found = encoding_reaching("enc = (lambda t: t)(tok)(['a', 'b c'], padding=True)\nmodel(**enc)\n")
+    assert found is not None and found.kind == "encoding"
+
+
+def test_a_partial_called_with_what_it_binds_again_is_unknown():
+    facts = facts_of("import functools\ndef pick(a, p):\n    return p\nprint(lr=functools.partial(pick, p=1e-5)(0, **{'p': 1e-3}))\n")
+    assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN
+
+
+# --------------------------------------------------------------------------- a method's parameter, from every call that may run it
+
+
+def test_a_method_called_on_self_takes_what_its_call_passes():
+    facts = facts_of("class T:\n    def __init__(self, cfg):\n        self.make(cfg['lr'])\n    def make(self, lr):\n        print(lr=lr)\nT({'lr': 1e-5})\n")
+    assert facts.kw_value(last_call(facts, "print"), "lr") == 1e-5
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a subclass's __init__ passes another value through super()
+        "class A:\n    def __init__(self, lr=1e-5):\n        print(lr=lr)\nclass B(A):\n    def __init__(self):\n        super().__init__(lr=1e-3)\nB()\n",
+        # a subclass constructed with another value runs the base's __init__
+        "class A:\n    def __init__(self, lr=1e-5):\n        print(lr=lr)\nclass B(A):\n    pass\nA()\nB(lr=1e-3)\n",
+        # a subclass's method calls the inherited one on self with another value
+        "class T:\n    def make(self, lr=1e-5):\n        print(lr=lr)\nclass U(T):\n    def go(self):\n        self.make(1e-3)\nT().make()\nU().go()\n",
+        # the receiver passed by hand
+        "class T:\n    def make(self, lr=1e-5):\n        print(lr=lr)\nt = T()\nt.make()\nT.make(t, 1e-3)\n",
+        # a library base may call it with anything
+        "import torch\nclass T(torch.nn.Module):\n    def step(self, lr):\n        print(lr=lr)\n    def go(self):\n        self.step(1e-5)\n",
+    ],
+)
+def test_a_method_parameter_another_call_may_pass_is_unknown(source):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN
+
+
+# --------------------------------------------------------------------------- a binding later in a loop around the read
+
+
+@pytest.mark.parametrize(
+    ("source", "padding"),
+    [
+        ("for enc in [padded]:\n    model(**enc)\n    enc = to_max\n", "True"),  # the loop's own target binds it again first
+        ("enc = padded\nfor _ in range(2):\n    model(**enc)\nenc = to_max\n", "True"),  # rebound after the loop
+        ("for _ in range(2):\n    enc = padded\n    model(**enc)\n    enc = to_max\n", "True"),  # bound again first on every pass
+        ("enc = padded\nfor _ in range(2):\n    model(**enc)\n    enc = to_max\n", None),  # the next pass reads to_max
+        ("enc = padded\nwhile True:\n    model(**enc)\n    enc = to_max\n", None),
+    ],
+)
+def test_a_binding_later_in_a_loop_reaches_the_read_on_the_next_pass(source, padding):
+    assert padding_reaching(source) == padding
+
+
+# --------------------------------------------------------------------------- a function a library runs before the call returns
+
+MAPPED = """\
+import datasets
+raw = datasets.{source}
+def encode(batch):
+    return tok(batch["text"], padding=True)
+mapped = raw.map(encode, batched=True)
+tok = AutoTokenizer.from_pretrained("gpt2")
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "known"),
+    [
+        ('Dataset.from_dict({"text": ["a", "b"]})', True),  # Dataset.map runs `encode` before returning
+        ('load_dataset("imdb", split="train")', True),
+        ('load_dataset("imdb", split="train", streaming=True)', False),  # an IterableDataset runs it later, when iterated
+    ],
+)
+def test_a_map_function_reads_the_names_bound_when_map_runs_it(source, known):
+    facts = facts_of(TWO + MAPPED.format(source=source))
+    assert (last_call(facts, "tok") in facts.tokenizer_calls) is known
+
+
+def test_the_batch_rebound_in_a_loop_nested_in_an_epoch_loop_stays_known():
+    source = LOADER + "for epoch in range(2):\n    for batch in loader:\n        batch = tuple(t.to('cpu') for t in batch)\n        model(batch[0])\n"
+    assert ids_reaching(source) == ("ids", "input_ids", "encoding")
+
+
+def test_a_name_bound_again_first_on_every_pass_stays_known():
+    source = LOADER + "for epoch in range(2):\n    for batch in loader:\n        ids = batch[0]\n        ids = ids.to('cpu')\n        model(ids)\n"
+    assert ids_reaching(source) == ("ids", "input_ids", "encoding")
+    source = LOADER + "ids = None\nfor batch in loader:\n    if len(batch) > 2:\n        ids = batch[0]\n    ids = ids.to('cpu')\n    model(ids)\n"
+    assert ids_reaching(source) is None  # bound again in a branch only: the last pass's may reach the read

@@ -266,11 +266,13 @@ def _c_closure(s: Script, e: str, typ: str) -> str:
 
 def _c_lambda(s: Script, e: str, typ: str) -> str:
     g = s.fresh("g")
-    shape = s.draw(st.sampled_from(range(3)))
+    shape = s.draw(st.sampled_from(range(4)))
     if shape == 0:
         return f"(lambda: {e})()"
     if shape == 1:
         return f"(lambda p: p)({e})"
+    if shape == 3:
+        return f"(lambda p={e}: p)()"
     s.emit(f"{g} = lambda p: p")
     return f"{g}({e})"
 
@@ -278,7 +280,8 @@ def _c_lambda(s: Script, e: str, typ: str) -> str:
 def _c_partial(s: Script, e: str, typ: str) -> str:
     f = s.fresh("f")
     s.emit(f"def {f}(a, p):\n    return p")
-    return s.draw(st.sampled_from([f"functools.partial({f}, 0)({e})", f"functools.partial({f}, p={e})(0)", f"functools.partial({f})(0, {e})"]))
+    return s.draw(st.sampled_from([f"functools.partial({f}, 0)({e})", f"functools.partial({f}, p={e})(0)", f"functools.partial({f})(0, {e})",
+                                   f"functools.partial({f}, p={_other(s, typ)})(0, **{{\"p\": {e}}})"]))
 
 
 def _c_builtin(s: Script, e: str, typ: str) -> str:
@@ -341,6 +344,45 @@ def _c_two_sites(s: Script, e: str, typ: str) -> str:
     f = s.fresh("f")
     s.emit(f"def {f}(p):\n    return p\n{f}({_other(s, typ)})")
     return f"{f}({e})"
+
+
+def _c_outer_rebound(s: Script, e: str, typ: str) -> str:
+    """A name of the scope around a function bound twice, the function reading it called before or after the
+    rebinding (directly, through another function, in a loop), or a function redefined."""
+    v, f, g, r, n = s.fresh("v"), s.fresh("f"), s.fresh("g"), s.fresh("r"), s.fresh("_n")
+    other = _other(s, typ)
+    shape = s.draw(st.sampled_from(range(5)))
+    if shape == 0:
+        s.emit(f"{v} = {other}\n{v} = {e}\ndef {f}():\n    return {v}")
+        return f"{f}()"
+    if shape == 1:
+        s.emit(f"{v} = {e}\ndef {f}():\n    return {v}\n{r} = {f}()\n{v} = {other}")
+        return r
+    if shape == 2:
+        s.emit(f"{v} = {e}\ndef {f}():\n    return {v}\ndef {g}():\n    return {f}()\n{r} = {g}()\n{v} = {other}")
+        return r
+    if shape == 3:
+        s.emit(f"{v} = {other}\ndef {f}():\n    return {v}\n{v} = {e}\nfor {n} in range(2):\n    {r} = {f}()")
+        return r
+    s.emit(f"def {f}():\n    return {other}\ndef {f}():\n    return {e}\ndef {g}():\n    return {f}()\n{r} = {g}()\ndef {f}():\n    return {other}")
+    return r
+
+
+def _c_star_arguments(s: Script, e: str, typ: str) -> str:
+    """A call of the file's function with `*args` or `**kwargs` beside the positional that carries the value."""
+    f, extra = s.fresh("f"), s.fresh("extra")
+    shape = s.draw(st.sampled_from(range(4)))
+    if shape == 0:
+        s.emit(f"def {f}(p, q=0):\n    return p\n{extra} = {{\"q\": 1}}")
+        return f"{f}({e}, **{extra})"
+    if shape == 1:
+        s.emit(f"def {f}(p, *rest):\n    return p")
+        return f"{f}({e}, *[1, 2])"
+    if shape == 2:
+        s.emit(f"def {f}(p, **kw):\n    return p\n{extra} = {{\"x\": 1}}")
+        return f"{f}({e}, **{extra})"
+    s.emit(f"def {f}(p=None, **kw):\n    return p\n{extra} = {{\"p\": {e}}}")
+    return f"{f}(**{extra})"
 
 
 def _c_loop(s: Script, e: str, typ: str) -> str:
@@ -433,6 +475,8 @@ CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "branch-between-objects": (_c_branch_between, OBJECTS[:4]),
     "two-call-sites": (_c_two_sites, SCALARS + ("texts",)),
     "two-call-sites-objects": (_c_two_sites, OBJECTS[:4]),
+    "outer-scope-rebound": (_c_outer_rebound, SCALARS + ("texts",) + OBJECTS[:4]),
+    "star-arguments": (_c_star_arguments, ()),
     "loop": (_c_loop, ()),
     "keeping-method": (_c_keeping, ("tensor", "model", "encoding")),
     "argparse": (_c_argparse, SCALARS + ("texts",)),
@@ -550,6 +594,9 @@ def _loader_forward(s: Script, model: str, tok: str) -> None:
                 tok_used = _tokenize(s, tok, 'b["text"]', "out", ["texts:dataset-map-column"])[1]
                 s.emit("return out")
             s.emit(f'{ds} = {raw}.map({fn}, batched=True, remove_columns=["text"])')
+            if s.draw(st.booleans()):  # a later cell loads another tokenizer under the name the map function read
+                s.emit(f"{tok} = {DECOYS['tokenizer']}")
+                tok_used.append("map-then-name-rebound")
         s.sink(f"{loader} = DataLoader({ds}, batch_size={bs})", {"batch_size": bs_used})
     m_used: list[str] = []
     m = wrap(s, model, "model", m_used)
@@ -590,7 +637,8 @@ def _loader_forward(s: Script, model: str, tok: str) -> None:
 @st.composite
 def scripts(draw, pending: bool = False) -> Script:
     """Loads, then a forward (fed directly or from a loader's batches), an optimizer and TrainingArguments; at module
-    level or in `main()`, the training part maybe in a `train(model, tok)` helper."""
+    level or in `main()`, the training part maybe in a `train(model, tok)` helper or a method its class calls on self
+    (the class constructed, or a subclass of it)."""
     s = Script(draw, pending)
     in_main = draw(st.booleans())
     with s.block("def main():") if in_main else contextlib.nullcontext():
@@ -601,11 +649,21 @@ def scripts(draw, pending: bool = False) -> Script:
         s.sink(f"tok = AutoTokenizer.from_pretrained({ckpt})", {"checkpoint": used})
         used = []
         ckpt = scalar(s, "ckpt", used)
+        if draw(st.booleans()):
+            s.emit('load_options = {"num_labels": 2}')
+            ckpt += ", **load_options"
+            used.append("load-kwargs")
         s.sink(f"model = AutoModelForSequenceClassification.from_pretrained({ckpt})", {"checkpoint": used})
-        helper = draw(st.booleans())
-        with s.block("def train(model, tok):") if helper else contextlib.nullcontext():
+        helper = draw(st.sampled_from((None, "train-function", "train-method", "train-method-of-subclass")))
+        with contextlib.ExitStack() as blocks:
+            if helper == "train-function":
+                blocks.enter_context(s.block("def train(model, tok):"))
+            elif helper is not None:  # a method its class's __init__ calls on self
+                blocks.enter_context(s.block("class Runner:"))
+                s.emit("def __init__(self, model, tok):\n    self.train(model, tok)\n")
+                blocks.enter_context(s.block("def train(self, model, tok):"))
             if helper:
-                s.context.append("train-function")
+                s.context.append(helper)
             if draw(st.booleans()):
                 _forward(s, "model", _tokenize(s, "tok"))
             else:
@@ -619,8 +677,9 @@ def scripts(draw, pending: bool = False) -> Script:
             s.sink(f'targs = TrainingArguments(output_dir="out", learning_rate={lr}, per_device_train_batch_size={bs})',
                    {"learning_rate": lr_used, "per_device_train_batch_size": bs_used})
         if helper:
-            s.context.remove("train-function")
-            s.emit("train(model, tok)")
+            s.context.remove(helper)
+            s.emit({"train-function": "train(model, tok)", "train-method": "Runner(model, tok)",
+                    "train-method-of-subclass": "class SubRunner(Runner):\n    pass\nSubRunner(model, tok)"}[helper])
     if in_main:
         s.emit("main()")
     return s
@@ -840,6 +899,17 @@ WRONG_SHAPES = {
                                       "a global augmented after the call that reads it"),
     "function-redefined-after-the-call": ('def lr():\n    return 1e-05\ndef train():\n    return torch.optim.AdamW(model.parameters(), lr=lr())\ntrain()\n'
                                           'def lr():\n    return 0.001\n', "a function redefined after the call: the last def is evaluated"),
+    "rebound-later-in-the-loop": ('lr = 1e-05\nfor _ in range(2):\n    torch.optim.AdamW(model.parameters(), lr=lr)\n    lr = 0.001\n',
+                                  "a name rebound after the read in a loop around it: the next pass reads the rebinding"),
+    "object-rebound-later-in-the-loop": ('enc = padded\nfor _ in range(2):\n    model(**enc)\n    enc = to_max\n',
+                                         "an encoding rebound after the forward in the loop around it"),
+    "outer-object-rebound-after-the-call": ('enc = padded\ndef train():\n    model(**enc)\ntrain()\nenc = to_max\n',
+                                            "a later cell rebinds the name a function read when it ran: the last binding is given"),
+    "method-of-a-subclass-called-on-self": ('class T:\n    def make(self, lr=1e-05):\n        torch.optim.AdamW(model.parameters(), lr=lr)\nclass U(T):\n'
+                                            '    def go(self):\n        self.make(0.001)\nT().make()\nU().go()\n',
+                                            "an inherited method called on self with another value: the default is given"),
+    "init-through-super": ('class A:\n    def __init__(self, lr=1e-05):\n        torch.optim.AdamW(model.parameters(), lr=lr)\nclass B(A):\n'
+                           '    def __init__(self):\n        super().__init__(lr=0.001)\nB()\n', "super().__init__ with another value: the default is given"),
 }
 
 
@@ -847,8 +917,10 @@ FIXED = frozenset({
     "args-field-stored", "branch-objects", "try-objects", "dict-through-alias", "dict-mutated-by-callee", "nested-dict-item-stored",
     "namespace-through-alias", "args-field-augmented", "list-del-item", "list-through-alias", "args-string-default-typed",
     "args-dest-of-another-parser", "environ-set-in-file", "walrus", "nonlocal", "default-evaluated-at-def", "global-changed-after-the-call",
-    "function-redefined-after-the-call",
-})  # right now (args-field-stored since the split, fd8d380; the others since the joins and the sharing pass): kept as guards
+    "function-redefined-after-the-call", "rebound-later-in-the-loop", "object-rebound-later-in-the-loop", "outer-object-rebound-after-the-call",
+    "method-of-a-subclass-called-on-self", "init-through-super",
+})  # right now (args-field-stored since the split, fd8d380; the others since the joins and the sharing pass; the last five since
+# the run points of functions, loop-carried bindings and the method sites of the class family): kept as guards
 
 
 @pytest.mark.parametrize("shape", [

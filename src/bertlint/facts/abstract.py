@@ -68,10 +68,11 @@ class Series(Abstract):
 class Frame:
     """A call of one of the file's own functions, its parameters bound to the call's arguments."""
 
-    function: cst.FunctionDef
-    args: dict[str, tuple[cst.BaseExpression, Scope, int | None]]  # parameter -> (argument, its scope, its order)
+    function: cst.FunctionDef | cst.Lambda
+    args: dict[str, tuple[cst.BaseExpression, Scope, int | None] | None]  # parameter -> (argument, its scope, its order); None: hidden in *args/**kwargs
     caller: Frame | None
     depth: int
+    site: Call | None = None  # the call it stands for (where the function runs); None for a function handed along
 
 
 # RecursionError: an expression nested deeper than the interpreter's stack (500 chained calls) is unknown, the file

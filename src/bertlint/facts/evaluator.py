@@ -11,10 +11,11 @@ the call it is evaluated for), to one abstract value:
   holds one value);
 - `UNKNOWN`, the one sentinel every consumer treats as "say nothing".
 
-What this module knows is Python: names and the binding in force at a read; targets of any shape (`for`,
+What this module knows is Python: names and the binding in force at a read (for a name of an outer scope, where the
+reading code may run: `runs`); targets of any shape (`for`,
 assignment and comprehension targets, tuples, lists, starred, nested: an `Event`'s `path`); displays; indexing
 and slicing; the file's own functions, methods and classes (their `return`s evaluated for each call's arguments,
-a bounded depth), parameters (the call being evaluated, else what every call site passes, else the default),
+a bounded depth), parameters (the call being evaluated, else what every call site passes, else the default: `calls`),
 `self` attributes, lambdas, `functools.partial`; the builtins enumerate/zip/tuple/list/sorted/range/len; a
 comprehension that maps each element to itself. What a library call makes, what its objects' methods, attributes,
 items and iteration give, is asked of the library models (`brain`), which `values.Values` hands in: this module
@@ -29,12 +30,14 @@ from typing import Any
 import libcst as cst
 
 from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Instance, Pack, Record, Series, agree, constant
-from bertlint.facts.functions import arguments, bind, callee, defined_at, enclosing_class, frame_of, function_scope, is_dataclass
+from bertlint.facts.calls import CallFrames, Calls
+from bertlint.facts.functions import arguments, callee, enclosing_class, frame_of, is_dataclass
 from bertlint.facts.model import Model, Runtime
-from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, dotted, iter_children, literal, names_in
+from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, dotted, literal, names_in
+from bertlint.facts.runs import orders_in_force
 
 
-class Evaluation(Model):
+class Evaluation(CallFrames, Model):
     """The semantic model of one file with the evaluator's memo. `brains` (the library models, set by `Values`) are
     modules answering the hooks `ask` names (listed in `brain/__init__.py`); each answers None for what is not its
     library's."""
@@ -44,8 +47,6 @@ class Evaluation(Model):
     def __init__(self, module: cst.Module, source: str, path=None, runtime: Runtime = Runtime()):
         super().__init__(module, source, path, runtime)
         self._memo: dict[tuple, Any] = {}
-        self._frames: dict[tuple[int, int], Frame | None] = {}
-        self._returns: dict[int, list[cst.BaseExpression | None]] = {}
 
     def evaluate(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, *, cli: bool = True, frame: Frame | None = None) -> Any:
         """The abstract value of `expr` read in `scope` at `order`: a constant, an `Abstract` value, or UNKNOWN."""
@@ -61,6 +62,17 @@ class Evaluation(Model):
             result = UNKNOWN  # SyntaxError: libcst's `evaluated_value` of a string holding a null byte
         self._memo[key] = result
         return result
+
+    def named_at(self, name: str, scope: Scope, order: int | None, cli: bool, frame: Frame | None) -> Any:
+        """The value `name` holds read in `scope` at `order` (memoised like `evaluate`)."""
+        key = (name, id(scope), order, cli, id(frame))
+        if key not in self._memo:
+            self._memo[key] = UNKNOWN
+            try:
+                self._memo[key] = Evaluator(self, scope, order, cli, frame).named(name)
+            except FAILURES:
+                pass
+        return self._memo[key]
 
     @functools.cached_property
     def stored_attributes(self) -> frozenset[tuple[str | None, str | None]]:
@@ -141,6 +153,12 @@ class Evaluation(Model):
         group = self._sharing[0].get(name)
         return group is not None and (group, attr) in self._sharing[2]
 
+    def calls_back(self, call: Call) -> bool:
+        return bool(self.ask("calls_back", Evaluator(self, call.scope, call.order, True, None), call))
+
+    def wraps(self, decorator: str | None) -> bool:
+        return bool(self.ask("wraps", decorator))
+
     def ask(self, hook: str, *args) -> Any:
         """The first library model's answer to `hook`, or None."""
         for brain in self.brains:
@@ -149,41 +167,6 @@ class Evaluation(Model):
             if found is not None:
                 return found
         return None
-
-    def return_values(self, fn: cst.FunctionDef | cst.Lambda) -> list[cst.BaseExpression | None]:
-        """The values of the `return`s of `fn`'s own body (nested functions and classes left out; a lambda's body),
-        found once."""
-        if isinstance(fn, cst.Lambda):
-            return [fn.body]
-        if id(fn) not in self._returns:
-            found = []
-            stack = list(iter_children(fn.body))
-            while stack:
-                node = stack.pop()
-                if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                    continue
-                if isinstance(node, cst.Return):
-                    found.append(node.value)
-                stack.extend(iter_children(node))
-            self._returns[id(fn)] = found
-        return self._returns[id(fn)]
-
-    def partial_frame(self, partial: Call, fn: cst.FunctionDef) -> Frame:
-        """`partial(collate, tok=tokenizer)` as a frame of `fn`: those arguments bound, the first left free."""
-        key = (id(partial.node), 0)
-        if key not in self._frames:
-            params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)][1:]
-            bound = dict(zip(params, partial.positional[1:]))
-            bound.update(partial.kwargs)
-            self._frames[key] = Frame(fn, {name: (arg.value, partial.scope, partial.order) for name, arg in bound.items()}, None, 1)
-        return self._frames[key]
-
-    def frame_for(self, call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partial: Call | None = None) -> Frame | None:
-        """The frame that evaluates `fn` for `call`'s arguments (one per call and caller); None when they do not bind."""
-        key = (id(call.node), id(caller))
-        if key not in self._frames:
-            self._frames[key] = bind(call, fn, method, caller, partial)
-        return self._frames[key]
 
     # ---- what Python does with a value ---------------------------------------------------
     def item_of(self, value: Any, key: Any) -> Any:
@@ -235,7 +218,7 @@ class Evaluation(Model):
 # the evaluator proper
 
 
-class Evaluator:
+class Evaluator(Calls):
     def __init__(self, values: Evaluation, scope: Scope, order: int | None, cli: bool, frame: Frame | None):
         self.f = values
         self.scope = scope
@@ -419,6 +402,10 @@ class Evaluator:
             return UNKNOWN
         if not events and name in owner.params:
             return self.param(owner, name)
+        if owner is not self.scope and len(events) > 1:  # bound where this code runs: at each point it may run from
+            orders = orders_in_force(self.f, name, self.scope, owner, self.frame)
+            outer = frame_of(self.frame, owner)
+            return UNKNOWN if orders is None else agree([self.f.named_at(name, owner, order, self.cli, outer) for order in orders])
         folded = self._folded(name, owner, events)
         if folded is not UNKNOWN:
             return folded
@@ -434,8 +421,6 @@ class Evaluator:
         and no method changes it in place."""
         if not events or any(e.conditional for e in events) or (id(owner), name) in self.f.mutated:
             return UNKNOWN
-        if owner is not self.scope and len(events) > 1:
-            return UNKNOWN  # read where a function runs: any of the bindings and changes may have run before the call
         start = max((i for i, e in enumerate(events) if e.op in ("assign", "for", "import", "def", "unpack", "param")), default=None)
         if start is None:
             return UNKNOWN
@@ -500,20 +485,6 @@ class Evaluator:
             return Instance("class", None, cls) if cls is not None and cls.node is event.value else UNKNOWN
         return UNKNOWN
 
-    def param(self, owner: Scope, name: str) -> Any:
-        """A parameter: the argument of the call being evaluated, else what every call site passes, else its default."""
-        if frame_of(self.frame, owner) is None:
-            given = self.f.ask("parameter", self, owner, name)  # a click command's parameter: click passes it
-            if given is not None:
-                return given
-        sources = arguments(self.f, owner, name, self.frame)
-        if sources is None:
-            return UNKNOWN
-        if not sources:  # never called here: a default counts like a command-line default (a caller elsewhere may pass another)
-            default = owner.params[name].default
-            return self.f.evaluate(default, owner.parent, defined_at(owner), cli=True) if default is not None and self.cli else UNKNOWN
-        return agree([self.f.evaluate(expr, scope, order, cli=self.cli, frame=caller) for expr, scope, order, caller in sources])
-
     # attributes and items ---------------------------------------------------------------------
     def _Attribute(self, node):
         text = dotted(node)
@@ -565,13 +536,13 @@ class Evaluator:
         init = cls.methods.get("__init__")
         assigned = [(v, s, o) for v, s, o in self.f.self_attrs.get(f"self.{attr}", ()) if enclosing_class(s) is cls.scope]
         if init is not None and not dataclass_:
-            if not assigned or any(s.node is not init for _, s, _ in assigned) or len(assigned) != 1 or construction.has_star_args:
+            if not assigned or any(s.node is not init for _, s, _ in assigned) or len(assigned) != 1:
                 return UNKNOWN
             expr, where, at = assigned[0]
             frame = self.f.frame_for(construction, init, True, self.frame)
             return self.f.evaluate(expr, where, at, cli=self.cli, frame=frame) if frame is not None else UNKNOWN
-        if assigned or construction.positional:
-            return UNKNOWN
+        if assigned or construction.positional or construction.has_star_args:
+            return UNKNOWN  # a field passed by position, `*args` or `**kwargs`
         return self.class_field(cls, attr)
 
     def class_field(self, cls: ClassDef, attr: str) -> Any:
@@ -644,31 +615,12 @@ class Evaluator:
                 if key is UNKNOWN:
                     return UNKNOWN
                 return receiver[key] if key in receiver else (self.const(call.positional[1].value) if len(call.positional) == 2 else None)
-        if call.qualname is None and isinstance(call.node.func, (cst.Name, cst.Attribute)):
+        if call.qualname is None and isinstance(call.node.func, (cst.Name, cst.Attribute, cst.Call)):
             called = self.eval(call.node.func)  # `tok(texts)`: an object called
             if isinstance(called, Abstract):
                 found = self.f.ask("called", self, called, call)
                 return UNKNOWN if found is None else found
         return UNKNOWN
-
-    def returned(self, call: Call) -> Any:
-        """What the file's own function, method or class that `call` runs returns for these arguments."""
-        target = callee(self.f, call)
-        if target is None:
-            return UNKNOWN
-        if isinstance(target, ClassDef):
-            return Instance("instance", call, target)
-        return self.run(target.fn, call, target.method, target.partial)
-
-    def run(self, fn: cst.FunctionDef | cst.Lambda, call: Call, method: bool, partial: Call | None = None) -> Any:
-        """What `fn` returns for `call`'s arguments, when every `return` agrees; once per call, to a bounded depth."""
-        depth = self.frame.depth + 1 if self.frame is not None else 1
-        if depth > MAX_DEPTH or call.has_star_args:
-            return UNKNOWN
-        frame = self.f.frame_for(call, fn, method, self.frame, partial)
-        fn_scope = function_scope(self.f, fn)
-        found = [self.f.evaluate(value, fn_scope, None, cli=self.cli, frame=frame) if value is not None else None for value in self.f.return_values(fn)]
-        return agree(found) if found else UNKNOWN
 
     def _folded_builtin(self, call: Call) -> Any:
         if call.kwargs or call.has_star_args:

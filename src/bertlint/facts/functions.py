@@ -11,7 +11,8 @@ import libcst as cst
 
 from bertlint.facts.abstract import UNKNOWN, Binding, Frame, Instance
 from bertlint.facts.model import Model
-from bertlint.facts.nodes import Call, ClassDef, Scope, dotted
+from bertlint.facts.nodes import Call, ClassDef, Event, Scope, dotted
+from bertlint.facts.runs import orders_in_force
 
 def is_dataclass(cls: ClassDef) -> bool:
     return any(dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in ("dataclass", "dataclasses.dataclass") for d in cls.node.decorators)
@@ -33,23 +34,21 @@ class Target(NamedTuple):
     partial: Call | None = None
 
 
-def callee(values: Model, call: Call) -> Target | ClassDef | None:
+def callee(values: Model, call: Call, frame: Frame | None = None) -> Target | ClassDef | None:
     """The function a call runs: the definition in force at the call for a plain name (a def, a lambda, a
-    `functools.partial` of a def), the enclosing class's method for `self.name(...)`; the class itself for a class of
-    the file."""
+    `functools.partial` of a def; for a name of an outer scope bound more than once, the one in force at every point
+    the calling code may run from, for the call `frame` evaluates), the enclosing class's method for
+    `self.name(...)`; the class itself for a class of the file."""
     func = call.node.func
-    if call.has_star_args:
-        return None
+    if isinstance(func, (cst.Lambda, cst.Call)):  # `(lambda p: p)(x)`, `functools.partial(fn, k=2)(x)`
+        return _assigned_callable(values, func)
     if isinstance(func, cst.Name):
-        owner, events = values.binding_events(func.value, call.scope, call.order)
-        if owner is None:
+        last = _binding_in_force(values, func.value, call, frame)
+        if last is None:
             return None
-        events = [e for e in (events or owner.events.get(func.value, [])) if e.op in ("def", "assign", "import")]
-        if not events or events[-1].conditional or owner is not call.scope and len(events) > 1:
-            return None  # a name of an outer scope bound twice: which binding a call from a function sees depends on when it runs
-        last = events[-1]
+        owner = call.scope.lookup_scope(func.value)
         if last.op == "assign" and last.index is None and not last.path:
-            return _assigned_callable(values, last.value, owner, last.order)
+            return _assigned_callable(values, last.value)
         if last.op != "def":
             return None
         if isinstance(last.value, cst.ClassDef) and owner is values.module_scope:
@@ -67,13 +66,30 @@ def callee(values: Model, call: Call) -> Target | ClassDef | None:
     return None
 
 
+def _binding_in_force(values: Model, name: str, call: Call, frame: Frame | None) -> Event | None:
+    """The one unconditional binding (def, assignment, import) of `name` in force where `call` runs, or None."""
+    owner, events = values.binding_events(name, call.scope, call.order)
+    if owner is None:
+        return None
+    binds = [e for e in (events or owner.events.get(name, [])) if e.op in ("def", "assign", "import")]
+    if owner is not call.scope and len(owner.events.get(name, [])) > 1:  # which one depends on when the calling code runs
+        found = {_last_before(owner.events[name], order) for order in orders_in_force(values, name, call.scope, owner, frame) or ()}
+        return found.pop() if len(found) == 1 else None
+    return binds[-1] if binds and not binds[-1].conditional else None
+
+
+def _last_before(events: list[Event], order: int) -> Event | None:
+    binds = [e for e in events if e.order < order and e.op in ("def", "assign", "import")]
+    return binds[-1] if binds and not binds[-1].conditional else None
+
+
 def overridden(values: Model, cls: ClassDef, method: str) -> bool:
     """A class of the file derived from `cls` defines `method` again."""
     return any(method in other.methods and f"<local>.{cls.name}" in values.class_bases(f"<local>.{other.name}") for other in values.classes.values() if other is not cls)
 
 
-def _assigned_callable(values: Model, value: cst.CSTNode | None, scope: Scope, order: int) -> Target | None:
-    """`f = lambda x: ...`, `g = functools.partial(fn, k=2)`: the function a name assigned one runs."""
+def _assigned_callable(values: Model, value: cst.CSTNode | None) -> Target | None:
+    """`lambda x: ...`, `functools.partial(fn, k=2)` (assigned to a name, or called at once): the function it runs."""
     if isinstance(value, cst.Lambda):
         return Target(value, function_scope(values, value), False)
     made = values.call_of(value) if isinstance(value, cst.Call) else None
@@ -115,9 +131,9 @@ def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Fra
     if method:
         params = params[1:]
     names = [p.name.value for p in params] + [p.name.value for p in fn.params.kwonly_params]
-    given = [(arg, c) for c in (partial, call) if c is not None for arg in (c.positional[1:] if c is partial else c.positional)]
+    given = [(arg, c) for c in (partial, call) if c is not None for arg in (c.fixed_positional[1:] if c is partial else c.fixed_positional)]
     keywords = {k: (arg, c) for c in (partial, call) if c is not None for k, arg in c.kwargs.items()}
-    args: dict[str, tuple] = {}
+    args: dict[str, tuple | None] = {}
     for param, (arg, site) in zip(params, given):
         args[param.name.value] = (arg.value, site.scope, site.order)
     if len(given) > len(params) and not isinstance(fn.params.star_arg, cst.Param):
@@ -126,25 +142,48 @@ def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Fra
         if keyword not in names and not isinstance(fn.params.star_kwarg, cst.Param):
             return None
         args[keyword] = (arg.value, site.scope, site.order)
-    return Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1)
+    if any(c.has_star_args for c in (partial, call) if c is not None):
+        fixed = {p.name.value for p, _ in zip(params, given)} | set(call.kwargs)
+        for name in names:  # `train(model, **kw)`: what `*args` or `**kwargs` may pass (a partial's keyword too) is not known
+            if name not in fixed:
+                args[name] = None
+    return Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1, call)
 
 
-def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Call]:
-    """The calls of a method of a class of the file: its constructions for `__init__`; `obj.method(...)` and, for
-    `forward`, `obj(...)`, where `obj` holds an instance of that class (the file's own torch module, or any class)."""
+def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Call] | None:
+    """The calls that may run a method of a class of the file (or of a subclass of it in the file, the family): the
+    family's constructions for `__init__`; `obj.method(...)` and, for `forward`, `obj(...)`, where `obj` holds an
+    instance of the family (the file's own torch module, or any class); `self.method(...)` and `super().method(...)`
+    in the family's methods (for a method other than `__init__`, only when no library class is a base that may call
+    it too). None when a call passes the receiver itself (`Base.method(self, ...)`)."""
+    family = {class_name} | {c.name for c in values.local_subclasses(lambda base: base == f"<local>.{class_name}")}
+
     def instance(expr: cst.BaseExpression | None, call: Call) -> bool:
         found = values.evaluate(expr, call.scope, call.order) if expr is not None else UNKNOWN
         if isinstance(found, Instance):
-            return found.kind == "instance" and found.detail.name == class_name
-        return isinstance(found, Binding) and found.kind == "module" and found.call is not None and found.call.qualname == f"<local>.{class_name}"
+            return found.kind == "instance" and found.detail.name in family
+        return isinstance(found, Binding) and found.kind == "module" and found.call is not None and found.call.qualname in {f"<local>.{n}" for n in family}
 
     method = fn.name.value
+    named = values.calls_by_short.get(method, ())
+    if any(c.method == method and dotted(c.receiver) in family for c in named):
+        return None
     if method == "__init__":  # `ReviewDataset(texts, labels)`: the constructions of the class
-        return [c for c in values.calls if c.qualname == f"<local>.{class_name}"]
-    sites = [c for c in values.calls_by_short.get(method, ()) if c.method == method and instance(c.receiver, c)]
-    if method == "forward":
-        sites += [c for c in values.calls if c.qualname is None and c.method != "forward" and instance(c.node.func, c)]
+        sites = [c for c in values.calls if c.qualname in {f"<local>.{n}" for n in family}]
+    else:
+        sites = [c for c in named if c.method == method and instance(c.receiver, c)]
+        if method == "forward":
+            sites += [c for c in values.calls if c.qualname is None and c.method != "forward" and instance(c.node.func, c)]
+    own = all(base.startswith("<local>.") or base == "builtins.object" for n in family for base in values.class_bases(f"<local>.{n}"))
+    if method == "__init__" or own:
+        sites += [c for c in named if c.method == method and _on_self(c) and (cls := enclosing_class(c.scope)) is not None and cls.name in family]
     return sorted(sites, key=lambda c: c.order)
+
+
+def _on_self(call: Call) -> bool:
+    """`self.method(...)` or `super().method(...)`."""
+    receiver = call.receiver
+    return dotted(receiver) == "self" or isinstance(receiver, cst.Call) and dotted(receiver.func) == "super"
 
 
 def returns_of(values: Model, call: Call) -> list[tuple[cst.BaseExpression, Scope]] | None:
@@ -169,18 +208,18 @@ def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.Ba
             return None
         params = params[1:]
         sites = method_sites(values, owner.parent.name, fn)
-        if not sites and fn.name.value != "__init__":
+        if sites is None or not sites and fn.name.value != "__init__":
             return None  # an object's method may be called where the file does not show it (a Trainer calls `forward`)
     else:
         sites = [s for s in values.calls_by_short.get(fn.name.value, ()) if s.method is None and isinstance(s.node.func, cst.Name)]
     position = next((i for i, p in enumerate(params) if p is param), None)
     out = []
     for site in sites:
-        if site.has_star_args or site.has_double_star:
-            return None
         arg = site.kwargs.get(name)
-        if arg is None and position is not None and position < len(site.positional):
-            arg = site.positional[position]
+        if arg is None and position is not None:
+            arg = site.arg(position)
+        if arg is None and site.has_star_args:
+            return None  # `*args` or `**kwargs` may pass it
         if arg is not None:
             out.append((arg.value, site.scope, site.order))
         elif param.default is not None:
@@ -211,7 +250,7 @@ def arguments(values: Model, owner: Scope, name: str, frame: Frame | None) -> li
     frame = frame_of(frame, owner)
     if frame is not None:
         if name in frame.args:
-            return [(*frame.args[name], frame.caller)]
+            return [(*frame.args[name], frame.caller)] if frame.args[name] is not None else None
         default = owner.params[name].default
         return [(default, owner.parent, defined_at(owner), frame.caller)] if default is not None else None
     sources = param_arguments(values, owner, name)

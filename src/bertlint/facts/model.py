@@ -17,7 +17,7 @@ import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts.names import BUILTINS, CONVENTIONAL_MODULES, KNOWN_LIBRARIES, same_symbol
-from bertlint.facts.nodes import Call, ClassDef, Definition, Event, Scope, Store, Variable, dotted, iter_children, names_in, walk
+from bertlint.facts.nodes import BRANCH, Call, ClassDef, Definition, Event, Scope, Store, Variable, dotted, iter_children, names_in, walk
 
 T = TypeVar("T")
 
@@ -67,6 +67,8 @@ class Model:
         self.inputs: list[str] = []  # other files read or looked for: the findings depend on them (`depends_on`)
         self.module_scope = Scope("module", module, None)
         self.self_attrs: dict[str, list[tuple[cst.BaseExpression, Scope, int]]] = {}  # "self.x" -> (value, scope, order) per assignment
+        self.name_loads: dict[str, list[tuple[cst.Name, Scope, int, tuple]]] = {}  # name -> (node, scope, order, loops) of each read
+        self.loop_spans: dict[int, tuple[int, int]] = {}  # id(loop) -> (the last order before a pass, the last in it)
         self.star_imports: list[str] = []  # modules of `from m import *`
         self._order = 0
         self._stmt_of: dict[int, cst.CSTNode] = {}
@@ -205,7 +207,7 @@ class Model:
         events = owner.events.get(name, [])
         if owner is scope and order is not None:
             before = [e for e in events if e.order < order]
-            return owner, before
+            return owner, before + [e for e in events if e.order >= order and self._carried(e, before, order)]
         return owner, list(events)
 
     def definition(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, *, identity: bool = False) -> Definition | None:
@@ -273,6 +275,33 @@ class Model:
         owner, events = self.binding_events(expr.value, scope, order)
         binds = [e for e in events if e.op in ("def", "assign", "import", "for")]
         return binds[-1].value if binds and binds[-1].op == "def" and isinstance(binds[-1].value, cst.FunctionDef) else None
+
+    def _carried(self, event: Event, before: list[Event], order: int) -> bool:
+        """`event`, later than a read at `order` in a loop around both, reaches the read on the next pass, unless a
+        binding in that loop binds the name again first on every pass (a `for` target, or an assignment in no branch
+        of the innermost loop around it, that loop around the read)."""
+        return any(self._around(loop, order) and not any(self._binds_first(e, loop, order) for e in before) for loop in event.loops)
+
+    def _binds_first(self, event: Event, loop: cst.CSTNode, order: int) -> bool:
+        if event.op not in ("assign", "for", "import", "def") or not any(m is loop for m in event.loops) or not self._around(event.loops[-1], order):
+            return False
+        inner = max(i for i, m in enumerate(event.around) if m is event.loops[-1])
+        return BRANCH not in event.around[inner + 1 :]
+
+    def _around(self, loop: cst.CSTNode, order: int) -> bool:
+        start, end = self.loop_spans.get(id(loop), (order, order))
+        return start < order <= end
+
+
+    def calls_back(self, call: Call) -> bool:
+        """Does the library run a function passed to `call` before the call returns? (Nothing here knows a library: the
+        value layer asks its library models.)"""
+        return False
+
+    def wraps(self, decorator: str | None) -> bool:
+        """Does the library decorator `decorator` (a qualified name) return a wrapper that runs the function only when
+        called? (Asked of the library models, like `calls_back`.)"""
+        return False
 
     def call_of(self, node: cst.Call) -> Call | None:
         return self._call_index.get(id(node))
@@ -434,18 +463,22 @@ class _Walker:
             return
         if isinstance(stmt, (cst.For,)):
             self._expr(stmt.iter, stmt, scope, ctx)
+            start = f._order
             inner_ctx = ctx.enter(loop=stmt, conditional=True, stmt=stmt)
             self._target(stmt.target, scope, "for", stmt, inner_ctx, value=stmt.iter)
             f.loops.append((stmt, scope, ctx.function))
             self._block(stmt.body, scope, inner_ctx)
+            f.loop_spans[id(stmt)] = (start, f._order)
             if stmt.orelse:
                 self._block(stmt.orelse.body, scope, ctx.enter(conditional=True))
             return
         if isinstance(stmt, cst.While):
+            start = f._order  # its test runs again on every pass
             self._expr(stmt.test, stmt, scope, ctx)
             inner_ctx = ctx.enter(loop=stmt, conditional=True, stmt=stmt)
             f.loops.append((stmt, scope, ctx.function))
             self._block(stmt.body, scope, inner_ctx)
+            f.loop_spans[id(stmt)] = (start, f._order)
             if stmt.orelse:
                 self._block(stmt.orelse.body, scope, ctx.enter(conditional=True))
             return
@@ -582,7 +615,7 @@ class _Walker:
         if mutation:
             owner = scope.lookup_scope(name)
             target_scope = owner if owner is not None else scope
-        event = Event(self._next(), op, value, ctx.conditional if target_scope is scope else True, ctx.loops, index, whole, path)
+        event = Event(self._next(), op, value, ctx.conditional if target_scope is scope else True, ctx.loops, index, whole, path, ctx.around if target_scope is scope else (BRANCH,))
         target_scope.events.setdefault(name, []).append(event)
 
     def _target(self, target, scope: Scope, op: str, stmt, ctx: _Ctx, value=None, whole=None, path: tuple = ()) -> None:
@@ -661,8 +694,12 @@ class _Walker:
             f._stmt_of[id(node)] = stmt
             if isinstance(node, cst.Call):
                 self._call(node, stmt, sc, ctx)
+            elif isinstance(node, cst.Name):
+                parent = f._parents.get(id(node))
+                if not (isinstance(parent, cst.Attribute) and parent.attr is node or isinstance(parent, cst.Arg) and parent.keyword is node):
+                    f.name_loads.setdefault(node.value, []).append((node, sc, f._order, ctx.loops))
             elif isinstance(node, cst.Lambda):
-                inner = Scope("lambda", node, sc)
+                inner = Scope("lambda", node, sc, at=f._order + 1, loops=ctx.loops)
                 f._scope_of_node[id(node)] = inner
                 self._params(node.params, inner, sc, stmt, ctx)
                 children = [node.body]
@@ -671,7 +708,7 @@ class _Walker:
                 stack.append((node.body, inner))
                 continue
             elif isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
-                inner = Scope("lambda", node, sc)
+                inner = Scope("lambda", node, sc, at=f._order + 1, loops=ctx.loops)
                 f._scope_of_node[id(node)] = inner
                 comp = node.for_in
                 while comp is not None:
@@ -715,6 +752,7 @@ class _Ctx:
     withs: tuple = ()
     conditional: bool = False
     stmt: cst.CSTNode | None = None
+    around: tuple = ()  # the loops and branches (BRANCH) around, outermost first
 
     def enter(self, *, loop=None, with_=None, conditional: bool = False, stmt=None, in_try: bool = False) -> _Ctx:
         return _Ctx(
@@ -723,5 +761,6 @@ class _Ctx:
             self.withs + ((with_,) if with_ is not None else ()),
             self.conditional or conditional,
             stmt or self.stmt,
+            self.around + ((loop,) if loop is not None else (BRANCH,) if conditional else ()),
         )
 

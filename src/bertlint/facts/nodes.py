@@ -40,6 +40,8 @@ class Scope:
     params: dict[str, cst.Param] = field(default_factory=dict)
     globals_: set[str] = field(default_factory=set)
     nonlocals: set[str] = field(default_factory=set)
+    at: int = 0  # a lambda's or comprehension's: the order where it sits in its parent scope
+    loops: tuple[cst.CSTNode, ...] = ()  # ... and the loops of that scope around it
 
     def lookup_scope(self, name: str) -> Scope | None:
         scope: Scope | None = self
@@ -63,6 +65,10 @@ class Event:
     index: int | None = None  # position in a flat tuple unpacking whose value is not a display
     whole: cst.CSTNode | None = None  # for assign/for: the value assigned or the iterable looped over, whole
     path: tuple = ()  # where the name sits in the target: positions (negative after a starred one) and slices
+    around: tuple = ()  # the loops and branches (BRANCH: an if, try, except, match case) of its scope around it, outermost first
+
+
+BRANCH = "branch"  # a branch in `Event.around`: the code in it may not run
 
 
 class Definition(NamedTuple):
@@ -116,10 +122,24 @@ class Call:
         return any(a.star == "**" for a in self.node.args)
 
     def arg(self, index: int, keyword: str | None = None) -> cst.Arg | None:
+        """The argument passed for the parameter at `index` (positional) or named `keyword`, or None: a positional
+        before any `*args` is that positional (`from_pretrained(name, **kw)` passes `name`); only keywords may hide in
+        `**kwargs`, and every position from a `*args` on."""
         if keyword is not None and keyword in self.kwargs:
             return self.kwargs[keyword]
-        pos = self.positional
-        return pos[index] if 0 <= index < len(pos) and not self.has_star_args else None
+        pos = self.fixed_positional
+        return pos[index] if 0 <= index < len(pos) else None
+
+    @functools.cached_property
+    def fixed_positional(self) -> list[cst.Arg]:
+        """The positional arguments before any `*args`: their positions are known."""
+        out = []
+        for a in self.node.args:
+            if a.star == "*":
+                break
+            if a.keyword is None and not a.star:
+                out.append(a)
+        return out
 
     @property
     def short(self) -> str | None:

@@ -11,7 +11,7 @@ import libcst as cst
 from bertlint import knowledge
 from bertlint.facts.brain import tensors
 from bertlint.facts.names import ENCODE_METHODS, same_symbol
-from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store, dotted, literal, walk
+from bertlint.facts.nodes import UNKNOWN, Call, Store, dotted, literal, walk
 from bertlint.facts.values import ModelLoad, param_arguments
 from bertlint.facts.values import Values as Facts
 
@@ -416,15 +416,3 @@ def asks_for_tpu(facts: Facts) -> bool:
             return True
     return False
 
-
-def first_run(facts: Facts, scope: Scope) -> tuple[Scope, int] | None:
-    """(the module scope, the order of the first module-level call of the top-level function `scope` is or sits in):
-    where a module name read inside that function holds its value when the function runs, rather than its last binding
-    (a notebook's later "legacy" cell rebinding the name after the training ran). None when nothing calls it there."""
-    while scope.parent is not None and scope.parent.parent is not None:
-        scope = scope.parent
-    module = scope.parent
-    if module is None or scope.kind != "function" or not scope.name:
-        return None
-    orders = [c.order for c in facts.calls if c.scope is module and isinstance(c.node.func, cst.Name) and c.node.func.value == scope.name]
-    return (module, min(orders)) if orders else None

@@ -17,8 +17,8 @@ import libcst as cst
 from bertlint import knowledge
 from bertlint.facts.brain import BRAINS, config, tables
 from bertlint.facts.brain.transformers import ModelLoad, holds_tokenizer, is_keras_model, is_tokenizer_load, model_load
-from bertlint.facts.abstract import FAILURES, MAX_DEPTH, Abstract, Binding, Instance, Pack, Series, agree
-from bertlint.facts.evaluator import Evaluation, Evaluator
+from bertlint.facts.abstract import MAX_DEPTH, Abstract, Binding, Instance, Pack, Series, agree
+from bertlint.facts.evaluator import Evaluation
 from bertlint.facts.functions import param_arguments, returns_of
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, is_trainer_class
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store
@@ -33,15 +33,8 @@ class Values(Evaluation):
 
     def name_value(self, name: str, scope: Scope, *, order: int | None = None, cli: bool = True) -> Any:
         """The constant a name holds when read in `scope` at `order` (a name no expression of the file reads there)."""
-        key = (name, id(scope), order, cli)
-        if key not in self._memo:
-            self._memo[key] = UNKNOWN
-            try:
-                found = Evaluator(self, scope, order, cli, None).named(name)
-            except FAILURES:
-                found = UNKNOWN
-            self._memo[key] = UNKNOWN if isinstance(found, Abstract) else found
-        return self._memo[key]
+        found = self.named_at(name, scope, order, cli, None)
+        return UNKNOWN if isinstance(found, Abstract) else found
 
     def value(self, expr: cst.BaseExpression | None, scope: Scope, *, order: int | None = None, cli: bool = True) -> Any:
         """The constant value of `expr`, or UNKNOWN. `cli=False` treats command-line and environment defaults as unknown."""
@@ -131,7 +124,7 @@ class Values(Evaluation):
             if call.method in ENCODE_METHODS:
                 if holds_tokenizer(self, call.receiver, call.scope, call.order):
                     out.append(call)
-            elif call.qualname is None and isinstance(call.node.func, (cst.Name, cst.Attribute)):
+            elif call.qualname is None and isinstance(call.node.func, (cst.Name, cst.Attribute, cst.Call)):
                 if holds_tokenizer(self, call.node.func, call.scope, call.order):  # `tok(...)`, `self.tokenizer(...)`
                     out.append(call)
         return out

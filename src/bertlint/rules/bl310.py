@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, first_run
+from bertlint.facts import Call, Facts
 from bertlint.rules import Context, Replacement, Rule
 
 WRAPPERS = ("builtins.enumerate", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm")
@@ -44,16 +44,13 @@ class TrainingLoaderNotShuffled(Rule):
 
 def _loader(facts: Facts, loop: cst.For) -> Call | None:
     """The `DataLoader(...)` call a training `for` loop iterates (through enumerate/tqdm); a module name read in a
-    function is taken as it is bound where the function first runs, not as a later cell rebinds it."""
+    function is taken as it is bound where the function runs (the value layer's), not as a later cell rebinds it."""
     iterable = loop.iter
     scope = facts.scope_of(loop)
     while isinstance(iterable, cst.Call) and iterable.args and facts.qualname(iterable.func, scope) in WRAPPERS:
         iterable = iterable.args[0].value
     call = facts.call_of(iterable) if isinstance(iterable, cst.Call) else None
-    order = call.order if call is not None else None
-    if isinstance(iterable, cst.Name) and (run := first_run(facts, scope)) is not None and scope.lookup_scope(iterable.value) is run[0]:
-        scope, order = run  # a module name read in a training function: its value when the function first runs
-    found = facts.kind(iterable, scope, order)
+    found = facts.kind(iterable, scope, call.order if call is not None else None)
     return found.call if found is not None and found.kind == "dataloader" and found.call is not None else None
 
 

@@ -9,7 +9,9 @@ A hook answers for its library's objects and None for anything else (`evaluator.
 - `keeps(method, receiver)`: the method returns its receiver's value unchanged (receiver None: a comprehension's
   element);
 - `mapping(value)`: an object whose iteration gives its keys;
-- `parameter(ev, scope, name)`: a parameter a library fills in (click).
+- `parameter(ev, scope, name)`: a parameter a library fills in (click);
+- `calls_back(ev, call)`: the library runs a function passed to `call` before it returns (`datasets` `map`);
+- `wraps(qualname)`: a decorator returns a wrapper that runs the function only when called (`torch.no_grad`).
 
 A new library API is a row in a table here, never code in the evaluator.
 

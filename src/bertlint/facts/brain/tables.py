@@ -25,6 +25,9 @@ COLUMN_ATTRIBUTES = frozenset({"values", "array"})
 HUB_MAKERS = ("datasets.load_dataset", "datasets.load_from_disk", "datasets.Dataset.from_pandas", "datasets.Dataset.from_dict", "datasets.Dataset.from_list")
 DATASET_KEEPING = frozenset({"with_format", "remove_columns", "rename_column", "shuffle", "select", "filter", "sort", "flatten_indices"})
 LINE_METHODS = frozenset({"tolist", "to_list", "readlines", "splitlines"})  # methods that give a list of lines or texts
+# `Dataset.map/filter` process every row before returning; an `IterableDataset`'s (`streaming=True`) run as it is
+# iterated (https://huggingface.co/docs/datasets/about_mapstyle_vs_iterable, "Eager data processing and lazy data processing")
+EAGER_CALLBACKS = frozenset({"map", "filter"})
 
 
 def call(ev, call) -> Any:
@@ -36,6 +39,14 @@ def call(ev, call) -> Any:
     if call.method == "map" and (fn := call.arg(0, "function")) is not None and maps_to_encodings(ev.f, fn.value, call):
         return Binding("dataset", call)  # `ds.map(tokenize, batched=True)`: its columns are what `tokenize` returns
     return None
+
+
+def calls_back(ev, call) -> bool | None:
+    """A `datasets` dataset loaded without streaming runs the function its `map`/`filter` is given before returning."""
+    if call.method not in EAGER_CALLBACKS or call.receiver is None:
+        return None
+    receiver = ev.sub(call.receiver, call.scope, call.order)
+    return True if isinstance(receiver, Instance) and receiver.kind == "hub_dataset" and "streaming" not in receiver.call.kwargs else None
 
 
 def method(ev, receiver, call) -> Any:

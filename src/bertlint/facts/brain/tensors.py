@@ -38,6 +38,15 @@ PADDERS = {
 }
 PAD_ANY_TENSOR = ("torch.nn.functional.pad",)  # pads any tensor: padded ids only where it held ids
 
+# grad-mode decorators: `decorate_context` runs the function inside the mode when the wrapper is called
+# (torch/utils/_contextlib.py, torch/autograd/grad_mode.py)
+GRAD_MODES = frozenset({"torch.no_grad", "torch.inference_mode", "torch.enable_grad", "torch.set_grad_enabled"})
+
+
+def wraps(decorator: str | None) -> bool | None:
+    return True if decorator in GRAD_MODES else None
+
+
 def operation(ev, left, node) -> Any:
     """`ids + [0] * (n - len(ids))`, `ids + [tok.pad_token_id] * k`: ids padded by hand with the pad id (or 0)."""
     right = node.right

@@ -1,0 +1,100 @@
+"""The file's own functions evaluated for a call: the frames that bind a call's arguments, what a call returns, what
+a parameter holds (the argument of the call being evaluated, else what every call site passes, else its default).
+`CallFrames` is mixed into the evaluator's per-file memo (`evaluator.Evaluation`), `Calls` into the evaluator."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import libcst as cst
+
+from bertlint.facts.abstract import MAX_DEPTH, Frame, Instance, agree
+from bertlint.facts.functions import arguments, bind, callee, defined_at, frame_of, function_scope
+from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Scope, iter_children
+
+
+class CallFrames:
+    """The frames and `return`s of the file's functions, found once per file."""
+
+    @functools.cached_property
+    def _frames(self) -> dict[tuple[int, int], Frame | None]:
+        return {}
+
+    @functools.cached_property
+    def _returns(self) -> dict[int, list[cst.BaseExpression | None]]:
+        return {}
+
+    def return_values(self, fn: cst.FunctionDef | cst.Lambda) -> list[cst.BaseExpression | None]:
+        """The values of the `return`s of `fn`'s own body (nested functions and classes left out; a lambda's body),
+        found once."""
+        if isinstance(fn, cst.Lambda):
+            return [fn.body]
+        if id(fn) not in self._returns:
+            found = []
+            stack = list(iter_children(fn.body))
+            while stack:
+                node = stack.pop()
+                if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                    continue
+                if isinstance(node, cst.Return):
+                    found.append(node.value)
+                stack.extend(iter_children(node))
+            self._returns[id(fn)] = found
+        return self._returns[id(fn)]
+
+    def partial_frame(self, partial: Call, fn: cst.FunctionDef) -> Frame:
+        """`partial(collate, tok=tokenizer)` as a frame of `fn`: those arguments bound, the first left free."""
+        key = (id(partial.node), 0)
+        if key not in self._frames:
+            params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)][1:]
+            bound = dict(zip(params, partial.positional[1:]))
+            bound.update(partial.kwargs)
+            self._frames[key] = Frame(fn, {name: (arg.value, partial.scope, partial.order) for name, arg in bound.items()}, None, 1)
+        return self._frames[key]
+
+    def frame_for(self, call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partial: Call | None = None) -> Frame | None:
+        """The frame that evaluates `fn` for `call`'s arguments (one per call and caller); None when they do not bind."""
+        key = (id(call.node), id(caller))
+        if key not in self._frames:
+            self._frames[key] = bind(call, fn, method, caller, partial)
+        return self._frames[key]
+
+
+class Calls:
+    """The evaluator's calls of the file's own functions, methods and classes, and its parameters."""
+
+    def returned(self, call: Call) -> Any:
+        """What the file's own function, method or class that `call` runs returns for these arguments."""
+        target = callee(self.f, call, self.frame)
+        if target is None:
+            return UNKNOWN
+        if isinstance(target, ClassDef):
+            return Instance("instance", call, target)
+        return self.run(target.fn, call, target.method, target.partial)
+
+    def run(self, fn: cst.FunctionDef | cst.Lambda, call: Call, method: bool, partial: Call | None = None) -> Any:
+        """What `fn` returns for `call`'s arguments, when every `return` agrees; once per call, to a bounded depth."""
+        depth = self.frame.depth + 1 if self.frame is not None else 1
+        if depth > MAX_DEPTH:
+            return UNKNOWN
+        frame = self.f.frame_for(call, fn, method, self.frame, partial)
+        if frame is None:
+            return UNKNOWN
+        fn_scope = function_scope(self.f, fn)
+        found = [self.f.evaluate(value, fn_scope, None, cli=self.cli, frame=frame) if value is not None else None for value in self.f.return_values(fn)]
+        return agree(found) if found else UNKNOWN
+
+    def param(self, owner: Scope, name: str) -> Any:
+        """A parameter: the argument of the call being evaluated, else what every call site passes, else its default."""
+        if frame_of(self.frame, owner) is None:
+            given = self.f.ask("parameter", self, owner, name)  # a click command's parameter: click passes it
+            if given is not None:
+                return given
+        sources = arguments(self.f, owner, name, self.frame)
+        if sources is None:
+            return UNKNOWN
+        if not sources:  # never called here: a default counts like a command-line default (a caller elsewhere may pass another)
+            default = owner.params[name].default
+            return self.f.evaluate(default, owner.parent, defined_at(owner), cli=True) if default is not None and self.cli else UNKNOWN
+        return agree([self.f.evaluate(expr, scope, order, cli=self.cli, frame=caller) for expr, scope, order, caller in sources])
