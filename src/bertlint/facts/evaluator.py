@@ -32,6 +32,7 @@ from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Bind
 from bertlint.facts.functions import arguments, bind, callee, defined_at, enclosing_class, frame_of, function_scope, is_dataclass
 from bertlint.facts.model import Model
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, dotted, iter_children, literal, names_in
+from bertlint.facts.reaching import BINDS as _BINDS, Reaching
 
 
 class Evaluation(Model):
@@ -46,6 +47,7 @@ class Evaluation(Model):
         self._memo: dict[tuple, Any] = {}
         self._frames: dict[tuple[int, int], Frame | None] = {}
         self._returns: dict[int, list[cst.BaseExpression | None]] = {}
+        self.reaching = Reaching(self)
 
     def evaluate(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, *, cli: bool = True, frame: Frame | None = None) -> Any:
         """The abstract value of `expr` read in `scope` at `order`: a constant, an `Abstract` value, or UNKNOWN."""
@@ -218,6 +220,14 @@ class Evaluation(Model):
             return UNKNOWN if found is None else found
         return UNKNOWN
 
+    def last_of(self, value: Any) -> Any:
+        """The last element iterating `value` yields (a loop's target after the loop), else what every one holds."""
+        if isinstance(value, Pack):
+            return value.items[-1] if value.items else UNKNOWN
+        if isinstance(value, (list, tuple, range)):
+            return value[-1] if len(value) else UNKNOWN
+        return self.elements_of(value)
+
     def unpacked(self, value: Any, path: tuple, iterated: bool) -> Any:
         """The value a target at `path` binds when `value` is assigned (or, `iterated`, looped over)."""
         if iterated:
@@ -351,6 +361,34 @@ class Evaluator:
             return UNKNOWN
         return fn(left, right)
 
+    def _Comparison(self, node):
+        """`len(x) == 1`, `mode in ("a", "b")`, `x is None`: on constants (`is` on None, True and False alone)."""
+        left = self.const(node.left)
+        for target in node.comparisons:
+            right = self.const(target.comparator)
+            if left is UNKNOWN or right is UNKNOWN:
+                return UNKNOWN
+            op = type(target.operator)
+            if op in (cst.Is, cst.IsNot):
+                if not all(v is None or isinstance(v, bool) for v in (left, right)):
+                    return UNKNOWN
+                result = (left is right) == (op is cst.Is)
+            elif op in _COMPARISONS:
+                result = _COMPARISONS[op](left, right)
+            else:
+                return UNKNOWN
+            if not result:
+                return False
+            left = right
+        return True
+
+    def _BooleanOperation(self, node):
+        """`a and b`, `a or b`: the operand Python returns, when the left one's truth is known."""
+        left = self.eval(node.left)
+        if left is UNKNOWN or isinstance(left, Abstract):
+            return UNKNOWN
+        return left if bool(left) == isinstance(node.operator, cst.Or) else self.eval(node.right)
+
     def _IfExp(self, node):
         test = self.const(node.test)
         if test is UNKNOWN:
@@ -412,36 +450,63 @@ class Evaluator:
     def named(self, name: str) -> Any:
         if name in ("True", "False", "None"):
             return {"True": True, "False": False, "None": None}[name]
-        owner, events = self.f.binding_events(name, self.scope, self.order)
+        owner, _ = self.f.binding_events(name, self.scope, self.order)
         if owner is None:
             return UNKNOWN
-        if not events and name in owner.params:
-            return self.param(owner, name)
-        folded = self._folded(name, owner, events)
+        every = owner.events.get(name, [])
+        order = self.order if owner is self.scope else None
+        straight, back = self.f.reaching.events(self, owner, every, order)
+        if not straight and not back:
+            if name in owner.params:
+                return self.param(owner, name)
+            straight, back = self.f.reaching.events(self, owner, every, None)  # read before any binding: every one
+        folded = self._folded(name, owner, straight, back, every)
         if folded is not UNKNOWN:
             return folded
-        return self._object(owner, events or owner.events.get(name, []))
+        return self._object(name, owner, straight, back, every)
 
     def bound(self, event: Event, owner: Scope) -> Any:
-        """What a binding event binds its name to: the value, the element of the unpacked value or of the iterable."""
-        whole = self.sub(event.whole, owner, event.order)
-        return self.f.unpacked(whole, event.path, event.op == "for")
+        """What a binding event binds its name to: the value, the element of the unpacked value or of the iterable (a
+        loop's last element when read after a loop that cannot break)."""
+        loop = event.guards[-1] if event.op == "for" and event.guards and event.guards[-1].kind == "loop" else None
+        if loop is None:
+            return self.f.unpacked(self.sub(event.whole, owner, event.order), event.path, event.op == "for")
+        whole = self.sub(event.whole, owner, loop.at)
+        if owner is self.scope and self.order is not None and self.order > loop.end and not self.f.reaching.exits(loop.node):
+            return self.f.unpacked(self.f.last_of(whole), event.path, False)
+        return self.f.unpacked(whole, event.path, True)
 
-    def _folded(self, name: str, owner: Scope, events: list[Event]) -> Any:
-        """The constant of the last plain assignment with the mutations after it applied, when nothing is conditional
-        and no method changes it in place."""
-        if not events or any(e.conditional for e in events) or (id(owner), name) in self.f.mutated:
-            return UNKNOWN
-        if owner is not self.scope and len(events) > 1:
+    def _sure(self, straight: list[tuple[Event, bool]]) -> Event | None:
+        """The binding that surely ran last before the read, if any."""
+        return straight[-1][0] if straight and straight[-1][1] and straight[-1][0].op in _BINDS else None
+
+    def _folded(self, name: str, owner: Scope, straight: list[tuple[Event, bool]], back: list[Event], every: list[Event]) -> Any:
+        """The constant the name holds: the last binding that surely ran with the mutations after it applied, or the
+        one constant of every binding that may reach the read; UNKNOWN when a method changes it in place."""
+        if (id(owner), name) in self.f.mutated or owner is not self.scope and len(every) > 1:
             return UNKNOWN  # read where a function runs: any of the bindings and changes may have run before the call
-        start = max((i for i, e in enumerate(events) if e.op in ("assign", "for", "import", "def", "unpack", "param")), default=None)
-        if start is None:
+        first = self._sure(straight)
+        later = [e for e, sure in reversed(straight[:-1] if first is not None else straight)]
+        if first is not None and not back and all(sure for _, sure in straight) and not any(e.op in _BINDS for e in later):
+            value = self._mutated(first, owner, later)
+        elif any(e.op not in _BINDS for e in (*later, *back)):
             return UNKNOWN
-        first = events[start]
-        if first.op != "assign" or first.whole is None:
-            return UNKNOWN
-        value = constant(self.bound(first, owner))
-        for event in events[start + 1 :]:
+        else:
+            found = [self._constant_of(e, owner) for e in (*later, *back, *((first,) if first is not None else ()))]
+            if first is None and name in owner.params:
+                found.append(constant(self.param(owner, name)))
+            value = agree(found)
+        if isinstance(value, (list, dict, set)) and self.f.shared_and_changed(name):
+            return UNKNOWN  # `alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its parameter
+        return value
+
+    def _constant_of(self, event: Event, owner: Scope) -> Any:
+        return constant(self.bound(event, owner)) if event.op in ("assign", "for") and event.whole is not None else UNKNOWN
+
+    def _mutated(self, first: Event, owner: Scope, later: list[Event]) -> Any:
+        """The constant `first` binds with the mutations after it (appends, extends, `+=`, `*=`) applied."""
+        value = self._constant_of(first, owner)
+        for event in later:
             if value is UNKNOWN or event.loops != first.loops:
                 return UNKNOWN
             arg = self.const_at(event.value, owner, event.order) if event.value is not None else UNKNOWN
@@ -459,31 +524,25 @@ class Evaluator:
                 return UNKNOWN
             if isinstance(value, list) and len(value) > MAX_SEQ:
                 return UNKNOWN
-        if isinstance(value, (list, dict, set)) and self.f.shared_and_changed(name):
-            return UNKNOWN  # `alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its parameter
         return value
 
     def const_at(self, node, scope: Scope, order: int | None) -> Any:
         return constant(self.sub(node, scope, order))
 
-    def _object(self, owner: Scope, events: list[Event]) -> Any:
-        """The object every binding that may reach the read binds (objects keep what they are through mutation): the
-        last binding, joined with those before it back to the last unconditional one when it sits in a branch, a
-        `try`, or a loop (`if f: enc = a` / `else: enc = b`: the same object on every path, else UNKNOWN)."""
-        reaching = []
-        for i in reversed(range(len(events))):
-            if events[i].op in _BINDS:
-                reaching.append(i)
-                if not events[i].conditional:
-                    break
+    def _object(self, name: str, owner: Scope, straight: list[tuple[Event, bool]], back: list[Event], every: list[Event]) -> Any:
+        """The object every binding that may reach the read binds (objects keep what they are through mutation)
+        (`if f: enc = a` / `else: enc = b`: the same object on every path, else UNKNOWN)."""
+        reaching = [e for e, _ in straight if e.op in _BINDS] + [e for e in back if e.op in _BINDS]
         # `enc = None` first (a sentinel): no object, and a read that uses the object fails on that path
-        found = [self._bound_object(owner, events, i) for i in reaching if not _binds_none(events[i])]
+        found = [self._bound_object(owner, every, e) for e in reaching if not _binds_none(e)]
+        if found and self._sure(straight) is None and name in owner.params and (given := self.param(owner, name)) is not None:
+            found.append(given)  # `tok=None` then `if tok is None: tok = ...`: None is a sentinel too
         return agree(found) if found else UNKNOWN
 
-    def _bound_object(self, owner: Scope, events: list[Event], i: int) -> Any:
-        """The object binding `events[i]` binds; a list built empty then only appended to is a `Series` of what every
+    def _bound_object(self, owner: Scope, events: list[Event], event: Event) -> Any:
+        """The object binding `event` binds; a list built empty then only appended to is a `Series` of what every
         append adds."""
-        event, after = events[i], events[i + 1 :]
+        after = events[events.index(event) + 1 :]
         if event.op == "assign" and isinstance(event.whole, cst.List) and not event.whole.elements and not event.path:
             added = [e for e in after if e.op == "append"]
             if not added or len(added) != len(after):
@@ -709,8 +768,6 @@ def _binds_none(event: Event) -> bool:
     return event.op == "assign" and not event.path and isinstance(event.whole, cst.Name) and event.whole.value == "None"
 
 
-# the events that bind a name anew (the others change the object it holds)
-_BINDS = frozenset({"assign", "for", "import", "def"})
 # methods of list, dict and set that change the object in place (append/extend are followed as events)
 MUTATORS = frozenset({"insert", "pop", "remove", "clear", "update", "setdefault", "sort", "reverse", "popitem", "discard", "add", "__setitem__", "__delitem__"})
 _OPERATORS = {
@@ -721,6 +778,16 @@ _OPERATORS = {
     cst.FloorDivide: lambda a, b: a // b,
     cst.Modulo: lambda a, b: a % b if not isinstance(a, str) else UNKNOWN,
     cst.Power: lambda a, b: a**b,
+}
+_COMPARISONS = {
+    cst.Equal: lambda a, b: a == b,
+    cst.NotEqual: lambda a, b: a != b,
+    cst.LessThan: lambda a, b: a < b,
+    cst.LessThanEqual: lambda a, b: a <= b,
+    cst.GreaterThan: lambda a, b: a > b,
+    cst.GreaterThanEqual: lambda a, b: a >= b,
+    cst.In: lambda a, b: a in b,
+    cst.NotIn: lambda a, b: a not in b,
 }
 _FOLDED = {f"builtins.{fn.__name__}": fn for fn in (int, float, str, round, len, min, max, abs, sum, bool, list, tuple, sorted, range)}
 # the builtins the evaluator runs: folded on constants, or followed through objects
