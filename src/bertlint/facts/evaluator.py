@@ -31,7 +31,8 @@ import libcst as cst
 from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Instance, Pack, Series, agree, constant
 from bertlint.facts.functions import arguments, bind, callee, defined_at, enclosing_class, frame_of, function_scope, is_dataclass
 from bertlint.facts.model import Model
-from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, dotted, iter_children, literal, names_in
+from bertlint.facts.nodes import ENTER, UNKNOWN, Call, ClassDef, Event, Scope, dotted, iter_children, literal, names_in
+from bertlint.facts.iteration import Iteration
 from bertlint.facts.reaching import BINDS as _BINDS, Reaching
 
 
@@ -114,6 +115,9 @@ class Evaluation(Model):
                 for event in events:
                     if event.op == "assign" and not event.path and isinstance(event.whole, cst.Name):
                         join(name, event.whole.value)
+                    elif event.op == "assign" and event.path[:1] == (ENTER,):  # `with nullcontext(cfg) as c`
+                        for other in names_in(event.whole):
+                            join(name, other)
                     elif event.op not in _BINDS and event.op not in ("unpack", "param"):
                         changed.add(name)
         for call in self.calls:
@@ -192,6 +196,8 @@ class Evaluation(Model):
         """`value[key]`: a constant's element, a Pack's, or what the library model of an object says."""
         if value is UNKNOWN or key is UNKNOWN and not isinstance(value, Binding):
             return UNKNOWN
+        if isinstance(value, Series) and (isinstance(key, slice) or isinstance(key, int) and not isinstance(key, bool)):
+            return value if isinstance(key, slice) else value.element  # every element holds it
         if isinstance(key, slice):
             if isinstance(value, Pack):
                 return Pack(value.items[key])
@@ -213,7 +219,7 @@ class Evaluation(Model):
             return value.element
         if isinstance(value, Pack):
             return agree(list(value.items))
-        if isinstance(value, (list, tuple)) and value:
+        if isinstance(value, (list, tuple, range)) and value:
             return agree(list(value))
         if isinstance(value, Abstract):
             found = self.ask("iterate", self, value)
@@ -228,11 +234,21 @@ class Evaluation(Model):
             return value[-1] if len(value) else UNKNOWN
         return self.elements_of(value)
 
+    def entered(self, value: Any) -> Any:
+        """What `with value as target` binds: `nullcontext(x)`'s x; an object a rule asks about is its own context (a
+        `GradientTape`); anything else unknown (`__enter__` may return another object)."""
+        if isinstance(value, Instance) and value.kind == "context":
+            return value.detail
+        return value if isinstance(value, Binding) else UNKNOWN
+
     def unpacked(self, value: Any, path: tuple, iterated: bool) -> Any:
         """The value a target at `path` binds when `value` is assigned (or, `iterated`, looped over)."""
         if iterated:
             value = self.elements_of(value)
         for step in path:
+            if step is ENTER:
+                value = self.entered(value)
+                continue
             value = self.item_of(value, step)
             if isinstance(step, slice) and isinstance(value, tuple):
                 value = list(value)  # a starred target always binds a list
@@ -243,7 +259,7 @@ class Evaluation(Model):
 # the evaluator proper
 
 
-class Evaluator:
+class Evaluator(Iteration):
     def __init__(self, values: Evaluation, scope: Scope, order: int | None, cli: bool, frame: Frame | None):
         self.f = values
         self.scope = scope
@@ -285,7 +301,7 @@ class Evaluator:
                 inner = self.eval(element.value)
                 if isinstance(inner, Pack):
                     out.extend(inner.items)
-                elif isinstance(inner, (list, tuple)):
+                elif isinstance(inner, (list, tuple)) or isinstance(inner, (set, dict)) and len(inner) <= 1:  # one element: no order
                     out.extend(inner)
                 else:
                     return UNKNOWN
@@ -369,8 +385,8 @@ class Evaluator:
             if left is UNKNOWN or right is UNKNOWN:
                 return UNKNOWN
             op = type(target.operator)
-            if op in (cst.Is, cst.IsNot):
-                if not all(v is None or isinstance(v, bool) for v in (left, right)):
+            if op in (cst.Is, cst.IsNot):  # a constant other than None, True and False is none of them
+                if not any(v is None or isinstance(v, bool) for v in (left, right)):
                     return UNKNOWN
                 result = (left is right) == (op is cst.Is)
             elif op in _COMPARISONS:
@@ -396,53 +412,6 @@ class Evaluator:
         return self.eval(node.body if test else node.orelse)
 
     # comprehensions ----------------------------------------------------------------------
-    def _ListComp(self, node):
-        comp = node.for_in
-        if comp.inner_for_in is not None or comp.ifs:
-            return UNKNOWN
-        if self.keeps(node.elt, comp.target):  # `[t.to(device) for t in batch]`: the batch, moved
-            return self.eval(comp.iter)
-        iterable = self.const(comp.iter)  # `[c for _ in range(n)]` with a constant element
-        if not isinstance(iterable, (range, list, tuple)):
-            return self.series(node)
-        if isinstance(comp.target, cst.Name) and comp.target.value in names_in(node.elt):
-            return self.series(node)
-        element = self.sub(node.elt, self.f.scope_of(node.elt), None)
-        if element is UNKNOWN or isinstance(element, Abstract):
-            return UNKNOWN
-        return [element] * len(iterable)
-
-    def _GeneratorExp(self, node):
-        comp = node.for_in
-        if comp.inner_for_in is None and not comp.ifs and self.keeps(node.elt, comp.target):
-            return self.eval(comp.iter)
-        return self.series(node)
-
-    def series(self, node: cst.ListComp | cst.GeneratorExp) -> Any:
-        """`[tok(t, padding="max_length")["input_ids"] for t in texts]`: every element holds the same object."""
-        element = self.sub(node.elt, self.f.scope_of(node.elt), None)
-        return Series(element) if isinstance(element, Abstract) else UNKNOWN
-
-    def _DictComp(self, node):
-        """`{k: v.to(device) for k, v in batch.items()}`: the batch, moved."""
-        comp = node.for_in
-        target, items = comp.target, comp.iter
-        if comp.inner_for_in is not None or comp.ifs or not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
-            return UNKNOWN
-        key, value = (e.value for e in target.elements)
-        if not (isinstance(items, cst.Call) and isinstance(items.func, cst.Attribute) and items.func.attr.value == "items" and not items.args):
-            return UNKNOWN
-        if isinstance(key, cst.Name) and isinstance(node.key, cst.Name) and node.key.value == key.value and self.keeps(node.value, value):
-            whole = self.eval(items.func.value)
-            return whole if isinstance(whole, Abstract) else UNKNOWN
-        return UNKNOWN
-
-    def keeps(self, expr: cst.BaseExpression, target: cst.BaseExpression) -> bool:
-        """`expr` is the comprehension's target itself, through methods that return their receiver's value."""
-        while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and self.f.ask("keeps", expr.func.attr.value):
-            expr = expr.func.value
-        return isinstance(expr, cst.Name) and isinstance(target, cst.Name) and expr.value == target.value
-
     # names --------------------------------------------------------------------------------
     def _Name(self, node):
         return self.named(node.value)
@@ -687,6 +656,8 @@ class Evaluator:
                     return found
                 if isinstance(receiver, Instance) and receiver.kind == "instance" and call.method in receiver.detail.methods:
                     return self.run(receiver.detail.methods[call.method], call, True)
+            if call.method in ("keys", "values", "items") and isinstance(receiver, dict) and not call.node.args:
+                return self.view(receiver, call.method)
             if call.method == "get" and isinstance(receiver, dict) and len(call.positional) in (1, 2) and not call.kwargs:
                 key = self.const(call.positional[0].value)
                 if key is UNKNOWN:
@@ -729,39 +700,6 @@ class Evaluator:
             return result if len(result) <= MAX_SEQ else UNKNOWN
         return _FOLDED[call.qualname](*args)
 
-    def _sequence_builtin(self, call: Call) -> Any:
-        """`tuple(x)`, `list(x)`, `sorted(x)`: a constant folded; an object's elements kept (a mapping's keys are not)."""
-        folded = self._folded_builtin(call)
-        if folded is not UNKNOWN or len(call.positional) != 1 or call.kwargs or call.has_star_args:
-            return folded
-        value = self.eval(call.positional[0].value)
-        if not isinstance(value, Abstract) or self.f.ask("mapping", value):
-            return UNKNOWN
-        return value if call.qualname != "builtins.sorted" else Series(self.f.elements_of(value))
-
-    def _enumerate(self, call: Call) -> Any:
-        if len(call.positional) != 1 or call.has_star_args:
-            return UNKNOWN
-        return Series(Pack((UNKNOWN, self.f.elements_of(self.eval(call.positional[0].value)))))
-
-    def _zip(self, call: Call) -> Any:
-        if not call.positional or call.has_star_args:
-            return UNKNOWN
-        return Series(Pack(tuple(self.f.elements_of(self.eval(a.value)) for a in call.positional)))
-
-    def _map(self, call: Call) -> Any:
-        """`map(lambda t: t.to(device), batch)`: each element mapped to itself."""
-        if len(call.positional) != 2 or call.has_star_args or call.kwargs:
-            return UNKNOWN
-        fn, iterable = (a.value for a in call.positional)
-        params = fn.params.params if isinstance(fn, cst.Lambda) else ()
-        if len(params) != 1 or not self.keeps(fn.body, params[0].name):
-            return UNKNOWN
-        value = self.eval(iterable)
-        return value if isinstance(value, Abstract) and not self.f.ask("mapping", value) else UNKNOWN
-
-    def _dict(self, call: Call) -> Any:
-        return UNKNOWN if call.positional or call.has_star_args else {k: self.const(a.value) for k, a in call.kwargs.items()}
 
 
 def _binds_none(event: Event) -> bool:
@@ -795,4 +733,5 @@ _BUILTINS = {
     **{name: "_folded_builtin" for name in _FOLDED},
     "builtins.list": "_sequence_builtin", "builtins.tuple": "_sequence_builtin", "builtins.sorted": "_sequence_builtin",
     "builtins.enumerate": "_enumerate", "builtins.zip": "_zip", "builtins.dict": "_dict", "builtins.map": "_map",
+    "builtins.iter": "_iter", "builtins.next": "_next", "contextlib.nullcontext": "_nullcontext",
 }

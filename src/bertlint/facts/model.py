@@ -17,7 +17,7 @@ import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts.names import BUILTINS, CONVENTIONAL_MODULES, KNOWN_LIBRARIES, same_symbol
-from bertlint.facts.nodes import Call, ClassDef, Event, Guard, Scope, Store, dotted, iter_children, walk
+from bertlint.facts.nodes import ENTER, Call, ClassDef, Event, Guard, Scope, Store, dotted, iter_children, walk
 
 T = TypeVar("T")
 
@@ -331,7 +331,7 @@ class _Walker:
             for item in stmt.items:
                 self._expr(item.item, stmt, scope, ctx)
                 if item.asname is not None:
-                    self._target(item.asname.name, scope, "assign", stmt, ctx, value=item.item)
+                    self._target(item.asname.name, scope, "assign", stmt, ctx, value=item.item, whole=item.item, path=(ENTER,))
             self._block(stmt.body, scope, ctx.enter(with_=stmt, stmt=stmt))
             return
         if isinstance(stmt, (cst.Try,) + ((cst.TryStar,) if hasattr(cst, "TryStar") else ())):

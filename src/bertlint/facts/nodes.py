@@ -24,6 +24,16 @@ class _Unknown:
 UNKNOWN: Any = _Unknown()
 
 
+class _Enter:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ENTER"
+
+
+ENTER: Any = _Enter()  # a step of a target's path: what `with value as target` binds is `value.__enter__()`
+
+
 # ---------------------------------------------------------------------------------------------
 # the data model
 
