@@ -219,7 +219,7 @@ class Evaluation(Model):
             return value.element
         if isinstance(value, Pack):
             return agree(list(value.items))
-        if isinstance(value, (list, tuple, range)) and value:
+        if isinstance(value, (list, tuple, range, str, dict)) and value:
             return agree(list(value))
         if isinstance(value, Abstract):
             found = self.ask("iterate", self, value)
@@ -230,8 +230,8 @@ class Evaluation(Model):
         """The last element iterating `value` yields (a loop's target after the loop), else what every one holds."""
         if isinstance(value, Pack):
             return value.items[-1] if value.items else UNKNOWN
-        if isinstance(value, (list, tuple, range)):
-            return value[-1] if len(value) else UNKNOWN
+        if isinstance(value, (list, tuple, range, str, dict)):
+            return list(value)[-1] if len(value) else UNKNOWN
         return self.elements_of(value)
 
     def entered(self, value: Any) -> Any:
@@ -663,8 +663,8 @@ class Evaluator(Iteration):
                 if key is UNKNOWN:
                     return UNKNOWN
                 return receiver[key] if key in receiver else (self.const(call.positional[1].value) if len(call.positional) == 2 else None)
-        if call.qualname is None and isinstance(call.node.func, (cst.Name, cst.Attribute)):
-            called = self.eval(call.node.func)  # `tok(texts)`: an object called
+        if call.qualname is None:
+            called = self.eval(call.node.func)  # `tok(texts)`, `toks[0](texts)`: an object called
             if isinstance(called, Abstract):
                 found = self.f.ask("called", self, called, call)
                 return UNKNOWN if found is None else found

@@ -205,6 +205,9 @@ class Iteration:
         arg = call.positional[0].value
         value = self.eval(arg)
         fresh = isinstance(arg, cst.Call) and self.f.call_of(arg) is not None and self.f.call_of(arg).qualname == "builtins.iter"
+        if isinstance(arg, cst.GeneratorExp):  # `next(x for x in xs)`: the first element the generator makes
+            listed = self.listed(arg)
+            value, fresh = (Pack(tuple(listed)), True) if isinstance(listed, list) and len(listed) <= MAX_ITEMS else (value, False)
         if fresh and isinstance(value, Pack) and value.items:
             first = value.items[0]
         elif isinstance(value, (Pack, Series)):
