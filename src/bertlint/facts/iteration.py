@@ -140,7 +140,7 @@ class Iteration:
         value = self.eval(call.positional[0].value)
         items = self.items_of(value)
         if items is not None:
-            return Pack(tuple(Pack((i, item)) for i, item in enumerate(items)))
+            return Pack(tuple(_row((i, item)) for i, item in enumerate(items)))
         return Series(Pack((UNKNOWN, self.f.elements_of(value))))
 
     def _zip(self, call: Call) -> Any:
@@ -149,7 +149,7 @@ class Iteration:
         values = [self.eval(a.value) for a in call.positional]
         known = [self.items_of(v) for v in values]
         if all(items is not None for items in known):
-            return Pack(tuple(Pack(row) for row in zip(*known)))
+            return Pack(tuple(_row(row) for row in zip(*known)))
         return Series(Pack(tuple(self.f.elements_of(v) for v in values)))
 
     def _map(self, call: Call) -> Any:
@@ -210,6 +210,8 @@ class Iteration:
             value, fresh = (Pack(tuple(listed)), True) if isinstance(listed, list) and len(listed) <= MAX_ITEMS else (value, False)
         if fresh and isinstance(value, Pack) and value.items:
             first = value.items[0]
+        elif fresh and isinstance(value, Pack) and len(call.positional) == 2:
+            return self.eval(call.positional[1].value)  # nothing to give: the default
         elif isinstance(value, (Pack, Series)):
             first = self.f.elements_of(value)
         else:
@@ -233,4 +235,9 @@ class Iteration:
             return Pack(tuple(receiver))
         if method == "values":
             return Pack(tuple(receiver.values()))
-        return Pack(tuple(Pack(pair) for pair in receiver.items()))
+        return Pack(tuple(_row(pair) for pair in receiver.items()))
+
+
+def _row(items: tuple) -> Any:
+    """A tuple an iterator gives (`enumerate`'s, `zip`'s, `items()`'s): a constant when its items are."""
+    return Pack(items) if any(isinstance(v, Abstract) or v is UNKNOWN for v in items) else tuple(items)
