@@ -89,6 +89,8 @@ UNKNOWN_SHAPES = {
     "target inside, differing": "for name in ['a', 'b']:\n    show(name)\n",
     "target after a loop that may break": "import sys\nfor name in ['a', 'b']:\n    if sys.argv:\n        break\nshow(name)\n",
     "a test that rebinds": "x = 0\nif (x := 1):\n    lr = 1e-3\nelif x:\n    lr = 2e-5\nshow(lr)\n",
+    "a command-line flag decides no branch": "import argparse\np = argparse.ArgumentParser()\np.add_argument('--big', action='store_true')\n"
+    "args = p.parse_args([])\nif args.big:\n    lr = 1e-3\nelse:\n    lr = 2e-5\nshow(lr)\n",
     "with of an unknown context": "import os\nwith open(os.devnull) as f:\n    show(f)\n",
     "a zip object is no list": "show(zip([1], [2]), enumerate([1]), iter([1]), map(lambda x: x, [1]))\n",
     "next of an advanced iterator": "it = iter([8, 16])\nnext(it)\nshow(next(it))\n",

@@ -6,6 +6,8 @@ arm of an `if` chain whose tests are constants that take it, a loop over a known
 whose test is true on entry) that has no `break` or `continue`. An event in an arm the constants never take, or in a
 loop over an empty iterable, never runs and is left out. A read inside a loop is also reached, through the loop's
 back edge, by the events after it in that loop, unless a binding that surely ran in the loop comes before it.
+Tests and iterables are read without command-line and environment defaults (`cli=False`): a flag a run may set
+decides no branch.
 
 A read from another scope (a function reading a global), or at no known order, comes after every event.
 """
@@ -74,10 +76,10 @@ class Reaching:
             return MAYBE
         node = guard.node
         if isinstance(node, cst.For):
-            size = length(self.f.evaluate(node.iter, owner, guard.at, cli=ev.cli, frame=ev.frame))
+            size = length(self.f.evaluate(node.iter, owner, guard.at, cli=False, frame=ev.frame))
             entered = UNKNOWN if size is UNKNOWN else size > 0
         else:
-            entered = truth(self.f.evaluate(node.test, owner, guard.at, cli=ev.cli, frame=ev.frame))
+            entered = truth(self.f.evaluate(node.test, owner, guard.at, cli=False, frame=ev.frame))
         if entered is UNKNOWN:
             return MAYBE
         if not entered:
@@ -92,13 +94,13 @@ class Reaching:
         if any(isinstance(n, cst.NamedExpr) for t in guard.tests for n in walk(t)):
             return MAYBE  # a test binds a name the next test reads
         for test in tests:
-            value = truth(self.f.evaluate(test, owner, guard.at, cli=ev.cli, frame=ev.frame))
+            value = truth(self.f.evaluate(test, owner, guard.at, cli=False, frame=ev.frame))
             if value is True:
                 return DEAD
             if value is UNKNOWN:
                 found = MAYBE
         if not guard.orelse:
-            value = truth(self.f.evaluate(guard.tests[-1], owner, guard.at, cli=ev.cli, frame=ev.frame))
+            value = truth(self.f.evaluate(guard.tests[-1], owner, guard.at, cli=False, frame=ev.frame))
             if value is False:
                 return DEAD
             if value is UNKNOWN:
