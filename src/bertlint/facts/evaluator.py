@@ -11,14 +11,15 @@ the call it is evaluated for), to one abstract value:
   holds one value);
 - `UNKNOWN`, the one sentinel every consumer treats as "say nothing".
 
-What this module knows is Python: names and the binding in force at a read; targets of any shape (`for`,
-assignment and comprehension targets, tuples, lists, starred, nested: an `Event`'s `path`); displays; indexing
-and slicing; the file's own functions, methods and classes (their `return`s evaluated for each call's arguments,
-a bounded depth), parameters (the call being evaluated, else what every call site passes, else the default),
-`self` attributes, lambdas, `functools.partial`; the builtins enumerate/zip/tuple/list/sorted/range/len; a
-comprehension that maps each element to itself. What a library call makes, what its objects' methods, attributes,
-items and iteration give, is asked of the library models (`brain`), which `values.Values` hands in: this module
-imports none of them.
+What this module knows is Python: names and the bindings that may reach a read (`reaching`: branches on constant
+tests, loops that run, a loop's back edge); targets of any shape (`for`, `with`, assignment and comprehension
+targets, tuples, lists, starred, nested: an `Event`'s `path`); displays; comparisons and `and`/`or` on constants;
+indexing and slicing; the file's own functions, methods and classes (their `return`s evaluated for each call's
+arguments, a bounded depth), parameters (the call being evaluated, else what every call site passes, else the
+default), `self` attributes, lambdas, `functools.partial`; comprehensions and the builtins over iterables
+(`iteration`); range/len and the other folded builtins. What a library call makes, what its objects' methods,
+attributes, items and iteration give, is asked of the library models (`brain`), which `values.Values` hands in: this
+module imports none of them.
 """
 
 from __future__ import annotations
