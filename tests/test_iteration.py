@@ -61,6 +61,7 @@ KNOWN = {
     "comprehension if": "show([x for x in [5] if x is not None], [x for x in [5] if x is None])\n",
     "nested comprehension": "show([y for x in [0, 1] for y in ['a']])\n",
     "set and dict comprehension": "show({x for x in ['a']}, {k: v for k, v in [('lr', 2e-5)]})\n",
+    "a comprehension runs at once": "lr = 1e-3\nlrs = [lr for _ in range(2)]\nlr = 2e-5\nshow(lrs, lr)\n",
     "list of a generator": "show(list(x for x in ['a', 'b']), tuple(x for x in [1]))\n",
     # builtins over iterables
     "enumerate zip listed": "show(list(enumerate(['a', 'b'])), list(zip([1, 2], 'ab')), dict(zip(['lr'], [2e-5])))\n",
@@ -94,6 +95,7 @@ UNKNOWN_SHAPES = {
     "with of an unknown context": "import os\nwith open(os.devnull) as f:\n    show(f)\n",
     "a zip object is no list": "show(zip([1], [2]), enumerate([1]), iter([1]), map(lambda x: x, [1]))\n",
     "next of an advanced iterator": "it = iter([8, 16])\nnext(it)\nshow(next(it))\n",
+    "a generator runs later": "lr = 1e-3\ngen = (lr for _ in range(2))\nlr = 2e-5\nshow(list(gen))\n",
     "a generator is no list": "show(x for x in [1])\n",
     "set of several": "show([*{'a', 'b'}])\n",
     "comprehension of differing elements": "show([x + 1 for x in [1, 2]])\n",

@@ -424,7 +424,7 @@ class Evaluator(Iteration):
         if owner is None:
             return UNKNOWN
         every = owner.events.get(name, [])
-        order = self.order if owner is self.scope else None
+        order = self.order if self.reads_in(owner) else None
         straight, back = self.f.reaching.events(self, owner, every, order)
         if not straight and not back:
             if name in owner.params:
@@ -435,6 +435,16 @@ class Evaluator(Iteration):
             return folded
         return self._object(name, owner, straight, back, every)
 
+    def reads_in(self, owner: Scope) -> bool:
+        """The read runs where `owner`'s statements run: in `owner` itself, or in a list, set or dict comprehension of
+        it (evaluated at once; a generator runs later, a function when called)."""
+        scope = self.scope
+        while scope is not owner:
+            if scope.kind != "lambda" or not isinstance(scope.node, (cst.ListComp, cst.SetComp, cst.DictComp)) or scope.parent is None:
+                return False
+            scope = scope.parent
+        return True
+
     def bound(self, event: Event, owner: Scope) -> Any:
         """What a binding event binds its name to: the value, the element of the unpacked value or of the iterable (a
         loop's last element when read after a loop that cannot break)."""
@@ -442,7 +452,7 @@ class Evaluator(Iteration):
         if loop is None:
             return self.f.unpacked(self.sub(event.whole, owner, event.order), event.path, event.op == "for")
         whole = self.sub(event.whole, owner, loop.at)
-        if owner is self.scope and self.order is not None and self.order > loop.end and not self.f.reaching.exits(loop.node):
+        if self.reads_in(owner) and self.order is not None and self.order > loop.end and not self.f.reaching.exits(loop.node):
             return self.f.unpacked(self.f.last_of(whole), event.path, False)
         return self.f.unpacked(whole, event.path, True)
 
@@ -453,7 +463,7 @@ class Evaluator(Iteration):
     def _folded(self, name: str, owner: Scope, straight: list[tuple[Event, bool]], back: list[Event], every: list[Event]) -> Any:
         """The constant the name holds: the last binding that surely ran with the mutations after it applied, or the
         one constant of every binding that may reach the read; UNKNOWN when a method changes it in place."""
-        if (id(owner), name) in self.f.mutated or owner is not self.scope and len(every) > 1:
+        if (id(owner), name) in self.f.mutated or not self.reads_in(owner) and len(every) > 1:
             return UNKNOWN  # read where a function runs: any of the bindings and changes may have run before the call
         first = self._sure(straight)
         later = [e for e, sure in reversed(straight[:-1] if first is not None else straight)]
