@@ -6,7 +6,7 @@ import dataclasses
 import functools
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 import libcst as cst
 
@@ -88,6 +88,24 @@ class Guard:
     at: int = 0  # the order its tests (an if chain's, a while's on entry) and a for's iterable are read at
     tests: tuple = ()  # an arm: the tests of the chain up to it
     orelse: bool = False  # an arm: the `else` (taken when every test is false)
+
+
+class Definition(NamedTuple):
+    """The expression a name stands for, with the scope and position it is evaluated at (its assignment's)."""
+
+    value: cst.BaseExpression
+    scope: Scope
+    order: int | None
+
+
+class Variable(NamedTuple):
+    """A name bound in the module or in one of the file's functions."""
+
+    scope: Scope
+    name: str
+    assigned: bool  # some binding of it is an assignment
+    after: int  # a position just after its last binding: where its final value is read
+    written: tuple  # what each binding binds, as written (an assigned or appended value, a loop's iterable; None)
 
 
 @dataclass(eq=False)
