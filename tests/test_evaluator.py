@@ -326,11 +326,30 @@ def test_an_object_bound_alike_on_every_path_is_known(source):
     "source",
     [
         "if FLAG:\n    enc = padded\nelse:\n    enc = to_max\nmodel(**enc)\n",
-        "enc = to_max\nfor _ in range(2):\n    enc = padded\nmodel(**enc)\n",  # the loop may not run
+        "enc = to_max\nfor _ in range(N):\n    enc = padded\nmodel(**enc)\n",  # the loop may not run
+        "enc = to_max\nfor _ in range(2):\n    if FLAG:\n        break\n    enc = padded\nmodel(**enc)\n",  # it may break first
+        "enc = to_max\nfor _ in range(2):\n    model(**enc)\n    enc = padded\n",  # the second time round, the loop's own binding
     ],
 )
 def test_an_object_bound_differently_on_two_paths_is_unknown(source):
-    assert encoding_reaching("FLAG = True\n" + source) is None
+    assert encoding_reaching("import sys\nFLAG = len(sys.argv) > 1\nN = len(sys.argv)\n" + source) is None
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("if FLAG:\n    enc = padded\nelse:\n    enc = to_max\nmodel(**enc)\n", "padded"),  # a constant test takes one arm
+        ("if not FLAG:\n    enc = padded\nelif FLAG:\n    enc = to_max\nmodel(**enc)\n", "to_max"),
+        ("if len([0]) == 1:\n    enc = to_max\nelse:\n    enc = padded\nmodel(**enc)\n", "to_max"),
+        ("enc = to_max\nfor _ in range(2):\n    enc = padded\nmodel(**enc)\n", "padded"),  # the loop runs
+        ("enc = to_max\nfor _ in []:\n    enc = padded\nmodel(**enc)\n", "to_max"),  # the loop never runs
+        ("n = 0\nenc = to_max\nwhile n < 2:\n    enc = padded\n    n += 1\nmodel(**enc)\n", "padded"),  # true on entry
+        ("for enc in [to_max, padded]:\n    pass\nmodel(**enc)\n", "padded"),  # the last element stays bound
+    ],
+)
+def test_a_constant_test_or_a_loop_that_runs_picks_the_binding(source, expected):
+    found = encoding_reaching("FLAG = True\n" + source)
+    assert found is not None and found.call is not None and ("max_length" in str(found.call.kwargs)) == (expected == "to_max")
 
 
 @pytest.mark.parametrize(

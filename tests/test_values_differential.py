@@ -148,10 +148,16 @@ def _c_for(s: Script, e: str, typ: str) -> str:
         f"for ({a}, {v}) in [(0, {e})]:",
         f"for {v} in (0, {e}):",
         f"for [{a}, [{v}]] in [[0, [{e}]]]:",
+        f"for {a}, *{v} in [(0, {e})]:",
+        f"for {a}, {v} in {{0: {e}}}.items():",
+        f"for {v} in {{{e}: 0}}:" if typ in SCALARS else f"for {v} in [{e}, {e}]:",
+        f"for {v} in [{e}]:\n    break",
+        f"for {a} in range(2):\n    {v} = {e}\n    if {a} == 1:\n        break",
     ]))
-    with s.block(header):
-        pass
-    return v
+    with s.block(header) if "\n" not in header else contextlib.nullcontext():
+        if "\n" in header:
+            s.emit(header)
+    return f"{v}[0]" if header.startswith(f"for {a}, *{v}") else v
 
 
 def _c_with(s: Script, e: str, typ: str) -> str:
@@ -159,6 +165,8 @@ def _c_with(s: Script, e: str, typ: str) -> str:
     header = s.draw(st.sampled_from([
         f"with contextlib.nullcontext({e}) as {v}:",
         f"with contextlib.nullcontext((0, {e})) as ({a}, {v}):",
+        f"with contextlib.nullcontext() as {a}, contextlib.nullcontext(enter_result={e}) as {v}:",
+        f"with contextlib.nullcontext([0, [{e}]]) as [{a}, [{v}]]:",
     ]))
     with s.block(header):
         pass
@@ -173,6 +181,11 @@ def _c_comprehension(s: Script, e: str, typ: str) -> str:
         f'{{{a}: {b} for {a}, {b} in [("k", {e})]}}["k"]',
         f"list({a} for {a} in [{e}])[0]",
         f"[{a} for {a} in [{e}] if {a} is not None][0]",
+        f"[{b} for {a} in [0, 1] for {b} in [{e}]][1]",
+        f"[{b} for {a}, {b} in enumerate([{e}, {e}]) if {a} >= 0][-1]",
+        f"next({a} for {a} in [{e}])",
+        f"[{b} for {a}, {b} in {{\"k\": {e}}}.items()][0]",
+        f"[{e} for {a} in range(3)][2]",
     ]
     if typ in SCALARS:
         options.append(f"[*{{{a} for {a} in [{e}]}}][0]")
@@ -294,9 +307,17 @@ def _c_builtin(s: Script, e: str, typ: str) -> str:
         f"list(map(lambda {a}: {a}, [{e}]))[0]",
         f"list(enumerate([{e}]))[0][1]",
         f"list(zip([0], [{e}]))[0][1]",
+        f"next(iter([{e}]))",
+        f"next(iter([{e}, 0]), None)",
+        f"tuple(enumerate([0, {e}]))[1][1]",
+        f"list({{\"k\": {e}}}.values())[0]",
+        f"list({{\"k\": {e}}}.items())[0][1]",
+        f"[*zip([{e}], [0])][0][0]",
     ]
     if typ in SCALARS:
         options.append(f"sorted([{e}])[0]")
+        options.append(f"dict(zip([\"k\"], [{e}]))[\"k\"]")
+        options.append(f"list({{{e}: 0}})[0]" if typ != "bool" else f"list({{{e}: 0}}.keys())[0]")
     if typ == "int":
         options.append(f"len(range({e}))")
         options.append(f"len([0] * ({e}))")
@@ -322,7 +343,13 @@ def _other(s: Script, typ: str) -> str:
 
 def _c_branch(s: Script, e: str, typ: str) -> str:
     v, flag = s.fresh("v"), s.fresh("FLAG")
-    s.emit(f"{flag} = {s.draw(st.booleans())}\nif {flag}:\n    {v} = {e}\nelse:\n    {v} = {e}")
+    shape = s.draw(st.sampled_from(range(3)))
+    if shape == 0:
+        s.emit(f"{flag} = {s.draw(st.booleans())}\nif {flag}:\n    {v} = {e}\nelse:\n    {v} = {e}")
+    elif shape == 1:  # a test the value layer cannot read: the same value on both arms
+        s.emit(f"if len(__name__) % 2:\n    {v} = {e}\nelse:\n    {v} = {e}")
+    else:
+        s.emit(f"{v} = {e}\nif len(__name__) > 100:\n    {v} = {e}")
     return v
 
 
@@ -330,12 +357,19 @@ def _c_branch_between(s: Script, e: str, typ: str) -> str:
     """A branch that binds `e` or another value: the flag (a constant) or the test picks `e`."""
     v, flag = s.fresh("v"), s.fresh("FLAG")
     other = _other(s, typ)
-    if s.draw(st.booleans()):
+    shape = s.draw(st.sampled_from(range(4)))
+    if shape == 0:
         taken = s.draw(st.booleans())
         first, second = (e, other) if taken else (other, e)
         s.emit(f"{flag} = {taken}\nif {flag}:\n    {v} = {first}\nelse:\n    {v} = {second}")
-    else:
+    elif shape == 1:
         s.emit(f"{v} = {other}\nif len([0]) == 1:\n    {v} = {e}")
+    elif shape == 2:  # an if/elif/else chain on a constant mode
+        mode = s.draw(st.sampled_from(("train", "eval", "test")))
+        s.emit(f"{flag} = {mode!r}\nif {flag} == \"train\":\n    {v} = {e if mode == 'train' else other}\n"
+               f"elif {flag} in (\"eval\", \"dev\"):\n    {v} = {e if mode == 'eval' else other}\nelse:\n    {v} = {e if mode == 'test' else other}")
+    else:  # a loop that runs, rebinding what came before
+        s.emit(f"{v} = {other}\nfor {flag} in range(2):\n    {v} = {e}")
     return v
 
 
@@ -387,10 +421,15 @@ def _c_star_arguments(s: Script, e: str, typ: str) -> str:
 
 def _c_loop(s: Script, e: str, typ: str) -> str:
     v, n = s.fresh("v"), s.fresh("_n")
-    if s.draw(st.booleans()):
+    shape = s.draw(st.sampled_from(range(4)))
+    if shape == 0:
         s.emit(f"{v} = None\nfor {n} in range(2):\n    {v} = {e}")
-    else:
+    elif shape == 1:
         s.emit(f"{n} = 0\nwhile {n} < 2:\n    {v} = {e}\n    {n} += 1")
+    elif shape == 2:
+        s.emit(f"{n} = 0\nwhile True:\n    {v} = {e}\n    {n} += 1\n    if {n} >= 2:\n        break")
+    else:  # read inside the loop, bound again at its end
+        s.emit(f"{v} = {e}\nfor {n} in range(2):\n    {n} = {v}\n    {v} = {n}")
     return v
 
 

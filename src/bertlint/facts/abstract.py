@@ -99,8 +99,20 @@ def agree(found: list) -> Any:
             return Binding(first.kind)  # a model, which one unknown
         return UNKNOWN
     if isinstance(first, Abstract):
-        return first if all(v is first or v == first for v in found[1:]) else UNKNOWN
-    return first if all(not isinstance(v, Abstract) and v == first and type(v) is type(first) for v in found[1:]) else UNKNOWN
+        if all(v is first or v == first for v in found[1:]):
+            return first
+        return _agree_items(found) if isinstance(first, Pack) else UNKNOWN
+    if all(not isinstance(v, Abstract) and v == first and type(v) is type(first) for v in found[1:]):
+        return first
+    return _agree_items(found) if isinstance(first, (tuple, list)) else UNKNOWN
+
+
+def _agree_items(found: list) -> Any:
+    """Sequences of one length agree element by element (`(0, enc)` and `(1, enc)`: a pair whose second is enc)."""
+    rows = [v.items if isinstance(v, Pack) else v for v in found]
+    if not all(isinstance(r, (tuple, list)) and len(r) == len(rows[0]) for r in rows):
+        return UNKNOWN
+    return Pack(tuple(agree([r[i] for r in rows]) for i in range(len(rows[0]))))
 
 
 def same_object(a: Binding | None, b: Binding | None) -> bool:

@@ -11,15 +11,15 @@ the call it is evaluated for), to one abstract value:
   holds one value);
 - `UNKNOWN`, the one sentinel every consumer treats as "say nothing".
 
-What this module knows is Python: names and the binding in force at a read (for a name of an outer scope, where the
-reading code may run: `runs`); targets of any shape (`for`,
-assignment and comprehension targets, tuples, lists, starred, nested: an `Event`'s `path`); displays; indexing
-and slicing; the file's own functions, methods and classes (their `return`s evaluated for each call's arguments,
-a bounded depth), parameters (the call being evaluated, else what every call site passes, else the default: `calls`),
-`self` attributes, lambdas, `functools.partial`; the builtins enumerate/zip/tuple/list/sorted/range/len; a
-comprehension that maps each element to itself. What a library call makes, what its objects' methods, attributes,
-items and iteration give, is asked of the library models (`brain`), which `values.Values` hands in: this module
-imports none of them.
+What this module knows is Python: names and the bindings that may reach a read (`reaching`: branches on constant
+tests, loops that run, a loop's back edge; for a name of an outer scope, where the reading code may run: `runs`); targets of any shape (`for`, `with`, assignment and comprehension
+targets, tuples, lists, starred, nested: an `Event`'s `path`); displays; comparisons and `and`/`or` on constants;
+indexing and slicing; the file's own functions, methods and classes (their `return`s evaluated for each call's
+arguments, a bounded depth), parameters (the call being evaluated, else what every call site passes, else the
+default: `calls`), `self` attributes, lambdas, `functools.partial`; comprehensions and the builtins over iterables
+(`iteration`); range/len and the other folded builtins. What a library call makes, what its objects' methods,
+attributes, items and iteration give, is asked of the library models (`brain`), which `values.Values` hands in: this
+module imports none of them.
 """
 
 from __future__ import annotations
@@ -32,8 +32,10 @@ import libcst as cst
 from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Instance, Pack, Record, Series, agree, constant
 from bertlint.facts.calls import CallFrames, Calls
 from bertlint.facts.functions import arguments, callee, enclosing_class, frame_of, is_dataclass
+from bertlint.facts.iteration import Iteration
 from bertlint.facts.model import Model, Runtime
-from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, dotted, literal, names_in
+from bertlint.facts.nodes import ENTER, UNKNOWN, Call, ClassDef, Event, Scope, dotted, literal, names_in
+from bertlint.facts.reaching import BINDS as _BINDS, Reaching
 from bertlint.facts.runs import orders_in_force
 
 
@@ -47,6 +49,7 @@ class Evaluation(CallFrames, Model):
     def __init__(self, module: cst.Module, source: str, path=None, runtime: Runtime = Runtime()):
         super().__init__(module, source, path, runtime)
         self._memo: dict[tuple, Any] = {}
+        self.reaching = Reaching(self)
 
     def evaluate(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, *, cli: bool = True, frame: Frame | None = None) -> Any:
         """The abstract value of `expr` read in `scope` at `order`: a constant, an `Abstract` value, or UNKNOWN."""
@@ -124,6 +127,9 @@ class Evaluation(CallFrames, Model):
                 for event in events:
                     if event.op == "assign" and not event.path and isinstance(event.whole, cst.Name):
                         join(name, event.whole.value)
+                    elif event.op == "assign" and event.path[:1] == (ENTER,):  # `with nullcontext(cfg) as c`
+                        for other in names_in(event.whole):
+                            join(name, other)
                     elif event.op not in _BINDS and event.op not in ("unpack", "param"):
                         changed.add(name)
         for call in self.calls:
@@ -173,6 +179,8 @@ class Evaluation(CallFrames, Model):
         """`value[key]`: a constant's element, a Pack's, or what the library model of an object says."""
         if value is UNKNOWN or key is UNKNOWN and not isinstance(value, Binding):
             return UNKNOWN
+        if isinstance(value, Series) and (isinstance(key, slice) or isinstance(key, int) and not isinstance(key, bool)):
+            return value if isinstance(key, slice) else value.element  # every element holds it
         if isinstance(key, slice):
             if isinstance(value, Pack):
                 return Pack(value.items[key])
@@ -196,18 +204,36 @@ class Evaluation(CallFrames, Model):
             return value.element
         if isinstance(value, Pack):
             return agree(list(value.items))
-        if isinstance(value, (list, tuple)) and value:
+        if isinstance(value, (list, tuple, range, str, dict)) and value:
             return agree(list(value))
         if isinstance(value, Abstract):
             found = self.ask("iterate", self, value)
             return UNKNOWN if found is None else found
         return UNKNOWN
 
+    def last_of(self, value: Any) -> Any:
+        """The last element iterating `value` yields (a loop's target after the loop), else what every one holds."""
+        if isinstance(value, Pack):
+            return value.items[-1] if value.items else UNKNOWN
+        if isinstance(value, (list, tuple, range, str, dict)):
+            return list(value)[-1] if len(value) else UNKNOWN
+        return self.elements_of(value)
+
+    def entered(self, value: Any) -> Any:
+        """What `with value as target` binds: `nullcontext(x)`'s x; an object a rule asks about is its own context (a
+        `GradientTape`); anything else unknown (`__enter__` may return another object)."""
+        if isinstance(value, Instance) and value.kind == "context":
+            return value.detail
+        return value if isinstance(value, Binding) else UNKNOWN
+
     def unpacked(self, value: Any, path: tuple, iterated: bool) -> Any:
         """The value a target at `path` binds when `value` is assigned (or, `iterated`, looped over)."""
         if iterated:
             value = self.elements_of(value)
         for step in path:
+            if step is ENTER:
+                value = self.entered(value)
+                continue
             value = self.item_of(value, step)
             if isinstance(step, slice) and isinstance(value, tuple):
                 value = list(value)  # a starred target always binds a list
@@ -218,7 +244,7 @@ class Evaluation(CallFrames, Model):
 # the evaluator proper
 
 
-class Evaluator(Calls):
+class Evaluator(Iteration, Calls):
     def __init__(self, values: Evaluation, scope: Scope, order: int | None, cli: bool, frame: Frame | None):
         self.f = values
         self.scope = scope
@@ -260,7 +286,7 @@ class Evaluator(Calls):
                 inner = self.eval(element.value)
                 if isinstance(inner, Pack):
                     out.extend(inner.items)
-                elif isinstance(inner, (list, tuple)):
+                elif isinstance(inner, (list, tuple)) or isinstance(inner, (set, dict)) and len(inner) <= 1:  # one element: no order
                     out.extend(inner)
                 else:
                     return UNKNOWN
@@ -336,6 +362,34 @@ class Evaluator(Calls):
             return UNKNOWN
         return fn(left, right)
 
+    def _Comparison(self, node):
+        """`len(x) == 1`, `mode in ("a", "b")`, `x is None`: on constants (`is` on None, True and False alone)."""
+        left = self.const(node.left)
+        for target in node.comparisons:
+            right = self.const(target.comparator)
+            if left is UNKNOWN or right is UNKNOWN:
+                return UNKNOWN
+            op = type(target.operator)
+            if op in (cst.Is, cst.IsNot):  # a constant other than None, True and False is none of them
+                if not any(v is None or isinstance(v, bool) for v in (left, right)):
+                    return UNKNOWN
+                result = (left is right) == (op is cst.Is)
+            elif op in _COMPARISONS:
+                result = _COMPARISONS[op](left, right)
+            else:
+                return UNKNOWN
+            if not result:
+                return False
+            left = right
+        return True
+
+    def _BooleanOperation(self, node):
+        """`a and b`, `a or b`: the operand Python returns, when the left one's truth is known."""
+        left = self.eval(node.left)
+        if left is UNKNOWN or isinstance(left, Abstract):
+            return UNKNOWN
+        return left if bool(left) == isinstance(node.operator, cst.Or) else self.eval(node.right)
+
     def _IfExp(self, node):
         test = self.const(node.test)
         if test is UNKNOWN:
@@ -343,53 +397,6 @@ class Evaluator(Calls):
         return self.eval(node.body if test else node.orelse)
 
     # comprehensions ----------------------------------------------------------------------
-    def _ListComp(self, node):
-        comp = node.for_in
-        if comp.inner_for_in is not None or comp.ifs:
-            return UNKNOWN
-        if self.keeps(node.elt, comp.target):  # `[t.to(device) for t in batch]`: the batch, moved
-            return self.eval(comp.iter)
-        iterable = self.const(comp.iter)  # `[c for _ in range(n)]` with a constant element
-        if not isinstance(iterable, (range, list, tuple)):
-            return self.series(node)
-        if isinstance(comp.target, cst.Name) and comp.target.value in names_in(node.elt):
-            return self.series(node)
-        element = self.sub(node.elt, self.f.scope_of(node.elt), None)
-        if element is UNKNOWN or isinstance(element, Abstract):
-            return UNKNOWN
-        return [element] * len(iterable)
-
-    def _GeneratorExp(self, node):
-        comp = node.for_in
-        if comp.inner_for_in is None and not comp.ifs and self.keeps(node.elt, comp.target):
-            return self.eval(comp.iter)
-        return self.series(node)
-
-    def series(self, node: cst.ListComp | cst.GeneratorExp) -> Any:
-        """`[tok(t, padding="max_length")["input_ids"] for t in texts]`: every element holds the same object."""
-        element = self.sub(node.elt, self.f.scope_of(node.elt), None)
-        return Series(element) if isinstance(element, Abstract) else UNKNOWN
-
-    def _DictComp(self, node):
-        """`{k: v.to(device) for k, v in batch.items()}`: the batch, moved."""
-        comp = node.for_in
-        target, items = comp.target, comp.iter
-        if comp.inner_for_in is not None or comp.ifs or not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
-            return UNKNOWN
-        key, value = (e.value for e in target.elements)
-        if not (isinstance(items, cst.Call) and isinstance(items.func, cst.Attribute) and items.func.attr.value == "items" and not items.args):
-            return UNKNOWN
-        if isinstance(key, cst.Name) and isinstance(node.key, cst.Name) and node.key.value == key.value and self.keeps(node.value, value):
-            whole = self.eval(items.func.value)
-            return whole if isinstance(whole, Abstract) else UNKNOWN
-        return UNKNOWN
-
-    def keeps(self, expr: cst.BaseExpression, target: cst.BaseExpression) -> bool:
-        """`expr` is the comprehension's target itself, through methods that return their receiver's value."""
-        while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and self.f.ask("keeps", expr.func.attr.value):
-            expr = expr.func.value
-        return isinstance(expr, cst.Name) and isinstance(target, cst.Name) and expr.value == target.value
-
     # names --------------------------------------------------------------------------------
     def _Name(self, node):
         return self.named(node.value)
@@ -397,38 +404,77 @@ class Evaluator(Calls):
     def named(self, name: str) -> Any:
         if name in ("True", "False", "None"):
             return {"True": True, "False": False, "None": None}[name]
-        owner, events = self.f.binding_events(name, self.scope, self.order)
+        owner, _ = self.f.binding_events(name, self.scope, self.order)
         if owner is None:
             return UNKNOWN
-        if not events and name in owner.params:
-            return self.param(owner, name)
-        if owner is not self.scope and len(events) > 1:  # bound where this code runs: at each point it may run from
+        every = owner.events.get(name, [])
+        if not self.reads_in(owner) and len(every) > 1:  # bound where this code runs: at each point it may run from
             orders = orders_in_force(self.f, name, self.scope, owner, self.frame)
             outer = frame_of(self.frame, owner)
             return UNKNOWN if orders is None else agree([self.f.named_at(name, owner, order, self.cli, outer) for order in orders])
-        folded = self._folded(name, owner, events)
+        order = self.order if self.reads_in(owner) else None
+        straight, back = self.f.reaching.events(self, owner, every, order)
+        if not straight and not back:
+            if name in owner.params:
+                return self.param(owner, name)
+            straight, back = self.f.reaching.events(self, owner, every, None)  # read before any binding: every one
+        folded = self._folded(name, owner, straight, back, every)
         if folded is not UNKNOWN:
             return folded
-        return self._object(owner, events or owner.events.get(name, []))
+        return self._object(name, owner, straight, back, every)
+
+    def reads_in(self, owner: Scope) -> bool:
+        """The read runs where `owner`'s statements run: in `owner` itself, or in a list, set or dict comprehension of
+        it (evaluated at once; a generator runs later, a function when called)."""
+        scope = self.scope
+        while scope is not owner:
+            if scope.kind != "lambda" or not isinstance(scope.node, (cst.ListComp, cst.SetComp, cst.DictComp)) or scope.parent is None:
+                return False
+            scope = scope.parent
+        return True
 
     def bound(self, event: Event, owner: Scope) -> Any:
-        """What a binding event binds its name to: the value, the element of the unpacked value or of the iterable."""
-        whole = self.sub(event.whole, owner, event.order)
-        return self.f.unpacked(whole, event.path, event.op == "for")
+        """What a binding event binds its name to: the value, the element of the unpacked value or of the iterable (a
+        loop's last element when read after a loop that cannot break)."""
+        loop = event.guards[-1] if event.op == "for" and event.guards and event.guards[-1].kind == "loop" else None
+        if loop is None:
+            return self.f.unpacked(self.sub(event.whole, owner, event.order), event.path, event.op == "for")
+        whole = self.sub(event.whole, owner, loop.at)
+        if self.reads_in(owner) and self.order is not None and self.order > loop.end and not self.f.reaching.exits(loop.node):
+            return self.f.unpacked(self.f.last_of(whole), event.path, False)
+        return self.f.unpacked(whole, event.path, True)
 
-    def _folded(self, name: str, owner: Scope, events: list[Event]) -> Any:
-        """The constant of the last plain assignment with the mutations after it applied, when nothing is conditional
-        and no method changes it in place."""
-        if not events or any(e.conditional for e in events) or (id(owner), name) in self.f.mutated:
+    def _sure(self, straight: list[tuple[Event, bool]]) -> Event | None:
+        """The binding that surely ran last before the read, if any."""
+        return straight[-1][0] if straight and straight[-1][1] and straight[-1][0].op in _BINDS else None
+
+    def _folded(self, name: str, owner: Scope, straight: list[tuple[Event, bool]], back: list[Event], every: list[Event]) -> Any:
+        """The constant the name holds: the last binding that surely ran with the mutations after it applied, or the
+        one constant of every binding that may reach the read; UNKNOWN when a method changes it in place."""
+        if (id(owner), name) in self.f.mutated or not self.reads_in(owner) and len(every) > 1:
+            return UNKNOWN  # read where a function runs: any of the bindings and changes may have run before the call
+        first = self._sure(straight)
+        later = [e for e, sure in reversed(straight[:-1] if first is not None else straight)]
+        if first is not None and not back and all(sure for _, sure in straight) and not any(e.op in _BINDS for e in later):
+            value = self._mutated(first, owner, later)
+        elif any(e.op not in _BINDS for e in (*later, *back)):
             return UNKNOWN
-        start = max((i for i, e in enumerate(events) if e.op in ("assign", "for", "import", "def", "unpack", "param")), default=None)
-        if start is None:
-            return UNKNOWN
-        first = events[start]
-        if first.op != "assign" or first.whole is None:
-            return UNKNOWN
-        value = constant(self.bound(first, owner))
-        for event in events[start + 1 :]:
+        else:
+            found = [self._constant_of(e, owner) for e in (*later, *back, *((first,) if first is not None else ()))]
+            if first is None and name in owner.params:
+                found.append(constant(self.param(owner, name)))
+            value = agree(found)
+        if isinstance(value, (list, dict, set)) and self.f.shared_and_changed(name):
+            return UNKNOWN  # `alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its parameter
+        return value
+
+    def _constant_of(self, event: Event, owner: Scope) -> Any:
+        return constant(self.bound(event, owner)) if event.op in ("assign", "for") and event.whole is not None else UNKNOWN
+
+    def _mutated(self, first: Event, owner: Scope, later: list[Event]) -> Any:
+        """The constant `first` binds with the mutations after it (appends, extends, `+=`, `*=`) applied."""
+        value = self._constant_of(first, owner)
+        for event in later:
             if value is UNKNOWN or event.loops != first.loops:
                 return UNKNOWN
             arg = self.const_at(event.value, owner, event.order) if event.value is not None else UNKNOWN
@@ -446,31 +492,25 @@ class Evaluator(Calls):
                 return UNKNOWN
             if isinstance(value, list) and len(value) > MAX_SEQ:
                 return UNKNOWN
-        if isinstance(value, (list, dict, set)) and self.f.shared_and_changed(name):
-            return UNKNOWN  # `alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its parameter
         return value
 
     def const_at(self, node, scope: Scope, order: int | None) -> Any:
         return constant(self.sub(node, scope, order))
 
-    def _object(self, owner: Scope, events: list[Event]) -> Any:
-        """The object every binding that may reach the read binds (objects keep what they are through mutation): the
-        last binding, joined with those before it back to the last unconditional one when it sits in a branch, a
-        `try`, or a loop (`if f: enc = a` / `else: enc = b`: the same object on every path, else UNKNOWN)."""
-        reaching = []
-        for i in reversed(range(len(events))):
-            if events[i].op in _BINDS:
-                reaching.append(i)
-                if not events[i].conditional:
-                    break
+    def _object(self, name: str, owner: Scope, straight: list[tuple[Event, bool]], back: list[Event], every: list[Event]) -> Any:
+        """The object every binding that may reach the read binds (objects keep what they are through mutation)
+        (`if f: enc = a` / `else: enc = b`: the same object on every path, else UNKNOWN)."""
+        reaching = [e for e, _ in straight if e.op in _BINDS] + [e for e in back if e.op in _BINDS]
         # `enc = None` first (a sentinel): no object, and a read that uses the object fails on that path
-        found = [self._bound_object(owner, events, i) for i in reaching if not _binds_none(events[i])]
+        found = [self._bound_object(owner, every, e) for e in reaching if not _binds_none(e)]
+        if found and self._sure(straight) is None and name in owner.params and (given := self.param(owner, name)) is not None:
+            found.append(given)  # `tok=None` then `if tok is None: tok = ...`: None is a sentinel too
         return agree(found) if found else UNKNOWN
 
-    def _bound_object(self, owner: Scope, events: list[Event], i: int) -> Any:
-        """The object binding `events[i]` binds; a list built empty then only appended to is a `Series` of what every
+    def _bound_object(self, owner: Scope, events: list[Event], event: Event) -> Any:
+        """The object binding `event` binds; a list built empty then only appended to is a `Series` of what every
         append adds."""
-        event, after = events[i], events[i + 1 :]
+        after = events[events.index(event) + 1 :]
         if event.op == "assign" and isinstance(event.whole, cst.List) and not event.whole.elements and not event.path:
             added = [e for e in after if e.op == "append"]
             if not added or len(added) != len(after):
@@ -610,13 +650,15 @@ class Evaluator(Calls):
                     return self.run(receiver.detail.methods[call.method], call, True)
             if isinstance(receiver, Record):
                 receiver = UNKNOWN if self._changed(call.receiver) else dict(receiver.items)
+            if call.method in ("keys", "values", "items") and isinstance(receiver, dict) and not call.node.args:
+                return self.view(receiver, call.method)
             if call.method == "get" and isinstance(receiver, dict) and len(call.positional) in (1, 2) and not call.kwargs:
                 key = self.const(call.positional[0].value)
                 if key is UNKNOWN:
                     return UNKNOWN
                 return receiver[key] if key in receiver else (self.const(call.positional[1].value) if len(call.positional) == 2 else None)
-        if call.qualname is None and isinstance(call.node.func, (cst.Name, cst.Attribute, cst.Call)):
-            called = self.eval(call.node.func)  # `tok(texts)`: an object called
+        if call.qualname is None:
+            called = self.eval(call.node.func)  # `tok(texts)`, `toks[0](texts)`: an object called
             if isinstance(called, Abstract):
                 found = self.f.ask("called", self, called, call)
                 return UNKNOWN if found is None else found
@@ -633,47 +675,12 @@ class Evaluator(Calls):
             return result if len(result) <= MAX_SEQ else UNKNOWN
         return _FOLDED[call.qualname](*args)
 
-    def _sequence_builtin(self, call: Call) -> Any:
-        """`tuple(x)`, `list(x)`, `sorted(x)`: a constant folded; an object's elements kept (a mapping's keys are not)."""
-        folded = self._folded_builtin(call)
-        if folded is not UNKNOWN or len(call.positional) != 1 or call.kwargs or call.has_star_args:
-            return folded
-        value = self.eval(call.positional[0].value)
-        if not isinstance(value, Abstract) or self.f.ask("mapping", value):
-            return UNKNOWN
-        return value if call.qualname != "builtins.sorted" else Series(self.f.elements_of(value))
-
-    def _enumerate(self, call: Call) -> Any:
-        if len(call.positional) != 1 or call.has_star_args:
-            return UNKNOWN
-        return Series(Pack((UNKNOWN, self.f.elements_of(self.eval(call.positional[0].value)))))
-
-    def _zip(self, call: Call) -> Any:
-        if not call.positional or call.has_star_args:
-            return UNKNOWN
-        return Series(Pack(tuple(self.f.elements_of(self.eval(a.value)) for a in call.positional)))
-
-    def _map(self, call: Call) -> Any:
-        """`map(lambda t: t.to(device), batch)`: each element mapped to itself."""
-        if len(call.positional) != 2 or call.has_star_args or call.kwargs:
-            return UNKNOWN
-        fn, iterable = (a.value for a in call.positional)
-        params = fn.params.params if isinstance(fn, cst.Lambda) else ()
-        if len(params) != 1 or not self.keeps(fn.body, params[0].name):
-            return UNKNOWN
-        value = self.eval(iterable)
-        return value if isinstance(value, Abstract) and not self.f.ask("mapping", value) else UNKNOWN
-
-    def _dict(self, call: Call) -> Any:
-        return UNKNOWN if call.positional or call.has_star_args else {k: self.const(a.value) for k, a in call.kwargs.items()}
 
 
 def _binds_none(event: Event) -> bool:
     return event.op == "assign" and not event.path and isinstance(event.whole, cst.Name) and event.whole.value == "None"
 
 
-# the events that bind a name anew (the others change the object it holds)
-_BINDS = frozenset({"assign", "for", "import", "def"})
 # methods of list, dict and set that change the object in place (append/extend are followed as events)
 MUTATORS = frozenset({"insert", "pop", "remove", "clear", "update", "setdefault", "sort", "reverse", "popitem", "discard", "add", "__setitem__", "__delitem__"})
 _OPERATORS = {
@@ -685,10 +692,21 @@ _OPERATORS = {
     cst.Modulo: lambda a, b: a % b if not isinstance(a, str) else UNKNOWN,
     cst.Power: lambda a, b: a**b,
 }
+_COMPARISONS = {
+    cst.Equal: lambda a, b: a == b,
+    cst.NotEqual: lambda a, b: a != b,
+    cst.LessThan: lambda a, b: a < b,
+    cst.LessThanEqual: lambda a, b: a <= b,
+    cst.GreaterThan: lambda a, b: a > b,
+    cst.GreaterThanEqual: lambda a, b: a >= b,
+    cst.In: lambda a, b: a in b,
+    cst.NotIn: lambda a, b: a not in b,
+}
 _FOLDED = {f"builtins.{fn.__name__}": fn for fn in (int, float, str, round, len, min, max, abs, sum, bool, list, tuple, sorted, range)}
 # the builtins the evaluator runs: folded on constants, or followed through objects
 _BUILTINS = {
     **{name: "_folded_builtin" for name in _FOLDED},
     "builtins.list": "_sequence_builtin", "builtins.tuple": "_sequence_builtin", "builtins.sorted": "_sequence_builtin",
     "builtins.enumerate": "_enumerate", "builtins.zip": "_zip", "builtins.dict": "_dict", "builtins.map": "_map",
+    "builtins.iter": "_iter", "builtins.next": "_next", "contextlib.nullcontext": "_nullcontext",
 }

@@ -17,7 +17,7 @@ import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts.names import BUILTINS, CONVENTIONAL_MODULES, KNOWN_LIBRARIES, same_symbol
-from bertlint.facts.nodes import BRANCH, Call, ClassDef, Definition, Event, Scope, Store, Variable, dotted, iter_children, names_in, walk
+from bertlint.facts.nodes import ENTER, Call, ClassDef, Definition, Event, Guard, Scope, Store, Variable, dotted, iter_children, names_in, walk
 
 T = TypeVar("T")
 
@@ -285,13 +285,12 @@ class Model:
     def _binds_first(self, event: Event, loop: cst.CSTNode, order: int) -> bool:
         if event.op not in ("assign", "for", "import", "def") or not any(m is loop for m in event.loops) or not self._around(event.loops[-1], order):
             return False
-        inner = max(i for i, m in enumerate(event.around) if m is event.loops[-1])
-        return BRANCH not in event.around[inner + 1 :]
+        inner = max(i for i, g in enumerate(event.guards) if g.node is event.loops[-1])
+        return inner == len(event.guards) - 1  # no branch inside the innermost loop around it
 
     def _around(self, loop: cst.CSTNode, order: int) -> bool:
         start, end = self.loop_spans.get(id(loop), (order, order))
         return start < order <= end
-
 
     def calls_back(self, call: Call) -> bool:
         """Does the library run a function passed to `call` before the call returns? (Nothing here knows a library: the
@@ -462,66 +461,82 @@ class _Walker:
             self._block(stmt.body, inner, ctx.enter(stmt=stmt))
             return
         if isinstance(stmt, (cst.For,)):
+            at = self._next()  # the iterable is read once, before the loop's region
             self._expr(stmt.iter, stmt, scope, ctx)
-            start = f._order
-            inner_ctx = ctx.enter(loop=stmt, conditional=True, stmt=stmt)
+            guard = Guard("loop", stmt, self.f._order, at=at)
+            inner_ctx = ctx.enter(loop=stmt, conditional=True, stmt=stmt, guard=guard)
             self._target(stmt.target, scope, "for", stmt, inner_ctx, value=stmt.iter)
             f.loops.append((stmt, scope, ctx.function))
             self._block(stmt.body, scope, inner_ctx)
-            f.loop_spans[id(stmt)] = (start, f._order)
+            guard.end = self.f._order
+            f.loop_spans[id(stmt)] = (guard.start, guard.end)
             if stmt.orelse:
-                self._block(stmt.orelse.body, scope, ctx.enter(conditional=True))
+                self._guarded(Guard("other"), stmt.orelse.body, scope, ctx)
             return
         if isinstance(stmt, cst.While):
-            start = f._order  # its test runs again on every pass
+            at = self._next()  # read at `at`, the test is its value on entry; its calls lie in the loop's region
+            guard = Guard("loop", stmt, at, at=at)
             self._expr(stmt.test, stmt, scope, ctx)
-            inner_ctx = ctx.enter(loop=stmt, conditional=True, stmt=stmt)
+            inner_ctx = ctx.enter(loop=stmt, conditional=True, stmt=stmt, guard=guard)
             f.loops.append((stmt, scope, ctx.function))
             self._block(stmt.body, scope, inner_ctx)
-            f.loop_spans[id(stmt)] = (start, f._order)
+            guard.end = self.f._order
+            f.loop_spans[id(stmt)] = (guard.start, guard.end)
             if stmt.orelse:
-                self._block(stmt.orelse.body, scope, ctx.enter(conditional=True))
+                self._guarded(Guard("other"), stmt.orelse.body, scope, ctx)
             return
         if isinstance(stmt, cst.If):
+            at = self._next()  # the chain's tests are read at `at`
             self._expr(stmt.test, stmt, scope, ctx)
-            self._block(stmt.body, scope, ctx.enter(conditional=not is_main_guard(stmt), stmt=stmt))
+            tests = (stmt.test,)
+            if is_main_guard(stmt):
+                self._block(stmt.body, scope, ctx.enter(stmt=stmt))
+            else:
+                self._guarded(Guard("if", stmt, at=at, tests=tests), stmt.body, scope, ctx, stmt=stmt)
             orelse = stmt.orelse
             while orelse is not None:
                 if isinstance(orelse, cst.If):
                     self._expr(orelse.test, orelse, scope, ctx)
-                    self._block(orelse.body, scope, ctx.enter(conditional=True))
+                    tests += (orelse.test,)
+                    self._guarded(Guard("if", stmt, at=at, tests=tests), orelse.body, scope, ctx)
                     orelse = orelse.orelse
                 else:
-                    self._block(orelse.body, scope, ctx.enter(conditional=True))
+                    self._guarded(Guard("if", stmt, at=at, tests=tests, orelse=True), orelse.body, scope, ctx)
                     orelse = None
             return
         if isinstance(stmt, cst.With):
             for item in stmt.items:
                 self._expr(item.item, stmt, scope, ctx)
                 if item.asname is not None:
-                    self._target(item.asname.name, scope, "assign", stmt, ctx, value=item.item)
+                    self._target(item.asname.name, scope, "assign", stmt, ctx, value=item.item, whole=item.item, path=(ENTER,))
             self._block(stmt.body, scope, ctx.enter(with_=stmt, stmt=stmt))
             return
         if isinstance(stmt, (cst.Try,) + ((cst.TryStar,) if hasattr(cst, "TryStar") else ())):
-            self._block(stmt.body, scope, ctx.enter(conditional=True, in_try=True))
+            self._guarded(Guard("other"), stmt.body, scope, ctx, in_try=True)
             for handler in stmt.handlers:
                 if handler.type is not None:
                     self._expr(handler.type, handler, scope, ctx)
-                self._block(handler.body, scope, ctx.enter(conditional=True))
+                self._guarded(Guard("other"), handler.body, scope, ctx)
             if stmt.orelse:
-                self._block(stmt.orelse.body, scope, ctx.enter(conditional=True))
+                self._guarded(Guard("other"), stmt.orelse.body, scope, ctx)
             if stmt.finalbody:
                 self._block(stmt.finalbody.body, scope, ctx)
             return
         if isinstance(stmt, cst.Match):
             self._expr(stmt.subject, stmt, scope, ctx)
             for case in stmt.cases:
-                self._block(case.body, scope, ctx.enter(conditional=True))
+                self._guarded(Guard("other"), case.body, scope, ctx)
             return
         # anything else: visit expressions generically
         for node in iter_children(stmt):
             if isinstance(node, cst.BaseExpression):
                 self._expr(node, stmt, scope, ctx)
+
+    def _guarded(self, guard: Guard, body, scope: Scope, ctx: _Ctx, **enter) -> None:
+        """Walk a block that may not run: its events carry `guard`, whose region is the block's orders."""
+        guard.start = self.f._order
+        self._block(body, scope, ctx.enter(conditional=True, guard=guard, **enter))
+        guard.end = self.f._order
 
     def _decorators(self, stmt, scope, ctx) -> None:
         for dec in stmt.decorators:
@@ -615,7 +630,8 @@ class _Walker:
         if mutation:
             owner = scope.lookup_scope(name)
             target_scope = owner if owner is not None else scope
-        event = Event(self._next(), op, value, ctx.conditional if target_scope is scope else True, ctx.loops, index, whole, path, ctx.around if target_scope is scope else (BRANCH,))
+        guards = ctx.guards if target_scope is scope else (Guard("other"),)
+        event = Event(self._next(), op, value, bool(guards), ctx.loops, index, whole, path, guards)
         target_scope.events.setdefault(name, []).append(event)
 
     def _target(self, target, scope: Scope, op: str, stmt, ctx: _Ctx, value=None, whole=None, path: tuple = ()) -> None:
@@ -725,7 +741,7 @@ class _Walker:
                 while owner.kind == "lambda" and not isinstance(owner.node, cst.Lambda) and owner.parent is not None:
                     owner = owner.parent  # `:=` in a comprehension binds in the scope around it
                 # conditional: an operand of `and`/`or`, of a conditional expression, may not run
-                self._bind(owner, node.target.value, "assign", node.value, ctx.enter(conditional=True), whole=node.value)
+                self._bind(owner, node.target.value, "assign", node.value, ctx.enter(conditional=True, guard=Guard("other")), whole=node.value)
             for child in iter_children(node):
                 f._parents[id(child)] = node
                 stack.append((child, sc))
@@ -752,15 +768,15 @@ class _Ctx:
     withs: tuple = ()
     conditional: bool = False
     stmt: cst.CSTNode | None = None
-    around: tuple = ()  # the loops and branches (BRANCH) around, outermost first
+    guards: tuple = ()
 
-    def enter(self, *, loop=None, with_=None, conditional: bool = False, stmt=None, in_try: bool = False) -> _Ctx:
+    def enter(self, *, loop=None, with_=None, conditional: bool = False, stmt=None, in_try: bool = False, guard: Guard | None = None) -> _Ctx:
         return _Ctx(
             self.function,
             self.loops + ((loop,) if loop is not None else ()),
             self.withs + ((with_,) if with_ is not None else ()),
             self.conditional or conditional,
             stmt or self.stmt,
-            self.around + ((loop,) if loop is not None else (BRANCH,) if conditional else ()),
+            self.guards + ((guard,) if guard is not None else ()),
         )
 

@@ -56,7 +56,7 @@ def model_head(class_name: str) -> str:
 
 ENCODE_METHODS = frozenset({"__call__", "encode_plus", "batch_encode_plus", "encode", "prepare_seq2seq_batch"})
 TRAINING_ARGS_CLASSES = ("TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig", "DPOConfig", "RewardConfig")
-BUILTINS = frozenset({"int", "float", "str", "len", "list", "dict", "tuple", "range", "round", "min", "max", "sum", "abs", "print", "open", "set", "sorted", "zip", "enumerate", "map", "bool", "isinstance", "super"})
+BUILTINS = frozenset({"int", "float", "str", "len", "list", "dict", "tuple", "range", "round", "min", "max", "sum", "abs", "print", "open", "set", "sorted", "zip", "enumerate", "map", "bool", "isinstance", "super", "iter", "next"})
 
 
 def same_symbol(found: str, wanted: str) -> bool:

@@ -24,6 +24,16 @@ class _Unknown:
 UNKNOWN: Any = _Unknown()
 
 
+class _Enter:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ENTER"
+
+
+ENTER: Any = _Enter()  # a step of a target's path: what `with value as target` binds is `value.__enter__()`
+
+
 # ---------------------------------------------------------------------------------------------
 # the data model
 
@@ -65,10 +75,21 @@ class Event:
     index: int | None = None  # position in a flat tuple unpacking whose value is not a display
     whole: cst.CSTNode | None = None  # for assign/for: the value assigned or the iterable looped over, whole
     path: tuple = ()  # where the name sits in the target: positions (negative after a starred one) and slices
-    around: tuple = ()  # the loops and branches (BRANCH: an if, try, except, match case) of its scope around it, outermost first
+    guards: tuple[Guard, ...] = ()  # why it may not run, outermost first (empty when not `conditional`)
 
 
-BRANCH = "branch"  # a branch in `Event.around`: the code in it may not run
+@dataclass(eq=False)
+class Guard:
+    """A region of a scope whose code may not run: an arm of an `if` chain, a loop's body, or another (`try`, `match`,
+    a loop's `else`, an operand of `and`/`or`, a binding from another scope). Its code's orders lie in (start, end]."""
+
+    kind: str  # "if" | "loop" | "other"
+    node: cst.CSTNode | None = None  # the If of the arm, the For or While
+    start: int = 0
+    end: int = 0
+    at: int = 0  # the order its tests (an if chain's, a while's on entry) and a for's iterable are read at
+    tests: tuple = ()  # an arm: the tests of the chain up to it
+    orelse: bool = False  # an arm: the `else` (taken when every test is false)
 
 
 class Definition(NamedTuple):

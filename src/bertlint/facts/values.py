@@ -124,8 +124,8 @@ class Values(Evaluation):
             if call.method in ENCODE_METHODS:
                 if holds_tokenizer(self, call.receiver, call.scope, call.order):
                     out.append(call)
-            elif call.qualname is None and isinstance(call.node.func, (cst.Name, cst.Attribute, cst.Call)):
-                if holds_tokenizer(self, call.node.func, call.scope, call.order):  # `tok(...)`, `self.tokenizer(...)`
+            elif call.qualname is None:
+                if holds_tokenizer(self, call.node.func, call.scope, call.order):  # `tok(...)`, `self.tokenizer(...)`, `toks[0](...)`
                     out.append(call)
         return out
 

@@ -1,0 +1,243 @@
+"""What iterating gives: comprehensions and the builtins that make or consume iterables, as the evaluator runs them.
+
+A comprehension is evaluated once for the element every iteration binds (its targets read the element every element
+of the iterable holds, `Evaluation.elements_of`); it holds that element as many times as the iterables and `if`s
+allow: a constant list when the element and the count are known, a `Series` when the element is an object. One whose
+element is its target itself (through methods that keep their receiver's value) is the iterable, listed.
+
+An iterator whose elements are known one by one (`enumerate`, `zip`, `map`, `iter`, a dict's `items()`) is a `Pack`:
+never a constant, so no consumer takes a zip object for a list; `list`, `tuple` and `dict` of it are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from bertlint.facts.abstract import MAX_SEQ, Abstract, Instance, Pack, Series, agree
+from bertlint.facts.nodes import UNKNOWN, Call
+from bertlint.facts.reaching import length, truth
+
+MAX_ITEMS = 64  # the longest iterable followed element by element
+
+
+class Iteration:
+    """The evaluator's methods for iteration (mixed into `evaluator.Evaluator`, whose `eval`, `sub`, `const`, `f`,
+    `scope` and `order` they use)."""
+
+    # comprehensions -------------------------------------------------------------------------
+    def _ListComp(self, node):
+        return self.listed(node)
+
+    def _GeneratorExp(self, node):
+        found = self.listed(node)
+        return found if isinstance(found, Abstract) else UNKNOWN  # a generator is no list
+
+    def _SetComp(self, node):
+        found = self.listed(node)
+        return set(found) if isinstance(found, list) and len(set(found)) <= 1 else UNKNOWN  # one element: no order to lose
+
+    def listed(self, node: cst.ListComp | cst.GeneratorExp | cst.SetComp) -> Any:
+        """The comprehension as a list: the iterable listed, the same constant `count` times, or a `Series`."""
+        comp = node.for_in
+        if comp.inner_for_in is None and not comp.ifs and self.keeps(node.elt, comp.target):  # `[t.to(device) for t in batch]`
+            whole = self.eval(comp.iter)
+            if isinstance(whole, Abstract):
+                return UNKNOWN if self.f.ask("mapping", whole) else whole
+            if isinstance(whole, (list, tuple, range, str, dict)) and isinstance(node.elt, cst.Name) and len(whole) <= MAX_SEQ:
+                return list(whole)
+            return UNKNOWN
+        count = self.count(node)
+        if count == 0:
+            return []
+        element = self.sub(node.elt, self.f.scope_of(node.elt), self.order)
+        if isinstance(element, Abstract):
+            return Series(element)
+        if element is UNKNOWN or count is UNKNOWN or count > MAX_SEQ:
+            return UNKNOWN
+        return [element] * count
+
+    def _DictComp(self, node):
+        """`{k: v.to(device) for k, v in batch.items()}`: the batch, moved; else one key and value every time."""
+        comp = node.for_in
+        target, items = comp.target, comp.iter
+        if (comp.inner_for_in is None and not comp.ifs and isinstance(target, cst.Tuple) and len(target.elements) == 2
+                and isinstance(items, cst.Call) and isinstance(items.func, cst.Attribute) and items.func.attr.value == "items" and not items.args):
+            key, value = (e.value for e in target.elements)
+            if isinstance(key, cst.Name) and isinstance(node.key, cst.Name) and node.key.value == key.value and self.keeps(node.value, value):
+                whole = self.eval(items.func.value)
+                if isinstance(whole, Abstract):
+                    return whole
+        count = self.count(node)
+        if count == 0:
+            return {}
+        scope = self.f.scope_of(node.key)
+        key, value = self.sub(node.key, scope, self.order), self.sub(node.value, scope, self.order)
+        if count is UNKNOWN or key is UNKNOWN or isinstance(key, Abstract) or isinstance(value, Abstract):
+            return UNKNOWN
+        return {key: value}
+
+    def count(self, node) -> Any:
+        """How many elements the comprehension makes: the iterables' lengths multiplied, 0 when an `if` is false or an
+        iterable empty; UNKNOWN when one is not known."""
+        scope = self.f.scope_of(node.elt if hasattr(node, "elt") else node.key)
+        count: Any = 1
+        comp = node.for_in
+        while comp is not None:
+            iterable = self.eval(comp.iter) if comp is node.for_in else self.sub(comp.iter, scope, self.order)
+            size = length(iterable)
+            if size == 0:
+                return 0
+            count = UNKNOWN if size is UNKNOWN or count is UNKNOWN else count * size
+            for test in comp.ifs:
+                value = truth(self.sub(test.test, scope, self.order))
+                if value is False:
+                    return 0
+                if value is UNKNOWN:
+                    count = UNKNOWN
+            comp = comp.inner_for_in
+        return count
+
+    def keeps(self, expr: cst.BaseExpression, target: cst.BaseExpression) -> bool:
+        """`expr` is the comprehension's target itself, through methods that return their receiver's value."""
+        while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and self.f.ask("keeps", expr.func.attr.value):
+            expr = expr.func.value
+        return isinstance(expr, cst.Name) and isinstance(target, cst.Name) and expr.value == target.value
+
+    # builtins that make or consume iterables ----------------------------------------------------
+    def items_of(self, value: Any) -> tuple | None:
+        """The elements iterating `value` gives, one by one, when known (a dict: its keys)."""
+        if isinstance(value, Pack):
+            return value.items if len(value.items) <= MAX_ITEMS else None
+        if isinstance(value, (list, tuple, range, str, dict)) and len(value) <= MAX_ITEMS:
+            return tuple(value)
+        return None
+
+    def _sequence_builtin(self, call: Call) -> Any:
+        """`tuple(x)`, `list(x)`, `sorted(x)`: a constant folded; known elements listed; an object's elements kept (a
+        mapping's keys are not)."""
+        folded = self._folded_builtin(call)
+        if folded is not UNKNOWN or len(call.positional) != 1 or call.kwargs or call.has_star_args:
+            return folded
+        arg = call.positional[0].value
+        value = self.listed(arg) if isinstance(arg, cst.GeneratorExp) else self.eval(arg)  # `list(x for x in xs)`
+        if isinstance(value, list) and isinstance(arg, cst.GeneratorExp):
+            return self._listed_as(call, tuple(value))
+        if isinstance(value, Pack) and not any(isinstance(v, Abstract) or v is UNKNOWN for v in value.items):
+            return self._listed_as(call, value.items)
+        if not isinstance(value, Abstract) or self.f.ask("mapping", value):
+            return UNKNOWN
+        return value if call.qualname != "builtins.sorted" else Series(self.f.elements_of(value))
+
+    def _listed_as(self, call: Call, items: tuple) -> Any:
+        make = {"builtins.list": list, "builtins.tuple": tuple, "builtins.sorted": sorted}[call.qualname]
+        return make(items)
+
+    def _enumerate(self, call: Call) -> Any:
+        if len(call.positional) != 1 or call.has_star_args or call.kwargs:
+            return UNKNOWN
+        value = self.eval(call.positional[0].value)
+        items = self.items_of(value)
+        if items is not None:
+            return Pack(tuple(_row((i, item)) for i, item in enumerate(items)))
+        return Series(Pack((UNKNOWN, self.f.elements_of(value))))
+
+    def _zip(self, call: Call) -> Any:
+        if not call.positional or call.has_star_args or call.kwargs:
+            return UNKNOWN
+        values = [self.eval(a.value) for a in call.positional]
+        known = [self.items_of(v) for v in values]
+        if all(items is not None for items in known):
+            return Pack(tuple(_row(row) for row in zip(*known)))
+        return Series(Pack(tuple(self.f.elements_of(v) for v in values)))
+
+    def _map(self, call: Call) -> Any:
+        """`map(lambda t: t.to(device), batch)`: each element mapped to itself."""
+        if len(call.positional) != 2 or call.has_star_args or call.kwargs:
+            return UNKNOWN
+        fn, iterable = (a.value for a in call.positional)
+        params = fn.params.params if isinstance(fn, cst.Lambda) else ()
+        if len(params) != 1 or not self.keeps(fn.body, params[0].name):
+            return UNKNOWN
+        value = self.eval(iterable)
+        if isinstance(value, Abstract):
+            return UNKNOWN if self.f.ask("mapping", value) else value
+        items = self.items_of(value) if isinstance(fn.body, cst.Name) else None  # a constant's elements, unchanged
+        return Pack(items) if items is not None and not isinstance(value, dict) else UNKNOWN
+
+    def _dict(self, call: Call) -> Any:
+        """`dict(k=v)`, `dict(pairs)`, `dict(pairs, k=v)`: constants."""
+        if call.has_star_args or len(call.positional) > 1:
+            return UNKNOWN
+        out = {}
+        if call.positional:
+            value = self.eval(call.positional[0].value)
+            items = self.items_of(value)
+            if isinstance(value, dict):
+                out.update(value)
+            elif items is None:
+                return UNKNOWN
+            else:
+                for item in items:
+                    pair = item.items if isinstance(item, Pack) else item
+                    if not isinstance(pair, (tuple, list)) or len(pair) != 2 or pair[0] is UNKNOWN or isinstance(pair[0], Abstract):
+                        return UNKNOWN
+                    out[pair[0]] = pair[1] if not isinstance(pair[1], Abstract) else UNKNOWN
+        out.update({k: self.const(a.value) for k, a in call.kwargs.items()})
+        return out
+
+    def _iter(self, call: Call) -> Any:
+        """`iter(x)`: an iterator over x's elements."""
+        if len(call.positional) != 1 or call.kwargs or call.has_star_args:
+            return UNKNOWN
+        value = self.eval(call.positional[0].value)
+        items = self.items_of(value)
+        if items is not None:
+            return Pack(items)
+        element = self.f.elements_of(value)
+        return Series(element) if element is not UNKNOWN else UNKNOWN
+
+    def _next(self, call: Call) -> Any:
+        """`next(iter(x))`: x's first element; `next(it)`: an element of `it` (which one depends on what came before)."""
+        if not 1 <= len(call.positional) <= 2 or call.kwargs or call.has_star_args:
+            return UNKNOWN
+        arg = call.positional[0].value
+        value = self.eval(arg)
+        fresh = isinstance(arg, cst.Call) and self.f.call_of(arg) is not None and self.f.call_of(arg).qualname == "builtins.iter"
+        if isinstance(arg, cst.GeneratorExp):  # `next(x for x in xs)`: the first element the generator makes
+            listed = self.listed(arg)
+            value, fresh = (Pack(tuple(listed)), True) if isinstance(listed, list) and len(listed) <= MAX_ITEMS else (value, False)
+        if fresh and isinstance(value, Pack) and value.items:
+            first = value.items[0]
+        elif fresh and isinstance(value, Pack) and len(call.positional) == 2:
+            return self.eval(call.positional[1].value)  # nothing to give: the default
+        elif isinstance(value, (Pack, Series)):
+            first = self.f.elements_of(value)
+        else:
+            return UNKNOWN
+        if len(call.positional) == 2 and not (isinstance(value, Pack) and value.items and fresh):
+            return agree([first, self.eval(call.positional[1].value)])
+        return first
+
+    def _nullcontext(self, call: Call) -> Any:
+        """`contextlib.nullcontext(x)`: what `with ... as` binds is x."""
+        if len(call.positional) > 1 or call.has_star_args or set(call.kwargs) - {"enter_result"}:
+            return UNKNOWN
+        given = call.arg(0, "enter_result")
+        return Instance("context", call, self.eval(given.value) if given is not None else None)
+
+    def view(self, receiver: Any, method: str) -> Any:
+        """A dict's `keys()`, `values()`, `items()`: its elements one by one."""
+        if not isinstance(receiver, dict) or len(receiver) > MAX_ITEMS:
+            return UNKNOWN
+        if method == "keys":
+            return Pack(tuple(receiver))
+        if method == "values":
+            return Pack(tuple(receiver.values()))
+        return Pack(tuple(_row(pair) for pair in receiver.items()))
+
+
+def _row(items: tuple) -> Any:
+    """A tuple an iterator gives (`enumerate`'s, `zip`'s, `items()`'s): a constant when its items are."""
+    return Pack(items) if any(isinstance(v, Abstract) or v is UNKNOWN for v in items) else tuple(items)
