@@ -326,6 +326,8 @@ def test_a_file_the_parser_cannot_read_is_not_linted_and_says_so(project, fmt):
         [notification] = run_["invocations"][0]["toolExecutionNotifications"]
         assert notification["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "tabs.py"
         assert [r["ruleId"] for r in run_["results"]] == ["BL101"]
+    if fmt == "github":
+        assert "::warning file=tabs.py,line=4,col=1,title=bertlint%3A not linted::Python 3." in both.stdout
     if fmt == "full":
         assert "). Not linted: 1 file (see the warning above).\nTarget:" in both.stdout
 

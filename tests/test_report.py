@@ -259,6 +259,14 @@ def test_sarif_carries_files_not_linted_as_tool_notifications(findings, sarif_va
     assert json.loads(format_findings(findings, "json", notices=notices)) == json.loads(format_findings(findings, "json"))  # findings only
 
 
+def test_github_annotates_a_file_not_linted_as_a_warning(findings):
+    notices = [Notice("train.py", "Python 3.11.7 compiles it, but: why", 4, 1), Notice("deep.py", "too deep", 0)]
+    assert format_findings([], "github", notices=notices).splitlines() == [
+        "::warning file=train.py,line=4,col=1,title=bertlint%3A not linted::Python 3.11.7 compiles it, but: why",
+        "::warning file=deep.py,title=bertlint%3A not linted::too deep",
+    ]
+
+
 def test_notice_reads_like_a_location_then_why():
     assert str(Notice("a.py", "why", 4, 2)) == "a.py:4:2: not linted: why"
     assert str(Notice("nb.ipynb", "why", 2, 1, cell=3)) == "nb.ipynb:cell 3:2:1: not linted: why"

@@ -311,11 +311,18 @@ def _github(f: Finding) -> str:
     return f"::{_GITHUB_COMMAND[f.severity]} {joined}::{_gh_escape(message)}"
 
 
+def _github_notice(notice: Notice) -> str:
+    """A file not linted as GitHub shows a tool's own warning: an annotation on the file, titled for what it is."""
+    props = {"file": notice.path, **({"line": notice.line, "col": notice.column} if notice.line > 0 else {}), "title": "bertlint: not linted"}
+    joined = ",".join(f"{k}={_gh_escape(str(v), prop=True)}" for k, v in props.items())
+    return f"::warning {joined}::{_gh_escape(notice.message)}"
+
+
 def format_findings(findings: list[Finding], fmt: str = "full", *, color: bool = False,
                     show_fixes: bool = False, notices: list[Notice] = ()) -> str:
     """Render findings, in sort_key order, in one of FORMATS; colour only for full/concise. `notices` (files not
-    linted) go where the format carries a tool's own messages: SARIF's notifications; the other formats
-    hold findings only (the command line prints the notices on stderr, as ruff prints "Failed to lint")."""
+    linted) go where the format carries a tool's own messages: SARIF's notifications, a GitHub warning annotation;
+    json and lsp hold findings only (the command line prints the notices on stderr, as ruff prints "Failed to lint")."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown output format {fmt!r}; choose from {', '.join(FORMATS)}")
     ordered = sorted(findings, key=lambda f: f.sort_key)
@@ -326,7 +333,7 @@ def format_findings(findings: list[Finding], fmt: str = "full", *, color: bool =
     if fmt == "sarif":
         return json.dumps(_sarif(ordered, list(notices)), indent=2, default=str) + "\n"
     if fmt == "github":
-        return "".join(_github(f) + "\n" for f in ordered)
+        return "".join(_github(f) + "\n" for f in ordered) + "".join(_github_notice(n) + "\n" for n in notices)
     paint = _painter(color)
     if fmt == "concise":
         return "".join(_header(f, paint, marker=False) + (f" {verification_tag(f.verification)}" if f.verification else "") + "\n" for f in ordered)
