@@ -6,9 +6,10 @@ An API-drift finding says "on the target release this line raises" (ImportError,
 - a feature test on the name (`if hasattr(tok, "as_target_tokenizer"):`, `getattr(X, "name", None)`,
   `"name" in dir(X)`, `"name" in inspect.signature(f).parameters`, either arm, in an `if`, a conditional
   expression or an `and`/`or`): the file branches on this very API;
-- a `try` whose handlers catch the exception the finding predicts (`except ImportError:`, `except (AttributeError,
-  TypeError):`, `except Exception:`, a bare `except:`), for a line in its body (a function defined there raises
-  where it is called, not under the `try`);
+- a `try` whose handlers handle the exception the finding predicts (`except ImportError:`, `except (AttributeError,
+  TypeError):`; `except Exception:` or a bare `except:` only where it falls back to other work, not where it
+  only logs, skips or raises again), for a line in its body (a function defined there raises where it is
+  called, not under the `try`);
 - a branch on the library's version that the target does not take (`if version.parse(transformers.__version__)
   >= version.parse("4.46"):`, `transformers.__version__.startswith("4")`, `transformers.__version__ < "5"`,
   a name bound to such a value or test).
@@ -35,6 +36,9 @@ Release = Callable[[str], "tuple[int, ...] | None"]  # library -> its target rel
 _PARSERS = frozenset({"parse", "Version", "parse_version", "LooseVersion", "StrictVersion"})
 # What lists an object's names or a callable's parameters, for `"name" in ...` feature tests.
 _LISTINGS = frozenset({"dir", "vars", "fields", "signature", "getfullargspec", "getargspec"})
+# What a handler calls that only reports the error, or ends the run.
+_REPORTS = frozenset({"print", "print_exc", "debug", "info", "warning", "warn", "error", "exception", "critical", "log", "write"})
+_EXITS = frozenset({"exit", "quit", "_exit", "abort"})
 _LISTING_ATTRIBUTES = frozenset({"parameters", "__dict__", "__dataclass_fields__", "__annotations__", "co_varnames", "args"})
 
 
@@ -185,16 +189,43 @@ def _sole_value(facts: Model, name: cst.Name) -> cst.BaseExpression | None:
 
 
 def _catches(handler: cst.ExceptHandler, raises: str) -> bool:
-    """Whether an `except` clause catches the builtin exception `raises` (a bare `except:` does; a name that is no
-    builtin exception is taken as some other error)."""
+    """Whether an `except` clause handles the builtin exception `raises`: it names that error or a builtin base of
+    it and does not leave by raising or exiting; a broad clause (a bare `except:`, `Exception`, `BaseException`)
+    only where it falls back to other work, not where it only reports (a `try` around a whole script that logs
+    the error, a loop that prints and skips every example: the run still fails). A name that is no builtin
+    exception is taken as some other error."""
+    if _leaves_run(handler.body):
+        return False
     if handler.type is None:
-        return True
+        return not _reports_only(handler.body)
     types = [e.value for e in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
     for expr in types:
         caught = _exception((dotted(expr) or "").rsplit(".", 1)[-1])
         if caught is not None and issubclass(_exception(raises) or Exception, caught):
-            return True
+            if caught not in (Exception, BaseException) or not _reports_only(handler.body):
+                return True
     return False
+
+
+def _statements_of(suite: cst.BaseSuite) -> list[cst.CSTNode]:
+    return [small for stmt in suite.body for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt])]
+
+
+def _leaves_run(suite: cst.BaseSuite) -> bool:
+    """A handler that ends by raising again or exiting (`raise`, `sys.exit(1)`): the error is not handled."""
+    body = _statements_of(suite)
+    last = body[-1] if body else None
+    return isinstance(last, cst.Raise) or (isinstance(last, cst.Expr) and _called(last.value) in _EXITS)
+
+
+def _reports_only(suite: cst.BaseSuite) -> bool:
+    """A handler that only reports the error (`print`, `logger.error`, `traceback.print_exc()`, `pass`, `continue`)."""
+    quiet = (cst.Pass, cst.Continue, cst.Break, cst.Raise)
+    return all(isinstance(s, quiet) or (isinstance(s, cst.Expr) and _called(s.value) in _REPORTS | _EXITS) for s in _statements_of(suite))
+
+
+def _called(expr: cst.BaseExpression) -> str:
+    return (dotted(expr.func) or "").rsplit(".", 1)[-1] if isinstance(expr, cst.Call) else ""
 
 
 def _exception(name: str) -> type | None:
