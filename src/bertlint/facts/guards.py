@@ -254,7 +254,7 @@ def _truth(facts: Model, test: cst.BaseExpression | None, library: str, release:
     if isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute) and test.func.attr.value == "startswith" and test.args:
         prefix = literal(test.args[0].value)
         if isinstance(prefix, str) and _is_version(facts, test.func.value, library):
-            return ".".join(map(str, release)).startswith(prefix) or _padded(release, len(prefix.split("."))) == prefix
+            return ".".join(map(str, release)).startswith(prefix)
         return None
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         target = test.comparisons[0]
@@ -270,10 +270,6 @@ def _truth(facts: Model, test: cst.BaseExpression | None, library: str, release:
         left, right = (mine, other) if ours[0] else (other, mine)
         return _compare(target.operator, left, right)
     return None
-
-
-def _padded(release: tuple[int, ...], parts: int) -> str:
-    return ".".join(map(str, release + (0,) * max(0, parts - len(release))))
 
 
 def _compare(operator: cst.BaseCompOp, left: tuple[int, ...], right: tuple[int, ...]) -> bool | None:

@@ -6,7 +6,7 @@ import fnmatch
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bertlint.facts.guards import Failure
+from bertlint.facts import Failure
 from bertlint.versions import Lifecycle, symbols
 
 if TYPE_CHECKING:
