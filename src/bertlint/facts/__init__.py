@@ -16,7 +16,8 @@ seen from the scope around it) <- `functions` (the file's own functions: callees
 `brain/*` (the library models the evaluator runs: tables and small hooks, one module per library
 family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `training`,
 `labels`, `loops`, `tensors` (where a training step's values came from), `weights` (float16 models and
-what trains them), `flow` (what a value is built from, as written), `inspection` (reads that only look
+what trains them), `flow` (what a value is built from, as written), `guards` (the feature tests, `try`s and version branches a line
+runs under), `inspection` (reads that only look
 at a value) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
 one object the rules hold). `liveness` (the functions a script never runs, which the engine reports nothing
 in) reads only the model.
@@ -34,6 +35,7 @@ from bertlint.facts.training import (
     tokenizer_load_of, tokenizer_names, trained_model, training_arg, uses_peft, weight_dtype,
 )
 from bertlint.facts.flow import keyed_values, sources
+from bertlint.facts.guards import Failure
 from bertlint.facts.functions import forwards_kwargs
 from bertlint.facts.inspection import INSPECTIONS, inspected, only_inspected
 from bertlint.facts.padded import fed_alone, padded_ids
@@ -59,6 +61,8 @@ __all__ = [
     "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "ignore_index_markers", "known_labels",
     # loops
     "MisplacedClip", "TrainingLoop", "float_cast", "frozen_models", "in_context", "in_training_step", "is_clip", "is_model_call", "misplaced_clips", "steps_every_n",
+    # guards
+    "Failure",
     # flow
     "keyed_values", "sources",
     # functions

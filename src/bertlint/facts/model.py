@@ -139,14 +139,6 @@ class Model:
         quals = {self.alias_qualnames.get(id(e.value)) if e.op == "import" else None for e in events}
         return quals.pop() if len(quals) == 1 and None not in quals else None
 
-    def sole_import(self, local: str) -> str | None:
-        """The qualified name `local` stands for where the file binds it only by importing that one thing (a notebook
-        may repeat the import) and binds it no other way at module level (`except ImportError: AdamW = None`)."""
-        qualnames = self.imported_as.get(local, ())
-        if len(qualnames) != 1 or any(e.op != "import" for e in self.module_scope.events.get(local, ())):
-            return None
-        return next(iter(qualnames))
-
     def imported(self, *roots: str) -> bool:
         return any(q.split(".", 1)[0] in roots for q in (*self.imports.values(), *self.star_imports))
 

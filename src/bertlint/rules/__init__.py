@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # annotations only: a run the cache answers never loads libcs
 
     from bertlint.config import Settings
     from bertlint.facts import Facts
+    from bertlint.facts.guards import Failure
 
 
 @dataclass
@@ -81,9 +82,17 @@ class Context:
         fix: list[Replacement] | None = None,
         fix_message: str = "",
         unsafe: bool | None = None,
+        failure: "Failure | None" = None,
     ) -> None:
+        """Report a finding; a drift finding states the `failure` it predicts, and is dropped where the file guards
+        its line against exactly that (facts/guards.py: a feature test, a `try`, a version branch not taken)."""
         rule = self.rule
         assert rule is not None
+        if failure is not None:
+            from bertlint.facts.guards import covered  # here: a run the cache answers never loads libcst
+
+            if covered(self.facts, node, failure, self._release):
+                return
         fix_tuple = None
         if fix:
             applicability = "unsafe" if (unsafe if unsafe is not None else rule.fix == "unsafe") else "safe"
@@ -94,6 +103,13 @@ class Context:
 
     def version_text(self) -> str:
         return ".".join(str(p) for p in self.version)
+
+    def _release(self, library: str) -> tuple[int, ...] | None:
+        """The target release of `library` as plain numbers; None where it cannot be known (a fork's branch)."""
+        from bertlint.versions import Unknown
+
+        release = self.target(library)[0]
+        return None if isinstance(release, Unknown) else tuple(release)
 
 
 class Rule:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from bertlint import versions
-from bertlint.facts import Call, Facts
+from bertlint.facts import Call, Facts, Failure
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -45,6 +45,7 @@ class RemovedTrainingArgument(Rule):
                     arg, message, help=self._help(entry, replacement), fix=fix,
                     severity="error" if status == "removed" else "warning",
                     fix_message=f"rename `{keyword}` to `{replacement}`",
+                    failure=Failure.of(error if status == "removed" else "", keyword, replacement),
                 )
 
     @staticmethod

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from bertlint import versions
-from bertlint.facts import ClassDef, Facts, is_trainer_class
+from bertlint.facts import ClassDef, Facts, Failure, is_trainer_class
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -39,7 +39,8 @@ class ComputeLossSignature(Rule):
                 f"`compute_loss` cannot take `{keyword}`, which `Trainer.{name}` passes from {versions.show(since)} "
                 f"(target {versions.show(ctx.version)} from {ctx.version_source}): the run dies with {error}"
             )
-            ctx.report(method.name, message, fix=_add_parameter(method.params, f"{keyword}=None"))
+            # the Trainer raises it, not this line: only a version branch or a feature test on the keyword guards it
+            ctx.report(method.name, message, fix=_add_parameter(method.params, f"{keyword}=None"), failure=Failure(None, (keyword,)))
 
 
 def _accepts(params: cst.Parameters, keyword: str) -> bool:

@@ -31,7 +31,7 @@ class TransformersAdamW(Rule):
             if status == "removed":
                 message += f": this line raises {use.error(templates)}"
             ctx.report(use.node, message, severity="error" if status == "removed" else "warning", fix=self.fix_for(ctx.facts, use),
-                       help=self.help_for(ctx.facts, use, status))
+                       help=self.help_for(ctx.facts, use, status), failure=use.failure(templates, status == "removed"))
 
     def help_for(self, facts: Facts, use: SymbolUse, status: str) -> str | None:
         """What else the calls must change: the keywords the replacement lacks (`correct_bias=`), the defaults it

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bertlint.facts import Call, Facts, is_tokenizer_class
+from bertlint.facts import Call, Facts, Failure, is_tokenizer_class
 from bertlint.rules import Context, Replacement, Rule
 
 # 4.x keyword -> 5.x keyword, in the constructors' positional order.
@@ -40,6 +40,7 @@ class TokenizerVocabFileIgnored(Rule):
                 f"{named} {'is not a parameter' if len(old) == 1 else 'are not parameters'} of `{cls}` in transformers 5 (target {ctx.version_text()}): "
                 "the file is silently ignored, the tokenizer gets an almost empty vocabulary and every word becomes the unknown token",
                 fix=_fix(call, old) if cls.removesuffix("Fast").removesuffix("Tokenizer") in PATH_VOCAB_CLASSES else None,
+                failure=Failure(None, (*old, *(RENAMED[k] for k in old))),
             )
 
 

@@ -3,7 +3,7 @@ itself where the text's shape is one `tokenizer(...)` takes (preconditions: rule
 
 from __future__ import annotations
 
-from bertlint.facts import Call, Facts, structured_tokenizer, text_container
+from bertlint.facts import Call, Facts, Failure, structured_tokenizer, text_container
 from bertlint.rules import Context, Replacement, Rule
 
 REMOVED = ("encode_plus", "batch_encode_plus")
@@ -31,7 +31,7 @@ class EncodePlusRemoved(Rule):
                 call.node.func,
                 f"`{call.method}` was removed in transformers 5 (target {ctx.version_text()}): this call raises "
                 f"`AttributeError: ... has no attribute {call.method}`",
-                fix=fix, unsafe=unsafe, help=help,
+                fix=fix, unsafe=unsafe, help=help, failure=Failure("AttributeError", (call.method,)),
             )
 
 

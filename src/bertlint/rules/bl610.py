@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from bertlint import versions
-from bertlint.facts import Facts
+from bertlint.facts import Facts, Failure
 from bertlint.rules import Context, Replacement, Rule
 from bertlint.rules.bl601 import RemovedTrainingArgument
 from bertlint.rules.bl602 import TrainerTokenizerArgument
@@ -43,6 +43,7 @@ class ArgumentNewerThanTarget(Rule):
                         help=_help(older, entry),
                         fix=fix,
                         fix_message=f"rename `{keyword}` to `{older.name}`" if older else "",
+                        failure=Failure.of(error, keyword, older.name if older else None),
                     )
 
 

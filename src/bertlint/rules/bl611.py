@@ -5,7 +5,7 @@ groups of data/versions.json."""
 from __future__ import annotations
 
 from bertlint import versions
-from bertlint.facts import Facts, holds_tokenizer, tokenizer_names
+from bertlint.facts import Facts, Failure, holds_tokenizer, tokenizer_names
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -42,6 +42,7 @@ class RemovedTokenizerApi(Rule):
                 help=entry.extra.get("help") or f"use `{entry.replacement}` instead",
                 fix=fix,
                 fix_message=f"rename `{name}` to `{entry.replacement}`",
+                failure=Failure.of(templates["attribute_error"], name, entry.replacement),
             )
 
     @staticmethod
@@ -59,6 +60,7 @@ class RemovedTokenizerApi(Rule):
                 f"`{call.method}` {versions.lifecycle_text(entry, 'removed', ctx.version, ctx.version_source)}: this call raises "
                 f"AttributeError: ... has no attribute '{call.method}'",
                 help=entry.extra["help"],
+                failure=Failure("AttributeError", (call.method, entry.replacement)),
             )
 
 

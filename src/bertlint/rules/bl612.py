@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from bertlint import versions
+from bertlint.facts import Failure
 from bertlint.rules import Context
 from bertlint.rules.library_drift import LibraryDrift
 
@@ -33,4 +34,5 @@ class DatasetsDrift(LibraryDrift):
                 f"`{call.qualname}` of the loading script `{path}`: datasets {versions.show(removed)} removed loading scripts "
                 f"(target datasets {versions.show(version)} from {source}): this call raises {scripts['error'].format(name=script)}",
                 help="load the dataset's data files instead (Parquet, CSV, JSON: `load_dataset(\"parquet\", data_files=...)`), or pin datasets<4.0",
+                failure=Failure.of(scripts["error"], library=self.library),
             )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from bertlint import versions
-from bertlint.facts import Facts, structured_tokenizer
+from bertlint.facts import Facts, Failure, structured_tokenizer
 from bertlint.rules import Context, Replacement
 from bertlint.rules.library_drift import LibraryDrift
 
@@ -45,7 +45,8 @@ class RenamedTokenizerKeyword(LibraryDrift):
                 message += f": this line raises {templates['attribute_error'].format(cls=cls, name=entry.name)}"
             ctx.report(attribute.attr, message, severity="error" if status == "removed" else "warning",
                        help=f"use `{entry.replacement}` instead", fix=[Replacement(attribute.attr, entry.replacement)],
-                       fix_message=f"rename `{entry.name}` to `{entry.replacement}`")
+                       fix_message=f"rename `{entry.name}` to `{entry.replacement}`",
+                       failure=Failure.of(templates["attribute_error"] if status == "removed" else "", entry.name, entry.replacement))
 
     def _tokenizer_keywords(self, ctx: Context) -> None:
         table, error = versions.keywords(self.keywords)
@@ -68,16 +69,17 @@ class RenamedTokenizerKeyword(LibraryDrift):
                 text = f"`{keyword}=` {versions.lifecycle_text(entry, status, ctx.version, ctx.version_source)}"
                 if status == "removed":
                     text += ": " + _effect(ctx.version, error.format(name=keyword))
+                raises = error if status == "removed" and ctx.version < (5, 0) else ""  # 5.x ignores it: nothing raised
                 self._report(ctx, call, arg, keyword, versions.replacement_at(table, entry, ctx.version) if entry.rename else None,
-                             "error" if status == "removed" else "warning", text)
+                             "error" if status == "removed" else "warning", text, raises)
 
     @staticmethod
-    def _report(ctx: Context, call, arg, keyword: str, replacement: str | None, severity: str, message: str) -> None:
+    def _report(ctx: Context, call, arg, keyword: str, replacement: str | None, severity: str, message: str, raises: str = "") -> None:
         fix = None
         if replacement is not None and replacement not in call.kwargs and not call.has_double_star:
             fix = [Replacement(arg.keyword, replacement)]
         ctx.report(arg, message, severity=severity, fix=fix, fix_message=f"rename `{keyword}` to `{replacement}`",
-                   help=f"use `{replacement}=` instead" if replacement else None)
+                   help=f"use `{replacement}=` instead" if replacement else None, failure=Failure.of(raises, keyword, replacement))
 
 
 def _processor_class(facts: Facts, expr: cst.BaseExpression, scope, classes: list[str]) -> str | None:

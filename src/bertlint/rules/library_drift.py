@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from bertlint import versions
-from bertlint.facts import UNKNOWN
+from bertlint.facts import UNKNOWN, Failure
 from bertlint.rules import Context, Replacement, Rule
 from bertlint.rules.symbols import symbol_uses
 
@@ -45,7 +45,7 @@ class LibraryDrift(Rule):
             name = f"{use.module}.{use.name}"
             message = f"`{name}` {text}" + (f": this line raises {use.error(templates)}" if severity == "error" else "")
             help = use.entry.extra.get("help") or (f"use `{use.entry.replacement}` instead" if use.entry.replacement else self.help)
-            ctx.report(use.node, message, help=help, severity=severity)
+            ctx.report(use.node, message, help=help, severity=severity, failure=use.failure(templates, severity == "error", self.library))
 
     def _keywords(self, ctx: Context, group: str, callables: list[str], version: versions.Version, source: str) -> None:
         table, error = versions.keywords(group, self.library)
@@ -66,6 +66,7 @@ class LibraryDrift(Rule):
                 ctx.report(
                     arg, message, severity=severity, fix=fix, fix_message=f"rename `{keyword}` to `{replacement}`",
                     help=(f"use `{replacement}=` instead" if replacement else entry.note or f"drop `{keyword}=`"),
+                    failure=Failure.of(error if raises else "", keyword, replacement, library=self.library),
                 )
 
 

@@ -6,6 +6,7 @@ import fnmatch
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from bertlint.facts import Failure
 from bertlint.versions import Lifecycle, symbols
 
 if TYPE_CHECKING:
@@ -34,6 +35,11 @@ class SymbolUse:
             key = "submodule_error" if gone and "submodule_error" in templates else "import_error"
         return templates[key].format(name=self.name, module=self.module)
 
+    def failure(self, templates: dict[str, str], raises: bool, library: str = "transformers") -> Failure:
+        """What the finding predicts: the error of `error` where the line raises, else nothing raised."""
+        replacement = (self.entry.replacement or "").rsplit(".", 1)[-1]
+        return Failure.of(self.error(templates) if raises else "", self.name, replacement, library=library)
+
 
 def _framework_module(module: str) -> bool:
     """Whether a transformers submodule is itself TensorFlow/Flax/Keras code (`modeling_tf_utils`,
@@ -44,14 +50,14 @@ def _framework_module(module: str) -> bool:
 
 
 def symbol_uses(facts: "Facts", group: str, library: str = "transformers") -> list[SymbolUse]:
-    """One use per symbol name of the group, the import first. A name the file binds again to something else is
-    guarded (`try: from transformers import AdamW` / `except ImportError: from torch.optim import AdamW`): skipped.
-    The same import repeated (a notebook importing it in two cells) binds nothing else: still reported, once."""
+    """One use per symbol name of the group, the import first (a notebook importing it in two cells: reported once).
+    A guarded import (`try: from transformers import AdamW` / `except ImportError: from torch.optim import AdamW`)
+    is the report's to drop: `SymbolUse.failure` says what the line raises (facts/guards.py)."""
     entries, _ = symbols(group, library)
     found: dict[str, SymbolUse] = {}
     for qualname, alias, stmt in facts.import_nodes:
         entry = _match(entries, qualname, library)
-        if entry is not None and facts.sole_import(_local_name(alias)) == qualname:
+        if entry is not None:
             module, name = qualname.rsplit(".", 1)
             found.setdefault(name, SymbolUse(entry, name, module, alias, stmt, []))
     for attribute, scope, _order in facts.attr_loads:
@@ -61,16 +67,6 @@ def symbol_uses(facts: "Facts", group: str, library: str = "transformers") -> li
             module, name = qualname.rsplit(".", 1)
             found.setdefault(name, SymbolUse(entry, name, module, attribute, None, [])).attributes.append(attribute)
     return list(found.values())
-
-
-def _local_name(alias: cst.ImportAlias) -> str:
-    """The name an import binds: `as` name, else the head of `import a.b`."""
-    import libcst as cst  # here, not at the top: a run the cache answers never loads libcst
-
-    node = alias.asname.name if alias.asname is not None else alias.name
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    return node.value if isinstance(node, cst.Name) else ""
 
 
 def _match(entries: tuple[Lifecycle, ...], qualname: str | None, library: str) -> Lifecycle | None:
