@@ -526,3 +526,32 @@ def test_linting_imports_no_deep_learning_framework(project):
     assert result.returncode == 1
     imported = {line.split("|")[-1].strip().split(".")[0] for line in result.stderr.splitlines() if line.startswith("import time:")}
     assert not imported & {"torch", "transformers", "tensorflow", "keras", "jax"}
+
+
+CELL_SCRIPT = """\
+# %%
+!pip install -q transformers
+from transformers import AutoTokenizer
+tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+
+# %%
+enc = tok(["a", "b"], max_length=8, truncation=True, pad_to_max_length=True)
+%time again = tok(["a"], max_length=8, truncation=True, pad_to_max_length=True)
+"""
+
+
+def test_a_cell_script_is_linted_as_ipython_runs_it_and_fix_keeps_its_ipython_lines(project):
+    """A `# %%` script runs cell by cell in IPython: its `!pip` and `%time` lines are no BL901, the rest is linted
+    through the entry point; `--fix` fixes the plain line and leaves every byte of the masked ones. The same `!pip`
+    in a script without a cell marker stays BL901 (`python file.py` refuses it)."""
+    (project / "cells.py").write_text(CELL_SCRIPT)
+    result = run("--format", "concise", "cells.py", cwd=project, script=True)
+    assert result.returncode == 1, result.stderr
+    assert concise(result) == ["cells.py:7:54: BL101", "cells.py:8:57: BL101"]
+    fixed = run("--fix", "cells.py", cwd=project, script=True)
+    text = (project / "cells.py").read_text()
+    assert fixed.returncode == 1 and "padding=" in text.splitlines()[6], fixed.stdout + fixed.stderr
+    assert text.splitlines()[1] == "!pip install -q transformers" and text.splitlines()[7] == CELL_SCRIPT.splitlines()[7]
+    (project / "plain.py").write_text(CELL_SCRIPT.replace("# %%\n", ""))
+    plain = run("--format", "concise", "plain.py", cwd=project, script=True)
+    assert concise(plain) == ["plain.py:1:1: BL901"]

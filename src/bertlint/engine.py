@@ -18,6 +18,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
 from bertlint.facts import Facts, Runtime, dead_functions, walk
+from bertlint.ipython import mask_script
 from bertlint.report import Edit, Finding, Fix, Notice
 from bertlint.versions import Unknown
 from bertlint.rules import ENGINE_CODES, Context, Report, all_rules
@@ -199,6 +200,10 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
     display = str(path)
     if _SKIP_FILE.search(source):
         return []
+    masked = None if runtime.notebook else mask_script(source)
+    if masked is not None and masked != source and _compile_error(source) is not None:  # a cell script: linted as IPython runs it
+        findings = lint_source(masked, path, settings, selected, target=target, reads=reads, notices=notices, runtime=runtime)
+        return _unmasked(findings, source, masked)
     refusal = _refused(source)
     if refusal is None:
         try:
@@ -225,6 +230,20 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
     message, line, column = refusal
     lines = source_lines(source)
     return [engine_finding("BL901", message, display, line, column, lines[line - 1] if 0 < line <= len(lines) else "")]
+
+
+def _unmasked(findings: list[Finding], source: str, masked: str) -> list[Finding]:
+    """The findings of a cell script's masked text at their place in `source`: its own line shown, and no fix that
+    touches a masked line (its IPython syntax keeps every byte)."""
+    lines, masks = source_lines(source), source_lines(masked)
+    changed = {number for number, (line, other) in enumerate(zip(lines, masks), 1) if line != other}
+    out = []
+    for f in findings:
+        fix = f.fix
+        if fix is not None and any(changed & set(range(e.line, e.end_line + 1)) for e in fix.edits):
+            fix = None
+        out.append(replace(f, fix=fix, source_line=lines[f.line - 1] if 0 < f.line <= len(lines) else f.source_line))
+    return out
 
 
 PYTHON = "{}.{}.{}".format(*sys.version_info[:3])  # the Python running bertlint: what "Python compiles it" was checked with

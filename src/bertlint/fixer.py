@@ -9,6 +9,7 @@ from pathlib import Path
 import libcst as cst
 
 from bertlint.engine import LINE_END, Decoded, source_lines
+from bertlint.ipython import mask_script
 from bertlint.report import Finding
 
 MAX_PASSES = 10
@@ -43,8 +44,9 @@ def apply_edits(text: str, findings: list[Finding], allowed: set[str]) -> tuple[
 
 
 def parses(text: str) -> bool:
+    """Does libcst read `text` (a cell script as IPython runs it: `ipython.mask_script`)?"""
     try:
-        cst.parse_module(text)
+        cst.parse_module(mask_script(text) or text)
     except (cst.ParserSyntaxError, RecursionError):
         return False
     return True
