@@ -193,6 +193,11 @@ class Evaluation(Model):
         if isinstance(key, slice):
             if isinstance(value, Pack):
                 return Pack(value.items[key])
+            if isinstance(value, Series):
+                return value  # some of the elements, each holding the same
+            if isinstance(value, Abstract):
+                found = self.ask("item", self, value, key)  # `texts[i : i + bs]`, `ds["input_ids"][:8]`
+                return UNKNOWN if found is None else found
             return value[key] if isinstance(value, (list, tuple, str)) else UNKNOWN
         if isinstance(value, Pack):
             return value.items[key] if isinstance(key, int) and -len(value.items) <= key < len(value.items) else UNKNOWN
@@ -474,11 +479,18 @@ class Evaluator:
         for i in reversed(range(len(events))):
             if events[i].op in _BINDS:
                 reaching.append(i)
-                if not events[i].conditional:
+                if not events[i].conditional or self.runs_before_read(events[i], owner):
                     break
         # `enc = None` first (a sentinel): no object, and a read that uses the object fails on that path
         found = [self._bound_object(owner, events, i) for i in reaching if not _binds_none(events[i])]
         return agree(found) if found else UNKNOWN
+
+    def runs_before_read(self, event: Event, owner: Scope) -> bool:
+        """`event` runs on every path to this read: the read sits later in the same iteration of the loop whose body
+        runs `event` unbranched (`ids = tok.encode(t)` then `ids = ids + pad` in one loop body: the second binds)."""
+        if owner is not self.scope or self.order is None or not event.straight or not event.loops:
+            return False
+        return event.order < self.order <= self.f.loop_end.get(id(event.loops[-1]), -1)
 
     def _bound_object(self, owner: Scope, events: list[Event], i: int) -> Any:
         """The object binding `events[i]` binds; a list built empty then only appended to is a `Series` of what every

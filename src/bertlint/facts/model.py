@@ -49,6 +49,7 @@ class Model:
         self.classes: dict[str, ClassDef] = {}
         self.functions: dict[str, list[tuple[cst.FunctionDef, Scope]]] = {}
         self.loops: list[tuple[cst.CSTNode, Scope, cst.FunctionDef | None]] = []
+        self.loop_end: dict[int, int] = {}  # id(loop) -> the last order issued in its body
         self.attr_loads: list[tuple[cst.Attribute, Scope, int]] = []
         self.stores: list[Store] = []  # `x["labels"] = ...`, `config.vocab_size = ...`
         self.touched: list[Store] = []  # items and attributes changed other than by a plain store: `args.lr *= 2`, `del x["k"]`
@@ -291,6 +292,7 @@ class _Walker:
             self._target(stmt.target, scope, "for", stmt, inner_ctx, value=stmt.iter)
             f.loops.append((stmt, scope, ctx.function))
             self._block(stmt.body, scope, inner_ctx)
+            f.loop_end[id(stmt)] = f._order
             if stmt.orelse:
                 self._block(stmt.orelse.body, scope, ctx.enter(conditional=True))
             return
@@ -299,6 +301,7 @@ class _Walker:
             inner_ctx = ctx.enter(loop=stmt, conditional=True, stmt=stmt)
             f.loops.append((stmt, scope, ctx.function))
             self._block(stmt.body, scope, inner_ctx)
+            f.loop_end[id(stmt)] = f._order
             if stmt.orelse:
                 self._block(stmt.orelse.body, scope, ctx.enter(conditional=True))
             return
@@ -431,7 +434,7 @@ class _Walker:
         if mutation:
             owner = scope.lookup_scope(name)
             target_scope = owner if owner is not None else scope
-        event = Event(self._next(), op, value, ctx.conditional if target_scope is scope else True, ctx.loops, index, whole, path)
+        event = Event(self._next(), op, value, ctx.conditional if target_scope is scope else True, ctx.loops, index, whole, path, not ctx.branched and target_scope is scope)
         target_scope.events.setdefault(name, []).append(event)
 
     def _target(self, target, scope: Scope, op: str, stmt, ctx: _Ctx, value=None, whole=None, path: tuple = ()) -> None:
@@ -564,6 +567,7 @@ class _Ctx:
     withs: tuple = ()
     conditional: bool = False
     stmt: cst.CSTNode | None = None
+    branched: bool = False  # in a branch since the innermost loop began (or since the scope's body, outside loops)
 
     def enter(self, *, loop=None, with_=None, conditional: bool = False, stmt=None, in_try: bool = False) -> _Ctx:
         return _Ctx(
@@ -572,5 +576,6 @@ class _Ctx:
             self.withs + ((with_,) if with_ is not None else ()),
             self.conditional or conditional,
             stmt or self.stmt,
+            False if loop is not None else self.branched or conditional,
         )
 

@@ -63,6 +63,7 @@ class Event:
     index: int | None = None  # position in a flat tuple unpacking whose value is not a display
     whole: cst.CSTNode | None = None  # for assign/for: the value assigned or the iterable looped over, whole
     path: tuple = ()  # where the name sits in the target: positions (negative after a starred one) and slices
+    straight: bool = False  # in its scope's own body, in no branch inside its innermost loop: every iteration runs it
 
 
 @dataclass(eq=False)

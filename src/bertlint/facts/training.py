@@ -62,7 +62,8 @@ def padding_of(facts: Facts, call: Call) -> Padding:
     elif call.method in ("encode_plus", "encode"):
         batch = False
     elif text is not None:
-        batch = facts.is_batch(text.value, call.scope, call.order)
+        words = kw("is_split_into_words", False)  # a list of strings is one pre-split text
+        batch = facts.is_batch(text.value, call.scope, call.order, words=True) if words is not False else facts.is_batch(text.value, call.scope, call.order)
     return Padding(padding, kw("truncation"), kw("max_length"), batch, kw("return_attention_mask"))
 
 

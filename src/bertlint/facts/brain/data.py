@@ -11,7 +11,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import Binding
+from bertlint.facts.abstract import UNKNOWN, Binding
 from bertlint.facts.functions import callable_returns, function_scope
 from bertlint.facts.names import same_symbol
 from bertlint.facts.nodes import dotted
@@ -37,6 +37,8 @@ def iterate(values, base) -> Any:
 def item(values, base, key) -> Any:
     if not isinstance(base, Binding) or base.kind != "dataloader_item":
         return None
+    if isinstance(key, slice):
+        return UNKNOWN  # some of a batch's tensors
     return batch_item(values, base.call, key) or Binding("ids", base.call, base, key if isinstance(key, str) else "")
 
 

@@ -6,13 +6,21 @@ resolve. Sources: pandas `read_csv/read_json/read_excel/read_parquet/read_table/
 `df[col]` a Series; `Series.values/.array/.to_numpy()/.tolist()/.to_list()/.astype()` keep its elements; the
 listed DataFrame methods return a DataFrame. datasets `load_dataset` makes a DatasetDict or Dataset; `ds[name]` is a
 split or a column; `map(fn)` makes a dataset of what `fn` returns. `file.readlines()`, `str.splitlines()` give lines.
+
+The function a `datasets` `map`/`filter` runs receives, as its first parameter, one example (a dict of one value per
+column) or, `batched=True`, a batch (a dict of a list per column): datasets 4.x arrow_dataset.py:3214 `Dataset.map(
+function, with_indices, with_rank, input_columns, batched=False, ...)` ("a `dict` mapping to all formatted columns is
+passed as one argument" unless `input_columns`), :4143 `filter(...)` alike; iterable_dataset.py:3464/:3646 the same
+keywords (commit b7cb10b0). A batch's column holds several texts; an example's field one.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from bertlint.facts.abstract import UNKNOWN, Binding, Instance
+import libcst as cst
+
+from bertlint.facts.abstract import UNKNOWN, Binding, Instance, agree
 from bertlint.facts.functions import callable_returns
 
 TABLE_MAKERS = ("pandas.read_csv", "pandas.read_json", "pandas.read_excel", "pandas.read_parquet", "pandas.read_table", "pandas.DataFrame")
@@ -24,6 +32,13 @@ COLUMN_KEEPING = frozenset({"tolist", "to_list", "to_numpy", "astype", "apply", 
 COLUMN_ATTRIBUTES = frozenset({"values", "array"})
 HUB_MAKERS = ("datasets.load_dataset", "datasets.load_from_disk", "datasets.Dataset.from_pandas", "datasets.Dataset.from_dict", "datasets.Dataset.from_list")
 DATASET_KEEPING = frozenset({"with_format", "remove_columns", "rename_column", "shuffle", "select", "filter", "sort", "flatten_indices"})
+# a hub dataset mapped by a function that returns no encoding keeps its columns (and a split of it, its splits);
+# `train_test_split` makes a DatasetDict of "train" and "test" (arrow_dataset.py:4971)
+HUB_KEEPING = DATASET_KEEPING | {"map", "train_test_split"}
+EXAMPLE_FUNCTIONS = frozenset({"map", "filter"})  # methods of a datasets dataset that run a function on its examples
+# the columns a tokenizer's encoding adds to a mapped dataset (tokenization_utils_base.py `model_input_names`)
+ENCODING_COLUMNS = frozenset({"input_ids", "attention_mask", "token_type_ids"})
+EXAMPLE, BATCH = Instance("examples", None, False), Instance("examples", None, True)  # what a `map` function receives
 LINE_METHODS = frozenset({"tolist", "to_list", "readlines", "splitlines"})  # methods that give a list of lines or texts
 
 
@@ -48,7 +63,7 @@ def method(ev, receiver, call) -> Any:
         return receiver
     if receiver.kind == "texts" and name in COLUMN_KEEPING:
         return receiver
-    if receiver.kind == "hub_dataset" and name in DATASET_KEEPING:
+    if receiver.kind == "hub_dataset" and name in HUB_KEEPING:
         return receiver
     return None
 
@@ -61,9 +76,11 @@ def attribute(ev, base, attr: str) -> Any:
 
 def item(values, base, key) -> Any:
     if isinstance(base, Binding) and base.kind == "dataset" and base.call.method == "map" and isinstance(key, str):
-        return base  # a split of a mapped DatasetDict (`tokenized["train"]`)
+        return mapped_column(values, base.call, key) or base  # a column of ids, else a split of a mapped DatasetDict
     if not isinstance(base, Instance):
         return None
+    if base.kind == "examples":  # one example's field, or a batch's column
+        return (Instance("texts", base.call, key) if base.detail else Instance("field", base.call, key)) if isinstance(key, str) else UNKNOWN
     if base.kind == "table" and isinstance(key, str):
         return Instance("texts", base.call, key)
     if base.kind == "texts" and isinstance(key, slice):
@@ -73,9 +90,73 @@ def item(values, base, key) -> Any:
     return UNKNOWN
 
 
+def mapping(value) -> bool | None:
+    return True if isinstance(value, Instance) and value.kind == "examples" else None
+
+
+def parameter(ev, owner, name: str) -> Any:
+    """The first parameter of a function the file passes to a datasets `map`/`filter`: an example, or a batch of
+    examples (`batched=True`); UNKNOWN where the call sites disagree, or the file also calls the function itself."""
+    fn = owner.node
+    if not isinstance(fn, (cst.FunctionDef, cst.Lambda)):
+        return None
+    params = [*fn.params.posonly_params, *fn.params.params]
+    if not params or params[0].name.value != name:
+        return None
+    sites = [c for short in EXAMPLE_FUNCTIONS for c in ev.f.calls_by_short.get(short, ()) if c.method == short and _runs(ev.f, c, fn)]
+    if not sites:
+        return None
+    if isinstance(fn, cst.FunctionDef) and any(c.method is None for c in ev.f.calls_by_short.get(fn.name.value, ())):
+        return UNKNOWN  # called directly too: what it receives there is another question
+    return agree([_examples(ev, site) for site in sites])
+
+
+def _runs(values, call, fn) -> bool:
+    """`call` (`ds.map(...)`) runs `fn`: passed itself, by the name its def binds, or through `functools.partial`."""
+    arg = call.arg(0, "function")
+    expr = arg.value if arg is not None else None
+    made = values.call_of(expr) if isinstance(expr, cst.Call) else None
+    if made is not None and made.qualname == "functools.partial" and made.positional:
+        expr = made.positional[0].value
+    if expr is fn:
+        return True
+    if not isinstance(expr, cst.Name) or not isinstance(fn, cst.FunctionDef) or expr.value != fn.name.value:
+        return False
+    _, events = values.binding_events(expr.value, call.scope, call.order)
+    defs = [e for e in events if e.op in ("def", "assign", "import")]
+    return bool(defs) and defs[-1].value is fn
+
+
+def _examples(ev, call) -> Any:
+    """What a `map`/`filter` call hands its function: an example, or a batch of examples."""
+    if len(call.positional) > 1 or call.has_star_args or call.has_double_star or "input_columns" in call.kwargs:
+        return UNKNOWN  # `input_columns`: the columns come as positional arguments
+    if "batched" in call.kwargs:
+        batched = ev.f.kw_value(call, "batched", cli=ev.cli)
+        return (BATCH if batched else EXAMPLE) if isinstance(batched, bool) else UNKNOWN
+    receiver = ev.sub(call.receiver, call.scope, call.order)
+    known = isinstance(receiver, Instance) and receiver.kind == "hub_dataset" or isinstance(receiver, Binding) and receiver.kind == "dataset"
+    return EXAMPLE if known else UNKNOWN  # `batched` defaults to False
+
+
+def mapped_column(values, mapped, key: str) -> Binding | None:
+    """`tokenized["input_ids"]`: the ids column the mapping function's encoding made."""
+    if key not in ENCODING_COLUMNS:
+        return None
+    fn = mapped.arg(0, "function")
+    found = [values.evaluate(value, scope, frame=frame) for value, scope, frame in callable_returns(values, fn.value, mapped) or ()] if fn is not None else []
+    encoding = agree(found) if found else UNKNOWN
+    return Binding("ids", encoding.call, encoding, key) if isinstance(encoding, Binding) and encoding.kind == "encoding" else None
+
+
 def several_texts(value) -> bool:
-    """A column of a table, a column or rows of a hub dataset: several texts."""
+    """A column of a table, a column or rows of a hub dataset, a column of a batch of examples: several texts."""
     return isinstance(value, Instance) and (value.kind == "texts" or value.kind == "hub_dataset" and bool(value.detail))
+
+
+def one_text(value) -> bool:
+    """One example's field (a `map` function's example, not batched): one text, or one pre-split sequence."""
+    return isinstance(value, Instance) and value.kind == "field"
 
 
 def maps_to_encodings(values, fn, at) -> bool:

@@ -100,6 +100,8 @@ def attribute(ev, base, attr: str) -> Any:
 def item(values, base, key) -> Any:
     if not isinstance(base, Binding):
         return None
+    if base.kind == "encoding" and isinstance(key, slice):
+        return UNKNOWN  # a fast tokenizer's `tokenizers.Encoding` objects
     if base.kind == "encoding":
         return Binding("ids", base.call, base, key if isinstance(key, str) else "")
     if base.kind == "ids":
