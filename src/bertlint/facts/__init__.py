@@ -30,7 +30,7 @@ from bertlint.facts.training import (
 )
 from bertlint.facts.padded import padded_ids
 from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
-from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, holds_tokenizer
+from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, checkpoint_argument, holds_tokenizer, load_behind
 from bertlint.facts.weights import HalfTraining, chained_half_models, half_trained_models
 
 __all__ = [
@@ -41,7 +41,7 @@ __all__ = [
     # core
     "Facts",
     # values
-    "Binding", "Instance", "ModelLoad", "Pack", "Series", "holds_tokenizer",
+    "Binding", "Instance", "ModelLoad", "Pack", "Series", "checkpoint_argument", "holds_tokenizer", "load_behind",
     # training
     "EOS_ATTRIBUTES", "STRUCTURED_TOKENIZERS", "Padding", "amp_enabled", "asks_for_tpu", "feeds_layout_model", "first_run", "chunk_length", "eos_as_pad", "in_call_to", "mixed_precision", "only_called_directly", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor",
     "structured_tokenizer", "text_container", "tokenizer_load_of", "tokenizer_names", "trained_model", "training_arg", "uses_peft", "weight_dtype",

@@ -337,7 +337,7 @@ class Evaluator:
     def _BinaryOperation(self, node):
         left = self.eval(node.left)
         if isinstance(left, Abstract):  # `ids + [pad_id] * (n - len(ids))`: what a library model says
-            found = self.f.ask("operation", self, left, node)
+            found = self.f.ask("operation", self, left, node.operator, node.right)
             return UNKNOWN if found is None else found
         if left is UNKNOWN:
             return UNKNOWN
@@ -482,8 +482,23 @@ class Evaluator:
                 if not events[i].conditional or self.runs_before_read(events[i], owner):
                     break
         # `enc = None` first (a sentinel): no object, and a read that uses the object fails on that path
-        found = [self._bound_object(owner, events, i) for i in reaching if not _binds_none(events[i])]
+        found = [self._changed(owner, events, i, self._bound_object(owner, events, i)) for i in reaching if not _binds_none(events[i])]
         return agree(found) if found else UNKNOWN
+
+    def _changed(self, owner: Scope, events: list[Event], i: int, value: Any) -> Any:
+        """The object `events[i]` binds after the `x += y` / `x.extend(y)` that follow it before the read, as a library
+        model says (`ids += [pad_id] * k`: ids padded by hand); UNKNOWN where such a change may or may not run."""
+        bind = events[i]
+        for event in events[i + 1 :]:
+            if event.op not in ("augadd", "extend") or not isinstance(value, Abstract) or event.value is None:
+                continue
+            at = Evaluator(self.f, owner, event.order, self.cli, self.frame)
+            changed = self.f.ask("operation", at, value, cst.Add(), event.value)
+            if changed is None:
+                continue
+            every_time = not event.conditional or self.runs_before_read(event, owner) or event.straight and bind.straight and event.loops == bind.loops
+            value = changed if every_time else UNKNOWN
+        return value
 
     def runs_before_read(self, event: Event, owner: Scope) -> bool:
         """`event` runs on every path to this read: the read sits later in the same iteration of the loop whose body

@@ -226,3 +226,23 @@ def callable_returns(values: Model, fn_expr: cst.BaseExpression, at: Call) -> li
     fn = defs[-1].value
     frame = values.partial_frame(partial, fn) if partial is not None else None
     return [(r, function_scope(values, fn), frame) for r in values.return_values(fn) if r is not None]
+
+
+def hands(values: Model, expr: cst.BaseExpression | None, at: Call, fn: cst.FunctionDef | cst.Lambda) -> bool:
+    """`expr`, an argument of `at`, is the function `fn` handed along (a `map` or collate function): `fn` itself, the
+    name its def binds at `at`, or `functools.partial(fn, ...)`."""
+    made = values.call_of(expr) if isinstance(expr, cst.Call) else None
+    if made is not None and made.qualname == "functools.partial" and made.positional:
+        expr = made.positional[0].value
+    if expr is fn:
+        return True
+    if not isinstance(expr, cst.Name) or not isinstance(fn, cst.FunctionDef) or expr.value != fn.name.value:
+        return False
+    _, events = values.binding_events(expr.value, at.scope, at.order)
+    defs = [e for e in events if e.op in ("def", "assign", "import")]
+    return bool(defs) and defs[-1].value is fn
+
+
+def called_directly(values: Model, fn: cst.FunctionDef | cst.Lambda) -> bool:
+    """The file calls `fn` by its name (besides handing it along)."""
+    return isinstance(fn, cst.FunctionDef) and any(c.method is None for c in values.calls_by_short.get(fn.name.value, ()))

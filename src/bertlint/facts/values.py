@@ -16,14 +16,14 @@ import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts.brain import BRAINS, config, tables
-from bertlint.facts.brain.transformers import ModelLoad, holds_tokenizer, is_keras_model, is_tokenizer_load, model_load
+from bertlint.facts.brain.transformers import ModelLoad, checkpoint_argument, holds_tokenizer, is_keras_model, is_tokenizer_load, load_behind, model_load
 from bertlint.facts.abstract import FAILURES, MAX_DEPTH, Abstract, Binding, Instance, Pack, Series, agree
 from bertlint.facts.evaluator import Evaluation, Evaluator
 from bertlint.facts.functions import param_arguments, returns_of
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, is_trainer_class
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store, dotted
 
-__all__ = ["Binding", "Instance", "ModelLoad", "Pack", "Series", "Values", "holds_tokenizer"]
+__all__ = ["Binding", "Instance", "ModelLoad", "Pack", "Series", "Values", "checkpoint_argument", "holds_tokenizer", "load_behind"]
 
 
 class Values(Evaluation):

@@ -21,7 +21,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint.facts.abstract import UNKNOWN, Binding, Instance, agree
-from bertlint.facts.functions import callable_returns
+from bertlint.facts.functions import callable_returns, called_directly, hands
 
 TABLE_MAKERS = ("pandas.read_csv", "pandas.read_json", "pandas.read_excel", "pandas.read_parquet", "pandas.read_table", "pandas.DataFrame")
 TABLE_KEEPING = frozenset({
@@ -30,6 +30,11 @@ TABLE_KEEPING = frozenset({
 })
 COLUMN_KEEPING = frozenset({"tolist", "to_list", "to_numpy", "astype", "apply", "map", "fillna", "dropna", "head", "tail", "sample"})
 COLUMN_ATTRIBUTES = frozenset({"values", "array"})
+# attributes of a DataFrame that are no column (pandas DataFrame API): `df.text` is a column, `df.shape` is not
+TABLE_ATTRIBUTES = frozenset({
+    "loc", "iloc", "at", "iat", "shape", "columns", "index", "dtypes", "values", "size", "ndim", "empty", "T", "axes",
+    "attrs", "style", "plot", "str", "flags", "sparse", "array",
+})
 HUB_MAKERS = ("datasets.load_dataset", "datasets.load_from_disk", "datasets.Dataset.from_pandas", "datasets.Dataset.from_dict", "datasets.Dataset.from_list")
 DATASET_KEEPING = frozenset({"with_format", "remove_columns", "rename_column", "shuffle", "select", "filter", "sort", "flatten_indices"})
 # a hub dataset mapped by a function that returns no encoding keeps its columns (and a split of it, its splits);
@@ -71,6 +76,8 @@ def method(ev, receiver, call) -> Any:
 def attribute(ev, base, attr: str) -> Any:
     if isinstance(base, Instance) and base.kind == "texts" and attr in COLUMN_ATTRIBUTES:
         return base
+    if isinstance(base, Instance) and base.kind == "table":  # `df.text`: a column, unless a DataFrame attribute
+        return UNKNOWN if attr in TABLE_ATTRIBUTES or attr.startswith("_") else Instance("texts", base.call, attr)
     return None
 
 
@@ -103,28 +110,17 @@ def parameter(ev, owner, name: str) -> Any:
     params = [*fn.params.posonly_params, *fn.params.params]
     if not params or params[0].name.value != name:
         return None
-    sites = [c for short in EXAMPLE_FUNCTIONS for c in ev.f.calls_by_short.get(short, ()) if c.method == short and _runs(ev.f, c, fn)]
+    sites = [c for short in EXAMPLE_FUNCTIONS for c in ev.f.calls_by_short.get(short, ()) if c.method == short and hands(ev.f, _function(c), c, fn)]
     if not sites:
         return None
-    if isinstance(fn, cst.FunctionDef) and any(c.method is None for c in ev.f.calls_by_short.get(fn.name.value, ())):
-        return UNKNOWN  # called directly too: what it receives there is another question
+    if called_directly(ev.f, fn):
+        return UNKNOWN  # what it receives there is another question
     return agree([_examples(ev, site) for site in sites])
 
 
-def _runs(values, call, fn) -> bool:
-    """`call` (`ds.map(...)`) runs `fn`: passed itself, by the name its def binds, or through `functools.partial`."""
+def _function(call) -> cst.BaseExpression | None:
     arg = call.arg(0, "function")
-    expr = arg.value if arg is not None else None
-    made = values.call_of(expr) if isinstance(expr, cst.Call) else None
-    if made is not None and made.qualname == "functools.partial" and made.positional:
-        expr = made.positional[0].value
-    if expr is fn:
-        return True
-    if not isinstance(expr, cst.Name) or not isinstance(fn, cst.FunctionDef) or expr.value != fn.name.value:
-        return False
-    _, events = values.binding_events(expr.value, call.scope, call.order)
-    defs = [e for e in events if e.op in ("def", "assign", "import")]
-    return bool(defs) and defs[-1].value is fn
+    return arg.value if arg is not None else None
 
 
 def _examples(ev, call) -> Any:

@@ -40,10 +40,10 @@ PADDERS = {
 }
 PAD_ANY_TENSOR = ("torch.nn.functional.pad",)  # pads any tensor: padded ids only where it held ids
 
-def operation(ev, left, node) -> Any:
-    """`ids + [0] * (n - len(ids))`, `ids + [tok.pad_token_id] * k`: ids padded by hand with the pad id (or 0)."""
-    right = node.right
-    if not (isinstance(left, Binding) and left.kind in ("ids", "encoding") and isinstance(node.operator, cst.Add)):
+def operation(ev, left, operator, right) -> Any:
+    """`ids + [0] * (n - len(ids))`, `ids + [tok.pad_token_id] * k` (and `ids += ...`, `ids.extend(...)`): ids padded
+    by hand with the pad id (or 0)."""
+    if not (isinstance(left, Binding) and left.kind in ("ids", "encoding") and isinstance(operator, cst.Add)):
         return None
     if not (isinstance(right, cst.BinaryOperation) and isinstance(right.operator, cst.Multiply) and isinstance(right.left, cst.List) and len(right.left.elements) == 1):
         return None
