@@ -28,7 +28,7 @@ from bertlint.facts.training import (
     EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, asks_for_tpu, feeds_layout_model, first_run, eos_as_pad, chunk_length, in_call_to, mixed_precision, only_called_directly, pad_guarded, padding_at, padding_of, padding_side, run_anchor, structured_tokenizer, text_container,
     tokenizer_load_of, tokenizer_names, trained_model, training_arg, uses_peft, weight_dtype,
 )
-from bertlint.facts.padded import padded_ids
+from bertlint.facts.padded import padded_call, padded_ids
 from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
 from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, checkpoint_argument, holds_tokenizer, load_behind
 from bertlint.facts.weights import HalfTraining, chained_half_models, half_trained_models
@@ -50,7 +50,7 @@ __all__ = [
     # loops
     "MisplacedClip", "TrainingLoop", "float_cast", "frozen_models", "in_context", "in_training_step", "is_clip", "is_model_call", "misplaced_clips",
     # padded
-    "padded_ids",
+    "padded_call", "padded_ids",
     # tensors
     "Inert", "activation", "inert_statements", "is_loss_value", "only_reported", "receiver_role",
     # weights

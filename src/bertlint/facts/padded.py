@@ -34,14 +34,20 @@ def padded_ids(facts: Facts, ids: Binding | None, version: tuple[int, ...]) -> s
     if ids.parent.kind in ("dataloader_item", "collated"):
         collator = padding_collator(facts, ids.call) if ids.parent.kind == "dataloader_item" else brain_collator(facts, ids.parent.parent)
         return f"batches padded by `{collator}`" if collator else None
-    pad = padding_at(facts, ids.call, version)
-    line = facts.text(ids.call.node.func)
+    return padded_call(facts, ids.call, version)
+
+
+def padded_call(facts: Facts, call: Call, version: tuple[int, ...]) -> str | None:
+    """Why the ids a tokenizer (or processor) call makes are padded, or None when they may not be."""
+    pad = padding_at(facts, call, version)
+    line = facts.text(call.node.func)
     if pad.pads_to_max:
-        legacy = "pad_to_max_length" in ids.call.kwargs and "padding" not in ids.call.kwargs
+        legacy = "pad_to_max_length" in call.kwargs and "padding" not in call.kwargs
         keyword = "pad_to_max_length=True" if legacy else 'padding="max_length"'
         return f"`{line}(..., {keyword})`"
     if pad.pads_batch:
-        return f"`{line}(...)` pads a batch of several texts"
+        keyword = 'padding="longest"' if pad.padding == "longest" else "padding=True"
+        return f"`{line}(..., {keyword})` pads a batch of several texts"
     return None
 
 

@@ -19,8 +19,9 @@ from bertlint.facts.abstract import UNKNOWN, Binding
 # methods that return their receiver's value unchanged (moved, cast, reshaped, put in a mode)
 KEEPS = frozenset({
     "to", "cuda", "cpu", "train", "eval", "half", "bfloat16", "float", "double", "long", "int", "requires_grad_", "squeeze",
-    "unsqueeze", "view", "reshape", "clone", "detach", "contiguous", "pin_memory", "to_device",
+    "unsqueeze", "view", "reshape", "clone", "detach", "contiguous", "pin_memory", "to_device", "copy",
 })
+COPIES = ("copy.copy", "copy.deepcopy")  # a copy holds what the original holds
 # the objects those methods are called on (a trainer's `train()` returns no trainer)
 KEEPING_KINDS = frozenset({"model", "module", "encoding", "ids", "dataloader_item"})
 # constructors of a tensor from their first argument's elements
@@ -65,6 +66,9 @@ def call(ev, call) -> Any:
     q = call.qualname
     if not q:
         return None
+    if q in COPIES and len(call.positional) == 1:
+        found = ev.eval(call.positional[0].value)
+        return found if isinstance(found, Binding) else UNKNOWN
     if q in CONSTANT_ARRAYS and call.positional:
         found = ev.const(call.positional[0].value)
         if found is not UNKNOWN:
