@@ -628,7 +628,9 @@ class Evaluator:
             return found
         if isinstance(index, cst.Slice):
             parts = [self.const(p) if p is not None else None for p in (index.lower, index.upper, index.step)]
-            return self.f.item_of(base, UNKNOWN if any(p is UNKNOWN for p in parts) else slice(*parts))
+            if any(p is UNKNOWN for p in parts):  # `texts[i : i + bs]`: some slice of an object, whichever
+                return self.f.item_of(base, slice(None)) if isinstance(base, Abstract) and not isinstance(base, Pack) else UNKNOWN
+            return self.f.item_of(base, slice(*parts))
         return UNKNOWN
 
     # calls ----------------------------------------------------------------------------------

@@ -26,6 +26,8 @@ COPIES = ("copy.copy", "copy.deepcopy")  # a copy holds what the original holds
 KEEPING_KINDS = frozenset({"model", "module", "encoding", "ids", "dataloader_item"})
 # constructors of a tensor from their first argument's elements
 TENSOR_CONSTRUCTORS = ("torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.stack", "torch.cat")
+# arrays of their first argument's elements (numpy `array(object)`, tensorflow `constant(value)`/`convert_to_tensor(value)`)
+ARRAY_CONSTRUCTORS = ("numpy.array", "numpy.asarray", "tensorflow.constant", "tensorflow.convert_to_tensor")
 # tokenizer methods whose result is the list of ids itself
 ID_LISTS = ("encode",)
 # constant folding of an array of constants
@@ -73,7 +75,7 @@ def call(ev, call) -> Any:
         found = ev.const(call.positional[0].value)
         if found is not UNKNOWN:
             return found
-    if q.startswith(TENSOR_CONSTRUCTORS):
+    if q.startswith(TENSOR_CONSTRUCTORS) or q in ARRAY_CONSTRUCTORS:
         inner = call.arg(0)
         if inner is None:
             return UNKNOWN
