@@ -511,7 +511,7 @@ def _texts(s: Script, used: list[str]) -> str:
         s.emit(f'{ds} = datasets.Dataset.from_dict({{"text": {column}}})')
         return s.draw(st.sampled_from([f'{ds}["text"]', f'{ds}["text"][:2]', f'list({ds}["text"])']))
     if source == "lines":
-        return s.draw(st.sampled_from(['[line.strip() for line in "good movie\nbad movie".splitlines()]', '"good movie\nbad movie".splitlines()']))
+        return s.draw(st.sampled_from(['[line.strip() for line in "good movie\\nbad movie".splitlines()]', '"good movie\\nbad movie".splitlines()']))
     e = scalar(s, "texts", used)
     if source == "normalised":
         f, v = s.fresh("as_list"), s.fresh("v")

@@ -188,8 +188,8 @@ class Evaluation(Model):
     # ---- what Python does with a value ---------------------------------------------------
     def item_of(self, value: Any, key: Any) -> Any:
         """`value[key]`: a constant's element, a Pack's, or what the library model of an object says."""
-        if value is UNKNOWN or key is UNKNOWN and not isinstance(value, Binding):
-            return UNKNOWN
+        if value is UNKNOWN or key is UNKNOWN and not isinstance(value, (Binding, Instance)):
+            return UNKNOWN  # an object's item at an unknown key: what its library model says (a batch's any column)
         if isinstance(key, slice):
             if isinstance(value, Pack):
                 return Pack(value.items[key])

@@ -86,8 +86,8 @@ def item(values, base, key) -> Any:
         return mapped_column(values, base.call, key) or base  # a column of ids, else a split of a mapped DatasetDict
     if not isinstance(base, Instance):
         return None
-    if base.kind == "examples":  # one example's field, or a batch's column
-        return (Instance("texts", base.call, key) if base.detail else Instance("field", base.call, key)) if isinstance(key, str) else UNKNOWN
+    if base.kind == "examples":  # one example's field, or a batch's column (whichever: `examples[args.text_column]`)
+        return (Instance("texts", base.call, key) if base.detail else Instance("field", base.call, key)) if isinstance(key, str) or key is UNKNOWN else UNKNOWN
     if base.kind == "table" and isinstance(key, str):
         return Instance("texts", base.call, key)
     if base.kind == "texts" and isinstance(key, slice):
