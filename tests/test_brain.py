@@ -67,6 +67,19 @@ def test_a_map_functions_column_is_several_texts_when_batched(call, expected):
     assert batch(facts, "texts") is expected
 
 
+def test_a_batchs_column_at_a_key_not_known_is_still_several():
+    facts = facts_of("""
+        import sys
+        raw = load_dataset("imdb")
+        column = sys.argv[1]
+        def prep(examples):
+            probe(batch=examples[column])
+            return tok(examples[column], truncation=True)
+        out = raw.map(prep, batched=True)
+    """)
+    assert batch(facts, "batch") is True
+
+
 def test_a_map_function_called_directly_too_is_unknown():
     facts = facts_of("""
         raw = load_dataset("imdb")

@@ -490,6 +490,8 @@ class Evaluator:
         model says (`ids += [pad_id] * k`: ids padded by hand); UNKNOWN where such a change may or may not run."""
         bind = events[i]
         for event in events[i + 1 :]:
+            if event.op in _BINDS:
+                break  # bound anew: what follows changes that object
             if event.op not in ("augadd", "extend") or not isinstance(value, Abstract) or event.value is None:
                 continue
             at = Evaluator(self.f, owner, event.order, self.cli, self.frame)
