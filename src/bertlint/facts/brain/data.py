@@ -53,7 +53,7 @@ ITEMS = Series(UNKNOWN)  # the list of dataset items a collate function receives
 
 def parameter(ev, owner, name: str) -> Any:
     """The first parameter of a collate function the file hands a DataLoader: the list of the dataset's items of one
-    batch (torch utils/data/_utils/fetch.py:49-57 `_MapDatasetFetcher.fetch`: `collate_fn([dataset[i] for i in
+    batch (torch 2.13 utils/data/_utils/fetch.py:49-57 `_MapDatasetFetcher.fetch`: `collate_fn([dataset[i] for i in
     batch])` with automatic batching; dataloader.py:508 automatic batching is on unless `batch_size=None`). UNKNOWN
     where the file also calls the function itself."""
     fn = owner.node

@@ -41,7 +41,8 @@ DATASET_KEEPING = frozenset({"with_format", "remove_columns", "rename_column", "
 # `train_test_split` makes a DatasetDict of "train" and "test" (arrow_dataset.py:4971)
 HUB_KEEPING = DATASET_KEEPING | {"map", "train_test_split"}
 EXAMPLE_FUNCTIONS = frozenset({"map", "filter"})  # methods of a datasets dataset that run a function on its examples
-# the columns a tokenizer's encoding adds to a mapped dataset (tokenization_utils_base.py `model_input_names`)
+# the columns a tokenizer's encoding adds to a mapped dataset (transformers 5.24 tokenization_utils_base.py:988
+# `model_input_names = ["input_ids", "attention_mask"]`, and `token_type_ids` for the models that take them)
 ENCODING_COLUMNS = frozenset({"input_ids", "attention_mask", "token_type_ids"})
 EXAMPLE, BATCH = Instance("examples", None, False), Instance("examples", None, True)  # what a `map` function receives
 LINE_METHODS = frozenset({"tolist", "to_list", "readlines", "splitlines"})  # methods that give a list of lines or texts
