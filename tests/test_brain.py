@@ -80,6 +80,22 @@ def test_a_batchs_column_at_a_key_not_known_is_still_several():
     assert batch(facts, "batch") is True
 
 
+def test_a_method_handed_to_map_receives_the_batch_after_self():
+    facts = facts_of("""
+        class Data:
+            def __init__(self):
+                self.raw = load_dataset("imdb")
+
+            def tokenize(self, batch):
+                probe(texts=batch["text"])
+                return tok(batch["text"], padding=True)
+
+            def build(self):
+                return self.raw.map(self.tokenize, batched=True)
+    """)
+    assert batch(facts, "texts") is True
+
+
 def test_a_map_function_called_directly_too_is_unknown():
     facts = facts_of("""
         raw = load_dataset("imdb")

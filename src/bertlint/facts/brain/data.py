@@ -12,7 +12,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint.facts.abstract import UNKNOWN, Binding, Series
-from bertlint.facts.functions import callable_returns, called_directly, function_scope, hands
+from bertlint.facts.functions import callable_returns, called_directly, function_scope, handed_parameters, hands
 from bertlint.facts.names import same_symbol
 from bertlint.facts.nodes import dotted
 
@@ -59,7 +59,7 @@ def parameter(ev, owner, name: str) -> Any:
     fn = owner.node
     if not isinstance(fn, (cst.FunctionDef, cst.Lambda)):
         return None
-    params = [*fn.params.posonly_params, *fn.params.params]
+    params = handed_parameters(ev.f, owner)
     if not params or params[0].name.value != name:
         return None
     loaders = [c for c in ev.f.calls_by_short.get("DataLoader", ()) if c.qualname and c.qualname.startswith("torch.utils.data") and "collate_fn" in c.kwargs]

@@ -21,7 +21,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint.facts.abstract import UNKNOWN, Binding, Instance, agree
-from bertlint.facts.functions import callable_returns, called_directly, hands
+from bertlint.facts.functions import callable_returns, called_directly, handed_parameters, hands
 
 TABLE_MAKERS = ("pandas.read_csv", "pandas.read_json", "pandas.read_excel", "pandas.read_parquet", "pandas.read_table", "pandas.DataFrame")
 TABLE_KEEPING = frozenset({
@@ -108,7 +108,7 @@ def parameter(ev, owner, name: str) -> Any:
     fn = owner.node
     if not isinstance(fn, (cst.FunctionDef, cst.Lambda)):
         return None
-    params = [*fn.params.posonly_params, *fn.params.params]
+    params = handed_parameters(ev.f, owner)
     if not params or params[0].name.value != name:
         return None
     sites = [c for short in EXAMPLE_FUNCTIONS for c in ev.f.calls_by_short.get(short, ()) if c.method == short and hands(ev.f, _function(c), c, fn)]
