@@ -53,6 +53,7 @@ def why_padded(facts: Facts, name: str):
     ("raw['train'].filter(prep, batched=False)", False),
     ("raw.map(functools.partial(prep), batched=True)", True),
     ("raw.map(prep, batched=True, input_columns=['text'])", UNKNOWN),  # the columns come as arguments
+    ("raw.map(prep, batched=True, batch_size=1)", UNKNOWN),  # batches of one
     ("unknown.map(prep)", UNKNOWN),  # maybe a pandas Series: no `batched=`, no dataset known
 ])
 def test_a_map_functions_column_is_several_texts_when_batched(call, expected):

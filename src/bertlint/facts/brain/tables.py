@@ -130,6 +130,8 @@ def _examples(ev, call) -> Any:
         return UNKNOWN  # `input_columns`: the columns come as positional arguments
     if "batched" in call.kwargs:
         batched = ev.f.kw_value(call, "batched", cli=ev.cli)
+        if batched is True and ev.f.kw_value(call, "batch_size", cli=ev.cli, default=1000) == 1:
+            return UNKNOWN  # batches of one text: nothing to pad between them
         return (BATCH if batched else EXAMPLE) if isinstance(batched, bool) else UNKNOWN
     receiver = ev.sub(call.receiver, call.scope, call.order)
     known = isinstance(receiver, Instance) and receiver.kind == "hub_dataset" or isinstance(receiver, Binding) and receiver.kind == "dataset"
