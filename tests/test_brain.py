@@ -163,6 +163,13 @@ def test_is_split_into_words_reads_a_batch_column_as_several_and_a_list_as_one()
     ("prompt if not isinstance(prompt, str) else [prompt]", True),
     ("[prompt] if isinstance(prompt, list) else prompt", UNKNOWN),
     ("[prompt]", False),
+    ('f"Question: {prompt}"', False),
+    ('" ".join(prompt)', False),
+    ("prompt.strip()", False),
+    ('"summarize: " + prompt', False),
+    ('df["text"].str.lower()', UNKNOWN),
+    ('"summarize: " + df["text"]', UNKNOWN),
+    ("df.text.strip()", UNKNOWN),  # not a str method of a column
 ])
 def test_texts_that_are_obviously_several(expr, expected):
     facts = facts_of(f"""

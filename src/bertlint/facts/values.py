@@ -107,6 +107,8 @@ class Values(Evaluation):
             return True
         if isinstance(expr, cst.IfExp) and _normalised_to_list(expr):
             return True
+        if _makes_a_string(self, expr, scope, order):
+            return False
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):
             return True if _is_column(self, expr.value, scope, order) or self.is_batch(expr.value, scope, order, _depth + 1) is True else UNKNOWN
         if isinstance(expr, cst.Call):
@@ -194,6 +196,29 @@ class Values(Evaluation):
     def environment_set(self) -> frozenset | None:
         """The environment variables the file sets itself; None when it sets one it does not name."""
         return config.environment_set(self)
+
+
+# str methods that give a str (no list or pandas Series has them: a Series has them under `.str`)
+STRING_METHODS = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "casefold", "title", "capitalize", "format"})
+
+
+def _makes_a_string(values: Values, expr: cst.BaseExpression, scope: Scope, order: int | None) -> bool:
+    """`expr` makes one str whatever its operands hold: an f-string, `sep.join(...)`, `re.sub(...)`, `str(x)`,
+    `text.strip()`, `prefix + text` with a string constant."""
+    if isinstance(expr, cst.FormattedString):
+        return True
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):  # not `"p: " + df["text"]` (a Series)
+        sides = [values.evaluate(side, scope, order) for side in (expr.left, expr.right)]
+        return any(isinstance(side, str) for side in sides) and not any(tables.several_texts(side) for side in sides)
+    call = values.call_of(expr) if isinstance(expr, cst.Call) else None
+    if call is None:
+        return False
+    if call.qualname in ("builtins.str", "re.sub"):
+        return True
+    if call.method == "join":
+        return isinstance(values.value(call.receiver, scope, order=order), str)
+    accessor = isinstance(call.receiver, cst.Attribute) and call.receiver.attr.value == "str"  # pandas `col.str.lower()`
+    return call.method in STRING_METHODS and not accessor and not tables.several_texts(values.evaluate(call.receiver, scope, order))
 
 
 def _normalised_to_list(expr: cst.IfExp) -> bool:
