@@ -169,6 +169,10 @@ def test_is_split_into_words_reads_a_batch_column_as_several_and_a_list_as_one()
     ('"summarize: " + prompt', False),
     ('df["text"].str.lower()', UNKNOWN),
     ('"summarize: " + df["text"]', UNKNOWN),
+    ("texts[i]", False),  # one of several
+    ('df["text"][i]', False),
+    ("rows[0]", False),
+    ('ds[i]', UNKNOWN),  # an example (a dict), not a text
     ("df.text.strip()", UNKNOWN),  # not a str method of a column
 ])
 def test_texts_that_are_obviously_several(expr, expected):

@@ -111,6 +111,10 @@ class Values(Evaluation):
             return False
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):
             return True if _is_column(self, expr.value, scope, order) or self.is_batch(expr.value, scope, order, _depth + 1) is True else UNKNOWN
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+            key = self.evaluate(expr.slice[0].slice.value, scope, order)  # `texts[i]`: one of several texts
+            one = not isinstance(key, (str, Abstract)) and self.is_batch(expr.value, scope, order, _depth + 1) is True
+            return False if one else UNKNOWN
         if isinstance(expr, cst.Call):
             call = self.call_of(expr)
             if call is None:
