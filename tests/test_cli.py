@@ -302,6 +302,44 @@ def test_syntax_error_is_bl901_and_the_other_files_are_still_checked(project):
     assert concise(result)[1].startswith("broken.py:2:")
 
 
+TAB_THEN_SPACES = "def f(xs):\n    out = []\n    for x in xs:\n\t    out.append(x)\n    return out\n"  # Python compiles it, libcst does not
+
+
+@pytest.mark.parametrize("fmt", ["full", "concise", "json", "lsp", "sarif", "github"])
+def test_a_file_the_parser_cannot_read_is_not_linted_and_says_so(project, fmt):
+    """No BL901 (the file is valid Python), a warning on stderr naming the line and the Python that compiles it, the
+    other files linted; the exit code is the findings' (ruff's "Failed to lint" is a warning too). Each run says it again
+    (a file not linted is not cached)."""
+    (project / "tabs.py").write_text(TAB_THEN_SPACES)
+    alone = run("--format", fmt, "tabs.py", cwd=project)
+    assert alone.returncode == 0, alone.stderr
+    assert f"bertlint: warning: tabs.py:4:1: not linted: Python {sys.version_info.major}.{sys.version_info.minor}." in alone.stderr
+    assert "indent of this line, which mixes a tab and spaces" in alone.stderr
+    assert "BL901" not in alone.stdout + alone.stderr
+    write(project, "bad.py", BAD)
+    both = run("--format", fmt, ".", cwd=project)
+    assert both.returncode == 1 and "tabs.py:4:1: not linted" in both.stderr
+    if fmt == "json":
+        assert [f["code"] for f in json.loads(both.stdout)] == ["BL101"]
+    if fmt == "sarif":
+        [run_] = json.loads(both.stdout)["runs"]
+        [notification] = run_["invocations"][0]["toolExecutionNotifications"]
+        assert notification["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "tabs.py"
+        assert [r["ruleId"] for r in run_["results"]] == ["BL101"]
+    if fmt == "full":
+        assert "). Not linted: 1 file (see the warning above).\nTarget:" in both.stdout
+
+
+def test_compile_time_syntax_error_is_the_only_finding(project):
+    """`return` outside a function parses (ast.parse accepts it) but does not compile: nothing in the file runs, so
+    BL901 at the error and nothing of the rules (BL101 would fire on line 3)."""
+    write(project, "ret.py", BAD + "if enc:\n    pass\nreturn enc\n")
+    result = run("--format", "concise", "ret.py", cwd=project)
+    assert result.returncode == 1
+    assert concise(result) == ["ret.py:6:1: BL901"]
+    assert "SyntaxError: 'return' outside function" in result.stdout
+
+
 # --- suppressions -------------------------------------------------------------------------
 
 
@@ -368,7 +406,7 @@ def test_stdin_fix_prints_the_fixed_source_and_reports_on_stderr(project):
     assert result.returncode == 0, result.stderr
     assert result.stdout == CLEAN
     assert "Fixed 1 finding." in result.stderr
-    unfixable = BAD.replace("truncation=True, pad_to_max_length=True", "max_length=4096")
+    unfixable = BAD.replace("max_length=8, truncation=True, pad_to_max_length=True", "max_length=4096, truncation=True")  # one max_length: a repeated keyword would not compile
     kept = run("--fix", "--format", "concise", "-", cwd=project, stdin=unfixable)
     assert kept.returncode == 1 and kept.stdout == unfixable  # the source comes back as it was
     assert "-:3:" in kept.stderr and "BL104" in kept.stderr

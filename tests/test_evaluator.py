@@ -399,3 +399,77 @@ def test_a_name_python_binds_once_is_known(source):
 
 def test_an_object_bound_by_walrus_is_known():
     assert encoding_reaching("if (enc := padded) is not None:\n    model(**enc)\n") is not None
+
+
+# --------------------------------------------------------------------------- tf.data datasets (brain/tf_data.py)
+
+
+def tf_dataset_kind(source: str, name: str = "ds") -> str | None:
+    """The kind of the receiver of the last `.map(...)` call on `name`."""
+    facts = facts_of(source)
+    call = [c for c in facts.calls if c.method == "map" and facts.text(c.receiver).startswith(name)][-1]
+    found = facts.kind(call.receiver, call.scope, call.order)
+    return None if found is None else found.kind
+
+
+@pytest.mark.parametrize("source", [
+    # a chain through rebinding: each method returns a dataset
+    """\
+    import tensorflow as tf
+    ds = tf.data.Dataset.from_tensor_slices(texts)
+    ds = ds.shuffle(100)
+    ds = ds.batch(8).prefetch(1)
+    ds.map(encode)
+    """,
+    # two branches, each a tf.data dataset
+    """\
+    import tensorflow as tf
+    if big:
+        ds = tf.data.TFRecordDataset(files)
+    else:
+        ds = tf.data.Dataset.from_tensor_slices(texts)
+    ds.map(encode)
+    """,
+    # handed to a helper
+    """\
+    import tensorflow as tf
+    def pipeline(ds):
+        return ds.map(encode)
+    pipeline(tf.keras.utils.text_dataset_from_directory("data/"))
+    """,
+    # a `datasets` split converted
+    """\
+    from datasets import load_dataset
+    ds = load_dataset("imdb")["train"].to_tf_dataset(batch_size=8)
+    ds.map(encode)
+    """,
+])
+def test_tf_data_dataset_through_its_methods(source):
+    assert tf_dataset_kind(source) == "tf_dataset"
+
+
+@pytest.mark.parametrize("source", [
+    # a Hugging Face dataset's map is no tf.data map
+    """\
+    from datasets import load_dataset
+    ds = load_dataset("imdb")["train"]
+    ds.map(encode)
+    """,
+    # a pandas column
+    """\
+    import pandas as pd
+    ds = pd.read_csv("x.csv")["text"]
+    ds.map(str.lower)
+    """,
+    # one branch unknown
+    """\
+    import tensorflow as tf
+    if big:
+        ds = tf.data.TFRecordDataset(files)
+    else:
+        ds = make_dataset()
+    ds.map(encode)
+    """,
+])
+def test_tf_data_dataset_not_claimed_for_others(source):
+    assert tf_dataset_kind(source) != "tf_dataset"

@@ -123,6 +123,18 @@ def test_an_internal_error_never_breaks_the_cell(shell, monkeypatch):
     assert "bertlint: internal error, nothing linted: ZeroDivisionError" in cap.stderr
 
 
+def test_a_cell_the_parser_cannot_read_is_said_on_stderr_not_shown_as_a_finding(shell):
+    """Python runs a cell indented with a tab then spaces; libcst cannot read it: a warning naming the cell's line,
+    no finding, and the cells after it are linted as before."""
+    with capture_output() as cap:
+        result = shell.run_cell("def f(xs):\n    out = []\n    for x in xs:\n\t    out.append(x)\n    return out\n", store_history=True)
+    assert result.success and cap.outputs == []
+    assert f"cell {result.execution_count}:4:1: not linted: Python 3." in cap.stderr
+    run(shell, LOAD)
+    _, outputs, _ = run(shell, BUGGY)
+    assert "BL101" in shown(outputs)
+
+
 def test_loading_the_extension_imports_no_framework():
     code = textwrap.dedent('''
         import sys

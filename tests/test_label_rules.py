@@ -27,6 +27,11 @@ SEQ2SEQ = """\
 tok = AutoTokenizer.from_pretrained("t5-small")
 model = AutoModelForSeq2SeqLM.from_pretrained("t5-small")
 """
+# stored labels reach a loss only where the file trains
+TRAINS = """
+from transformers import Trainer
+Trainer(model=model).train()
+"""
 
 
 @pytest.mark.parametrize(
@@ -53,7 +58,23 @@ model = AutoModelForSeq2SeqLM.from_pretrained("t5-small")
     ],
 )
 def test_bl203_fires_on_padded_labels(body):
-    assert len(found("BL203", SEQ2SEQ + textwrap.dedent(body))) == 1
+    assert len(found("BL203", SEQ2SEQ + textwrap.dedent(body) + TRAINS)) == 1
+
+
+def test_bl203_stored_labels_need_a_training_run_a_forward_does_not():
+    stored = SEQ2SEQ + textwrap.dedent("""
+        def prep(batch):
+            return tok(batch["src"], text_target=batch["tgt"], padding="max_length", truncation=True, max_length=64)
+        """)
+    assert found("BL203", stored) == []  # tokenized (and saved) here, trained elsewhere
+    forward = SEQ2SEQ + textwrap.dedent("""
+        target = tok(["a b c", "d"], padding=True, return_tensors="pt")
+        loss = model(input_ids=target["input_ids"], labels=target["input_ids"]).loss
+        """)
+    [finding] = found("BL203", forward)
+    assert "dilute" in finding.message and "trains the model" not in finding.message
+    [finding] = found("BL203", forward + TRAINS)
+    assert "trains the model to predict [PAD]" in finding.message
 
 
 def test_bl203_causal_lm_copy_of_input_ids_in_batched_map():
@@ -68,7 +89,7 @@ def test_bl203_causal_lm_copy_of_input_ids_in_batched_map():
 
     ds = Dataset.from_dict({"text": ["a", "b"]}).map(prep, batched=True)
     """
-    [finding] = found("BL203", body)
+    [finding] = found("BL203", body + textwrap.indent(TRAINS, "    "))
     assert "padding=True" in finding.message and "-100" in finding.message
 
 
@@ -123,7 +144,7 @@ def test_bl203_causal_lm_copy_of_input_ids_in_batched_map():
     ],
 )
 def test_bl203_silent(body):
-    assert found("BL203", SEQ2SEQ + textwrap.dedent(body)) == []
+    assert found("BL203", SEQ2SEQ + textwrap.dedent(body) + TRAINS) == []
 
 
 def test_bl203_seq2seq_collator_keeps_the_pad_ids_already_in_the_labels():
@@ -134,7 +155,7 @@ def test_bl203_seq2seq_collator_keeps_the_pad_ids_already_in_the_labels():
         def prep(batch):
             return tok(batch["src"], text_target=batch["tgt"], padding="max_length", truncation=True, max_length=64)
         """
-    )
+    ) + TRAINS
     [finding] = found("BL203", body)
     assert "only the positions it adds itself" in finding.message
 
@@ -151,7 +172,7 @@ def test_bl203_masking_the_prompt_is_not_masking_the_pads():
         return enc
 
     ds = Dataset.from_dict({"text": ["a"], "prompt": ["q"]}).map(prep, batched=True)
-    """
+    """ + textwrap.indent(TRAINS, "    ")
     assert len(found("BL203", body.replace('[[-100] * prompt_len + row[prompt_len:] for row in enc["input_ids"]]', 'enc["input_ids"]'))) == 1
     assert len(found("BL203", body)) == 0  # the labels are built, not copied: nothing to check
     copied = body.replace('enc["labels"] = [[-100] * prompt_len + row[prompt_len:] for row in enc["input_ids"]]',
@@ -175,7 +196,7 @@ def test_bl203_pad_to_max_length_stops_padding_in_4_52():
         def prep(batch):
             return tok(batch["src"], text_target=batch["tgt"], pad_to_max_length=True, truncation=True, max_length=64)
         """
-    )
+    ) + TRAINS
     assert len(found("BL203", body, transformers_version="4.40")) == 1
     assert found("BL203", body, transformers_version="4.52") == []
 

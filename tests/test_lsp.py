@@ -576,3 +576,20 @@ def test_server_ends_clean_while_a_lint_runs(tmp_path, shutdown):
     stderr = session.end(shutdown)
     assert "leaked" not in stderr and "Traceback" not in stderr, stderr
     assert stderr == ""
+
+
+@pytest.mark.asyncio
+async def test_a_file_the_parser_cannot_read_is_a_message_not_a_diagnostic(client, tmp_path):
+    """Python compiles an indent of a tab then spaces; libcst does not: the file is not linted, which the server says
+    as the tool's own trouble (shown once, logged at every lint), never as a diagnostic of the user's code."""
+    await start(client)
+    uri = (tmp_path / "tabs.py").as_uri()
+    text = "def f(xs):\n    out = []\n    for x in xs:\n\t    out.append(x)\n    return out\n"
+    assert await diagnostics(client, uri, open_doc(client, uri, text)) == []
+    [message] = client.messages
+    assert message.type == types.MessageType.Warning
+    assert "tabs.py:4:1: not linted: Python 3." in message.message and "compiles it, but bertlint's parser (libcst)" in message.message
+    assert any("not linted" in log.message for log in client.log_messages)
+    assert await diagnostics(client, uri, change_doc(client, uri, text + "y = 1\n", 2)) == []
+    assert len(client.messages) == 1  # the same reason is not shown again
+    assert [d.code for d in await diagnostics(client, uri, change_doc(client, uri, SCRIPT, 3))] == ["BL101"]

@@ -461,3 +461,47 @@ def test_notebook_fixture(path: Path) -> None:
     if os.environ.get("BERTLINT_REGEN") == "1":
         expected.write_text(_render(findings), encoding="utf-8")
     assert _render(findings) == expected.read_text(encoding="utf-8")
+
+
+# --- what compiles, what runs, what bertlint can read ------------------------------------------------
+
+
+def test_top_level_await_in_a_cell_is_no_syntax_error():
+    """IPython compiles each cell with top-level `await` allowed (ipykernel's autoawait): not BL901."""
+    text = nb_json(("code", LOAD), ("code", "import asyncio\nawait asyncio.sleep(0)\n"), ("code", PAD))
+    assert where(lint(text)) == [(3, 1, 24, "BL101")]
+
+
+def test_a_cell_that_does_not_compile_is_bl901_and_the_others_are_linted():
+    """`return` outside a function parses but does not compile: that cell fails when run, at the error; the others run."""
+    text = nb_json(("code", LOAD), ("code", "x = 1\nreturn x\n"), ("code", PAD))
+    found = lint(text)
+    assert where(found) == [(2, 2, 1, "BL901"), (3, 1, 24, "BL101")]
+    assert found[0].message == "SyntaxError: 'return' outside function"
+
+
+def test_a_cell_the_parser_cannot_read_is_left_out_with_a_notice():
+    """Python compiles an indent of a tab then spaces, libcst does not: no finding for it, a notice naming the cell and
+    the line, and the other cells linted without it."""
+    cell = "def f(xs):\n    out = []\n    for x in xs:\n\t    out.append(x)\n    return out\n"
+    text = nb_json(("code", LOAD), ("markdown", "# tabs"), ("code", cell), ("code", PAD))
+    chosen = settings(NOTEBOOKS / "_snippet.ipynb")
+    notices = []
+    found = notebook.lint_text(text, NOTEBOOKS / "_snippet.ipynb", chosen, target=target_version(chosen, NOTEBOOKS / "_snippet.ipynb", text), notices=notices)
+    assert where(found) == [(4, 1, 24, "BL101")]
+    [notice] = notices
+    assert (notice.cell, notice.line, notice.column) == (3, 4, 1)
+    assert str(notice).startswith("_snippet.ipynb:cell 3:4:1: not linted: Python 3.".replace("_snippet", str(NOTEBOOKS / "_snippet")))
+
+
+def test_an_f_string_of_python_3_12_is_linted():
+    """PEP 701 (the same quotes inside a replacement field) is valid from Python 3.12, the runtime of today's Colab;
+    libcst reads it, so the cell is linted whatever Python runs bertlint, and it is no syntax error."""
+    text = nb_json(("code", LOAD), ("code", "p = {'id': 1}\nprint(f'{p['id']} done')\n" + PAD))
+    assert where(lint(text)) == [(2, 3, 24, "BL101")]
+
+
+def test_a_cell_with_a_keyword_argument_repeated_does_not_compile():
+    """A compile-time error libcst reads without complaint is still BL901: the check is Python's compiler, not libcst."""
+    text = nb_json(("code", LOAD), ("code", "tok('a', truncation=True, truncation=False)\n"), ("code", PAD))
+    assert where(lint(text)) == [(2, 1, 27, "BL901"), (3, 1, 24, "BL101")]

@@ -18,6 +18,7 @@ from bertlint.report import (
     Edit,
     Finding,
     Fix,
+    Notice,
     format_findings,
     statistics,
     summary_line,
@@ -239,6 +240,31 @@ def test_sarif_validates(findings, sarif_validator):
     assert errors == []
 
 
+def test_sarif_carries_files_not_linted_as_tool_notifications(findings, sarif_validator):
+    """A file bertlint's parser cannot read is the tool's trouble, not a result: the invocation's notifications."""
+    notices = [Notice("train.py", "Python 3.11.7 compiles it, but bertlint's parser (libcst) cannot read it here", 4, 1),
+               Notice("nb.ipynb", "Python compiles it, but ...", 2, 1, cell=3), Notice("deep.py", "it nests too deeply", 0)]
+    log = json.loads(format_findings(findings, "sarif", notices=notices))
+    assert [e.message for e in sarif_validator.iter_errors(log)] == []
+    [invocation] = log["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is True
+    first, second, third = invocation["toolExecutionNotifications"]
+    assert third["locations"] == [{"physicalLocation": {"artifactLocation": {"uri": "deep.py"}}}]
+    assert first["level"] == "warning" and first["message"]["text"].startswith("not linted: Python 3.11.7 compiles it")
+    assert first["locations"][0]["physicalLocation"] == {"artifactLocation": {"uri": "train.py"},
+                                                         "region": {"startLine": 4, "startColumn": 1, "endLine": 4, "endColumn": 1}}
+    assert second["properties"] == {"cell": 3}
+    assert len(log["runs"][0]["results"]) == len(findings)  # no result for them
+    assert "invocations" not in json.loads(format_findings(findings, "sarif"))["runs"][0]
+    assert json.loads(format_findings(findings, "json", notices=notices)) == json.loads(format_findings(findings, "json"))  # findings only
+
+
+def test_notice_reads_like_a_location_then_why():
+    assert str(Notice("a.py", "why", 4, 2)) == "a.py:4:2: not linted: why"
+    assert str(Notice("nb.ipynb", "why", 2, 1, cell=3)) == "nb.ipynb:cell 3:2:1: not linted: why"
+    assert str(Notice("deep.py", "why", 0)) == "deep.py: not linted: why"  # no place: the whole file
+
+
 def _result(log):
     return log["runs"][0]["results"][0]
 
@@ -345,6 +371,8 @@ def test_summary_line(findings):
     assert summary_line([], fixed=3) == "Fixed 3 findings."
     assert summary_line(findings[:1], fixed=1) == "Found 2 findings (1 fixed; 1 error remaining)."
     assert summary_line(findings[1:], fixed=2) == "Found 4 findings (2 fixed; 1 warning and 1 info remaining)."
+    assert summary_line([], not_linted=1) == "All checks passed! Not linted: 1 file (see the warning above)."
+    assert summary_line(findings[1:2], not_linted=2) == "Found 1 warning. Not linted: 2 files (see the warnings above)."
     assert summary_line([], files=1) == "All checks passed! Checked 1 file."
     assert summary_line(findings[1:], files=5) == "Found 1 warning and 1 info. Checked 5 files."
 

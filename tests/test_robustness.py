@@ -173,8 +173,8 @@ NAMED = [
     ("crlf", _file("crlf.py", BAD.replace(b"\n", b"\r\n")), 1, "crlf.py:3:54: BL101"),
     ("tabs", _file("tabs.py", BAD.replace(b"\ntok", b"\ndef f():\n\ttok").replace(b"\nenc", b"\n\tenc")), 1, "tabs.py:4:55: BL101"),
     ("mixed-tabs", _file("mixed.py", b"if x:\n\ty = 1\n        z = 2\n"), 1, "mixed.py:3:1: BL901 TabError: inconsistent use of tabs and spaces in indentation"),
-    ("tab-then-spaces", _file("tabspaces.py", b"def f(xs):\n    out = []\n    for x in xs:\n\t    out.append(x)\n    return out\n"), 1,
-     "tabspaces.py:1:1: BL901 bertlint's parser (libcst) cannot read this file, which Python itself compiles"),  # no SyntaxError claimed
+    ("tab-then-spaces", _file("tabspaces.py", b"def f(xs):\n    out = []\n    for x in xs:\n\t    out.append(x)\n    return out\n"), 0,
+     "tabspaces.py:4:1: not linted: Python 3."),  # Python compiles it, libcst cannot read it: no finding, no failed run
     ("10MB", _file("generated.py", b"x = 1\n" * 1_800_000), 1, "more than the 2 MiB bertlint analyses"),
     ("500-nested-parens", _file("nested.py", b"x = " + b"(" * 500 + b"1" + b")" * 500 + b"\n"), 1, "nested.py:1:205: BL901 SyntaxError: too many nested parentheses"),
     ("500-chained-calls", _file("chain.py", b"import transformers\nx = a" + b".b()" * 500 + b"\n"), 0, "All checks passed!"),  # valid Python: analysed
@@ -331,3 +331,25 @@ def test_a_file_over_the_size_limit_is_one_finding_and_the_run_goes_on(tmp_path)
         "BL901 the file has 2.1 MiB of code, more than the 2 MiB bertlint analyses, so it was not "
         "checked; if it is generated, exclude it (`extend-exclude` in the config, or `--extend-exclude`)")
     assert time.perf_counter() - started < 15
+
+
+def test_a_file_python_compiles_but_bertlint_cannot_analyse_is_a_notice_for_the_whole_file(monkeypatch):
+    """Recursion (or memory) running out inside bertlint on a file CPython compiles is bertlint's limit: no BL901, a
+    notice with no place (the whole file; in a notebook, the whole notebook), and nothing else."""
+    from bertlint import engine, notebook
+    from bertlint.target import target_version
+
+    def exhausted(*args, **kwargs):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(engine, "_analyse", exhausted)
+    path = ROOT / "tests" / "_snippet.py"
+    settings = load_settings(path.parent, all_codes(), isolated=True)
+    notices = []
+    assert engine.lint_source("x = 1\n", path, settings, target=target_version(settings, path, ""), notices=notices) == []
+    [notice] = notices
+    assert notice.line == 0 and str(notice).startswith(f"{path}: not linted: Python 3.") and "nests too deeply" in str(notice)
+    notices.clear()
+    text = notebook.from_cells([("code", "x = 1\n"), ("code", "y = 2\n")])
+    assert notebook.lint_text(text, path.with_suffix(".ipynb"), settings, target=target_version(settings, path, ""), notices=notices) == []
+    assert [(n.cell, n.line) for n in notices] == [(None, 0)]

@@ -33,6 +33,23 @@ def test_a_notebook_saved_with_a_tpu_runtime_wants_fixed_shapes(tmp_path, monkey
     assert [f["code"] for f in json.loads(result.stdout)] == codes
 
 
+@pytest.mark.parametrize(("on_disk", "given", "codes"), [
+    (None, {"accelerator": "TPU"}, []),
+    ({"accelerator": "TPU"}, {}, ["BL106"]),
+], ids=["stdin-tpu-no-file", "stdin-gpu-file-tpu"])
+def test_the_runtime_is_read_from_the_text_linted_not_from_disk(tmp_path, monkeypatch, on_disk, given, codes):
+    """The accelerator comes with the notebook's text: a buffer on stdin (or in an editor) is judged by its own
+    metadata, whatever a file of that name on disk says."""
+    monkeypatch.chdir(tmp_path)
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": [c]} for c in CELLS]
+    if on_disk is not None:
+        (tmp_path / "train.ipynb").write_text(json.dumps({"cells": cells, "metadata": on_disk, "nbformat": 4, "nbformat_minor": 5}))
+    text = json.dumps({"cells": cells, "metadata": given, "nbformat": 4, "nbformat_minor": 5})
+    result = CliRunner().invoke(main, ["--format", "json", "--isolated", "--preview", "--transformers-version", "5.23", "--select", "BL106",
+                                       "--stdin-filename", "train.ipynb", "-"], input=text, catch_exceptions=False)
+    assert [f["code"] for f in json.loads(result.stdout)] == codes
+
+
 LAYOUT_OR_NOT = """\
 import matplotlib.pyplot as plt
 from datasets import load_dataset

@@ -156,6 +156,8 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
         click.echo(f"bertlint: error: {problem}", err=True)
     for error in outcome.internal_errors:
         click.echo(f"bertlint: {error}", err=True)
+    for notice in outcome.notices:  # ruff's "Failed to lint": a warning; the exit code is the findings'
+        click.echo(f"bertlint: warning: {notice}", err=True)
     findings = outcome.findings
     if not unsafe_fixes:
         for finding in findings:
@@ -177,9 +179,9 @@ def check(paths: tuple[Path, ...], fmt: str, output_file: Path | None, select, e
     elif statistics:
         text = stats_table(findings)
     else:
-        text = format_findings(findings, fmt, color=color, show_fixes=show_fixes)
+        text = format_findings(findings, fmt, color=color, show_fixes=show_fixes, notices=outcome.notices)
     if fmt in ("full", "concise") and not quiet and not diff:
-        summary = summary_line(findings, fixed=0 if add_noqa else outcome.fixed)
+        summary = summary_line(findings, fixed=0 if add_noqa else outcome.fixed, not_linted=len({n.path for n in outcome.notices}))
         if add_noqa:
             added = f"Added {outcome.fixed} noqa directive{'s' * (outcome.fixed != 1)}."
             summary = f"{added} {summary}" if findings else added

@@ -6,6 +6,7 @@ import ast
 import io
 import math
 import re
+import sys
 import tokenize
 import warnings
 from dataclasses import dataclass, field, replace
@@ -16,8 +17,8 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
-from bertlint.facts import Facts, walk
-from bertlint.report import Edit, Finding, Fix
+from bertlint.facts import Facts, Runtime, dead_functions, walk
+from bertlint.report import Edit, Finding, Fix, Notice
 from bertlint.versions import Unknown
 from bertlint.rules import ENGINE_CODES, Context, Report, all_rules
 
@@ -187,10 +188,13 @@ def noqa_fixes(findings: list[Finding], source: str) -> list[Finding]:
 
 
 def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[str] | None = None, *, target: "Target",
-                reads: list[str] | None = None) -> list[Finding]:
+                reads: list[str] | None = None, notices: list[Notice] | None = None, runtime: Runtime = Runtime()) -> list[Finding]:
     """All findings for one decoded source text, suppression applied, sorted. `target` is the
     transformers release the file targets (`target.target_version`), resolved by the caller; the other
-    files the lint read or looked for (a label CSV, a local checkpoint's config.json) go to `reads`."""
+    files the lint read or looked for (a label CSV, a local checkpoint's config.json) go to `reads`.
+    A text Python compiles and bertlint's parser cannot read is not linted: no finding, a `Notice` in
+    `notices` (none is a syntax error of the user's). `runtime.notebook`: the text is a notebook's code
+    cells joined, each compiled alone by the caller as IPython does (top-level `await`), so the whole is not."""
     selected = frozenset(codes) if codes is not None else settings.codes_for(path)
     display = str(path)
     if _SKIP_FILE.search(source):
@@ -198,12 +202,21 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
     refusal = _refused(source)
     if refusal is None:
         try:
-            return _analyse(cst.parse_module(source), source, path, settings, selected, target, reads)
+            module = cst.parse_module(source)
+            refusal = None if runtime.notebook else _compile_time_error(source)
+            if refusal is None:
+                return _analyse(module, source, path, settings, selected, target, reads, runtime)
         except cst.ParserSyntaxError as exc:  # CPython's message is clearer (libcst says "Syntax Error @ 1:1" for a TabError)
             cpython = _compile_error(source)
-            line, column = exc.editor_line, exc.editor_column
-            refusal = _refusal(cpython) if cpython is not None else _unreadable(exc)
+            if cpython is None:
+                _notice(notices, Notice(display, *_unreadable(source, exc)))
+                return []
+            refusal = _refusal(cpython)
         except (RecursionError, MemoryError) as exc:
+            if _compile_error(source) is None:
+                _notice(notices, Notice(display, f"Python {PYTHON} compiles it, but it nests too deeply for bertlint's parser (libcst) "
+                                                 f"to analyse ({type(exc).__name__})", 0, 1))
+                return []
             refusal = f"the file nests too deeply or is too large to analyse ({type(exc).__name__})", 1, 1
         except SyntaxError as exc:  # a literal libcst parses but CPython refuses (`"\N{bogus}"`), met by a rule reading its value
             refusal = _refusal(_compile_error(source) or exc)
@@ -214,13 +227,58 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
     return [engine_finding("BL901", message, display, line, column, lines[line - 1] if 0 < line <= len(lines) else "")]
 
 
-def _unreadable(exc: cst.ParserSyntaxError) -> tuple[str, int, int]:
-    """(message, line, column) for a file CPython compiles and libcst cannot parse (its tokenizer refuses a
-    tab followed by spaces in an indent, which CPython accepts): not a syntax error of the user's."""
-    why = next((text for text in str(exc).splitlines()[1:] if text.strip()), "").removeprefix("tokenizer error: ")
-    hint = "; indenting with spaces only lets bertlint read it" if "dedent" in why or "indent" in why else ""
-    return (f"bertlint's parser (libcst) cannot read this file, which Python itself compiles ({why or 'no reason given'}), "
-            f"so it was not checked{hint}"), exc.editor_line, exc.editor_column
+PYTHON = "{}.{}.{}".format(*sys.version_info[:3])  # the Python running bertlint: what "Python compiles it" was checked with
+
+
+def _notice(notices: list[Notice] | None, notice: Notice) -> None:
+    if notices is not None:
+        notices.append(notice)
+
+
+def _unreadable(source: str, exc: cst.ParserSyntaxError) -> tuple[str, int, int]:
+    """(message, line, column) for a source the running Python compiles and libcst cannot parse: its tokenizer refuses
+    an indent that mixes a tab and spaces (CPython counts a tab to the next multiple of 8 columns and accepts it) and
+    reports it at 1:1, so the line is found here."""
+    why = next((text for text in str(exc).splitlines()[1:] if text.strip()), "").removeprefix("tokenizer error: ") or "no reason given"
+    if "dedent" in why or "indent" in why:
+        mixed = next((number for number, line in enumerate(source_lines(source), 1)
+                      if {" ", "\t"} <= set(line[: len(line) - len(line.lstrip(" \t"))])), None)
+        if mixed is not None:
+            return (f"Python {PYTHON} compiles it, but bertlint's parser (libcst) cannot read the indent of this line, which mixes "
+                    f"a tab and spaces (libcst: {why}); indenting with spaces only lets bertlint lint it"), mixed, 1
+    return f"Python {PYTHON} compiles it, but bertlint's parser (libcst) cannot read it here (libcst: {why})", exc.editor_line, exc.editor_column
+
+
+def newer_syntax(source: str) -> bool:
+    """Does libcst read `source`, which the running Python's parser refuses? Then it is the syntax of a newer Python
+    (a PEP 701 f-string or a PEP 695 `type` statement, valid from 3.12, met by bertlint on 3.11), linted as libcst
+    reads it: whether it runs depends on the Python it runs on, which bertlint does not know. What no Python parses
+    (`1 = x`, `print 'x'`) libcst refuses too."""
+    try:
+        cst.parse_module(source)
+    except Exception:
+        return False
+    return True
+
+
+def _compile_time_error(source: str) -> tuple[str, int, int] | None:
+    """(message, line, column) of the SyntaxError CPython raises only when it compiles what it parsed (`return` or `yield`
+    outside a function, `await` outside an async function, `break` outside a loop, `nonlocal` at module level, a keyword
+    argument repeated): the file runs nothing. None when it compiles, or when the running Python cannot parse what
+    libcst read (`newer_syntax`: not this Python's to judge)."""
+    with warnings.catch_warnings():  # its SyntaxWarnings are not ours to print
+        warnings.simplefilter("ignore")
+        try:
+            tree = compile(source, "<source>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        except (SyntaxError, RecursionError, MemoryError, ValueError):
+            return None
+        try:
+            compile(tree, "<source>", "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            return _refusal(exc)
+        except (RecursionError, MemoryError):
+            pass
+    return None
 
 
 def _refused(source: str) -> tuple[str, int, int] | None:
@@ -264,9 +322,9 @@ def _refusal(exc: BaseException) -> tuple[str, int, int]:
 
 
 def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", selected: frozenset[str], target: "Target",
-             reads: list[str] | None) -> list[Finding]:
+             reads: list[str] | None, runtime: Runtime) -> list[Finding]:
     """Facts once, every selected rule, then positions and suppressions."""
-    facts = Facts(module, source, path)
+    facts = Facts(module, source, path, runtime)
     ctx = Context(facts, settings, *target, libraries=getattr(target, "libraries", {}))
     unknown = [release for release, _ in (target, *ctx.libraries.values()) if isinstance(release, Unknown)]
     for code, rule in all_rules().items():
@@ -288,7 +346,7 @@ def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", 
 def engine_finding(code: str, message: str, path: str, line: int, column: int, text: str, end_column: int | None = None, fix: Fix | None = None) -> Finding:
     name, severity, summary = ENGINE_CODES[code]
     help_text = {
-        "BL901": "fix what stops the parse; bertlint checks the rest of the file once it parses",
+        "BL901": "fix what stops Python from compiling the file; bertlint checks the rest of it once it compiles",
         "BL902": "remove the unused suppression",
     }[code]
     return Finding(code, name, severity, message, help_text, path, line, column, line, end_column or column + 1, fix=fix, source_line=text)
@@ -300,9 +358,11 @@ def _place(reports: list[Report], facts: Facts, source: str, path: str, selected
     comments = suppressions(source)
     findings: list[Finding] = []
     if reports:
+        dead = dead_functions(facts)  # what a rule finds in code that never runs cannot happen
         positions = positions_of(facts.module, [
             node for r in reports for node in (r.node, r.anchor, *(rep.node for rep in (r.fix[2] if r.fix else ()))) if node is not None
-        ])
+        ] + list(dead))
+        never_run = [(positions[d].start.line, positions[d].end.line) for d in dead if d in positions]
         seen: set[tuple] = set()
         for report in reports:
             rng = positions.get(report.node)
@@ -317,6 +377,8 @@ def _place(reports: list[Report], facts: Facts, source: str, path: str, selected
             anchor = positions.get(report.anchor) if report.anchor is not None else None
             candidates = {line} | ({anchor.start.line} if anchor is not None else set())
             if _suppressed(report.rule.code, candidates, comments):
+                continue
+            if any(start <= line <= end for start, end in never_run):
                 continue
             fix = _fix(report, positions, facts) if report.fix else None
             findings.append(

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bertlint import notebook
-from bertlint.report import PAGE_URL, Finding, verification_text
+from bertlint.report import PAGE_URL, Finding, Notice, verification_text
 from bertlint.runner import settings_for
 from bertlint.target import target_version
 
@@ -115,7 +115,11 @@ class Session:
         path = self.path()
         settings = settings_for([path.parent])
         text = notebook.from_cells(("code", source) for source in cells)
-        findings = notebook.lint_text(text, path, settings, target=target_version(settings, path, text))
+        notices: list[Notice] = []  # cells bertlint's parser cannot read: said on stderr, as the command line says them
+        findings = notebook.lint_text(text, path, settings, target=target_version(settings, path, text), notices=notices)
+        for notice in notices:
+            if not last or notice.cell == len(cells):
+                print(f"bertlint: warning: {notice}", file=sys.stderr)
         return [f for f in findings if f.cell == len(cells)] if last else findings
 
     def verify(self) -> list[Finding]:

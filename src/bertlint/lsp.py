@@ -30,7 +30,7 @@ from pygls.workspace import TextDocument, Workspace
 
 from bertlint import __version__, engine, notebook, pages, runner
 from bertlint.config import CONFIG_KEYS, ConfigError, Settings, load_settings
-from bertlint.report import PAGE_URL, Finding, fix_to_dict
+from bertlint.report import PAGE_URL, Finding, Notice, fix_to_dict
 from bertlint.rules import all_codes, preview_codes
 from bertlint.target import target_version
 
@@ -62,6 +62,7 @@ class Server(LanguageServer):
         self.settings: dict[Path, Settings] = {}  # by directory, until a config file changes
         self.stamps: dict[Path, _Stamp] = {}  # by directory: the config files its settings depend on, as stat saw them
         self.shown: set[str] = set()  # config errors already shown since the last reload
+        self.not_linted: dict[str, str] = {}  # by document or notebook URI: why it was last not linted, as shown
         self.findings: dict[str, list[Finding]] = {}  # by document or cell URI, for hover
         self.cells: dict[str, list[str]] = {}  # notebook URI -> the cell URIs last published
         self.slots: dict[str, dict[int, engine.NoqaSlot]] = {}  # by document or cell URI: where "ignore" writes, by line
@@ -121,6 +122,17 @@ class Server(LanguageServer):
         self.client[source] = settings
         self.reload()
 
+    def tell(self, uri: str, notices: list[Notice]) -> None:
+        """What of a document was not linted (bertlint's parser cannot read what Python compiles): not a diagnostic of
+        the user's code but the tool's own trouble, so a message shown once (again when the reason changes) and a
+        line in the log at every lint."""
+        for notice in notices:
+            self.window_log_message(types.LogMessageParams(types.MessageType.Warning, f"bertlint: {notice}"))
+        text = "\n".join(str(notice) for notice in notices)
+        if text and self.not_linted.get(uri) != text:
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"bertlint: {text}"))
+        self.not_linted[uri] = text
+
     def show_error(self, message: str) -> None:
         self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"bertlint: {message}"))
 
@@ -151,7 +163,8 @@ class Server(LanguageServer):
             self.reload()  # lints this document too, with the new settings
             return
         lines, version = doc.lines, doc.version  # as linted: the document may change meanwhile
-        findings, slots = await self.in_worker(path, _lint, doc.source, path, self.settings_for(path), False) or ([], {})
+        findings, slots, notices = await self.in_worker(path, _lint, doc.source, path, self.settings_for(path), False) or ([], {}, [])
+        self.tell(uri, notices)  # before the diagnostics: a client sees why there are none when they come
         self.publish(uri, findings, lines, version, slots.get(None, {}))
 
     async def lint_notebook(self, uri: str) -> None:
@@ -163,7 +176,8 @@ class Server(LanguageServer):
             return
         docs = [self.workspace.get_text_document(cell.document) for cell in nb.cells]
         cells = [(doc.uri, doc.lines, doc.version) for doc in docs]
-        findings, slots = await self.in_worker(path, _lint, _notebook_json(nb, docs), path, self.settings_for(path), True) or ([], {})
+        findings, slots, notices = await self.in_worker(path, _lint, _notebook_json(nb, docs), path, self.settings_for(path), True) or ([], {}, [])
+        self.tell(uri, notices)
         for number, (cell_uri, lines, version) in enumerate(cells, 1):
             self.publish(cell_uri, [f for f in findings if f.cell == number], lines, version, slots.get(number, {}))
         for gone in set(self.cells.get(uri, ())) - {cell_uri for cell_uri, _, _ in cells}:
@@ -232,6 +246,7 @@ class Server(LanguageServer):
     def forget(self, key: str, uris: Iterable[str]) -> None:
         """A closed document or notebook: no lint pending for `key`, no diagnostics left on `uris`."""
         self.cancel(key)
+        self.not_linted.pop(key, None)
         for uri in uris:
             self.publish(uri, [], (), None)
             del self.findings[uri], self.slots[uri]
@@ -257,20 +272,21 @@ def _unknown_setting(key: str, name: str) -> str:
     return f"unknown editor setting {key!r} (ignored); {hint}the settings are {', '.join(EDITOR_SETTINGS.values())}"
 
 
-def _lint(text: str, path: Path, settings: Settings, notebook_text: bool) -> tuple[list[Finding], dict[int | None, dict[int, engine.NoqaSlot]]]:
-    """In the worker process: the findings of `text`, and where "ignore on this line" writes its
+def _lint(text: str, path: Path, settings: Settings, notebook_text: bool) -> tuple[list[Finding], dict[int | None, dict[int, engine.NoqaSlot]], list[Notice]]:
+    """In the worker process: the findings of `text`, where "ignore on this line" writes its
     comment on each line that has one (by cell for a notebook, IPython syntax masked), so that
-    the server offers it without tokenizing the document again."""
+    the server offers it without tokenizing the document again, and what was not linted."""
     target = target_version(settings, path, text)
+    notices: list[Notice] = []
     if not notebook_text:
-        findings = engine.lint_source(text, path, settings, target=target)
-        return findings, {None: engine.noqa_slots(text, {f.line for f in findings})}
-    findings = notebook.lint_text(text, path, settings, target=target)
+        findings = engine.lint_source(text, path, settings, target=target, notices=notices)
+        return findings, {None: engine.noqa_slots(text, {f.line for f in findings})}, notices
+    findings = notebook.lint_text(text, path, settings, target=target, notices=notices)
     lines: dict[int | None, set[int]] = {}
     for f in findings:
         lines.setdefault(f.cell, set()).add(f.line)
     cells = notebook.parse(text).cells
-    return findings, {cell.number: engine.noqa_slots(notebook.mask(cell.source) or "", lines[cell.number]) for cell in cells if cell.number in lines}
+    return findings, {cell.number: engine.noqa_slots(notebook.mask(cell.source) or "", lines[cell.number]) for cell in cells if cell.number in lines}, notices
 
 
 def _fixed(text: str, path: Path, settings: Settings, notebook_text: bool) -> str:
@@ -331,7 +347,7 @@ def _is_config(uri: str) -> bool:
 
 def _notebook_json(nb: types.NotebookDocument, docs: list) -> str:
     kinds = ("code" if cell.kind == types.NotebookCellKind.Code else "markdown" for cell in nb.cells)
-    return notebook.from_cells(zip(kinds, (doc.source for doc in docs)))
+    return notebook.from_cells(zip(kinds, (doc.source for doc in docs)), nb.metadata)
 
 
 def _range(line: int, column: int, end_line: int, end_column: int) -> types.Range:

@@ -17,14 +17,16 @@ import bisect
 import dataclasses
 import json
 import re
+import warnings
 from dataclasses import dataclass
 from json.decoder import scanstring
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from bertlint import engine, fixer
+from bertlint.facts import Runtime
 from bertlint.ipython import LINE_MAGICS, LINES, cleanup, explain, loaded_magics, mask, writes_script
-from bertlint.report import Edit, Finding
+from bertlint.report import Edit, Finding, Notice
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
@@ -46,6 +48,7 @@ class Notebook:
     text: str  # the raw JSON
     cells: list[Cell]  # code cells only, in order
     spans: list[tuple[int, int]]  # offsets of each code cell's "source" value in `text`
+    accelerator: str | None = None  # the runtime's accelerator its metadata names: Colab's "accelerator", Kaggle's "kaggle": {"accelerator"}
 
 
 class NotebookError(ValueError):
@@ -80,6 +83,22 @@ def _top_level_names(tree: ast.Module) -> set[str]:
     return names
 
 
+_TOP_LEVEL_AWAIT = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT  # IPython compiles a cell alone, with top-level `await` allowed
+
+
+def _parsed(cell: str) -> ast.Module:
+    with warnings.catch_warnings():  # the cell's SyntaxWarnings are not ours to print
+        warnings.simplefilter("ignore")
+        return compile(cell, "<cell>", "exec", ast.PyCF_ONLY_AST | _TOP_LEVEL_AWAIT, dont_inherit=True)
+
+
+def _compiles(tree: ast.Module) -> None:
+    """Raise the SyntaxError CPython raises only when it compiles the parsed cell (`return` outside a function)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compile(tree, "<cell>", "exec", _TOP_LEVEL_AWAIT, dont_inherit=True)
+
+
 class _Module:
     """The masked code cells joined into one module, with the first line of each cell in it."""
 
@@ -99,14 +118,18 @@ class _Module:
                 magics = None if extra is None else magics | extra
             if masked is None or writes_script(cell.source):  # a script of its own: linted alone
                 continue
+            tree = None
             try:
-                tree = ast.parse(masked)
+                tree = _parsed(masked)
+                _compiles(tree)
             except SyntaxError as exc:  # one broken cell must not hide the findings of the others
-                if exc.offset:
-                    exc.offset += removed.get(exc.lineno, 0)
-                self.broken.append((cell, exc, explain(cell.source, exc.lineno or 1, bound)))
-                continue
-            bound |= _top_level_names(tree)
+                if tree is not None or not engine.newer_syntax(masked):
+                    if exc.offset:
+                        exc.offset += removed.get(exc.lineno, 0)
+                    self.broken.append((cell, exc, explain(cell.source, exc.lineno or 1, bound)))
+                    continue
+            if tree is not None:  # None: a newer Python's syntax (a PEP 701 f-string on 3.11), linted, its names unknown here
+                bound |= _top_level_names(tree)
             if masked and not masked.endswith(("\n", "\r")):
                 masked += "\n"
             self.cells.append(cell)
@@ -116,6 +139,12 @@ class _Module:
             line += len(LINES.findall(masked))
         self.text = "".join(chunks)
         self.end = line
+
+    def locate(self, notice: Notice) -> Notice:
+        """`notice` (virtual lines) at its place in its cell."""
+        index = bisect.bisect_right(self.starts, notice.line) - 1
+        line = notice.line - self.starts[index] + 1
+        return dataclasses.replace(notice, cell=self.cells[index].number, line=line, column=notice.column + self.shifts[index].get(line, 0))
 
     def place(self, f: Finding) -> Finding:
         """`f` (virtual lines) inside its cell; a fix that reaches into another cell is dropped."""
@@ -151,16 +180,36 @@ class _Module:
 
 
 def lint_cells(cells: Iterable[Cell], path: Path, settings: "Settings", codes: Iterable[str] | None = None, *,
-               target: "Target", reads: list[str] | None = None) -> list[Finding]:
-    """Findings of the code cells, each placed in its cell (`target`, `reads`: as for `engine.lint_source`)."""
+               target: "Target", reads: list[str] | None = None, notices: list[Notice] | None = None,
+               accelerator: str | None = None) -> list[Finding]:
+    """Findings of the code cells, each placed in its cell (`target`, `reads`, `notices`: as for `engine.lint_source`;
+    `accelerator`: the one the notebook's metadata names). A cell bertlint's parser cannot read (what Python compiles)
+    is left out, with a notice, and the others are linted without it."""
     selected = frozenset(codes) if codes is not None else settings.codes_for(path)
     cells = list(cells)
-    module = _Module(cells)
-    findings = [module.place(f) for f in engine.lint_source(module.text, path, settings, selected, target=target, reads=reads)] if module.cells else []
+    runtime = Runtime(notebook=True, accelerator=accelerator)
+    left_out: set[int] = set()
+    while True:
+        module = _Module(c for c in cells if c.number not in left_out)
+        unread: list[Notice] = []
+        findings = [module.place(f) for f in engine.lint_source(module.text, path, settings, selected, target=target, reads=reads,
+                                                                 notices=unread, runtime=runtime)] if module.cells else []
+        if not unread:
+            break
+        whole = unread[0].line < 1  # no place in a cell (it nests too deeply): the notebook is not linted
+        notice = unread[0] if whole else module.locate(unread[0])
+        if notices is not None:
+            notices.append(notice)
+        if whole:
+            break
+        left_out.add(notice.cell)
     for cell in filter(lambda c: writes_script(c.source), cells):  # its lines are the script's: nothing to place
         lines = LINES.findall(cell.source)
+        unread = []
         findings += [dataclasses.replace(f, cell=cell.number, source_line=lines[f.line - 1].rstrip("\r\n") if f.line <= len(lines) else "")
-                     for f in engine.lint_source(mask(cell.source), path, settings, selected, target=target, reads=reads)]
+                     for f in engine.lint_source(mask(cell.source), path, settings, selected, target=target, reads=reads, notices=unread)]
+        if notices is not None:
+            notices += [dataclasses.replace(n, cell=cell.number, line=max(n.line, 1)) for n in unread]
     if "BL901" in selected:
         for cell, exc, holds in module.broken:
             lines = LINES.findall(cell.source)
@@ -221,7 +270,18 @@ def parse(text: str) -> Notebook:
             raise NotebookError(f"invalid notebook: code cell {number} has no source, or one that is not text")
         cells.append(Cell(number, source))
         spans.append([(s, e) for key, s, e in _children(text, start) if key == "source"][-1])  # json.loads keeps the last
-    return Notebook(text, cells, spans)
+    return Notebook(text, cells, spans, _accelerator(data.get("metadata")))
+
+
+def _accelerator(metadata: object) -> str | None:
+    """The accelerator a notebook's metadata names: Colab's `"accelerator": "TPU"`, Kaggle's `"kaggle": {"accelerator": "tpu1vmV38"}`."""
+    if not isinstance(metadata, dict):
+        return None
+    kaggle = metadata.get("kaggle")
+    for name in (metadata.get("accelerator"), kaggle.get("accelerator") if isinstance(kaggle, dict) else None):
+        if isinstance(name, str):
+            return name
+    return None
 
 
 def _children(text: str, pos: int) -> list[tuple[str | None, int, int]]:
@@ -284,23 +344,23 @@ def splice(nb: Notebook, sources: dict[int, str]) -> str:
     return text
 
 
-def from_cells(cells: Iterable[tuple[str, str]]) -> str:
-    """A minimal nbformat-4 JSON text of (cell_type, source) pairs, for notebooks that live in an editor."""
+def from_cells(cells: Iterable[tuple[str, str]], metadata: object = None) -> str:
+    """A minimal nbformat-4 JSON text of (cell_type, source) pairs and the notebook's metadata, for notebooks that live in an editor."""
     return json.dumps({
-        "nbformat": 4, "nbformat_minor": 5, "metadata": {},
+        "nbformat": 4, "nbformat_minor": 5, "metadata": metadata if isinstance(metadata, dict) else {},
         "cells": [{"cell_type": kind, "metadata": {}, "source": source} for kind, source in cells],
     })
 
 
 def lint_text(text: str, path: Path, settings: "Settings", codes: Iterable[str] | None = None, *,
-              target: "Target", reads: list[str] | None = None) -> list[Finding]:
+              target: "Target", reads: list[str] | None = None, notices: list[Notice] | None = None) -> list[Finding]:
     """`engine.lint_source` for a notebook's JSON text; an invalid notebook is one BL901 finding."""
     try:
         nb = parse(text)
     except NotebookError as exc:
         selected = frozenset(codes) if codes is not None else settings.codes_for(path)
         return [engine.engine_finding("BL901", str(exc), str(path), exc.line, exc.column, "")] if "BL901" in selected else []
-    return lint_cells(nb.cells, path, settings, codes, target=target, reads=reads)
+    return lint_cells(nb.cells, path, settings, codes, target=target, reads=reads, notices=notices, accelerator=nb.accelerator)
 
 
 def apply_edits(text: str, findings: list[Finding], allowed: set[str]) -> tuple[str, list[Finding]]:

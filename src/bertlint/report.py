@@ -55,6 +55,22 @@ class Finding:
         return (self.path, self.cell or 0, self.line, self.column, self.code)
 
 
+@dataclass(frozen=True)
+class Notice:
+    """A file, or a notebook cell, that bertlint did not lint, and why: a limit of bertlint's (its parser cannot
+    read what Python compiles), not a finding of the user's code. Reported as tools report their own trouble:
+    on stderr, in SARIF's `toolExecutionNotifications`, in the editor's log; it never changes the exit code."""
+
+    path: str
+    message: str
+    line: int = 1  # 0: no place in the file (it is not linted as a whole)
+    column: int = 1
+    cell: int | None = None
+
+    def __str__(self) -> str:
+        return f"{_location(self) if self.line > 0 else self.path}: not linted: {self.message}"
+
+
 # --- Writing findings out -------------------------------------------------------------------
 # Everything below is stdlib-only at import time (rich is imported lazily for colour), so the
 # CLI's start-up cost does not grow with the number of output formats.
@@ -127,7 +143,7 @@ def verification_tag(v: dict[str, Any]) -> str:
     return f"[{head}{where}{took}]"
 
 
-def _location(f: Finding) -> str:
+def _location(f: Finding | Notice) -> str:
     """`path:line:col`, or `path:cell N:line:col` for a notebook cell."""
     cell = f"cell {f.cell}:" if f.cell is not None else ""
     return f"{f.path}:{cell}{f.line}:{f.column}"
@@ -222,8 +238,23 @@ def _region(line: int, column: int, end_line: int, end_column: int) -> dict[str,
     return {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column}
 
 
-def _sarif(findings: list[Finding]) -> dict[str, Any]:
-    """A SARIF 2.1.0 log with one run; rules are the distinct codes present, sorted."""
+def _notification(notice: Notice) -> dict[str, Any]:
+    """A SARIF notification (a tool's own trouble, not a result) for a file or cell not linted."""
+    where: dict[str, Any] = {"artifactLocation": {"uri": _artifact_uri(notice.path)}}
+    if notice.line > 0:
+        where["region"] = _region(notice.line, notice.column, notice.line, notice.column)
+    out: dict[str, Any] = {
+        "level": "warning", "message": {"text": f"not linted: {notice.message}"}, "descriptor": {"id": "not-linted"},
+        "locations": [{"physicalLocation": where}],
+    }
+    if notice.cell is not None:
+        out["properties"] = {"cell": notice.cell}
+    return out
+
+
+def _sarif(findings: list[Finding], notices: list[Notice]) -> dict[str, Any]:
+    """A SARIF 2.1.0 log with one run; rules are the distinct codes present, sorted. Files not linted are
+    the invocation's `toolExecutionNotifications` (the run still succeeded)."""
     from bertlint import __version__
 
     codes = sorted({f.code: f.name for f in findings}.items())
@@ -260,7 +291,9 @@ def _sarif(findings: list[Finding]) -> dict[str, Any]:
         results.append(result)
     driver = {"name": "bertlint", "version": __version__, "informationUri": INFORMATION_URI,
               "rules": rules}
-    run = {"tool": {"driver": driver}, "results": results}
+    run: dict[str, Any] = {"tool": {"driver": driver}, "results": results}
+    if notices:
+        run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": [_notification(n) for n in notices]}]
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
@@ -279,8 +312,10 @@ def _github(f: Finding) -> str:
 
 
 def format_findings(findings: list[Finding], fmt: str = "full", *, color: bool = False,
-                    show_fixes: bool = False) -> str:
-    """Render findings, in sort_key order, in one of FORMATS; colour only for full/concise."""
+                    show_fixes: bool = False, notices: list[Notice] = ()) -> str:
+    """Render findings, in sort_key order, in one of FORMATS; colour only for full/concise. `notices` (files not
+    linted) go where the format carries a tool's own messages: SARIF's notifications; the other formats
+    hold findings only (the command line prints the notices on stderr, as ruff prints "Failed to lint")."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown output format {fmt!r}; choose from {', '.join(FORMATS)}")
     ordered = sorted(findings, key=lambda f: f.sort_key)
@@ -289,7 +324,7 @@ def format_findings(findings: list[Finding], fmt: str = "full", *, color: bool =
     if fmt == "lsp":
         return json.dumps(_lsp(ordered), indent=2, default=str) + "\n"
     if fmt == "sarif":
-        return json.dumps(_sarif(ordered), indent=2, default=str) + "\n"
+        return json.dumps(_sarif(ordered, list(notices)), indent=2, default=str) + "\n"
     if fmt == "github":
         return "".join(_github(f) + "\n" for f in ordered)
     paint = _painter(color)
@@ -308,9 +343,9 @@ def _counted(findings: list[Finding]) -> str:
     return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
-def summary_line(findings: list[Finding], *, fixed: int = 0, files: int | None = None) -> str:
+def summary_line(findings: list[Finding], *, fixed: int = 0, files: int | None = None, not_linted: int = 0) -> str:
     """ruff's closing line, counted per severity; `findings` are those remaining, `fixed` how many were fixed
-    (their severities are not known here, so they are `findings`)."""
+    (their severities are not known here, so they are `findings`); `not_linted`: the files with a part not linted."""
     remaining = len(findings)
     fixable = sum(f.fix is not None for f in findings)
     if remaining == 0:
@@ -323,6 +358,8 @@ def summary_line(findings: list[Finding], *, fixed: int = 0, files: int | None =
         text = f"Found {_counted(findings)}" + (f" ({'; '.join(how)})." if how else ".")
     if files is not None:
         text += f" Checked {_plural(files, 'file')}."
+    if not_linted:
+        text += f" Not linted: {_plural(not_linted, 'file')} (see the warning{'s' * (not_linted != 1)} above)."
     return text
 
 

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator, Mapping
 from bertlint import cache  # engine, fixer and notebook (libcst) load where a file is linted: not in a run the cache answers
 from bertlint.config import Settings, load_settings
 from bertlint.discovery import discover
-from bertlint.report import Finding
+from bertlint.report import Finding, Notice
 from bertlint.rules import all_codes, preview_codes
 from bertlint.target import Target, Targets
 
@@ -25,6 +25,7 @@ class Outcome:
     problems: list[str] = field(default_factory=list)  # unreadable paths: reported, the run goes on
     warnings: list[str] = field(default_factory=list)  # broken links and loops skipped: no file was left out
     internal_errors: list[str] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)  # files or cells not linted (bertlint's parser cannot read them): no finding, no exit code
     fixed: int = 0
     diff_text: str = ""
     files: int = 0
@@ -35,6 +36,7 @@ class Outcome:
         self.findings += part.findings
         self.problems += part.problems
         self.internal_errors += part.internal_errors
+        self.notices += part.notices
         self.fixed += part.fixed
         self.diff_text += part.diff_text
 
@@ -65,7 +67,7 @@ def run(paths: list[Path], *, overrides: Mapping[str, Any] | None = None, config
     job = (settings, targets, allowed, bool(fix), results is not None)
     for path, part, key, inputs in _lint_all(todo, job, jobs or _cores(), progress, len(files) - len(todo), len(files)):
         parts[path] = part
-        if key is not None and not part.fixed and not part.internal_errors:  # findings of the bytes on disk
+        if key is not None and not part.fixed and not part.internal_errors and not part.notices:  # findings of the bytes on disk (a file not linted is tried again, as ruff does not cache a parse error)
             results.store(path, key, part.findings, inputs)
     for path in files:
         outcome.merge(parts[path])
@@ -270,7 +272,7 @@ def lint_path(path: Path, data: bytes, target: Target, settings: Settings, outco
     except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
         return [engine.decode_error_finding(path, exc)] if "BL901" in settings.codes_for(path) else []
     try:
-        findings = _kind(path)[0](decoded.text, path, settings, target=target, reads=reads)
+        findings = _kind(path)[0](decoded.text, path, settings, target=target, reads=reads, notices=outcome.notices)
     except Exception as exc:  # an internal error must not lose the other files' findings
         outcome.internal_errors.append(engine.describe_internal_error(path, exc))
         return []

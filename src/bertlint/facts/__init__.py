@@ -15,19 +15,26 @@ functions: callees, arguments, returns) <- `evaluator` (what Python means; knows
 `brain/*` (the library models the evaluator runs: tables and small hooks, one module per library
 family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `training`,
 `labels`, `loops`, `tensors` (where a training step's values came from), `weights` (float16 models and
-what trains them) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
-one object the rules hold).
+what trains them), `flow` (what a value is built from, as written), `inspection` (reads that only look
+at a value) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
+one object the rules hold). `liveness` (the functions a script never runs, which the engine reports nothing
+in) reads only the model.
 """
 
 from bertlint.facts.core import Facts
-from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, classifier, ignore_index_markers, known_labels
-from bertlint.facts.loops import MisplacedClip, TrainingLoop, float_cast, frozen_models, in_context, in_training_step, is_clip, is_model_call, misplaced_clips
+from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, ignore_index_markers, known_labels
+from bertlint.facts.liveness import dead_functions, is_script
+from bertlint.facts.loops import MisplacedClip, TrainingLoop, float_cast, frozen_models, in_context, in_training_step, is_clip, is_model_call, misplaced_clips, steps_every_n
+from bertlint.facts.model import Runtime
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
-from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, Store, dotted, iter_children, literal, names_in, walk
+from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Definition, Event, Scope, Store, Variable, dotted, iter_children, literal, names_in, walk
 from bertlint.facts.training import (
     EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, asks_for_tpu, feeds_layout_model, first_run, eos_as_pad, chunk_length, in_call_to, mixed_precision, only_called_directly, pad_guarded, padding_at, padding_of, padding_side, run_anchor, structured_tokenizer, text_container,
     tokenizer_load_of, tokenizer_names, trained_model, training_arg, uses_peft, weight_dtype,
 )
+from bertlint.facts.flow import keyed_values, sources
+from bertlint.facts.functions import forwards_kwargs
+from bertlint.facts.inspection import INSPECTIONS, inspected, only_inspected
 from bertlint.facts.padded import padded_call, padded_ids
 from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
 from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, checkpoint_argument, holds_tokenizer, load_behind
@@ -35,20 +42,28 @@ from bertlint.facts.weights import HalfTraining, chained_half_models, half_train
 
 __all__ = [
     # nodes
-    "UNKNOWN", "Call", "ClassDef", "Event", "Scope", "Store", "dotted", "iter_children", "literal", "names_in", "walk",
+    "UNKNOWN", "Call", "ClassDef", "Definition", "Event", "Scope", "Store", "Variable", "dotted", "iter_children", "literal", "names_in", "walk",
     # names
     "ENCODE_METHODS", "TRAINING_ARGS_CLASSES", "TRANSFORMERS_ROOTS", "is_model_class", "is_tokenizer_class", "is_trainer_class", "is_transformers_name", "model_head",
     # core
-    "Facts",
+    "Facts", "Runtime",
+    # liveness
+    "dead_functions", "is_script",
     # values
     "Binding", "Instance", "ModelLoad", "Pack", "Series", "checkpoint_argument", "holds_tokenizer", "load_behind",
     # training
     "EOS_ATTRIBUTES", "STRUCTURED_TOKENIZERS", "Padding", "amp_enabled", "asks_for_tpu", "feeds_layout_model", "first_run", "chunk_length", "eos_as_pad", "in_call_to", "mixed_precision", "only_called_directly", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor",
     "structured_tokenizer", "text_container", "tokenizer_load_of", "tokenizer_names", "trained_model", "training_arg", "uses_peft", "weight_dtype",
     # labels
-    "LABEL_NAMES", "Classifier", "KnownLabels", "classifier", "ignore_index_markers", "known_labels",
+    "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "ignore_index_markers", "known_labels",
     # loops
-    "MisplacedClip", "TrainingLoop", "float_cast", "frozen_models", "in_context", "in_training_step", "is_clip", "is_model_call", "misplaced_clips",
+    "MisplacedClip", "TrainingLoop", "float_cast", "frozen_models", "in_context", "in_training_step", "is_clip", "is_model_call", "misplaced_clips", "steps_every_n",
+    # flow
+    "keyed_values", "sources",
+    # functions
+    "forwards_kwargs",
+    # inspection
+    "INSPECTIONS", "inspected", "only_inspected",
     # padded
     "padded_call", "padded_ids",
     # tensors

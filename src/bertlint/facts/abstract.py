@@ -27,7 +27,7 @@ class Abstract:
 class Binding(Abstract):
     """An object the rules care about, and where it came from."""
 
-    kind: str  # tokenizer | model | config | encoding | ids | optimizer | accelerator | gradient_tape | loss | trainer | training_args | dataloader | dataloader_item | dataset | module | collator | generated
+    kind: str  # tokenizer | model | config | encoding | ids | optimizer | accelerator | gradient_tape | loss | trainer | training_args | dataloader | dataloader_item | dataset | tf_dataset | module | collator | generated
     call: Call | None = None  # the call that made it (the tokenizer call of an encoding, the load of a model)
     parent: Binding | None = None  # the encoding an `ids` binding came from, the model a wrapper wraps
     detail: Any = ""  # for ids: which key ("input_ids", "labels", ...) or how padded; for a model: the wrapper ("peft")
@@ -74,7 +74,7 @@ FAILURES = (ArithmeticError, TypeError, ValueError, IndexError, KeyError, Attrib
 
 # kinds that stay known without their provenance when several objects of that kind meet (a helper called with two
 # models is called with a model): the join is a Binding of that kind with no call
-KIND_ONLY = frozenset({"model", "module", "optimizer", "accelerator"})
+KIND_ONLY = frozenset({"model", "module", "optimizer", "accelerator", "tf_dataset"})
 
 
 def agree(found: list) -> Any:

@@ -30,7 +30,7 @@ import libcst as cst
 
 from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Instance, Pack, Series, agree, constant
 from bertlint.facts.functions import arguments, bind, callee, defined_at, enclosing_class, frame_of, function_scope, is_dataclass
-from bertlint.facts.model import Model
+from bertlint.facts.model import Model, Runtime
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope, dotted, iter_children, literal, names_in
 
 
@@ -41,8 +41,8 @@ class Evaluation(Model):
 
     brains: tuple = ()
 
-    def __init__(self, module: cst.Module, source: str, path=None):
-        super().__init__(module, source, path)
+    def __init__(self, module: cst.Module, source: str, path=None, runtime: Runtime = Runtime()):
+        super().__init__(module, source, path, runtime)
         self._memo: dict[tuple, Any] = {}
         self._frames: dict[tuple[int, int], Frame | None] = {}
         self._returns: dict[int, list[cst.BaseExpression | None]] = {}

@@ -87,6 +87,21 @@ def _assigned_callable(values: Model, value: cst.CSTNode | None, scope: Scope, o
     return Target(fn, function_scope(values, fn), False, made)
 
 
+def forwards_kwargs(values: Model, fn: cst.FunctionDef, keyword: str) -> bool:
+    """`def __init__(self, *args, weights=None, **kwargs): ...; super().__init__(*args, **kwargs)`: a `keyword=` the
+    signature does not name reaches the parent's `__init__`, the `**kwargs` used nowhere else (a `.pop` is doubt)."""
+    star = fn.params.star_kwarg
+    names = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)}
+    if not isinstance(star, cst.Param) or keyword in names:
+        return False
+    forwarded = [
+        arg for call in values.calls_in(fn.body)
+        if call.method == "__init__" and isinstance(call.receiver, cst.Call) and dotted(call.receiver.func) == "super"
+        for arg in call.node.args if arg.star == "**" and isinstance(arg.value, cst.Name) and arg.value.value == star.name.value
+    ]  # fmt: skip
+    return len(forwarded) == 1 == len(values.reads_in(fn.body, star.name.value))
+
+
 def function_scope(values: Model, fn: cst.FunctionDef | cst.Lambda) -> Scope:
     if isinstance(fn, cst.Lambda):
         return values.scope_of(fn)

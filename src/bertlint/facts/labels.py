@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.nodes import UNKNOWN, Call, walk
+from bertlint.facts.nodes import UNKNOWN, Call, literal, walk
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
 
@@ -104,15 +104,13 @@ def known_labels(facts: Facts) -> list[KnownLabels]:
     """Label lists whose values are statically known: label-named variables, `label` columns of
     `Dataset.from_dict`/`DataFrame` dicts, and `labels=` passed to a model."""
     out = []
-    scopes = [facts.module_scope] + [scope for defs in facts.functions.values() for _, scope in defs]
-    for scope in scopes:
-        for name, events in scope.events.items():
-            if name.lower() in LABEL_NAMES and any(e.op == "assign" for e in events):
-                out.append((facts.name_value(name, scope, order=events[-1].order + 1), f"`{name}`"))
-            elif _LABEL_MAP.fullmatch(name.lower()) and any(e.op == "assign" for e in events):
-                classes = _classes(facts.name_value(name, scope, order=events[-1].order + 1))
-                if classes:
-                    out.append((classes, f"the label map `{name}`"))
+    for scope, name, assigned, after, _ in facts.variables:
+        if name.lower() in LABEL_NAMES and assigned:
+            out.append((facts.name_value(name, scope, order=after), f"`{name}`"))
+        elif _LABEL_MAP.fullmatch(name.lower()) and assigned:
+            classes = _classes(facts.name_value(name, scope, order=after))
+            if classes:
+                out.append((classes, f"the label map `{name}`"))
     for call in facts.calls:
         if call.short in ("from_dict", "DataFrame") and call.positional:
             columns = facts.value(call.positional[0].value, call.scope, order=call.order)
@@ -174,6 +172,31 @@ def ignore_index_markers(facts: Facts) -> list[cst.CSTNode]:
     held = [n for n in nodes if isinstance(n, cst.Name) and n.value in names or isinstance(n, cst.Attribute) and n.attr.value in attributes]
     declared = {id(p.name) for p in nodes if isinstance(p, cst.Param)} | {id(p.default) for p in nodes if isinstance(p, cst.Param)}
     return [n for n in literals + held if id(n) not in declared]  # a parameter's default writes nothing into the labels
+
+
+def at_pad_positions(facts: Facts, marker: cst.CSTNode) -> bool:
+    """The ignore index `marker` is written where the pads are: the statement that writes it (or an `if`/`for`/`while`
+    header around it) names the pad id or the attention mask, or compares with 0 (the pad id of T5/BERT):
+    `labels[labels == tok.pad_token_id] = -100`, `[t if t != pad_id else -100 for t in row]`,
+    `labels.masked_fill(attention_mask == 0, -100)`. A keyword's own name (`padding=`) names no pad; a keyword argument
+    other than `value=` (`label_pad_token_id=-100`, `ignore_index=-100`) writes nothing into the labels."""
+    parent = facts.parent(marker)
+    if isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value != "value":
+        return False
+    stmt = facts.statement_of(marker)
+    headers = [s.test if isinstance(s, (cst.If, cst.While)) else s.iter for s in facts.enclosing(stmt) if isinstance(s, (cst.If, cst.While, cst.For))]
+    nodes = [node for part in (stmt, *headers) for node in walk(part)]
+    keywords = {id(node.keyword) for node in nodes if isinstance(node, cst.Arg) and node.keyword is not None}
+    return any(_names_pads(node) for node in nodes if id(node) not in keywords)
+
+
+def _names_pads(node: cst.CSTNode) -> bool:
+    if isinstance(node, (cst.Name, cst.Attribute, cst.SimpleString)):  # `pad_token_id`, `attention_mask`, `enc["attention_mask"]`
+        name = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else literal(node) or ""
+        return "pad" in name.lower() or name == "attention_mask"
+    if isinstance(node, cst.Comparison):
+        return any(isinstance(c.operator, (cst.Equal, cst.NotEqual)) and isinstance(c.comparator, cst.Integer) and c.comparator.evaluated_value == 0 for c in node.comparisons)
+    return False
 
 
 def _is_ignore_index(node: cst.CSTNode) -> bool:

@@ -54,6 +54,18 @@ def training_loops(facts: Facts) -> list[TrainingLoop]:
     return [_training_loop(facts, node, steps, grads, index) for node, _, _ in facts.loops if id(node) in innermost]
 
 
+@per_file
+def steps_every_n(facts: Facts) -> bool:
+    """Some loop calls a `.step()` under an `if` that tests `... % n` (`if (i + 1) % accum == 0: optimizer.step()`):
+    accumulation written by hand, or a schedule stepped every n iterations."""
+    for loop, _, _ in facts.loops:
+        for node in walk(loop):
+            if isinstance(node, cst.If) and any(isinstance(op, cst.BinaryOperation) and isinstance(op.operator, cst.Modulo) for op in walk(node.test)):
+                if any(c.method == "step" for c in facts.calls_in(node.body)):
+                    return True
+    return False
+
+
 def _training_loop(facts: Facts, node, step_ids: set[int], grad_ids: set[int], index: dict[int, list[Call]]) -> TrainingLoop:
     inside = index.get(id(node), [])
     steps = [c for c in inside if id(c) in step_ids]

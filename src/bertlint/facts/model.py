@@ -17,9 +17,18 @@ import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts.names import BUILTINS, CONVENTIONAL_MODULES, KNOWN_LIBRARIES, same_symbol
-from bertlint.facts.nodes import Call, ClassDef, Event, Scope, Store, dotted, iter_children, walk
+from bertlint.facts.nodes import Call, ClassDef, Definition, Event, Scope, Store, Variable, dotted, iter_children, names_in, walk
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """What the caller knows of how the code runs, beyond its text: whether it is a notebook's code cells
+    (run one by one in a kernel) and the accelerator its saved metadata names (Colab's `"accelerator": "TPU"`)."""
+
+    notebook: bool = False
+    accelerator: str | None = None
 
 
 def per_file(query: Callable[[Any], T]) -> Callable[[Any], T]:
@@ -38,13 +47,15 @@ def per_file(query: Callable[[Any], T]) -> Callable[[Any], T]:
 class Model:
     """Imports, scopes, bindings, calls and statements of one file: what the rules and the evaluator look up."""
 
-    def __init__(self, module: cst.Module, source: str, path: Path | None = None):
+    def __init__(self, module: cst.Module, source: str, path: Path | None = None, runtime: Runtime = Runtime()):
         self.module = module
         self.source = source
         self.path = path
+        self.runtime = runtime
         self.base_dir = path.parent if path is not None else None
         self.imports: dict[str, str] = {}  # local alias -> qualified name
         self.import_nodes: list[tuple[str, cst.CSTNode, cst.CSTNode]] = []  # (qualname, alias node, statement)
+        self.imported_as: dict[str, set[str]] = {}  # local name -> the qualified names imported under it, in any scope
         self.calls: list[Call] = []
         self.classes: dict[str, ClassDef] = {}
         self.functions: dict[str, list[tuple[cst.FunctionDef, Scope]]] = {}
@@ -115,6 +126,14 @@ class Model:
             return None
         return f"{base}.{rest}" if rest else base
 
+    def sole_import(self, local: str) -> str | None:
+        """The qualified name `local` stands for where the file binds it only by importing that one thing (a notebook
+        may repeat the import) and binds it no other way at module level (`except ImportError: AdamW = None`)."""
+        qualnames = self.imported_as.get(local, ())
+        if len(qualnames) != 1 or any(e.op != "import" for e in self.module_scope.events.get(local, ())):
+            return None
+        return next(iter(qualnames))
+
     def imported(self, *roots: str) -> bool:
         return any(q.split(".", 1)[0] in roots for q in (*self.imports.values(), *self.star_imports))
 
@@ -178,6 +197,71 @@ class Model:
             return owner, before
         return owner, list(events)
 
+    def definition(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, *, identity: bool = False) -> Definition | None:
+        """What `expr` stands for at `order`: itself when it is not a name; for a name, the value of its one binding
+        in force when that binding is a plain assignment of the whole value (`x = <value>`) and nothing changed it
+        since, else None. `identity` asks for the object only: item writes (`x[i] = v`) change what it holds, not which
+        object it is. A binding in a branch counts (the read fails where it did not run), unless a parameter of the
+        same name may hold another value."""
+        if expr is None:
+            return None
+        if not isinstance(expr, cst.Name):
+            return Definition(expr, scope, order)
+        owner, events = self.binding_events(expr.value, scope, order)
+        events = [e for e in events if e.op != "setitem"] if identity else events
+        if owner is None or len(events) != 1 or events[0].conditional and expr.value in owner.params:
+            return None
+        value = _assigned(events[0])
+        return Definition(value, owner, events[0].order) if value is not None else None
+
+    @functools.cached_property
+    def variables(self) -> list[Variable]:
+        """The names bound in the module and in the file's functions, scope by scope, in the order first bound."""
+        scopes = [self.module_scope] + [scope for defs in self.functions.values() for _, scope in defs]
+        return [
+            Variable(scope, name, any(e.op == "assign" for e in events), events[-1].order + 1, tuple(e.value for e in events))
+            for scope in scopes for name, events in scope.events.items() if events
+        ]
+
+    def replaced_before_use(self, call: Call) -> bool:
+        """`x = call(...)` then `x = ...` again with nothing between that mentions `x` (both unconditional, outside
+        loops): the value the call made is dropped unused."""
+        for name, events in call.scope.events.items():
+            for first, then in zip(events, events[1:]):
+                if first.value is not call.node or first.op != "assign" or first.index is not None:
+                    continue
+                if then.op != "assign" or first.conditional or then.conditional or first.loops or then.loops or name in names_in(then.value):
+                    return False
+                between = (c.node for c in self.calls if first.order < c.order < then.order)
+                stored = (n for s in self.stores if first.order < s.order < then.order for n in (s.target, s.value))
+                bound = (e.value for other in call.scope.events.values() for e in other if first.order < e.order < then.order and e.value is not None)
+                return not any(name in names_in(node) for node in (*between, *stored, *bound))
+        return False
+
+    def parameter_read(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> Scope | None:
+        """The function (or lambda) scope whose parameter a name reads at `order`, nothing having bound it before."""
+        if not isinstance(expr, cst.Name):
+            return None
+        owner, events = self.binding_events(expr.value, scope, order)
+        return owner if owner is not None and not events and expr.value in owner.params else None
+
+    def assigned_values(self, name: str, scope: Scope) -> list[cst.BaseExpression | None]:
+        """What each binding of `name` in the scope it resolves to assigns, wherever it runs, before or after any
+        read: the whole value of a plain assignment, None for any other binding (a loop target, an unpacking, an
+        import, a mutation)."""
+        owner = scope.lookup_scope(name)
+        return [_assigned(event) for event in owner.events.get(name, ())] if owner is not None else []
+
+    def function_named(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> cst.FunctionDef | cst.Lambda | None:
+        """The function `expr` names: a lambda itself, else the `def` a name is bound to at `order` (its last
+        binding)."""
+        if isinstance(expr, cst.Lambda):
+            return expr
+        if not isinstance(expr, cst.Name):
+            return None
+        owner, events = self.binding_events(expr.value, scope, order)
+        binds = [e for e in events if e.op in ("def", "assign", "import", "for")]
+        return binds[-1].value if binds and binds[-1].op == "def" and isinstance(binds[-1].value, cst.FunctionDef) else None
 
     def call_of(self, node: cst.Call) -> Call | None:
         return self._call_index.get(id(node))
@@ -200,8 +284,59 @@ class Model:
     def enclosing(self, stmt: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
         return self.statement_paths.get(id(stmt), ((), ()))[0]
 
+    @functools.cached_property
+    def name_counts(self) -> dict[str, int]:
+        """How often the file writes each name outside its imports and `x.name` attributes."""
+        skip = {id(node) for _q, alias, _s in self.import_nodes for node in walk(alias)}
+        counts: dict[str, int] = {}
+        for node in walk(self.module):  # an attribute comes before its name
+            if isinstance(node, cst.Attribute):
+                skip.add(id(node.attr))
+            elif isinstance(node, cst.Name) and id(node) not in skip:
+                counts[node.value] = counts.get(node.value, 0) + 1
+        return counts
+
+    def reads_in(self, node: cst.CSTNode, name: str) -> list[cst.Name]:
+        """Every `Name` node spelling `name` under `node`, as written (an attribute's or a keyword's name too)."""
+        return [n for n in walk(node) if isinstance(n, cst.Name) and n.value == name]
+
+    def reads_after(self, stmt: cst.CSTNode, name: str) -> list[cst.Name]:
+        """The reads of `name` in the statements after `stmt` in its block, up to the next statement that assigns
+        `name` again (the reads in its value included: what came before is gone after it)."""
+        block = self.parent(stmt) if self.parent(stmt) is not None else self._block_of(stmt)
+        body = getattr(block, "body", None)
+        if not isinstance(body, (list, tuple)) or not any(s is stmt for s in body):
+            return []
+        reads = []
+        for later in list(body)[next(i for i, s in enumerate(body) if s is stmt) + 1 :]:
+            rebinding = next(
+                (s for s in later.body if isinstance(s, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name for t in s.targets)),
+                None,
+            ) if isinstance(later, cst.SimpleStatementLine) else None
+            reads += self.reads_in(rebinding.value if rebinding is not None else later, name)
+            if rebinding is not None:
+                break
+        return reads
+
+    def _block_of(self, stmt: cst.CSTNode) -> cst.CSTNode | None:
+        """The module or indented block whose body holds `stmt`."""
+        around = self.enclosing(stmt)
+        if not around:
+            return self.module
+        inner = around[-1]
+        for suite in (getattr(inner, "body", None), getattr(getattr(inner, "orelse", None), "body", None)):
+            if isinstance(suite, cst.IndentedBlock) and any(s is stmt for s in suite.body):
+                return suite
+        return None
+
 
 # ---------------------------------------------------------------------------------------------
+
+
+def _assigned(event: Event) -> cst.BaseExpression | None:
+    """The value a binding event assigns when it is a plain assignment of the whole value (`x = <value>`)."""
+    plain = event.op == "assign" and event.index is None and not event.path
+    return event.value if plain and isinstance(event.value, cst.BaseExpression) else None
 
 
 def _statements(suite, around: tuple, indent: tuple, unit: str) -> Iterator[tuple[cst.CSTNode, tuple, tuple]]:
@@ -307,7 +442,7 @@ class _Walker:
             return
         if isinstance(stmt, cst.If):
             self._expr(stmt.test, stmt, scope, ctx)
-            self._block(stmt.body, scope, ctx.enter(conditional=not _is_main_guard(stmt), stmt=stmt))
+            self._block(stmt.body, scope, ctx.enter(conditional=not is_main_guard(stmt), stmt=stmt))
             orelse = stmt.orelse
             while orelse is not None:
                 if isinstance(orelse, cst.If):
@@ -372,6 +507,7 @@ class _Walker:
                     local = name.split(".", 1)[0]
                     f.imports.setdefault(local, local)
                 f.import_nodes.append((name, alias, stmt))
+                f.imported_as.setdefault(local, set()).add(name)
                 self._bind(scope, local, "import", alias, ctx)
             return
         if isinstance(small, cst.ImportFrom):
@@ -388,6 +524,7 @@ class _Walker:
                 qual = f"{module}.{name}" if module else name
                 f.imports[local] = qual
                 f.import_nodes.append((qual, alias, stmt))
+                f.imported_as.setdefault(local, set()).add(qual)
                 self._bind(scope, local, "import", alias, ctx)
             return
         if isinstance(small, cst.Assign):
@@ -555,7 +692,7 @@ class _Walker:
         f.calls.append(Call(node, qual, method, receiver, scope, stmt, self._next(), ctx.loops, ctx.withs, ctx.function, ctx.conditional))
 
 
-def _is_main_guard(stmt: cst.If) -> bool:
+def is_main_guard(stmt: cst.If) -> bool:
     test = stmt.test
     return isinstance(test, cst.Comparison) and dotted(test.left) == "__name__"
 

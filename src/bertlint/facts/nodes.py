@@ -6,7 +6,7 @@ import dataclasses
 import functools
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 import libcst as cst
 
@@ -64,6 +64,24 @@ class Event:
     whole: cst.CSTNode | None = None  # for assign/for: the value assigned or the iterable looped over, whole
     path: tuple = ()  # where the name sits in the target: positions (negative after a starred one) and slices
     straight: bool = False  # in its scope's own body, in no branch inside its innermost loop: every iteration runs it
+
+
+class Definition(NamedTuple):
+    """The expression a name stands for, with the scope and position it is evaluated at (its assignment's)."""
+
+    value: cst.BaseExpression
+    scope: Scope
+    order: int | None
+
+
+class Variable(NamedTuple):
+    """A name bound in the module or in one of the file's functions."""
+
+    scope: Scope
+    name: str
+    assigned: bool  # some binding of it is an assignment
+    after: int  # a position just after its last binding: where its final value is read
+    written: tuple  # what each binding binds, as written (an assigned or appended value, a loop's iterable; None)
 
 
 @dataclass(eq=False)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import libcst as cst
@@ -360,7 +358,7 @@ def text_container(facts: Facts, expr: cst.BaseExpression | None, scope, order: 
     an f-string, `str(...)`, `sep.join(...)`), "sequence" (a list or tuple: a display, a comprehension, `list(...)`,
     `sorted(...)`, `.tolist()`), "array" (a numpy array: `.values`, `.to_numpy()`, `np.array(...)`), else
     "iterable" (a zip, a generator, a pandas Series or a dataset column: anything). A name is followed through its
-    one plain, unconditional assignment, a parameter to the arguments of every call site (when they agree); a
+    one plain assignment (`Model.definition`), a parameter to the arguments of every call site (when they agree); a
     folded constant counts only for an expression that is none of these (the value layer folds `np.array([...])`
     to its list, which is not the shape the tokenizer sees)."""
     if expr is None or _depth > 3:
@@ -385,14 +383,11 @@ def text_container(facts: Facts, expr: cst.BaseExpression | None, scope, order: 
             return "array"
         return "iterable"
     if isinstance(expr, cst.Name):
-        owner, events = facts.binding_events(expr.value, scope, order)
-        if owner is not None and not events and expr.value in owner.params:
-            found = {text_container(facts, e, s, o, _depth + 1) for e, s, o in param_arguments(facts, owner, expr.value) or ()}
+        if (function := facts.parameter_read(expr, scope, order)) is not None:
+            found = {text_container(facts, e, s, o, _depth + 1) for e, s, o in param_arguments(facts, function, expr.value) or ()}
             return found.pop() if len(found) == 1 else "iterable"
-        assigns = [e for e in events if e.op == "assign"]
-        if owner is not None and len(events) == 1 and len(assigns) == 1 and assigns[0].index is None and not assigns[0].conditional:
-            return text_container(facts, assigns[0].value, owner, assigns[0].order, _depth + 1)
-        return "iterable"
+        bound = facts.definition(expr, scope, order)
+        return text_container(facts, *bound, _depth + 1) if bound is not None else "iterable"
     constant = facts.value(expr, scope, order=order)
     return "str" if isinstance(constant, str) else "sequence" if isinstance(constant, (list, tuple)) else "iterable"
 
@@ -419,24 +414,17 @@ TPU_MODULES = ("tensorflow.tpu.", "tensorflow.config.experimental_connect_to_clu
 def asks_for_tpu(facts: Facts) -> bool:
     """Does the file look for or set up a TPU outside torch_xla/JAX imports: a TensorFlow TPU call, a string (not a
     docstring) naming a TPU device or a TPU runtime's environment variable (`"COLAB_TPU_ADDR" in os.environ`), or a
-    notebook saved with a TPU runtime (Colab's `"accelerator": "TPU"`, Kaggle's `"kaggle": {"accelerator": "tpu..."}`)?"""
-    if any((c.qualname or "").startswith(TPU_MODULES) for c in facts.calls) or _notebook_on_tpu(facts.path):
+    notebook saved with a TPU runtime (the accelerator its metadata names, handed in by the caller: `facts.runtime`)?"""
+    accelerator = facts.runtime.accelerator
+    if (accelerator or "").lower().startswith("tpu") or any((c.qualname or "").startswith(TPU_MODULES) for c in facts.calls):
         return True
-    docstrings = {id(small.value) for stmt in walk(facts.module) if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body if isinstance(small, cst.Expr)}
-    return any(isinstance(node, cst.SimpleString) and id(node) not in docstrings and literal(node) in TPU_NAMES for node in walk(facts.module))
-
-
-def _notebook_on_tpu(path: Path | None) -> bool:
-    """A notebook whose metadata names a TPU runtime (read only when a rule asks, from the file being linted)."""
-    if path is None or path.suffix != ".ipynb":
-        return False
-    try:
-        metadata = json.loads(path.read_text(encoding="utf-8", errors="replace")).get("metadata")
-    except (OSError, ValueError, AttributeError):
-        return False
-    kaggle = metadata.get("kaggle") if isinstance(metadata, dict) else None
-    found = [metadata.get("accelerator") if isinstance(metadata, dict) else None, kaggle.get("accelerator") if isinstance(kaggle, dict) else None]
-    return any(isinstance(name, str) and name.lower().startswith("tpu") for name in found)
+    docstrings = set()
+    for node in walk(facts.module):  # a docstring's statement comes before the string in the walk
+        if isinstance(node, cst.SimpleStatementLine):
+            docstrings.update(id(small.value) for small in node.body if isinstance(small, cst.Expr))
+        elif isinstance(node, cst.SimpleString) and id(node) not in docstrings and literal(node) in TPU_NAMES:
+            return True
+    return False
 
 
 def first_run(facts: Facts, scope: Scope) -> tuple[Scope, int] | None:

@@ -130,7 +130,7 @@ def all_rules() -> dict[str, Rule]:
 
 
 ENGINE_CODES = {
-    "BL901": ("syntax-error", "error", "The file (or notebook cell) does not parse."),
+    "BL901": ("syntax-error", "error", "The file (or notebook cell) does not compile."),
     "BL902": ("unused-suppression", "info", "A suppression comment names a bertlint code that suppresses nothing."),
 }
 ENGINE_EXACT = {

@@ -78,8 +78,6 @@ def _longest_text(facts: Facts, expr: cst.BaseExpression, call: Call, depth: int
     if isinstance(expr, cst.ListComp) and not isinstance(expr.elt, (cst.Name, cst.Call)):
         element = facts.value(expr.elt, call.scope, order=call.order)
         return len(element.encode("utf-8")) if isinstance(element, str) else None
-    if isinstance(expr, cst.Name):
-        owner, events = facts.binding_events(expr.value, call.scope, call.order)
-        if owner is not None and len(events) == 1 and events[0].op == "assign" and events[0].index is None and isinstance(events[0].value, cst.BaseExpression):
-            return _longest_text(facts, events[0].value, call, depth - 1)
+    if isinstance(expr, cst.Name) and (bound := facts.definition(expr, call.scope, call.order)) is not None:
+        return _longest_text(facts, bound.value, call, depth - 1)
     return None

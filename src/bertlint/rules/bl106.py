@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, asks_for_tpu, feeds_layout_model, in_call_to, padding_at, tokenizer_load_of, walk
+from bertlint.facts import Call, Facts, asks_for_tpu, feeds_layout_model, inspected, only_inspected, padding_at, tokenizer_load_of
 from bertlint.rules import Context, Rule
 from bertlint.rules.bl202 import is_label_call
 
@@ -30,12 +30,6 @@ LABELS_PADDING = {
     "token-cls": "`DataCollatorForTokenClassification(tokenizer)`",
     None: "`DataCollatorForSeq2Seq(tokenizer, model=model)`",
 }
-# Calls that only look at an encoding (one example printed, displayed, logged, decoded or compared); its ids are never batched.
-INSPECTIONS = frozenset({
-    "print", "pprint", "display", "len", "decode", "batch_decode", "convert_ids_to_tokens", "array_equal", "equal", "allclose", "assert_equal",
-    "debug", "info", "warning", "log", "write", "tokens", "word_ids", "keys",
-})
-
 
 class StaticPaddingToMax(Rule):
     code = "BL106"
@@ -59,7 +53,7 @@ class StaticPaddingToMax(Rule):
             and not facts.calls_to(*LABEL_PADDING_COLLATORS)
         )
         for call, pad in static:
-            if isinstance(pad.max_length, int) and pad.max_length <= NEGLIGIBLE_LENGTH or _longest_of_a_set(facts, call) or _inspected(facts, call.node) or _only_inspected(facts, call):
+            if isinstance(pad.max_length, int) and pad.max_length <= NEGLIGIBLE_LENGTH or _longest_of_a_set(facts, call) or inspected(facts, call.node) or only_inspected(facts, call):
                 continue  # a few tokens of padding at most, or to the longest of a fixed label set; ids only decoded or compared
             anchor = call.kwargs.get("padding") or call.kwargs["pad_to_max_length"]
             load = tokenizer_load_of(facts, call)
@@ -109,106 +103,14 @@ def _longest_of_a_set(facts: Facts, call: Call) -> bool:
     """`max_length` is the longest tokenized text of a set (`max(len(tok(c)["input_ids"]) for c in classes)`): the
     labels are padded to the longest label, which is what batch padding would do."""
     arg = call.kwargs.get("max_length")
-    expr = arg.value if arg is not None else None
-    if isinstance(expr, cst.Name):
-        owner, events = facts.binding_events(expr.value, call.scope, call.order)
-        owner, events = (owner, events) if events or owner is None else (owner, owner.events.get(expr.value, []))
-        assigns = [e for e in events if e.op == "assign"]
-        expr = assigns[0].value if len(assigns) == 1 and assigns[0].index is None else None
+    bound = facts.definition(arg.value, call.scope, call.order) if arg is not None else None
+    expr = bound.value if bound is not None else None
     inner = facts.call_of(expr) if isinstance(expr, cst.Call) else None
     if inner is None or inner.qualname not in ("builtins.max",):
         return False
-    nested = [facts.call_of(n) for n in walk(expr) if isinstance(n, cst.Call)]
+    nested = facts.calls_in(expr)
     tokenizing = {id(c.node) for c in facts.tokenizer_calls}
-    return any(c is not None and c.qualname == "builtins.len" for c in nested) and any(c is not None and id(c.node) in tokenizing for c in nested)
-
-
-def _only_inspected(facts: Facts, call: Call) -> bool:
-    """`x = tok(...)` whose `x` the statements after it (in its block, up to a rebinding) read, but only to inspect it
-    (`print`, `decode`, `np.array_equal`, `.shape`): those ids are never fed to a model."""
-    stmt = facts.statement_of(call.node)
-    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-    if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
-        return False
-    node: cst.CSTNode = call.node  # the assigned value must be the encoding itself: `tok(...)`, `tok(...).input_ids.to(d)`
-    while node is not small.value:
-        parent = facts.parent(node)
-        if not (isinstance(parent, (cst.Attribute, cst.Subscript)) and parent.value is node or isinstance(parent, cst.Call) and parent.func is node):
-            return False
-        node = parent
-    name = small.targets[0].target.value
-    block = facts.parent(stmt) if facts.parent(stmt) is not None else _block_of(facts, stmt)
-    body = getattr(block, "body", None)
-    if not isinstance(body, (list, tuple)) or not any(s is stmt for s in body):
-        return False
-    after = list(body)[next(i for i, s in enumerate(body) if s is stmt) + 1 :]
-    read = False
-    for later in after:
-        rebinding = next(
-            (s for s in getattr(later, "body", ()) if isinstance(s, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name for t in s.targets)),
-            None,
-        ) if isinstance(later, cst.SimpleStatementLine) else None
-        for node in walk(rebinding.value if rebinding is not None else later):
-            if isinstance(node, cst.Name) and node.value == name:
-                if not _inspected(facts, node):
-                    return False
-                read = True
-        if rebinding is not None:
-            break  # rebound: what came before is gone
-    return read  # never read at all is a demonstration of the call: still a finding
-
-
-def _block_of(facts: Facts, stmt: cst.CSTNode) -> cst.CSTNode | None:
-    around = facts.enclosing(stmt)
-    if not around:
-        return facts.module
-    inner = around[-1]
-    for suite in (getattr(inner, "body", None), getattr(getattr(inner, "orelse", None), "body", None)):
-        if isinstance(suite, cst.IndentedBlock) and any(s is stmt for s in suite.body):
-            return suite
-    return None
-
-
-def _inspected(facts: Facts, read: cst.BaseExpression) -> bool:
-    """A read of an encoding (`x`, or the encoding call itself) that feeds nothing: an argument, at any depth, of
-    `print`/`display`/`decode`/`array_equal`-like calls (through `x.input_ids`, `x["input_ids"]`, an f-string), `x.shape`,
-    `x.tokens()`, a notebook cell's last expression (`x["input_ids"]`, displayed), or a loop over `x.items()` that only
-    prints."""
-    node: cst.CSTNode = read
-    parent = facts.parent(node)
-    while isinstance(parent, (cst.Attribute, cst.Subscript, cst.SubscriptElement, cst.Index, cst.Arg)) and not (
-        isinstance(parent, cst.Attribute) and parent.attr is node
-    ):
-        if isinstance(parent, cst.Attribute) and parent.attr.value == "shape":
-            return True
-        if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in INSPECTIONS:
-            return True  # `enc.tokens()`, `enc.keys()`
-        if isinstance(parent, cst.Attribute) and parent.attr.value in ("items", "values") and _printing_loop(facts, facts.parent(parent)):
-            return True  # `for key, value in enc.items(): print(key, value)`
-        node, parent = parent, facts.parent(parent)
-    return _displayed(facts, node) or in_call_to(facts, read, INSPECTIONS)  # `print(enc)`, `logger.info(len(enc["input_ids"]))`
-
-
-def _displayed(facts: Facts, node: cst.CSTNode) -> bool:
-    """`node` is a whole expression statement (a notebook cell's last line displays it)."""
-    stmt = facts.statement_of(node)
-    return isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(small, cst.Expr) and small.value is node for small in stmt.body)
-
-
-def _printing_loop(facts: Facts, call: cst.CSTNode | None) -> bool:
-    """`call` (`enc.items()`) is what a `for` loop iterates, and the loop's body only calls inspections (`print(k, v)`)."""
-    loop = facts.statement_of(call) if isinstance(call, cst.Call) else None
-    if not isinstance(loop, cst.For) or loop.iter is not call:
-        return False
-    body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else (loop.body,)
-    smalls = [small for stmt in body if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) for small in stmt.body]
-    return len(smalls) == len(body) > 0 and all(
-        isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and _name_of(small.value.func) in INSPECTIONS for small in smalls
-    )
-
-
-def _name_of(func: cst.BaseExpression) -> str:
-    return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return any(c.qualname == "builtins.len" for c in nested) and any(id(c.node) in tokenizing for c in nested)
 
 
 def _map_functions(facts: Facts) -> set[int]:
@@ -224,9 +126,8 @@ def _map_functions(facts: Facts) -> set[int]:
         if isinstance(value, cst.Lambda):
             out.add(id(value))
             value = value.body.func if isinstance(value.body, cst.Call) else None
-        if isinstance(value, cst.Name):
-            _, events = facts.binding_events(value.value, call.scope, call.order)
-            out.update(id(e.value) for e in events if e.op == "def")
+        if (fn := facts.function_named(value, call.scope, call.order)) is not None:
+            out.add(id(fn))
     return out
 
 

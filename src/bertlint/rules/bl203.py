@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Facts, Scope, ignore_index_markers, literal, padded_call, padded_ids, walk
+from bertlint.facts import Facts, Scope, at_pad_positions, ignore_index_markers, padded_call, padded_ids
 from bertlint.rules import Context, Rule
 
 GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
@@ -29,10 +29,13 @@ class PadTokensInLabels(Rule):
         heads = {load.head for load in facts.model_loads}
         if not heads or not heads <= GENERATIVE_HEADS or _pads_masked(facts):
             return
+        # Labels stored in a dataset reach a loss only where the file trains; a file that tokenizes and saves them (or
+        # hands them to another module's Trainer) computes no loss, while a forward given `labels=` computes one here.
+        training = facts.is_training
         found = []
         stored_in: set[int] = set()  # scopes that write `x["labels"] = ...` themselves
         for store in facts.stores:
-            if store.key == "labels" and isinstance(store.target, cst.Subscript):
+            if store.key == "labels" and isinstance(store.target, cst.Subscript) and training:
                 stored_in.add(id(store.scope))
                 found.append((store.value, _padded(ctx, store.value, store.scope, store.order)))
         for call in facts.calls:
@@ -41,18 +44,16 @@ class PadTokensInLabels(Rule):
         for call in facts.tokenizer_calls:
             # with inputs, "labels" holds the padded target ids; a function that writes "labels" itself overrides or
             # ignores them (`labels = tok(..., text_target=...)` read only for its `input_ids`), reported at that store
-            if "text_target" in call.kwargs and call.arg(0, "text") is not None and id(call.scope) not in stored_in:
+            if "text_target" in call.kwargs and call.arg(0, "text") is not None and id(call.scope) not in stored_in and training:
                 found.append((call.kwargs["text_target"], padded_call(facts, call, ctx.version)))
         found = [(node, why) for node, why in found if why is not None]
         if not found or _masks_pad_positions(facts):
             return
         collator = " (`DataCollatorForSeq2Seq` pads with -100 only the positions it adds itself)" if facts.calls_to(SEQ2SEQ_COLLATOR) else ""
+        harm = "the loss also trains the model to predict [PAD], and padding dilutes the reported loss" if training else (
+            "the [PAD] positions count in the loss, so the reported loss (and perplexity) is diluted by padding")
         for node, why in found:
-            ctx.report(
-                node,
-                f"labels are copied from padded ids ({why}) and the pad ids are not replaced with -100{collator}: "
-                "the loss also trains the model to predict [PAD], and padding dilutes the reported loss",
-            )
+            ctx.report(node, f"labels are copied from padded ids ({why}) and the pad ids are not replaced with -100{collator}: {harm}")
 
 
 def _pads_masked(facts: Facts) -> bool:
@@ -71,28 +72,7 @@ def _masks_pad_positions(facts: Facts) -> bool:
     `[t if t != pad_id else -100 for t in row]`, `labels.masked_fill(attention_mask == 0, -100)`. Masking the prompt
     (`[-100] * len(prompt_ids) + answer_ids`) leaves the pads in; a collator's `label_pad_token_id=-100` pads only what it
     adds. A name bound to -100 (a constant, a parameter's default, `self.ignore_id` set from one) counts where it is used. Only looked for once a finding is at stake."""
-    markers = ignore_index_markers(facts)
-    return any(_at_pads(facts, marker) for marker in markers)
-
-
-def _at_pads(facts: Facts, marker: cst.CSTNode) -> bool:
-    parent = facts.parent(marker)
-    if isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value != "value":
-        return False  # `label_pad_token_id=-100`, `ignore_index=-100`: nothing is written into the labels
-    stmt = facts.statement_of(marker)
-    headers = [s.test if isinstance(s, (cst.If, cst.While)) else s.iter for s in facts.enclosing(stmt) if isinstance(s, (cst.If, cst.While, cst.For))]
-    nodes = [node for part in (stmt, *headers) for node in walk(part)]
-    keywords = {id(node.keyword) for node in nodes if isinstance(node, cst.Arg) and node.keyword is not None}  # `padding=` names no pad
-    return any(_names_pads(node) for node in nodes if id(node) not in keywords)
-
-
-def _names_pads(node: cst.CSTNode) -> bool:
-    if isinstance(node, (cst.Name, cst.Attribute, cst.SimpleString)):  # `pad_token_id`, `attention_mask`, `enc["attention_mask"]`
-        name = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else literal(node) or ""
-        return "pad" in name.lower() or name == "attention_mask"
-    if isinstance(node, cst.Comparison):
-        return any(isinstance(c.operator, (cst.Equal, cst.NotEqual)) and isinstance(c.comparator, cst.Integer) and c.comparator.evaluated_value == 0 for c in node.comparisons)
-    return False
+    return any(at_pad_positions(facts, marker) for marker in ignore_index_markers(facts))
 
 
 def _padded(ctx: Context, expr: cst.BaseExpression, scope: Scope, order: int) -> str | None:

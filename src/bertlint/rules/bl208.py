@@ -75,8 +75,6 @@ def _over_scores(facts: Facts, call: Call) -> bool:
     squeeze/flatten/ravel): it ranks the batch, which a one-logit model does on purpose."""
     arg = call.arg(0, "input") if call.method is None else None
     expr = call.receiver if call.method == "argmax" else arg.value if arg is not None else None
-    if isinstance(expr, cst.Name):
-        owner, events = facts.binding_events(expr.value, call.scope, call.order)
-        expr = events[0].value if owner is not None and len(events) == 1 and events[0].op == "assign" and events[0].index is None else None
-    inner = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+    bound = facts.definition(expr, call.scope, call.order)
+    inner = facts.call_of(bound.value) if bound is not None and isinstance(bound.value, cst.Call) else None
     return inner is not None and inner.method in FLATTENING

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Call, Facts, dotted, names_in, trained_model, training_arg, uses_peft
+from bertlint.facts import Call, Facts, dotted, trained_model, training_arg, uses_peft
 from bertlint.rules import Context, Rule
 
 # Only the optimizers whose fine-tuning rates are published (api-facts.md section 8): the Adam family and
@@ -138,7 +138,7 @@ def default_rate_sites(facts: Facts, version: tuple[int, ...]):
         q = call.qualname or ""
         last = q.rsplit(".", 1)[-1]
         if (q.startswith("torch.optim") and last in TORCH_DEFAULTS) or q == "transformers.AdamW":
-            if not call.has_star_args and "lr" not in call.kwargs and len(call.positional) <= 1 and _params_without_rates(facts, call) and not _optimizes_other_model(facts, call) and not _replaced_unused(facts, call):
+            if not call.has_star_args and "lr" not in call.kwargs and len(call.positional) <= 1 and _params_without_rates(facts, call) and not _optimizes_other_model(facts, call) and not facts.replaced_before_use(call):
                 yield DefaultRate(call, call.node, "adamw", TORCH_DEFAULTS[last], f"`{facts.text(call.node.func)}(...)`", "lr")
         elif call.method == "compile" and version < TF_MODELS_REMOVED and (arg := call.arg(0, "optimizer")) is not None and _compiles_transformer(facts, call):
             found = _keras_default(facts, arg.value, call)
@@ -158,11 +158,8 @@ def _keras_default(facts: Facts, expr: cst.BaseExpression, compile_call: Call) -
     if isinstance(name, str):
         keras_name = {"adam": "Adam", "adamw": "AdamW"}.get(name.lower())
         return DefaultRate(compile_call, expr, "adamw", KERAS_DEFAULTS[keras_name], f'`optimizer="{name}"` (Keras `{keras_name}()`)', "learning_rate") if keras_name else None
-    if isinstance(expr, cst.Name):
-        owner, events = facts.binding_events(expr.value, compile_call.scope, compile_call.order)
-        assigns = [e for e in events if e.op == "assign"]
-        expr = assigns[0].value if owner is not None and len(events) == len(assigns) == 1 and assigns[0].index is None else None
-    call = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+    bound = facts.definition(expr, compile_call.scope, compile_call.order)
+    call = facts.call_of(bound.value) if bound is not None and isinstance(bound.value, cst.Call) else None
     q = call.qualname or "" if call is not None else ""
     last = q.rsplit(".", 1)[-1]
     if call is None or not q.startswith(KERAS_ROOTS) or last not in KERAS_DEFAULTS or call.has_star_args or call.positional:
@@ -176,13 +173,10 @@ def _params_without_rates(facts: Facts, call: Call) -> bool:
     """The optimizer's parameters are `x.parameters()` (or a filter of them), or a list literal of groups none of which sets
     `"lr"`; anything else (a helper's result, a comprehension) may carry per-group rates."""
     params = call.arg(0, "params")
-    expr = params.value if params is not None else None
-    if isinstance(expr, cst.Name):
-        owner, events = facts.binding_events(expr.value, call.scope, call.order)
-        assigns = [e for e in events if e.op == "assign"]
-        expr = assigns[0].value if owner is not None and len(events) == len(assigns) == 1 and assigns[0].index is None else None
-    if expr is None:
+    bound = facts.definition(params.value, call.scope, call.order) if params is not None else None
+    if bound is None:
         return False
+    expr = bound.value
     text = facts.text(expr)
     if isinstance(expr, (cst.List, cst.Tuple)):
         return all(isinstance(e.value, cst.Dict) for e in expr.elements) and "'lr'" not in text and '"lr"' not in text
@@ -230,7 +224,7 @@ def rate_sites(facts: Facts):
                 yield call, call.kwargs["learning_rate"], kind
     for call in facts.calls:
         site = _optimizer_rate(facts, call) if call.qualname else None
-        if site is not None and site[0] is not None and not _replaced_unused(facts, call):
+        if site is not None and site[0] is not None and not facts.replaced_before_use(call):
             yield call, *site
 
 
@@ -272,20 +266,4 @@ def _optimizes_other_model(facts: Facts, call: Call) -> bool:
     if kind is not None:
         return kind.kind != "model"
     name = dotted(owner)
-    return name is not None and "." not in name and bool(call.scope.lookup_scope(name) and call.scope.lookup_scope(name).events.get(name))
-
-
-def _replaced_unused(facts: Facts, call: Call) -> bool:
-    """`opt = Adam(...)` then `opt = AdamW(...)` with nothing between that mentions `opt` (both unconditional, outside
-    loops): the first optimizer never steps, so its rate takes no effect (the one that replaces it is checked itself)."""
-    for name, events in call.scope.events.items():
-        for first, then in zip(events, events[1:]):
-            if first.value is not call.node or first.op != "assign" or first.index is not None:
-                continue
-            if then.op != "assign" or first.conditional or then.conditional or first.loops or then.loops or name in names_in(then.value):
-                return False
-            between = (c.node for c in facts.calls if first.order < c.order < then.order)
-            stored = (n for s in facts.stores if first.order < s.order < then.order for n in (s.target, s.value))
-            bound = (e.value for other in call.scope.events.values() for e in other if first.order < e.order < then.order and e.value is not None)
-            return not any(name in names_in(node) for node in (*between, *stored, *bound))
-    return False
+    return name is not None and "." not in name and bool(facts.assigned_values(name, call.scope))

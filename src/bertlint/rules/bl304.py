@@ -85,8 +85,6 @@ def _dtype_name(facts: Facts, expr: cst.BaseExpression, call: Call, depth: int =
     qualname = facts.qualname(expr, call.scope)
     if qualname is not None:
         return qualname.rsplit(".", 1)[-1] if qualname.startswith("torch.") else None
-    if isinstance(expr, cst.Name) and depth < 3:
-        owner, events = facts.binding_events(expr.value, call.scope, call.order)
-        if owner is not None and len(events) == 1 and events[0].op == "assign" and events[0].value is not None and not events[0].conditional:
-            return _dtype_name(facts, events[0].value, call, depth + 1)
+    if isinstance(expr, cst.Name) and depth < 3 and (bound := facts.definition(expr, call.scope, call.order)) is not None:
+        return _dtype_name(facts, bound.value, call, depth + 1)
     return None

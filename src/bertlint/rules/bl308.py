@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, dotted, walk
+from bertlint.facts import Call, Facts
 from bertlint.rules import Context, Rule
 
 # Schedules whose length is counted in optimizer steps: transformers' `get_*_schedule*` (optimization.py: every one takes
@@ -64,11 +64,8 @@ def _per_step(facts: Facts, made: Call) -> bool:
     if not (made.qualname.startswith("transformers.") or short in PER_STEP_LENGTH):
         return False
     length = made.kwargs.get("num_training_steps") or made.kwargs.get("total_steps") or made.arg(2)
-    expr = length.value if length is not None else None
-    if isinstance(expr, cst.Name):  # `total_steps = len(loader) * epochs`
-        owner, events = facts.binding_events(expr.value, made.scope, made.order)
-        expr = events[0].value if owner is not None and len(events) == 1 and events[0].op == "assign" and events[0].index is None else None
-    return expr is not None and any(isinstance(n, cst.Call) and dotted(n.func) == "len" for n in walk(expr))
+    bound = facts.definition(length.value, made.scope, made.order) if length is not None else None  # `total_steps = len(loader) * epochs`
+    return bound is not None and any(c.qualname == "builtins.len" for c in facts.calls_in(bound.value))
 
 
 def _outside(facts: Facts, call: Call, inner: cst.CSTNode) -> bool:

@@ -7,7 +7,7 @@ from collections import Counter
 import libcst as cst
 
 from bertlint import datafiles
-from bertlint.facts import LABEL_NAMES, Facts, literal, run_anchor, walk
+from bertlint.facts import LABEL_NAMES, Facts, literal, names_in, run_anchor
 from bertlint.rules import Context, Rule
 
 MIN_EXAMPLES = 50
@@ -77,14 +77,16 @@ def _mitigated(facts: Facts) -> bool:
 
 def _weights_classes(fn: cst.FunctionDef) -> bool:
     """A `compute_loss` override that uses a name for class weights or a focal loss (comments and strings do not count)."""
-    names = {n.value.lower() for n in walk(fn) if isinstance(n, cst.Name)}
+    names = {name.lower() for name in names_in(fn)}
     return any(("weight" in n and "decay" not in n) or "focal" in n for n in names)
 
 
 def label_distributions(facts: Facts):
     """(Counter of labels, where they came from) for every label source we can read statically."""
-    for scope, name, event in _label_assignments(facts):
-        value = facts.name_value(name, scope, order=event.order + 1)
+    for scope, name, assigned, after, _ in facts.variables:
+        if name.lower() not in LABEL_NAMES or not assigned:
+            continue
+        value = facts.name_value(name, scope, order=after)
         if isinstance(value, (list, tuple)) and value and all(isinstance(v, (int, str)) and not isinstance(v, bool) for v in value):
             yield Counter(value), f"`{name}`"
     for call in facts.calls:
@@ -107,21 +109,12 @@ def label_distributions(facts: Facts):
                     yield counts[0], f"`{path.name}` column `{counts[1]}`"
 
 
-def _label_assignments(facts: Facts):
-    scopes = [facts.module_scope] + [scope for defs in facts.functions.values() for _, scope in defs]
-    for scope in scopes:
-        for name, events in scope.events.items():
-            if name.lower() in LABEL_NAMES and any(e.op == "assign" for e in events):
-                yield scope, name, events[-1]
-
-
 def _label_columns(facts: Facts) -> list[str]:
     """Columns the script treats as labels (`df["sentiment"]` assigned to `labels` or `df["label"]`, a column
     renamed to `label`), then the usual names."""
     sources = [old for old, new in _renames(facts) if new in LABEL_NAMES]
     sources += [store.value for store in facts.stores if isinstance(store.target, cst.Subscript) and store.key in LABEL_NAMES]
-    for scope in [facts.module_scope] + [s for defs in facts.functions.values() for _, s in defs]:
-        sources += [e.value for name, events in scope.events.items() if name.lower() in LABEL_NAMES for e in events]
+    sources += [value for variable in facts.variables if variable.name.lower() in LABEL_NAMES for value in variable.written]
     return [column for column in map(_column_read, sources) if column] + ["label", "labels", "target", "class", "y"]
 
 

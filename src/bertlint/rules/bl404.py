@@ -64,14 +64,10 @@ def probability_loss(facts: Facts, expr: cst.BaseExpression, at: Call) -> tuple[
     value = facts.value(expr, at.scope, order=at.order)
     if isinstance(value, str):
         return (f'loss="{value}"', None) if value in LOSSES else None
-    if isinstance(expr, cst.Name):
-        owner, events = facts.binding_events(expr.value, at.scope, at.order)
-        assigns = [e for e in events if e.op == "assign"]
-        if owner is not None and len(events) == 1 and len(assigns) == 1 and assigns[0].index is None and isinstance(assigns[0].value, cst.Call):
-            return probability_loss(facts, assigns[0].value, at)
-        qualname = facts.qualname(expr, at.scope)
-    else:
-        qualname = facts.qualname(expr, at.scope)
+    bound = facts.definition(expr, at.scope, at.order) if isinstance(expr, cst.Name) else None
+    if bound is not None and isinstance(bound.value, cst.Call):
+        return probability_loss(facts, bound.value, at)
+    qualname = facts.qualname(expr, at.scope)
     if qualname is not None:  # the loss function itself: `loss=tf.keras.losses.sparse_categorical_crossentropy`
         return (qualname.rsplit(".", 1)[-1], None) if _keras_loss(qualname) else None
     call = facts.call_of(expr) if isinstance(expr, cst.Call) else None

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import UNKNOWN, Facts, ModelLoad, amp_enabled, chunk_length, padding_at, run_anchor, trained_model, training_arg, uses_peft, walk, weight_dtype
+from bertlint.facts import UNKNOWN, Facts, ModelLoad, amp_enabled, chunk_length, padding_at, run_anchor, steps_every_n, trained_model, training_arg, uses_peft, weight_dtype
 from bertlint.rules import Context, Rule
 from bertlint.rules.bl202 import is_label_call
 
@@ -142,16 +141,7 @@ def _accumulation(facts: Facts):
     accelerators = [c for c in facts.calls if c.qualname and c.qualname.startswith("accelerate") and c.short == "Accelerator"]
     if accelerators:
         return facts.kw_value(accelerators[0], "gradient_accumulation_steps", default=1)
-    return UNKNOWN if any(_steps_every_n(facts, loop) for loop, _, _ in facts.loops) else 1
-
-
-def _steps_every_n(facts: Facts, loop: cst.CSTNode) -> bool:
-    """`if (step + 1) % accum == 0: optimizer.step()` inside the loop: accumulation written by hand."""
-    for node in walk(loop):
-        if isinstance(node, cst.If) and any(isinstance(op, cst.BinaryOperation) and isinstance(op.operator, cst.Modulo) for op in walk(node.test)):
-            if any(c.method == "step" for c in facts.calls_in(node.body)):
-                return True
-    return False
+    return UNKNOWN if steps_every_n(facts) else 1
 
 
 def _sequence_lengths(facts: Facts, load: ModelLoad, info, version: tuple[int, ...]):

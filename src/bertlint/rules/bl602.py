@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-import libcst as cst
-
-from bertlint.facts import Call, Facts, is_trainer_class, walk
+from bertlint.facts import Call, Facts, forwards_kwargs, is_trainer_class
 from bertlint.rules.bl601 import RemovedTrainingArgument
 
 
@@ -35,26 +33,9 @@ def _inherited_init(facts: Facts, qualname: str | None) -> str | None:
         if qualname is None or not qualname.startswith("<local>."):
             break
         cls = facts.classes.get(qualname.split(".", 1)[1])
-        if cls is None or ("__init__" in cls.methods and not _forwards_kwargs(cls.methods["__init__"])):
+        if cls is None or ("__init__" in cls.methods and not forwards_kwargs(facts, cls.methods["__init__"], "tokenizer")):
             return None
         qualname = next((b for b in cls.bases if any(is_trainer_class(q) for q in facts.class_bases(b))), None)
     if qualname is None or not qualname.startswith("transformers.") or not is_trainer_class(qualname):
         return None
     return qualname.rsplit(".", 1)[-1]
-
-
-def _forwards_kwargs(init: cst.FunctionDef) -> bool:
-    """`def __init__(self, *args, weights=None, **kwargs): ...; super().__init__(*args, **kwargs)`: a keyword
-    the signature does not name reaches the parent's `__init__`. Any other use of `kwargs` (a `.pop`) is doubt."""
-    star = init.params.star_kwarg
-    names = {p.name.value for p in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params)}
-    if star is None or "tokenizer" in names:
-        return False
-    uses = [n for n in walk(init.body) if isinstance(n, cst.Name) and n.value == star.name.value]
-    forwarded = [
-        arg for node in walk(init.body)
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "__init__"
-        and isinstance(node.func.value, cst.Call) and isinstance(node.func.value.func, cst.Name) and node.func.value.func.value == "super"
-        for arg in node.args if arg.star == "**" and isinstance(arg.value, cst.Name) and arg.value.value == star.name.value
-    ]  # fmt: skip
-    return len(forwarded) == 1 == len(uses)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from bertlint import versions
-from bertlint.facts import Facts, walk
+from bertlint.facts import Facts
 from bertlint.rules import Context, Replacement, Rule
 from bertlint.rules.symbols import SymbolUse, symbol_uses
 
@@ -61,7 +61,7 @@ class TransformersAdamW(Rule):
         if use.statement is not None:
             local = (use.node.asname.name if use.node.asname else use.node.name).value
             named = [c for c in calls if isinstance(c.node.func, cst.Name)]
-            if len(named) != name_loads(facts, local):
+            if len(named) != facts.name_counts.get(local, 0):  # every other use of the name is a call
                 return None
             rewrite = _rewrite_import(facts, use, module, name)
             if rewrite is None:
@@ -79,13 +79,6 @@ class TransformersAdamW(Rule):
                 return None
             edits += keep
         return edits
-
-
-def name_loads(facts: Facts, local: str) -> int:
-    """How often the file names `local` outside imports and `x.local` attributes (each should be a call)."""
-    skip = {id(node) for _q, alias, _s in facts.import_nodes for node in walk(alias)}
-    skip |= {id(node.attr) for node in walk(facts.module) if isinstance(node, cst.Attribute)}
-    return sum(1 for node in walk(facts.module) if isinstance(node, cst.Name) and node.value == local and id(node) not in skip)
 
 
 def _rewrite_import(facts: Facts, use: SymbolUse, module: str, name: str) -> Replacement | None:

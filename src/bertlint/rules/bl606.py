@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bertlint.facts import Facts
 from bertlint.rules import Replacement
-from bertlint.rules.bl604 import TransformersAdamW, name_loads
+from bertlint.rules.bl604 import TransformersAdamW
 from bertlint.rules.symbols import SymbolUse
 
 
@@ -25,6 +25,6 @@ class TensorflowRemoved(TransformersAdamW):
         """An import the script never uses: delete it (porting nothing); else the rule's own help."""
         if use.statement is not None and not use.attributes:
             local = (use.node.asname.name if use.node.asname else use.node.name).value
-            if name_loads(facts, local) == 0:
+            if not facts.name_counts.get(local):
                 return f"delete the import: the script never uses `{local}`"
         return None

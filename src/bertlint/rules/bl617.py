@@ -87,8 +87,7 @@ def _processor_class(facts: Facts, expr: cst.BaseExpression, scope, classes: lis
     if isinstance(expr, cst.Call):
         values = [expr]
     elif isinstance(expr, cst.Name):
-        _, events = facts.binding_events(expr.value, scope)
-        values = [e.value if e.op == "assign" and e.index is None else None for e in events]
+        values = facts.assigned_values(expr.value, scope)
     else:
         return None
     found = set()

@@ -48,18 +48,10 @@ def symbol_uses(facts: "Facts", group: str, library: str = "transformers") -> li
     guarded (`try: from transformers import AdamW` / `except ImportError: from torch.optim import AdamW`): skipped.
     The same import repeated (a notebook importing it in two cells) binds nothing else: still reported, once."""
     entries, _ = symbols(group, library)
-    bindings: dict[str, set[str]] = {}
-    aliases: dict[str, set[int]] = {}  # local name -> the import aliases that bind it
-    for qualname, alias, _stmt in facts.import_nodes:
-        local = _local_name(alias)
-        bindings.setdefault(local, set()).add(qualname)
-        aliases.setdefault(local, set()).add(id(alias))
     found: dict[str, SymbolUse] = {}
     for qualname, alias, stmt in facts.import_nodes:
         entry = _match(entries, qualname, library)
-        local = _local_name(alias)
-        others = [e for e in facts.module_scope.events.get(local, ()) if not (e.op == "import" and id(e.value) in aliases[local])]
-        if entry is not None and len(bindings[local]) == 1 and not others:
+        if entry is not None and facts.sole_import(_local_name(alias)) == qualname:
             module, name = qualname.rsplit(".", 1)
             found.setdefault(name, SymbolUse(entry, name, module, alias, stmt, []))
     for attribute, scope, _order in facts.attr_loads:

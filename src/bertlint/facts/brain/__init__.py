@@ -17,6 +17,6 @@ A new library API is a row in a table here, never code in the evaluator.
 `BRAINS` is the order they are asked in.
 """
 
-from bertlint.facts.brain import config, data, tables, tensors, transformers, wrappers
+from bertlint.facts.brain import config, data, tables, tensors, tf_data, transformers, wrappers
 
-BRAINS = (tensors, wrappers, transformers, data, tables, config)
+BRAINS = (tensors, wrappers, transformers, tf_data, data, tables, config)

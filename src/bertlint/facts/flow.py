@@ -1,0 +1,72 @@
+"""What a value is built from, as written: the expressions it flows out of, and the values a file gives a key.
+
+`sources(facts, expr, scope, order)` follows a value back through names (their assignments, appends, extends and
+loops), displays, `+`, subscripts, comprehensions, tensor conversions and the methods that keep a tensor's value: it
+yields every expression on the way, the ones it starts from included. `keyed_values(facts, node, key)` gives the
+values `key` is given under `node`: dict entries, item stores and keywords.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from bertlint.facts.brain import tensors
+from bertlint.facts.nodes import Scope, literal, walk
+from bertlint.facts.values import Values as Facts
+
+# calls that make a tensor or list of their first argument's elements
+TENSOR_BUILDERS = ("torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor", "numpy.array", "numpy.asarray",
+                   "tensorflow.constant", "tensorflow.convert_to_tensor", "builtins.list")  # fmt: skip
+# methods whose result holds their receiver's elements: those that keep a tensor's value, and `tolist`
+KEEPING_METHODS = tensors.KEEPS | {"tolist"}
+# binding events that add to a name's value
+ADDING = ("assign", "append", "extend", "augadd", "for")
+
+
+def sources(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None, seen: set[int] | None = None) -> Iterator[tuple[cst.BaseExpression, Scope, int | None]]:
+    """(node, scope, order) for `expr` and every expression its value is built from; each node once."""
+    seen = set() if seen is None else seen
+    if id(expr) in seen:
+        return
+    seen.add(id(expr))
+    yield expr, scope, order
+    for part, part_scope, part_order in _parts(facts, expr, scope, order):
+        yield from sources(facts, part, part_scope, part_order, seen)
+
+
+def _parts(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None) -> list[tuple[cst.BaseExpression, Scope, int | None]]:
+    if isinstance(expr, cst.Name):
+        owner, events = facts.binding_events(expr.value, scope, order)
+        return [(e.value, owner, e.order) for e in events if e.op in ADDING and e.value is not None and e.index is None]
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return [(e.value, scope, order) for e in expr.elements]
+    if isinstance(expr, cst.BinaryOperation):
+        return [(expr.left, scope, order), (expr.right, scope, order)]
+    if isinstance(expr, cst.Subscript):
+        return [(expr.value, scope, order)]
+    if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
+        return [(expr.elt, facts.scope_of(expr.elt), None)]
+    call = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+    if call is not None and call.method in KEEPING_METHODS and call.receiver is not None:
+        return [(call.receiver, scope, order)]
+    if call is not None and call.qualname in TENSOR_BUILDERS and call.positional:
+        return [(call.positional[0].value, scope, order)]
+    return []
+
+
+def keyed_values(node: cst.CSTNode, key: str) -> Iterator[cst.BaseExpression]:
+    """The values `key` is given under `node`: `{key: v}`, `x[key] = v`, `f(key=v)`."""
+    for inner in walk(node):
+        if isinstance(inner, cst.DictElement) and _is_key(inner.key, key):
+            yield inner.value
+        elif isinstance(inner, cst.Assign) and any(isinstance(t.target, cst.Subscript) and _is_key(t.target.slice[0].slice, key) for t in inner.targets):
+            yield inner.value
+        elif isinstance(inner, cst.Arg) and inner.keyword is not None and inner.keyword.value == key:
+            yield inner.value
+
+
+def _is_key(node: cst.CSTNode, key: str) -> bool:
+    value = node.value if isinstance(node, cst.Index) else node
+    return literal(value) == key

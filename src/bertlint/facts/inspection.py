@@ -1,0 +1,79 @@
+"""Reads that only look at a value: printed, displayed, logged, decoded or compared, never fed on.
+
+`inspected(facts, read)` answers for one read (a name, or the call that makes the value); `only_inspected(facts,
+call)` for the value a call makes and binds to a name: every later read of that name in its block is an inspection.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from bertlint.facts.nodes import Call
+from bertlint.facts.training import in_call_to
+from bertlint.facts.values import Values as Facts
+
+# Calls that only look at a value (an encoding printed, displayed, logged, decoded or compared).
+INSPECTIONS = frozenset({
+    "print", "pprint", "display", "len", "decode", "batch_decode", "convert_ids_to_tokens", "array_equal", "equal", "allclose", "assert_equal",
+    "debug", "info", "warning", "log", "write", "tokens", "word_ids", "keys",
+})
+
+
+def inspected(facts: Facts, read: cst.BaseExpression) -> bool:
+    """A read of a value (`x`, or the call making it) that feeds nothing: an argument, at any depth, of
+    `print`/`display`/`decode`/`array_equal`-like calls (through `x.input_ids`, `x["input_ids"]`, an f-string), `x.shape`,
+    `x.tokens()`, a notebook cell's last expression (`x["input_ids"]`, displayed), or a loop over `x.items()` that only
+    prints."""
+    node: cst.CSTNode = read
+    parent = facts.parent(node)
+    while isinstance(parent, (cst.Attribute, cst.Subscript, cst.SubscriptElement, cst.Index, cst.Arg)) and not (
+        isinstance(parent, cst.Attribute) and parent.attr is node
+    ):
+        if isinstance(parent, cst.Attribute) and parent.attr.value == "shape":
+            return True
+        if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in INSPECTIONS:
+            return True  # `enc.tokens()`, `enc.keys()`
+        if isinstance(parent, cst.Attribute) and parent.attr.value in ("items", "values") and _printing_loop(facts, facts.parent(parent)):
+            return True  # `for key, value in enc.items(): print(key, value)`
+        node, parent = parent, facts.parent(parent)
+    return _displayed(facts, node) or in_call_to(facts, read, INSPECTIONS)  # `print(enc)`, `logger.info(len(enc["input_ids"]))`
+
+
+def only_inspected(facts: Facts, call: Call) -> bool:
+    """`x = call(...)` whose `x` the statements after it (in its block, up to a rebinding) read, but only to inspect it
+    (`print`, `decode`, `np.array_equal`, `.shape`): the value is never fed on. The assigned value must be the call's
+    value itself (`tok(...)`, `tok(...).input_ids.to(d)`)."""
+    stmt = facts.statement_of(call.node)
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
+        return False
+    node: cst.CSTNode = call.node
+    while node is not small.value:
+        parent = facts.parent(node)
+        if not (isinstance(parent, (cst.Attribute, cst.Subscript)) and parent.value is node or isinstance(parent, cst.Call) and parent.func is node):
+            return False
+        node = parent
+    reads = facts.reads_after(stmt, small.targets[0].target.value)
+    return bool(reads) and all(inspected(facts, read) for read in reads)  # never read at all is a demonstration of the call
+
+
+def _displayed(facts: Facts, node: cst.CSTNode) -> bool:
+    """`node` is a whole expression statement (a notebook cell's last line displays it)."""
+    stmt = facts.statement_of(node)
+    return isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(small, cst.Expr) and small.value is node for small in stmt.body)
+
+
+def _printing_loop(facts: Facts, call: cst.CSTNode | None) -> bool:
+    """`call` (`enc.items()`) is what a `for` loop iterates, and the loop's body only calls inspections (`print(k, v)`)."""
+    loop = facts.statement_of(call) if isinstance(call, cst.Call) else None
+    if not isinstance(loop, cst.For) or loop.iter is not call:
+        return False
+    body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else (loop.body,)
+    smalls = [small for stmt in body if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) for small in stmt.body]
+    return len(smalls) == len(body) > 0 and all(
+        isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and _name_of(small.value.func) in INSPECTIONS for small in smalls
+    )
+
+
+def _name_of(func: cst.BaseExpression) -> str:
+    return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
