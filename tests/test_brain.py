@@ -171,7 +171,8 @@ def test_is_split_into_words_reads_a_batch_column_as_several_and_a_list_as_one()
     ('"summarize: " + df["text"]', UNKNOWN),
     ("texts[i]", False),  # one of several
     ('df["text"][i]', False),
-    ("rows[0]", False),
+    ("rows[0]", UNKNOWN),  # an element of a list need be no text
+    ("[0, texts][1]", True),  # the element is the column itself
     ('ds[i]', UNKNOWN),  # an example (a dict), not a text
     ("df.text.strip()", UNKNOWN),  # not a str method of a column
 ])

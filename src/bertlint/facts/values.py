@@ -112,9 +112,9 @@ class Values(Evaluation):
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):
             return True if _is_column(self, expr.value, scope, order) or self.is_batch(expr.value, scope, order, _depth + 1) is True else UNKNOWN
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
-            key = self.evaluate(expr.slice[0].slice.value, scope, order)  # `texts[i]`: one of several texts
-            one = not isinstance(key, (str, Abstract)) and self.is_batch(expr.value, scope, order, _depth + 1) is True
-            return False if one else UNKNOWN
+            key = self.evaluate(expr.slice[0].slice.value, scope, order)  # `df["text"][i]`: one text of a column
+            one = not isinstance(key, (str, Abstract)) and tables.several_texts(self.evaluate(expr.value, scope, order))
+            return False if one else UNKNOWN  # (an element of any list of two or more need be no text: `[0, texts][1]`)
         if isinstance(expr, cst.Call):
             call = self.call_of(expr)
             if call is None:
