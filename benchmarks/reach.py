@@ -39,7 +39,7 @@ from typing import Any, Iterator
 import libcst as cst
 
 from bertlint.engine import positions_of
-from bertlint.facts import UNKNOWN, Binding, Call, Facts, Scope, dotted, is_model_call, iter_children, walk
+from bertlint.facts import UNKNOWN, Binding, Call, Facts, Scope, checkpoint_argument, dotted, is_model_call, iter_children, walk
 from bertlint.ipython import cleanup, mask
 from bertlint.notebook import NotebookError, parse
 
@@ -125,7 +125,7 @@ def file_sites(facts: Facts, path: str) -> list[Site]:
     for call in facts.calls:
         key = id(call.node)
         if key in loads or key in tokenizer_loads:
-            arg = call.arg(0, "pretrained_model_name_or_path")
+            arg = checkpoint_argument(call)
             constant(call, "from_pretrained.checkpoint", arg.value if arg is not None else None, lambda v: isinstance(v, str))
         if key in training_args:
             keyword(call, "training_args.learning_rate", "learning_rate")

@@ -272,17 +272,18 @@ class HFDataset:
         return cls(dict(columns))
 
     def map(self, function, batched=False, remove_columns=(), **kwargs):
-        if not batched:
-            raise NotImplementedError("the stand-in maps batched only")
         kept = {k: v for k, v in self.columns.items() if k not in remove_columns}
-        return HFDataset({**kept, **function(dict(self.columns))})
+        if batched:
+            return HFDataset({**kept, **function(dict(self.columns))})
+        outs = [function(self[i]) for i in range(len(self))]  # one example (a dict of one value per column) at a time
+        return HFDataset({**kept, **{key: [out[key] for out in outs] for key in outs[0]}})
 
     def with_format(self, *args, **kwargs):
         return self
 
     def __getitem__(self, key):
         if isinstance(key, str):
-            return self.columns[key]
+            return list(self.columns[key])
         return {k: v[key] for k, v in self.columns.items()}
 
     def __len__(self):
@@ -304,6 +305,12 @@ class DataFrame:
 
     def __getitem__(self, key):
         return self.columns[key]
+
+    def __getattr__(self, name):  # `df.text`: a column
+        try:
+            return self.__dict__["columns"][name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
 # ---- the modules ------------------------------------------------------------------------

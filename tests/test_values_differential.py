@@ -576,7 +576,7 @@ def _tokenize(s: Script, tok: str, texts: str | None = None, target: str | None 
     t_used: list[str] = []
     text_used: list[str] = list(through or [])
     t = wrap(s, tok, "tokenizer", t_used)
-    texts = texts or scalar(s, "texts", text_used)
+    texts = texts or _texts(s, text_used)
     asked = {"texts": text_used, "texts_batch": text_used}
     kwargs = []
     for keyword in ("padding", "truncation", "max_length"):
@@ -591,6 +591,34 @@ def _tokenize(s: Script, tok: str, texts: str | None = None, target: str | None 
     arguments = ", ".join([texts, *kwargs, 'return_tensors="pt"'])
     s.sink(f"{target} = {t}({arguments})", asked, t_used)
     return target, t_used
+
+
+def _texts(s: Script, used: list[str]) -> str:
+    """Texts from the pool (through constructs), or from the places real scripts take them: a pandas column, a
+    datasets column, a file's lines, a helper that makes one text a list, a slice of a list of texts."""
+    source = s.draw(st.sampled_from(("pool", "pool", "pool", "table", "dataset-column", "lines", "normalised", "slice")))
+    if source == "pool":
+        return scalar(s, "texts", used)
+    used.append(f"texts:{source}")
+    column = '["good movie", "bad movie", "fine"]'
+    if source == "table":
+        df = s.fresh("df")
+        s.emit(f'{df} = pd.DataFrame({{"text": {column}}})')
+        return s.draw(st.sampled_from([f'{df}["text"].tolist()', f'{df}["text"].values', f"list({df}.text)", f"{df}.text.tolist()"]))
+    if source == "dataset-column":
+        ds = s.fresh("hub")
+        s.emit(f'{ds} = datasets.Dataset.from_dict({{"text": {column}}})')
+        return s.draw(st.sampled_from([f'{ds}["text"]', f'{ds}["text"][:2]', f'list({ds}["text"])']))
+    if source == "lines":
+        return s.draw(st.sampled_from(['[line.strip() for line in "good movie\\nbad movie".splitlines()]', '"good movie\\nbad movie".splitlines()']))
+    e = scalar(s, "texts", used)
+    if source == "normalised":
+        f, v = s.fresh("as_list"), s.fresh("v")
+        s.emit(f"def {f}(t):\n    return [t] if isinstance(t, str) else t\n{v} = {f}({e})")
+        return v
+    v, i = s.fresh("v"), s.fresh("_i")
+    s.emit(f"{v} = {e}\nfor {i} in range(1):\n    pass")
+    return f"{v}[{i} : {i} + 2]"  # bounds the value layer does not fold
 
 
 def _loader_forward(s: Script, model: str, tok: str) -> None:
@@ -632,7 +660,8 @@ def _loader_forward(s: Script, model: str, tok: str) -> None:
             with s.block(f"def {fn}(b):"):
                 tok_used = _tokenize(s, tok, 'b["text"]', "out", ["texts:dataset-map-column"])[1]
                 s.emit("return out")
-            s.emit(f'{ds} = {raw}.map({fn}, batched=True, remove_columns=["text"])')
+            batched = s.draw(st.booleans())
+            s.emit(f'{ds} = {raw}.map({fn}, batched={batched}, remove_columns=["text"])')
             if s.draw(st.booleans()):  # a later cell loads another tokenizer under the name the map function read
                 s.emit(f"{tok} = {DECOYS['tokenizer']}")
                 tok_used.append("map-then-name-rebound")

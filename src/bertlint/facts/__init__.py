@@ -38,9 +38,9 @@ from bertlint.facts.flow import keyed_values, sources
 from bertlint.facts.guards import Failure
 from bertlint.facts.functions import forwards_kwargs
 from bertlint.facts.inspection import INSPECTIONS, inspected, only_inspected
-from bertlint.facts.padded import fed_alone, padded_ids
+from bertlint.facts.padded import fed_alone, padded_call, padded_ids
 from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
-from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, holds_tokenizer
+from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, checkpoint_argument, holds_tokenizer, load_behind
 from bertlint.facts.weights import HalfTraining, chained_half_models, half_trained_models
 
 __all__ = [
@@ -53,7 +53,7 @@ __all__ = [
     # liveness
     "dead_functions", "is_script",
     # values
-    "Binding", "Instance", "ModelLoad", "Pack", "Series", "holds_tokenizer",
+    "Binding", "Instance", "ModelLoad", "Pack", "Series", "checkpoint_argument", "holds_tokenizer", "load_behind",
     # training
     "EOS_ATTRIBUTES", "STRUCTURED_TOKENIZERS", "Padding", "amp_enabled", "asks_for_tpu", "feeds_layout_model", "chunk_length", "eos_as_pad", "in_call_to", "mixed_precision", "only_called_directly", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor",
     "structured_tokenizer", "text_container", "tokenizer_load_of", "tokenizer_names", "trained_model", "training_arg", "uses_peft", "weight_dtype",
@@ -70,7 +70,7 @@ __all__ = [
     # inspection
     "INSPECTIONS", "inspected", "only_inspected",
     # padded
-    "fed_alone", "padded_ids",
+    "fed_alone", "padded_call", "padded_ids",
     # tensors
     "Inert", "activation", "inert_statements", "is_loss_value", "only_reported", "receiver_role",
     # weights

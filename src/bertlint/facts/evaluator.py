@@ -177,13 +177,16 @@ class Evaluation(CallFrames, Model):
     # ---- what Python does with a value ---------------------------------------------------
     def item_of(self, value: Any, key: Any) -> Any:
         """`value[key]`: a constant's element, a Pack's, or what the library model of an object says."""
-        if value is UNKNOWN or key is UNKNOWN and not isinstance(value, Binding):
-            return UNKNOWN
-        if isinstance(value, Series) and (isinstance(key, slice) or isinstance(key, int) and not isinstance(key, bool)):
-            return value if isinstance(key, slice) else value.element  # every element holds it
+        if value is UNKNOWN or key is UNKNOWN and not isinstance(value, (Binding, Instance)):
+            return UNKNOWN  # an object's item at an unknown key: what its library model says (a batch's any column)
         if isinstance(key, slice):
             if isinstance(value, Pack):
                 return Pack(value.items[key])
+            if isinstance(value, Series):
+                return value  # some of the elements, each holding the same
+            if isinstance(value, Abstract):
+                found = self.ask("item", self, value, key)  # `texts[i : i + bs]`, `ds["input_ids"][:8]`
+                return UNKNOWN if found is None else found
             return value[key] if isinstance(value, (list, tuple, str)) else UNKNOWN
         if isinstance(value, Pack):
             return value.items[key] if isinstance(key, int) and -len(value.items) <= key < len(value.items) else UNKNOWN
@@ -343,7 +346,7 @@ class Evaluator(Iteration, Calls):
     def _BinaryOperation(self, node):
         left = self.eval(node.left)
         if isinstance(left, Abstract):  # `ids + [pad_id] * (n - len(ids))`: what a library model says
-            found = self.f.ask("operation", self, left, node)
+            found = self.f.ask("operation", self, left, node.operator, node.right)
             return UNKNOWN if found is None else found
         if left is UNKNOWN:
             return UNKNOWN
@@ -502,10 +505,33 @@ class Evaluator(Iteration, Calls):
         (`if f: enc = a` / `else: enc = b`: the same object on every path, else UNKNOWN)."""
         reaching = [e for e, _ in straight if e.op in _BINDS] + [e for e in back if e.op in _BINDS]
         # `enc = None` first (a sentinel): no object, and a read that uses the object fails on that path
-        found = [self._bound_object(owner, every, e) for e in reaching if not _binds_none(e)]
+        found = [self._extended(owner, every, e, self._bound_object(owner, every, e)) for e in reaching if not _binds_none(e)]
         if found and self._sure(straight) is None and name in owner.params and (given := self.param(owner, name)) is not None:
             found.append(given)  # `tok=None` then `if tok is None: tok = ...`: None is a sentinel too
         return agree(found) if found else UNKNOWN
+
+    def _extended(self, owner: Scope, events: list[Event], bind: Event, value: Any) -> Any:
+        """The object `bind` binds after the `x += y` / `x.extend(y)` that follow it before the read, as a library
+        model says (`ids += [pad_id] * k`: ids padded by hand); UNKNOWN where such a change may or may not run."""
+        for event in events[events.index(bind) + 1 :]:
+            if event.op in _BINDS or self.reads_in(owner) and self.order is not None and event.order >= self.order:
+                break  # bound anew (what follows changes that object), or after the read
+            if event.op not in ("augadd", "extend") or not isinstance(value, Abstract) or event.value is None:
+                continue
+            at = Evaluator(self.f, owner, event.order, self.cli, self.frame)
+            changed = self.f.ask("operation", at, value, cst.Add(), event.value)
+            if changed is None:
+                continue
+            every_time = not event.conditional or self.runs_before_read(event, owner) or _straight(event) and _straight(bind) and event.loops == bind.loops
+            value = changed if every_time else UNKNOWN
+        return value
+
+    def runs_before_read(self, event: Event, owner: Scope) -> bool:
+        """`event` runs on every path to this read: the read sits later in the same iteration of the loop whose body
+        runs `event` unbranched (`ids = tok.encode(t)` then `ids += pad` in one loop body)."""
+        if owner is not self.scope or self.order is None or not _straight(event) or not event.loops:
+            return False
+        return event.order < self.order <= self.f.loop_spans.get(id(event.loops[-1]), (0, -1))[1]
 
     def _bound_object(self, owner: Scope, events: list[Event], event: Event) -> Any:
         """The object binding `event` binds; a list built empty then only appended to is a `Series` of what every
@@ -614,7 +640,9 @@ class Evaluator(Iteration, Calls):
             return found
         if isinstance(index, cst.Slice):
             parts = [self.const(p) if p is not None else None for p in (index.lower, index.upper, index.step)]
-            return self.f.item_of(base, UNKNOWN if any(p is UNKNOWN for p in parts) else slice(*parts))
+            if any(p is UNKNOWN for p in parts):  # `texts[i : i + bs]`: some slice of an object, whichever
+                return self.f.item_of(base, slice(None)) if isinstance(base, Abstract) and not isinstance(base, Pack) else UNKNOWN
+            return self.f.item_of(base, slice(*parts))
         return UNKNOWN
 
     def _changed(self, expr) -> bool:
@@ -675,6 +703,11 @@ class Evaluator(Iteration, Calls):
             return result if len(result) <= MAX_SEQ else UNKNOWN
         return _FOLDED[call.qualname](*args)
 
+
+
+def _straight(event: Event) -> bool:
+    """In its scope's own body and in no branch inside its innermost loop: every pass of that loop runs it."""
+    return not event.guards or event.guards[-1].kind == "loop"
 
 
 def _binds_none(event: Event) -> bool:

@@ -280,3 +280,36 @@ def callable_returns(values: Model, fn_expr: cst.BaseExpression, at: Call) -> li
     fn = defs[-1].value
     frame = values.partial_frame(partial, fn) if partial is not None else None
     return [(r, function_scope(values, fn), frame) for r in values.return_values(fn) if r is not None]
+
+
+def hands(values: Model, expr: cst.BaseExpression | None, at: Call, fn: cst.FunctionDef | cst.Lambda) -> bool:
+    """`expr`, an argument of `at`, is the function `fn` handed along (a `map` or collate function): `fn` itself, the
+    name its def binds at `at`, or `functools.partial(fn, ...)`."""
+    made = values.call_of(expr) if isinstance(expr, cst.Call) else None
+    if made is not None and made.qualname == "functools.partial" and made.positional:
+        expr = made.positional[0].value
+    if expr is fn:
+        return True
+    if not isinstance(fn, cst.FunctionDef):
+        return False
+    if isinstance(expr, cst.Attribute) and dotted(expr) == f"self.{fn.name.value}":  # `self.ds.map(self.tokenize)`
+        cls = enclosing_class(at.scope)
+        return cls is not None and function_scope(values, fn).parent is cls
+    if not isinstance(expr, cst.Name) or expr.value != fn.name.value:
+        return False
+    _, events = values.binding_events(expr.value, at.scope, at.order)
+    defs = [e for e in events if e.op in ("def", "assign", "import")]
+    return bool(defs) and defs[-1].value is fn
+
+
+def handed_parameters(values: Model, owner: Scope) -> list[cst.Param]:
+    """The parameters of the function `owner` is the scope of that a caller fills, the receiver of a method left out."""
+    fn = owner.node
+    params = [*fn.params.posonly_params, *fn.params.params]
+    method = isinstance(fn, cst.FunctionDef) and owner.parent is not None and owner.parent.kind == "class"
+    return params[1:] if method and not any(dotted(d.decorator) == "staticmethod" for d in fn.decorators) else params
+
+
+def called_directly(values: Model, fn: cst.FunctionDef | cst.Lambda) -> bool:
+    """The file calls `fn` by its name, or a method of its name (besides handing it along)."""
+    return isinstance(fn, cst.FunctionDef) and any(c.method in (None, fn.name.value) for c in values.calls_by_short.get(fn.name.value, ()))

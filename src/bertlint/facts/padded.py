@@ -2,8 +2,8 @@
 
 Padded ids come from a tokenizer call that pads (to `max_length`, or a batch of several texts to the longest),
 a padding utility (`pad_sequence`, keras `pad_sequences`, `F.pad` of ids), ids extended by hand with the pad id
-(`ids + [0] * (n - len(ids))`, tokens with `[PAD]` converted), or the batches of a DataLoader whose collator is
-a transformers one (they all pad).
+(`ids + [0] * (n - len(ids))`, tokens with `[PAD]` converted), or the batches of a transformers collator that pads
+(`brain.transformers.PADDING_COLLATORS`), from a DataLoader or called directly.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from bertlint.facts.abstract import Binding
+from bertlint.facts.brain.transformers import padding_collator as brain_collator
 from bertlint.facts.nodes import Call, walk
 from bertlint.facts.loops import is_model_call
 from bertlint.facts.tensors import receiver_role
@@ -32,25 +33,30 @@ def padded_ids(facts: Facts, ids: Binding | None, version: tuple[int, ...]) -> s
         return "padded by hand with pad tokens" if _pad_tokens_converted(facts, ids.call) else None
     if ids.detail not in ("input_ids", "") or ids.call is None or ids.parent is None:
         return None
-    if ids.parent.kind == "dataloader_item":
-        collator = padding_collator(facts, ids.call)
+    if ids.parent.kind in ("dataloader_item", "collated"):
+        collator = padding_collator(facts, ids.call) if ids.parent.kind == "dataloader_item" else brain_collator(facts, ids.parent.parent)
         return f"batches padded by `{collator}`" if collator else None
-    pad = padding_at(facts, ids.call, version)
-    line = facts.text(ids.call.node.func)
+    return padded_call(facts, ids.call, version)
+
+
+def padded_call(facts: Facts, call: Call, version: tuple[int, ...]) -> str | None:
+    """Why the ids a tokenizer (or processor) call makes are padded, or None when they may not be."""
+    pad = padding_at(facts, call, version)
+    line = facts.text(call.node.func)
     if pad.pads_to_max:
-        legacy = "pad_to_max_length" in ids.call.kwargs and "padding" not in ids.call.kwargs
+        legacy = "pad_to_max_length" in call.kwargs and "padding" not in call.kwargs
         keyword = "pad_to_max_length=True" if legacy else 'padding="max_length"'
         return f"`{line}(..., {keyword})`"
     if pad.pads_batch:
-        return f"`{line}(...)` pads a batch of several texts"
+        keyword = 'padding="longest"' if pad.padding == "longest" else "padding=True"
+        return f"`{line}(..., {keyword})` pads a batch of several texts"
     return None
 
 
 def padding_collator(facts: Facts, loader: Call) -> str | None:
-    """The transformers collator (they all pad) a DataLoader batches with, by class name."""
+    """The transformers collator that pads a DataLoader's batches, by class name."""
     arg = loader.kwargs.get("collate_fn")
-    collator = facts.kind(arg.value, loader.scope, loader.order) if arg is not None else None
-    return collator.call.qualname.rsplit(".", 1)[-1] if collator is not None and collator.kind == "collator" else None
+    return brain_collator(facts, facts.kind(arg.value, loader.scope, loader.order) if arg is not None else None)
 
 
 def _pad_tokens_converted(facts: Facts, call: Call | None) -> bool:

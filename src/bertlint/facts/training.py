@@ -53,15 +53,25 @@ def padding_of(facts: Facts, call: Call) -> Padding:
         padding = "max_length" if legacy is True else (False if legacy is False else UNKNOWN)
     if call.has_double_star:
         padding = UNKNOWN if "padding" not in call.kwargs else padding
-    text = call.arg(0, "text") or call.kwargs.get("text_target")  # `tok(text_target=summaries)` encodes the targets
+    text = text_argument(facts, call)
     batch: Any = UNKNOWN
     if call.method in ("batch_encode_plus", "pad"):
         batch = True
     elif call.method in ("encode_plus", "encode"):
         batch = False
     elif text is not None:
-        batch = facts.is_batch(text.value, call.scope, call.order)
+        words = kw("is_split_into_words", False)  # a list of strings is one pre-split text
+        batch = facts.is_batch(text.value, call.scope, call.order, words=True) if words is not False else facts.is_batch(text.value, call.scope, call.order)
     return Padding(padding, kw("truncation"), kw("max_length"), batch, kw("return_attention_mask"))
+
+
+def text_argument(facts: Facts, call: Call) -> cst.Arg | None:
+    """The texts a tokenizer call encodes: its first argument (`tok(text_target=summaries)` encodes the targets); a
+    processor's `text=` (its first parameter is `images`)."""
+    made = facts.kind(call.node, call.scope, call.order)
+    if made is not None and made.kind == "encoding" and made.detail == "processor":
+        return call.kwargs.get("text")
+    return call.arg(0, "text") or call.kwargs.get("text_target")
 
 
 def run_anchor(facts: Facts, prefer: tuple[str, ...] = ("trainer", "training_args", "fit", "load")) -> cst.CSTNode | None:

@@ -16,14 +16,14 @@ import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts.brain import BRAINS, config, tables
-from bertlint.facts.brain.transformers import ModelLoad, holds_tokenizer, is_keras_model, is_tokenizer_load, model_load
+from bertlint.facts.brain.transformers import ModelLoad, checkpoint_argument, holds_tokenizer, is_keras_model, is_tokenizer_load, load_behind, model_load
 from bertlint.facts.abstract import MAX_DEPTH, Abstract, Binding, Instance, Pack, Series, agree
 from bertlint.facts.evaluator import Evaluation
 from bertlint.facts.functions import param_arguments, returns_of
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, is_trainer_class
-from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store
+from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store, dotted
 
-__all__ = ["Binding", "Instance", "ModelLoad", "Pack", "Series", "Values", "holds_tokenizer"]
+__all__ = ["Binding", "Instance", "ModelLoad", "Pack", "Series", "Values", "checkpoint_argument", "holds_tokenizer", "load_behind"]
 
 
 class Values(Evaluation):
@@ -72,28 +72,42 @@ class Values(Evaluation):
             return default
         return self.value(arg.value, call.scope, order=call.order, cli=cli)
 
-    def is_batch(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, _depth: int = 0) -> Any:
+    def is_batch(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, _depth: int = 0, *, words: bool = False) -> Any:
         """Does `expr` hold several texts? The one answer every rule takes: True for a constant list of two or more,
         a comprehension, `list(...)`, `.tolist()`, a file's lines, a column of a table or a dataset (or a slice of
-        one), a helper returning one, a parameter every call site passes one to; False for one string; UNKNOWN
-        otherwise."""
+        one), a list built by appending in a loop, a batch's column in a datasets `map` function, `[t] if
+        isinstance(t, str) else t`, a helper returning one, a parameter every call site passes one to; False for one
+        string or one example's field; UNKNOWN otherwise. `words` (`is_split_into_words=True`): a list of strings is
+        one pre-split text, so only a column of examples counts as several."""
         if expr is None or _depth > MAX_DEPTH:
             return UNKNOWN
         found = self.evaluate(expr, scope, order)
-        if isinstance(found, str):
+        if isinstance(found, str) or tables.one_text(found):
             return False
-        if isinstance(found, (list, tuple)):
-            return len(found) > 1
         if tables.several_texts(found):
             return True
+        if words:
+            return UNKNOWN
+        if isinstance(found, (list, tuple)):
+            return len(found) > 1
         if isinstance(found, Pack):
             return len(found.items) > 1
+        if isinstance(found, Series):
+            return True  # a comprehension, a list appended to in a loop
         if isinstance(expr, (cst.List, cst.Tuple)):
             return len(expr.elements) > 1
         if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
             return True
+        if isinstance(expr, cst.IfExp) and _normalised_to_list(expr):
+            return True
+        if _makes_a_string(self, expr, scope, order):
+            return False
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):
-            return True if _is_column(self, expr.value, scope, order) else UNKNOWN
+            return True if _is_column(self, expr.value, scope, order) or self.is_batch(expr.value, scope, order, _depth + 1) is True else UNKNOWN
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+            key = self.evaluate(expr.slice[0].slice.value, scope, order)  # `df["text"][i]`: one text of a column
+            one = not isinstance(key, (str, Abstract)) and tables.several_texts(self.evaluate(expr.value, scope, order))
+            return False if one else UNKNOWN  # (an element of any list of two or more need be no text: `[0, texts][1]`)
         if isinstance(expr, cst.Call):
             call = self.call_of(expr)
             if call is None:
@@ -110,9 +124,14 @@ class Values(Evaluation):
             if not events and expr.value in owner.params:
                 sources = param_arguments(self, owner, expr.value)
                 return agree([self.is_batch(e, s, o, _depth + 1) for e, s, o in sources or ()])
-            assigns = [e for e in events if e.op == "assign"]
-            if len(assigns) == 1 and assigns[0].index is None and not assigns[0].conditional:
-                return self.is_batch(assigns[0].value, owner, assigns[0].order, _depth + 1)
+            assigns = [i for i, e in enumerate(events) if e.op == "assign"]
+            if len(assigns) != 1 or events[assigns[0]].index is not None or events[assigns[0]].conditional:
+                return UNKNOWN
+            first, after = events[assigns[0]], events[assigns[0] + 1 :]
+            if not after:
+                return self.is_batch(first.value, owner, first.order, _depth + 1)
+            if isinstance(first.value, cst.List) and all(e.op in ("append", "extend") for e in after) and any(len(e.loops) > len(first.loops) for e in after):
+                return True  # a list appended to in a loop
         return UNKNOWN
 
     # ---- the file's run-wide lists --------------------------------------------------
@@ -174,6 +193,41 @@ class Values(Evaluation):
     def environment_set(self) -> frozenset | None:
         """The environment variables the file sets itself; None when it sets one it does not name."""
         return config.environment_set(self)
+
+
+# str methods that give a str (no list or pandas Series has them: a Series has them under `.str`)
+STRING_METHODS = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "casefold", "title", "capitalize", "format"})
+
+
+def _makes_a_string(values: Values, expr: cst.BaseExpression, scope: Scope, order: int | None) -> bool:
+    """`expr` makes one str whatever its operands hold: an f-string, `sep.join(...)`, `re.sub(...)`, `str(x)`,
+    `text.strip()`, `prefix + text` with a string constant."""
+    if isinstance(expr, cst.FormattedString):
+        return True
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):  # not `"p: " + df["text"]` (a Series)
+        sides = [values.evaluate(side, scope, order) for side in (expr.left, expr.right)]
+        return any(isinstance(side, str) for side in sides) and not any(tables.several_texts(side) for side in sides)
+    call = values.call_of(expr) if isinstance(expr, cst.Call) else None
+    if call is None:
+        return False
+    if call.qualname in ("builtins.str", "re.sub"):
+        return True
+    if call.method == "join":
+        return isinstance(values.value(call.receiver, scope, order=order), str)
+    accessor = isinstance(call.receiver, cst.Attribute) and call.receiver.attr.value == "str"  # pandas `col.str.lower()`
+    return call.method in STRING_METHODS and not accessor and not tables.several_texts(values.evaluate(call.receiver, scope, order))
+
+
+def _normalised_to_list(expr: cst.IfExp) -> bool:
+    """`[t] if isinstance(t, str) else t` (or the branches the other way round): texts made a list, one or several."""
+    test, body, orelse = expr.test, expr.body, expr.orelse
+    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    test = test.expression if negated else test
+    if not (isinstance(test, cst.Call) and dotted(test.func) == "isinstance" and len(test.args) == 2 and dotted(test.args[1].value) == "str"):
+        return False
+    name = dotted(test.args[0].value)
+    wrapped, kept = (orelse, body) if negated else (body, orelse)
+    return name is not None and dotted(kept) == name and isinstance(wrapped, cst.List) and len(wrapped.elements) == 1 and dotted(wrapped.elements[0].value) == name
 
 
 def _is_column(values: Values, expr: cst.BaseExpression, scope: Scope, order: int | None) -> bool:

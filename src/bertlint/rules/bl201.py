@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Binding, Call, Facts, ModelLoad, dotted, eos_as_pad, is_model_call, padded_ids, padding_of, padding_side
+from bertlint.facts import Binding, Call, Facts, ModelLoad, dotted, eos_as_pad, is_model_call, load_behind, padded_ids, padding_of, padding_side
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -99,13 +99,7 @@ def _harm(facts: Facts, call: Call, ids: Binding, version: tuple[int, ...]) -> t
 def _load_behind(facts: Facts, call: Call) -> ModelLoad | None:
     """The model load a forward/`generate` call runs on (through `get_peft_model` and `.to()`-like chains)."""
     target = call.receiver if call.method in ("forward", "generate") else call.node.func
-    model = facts.kind(target, call.scope, call.order)
-    while model is not None and model.kind == "model":
-        load = next((load for load in facts.model_loads if load.call is model.call), None)
-        if load is not None:
-            return load
-        model = model.parent
-    return None
+    return load_behind(facts, facts.kind(target, call.scope, call.order))
 
 
 def _attention(facts: Facts, load: ModelLoad | None) -> str | None:

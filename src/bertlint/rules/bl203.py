@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import UNKNOWN, Call, Facts, Scope, at_pad_positions, ignore_index_markers, padding_at
+from bertlint.facts import Facts, Scope, at_pad_positions, ignore_index_markers, padded_call, padded_ids
 from bertlint.rules import Context, Rule
 
 GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
@@ -14,8 +14,6 @@ GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
 # DataCollatorForSeq2Seq.__call__: `label + [self.label_pad_token_id] * (max_label_length - len(label))`).
 MASKING_COLLATORS = ("transformers.DataCollatorForLanguageModeling", "trl.DataCollatorForCompletionOnlyLM")
 SEQ2SEQ_COLLATOR = "transformers.DataCollatorForSeq2Seq"
-COPY_METHODS = frozenset({"copy", "clone", "detach"})
-COPY_FUNCTIONS = ("builtins.list", "copy.copy", "copy.deepcopy")
 IGNORE_INDEX = 100  # written `-100`: the index the loss skips
 
 
@@ -47,7 +45,7 @@ class PadTokensInLabels(Rule):
             # with inputs, "labels" holds the padded target ids; a function that writes "labels" itself overrides or
             # ignores them (`labels = tok(..., text_target=...)` read only for its `input_ids`), reported at that store
             if "text_target" in call.kwargs and call.arg(0, "text") is not None and id(call.scope) not in stored_in and training:
-                found.append((call.kwargs["text_target"], _padding_of(ctx, call)))
+                found.append((call.kwargs["text_target"], padded_call(facts, call, ctx.version)))
         found = [(node, why) for node, why in found if why is not None]
         if not found or _masks_pad_positions(facts):
             return
@@ -55,7 +53,7 @@ class PadTokensInLabels(Rule):
         harm = "the loss also trains the model to predict [PAD], and padding dilutes the reported loss" if training else (
             "the [PAD] positions count in the loss, so the reported loss (and perplexity) is diluted by padding")
         for node, why in found:
-            ctx.report(node, f"labels are copied from ids padded with {why} and the pad ids are not replaced with -100{collator}: {harm}")
+            ctx.report(node, f"labels are copied from padded ids ({why}) and the pad ids are not replaced with -100{collator}: {harm}")
 
 
 def _pads_masked(facts: Facts) -> bool:
@@ -78,40 +76,8 @@ def _masks_pad_positions(facts: Facts) -> bool:
 
 
 def _padded(ctx: Context, expr: cst.BaseExpression, scope: Scope, order: int) -> str | None:
-    """How `expr` is padded when it holds (a copy of) a padding tokenizer call's `input_ids`."""
-    facts = ctx.facts
-    for _ in range(6):  # through copies, and names bound once to one (`labels = list(enc["input_ids"])`)
-        call = facts.call_of(expr) if isinstance(expr, cst.Call) else None
-        if call is not None and call.method in COPY_METHODS and call.qualname is None and not call.node.args:
-            expr = call.receiver
-        elif call is not None and call.qualname in COPY_FUNCTIONS and len(call.positional) == 1:
-            expr = call.positional[0].value
-        elif isinstance(expr, cst.Name) and (bound := facts.definition(expr, scope, order, identity=True)) is not None:
-            expr, scope, order = bound
-        else:
-            break
-    ids = facts.kind(expr, scope, order)
-    if ids is None or ids.kind != "ids" or ids.detail != "input_ids" or ids.parent is None or ids.parent.kind != "encoding" or ids.call is None:
+    """Why `expr` is padded when it holds (a copy of) a tokenizer call's `input_ids`: the brain's judgement."""
+    ids = ctx.facts.kind(expr, scope, order)
+    if ids is None or ids.kind != "ids" or ids.detail != "input_ids" or ids.parent is None or ids.parent.kind != "encoding":
         return None
-    return _padding_of(ctx, ids.call)
-
-
-def _padding_of(ctx: Context, call: Call) -> str | None:
-    pad = padding_at(ctx.facts, call, ctx.version)
-    if pad.pads_to_max:
-        return '`padding="max_length"`'
-    if pad.padding in (True, "longest") and (pad.batch is True or (pad.batch is UNKNOWN and _sees_batches(ctx.facts, call))):
-        return '`padding="longest"`' if pad.padding == "longest" else "`padding=True`"
-    return None
-
-
-def _sees_batches(facts: Facts, call: Call) -> bool:
-    """`call` runs in a function handed to `dataset.map(..., batched=True)` or as a `collate_fn`: it tokenizes many texts at once."""
-    if call.function is None:
-        return False
-    name = call.function.name.value
-    for user in facts.calls:
-        fn = user.arg(0, "function") if user.method == "map" and facts.kw_value(user, "batched") is True else user.kwargs.get("collate_fn")
-        if fn is not None and isinstance(fn.value, cst.Name) and fn.value.value == name:
-            return True
-    return False
+    return padded_ids(ctx.facts, ids, ctx.version)

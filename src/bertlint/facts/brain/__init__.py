@@ -5,11 +5,12 @@ A hook answers for its library's objects and None for anything else (`evaluator.
 - `call(ev, call)`: the value a library call makes;
 - `method(ev, receiver, call)`: what a method of an object gives; `called(ev, obj, call)`: calling the object;
 - `attribute(ev, base, attr)`, `item(values, base, key)`, `iterate(values, base)` (what looping over it yields);
-- `operation(ev, left, node)`: a binary operation whose left operand is an object;
+- `operation(ev, left, operator, right)`: `left <operator> right` (also `x += right`, `x.extend(right)`) where `left`
+  is an object;
 - `keeps(method, receiver)`: the method returns its receiver's value unchanged (receiver None: a comprehension's
   element);
 - `mapping(value)`: an object whose iteration gives its keys;
-- `parameter(ev, scope, name)`: a parameter a library fills in (click);
+- `parameter(ev, scope, name)`: a parameter a library fills in (click; a datasets `map` function's example).
 - `calls_back(ev, call)`: the library runs a function passed to `call` before it returns (`datasets` `map`);
 - `wraps(qualname)`: a decorator returns a wrapper that runs the function only when called (`torch.no_grad`).
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import Binding
-from bertlint.facts.functions import callable_returns, function_scope
+from bertlint.facts.abstract import UNKNOWN, Binding, Series
+from bertlint.facts.functions import callable_returns, called_directly, function_scope, handed_parameters, hands
 from bertlint.facts.names import is_transformers_name, same_symbol
 from bertlint.facts.nodes import dotted
 
@@ -46,6 +46,8 @@ def iterate(values, base) -> Any:
 def item(values, base, key) -> Any:
     if not isinstance(base, Binding) or base.kind != "dataloader_item":
         return None
+    if isinstance(key, slice):
+        return UNKNOWN  # some of a batch's tensors
     return batch_item(values, base.call, key) or Binding("ids", base.call, base, key if isinstance(key, str) else "")
 
 
@@ -53,6 +55,35 @@ def attribute(ev, base, attr: str) -> Any:
     if isinstance(base, Binding) and base.kind == "dataloader_item":
         return Binding("ids", base.call, base, attr)  # `batch.input_ids`
     return None
+
+
+ITEMS = Series(UNKNOWN)  # the list of dataset items a collate function receives
+
+
+def parameter(ev, owner, name: str) -> Any:
+    """The first parameter of a collate function the file hands a DataLoader: the list of the dataset's items of one
+    batch (torch 2.13 utils/data/_utils/fetch.py:49-57 `_MapDatasetFetcher.fetch`: `collate_fn([dataset[i] for i in
+    batch])` with automatic batching; dataloader.py:508 automatic batching is on unless `batch_size=None`). UNKNOWN
+    where the file also calls the function itself."""
+    fn = owner.node
+    if not isinstance(fn, (cst.FunctionDef, cst.Lambda)):
+        return None
+    params = handed_parameters(ev.f, owner)
+    if not params or params[0].name.value != name:
+        return None
+    loaders = [c for c in ev.f.calls_by_short.get("DataLoader", ()) if c.qualname and c.qualname.startswith("torch.utils.data") and "collate_fn" in c.kwargs]
+    sites = [c for c in loaders if hands(ev.f, c.kwargs["collate_fn"].value, c, fn)]
+    if not sites:
+        return None
+    if called_directly(ev.f, fn) or any(_unbatched(ev, c) for c in sites):
+        return UNKNOWN
+    return ITEMS
+
+
+def _unbatched(ev, loader) -> bool:
+    """`DataLoader(ds, batch_size=None)`: the collate function gets one item at a time."""
+    arg = loader.arg(1, "batch_size")
+    return arg is not None and ev.sub(arg.value, loader.scope, loader.order) is None or loader.has_star_args or loader.has_double_star
 
 
 def dataset_class(values, qualname: str) -> str | None:

@@ -6,14 +6,22 @@ resolve. Sources: pandas `read_csv/read_json/read_excel/read_parquet/read_table/
 `df[col]` a Series; `Series.values/.array/.to_numpy()/.tolist()/.to_list()/.astype()` keep its elements; the
 listed DataFrame methods return a DataFrame. datasets `load_dataset` makes a DatasetDict or Dataset; `ds[name]` is a
 split or a column; `map(fn)` makes a dataset of what `fn` returns. `file.readlines()`, `str.splitlines()` give lines.
+
+The function a `datasets` `map`/`filter` runs receives, as its first parameter, one example (a dict of one value per
+column) or, `batched=True`, a batch (a dict of a list per column): datasets 4.x arrow_dataset.py:3214 `Dataset.map(
+function, with_indices, with_rank, input_columns, batched=False, ...)` ("a `dict` mapping to all formatted columns is
+passed as one argument" unless `input_columns`), :4143 `filter(...)` alike; iterable_dataset.py:3464/:3646 the same
+keywords (commit b7cb10b0). A batch's column holds several texts; an example's field one.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from bertlint.facts.abstract import UNKNOWN, Binding, Instance
-from bertlint.facts.functions import callable_returns
+import libcst as cst
+
+from bertlint.facts.abstract import UNKNOWN, Binding, Instance, agree
+from bertlint.facts.functions import callable_returns, called_directly, handed_parameters, hands
 
 TABLE_MAKERS = ("pandas.read_csv", "pandas.read_json", "pandas.read_excel", "pandas.read_parquet", "pandas.read_table", "pandas.DataFrame")
 TABLE_KEEPING = frozenset({
@@ -22,8 +30,21 @@ TABLE_KEEPING = frozenset({
 })
 COLUMN_KEEPING = frozenset({"tolist", "to_list", "to_numpy", "astype", "apply", "map", "fillna", "dropna", "head", "tail", "sample"})
 COLUMN_ATTRIBUTES = frozenset({"values", "array"})
+# attributes of a DataFrame that are no column (pandas DataFrame API): `df.text` is a column, `df.shape` is not
+TABLE_ATTRIBUTES = frozenset({
+    "loc", "iloc", "at", "iat", "shape", "columns", "index", "dtypes", "values", "size", "ndim", "empty", "T", "axes",
+    "attrs", "style", "plot", "str", "flags", "sparse", "array",
+})
 HUB_MAKERS = ("datasets.load_dataset", "datasets.load_from_disk", "datasets.Dataset.from_pandas", "datasets.Dataset.from_dict", "datasets.Dataset.from_list")
 DATASET_KEEPING = frozenset({"with_format", "remove_columns", "rename_column", "shuffle", "select", "filter", "sort", "flatten_indices"})
+# a hub dataset mapped by a function that returns no encoding keeps its columns (and a split of it, its splits);
+# `train_test_split` makes a DatasetDict of "train" and "test" (arrow_dataset.py:4971)
+HUB_KEEPING = DATASET_KEEPING | {"map", "train_test_split"}
+EXAMPLE_FUNCTIONS = frozenset({"map", "filter"})  # methods of a datasets dataset that run a function on its examples
+# the columns a tokenizer's encoding adds to a mapped dataset (transformers 5.24 tokenization_utils_base.py:988
+# `model_input_names = ["input_ids", "attention_mask"]`, and `token_type_ids` for the models that take them)
+ENCODING_COLUMNS = frozenset({"input_ids", "attention_mask", "token_type_ids"})
+EXAMPLE, BATCH = Instance("examples", None, False), Instance("examples", None, True)  # what a `map` function receives
 LINE_METHODS = frozenset({"tolist", "to_list", "readlines", "splitlines"})  # methods that give a list of lines or texts
 # `Dataset.map/filter` process every row before returning; an `IterableDataset`'s (`streaming=True`) run as it is
 # iterated (https://huggingface.co/docs/datasets/about_mapstyle_vs_iterable, "Eager data processing and lazy data processing")
@@ -59,7 +80,7 @@ def method(ev, receiver, call) -> Any:
         return receiver
     if receiver.kind == "texts" and name in COLUMN_KEEPING:
         return receiver
-    if receiver.kind == "hub_dataset" and name in DATASET_KEEPING:
+    if receiver.kind == "hub_dataset" and name in HUB_KEEPING:
         return receiver
     return None
 
@@ -67,14 +88,18 @@ def method(ev, receiver, call) -> Any:
 def attribute(ev, base, attr: str) -> Any:
     if isinstance(base, Instance) and base.kind == "texts" and attr in COLUMN_ATTRIBUTES:
         return base
+    if isinstance(base, Instance) and base.kind == "table":  # `df.text`: a column, unless a DataFrame attribute
+        return UNKNOWN if attr in TABLE_ATTRIBUTES or attr.startswith("_") else Instance("texts", base.call, attr)
     return None
 
 
 def item(values, base, key) -> Any:
     if isinstance(base, Binding) and base.kind == "dataset" and base.call.method == "map" and isinstance(key, str):
-        return base  # a split of a mapped DatasetDict (`tokenized["train"]`)
+        return mapped_column(values, base.call, key) or base  # a column of ids, else a split of a mapped DatasetDict
     if not isinstance(base, Instance):
         return None
+    if base.kind == "examples":  # one example's field, or a batch's column (whichever: `examples[args.text_column]`)
+        return (Instance("texts", base.call, key) if base.detail else Instance("field", base.call, key)) if isinstance(key, str) or key is UNKNOWN else UNKNOWN
     if base.kind == "table" and isinstance(key, str):
         return Instance("texts", base.call, key)
     if base.kind == "texts" and isinstance(key, slice):
@@ -84,9 +109,64 @@ def item(values, base, key) -> Any:
     return UNKNOWN
 
 
+def mapping(value) -> bool | None:
+    return True if isinstance(value, Instance) and value.kind == "examples" else None
+
+
+def parameter(ev, owner, name: str) -> Any:
+    """The first parameter of a function the file passes to a datasets `map`/`filter`: an example, or a batch of
+    examples (`batched=True`); UNKNOWN where the call sites disagree, or the file also calls the function itself."""
+    fn = owner.node
+    if not isinstance(fn, (cst.FunctionDef, cst.Lambda)):
+        return None
+    params = handed_parameters(ev.f, owner)
+    if not params or params[0].name.value != name:
+        return None
+    sites = [c for short in EXAMPLE_FUNCTIONS for c in ev.f.calls_by_short.get(short, ()) if c.method == short and hands(ev.f, _function(c), c, fn)]
+    if not sites:
+        return None
+    if called_directly(ev.f, fn):
+        return UNKNOWN  # what it receives there is another question
+    return agree([_examples(ev, site) for site in sites])
+
+
+def _function(call) -> cst.BaseExpression | None:
+    arg = call.arg(0, "function")
+    return arg.value if arg is not None else None
+
+
+def _examples(ev, call) -> Any:
+    """What a `map`/`filter` call hands its function: an example, or a batch of examples."""
+    if len(call.positional) > 1 or call.has_star_args or call.has_double_star or "input_columns" in call.kwargs:
+        return UNKNOWN  # `input_columns`: the columns come as positional arguments
+    if "batched" in call.kwargs:
+        batched = ev.f.kw_value(call, "batched", cli=ev.cli)
+        if batched is True and ev.f.kw_value(call, "batch_size", cli=ev.cli, default=1000) == 1:
+            return UNKNOWN  # batches of one text: nothing to pad between them
+        return (BATCH if batched else EXAMPLE) if isinstance(batched, bool) else UNKNOWN
+    receiver = ev.sub(call.receiver, call.scope, call.order)
+    known = isinstance(receiver, Instance) and receiver.kind == "hub_dataset" or isinstance(receiver, Binding) and receiver.kind == "dataset"
+    return EXAMPLE if known else UNKNOWN  # `batched` defaults to False
+
+
+def mapped_column(values, mapped, key: str) -> Binding | None:
+    """`tokenized["input_ids"]`: the ids column the mapping function's encoding made."""
+    if key not in ENCODING_COLUMNS:
+        return None
+    fn = mapped.arg(0, "function")
+    found = [values.evaluate(value, scope, frame=frame) for value, scope, frame in callable_returns(values, fn.value, mapped) or ()] if fn is not None else []
+    encoding = agree(found) if found else UNKNOWN
+    return Binding("ids", encoding.call, encoding, key) if isinstance(encoding, Binding) and encoding.kind == "encoding" else None
+
+
 def several_texts(value) -> bool:
-    """A column of a table, a column or rows of a hub dataset: several texts."""
+    """A column of a table, a column or rows of a hub dataset, a column of a batch of examples: several texts."""
     return isinstance(value, Instance) and (value.kind == "texts" or value.kind == "hub_dataset" and bool(value.detail))
+
+
+def one_text(value) -> bool:
+    """One example's field (a `map` function's example, not batched): one text, or one pre-split sequence."""
+    return isinstance(value, Instance) and value.kind == "field"
 
 
 def maps_to_encodings(values, fn, at) -> bool:

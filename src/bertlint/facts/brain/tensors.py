@@ -19,12 +19,17 @@ from bertlint.facts.abstract import UNKNOWN, Binding
 # methods that return their receiver's value unchanged (moved, cast, reshaped, put in a mode)
 KEEPS = frozenset({
     "to", "cuda", "cpu", "train", "eval", "half", "bfloat16", "float", "double", "long", "int", "requires_grad_", "squeeze",
-    "unsqueeze", "view", "reshape", "clone", "detach", "contiguous", "pin_memory", "to_device",
+    "unsqueeze", "view", "reshape", "clone", "detach", "contiguous", "pin_memory", "to_device", "copy",
 })
+COPIES = ("copy.copy", "copy.deepcopy")  # a copy holds what the original holds
 # the objects those methods are called on (a trainer's `train()` returns no trainer)
 KEEPING_KINDS = frozenset({"model", "module", "encoding", "ids", "dataloader_item"})
 # constructors of a tensor from their first argument's elements
 TENSOR_CONSTRUCTORS = ("torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.stack", "torch.cat")
+# arrays of their first argument's elements (numpy `array(object)`, tensorflow `constant(value)`/`convert_to_tensor(value)`)
+ARRAY_CONSTRUCTORS = ("numpy.array", "numpy.asarray", "tensorflow.constant", "tensorflow.convert_to_tensor")
+# tokenizer methods whose result is the list of ids itself
+ID_LISTS = ("encode",)
 # constant folding of an array of constants
 CONSTANT_ARRAYS = ("numpy.array", "numpy.asarray", "torch.tensor")
 # utilities that pad sequences to one length with a value that is no token: the keyword that says the side, its
@@ -47,10 +52,10 @@ def wraps(decorator: str | None) -> bool | None:
     return True if decorator in GRAD_MODES else None
 
 
-def operation(ev, left, node) -> Any:
-    """`ids + [0] * (n - len(ids))`, `ids + [tok.pad_token_id] * k`: ids padded by hand with the pad id (or 0)."""
-    right = node.right
-    if not (isinstance(left, Binding) and left.kind in ("ids", "encoding") and isinstance(node.operator, cst.Add)):
+def operation(ev, left, operator, right) -> Any:
+    """`ids + [0] * (n - len(ids))`, `ids + [tok.pad_token_id] * k` (and `ids += ...`, `ids.extend(...)`): ids padded
+    by hand with the pad id (or 0)."""
+    if not (isinstance(left, Binding) and left.kind in ("ids", "encoding") and isinstance(operator, cst.Add)):
         return None
     if not (isinstance(right, cst.BinaryOperation) and isinstance(right.operator, cst.Multiply) and isinstance(right.left, cst.List) and len(right.left.elements) == 1):
         return None
@@ -72,11 +77,14 @@ def call(ev, call) -> Any:
     q = call.qualname
     if not q:
         return None
+    if q in COPIES and len(call.positional) == 1:
+        found = ev.eval(call.positional[0].value)
+        return found if isinstance(found, Binding) else UNKNOWN
     if q in CONSTANT_ARRAYS and call.positional:
         found = ev.const(call.positional[0].value)
         if found is not UNKNOWN:
             return found
-    if q.startswith(TENSOR_CONSTRUCTORS):
+    if q.startswith(TENSOR_CONSTRUCTORS) or q in ARRAY_CONSTRUCTORS:
         inner = call.arg(0)
         if inner is None:
             return UNKNOWN

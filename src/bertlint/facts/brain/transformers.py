@@ -7,6 +7,11 @@ of `input_ids`, `attention_mask`, ... also read as attributes and with `.get`), 
 ids alone (transformers 5.24 tokenization_utils_base.py:2282 `encode(text, ..., padding=False, ...)` returns
 `encoded_inputs["input_ids"]` at :2332; 4.x the same); `convert_tokens_to_ids` gives ids;
 `generate` gives generated ids; a model class loads with `from_pretrained`/`from_config` or its constructor.
+
+PEFT: `PeftModel.from_pretrained(model, model_id, ...)` (and its task subclasses) loads the adapter `model_id` onto the
+base `model` (peft peft_model.py:416, commit 5d602fdb): the checkpoint is its second argument and the model keeps the
+base model's kind; `AutoPeftModelFor*.from_pretrained(pretrained_model_name_or_path, ...)` (auto.py:89) loads the
+adapter and its base model of the class its name says (auto.py:202-229).
 """
 
 from __future__ import annotations
@@ -29,6 +34,28 @@ NOT_OPTIMIZERS = (".lr_scheduler.", ".schedules.", ".swa_utils.")
 # factories (optimization.py)
 TORCH_SCHEDULERS = "torch.optim.lr_scheduler."
 TRANSFORMERS_OPTIMIZERS = ("AdamW", "Adafactor", "AdamWeightDecay")
+# A processor's call (`processor(images=..., text=..., padding=True)`) hands `text` and the text keywords to its
+# tokenizer and returns that encoding with the other modalities' features: transformers 5.24 processing_utils.py:672
+# `ProcessorMixin.__call__(images, text, videos, audio, **kwargs)`, :719 `self.tokenizer(text, **text_kwargs)`. Older
+# processors order their parameters each their own way (CLIPProcessor takes `text` first): only `text=` is read.
+NOT_PROCESSORS = ("ImageProcessor", "VideoProcessor", "LogitsProcessor", "AudioProcessor")
+# transformers collators that pad the batch they make: (position, keyword) of the `padding` field that may turn it off
+# (default True), or None where they always pad. transformers 5.24 data/data_collator.py: DataCollatorWithPadding
+# :220, DataCollatorForTokenClassification :274, DataCollatorForMultipleChoice :453 (`padding` second after `tokenizer`),
+# DataCollatorForSeq2Seq :528 (third, after `model`); DataCollatorForLanguageModeling :772-788 (`tokenizer.pad`, or
+# `_torch_collate_batch` filling with the pad id), DataCollatorForPermutationLanguageModeling :1052; 4.x
+# DataCollatorForWholeWordMask (a DataCollatorForLanguageModeling "honoring their tokenizer's pad_token"). Not
+# DefaultDataCollator nor DataCollatorWithFlattening (:1261, padding-free: no pad, no mask by design).
+PADDING_COLLATORS = {
+    "DataCollatorWithPadding": (1, "padding"), "DataCollatorForTokenClassification": (1, "padding"),
+    "DataCollatorForMultipleChoice": (1, "padding"), "DataCollatorForSeq2Seq": (2, "padding"),
+    "DataCollatorForLanguageModeling": None, "DataCollatorForPermutationLanguageModeling": None, "DataCollatorForWholeWordMask": None,
+}
+# PEFT classes whose `from_pretrained(model, model_id)` puts an adapter on a base model (peft_model.py:119, 1745-3088)
+PEFT_ADAPTER_LOADS = frozenset({
+    "PeftModel", "PeftModelForSequenceClassification", "PeftModelForCausalLM", "PeftModelForSeq2SeqLM",
+    "PeftModelForTokenClassification", "PeftModelForQuestionAnswering", "PeftModelForFeatureExtraction", "PeftMixedModel",
+})
 
 
 @dataclass(eq=False)
@@ -39,14 +66,16 @@ class ModelLoad:
     checkpoint: Any  # resolved checkpoint string, or UNKNOWN
     head: str
     keras: bool
+    adapter: bool = False  # a PEFT adapter loaded onto a base model the call is given: the model is the base's kind
 
 
 def call(ev, call) -> Any:
     f = ev.f
     if is_tokenizer_load(f, call):
         return Binding("tokenizer", call)
-    if model_load(f, call) is not None:
-        return Binding("model", call)
+    if (load := model_load(f, call)) is not None:
+        base = call.arg(0, "model") if load.adapter else None
+        return Binding("model", call, ev.kind(base.value), "peft") if base is not None else Binding("model", call)
     q = call.qualname
     if q:
         short = q.rsplit(".", 1)[-1]
@@ -54,6 +83,8 @@ def call(ev, call) -> Any:
             return Binding(kind, call)
         if short in TRAINING_ARGS_CLASSES and is_transformers_name(q):
             return Binding("training_args", call)
+        if call.method == "from_pretrained" and is_processor_class(q.rsplit(".", 1)[0]):
+            return Binding("processor", call)
         config_class = q.rsplit(".", 1)[0] if call.method == "from_pretrained" else q
         if config_class.endswith("Config") and is_transformers_name(q):
             return Binding("config", call)  # `BertConfig(...)`, `AutoConfig.from_pretrained(...)`
@@ -92,7 +123,26 @@ def method(ev, receiver, call) -> Any:
 def called(ev, obj, call) -> Any:
     if isinstance(obj, Binding) and obj.kind == "tokenizer":
         return Binding("encoding", call)
+    if isinstance(obj, Binding) and obj.kind == "processor" and "text" in call.kwargs:
+        return Binding("encoding", call, None, "processor")  # its tokenizer's encoding of `text=`, and more
+    if isinstance(obj, Binding) and obj.kind == "collator":
+        return Binding("collated", call, obj)  # `batch = collator(features)`: a dict of tensors
     return None
+
+
+def padding_collator(values, collator: Binding | None) -> str | None:
+    """The class name of a transformers collator that pads the batches it makes, or None."""
+    if collator is None or collator.kind != "collator" or collator.call is None or collator.call.qualname is None:
+        return None
+    name = collator.call.qualname.rsplit(".", 1)[-1]
+    if name not in PADDING_COLLATORS:
+        return None
+    field = PADDING_COLLATORS[name]
+    if field is None:
+        return name
+    arg = collator.call.arg(*field)
+    padding = values.value(arg.value, collator.call.scope, order=collator.call.order) if arg is not None else True
+    return name if padding is True or padding in ("longest", "max_length") else None
 
 
 def attribute(ev, base, attr: str) -> Any:
@@ -104,15 +154,19 @@ def attribute(ev, base, attr: str) -> Any:
 def item(values, base, key) -> Any:
     if not isinstance(base, Binding):
         return None
+    if base.kind == "encoding" and isinstance(key, slice):
+        return UNKNOWN  # a fast tokenizer's `tokenizers.Encoding` objects
     if base.kind == "encoding":
         return Binding("ids", base.call, base, key if isinstance(key, str) else "")
     if base.kind == "ids":
         return base  # an example's ids, a slice of them
+    if base.kind == "collated":
+        return Binding("ids", base.call, base, key) if isinstance(key, str) else UNKNOWN
     return None
 
 
 def mapping(value) -> bool | None:
-    return True if isinstance(value, Binding) and value.kind == "encoding" else None
+    return True if isinstance(value, Binding) and value.kind in ("encoding", "collated") else None
 
 
 def holds_tokenizer(values, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> bool:
@@ -156,12 +210,42 @@ def model_load(values, call: Call) -> ModelLoad | None:
     if tf_class is None:
         return None
     checkpoint: Any = UNKNOWN
+    adapter = how == "pretrained" and is_adapter_load(tf_class)
     if how == "pretrained":
-        checkpoint = values.arg_value(call, 0, "pretrained_model_name_or_path")
+        arg = checkpoint_argument(call, tf_class)
+        checkpoint = values.value(arg.value, call.scope, order=call.order) if arg is not None else UNKNOWN
         if not isinstance(checkpoint, str):
             checkpoint = UNKNOWN
     last = tf_class.rsplit(".", 1)[-1]
-    return ModelLoad(call, tf_class, how, checkpoint, model_head(last), keras=last.startswith("TF"))
+    return ModelLoad(call, tf_class, how, checkpoint, model_head(last), keras=last.startswith("TF"), adapter=adapter)
+
+
+def is_processor_class(qualname: str) -> bool:
+    """A multimodal processor (`AutoProcessor`, `LlavaProcessor`, ...): not an image, video or logits processor."""
+    last = qualname.rsplit(".", 1)[-1]
+    return is_transformers_name(qualname) and last.endswith("Processor") and not last.endswith(NOT_PROCESSORS)
+
+
+def is_adapter_load(class_name: str) -> bool:
+    return class_name.split(".", 1)[0] == "peft" and class_name.rsplit(".", 1)[-1] in PEFT_ADAPTER_LOADS
+
+
+def checkpoint_argument(call: Call, class_name: str | None = None) -> cst.Arg | None:
+    """The argument of a `from_pretrained` call that names the checkpoint: the first, or a PEFT adapter load's second
+    (`PeftModel.from_pretrained(model, model_id)`)."""
+    cls = class_name or (call.qualname or "").rsplit(".", 1)[0]
+    return call.arg(1, "model_id") if is_adapter_load(cls) else call.arg(0, "pretrained_model_name_or_path")
+
+
+def load_behind(values, model: Binding | None) -> ModelLoad | None:
+    """The load a model comes from, through wrappers (`get_peft_model`, `.to()`, DataParallel): the base model's load
+    for an adapter loaded onto it (`PeftModel.from_pretrained(base, id)` has the base's kind)."""
+    while model is not None and model.kind == "model":
+        load = next((load for load in values.model_loads if load.call is model.call), None)
+        if load is not None and not (load.adapter and model.parent is not None):
+            return load
+        model = model.parent
+    return None
 
 
 def is_keras_model(values, call: Call) -> bool:
