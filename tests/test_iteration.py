@@ -131,6 +131,7 @@ REAL = {
     "enumerate with a nested target": "for epoch in range(2):\n    for step, (b_input_ids, b_mask, b_labels) in enumerate(loader):\n        model(b_input_ids.to(device))\n",
     "next of iter": "batch = next(iter(loader))\nmodel(batch[0])\n",
     "dict moved": "for batch in [enc]:\n    batch = {k: v.to(device) for k, v in batch.items()}\n    model(batch[\"input_ids\"])\n",
+    "ids appended then bound to their cat": "ids = []\nfor t in texts:\n    e = tok(t, padding=\"max_length\", max_length=16, return_tensors=\"pt\")\n    ids.append(e[\"input_ids\"])\nids = torch.cat(ids, dim=0)\nmodel(ids)\n",
     "ids appended then cat": "ids = []\nfor t in texts:\n    ids.append(tok(t, padding=\"max_length\", max_length=16, return_tensors=\"pt\")[\"input_ids\"])\nmodel(torch.cat(ids))\n",
     "ids appended then stack": "ids = []\nfor t in texts:\n    ids.append(tok(t, padding=\"max_length\", max_length=16, return_tensors=\"pt\")[\"input_ids\"])\nmodel(torch.stack(ids))\n",
     "encoded ids appended then tensor": "ids = []\nfor t in texts:\n    ids.append(tok.encode(t, padding=\"max_length\", max_length=16))\nmodel(torch.tensor(ids))\n",

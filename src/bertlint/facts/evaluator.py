@@ -536,7 +536,11 @@ class Evaluator(Iteration, Calls):
     def _bound_object(self, owner: Scope, events: list[Event], event: Event) -> Any:
         """The object binding `event` binds; a list built empty then only appended to is a `Series` of what every
         append adds."""
-        after = events[events.index(event) + 1 :]
+        after = []
+        for later in events[events.index(event) + 1 :]:  # what changes it before the read (until it is bound anew)
+            if later.op in _BINDS or self.reads_in(owner) and self.order is not None and later.order >= self.order:
+                break
+            after.append(later)
         if event.op == "assign" and isinstance(event.whole, cst.List) and not event.whole.elements and not event.path:
             added = [e for e in after if e.op == "append"]
             if not added or len(added) != len(after):
