@@ -86,10 +86,16 @@ def test_bl101_ignores_a_function_of_our_own_with_that_keyword():
     assert only("BL101", source) == []
 
 
+@pytest.mark.parametrize("version", ["3.1", "4.40", "4.51"])
+def test_bl101_is_silent_where_the_keyword_still_pads(version):
+    """Before 4.52 `pad_to_max_length=True` pads (with the library's own FutureWarning): no problem happens there."""
+    source = TOKENIZER + 'enc = tok(["a", "b"], max_length=8, truncation=True, pad_to_max_length=True)\n'
+    assert only("BL101", source, transformers_version=version) == []
+
+
 @pytest.mark.parametrize(
     ("version", "tokenizer", "words"),
     [
-        ("4.40", "AutoTokenizer", ["deprecated", "FutureWarning", "4.52 removed it"]),
         ("4.55", "AutoTokenizer", ["removed in 4.52", "fast tokenizer raises `TypeError"]),
         ("4.55", "BertTokenizerFast", ["fast tokenizer raises `TypeError"]),
         ("4.55", "BertTokenizer", ["slow tokenizer", "does not pad"]),
@@ -107,7 +113,7 @@ def test_bl101_message_says_what_the_target_version_does(version, tokenizer, wor
         assert word in finding.message
 
 
-@pytest.mark.parametrize(("version", "words"), [("5.2", ["has no `encode_plus`", "BL608", "nothing is padded"]), ("4.40", ["deprecated", "FutureWarning"])])
+@pytest.mark.parametrize(("version", "words"), [("5.2", ["has no `encode_plus`", "BL608", "nothing is padded"]), ("4.55", ["removed in 4.52", "TypeError"])])
 def test_bl101_message_on_encode_plus_says_the_method_is_gone_on_5(version, words):
     """On 5.x `encode_plus` raises before the keyword matters: the message says so, and what the tokenizer call
     that replaces it (BL608's fix) does with the keyword; on 4.x the method exists and the usual message stands."""
@@ -142,7 +148,7 @@ def test_bl101_safe_fix_rewrites_the_keyword(value, replacement):
     ("5.2", "AutoTokenizer", "False", True),  # 4.x padded because of the keyword; 5.x pads nothing
     ("4.55", "BertTokenizerFast", "True", True),  # the fast tokenizer raises TypeError all the same
     ("4.55", "BertTokenizer", "True", False),  # the slow one logs and pads as padding= asks
-    ("4.40", "AutoTokenizer", "True", True),  # deprecated: still said
+    ("4.40", "AutoTokenizer", "False", False),  # the keyword still pads there: nothing happens that BL101 is about
 ])
 def test_bl101_beside_padding(version, tokenizer, padding, fires):
     source = f"""\
@@ -155,7 +161,7 @@ def test_bl101_beside_padding(version, tokenizer, padding, fires):
 
 def test_bl101_offers_no_fix_when_padding_is_also_given_or_the_value_is_unknown():
     for call in ('tok("a", padding=True, pad_to_max_length=True)', 'tok("a", pad_to_max_length=FLAG)'):
-        [finding] = only("BL101", TOKENIZER + f"import os\nFLAG = bool(os.environ.get('P'))\nenc = {call}\n", transformers_version="4.40")
+        [finding] = only("BL101", TOKENIZER + f"import os\nFLAG = bool(os.environ.get('P'))\nenc = {call}\n", transformers_version="4.55")
         assert finding.fix is None
 
 

@@ -241,6 +241,8 @@ def test_the_requires_table_is_generated_from_requires_dist():
     "#!pip install transformers==3.1.0",  # Colab's "Download .py"
     "# !pip install -q transformers==3.1.0 datasets",
     "#%pip install transformers==3.1.0",
+    "!pip install transformers==3.1.0",  # kept as a shell line: a cell script run in IPython
+    "%pip install -q transformers==3.1.0",
     "get_ipython().system('pip install transformers==3.1.0')",  # jupyter nbconvert --to script
     "get_ipython().run_line_magic('pip', 'install transformers==3.1.0')",
 ])

@@ -224,7 +224,8 @@ def _inline_requirements(text: str) -> list[str]:
 
 def _export_pin(text: str, library: str) -> Pin | None:
     """The first pin of `library` that a script exported from a notebook keeps of the notebook's install cells: Colab's
-    "Download .py" comments a shell line out (`# !pip install transformers==3.1.0`, `#%pip install ...`), and
+    "Download .py" comments a shell line out (`# !pip install transformers==3.1.0`, `#%pip install ...`) or keeps it
+    (`!pip install transformers==3`: a cell script IPython runs, linted with its shell lines masked), and
     `jupyter nbconvert --to script` writes it as a call (`get_ipython().system('pip install ...')`,
     `get_ipython().run_line_magic('pip', 'install ...')`). The script was written for what those installed."""
     for lines, where in _export_installs(text):
@@ -235,7 +236,7 @@ def _export_pin(text: str, library: str) -> Pin | None:
 
 
 _EXPORTED_INSTALL = re.compile(
-    r"""^[ \t]*(?:\#[ \t]*[!%][ \t]*(?P<line>[^\n]*\binstall\b[^\n]*)"""
+    r"""^[ \t]*(?:(?:\#[ \t]*)?[!%][ \t]*(?P<line>[^\n]*\binstall\b[^\n]*)"""
     r"""|get_ipython\(\)\.(?:system\((?P<q1>['"])(?P<system>[^'"\n]*\binstall\b[^'"\n]*)(?P=q1)\)"""
     r"""|run_line_magic\((?P<q2>['"])(?P<magic>pip|conda)(?P=q2),\s*(?P<q3>['"])(?P<args>[^'"\n]*\binstall\b[^'"\n]*)(?P=q3)\)))""",
     re.MULTILINE,
