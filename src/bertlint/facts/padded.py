@@ -83,23 +83,32 @@ COLLECTORS = frozenset({"append", "extend", "insert", "stack", "cat", "concatena
 WRAPPERS = frozenset({"tensor", "LongTensor", "constant", "convert_to_tensor", "to", "cuda", "unsqueeze", "squeeze"})
 
 
+MAX_READS = 64  # reads followed from one encoding (through the names it is handed on to)
+
+
 def fed_alone(facts: Facts, call: Call) -> bool:
     """One example encoded (`encode`/`encode_plus`, or a tokenizer call on one string) into a name that only a model's
     forward or `generate` reads, and whose outputs (a forward's) are never gathered with other examples' (appended,
     stacked, returned, stored): padding it changes nothing the file uses, since the model attends with its mask."""
     text = call.arg(0, "text")
-    if call.method not in ("encode", "encode_plus") and (text is None or text_container(facts, text.value, call.scope, call.order) != "str"):
+    one = text is not None and (text_container(facts, text.value, call.scope, call.order) == "str" or facts.is_batch(text.value, call.scope, call.order) is False)
+    if call.method not in ("encode", "encode_plus") and not one:
         return False
     bound = _bound_name(facts, call.node)
     reads = _later_reads(facts, *bound) if bound else None
     if not reads:
         return False
     fed = False
-    for read in reads:
+    for read in reads:  # grows with the names the value is handed on to (`ids = enc["input_ids"]`)
         if _collected(facts, read):
             return False
         feeding = _feeding_call(facts, read)
         if feeding is None:
+            alias = _bound_name(facts, read)
+            more = _later_reads(facts, *alias) if alias and len(reads) < MAX_READS else []
+            if more is None:
+                return False
+            reads += more
             continue
         fed = True
         outputs = _bound_name(facts, feeding.node) if feeding.method != "generate" else None
