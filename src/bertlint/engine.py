@@ -288,14 +288,14 @@ def _compile_time_error(source: str) -> tuple[str, int, int] | None:
     with warnings.catch_warnings():  # its SyntaxWarnings are not ours to print
         warnings.simplefilter("ignore")
         try:
-            tree = compile(source, "<source>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-        except (SyntaxError, RecursionError, MemoryError, ValueError):
-            return None
-        try:
-            compile(tree, "<source>", "exec", dont_inherit=True)
+            compile(source, "<source>", "exec", dont_inherit=True)  # one pass, no AST objects: the common case
         except SyntaxError as exc:
+            try:
+                compile(source, "<source>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+            except (SyntaxError, RecursionError, MemoryError, ValueError):
+                return None  # the parser refuses it: not a compile-time error (`newer_syntax`, or libcst's to report)
             return _refusal(exc)
-        except (RecursionError, MemoryError):
+        except (RecursionError, MemoryError, ValueError):
             pass
     return None
 
