@@ -37,6 +37,7 @@ from bertlint.facts.model import Model, Runtime
 from bertlint.facts.nodes import ENTER, UNKNOWN, Call, ClassDef, Event, Scope, dotted, literal, names_in
 from bertlint.facts.reaching import BINDS as _BINDS, Reaching
 from bertlint.facts.runs import orders_in_force
+from bertlint.facts.strings import formatted
 
 
 class Evaluation(CallFrames, Model):
@@ -280,6 +281,9 @@ class Evaluator(Iteration, Calls):
         return UNKNOWN if value is None else value
 
     _ConcatenatedString = _SimpleString
+
+    def _FormattedString(self, node):
+        return formatted(node, self.const)
 
     def _seq(self, elements):
         """The elements' values (a starred constant spread), or UNKNOWN where a starred one is not constant."""
