@@ -1,0 +1,97 @@
+"""Where a value goes (facts/uses.py), and `self.x` assigned from itself (`self.m = self.m.eval()`) in the evaluator."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from bertlint.facts import UNKNOWN, Facts
+from bertlint.facts.uses import uses
+
+
+def facts_of(source: str) -> Facts:
+    source = textwrap.dedent(source)
+    return Facts(cst.parse_module(source), source)
+
+
+def uses_of(source: str, callee: str = "tok.encode") -> list[tuple[str, str]]:
+    """(how, the consuming call's callee or the node's text) of each use of the last call of `callee`."""
+    facts = facts_of(source)
+    call = [c for c in facts.calls if facts.text(c.node.func) == callee][-1]
+    return sorted((u.how, facts.text(u.call.node.func) if u.call is not None else facts.text(u.node)) for u in uses(facts, call.node))
+
+
+def test_through_names_conversions_and_returns_to_the_caller_with_the_tuple_position():
+    source = """
+    def prep(text):
+        ids = tok.encode(text)
+        ids = torch.tensor([ids]).to("cpu")
+        return ids, mask_of(text)
+
+    def predict(text):
+        input_ids, mask = prep(text)
+        return model(input_ids, attention_mask=mask)
+    """
+    assert uses_of(source) == [("arg", "model")]
+
+
+def test_a_later_binding_that_surely_ran_ends_the_reads():
+    source = """
+    ids = tok.encode(text)
+    model(ids)
+    ids = other()
+    stack(ids)
+    """
+    assert uses_of(source) == [("arg", "model")]
+
+
+def test_gathered_stored_and_returned_out_of_the_file():
+    assert uses_of("def f(t):\n    return tok.encode(t)\nbatch = [f(t) for t in texts]\n") == [("gathered", "f(t)")]
+    assert uses_of("def f(t):\n    return tok.encode(t)\n") == [("returned", "tok.encode(t)")]
+    assert uses_of("cache[k] = tok.encode(t)\n") == [("stored", "tok.encode(t)")]
+    assert uses_of("pair = [tok.encode(a), x]\n") == [("gathered", "tok.encode(a)")]
+    assert uses_of("rows.append(tok.encode(a))\n") == [("arg", "rows.append")]
+
+
+def test_a_method_of_the_class_returns_to_the_calls_on_self_and_on_instances():
+    source = """
+    class C:
+        def prep(self, t):
+            return tok.encode(t)
+
+        def run(self, t):
+            out.append(self.prep(t))
+
+    C().prep("x").keys()
+    """
+    assert uses_of(source) == [("arg", "out.append"), ("method", 'C().prep("x").keys')]
+
+
+SELF_MODEL = """
+from transformers import AutoModel
+
+class Service:
+    def __init__(self):
+        self.model = AutoModel.from_pretrained("bert-base-uncased")
+        self.model = self.model.eval()
+        self.model = self.model.{last}
+
+    def run(self, ids):
+        return self.model(ids)
+"""
+
+
+def _self_model(last: str):
+    facts = facts_of(SELF_MODEL.format(last=last))
+    call = [c for c in facts.calls if facts.text(c.node.func) == "self.model"][-1]
+    return facts.evaluate(call.node.func, call.scope, call.order)
+
+
+def test_self_attribute_assigned_from_itself_keeps_what_the_plain_assignment_gives():
+    found = _self_model('to("cpu")')
+    assert getattr(found, "kind", None) == "model"
+
+
+def test_self_attribute_assigned_from_itself_into_something_else_is_unknown():
+    assert _self_model("config") is UNKNOWN
