@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.nodes import UNKNOWN, Call, literal, walk
+from bertlint.facts.nodes import UNKNOWN, Call, dotted, literal, walk
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
 
@@ -202,3 +202,34 @@ def _names_pads(node: cst.CSTNode) -> bool:
 def _is_ignore_index(node: cst.CSTNode) -> bool:
     return (isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer)
             and -node.expression.evaluated_value == IGNORE_INDEX)
+
+
+# ---------------------------------------------------------------------------------------------
+# tokenizer calls that make labels
+
+LABEL_WORDS = ("label", "target")
+
+
+def is_label_call(facts: Facts, call: Call) -> bool:
+    """A tokenizer call whose ids become labels: `labels = tok(...)`, `x["labels"] = tok(...)["input_ids"]`, `labels=tok(...)`."""
+    if "text_target" in call.kwargs:
+        return True
+    node, parent = call.node, facts.parent(call.node)
+    # climb `tok(...)["input_ids"].to(device)` up to the argument or assignment it feeds
+    while isinstance(parent, (cst.Subscript, cst.SubscriptElement, cst.Index, cst.Attribute)) or (isinstance(parent, cst.Call) and parent.func is node):
+        node, parent = parent, facts.parent(parent)
+    if isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value == "labels":
+        return True
+    stmt = facts.statement_of(call.node)
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    name = dotted(target.target) or ""
+                    if isinstance(target.target, cst.Subscript):
+                        key = target.target.slice[0].slice
+                        if isinstance(key, cst.Index) and isinstance(literal(key.value), str):
+                            name = literal(key.value)
+                    if any(w in name.lower() for w in LABEL_WORDS):
+                        return True
+    return False

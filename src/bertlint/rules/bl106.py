@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, asks_for_tpu, feeds_layout_model, inspected, only_inspected, padding_at, tokenizer_load_of
+from bertlint.facts import Call, Facts, asks_for_tpu, feeds_layout_model, inspected, is_label_call, only_inspected, padding_at, tokenizer_load_of
 from bertlint.rules import Context, Rule
-from bertlint.rules.bl202 import is_label_call
 
 # Back ends that want fixed shapes (each new shape is a recompilation, or the engine is built for one shape): static
 # padding is right there. TPU/XLA (torch_xla, JAX/Flax, TF's TPUStrategy and jit_compile, accelerate's
