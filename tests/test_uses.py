@@ -95,3 +95,32 @@ def test_self_attribute_assigned_from_itself_keeps_what_the_plain_assignment_giv
 
 def test_self_attribute_assigned_from_itself_into_something_else_is_unknown():
     assert _self_model("config") is UNKNOWN
+
+
+def test_map_functions_handed_by_name_partial_lambda_and_the_function_a_lambda_calls():
+    from bertlint.facts import map_functions
+
+    facts = facts_of("""
+    import functools
+    from datasets import load_dataset
+
+    def tok_a(ex):
+        return ex
+
+    def tok_b(ex, n):
+        return ex
+
+    def tok_c(ex, tokenizer, n):
+        return ex
+
+    def never(ex):
+        return ex
+
+    ds = load_dataset("imdb")
+    ds = ds.map(tok_a)
+    ds = ds.map(functools.partial(tok_b, n=3))
+    ds = ds.map(lambda rows: tok_c(rows, None, 128))
+    out = map(never, [1, 2])
+    """)
+    names = sorted(getattr(fn, "name", None).value if hasattr(fn, "name") else "lambda" for fn, _ in map_functions(facts))
+    assert names == ["lambda", "tok_a", "tok_b", "tok_c"]
