@@ -124,3 +124,13 @@ def test_map_functions_handed_by_name_partial_lambda_and_the_function_a_lambda_c
     """)
     names = sorted(getattr(fn, "name", None).value if hasattr(fn, "name") else "lambda" for fn, _ in map_functions(facts))
     assert names == ["lambda", "tok_a", "tok_b", "tok_c"]
+
+
+def test_bl203_says_a_forward_under_no_grad_only_reports_its_loss_and_a_trained_one_trains_on_pad():
+    from conftest import ROOT, lint_text
+
+    evaluated = lint_text((ROOT / "fixtures/labels/bl203_perplexity_under_no_grad.py").read_text(), select=["BL203"])
+    trained = lint_text((ROOT / "fixtures/labels/bl203_bart_manual_loop.py").read_text(), select=["BL203"])
+    assert [f.code for f in evaluated] == ["BL203"] and "reported loss (and perplexity) is diluted" in evaluated[0].message
+    assert "trains the model to predict [PAD]" not in evaluated[0].message
+    assert trained and all("trains the model to predict [PAD]" in f.message for f in trained)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Facts, Scope, at_pad_positions, ignore_index_markers, padded_call, padded_ids
+from bertlint.facts import Facts, Scope, at_pad_positions, ignore_index_markers, only_reported, padded_call, padded_ids
 from bertlint.rules import Context, Rule
 
 GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
@@ -38,9 +38,12 @@ class PadTokensInLabels(Rule):
             if store.key == "labels" and isinstance(store.target, cst.Subscript) and training:
                 stored_in.add(id(store.scope))
                 found.append((store.value, _padded(ctx, store.value, store.scope, store.order)))
+        evaluated: set[int] = set()  # labels given to a forward whose loss is only looked at (under `no_grad`, `.item()`)
         for call in facts.calls:
             if "labels" in call.kwargs:
                 found.append((call.kwargs["labels"].value, _padded(ctx, call.kwargs["labels"].value, call.scope, call.order)))
+                if only_reported(facts, call):
+                    evaluated.add(id(call.kwargs["labels"].value))
         for call in facts.tokenizer_calls:
             # with inputs, "labels" holds the padded target ids; a function that writes "labels" itself overrides or
             # ignores them (`labels = tok(..., text_target=...)` read only for its `input_ids`), reported at that store
@@ -50,9 +53,10 @@ class PadTokensInLabels(Rule):
         if not found or _masks_pad_positions(facts):
             return
         collator = " (`DataCollatorForSeq2Seq` pads with -100 only the positions it adds itself)" if facts.calls_to(SEQ2SEQ_COLLATOR) else ""
-        harm = "the loss also trains the model to predict [PAD], and padding dilutes the reported loss" if training else (
-            "the [PAD] positions count in the loss, so the reported loss (and perplexity) is diluted by padding")
+        trains = "the loss also trains the model to predict [PAD], and padding dilutes the reported loss"
+        reported = "the [PAD] positions count in the loss, so the reported loss (and perplexity) is diluted by padding"
         for node, why in found:
+            harm = trains if training and id(node) not in evaluated else reported
             ctx.report(node, f"labels are copied from padded ids ({why}) and the pad ids are not replaced with -100{collator}: {harm}")
 
 
