@@ -134,3 +134,45 @@ def test_bl203_says_a_forward_under_no_grad_only_reports_its_loss_and_a_trained_
     assert [f.code for f in evaluated] == ["BL203"] and "reported loss (and perplexity) is diluted" in evaluated[0].message
     assert "trains the model to predict [PAD]" not in evaluated[0].message
     assert trained and all("trains the model to predict [PAD]" in f.message for f in trained)
+
+
+NEVER_SERVED = """
+import torch
+from transformers import AutoTokenizer
+
+tok = AutoTokenizer.from_pretrained("t5-small")
+
+def encode(src, tgt):
+    enc = tok(src, padding="max_length", max_length=8)
+    enc["labels"] = tok(tgt, padding="max_length", max_length=8)["input_ids"]
+    return enc
+
+class Pairs(torch.utils.data.Dataset):
+    def __init__(self, enc):
+        self.enc = enc
+
+    def __len__(self):
+        return len(self.enc["input_ids"])
+
+    def __getitem__(self, idx):
+        return {GETITEM}
+
+ds = Pairs(encode(["a"], ["b"]))
+"""
+
+
+def _never_served(getitem: str) -> bool:
+    from bertlint.facts import never_served
+
+    facts = facts_of(NEVER_SERVED.replace("{GETITEM}", getitem))
+    return never_served(facts, next(s for s in facts.stores if s.key == "labels"))
+
+
+def test_labels_a_dataset_reads_only_at_other_keys_are_never_served():
+    assert _never_served('{"input_ids": self.enc["input_ids"][idx]}') is True
+
+
+def test_labels_a_dataset_may_read_are_served():
+    assert _never_served("{k: v[idx] for k, v in self.enc.items()}") is False
+    assert _never_served('{k: self.enc[k][idx] for k in ("input_ids", "labels")}') is False
+    assert _never_served('{"labels": self.enc["labels"][idx]}') is False

@@ -24,7 +24,7 @@ in) reads only the model.
 """
 
 from bertlint.facts.core import Facts
-from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, ignore_index_markers, is_label_call, known_labels
+from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, ignore_index_markers, is_label_call, known_labels, never_served
 from bertlint.facts.liveness import dead_functions, is_script
 from bertlint.facts.loops import MisplacedClip, TrainingLoop, float_cast, frozen_models, in_context, in_training_step, is_clip, is_model_call, misplaced_clips, steps_every_n
 from bertlint.facts.model import Runtime
@@ -58,7 +58,7 @@ __all__ = [
     "EOS_ATTRIBUTES", "STRUCTURED_TOKENIZERS", "Padding", "amp_enabled", "asks_for_tpu", "feeds_layout_model", "chunk_length", "eos_as_pad", "in_call_to", "map_functions", "mixed_precision", "only_called_directly", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor",
     "structured_tokenizer", "text_container", "tokenizer_load_of", "tokenizer_names", "trained_model", "training_arg", "uses_peft", "weight_dtype",
     # labels
-    "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "ignore_index_markers", "is_label_call", "known_labels",
+    "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "ignore_index_markers", "is_label_call", "known_labels", "never_served",
     # loops
     "MisplacedClip", "TrainingLoop", "float_cast", "frozen_models", "in_context", "in_training_step", "is_clip", "is_model_call", "misplaced_clips", "steps_every_n",
     # guards

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Facts, Scope, at_pad_positions, ignore_index_markers, only_reported, padded_call, padded_ids
+from bertlint.facts import Facts, Scope, at_pad_positions, ignore_index_markers, never_served, only_reported, padded_call, padded_ids
 from bertlint.rules import Context, Rule
 
 GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
@@ -38,7 +38,7 @@ class PadTokensInLabels(Rule):
         found = []
         stored_in: set[int] = set()  # scopes that write `x["labels"] = ...` themselves
         for store in facts.stores:
-            if store.key == "labels" and isinstance(store.target, cst.Subscript) and training and not masking:
+            if store.key == "labels" and isinstance(store.target, cst.Subscript) and training and not masking and not never_served(facts, store):
                 stored_in.add(id(store.scope))
                 found.append((store.value, _padded(ctx, store.value, store.scope, store.order)))
         evaluated: set[int] = set()  # labels given to a forward whose loss is only looked at (under `no_grad`, `.item()`)
