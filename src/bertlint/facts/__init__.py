@@ -14,7 +14,8 @@ walk and the semantic model) <- `abstract` (the abstract values) <- `runs` (wher
 seen from the scope around it) <- `functions` (the file's own functions: callees, arguments, returns) <- `calls`
 (those functions evaluated for a call) <- `evaluator` (what Python means; knows no library) <-
 `brain/*` (the library models the evaluator runs: tables and small hooks, one module per library
-family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `training`,
+family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `uses` (where a value goes: the
+reads that consume it, through names, conversions and returns to the file's callers) <- `training`,
 `labels`, `loops`, `tensors` (where a training step's values came from), `weights` (float16 models and
 what trains them), `flow` (what a value is built from, as written), `guards` (the feature tests, `try`s and version branches a line
 runs under), `inspection` (reads that only look

@@ -27,12 +27,11 @@ import libcst as cst
 from bertlint.facts.brain import tensors
 from bertlint.facts.functions import Target, callee, enclosing_class, method_sites
 from bertlint.facts.nodes import Call, Event, Scope
+from bertlint.facts.reaching import BINDS
 from bertlint.facts.values import Values as Facts
 
 # calls that make a tensor or array of one argument's value (`torch.tensor([ids])`)
 CONVERSIONS = frozenset({"tensor", "as_tensor", "LongTensor", "IntTensor", "constant", "convert_to_tensor", "array", "asarray"})
-# binding events that bind a name anew
-_BINDS = frozenset({"assign", "for", "import", "def"})
 
 
 @dataclass(frozen=True)
@@ -161,7 +160,7 @@ def reads_of(facts: Facts, target: cst.Name, assign: cst.Assign, scope: Scope) -
 
 def _replaced(event: Event, before: list[Event], order: int) -> bool:
     """A binding after `event` and before the read at `order` surely ran (unconditional, in the same loops)."""
-    return any(e.order > event.order and e.order < order and e.op in _BINDS and not e.conditional and e.loops == event.loops for e in before)
+    return any(e.order > event.order and e.order < order and e.op in BINDS and not e.conditional and e.loops == event.loops for e in before)
 
 
 def _returned(facts: Facts, value: cst.CSTNode, stmt: cst.CSTNode, path: tuple[int, ...], todo: list, found: list[Use]) -> None:
