@@ -11,7 +11,7 @@ import libcst as cst
 
 from bertlint.facts.abstract import UNKNOWN, Binding, Frame, Instance
 from bertlint.facts.model import Model
-from bertlint.facts.nodes import Call, ClassDef, Event, Scope, dotted
+from bertlint.facts.nodes import Call, ClassDef, Event, Scope, dotted, literal
 from bertlint.facts.runs import orders_in_force
 
 def is_dataclass(cls: ClassDef) -> bool:
@@ -124,30 +124,63 @@ def function_scope(values: Model, fn: cst.FunctionDef | cst.Lambda) -> Scope:
     return next(scope for node, scope in values.functions[fn.name.value] if node is fn)
 
 
-def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partial: Call | None = None) -> Frame | None:
-    """Bind `call`'s arguments (after those of `partial`, when it wraps `fn`) to `fn`'s parameters; None when they
-    cannot be matched."""
+def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partials: tuple[Call, ...] = (), closure: Frame | None = None, closed: bool = False) -> Frame | None:
+    """Bind `call`'s arguments (after those of the `functools.partial` calls that wrap `fn`, innermost first) to
+    `fn`'s parameters; None when they cannot be matched. A `*` of a list or tuple display and a `**` of a dict display
+    with string keys pass their elements; what another `*args` or `**kwargs` passes is not known."""
     params = list(fn.params.posonly_params) + list(fn.params.params)
     if method:
         params = params[1:]
     names = [p.name.value for p in params] + [p.name.value for p in fn.params.kwonly_params]
-    given = [(arg, c) for c in (partial, call) if c is not None for arg in (c.fixed_positional[1:] if c is partial else c.fixed_positional)]
-    keywords = {k: (arg, c) for c in (partial, call) if c is not None for k, arg in c.kwargs.items()}
+    given: list[tuple[cst.BaseExpression, Call]] = []
+    keywords: dict[str, tuple[cst.BaseExpression, Call]] = {}
+    hidden = False
+    for site in (*partials, call):
+        positional, named, opaque = passed(site)
+        given.extend((expr, site) for expr in (positional[1:] if site is not call else positional))
+        keywords.update((k, (expr, site)) for k, expr in named.items())
+        hidden = hidden or opaque
     args: dict[str, tuple | None] = {}
-    for param, (arg, site) in zip(params, given):
-        args[param.name.value] = (arg.value, site.scope, site.order)
+    for param, (expr, site) in zip(params, given):
+        args[param.name.value] = (expr, site.scope, site.order)
     if len(given) > len(params) and not isinstance(fn.params.star_arg, cst.Param):
         return None
-    for keyword, (arg, site) in keywords.items():
+    for keyword, (expr, site) in keywords.items():
         if keyword not in names and not isinstance(fn.params.star_kwarg, cst.Param):
             return None
-        args[keyword] = (arg.value, site.scope, site.order)
-    if any(c.has_star_args for c in (partial, call) if c is not None):
-        fixed = {p.name.value for p, _ in zip(params, given)} | set(call.kwargs)
+        args[keyword] = (expr, site.scope, site.order)
+    if hidden:
+        fixed = {p.name.value for p, _ in zip(params, given)} | set(passed(call)[1])
         for name in names:  # `train(model, **kw)`: what `*args` or `**kwargs` may pass (a partial's keyword too) is not known
             if name not in fixed:
                 args[name] = None
-    return Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1, call)
+    return Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1, call, closure, closed)
+
+
+def passed(call: Call) -> tuple[list[cst.BaseExpression], dict[str, cst.BaseExpression], bool]:
+    """The positional arguments a call passes up to the first `*args` it cannot spread, the keywords it passes, and
+    whether some `*args` or `**kwargs` hides more: `f(*[a, b])` passes a and b, `f(**{"p": a})` p=a."""
+    positional: list[cst.BaseExpression] = []
+    keywords: dict[str, cst.BaseExpression] = {}
+    hidden = False
+    for arg in call.node.args:
+        if arg.keyword is not None:
+            keywords[arg.keyword.value] = arg.value
+        elif arg.star == "*":
+            spread = arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else None
+            if spread is None or any(isinstance(e, cst.StarredElement) for e in spread) or hidden:
+                hidden = True
+                continue
+            positional.extend(e.value for e in spread)
+        elif arg.star == "**":
+            items = arg.value.elements if isinstance(arg.value, cst.Dict) else None
+            if items is None or any(not isinstance(e, cst.DictElement) or not isinstance(e.key, cst.SimpleString) or not isinstance(literal(e.key), str) for e in items):
+                hidden = True
+                continue
+            keywords.update((literal(e.key), e.value) for e in items)
+        elif not hidden:
+            positional.append(arg.value)
+    return positional, keywords, hidden
 
 
 def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Call] | None:
@@ -240,7 +273,7 @@ def defined_at(owner: Scope) -> int | None:
 def frame_of(frame: Frame | None, owner: Scope) -> Frame | None:
     """The frame among `frame` and its callers that evaluates the function `owner` is the scope of."""
     while frame is not None and frame.function is not owner.node:
-        frame = frame.caller
+        frame = frame.closure if frame.closed else frame.caller  # a function called as a value: the frame that made it
     return frame
 
 

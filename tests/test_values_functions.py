@@ -1,0 +1,73 @@
+"""Functions as values (facts/calls.py, facts/functions.py): a `def`'s name, a lambda and `functools.partial(...)`
+evaluate to the function they make, with the frame of the run that made it (a closure reads its free names there);
+calling such a value runs it; `*` of a list or tuple display and `**` of a dict display pass their elements. Each
+rule on a known case and on a near miss that must stay unknown."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from bertlint.facts import UNKNOWN, Facts
+
+HEAD = "import functools\nimport torch\nmodel = torch.nn.Linear(2, 2)\n"
+
+
+def rate(body: str):
+    """The `lr` the last optimizer of `body` receives, as the value layer sees it."""
+    source = HEAD + textwrap.dedent(body)
+    facts = Facts(cst.parse_module(source), source)
+    call = [c for c in facts.calls if c.qualname == "torch.optim.AdamW"][-1]
+    return facts.arg_value(call, 1, "lr")
+
+
+@pytest.mark.parametrize("body", [
+    # a function returned by a call, then called: its free name read in the run that made it
+    "def make():\n    c = 0.25\n    def inner():\n        return c\n    return inner\ntorch.optim.AdamW(model.parameters(), lr=make()())\n",
+    "def make(p):\n    return lambda: p\ntorch.optim.AdamW(model.parameters(), lr=make(0.25)())\n",
+    "def make(p):\n    def inner(q):\n        return p * q\n    return inner\nscale = make(0.5)\ntorch.optim.AdamW(model.parameters(), lr=scale(0.5))\n",
+    # a def's name and a lambda held by another name, in a display, passed along
+    "def f(p):\n    return p\ng = f\ntorch.optim.AdamW(model.parameters(), lr=g(0.25))\n",
+    "fns = [lambda: 0.25]\ntorch.optim.AdamW(model.parameters(), lr=fns[0]())\n",
+    "def apply(fn, x):\n    return fn(x)\ntorch.optim.AdamW(model.parameters(), lr=apply(lambda v: v, 0.25))\n",
+    # functools.partial of a partial, of a lambda; `**` of a display overrides the partial's keyword
+    "def f(a, b, p):\n    return p\ng = functools.partial(functools.partial(f, 0), 1)\ntorch.optim.AdamW(model.parameters(), lr=g(0.25))\n",
+    "torch.optim.AdamW(model.parameters(), lr=functools.partial(lambda a, p: p, 0)(0.25))\n",
+    "def f(a, p):\n    return p\ntorch.optim.AdamW(model.parameters(), lr=functools.partial(f, p=0.5)(0, **{'p': 0.25}))\n",
+    "def f(a, p):\n    return p\ntorch.optim.AdamW(model.parameters(), lr=f(*[0, 0.25]))\n",
+])
+def test_a_function_held_as_a_value_runs_when_called(body):
+    assert rate(body) == 0.25
+
+
+@pytest.mark.parametrize("body", [
+    # a decorated def binds what the decorator returns
+    "def deco(fn):\n    return lambda: 0.5\n@deco\ndef f():\n    return 0.25\ng = f\ntorch.optim.AdamW(model.parameters(), lr=g())\n",
+    # the closure runs after its maker rebinds the name it reads: the later binding is read
+    "def make():\n    c = 0.25\n    fn = lambda: c\n    c = 0.5\n    return fn\ntorch.optim.AdamW(model.parameters(), lr=make()())\n",
+    # `**kwargs` the file does not show may override the partial's keyword
+    "def f(a, p):\n    return p\ndef run(**kw):\n    return functools.partial(f, p=0.25)(0, **kw)\ntorch.optim.AdamW(model.parameters(), lr=run(p=0.5))\n",
+    # two functions reach the call
+    "import sys\nfn = (lambda: 0.25) if sys.argv else (lambda: 0.5)\ntorch.optim.AdamW(model.parameters(), lr=fn())\n",
+    # a `*` of something else than a display hides the positions after it
+    "def f(a, p=0.5):\n    return p\nrest = [0, 0.25]\ntorch.optim.AdamW(model.parameters(), lr=f(*rest))\n",
+])
+def test_a_function_value_that_may_return_another_value_is_unknown(body):
+    assert rate(body) is UNKNOWN
+
+
+def test_a_dict_a_function_returns_as_a_display_is_a_new_dict():
+    """`f(p=model)["k"]` where every `return` of f is a dict display: nobody else holds that dict to change it."""
+    head = "from transformers import AutoModel\nmodel = AutoModel.from_pretrained('bert-base-uncased')\n"
+    fresh = head + "def f(*, p):\n    return {'k': p}\nout = f(p=model)['k']\n"
+    held = head + "CFG = {'k': model}\ndef f(*, p):\n    return CFG\nCFG['k'] = AutoModel.from_pretrained('gpt2')\nout = f(p=model)['k']\n"
+    assert [loaded_by(source) for source in (fresh, held)] == ["bert-base-uncased", None]
+
+
+def loaded_by(source: str):
+    """The checkpoint of the model load that the last statement's value `out` holds, or None."""
+    facts = Facts(cst.parse_module(source), source)
+    found = facts.kind(facts.module.body[-1].body[0].value, facts.module_scope, None)
+    return facts.arg_value(found.call, 0, "pretrained_model_name_or_path") if found is not None else None
