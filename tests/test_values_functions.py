@@ -71,3 +71,17 @@ def loaded_by(source: str):
     facts = Facts(cst.parse_module(source), source)
     found = facts.kind(facts.module.body[-1].body[0].value, facts.module_scope, None)
     return facts.arg_value(found.call, 0, "pretrained_model_name_or_path") if found is not None else None
+
+
+@pytest.mark.parametrize("body, expected", [
+    # a class of the file defined in a function: constructed, its methods run for the constructions' arguments
+    ("def main():\n    class Opt:\n        def __init__(self, lr):\n            self.lr = lr\n    o = Opt(0.25)\n"
+     "    torch.optim.AdamW(model.parameters(), lr=o.lr)\nmain()\n", 0.25),
+    ("def main():\n    class Runner:\n        def __init__(self, lr):\n            self.train(lr)\n\n        def train(self, lr):\n"
+     "            torch.optim.AdamW(model.parameters(), lr=lr)\n    class Sub(Runner):\n        pass\n    Sub(0.25)\nmain()\n", 0.25),
+    # a name bound to that class and to something else: which one runs is not known
+    ("import sys\ndef main():\n    class Opt:\n        def __init__(self, lr):\n            self.lr = lr\n    if sys.argv:\n        Opt = sys\n"
+     "    torch.optim.AdamW(model.parameters(), lr=Opt(0.25).lr)\nmain()\n", UNKNOWN),
+])
+def test_a_class_defined_in_a_function_is_constructed(body, expected):
+    assert rate(body) == expected if expected is not UNKNOWN else rate(body) is UNKNOWN

@@ -46,13 +46,13 @@ def callee(values: Model, call: Call, frame: Frame | None = None) -> Target | Cl
         last = _binding_in_force(values, func.value, call, frame)
         if last is None:
             return None
-        owner = call.scope.lookup_scope(func.value)
         if last.op == "assign" and last.index is None and not last.path:
             return _assigned_callable(values, last.value)
         if last.op != "def":
             return None
-        if isinstance(last.value, cst.ClassDef) and owner is values.module_scope:
-            return values.classes.get(func.value)
+        if isinstance(last.value, cst.ClassDef):  # the file's class of that name, wherever its `class` statement is
+            cls = values.classes.get(func.value)
+            return cls if cls is not None and cls.node is last.value else None
         if not isinstance(last.value, cst.FunctionDef):
             return None
         return Target(last.value, function_scope(values, last.value), False)
