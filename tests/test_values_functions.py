@@ -85,3 +85,19 @@ def loaded_by(source: str):
 ])
 def test_a_class_defined_in_a_function_is_constructed(body, expected):
     assert rate(body) == expected if expected is not UNKNOWN else rate(body) is UNKNOWN
+
+
+COLLATE = "from torch.utils.data import DataLoader\ndef collate(batch, lr):\n    torch.optim.AdamW(model.parameters(), lr=lr)\n    return batch\n"
+
+
+@pytest.mark.parametrize("body, expected", [
+    # a parameter a `functools.partial` handed to a library binds: what it binds
+    (COLLATE + "DataLoader([1, 2], collate_fn=functools.partial(collate, lr=0.25))\n", 0.25),
+    (COLLATE + "fn = functools.partial(collate, lr=0.25)\nDataLoader([1, 2], collate_fn=fn)\n", 0.25),
+    # the partial object called by the file, which may bind the keyword again; one that leaves it to the caller
+    (COLLATE + "fn = functools.partial(collate, lr=0.25)\nDataLoader([1, 2], collate_fn=fn)\nfn([1], lr=0.5)\n", UNKNOWN),
+    (COLLATE + "def run(f):\n    return f([1], lr=0.5)\nrun(functools.partial(collate, lr=0.25))\n", UNKNOWN),
+    (COLLATE + "DataLoader([1, 2], collate_fn=functools.partial(collate))\n", UNKNOWN),
+])
+def test_a_parameter_a_partial_binds(body, expected):
+    assert rate(body) == expected if expected is not UNKNOWN else rate(body) is UNKNOWN

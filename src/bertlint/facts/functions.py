@@ -259,7 +259,43 @@ def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.Ba
             out.append((param.default, owner.parent, defined_at(owner)))
         else:
             return None
+    if owner.parent.kind != "class":
+        for made in _partials_of(values, fn):
+            if made is None:
+                return None  # a partial object the file calls itself, with arguments that may bind this one again
+            arg = made.kwargs.get(name) or (made.arg(position + 1) if position is not None else None)
+            if arg is None or made.has_star_args:
+                return None  # what the code handed the partial passes (or `*args`)
+            out.append((arg.value, made.scope, made.order))
     return out
+
+
+def _partials_of(values: Model, fn: cst.FunctionDef) -> list[Call | None]:
+    """The `functools.partial(fn, ...)` calls of the file, each handed to a library call as it is, directly or through
+    a name bound to it (`collate_fn=functools.partial(collate, tok=tok)`); None for one that may be called otherwise
+    (by the file, with arguments that may bind a parameter again)."""
+    found: list[Call | None] = []
+    for made in values.calls_by_short.get("partial", ()):
+        if made.qualname != "functools.partial" or not made.positional or not hands(values, made.positional[0].value, made, fn):
+            continue
+        body = made.stmt.body if isinstance(made.stmt, cst.SimpleStatementLine) else ()
+        assign = body[0] if len(body) == 1 and isinstance(body[0], cst.Assign) and body[0].value is made.node and len(body[0].targets) == 1 else None
+        if _handed_to_library(values, made.node):
+            found.append(made)
+        elif assign is not None and isinstance(assign.targets[0].target, cst.Name):
+            loads = values.name_loads.get(assign.targets[0].target.value, ())
+            found.append(made if all(_handed_to_library(values, node) for node, *_ in loads) else None)
+        else:
+            found.append(None)
+    return found
+
+
+def _handed_to_library(values: Model, node: cst.BaseExpression) -> bool:
+    """`node` is an argument, as it is, of a call of a library's (no function of the file's)."""
+    arg = values.parent(node)
+    call = values.parent(arg) if isinstance(arg, cst.Arg) and arg.value is node else None
+    made = values.call_of(call) if isinstance(call, cst.Call) else None
+    return made is not None and made.qualname is not None and not made.qualname.startswith("<local>.")
 
 
 def defined_at(owner: Scope) -> int | None:
