@@ -52,7 +52,7 @@ def test_a_function_held_as_a_value_runs_when_called(body):
     # two functions reach the call
     "import sys\nfn = (lambda: 0.25) if sys.argv else (lambda: 0.5)\ntorch.optim.AdamW(model.parameters(), lr=fn())\n",
     # a `*` of something else than a display hides the positions after it
-    "def f(a, p=0.5):\n    return p\nrest = [0, 0.25]\ntorch.optim.AdamW(model.parameters(), lr=f(*rest))\n",
+    "def f(a, p=0.5):\n    return p\ndef g(rest):\n    return f(*rest)\ntorch.optim.AdamW(model.parameters(), lr=g([0, 0.25]))\n",
 ])
 def test_a_function_value_that_may_return_another_value_is_unknown(body):
     assert rate(body) is UNKNOWN
@@ -100,4 +100,23 @@ COLLATE = "from torch.utils.data import DataLoader\ndef collate(batch, lr):\n   
     (COLLATE + "DataLoader([1, 2], collate_fn=functools.partial(collate))\n", UNKNOWN),
 ])
 def test_a_parameter_a_partial_binds(body, expected):
+    assert rate(body) == expected if expected is not UNKNOWN else rate(body) is UNKNOWN
+
+
+F = "def f(a=0, p=0.5, **kw):\n    return p\n"
+
+
+@pytest.mark.parametrize("body, expected", [
+    # `**name` / `*name` of a name bound once to a display, never changed: its elements are passed
+    (F + "kw = {'p': 0.25}\ntorch.optim.AdamW(model.parameters(), lr=f(**kw))\n", 0.25),
+    (F + "kw = {'x': 1}\ntorch.optim.AdamW(model.parameters(), lr=f(0, 0.25, **kw))\n", 0.25),
+    (F + "rest = (0, 0.25)\ndef g():\n    return f(*rest)\ntorch.optim.AdamW(model.parameters(), lr=g())\n", 0.25),
+    # changed in place, rebound, or bound in a branch: what it holds at the call is not shown
+    (F + "kw = {'p': 0.25}\nkw['p'] = 0.75\ntorch.optim.AdamW(model.parameters(), lr=f(**kw))\n", UNKNOWN),
+    (F + "kw = {'p': 0.25}\nkw.update(p=0.75)\ntorch.optim.AdamW(model.parameters(), lr=f(**kw))\n", UNKNOWN),
+    (F + "kw = {'p': 0.25}\nalias = kw\nalias['p'] = 0.75\ntorch.optim.AdamW(model.parameters(), lr=f(**kw))\n", UNKNOWN),
+    (F + "import sys\nkw = {}\nif sys.argv:\n    kw = {'p': 0.25}\ntorch.optim.AdamW(model.parameters(), lr=f(**kw))\n", UNKNOWN),
+    (F + "def g(kw):\n    return f(**kw)\ntorch.optim.AdamW(model.parameters(), lr=g({'p': 0.25}))\n", UNKNOWN),
+])
+def test_a_starred_name_holding_a_display(body, expected):
     assert rate(body) == expected if expected is not UNKNOWN else rate(body) is UNKNOWN

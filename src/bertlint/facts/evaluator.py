@@ -657,8 +657,8 @@ class Evaluator(Iteration, Calls):
     def _changed(self, expr) -> bool:
         """The dict `expr` names may be changed in place somewhere in the file (a mutating method, an item stored or
         deleted, through this name or another that may hold it): its display no longer says what it holds."""
-        if isinstance(expr, cst.Call) and self.f.call_of(expr) is not None and _fresh(self.f, self.f.call_of(expr)):
-            return False
+        if isinstance(expr, cst.Dict) or isinstance(expr, cst.Call) and self.f.call_of(expr) is not None and _fresh(self.f, self.f.call_of(expr)):
+            return False  # a display makes a new dict: nothing else holds it yet
         name = dotted(expr)
         stores = (s for s in (*self.f.stores, *self.f.touched) if isinstance(s.target, cst.Subscript))
         return name is None or any(n == name for _, n in self.f.mutated) or self.f.shared_and_changed(name) or any(dotted(s.target.value) == name for s in stores)

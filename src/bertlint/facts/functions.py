@@ -124,10 +124,11 @@ def function_scope(values: Model, fn: cst.FunctionDef | cst.Lambda) -> Scope:
     return next(scope for node, scope in values.functions[fn.name.value] if node is fn)
 
 
-def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partials: tuple[Call, ...] = (), closure: Frame | None = None, closed: bool = False) -> Frame | None:
+def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partials: tuple[Call, ...] = (), closure: Frame | None = None, closed: bool = False, display=None) -> Frame | None:
     """Bind `call`'s arguments (after those of the `functools.partial` calls that wrap `fn`, innermost first) to
     `fn`'s parameters; None when they cannot be matched. A `*` of a list or tuple display and a `**` of a dict display
-    with string keys pass their elements; what another `*args` or `**kwargs` passes is not known."""
+    with string keys (written there, or the display `display(expr, call)` says a name holds) pass their elements; what
+    another `*args` or `**kwargs` passes is not known."""
     params = list(fn.params.posonly_params) + list(fn.params.params)
     if method:
         params = params[1:]
@@ -136,7 +137,7 @@ def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Fra
     keywords: dict[str, tuple[cst.BaseExpression, Call]] = {}
     hidden = False
     for site in (*partials, call):
-        positional, named, opaque = passed(site)
+        positional, named, opaque = passed(site, display)
         given.extend((expr, site) for expr in (positional[1:] if site is not call else positional))
         keywords.update((k, (expr, site)) for k, expr in named.items())
         hidden = hidden or opaque
@@ -150,16 +151,17 @@ def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Fra
             return None
         args[keyword] = (expr, site.scope, site.order)
     if hidden:
-        fixed = {p.name.value for p, _ in zip(params, given)} | set(passed(call)[1])
+        fixed = {p.name.value for p, _ in zip(params, given)} | set(passed(call, display)[1])
         for name in names:  # `train(model, **kw)`: what `*args` or `**kwargs` may pass (a partial's keyword too) is not known
             if name not in fixed:
                 args[name] = None
     return Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1, call, closure, closed)
 
 
-def passed(call: Call) -> tuple[list[cst.BaseExpression], dict[str, cst.BaseExpression], bool]:
+def passed(call: Call, display=None) -> tuple[list[cst.BaseExpression], dict[str, cst.BaseExpression], bool]:
     """The positional arguments a call passes up to the first `*args` it cannot spread, the keywords it passes, and
-    whether some `*args` or `**kwargs` hides more: `f(*[a, b])` passes a and b, `f(**{"p": a})` p=a."""
+    whether some `*args` or `**kwargs` hides more: `f(*[a, b])` passes a and b, `f(**{"p": a})` p=a; `display(expr,
+    call)`, when given, is the display a starred name holds at the call, or None."""
     positional: list[cst.BaseExpression] = []
     keywords: dict[str, cst.BaseExpression] = {}
     hidden = False
@@ -167,13 +169,15 @@ def passed(call: Call) -> tuple[list[cst.BaseExpression], dict[str, cst.BaseExpr
         if arg.keyword is not None:
             keywords[arg.keyword.value] = arg.value
         elif arg.star == "*":
-            spread = arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else None
+            shown = display(arg.value, call) if display is not None and isinstance(arg.value, cst.Name) else arg.value
+            spread = shown.elements if isinstance(shown, (cst.List, cst.Tuple)) else None
             if spread is None or any(isinstance(e, cst.StarredElement) for e in spread) or hidden:
                 hidden = True
                 continue
             positional.extend(e.value for e in spread)
         elif arg.star == "**":
-            items = arg.value.elements if isinstance(arg.value, cst.Dict) else None
+            shown = display(arg.value, call) if display is not None and isinstance(arg.value, cst.Name) else arg.value
+            items = shown.elements if isinstance(shown, cst.Dict) else None
             if items is None or any(not isinstance(e, cst.DictElement) or not isinstance(e.key, cst.SimpleString) or not isinstance(literal(e.key), str) for e in items):
                 hidden = True
                 continue
