@@ -573,7 +573,7 @@ def test_a_positional_beside_star_arguments_is_that_positional(source):
     [
         "def make(lr=1e-5):\n    return lr\ndef go(kw):\n    return make(**kw)\nprint(lr=go({'lr': 1e-3}))\n",  # a keyword may hide in **kwargs
         "def make(a, lr=1e-5):\n    return lr\ndef go(rest):\n    return make(*rest)\nprint(lr=go([0, 1e-3]))\n",  # ... a position in *args (a display spread: tests/test_values_functions.py)
-        "def train(lr=1e-5):\n    print(lr=lr)\nkw = {'lr': 1e-3}\ntrain(**kw)\n",
+        "def train(lr=1e-5):\n    print(lr=lr)\ndef go(kw):\n    train(**kw)\ngo({'lr': 1e-3})\n",
         "def make(a, lr):\n    return lr\ndef go(rest):\n    return make(*rest, 1e-5)\nprint(lr=go([]))\n",  # a positional after *args: its position is unknown
         "from dataclasses import dataclass\n@dataclass\nclass Cfg:\n    lr: float = 1e-5\nkw = {'lr': 1e-3}\nprint(lr=Cfg(**kw).lr)\n",
     ],

@@ -120,3 +120,15 @@ F = "def f(a=0, p=0.5, **kw):\n    return p\n"
 ])
 def test_a_starred_name_holding_a_display(body, expected):
     assert rate(body) == expected if expected is not UNKNOWN else rate(body) is UNKNOWN
+
+
+@pytest.mark.parametrize("body, expected", [
+    # a parameter read where no call is being evaluated: each call site's `**name` of a display passes its items
+    ("def train(lr=0.5):\n    torch.optim.AdamW(model.parameters(), lr=lr)\nkw = {'lr': 0.25}\ntrain(**kw)\n", 0.25),
+    ("def train(a, lr=0.5):\n    torch.optim.AdamW(model.parameters(), lr=lr)\ntrain(*[0, 0.25])\n", 0.25),
+    ("def train(lr=0.5, **rest):\n    torch.optim.AdamW(model.parameters(), lr=lr)\nkw = {'x': 1}\ntrain(**kw)\n", 0.5),
+    ("def train(lr=0.5):\n    torch.optim.AdamW(model.parameters(), lr=lr)\nkw = {'lr': 0.25}\nkw['lr'] = 0.75\ntrain(**kw)\n", UNKNOWN),
+    ("def train(lr=0.5):\n    torch.optim.AdamW(model.parameters(), lr=lr)\ndef go(kw):\n    train(**kw)\ngo({'lr': 0.25})\n", UNKNOWN),
+])
+def test_a_parameter_its_call_sites_pass_through_a_starred_display(body, expected):
+    assert rate(body) == expected if expected is not UNKNOWN else rate(body) is UNKNOWN

@@ -255,10 +255,14 @@ def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.Ba
         arg = site.kwargs.get(name)
         if arg is None and position is not None:
             arg = site.arg(position)
-        if arg is None and site.has_star_args:
-            return None  # `*args` or `**kwargs` may pass it
-        if arg is not None:
-            out.append((arg.value, site.scope, site.order))
+        expr = arg.value if arg is not None else None
+        if expr is None and site.has_star_args:  # `*args` or `**kwargs` may pass it, unless it spreads a display
+            positional, keywords, hidden = passed(site, values.display_held)
+            expr = keywords.get(name, positional[position] if position is not None and position < len(positional) else None)
+            if expr is None and hidden:
+                return None
+        if expr is not None:
+            out.append((expr, site.scope, site.order))
         elif param.default is not None:
             out.append((param.default, owner.parent, defined_at(owner)))
         else:
