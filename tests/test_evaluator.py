@@ -596,10 +596,10 @@ def test_a_positional_beside_star_arguments_is_that_positional(source):
 @pytest.mark.parametrize(
     "source",
     [
-        "def make(lr=1e-5):\n    return lr\nkw = {'lr': 1e-3}\nprint(lr=make(**kw))\n",  # a keyword may hide in **kwargs
-        "def make(a, lr=1e-5):\n    return lr\nprint(lr=make(*[0, 1e-3]))\n",  # ... a position in *args
-        "def train(lr=1e-5):\n    print(lr=lr)\nkw = {'lr': 1e-3}\ntrain(**kw)\n",
-        "def make(a, lr):\n    return lr\nrest = [1e-3]\nprint(lr=make(*rest, 1e-5))\n",  # a positional after *args: its position is unknown
+        "def make(lr=1e-5):\n    return lr\ndef go(kw):\n    return make(**kw)\nprint(lr=go({'lr': 1e-3}))\n",  # a keyword may hide in **kwargs
+        "def make(a, lr=1e-5):\n    return lr\ndef go(rest):\n    return make(*rest)\nprint(lr=go([0, 1e-3]))\n",  # ... a position in *args (a display spread: tests/test_values_functions.py)
+        "def train(lr=1e-5):\n    print(lr=lr)\ndef go(kw):\n    train(**kw)\ngo({'lr': 1e-3})\n",
+        "def make(a, lr):\n    return lr\ndef go(rest):\n    return make(*rest, 1e-5)\nprint(lr=go([]))\n",  # a positional after *args: its position is unknown
         "from dataclasses import dataclass\n@dataclass\nclass Cfg:\n    lr: float = 1e-5\nkw = {'lr': 1e-3}\nprint(lr=Cfg(**kw).lr)\n",
     ],
 )
@@ -637,9 +637,9 @@ def test_a_tokenizer_handed_through_a_lambda_is_called():
     assert found is not None and found.kind == "encoding"
 
 
-def test_a_partial_called_with_what_it_binds_again_is_unknown():
+def test_a_partial_called_with_what_it_binds_again_takes_the_calls_keyword():
     facts = facts_of("import functools\ndef pick(a, p):\n    return p\nprint(lr=functools.partial(pick, p=1e-5)(0, **{'p': 1e-3}))\n")
-    assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN
+    assert facts.kw_value(last_call(facts, "print"), "lr") == 1e-3
 
 
 # --------------------------------------------------------------------------- a method's parameter, from every call that may run it

@@ -73,6 +73,19 @@ class Frame:
     caller: Frame | None
     depth: int
     site: Call | None = None  # the call it stands for (where the function runs); None for a function handed along
+    closure: Frame | None = None  # for a function called as a value (`Function`): the frame of the function around it
+    closed: bool = False  # `closure` is the lexical parent's frame (else the caller is: the function runs inside it)
+
+
+@dataclass(frozen=True)
+class Function(Abstract):
+    """A function of the file as a value (a `def`'s name, a lambda, `functools.partial(fn, ...)`): its definition,
+    the frame of the call of the function around it that made it (what its free names read), and the
+    `functools.partial` calls whose arguments come before those of a call (outermost last)."""
+
+    fn: cst.FunctionDef | cst.Lambda
+    closure: Frame | None = None
+    partials: tuple[Call, ...] = ()
 
 
 # RecursionError: an expression nested deeper than the interpreter's stack (500 chained calls) is unknown, the file

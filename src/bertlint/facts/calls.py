@@ -9,9 +9,9 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import MAX_DEPTH, Frame, Instance, agree
+from bertlint.facts.abstract import MAX_DEPTH, Frame, Function, Instance, agree
 from bertlint.facts.functions import arguments, bind, callee, defined_at, frame_of, function_scope
-from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Scope, iter_children
+from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Scope, dotted, iter_children
 
 
 class CallFrames:
@@ -53,12 +53,29 @@ class CallFrames:
             self._frames[key] = Frame(fn, {name: (arg.value, partial.scope, partial.order) for name, arg in bound.items()}, None, 1)
         return self._frames[key]
 
-    def frame_for(self, call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partial: Call | None = None) -> Frame | None:
-        """The frame that evaluates `fn` for `call`'s arguments (one per call and caller); None when they do not bind."""
-        key = (id(call.node), id(caller))
+    def frame_for(self, call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partials: tuple[Call, ...] = (), made: Function | None = None) -> Frame | None:
+        """The frame that evaluates `fn` for `call`'s arguments (one per call, caller and function value `made`); None
+        when they do not bind."""
+        key = (id(call.node), id(caller), id(fn), id(made.closure) if made is not None else None, *map(id, partials))
         if key not in self._frames:
-            self._frames[key] = bind(call, fn, method, caller, partial)
+            closure = (made.closure, True) if made is not None else (None, False)
+            self._frames[key] = bind(call, fn, method, caller, partials, *closure, display=self.display_held)
         return self._frames[key]
+
+    def display_held(self, name: cst.Name, call: Call) -> cst.BaseExpression | None:
+        """The list, tuple or dict display `name` holds where `call` reads it (`kw = {"lr": 1e-3}` then `f(**kw)`):
+        the one binding of its name, a plain assignment of a display in no branch or loop, never changed in place (a
+        mutating method, an item stored or deleted, through it or a name that may hold its object)."""
+        owner = call.scope.lookup_scope(name.value)
+        events = owner.events.get(name.value, []) if owner is not None else []
+        if len(events) != 1 or name.value in owner.params or owner is call.scope and events[0].order >= call.order:
+            return None
+        event = events[0]
+        if event.op != "assign" or event.path or event.conditional or event.loops or not isinstance(event.whole, (cst.Dict, cst.List, cst.Tuple)):
+            return None
+        changed = (id(owner), name.value) in self.mutated or self.shared_and_changed(name.value)
+        stores = any(dotted(s.target.value) == name.value for s in (*self.stores, *self.touched) if isinstance(s.target, cst.Subscript))
+        return None if changed or stores else event.whole
 
 
 class Calls:
@@ -71,19 +88,41 @@ class Calls:
             return UNKNOWN
         if isinstance(target, ClassDef):
             return Instance("instance", call, target)
-        return self.run(target.fn, call, target.method, target.partial)
+        return self.run(target.fn, call, target.method, (target.partial,) if target.partial is not None else ())
 
-    def run(self, fn: cst.FunctionDef | cst.Lambda, call: Call, method: bool, partial: Call | None = None) -> Any:
-        """What `fn` returns for `call`'s arguments, when every `return` agrees; once per call, to a bounded depth."""
+    def run(self, fn: cst.FunctionDef | cst.Lambda, call: Call, method: bool, partials: tuple[Call, ...] = (), made: Function | None = None) -> Any:
+        """What `fn` returns for `call`'s arguments (those of `partials` first; `made`: the function value called, whose
+        free names are read in the frame that made it), when every `return` agrees; once per call, to a bounded depth."""
         depth = self.frame.depth + 1 if self.frame is not None else 1
         if depth > MAX_DEPTH:
             return UNKNOWN
-        frame = self.f.frame_for(call, fn, method, self.frame, partial)
+        frame = self.f.frame_for(call, fn, method, self.frame, partials, made)
         if frame is None:
             return UNKNOWN
         fn_scope = function_scope(self.f, fn)
         found = [self.f.evaluate(value, fn_scope, None, cli=self.cli, frame=frame) if value is not None else None for value in self.f.return_values(fn)]
         return agree(found) if found else UNKNOWN
+
+    def call_value(self, made: Function, call: Call) -> Any:
+        """`f()()`, `make_fn(lr)(x)`, `functools.partial(g, 1)(x)`: a function held as a value, called."""
+        return self.run(made.fn, call, False, made.partials, made)
+
+    def function_value(self, fn: cst.FunctionDef | cst.Lambda, owner: Scope) -> Function | UNKNOWN:
+        """The value a `def` bound in `owner` (or a lambda written there) makes: the function, reading its free names in
+        the frame of `owner`'s run this evaluation stands for. A decorated `def` binds what its decorator returns."""
+        if isinstance(fn, cst.FunctionDef) and fn.decorators:
+            return UNKNOWN
+        while owner is not None and not isinstance(owner.node, (cst.FunctionDef, cst.Lambda)):
+            owner = owner.parent  # a comprehension's, a class body's: the function around it
+        return Function(fn, frame_of(self.frame, owner) if owner is not None else None)
+
+    def partial_value(self, call: Call) -> Any:
+        """`functools.partial(fn, *args, **kwargs)`: `fn` with those arguments bound first."""
+        first = call.node.args[0] if call.node.args else None
+        if first is None or first.star or first.keyword is not None:
+            return UNKNOWN
+        made = self.eval(first.value)
+        return Function(made.fn, made.closure, (*made.partials, call)) if isinstance(made, Function) else UNKNOWN
 
     def param(self, owner: Scope, name: str) -> Any:
         """A parameter: the argument of the call being evaluated, else what every call site passes, else its default."""

@@ -29,9 +29,9 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Instance, Pack, Record, Series, agree, constant
+from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Function, Instance, Pack, Record, Series, agree, constant
 from bertlint.facts.calls import CallFrames, Calls
-from bertlint.facts.functions import arguments, callee, enclosing_class, frame_of, is_dataclass
+from bertlint.facts.functions import arguments, callee, enclosing_class, frame_of, is_dataclass, returns_of
 from bertlint.facts.iteration import Iteration
 from bertlint.facts.model import Model, Runtime
 from bertlint.facts.nodes import ENTER, UNKNOWN, Call, ClassDef, Event, Scope, dotted, literal, names_in, walk
@@ -555,10 +555,15 @@ class Evaluator(Iteration, Calls):
         if event.op in ("assign", "for") and event.whole is not None:
             found = self.bound(event, owner)
             return found if isinstance(found, Abstract) else UNKNOWN
+        if event.op == "def" and isinstance(event.value, cst.FunctionDef):
+            return self.function_value(event.value, owner)
         if event.op == "def" and isinstance(event.value, cst.ClassDef) and owner is self.f.module_scope and not event.conditional:
             cls = self.f.classes.get(event.value.name.value)
             return Instance("class", None, cls) if cls is not None and cls.node is event.value else UNKNOWN
         return UNKNOWN
+
+    def _Lambda(self, node):
+        return self.function_value(node, self.scope)
 
     # attributes and items ---------------------------------------------------------------------
     def _Attribute(self, node):
@@ -684,6 +689,8 @@ class Evaluator(Iteration, Calls):
     def _changed(self, expr) -> bool:
         """The dict `expr` names may be changed in place somewhere in the file (a mutating method, an item stored or
         deleted, through this name or another that may hold it): its display no longer says what it holds."""
+        if isinstance(expr, cst.Dict) or isinstance(expr, cst.Call) and self.f.call_of(expr) is not None and _fresh(self.f, self.f.call_of(expr)):
+            return False  # a display makes a new dict: nothing else holds it yet
         name = dotted(expr)
         stores = (s for s in (*self.f.stores, *self.f.touched) if isinstance(s.target, cst.Subscript))
         return name is None or any(n == name for _, n in self.f.mutated) or self.f.shared_and_changed(name) or any(dotted(s.target.value) == name for s in stores)
@@ -723,6 +730,8 @@ class Evaluator(Iteration, Calls):
                 return receiver[key] if key in receiver else (self.const(call.positional[1].value) if len(call.positional) == 2 else None)
         if call.qualname is None:
             called = self.eval(call.node.func)  # `tok(texts)`, `toks[0](texts)`: an object called
+            if isinstance(called, Function):
+                return self.call_value(called, call)
             if isinstance(called, Abstract):
                 found = self.f.ask("called", self, called, call)
                 return UNKNOWN if found is None else found
@@ -739,6 +748,13 @@ class Evaluator(Iteration, Calls):
             return result if len(result) <= MAX_SEQ else UNKNOWN
         return _FOLDED[call.qualname](*args)
 
+
+
+def _fresh(values: Evaluation, call: Call) -> bool:
+    """`call` runs a function of the file every `return` of which is a dict display: it returns a new dict, that no
+    name held before (`def f(p): return {"k": p}`)."""
+    returned = returns_of(values, call)
+    return bool(returned) and all(isinstance(value, cst.Dict) for value, _ in returned)
 
 
 def _straight(event: Event) -> bool:
@@ -777,5 +793,5 @@ _BUILTINS = {
     **{name: "_folded_builtin" for name in _FOLDED},
     "builtins.list": "_sequence_builtin", "builtins.tuple": "_sequence_builtin", "builtins.sorted": "_sequence_builtin",
     "builtins.enumerate": "_enumerate", "builtins.zip": "_zip", "builtins.dict": "_dict", "builtins.map": "_map",
-    "builtins.iter": "_iter", "builtins.next": "_next", "contextlib.nullcontext": "_nullcontext",
+    "builtins.iter": "_iter", "builtins.next": "_next", "contextlib.nullcontext": "_nullcontext", "functools.partial": "partial_value",
 }

@@ -11,7 +11,7 @@ import libcst as cst
 
 from bertlint.facts.abstract import UNKNOWN, Binding, Frame, Instance
 from bertlint.facts.model import Model
-from bertlint.facts.nodes import Call, ClassDef, Event, Scope, dotted
+from bertlint.facts.nodes import Call, ClassDef, Event, Scope, dotted, literal
 from bertlint.facts.runs import orders_in_force
 
 def is_dataclass(cls: ClassDef) -> bool:
@@ -46,13 +46,13 @@ def callee(values: Model, call: Call, frame: Frame | None = None) -> Target | Cl
         last = _binding_in_force(values, func.value, call, frame)
         if last is None:
             return None
-        owner = call.scope.lookup_scope(func.value)
         if last.op == "assign" and last.index is None and not last.path:
             return _assigned_callable(values, last.value)
         if last.op != "def":
             return None
-        if isinstance(last.value, cst.ClassDef) and owner is values.module_scope:
-            return values.classes.get(func.value)
+        if isinstance(last.value, cst.ClassDef):  # the file's class of that name, wherever its `class` statement is
+            cls = values.classes.get(func.value)
+            return cls if cls is not None and cls.node is last.value else None
         if not isinstance(last.value, cst.FunctionDef):
             return None
         return Target(last.value, function_scope(values, last.value), False)
@@ -124,30 +124,67 @@ def function_scope(values: Model, fn: cst.FunctionDef | cst.Lambda) -> Scope:
     return next(scope for node, scope in values.functions[fn.name.value] if node is fn)
 
 
-def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partial: Call | None = None) -> Frame | None:
-    """Bind `call`'s arguments (after those of `partial`, when it wraps `fn`) to `fn`'s parameters; None when they
-    cannot be matched."""
+def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partials: tuple[Call, ...] = (), closure: Frame | None = None, closed: bool = False, display=None) -> Frame | None:
+    """Bind `call`'s arguments (after those of the `functools.partial` calls that wrap `fn`, innermost first) to
+    `fn`'s parameters; None when they cannot be matched. A `*` of a list or tuple display and a `**` of a dict display
+    with string keys (written there, or the display `display(expr, call)` says a name holds) pass their elements; what
+    another `*args` or `**kwargs` passes is not known."""
     params = list(fn.params.posonly_params) + list(fn.params.params)
     if method:
         params = params[1:]
     names = [p.name.value for p in params] + [p.name.value for p in fn.params.kwonly_params]
-    given = [(arg, c) for c in (partial, call) if c is not None for arg in (c.fixed_positional[1:] if c is partial else c.fixed_positional)]
-    keywords = {k: (arg, c) for c in (partial, call) if c is not None for k, arg in c.kwargs.items()}
+    given: list[tuple[cst.BaseExpression, Call]] = []
+    keywords: dict[str, tuple[cst.BaseExpression, Call]] = {}
+    hidden = False
+    for site in (*partials, call):
+        positional, named, opaque = passed(site, display)
+        given.extend((expr, site) for expr in (positional[1:] if site is not call else positional))
+        keywords.update((k, (expr, site)) for k, expr in named.items())
+        hidden = hidden or opaque
     args: dict[str, tuple | None] = {}
-    for param, (arg, site) in zip(params, given):
-        args[param.name.value] = (arg.value, site.scope, site.order)
+    for param, (expr, site) in zip(params, given):
+        args[param.name.value] = (expr, site.scope, site.order)
     if len(given) > len(params) and not isinstance(fn.params.star_arg, cst.Param):
         return None
-    for keyword, (arg, site) in keywords.items():
+    for keyword, (expr, site) in keywords.items():
         if keyword not in names and not isinstance(fn.params.star_kwarg, cst.Param):
             return None
-        args[keyword] = (arg.value, site.scope, site.order)
-    if any(c.has_star_args for c in (partial, call) if c is not None):
-        fixed = {p.name.value for p, _ in zip(params, given)} | set(call.kwargs)
+        args[keyword] = (expr, site.scope, site.order)
+    if hidden:
+        fixed = {p.name.value for p, _ in zip(params, given)} | set(passed(call, display)[1])
         for name in names:  # `train(model, **kw)`: what `*args` or `**kwargs` may pass (a partial's keyword too) is not known
             if name not in fixed:
                 args[name] = None
-    return Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1, call)
+    return Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1, call, closure, closed)
+
+
+def passed(call: Call, display=None) -> tuple[list[cst.BaseExpression], dict[str, cst.BaseExpression], bool]:
+    """The positional arguments a call passes up to the first `*args` it cannot spread, the keywords it passes, and
+    whether some `*args` or `**kwargs` hides more: `f(*[a, b])` passes a and b, `f(**{"p": a})` p=a; `display(expr,
+    call)`, when given, is the display a starred name holds at the call, or None."""
+    positional: list[cst.BaseExpression] = []
+    keywords: dict[str, cst.BaseExpression] = {}
+    hidden = False
+    for arg in call.node.args:
+        if arg.keyword is not None:
+            keywords[arg.keyword.value] = arg.value
+        elif arg.star == "*":
+            shown = display(arg.value, call) if display is not None and isinstance(arg.value, cst.Name) else arg.value
+            spread = shown.elements if isinstance(shown, (cst.List, cst.Tuple)) else None
+            if spread is None or any(isinstance(e, cst.StarredElement) for e in spread) or hidden:
+                hidden = True
+                continue
+            positional.extend(e.value for e in spread)
+        elif arg.star == "**":
+            shown = display(arg.value, call) if display is not None and isinstance(arg.value, cst.Name) else arg.value
+            items = shown.elements if isinstance(shown, cst.Dict) else None
+            if items is None or any(not isinstance(e, cst.DictElement) or not isinstance(e.key, cst.SimpleString) or not isinstance(literal(e.key), str) for e in items):
+                hidden = True
+                continue
+            keywords.update((literal(e.key), e.value) for e in items)
+        elif not hidden:
+            positional.append(arg.value)
+    return positional, keywords, hidden
 
 
 def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Call] | None:
@@ -218,15 +255,55 @@ def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.Ba
         arg = site.kwargs.get(name)
         if arg is None and position is not None:
             arg = site.arg(position)
-        if arg is None and site.has_star_args:
-            return None  # `*args` or `**kwargs` may pass it
-        if arg is not None:
-            out.append((arg.value, site.scope, site.order))
+        expr = arg.value if arg is not None else None
+        if expr is None and site.has_star_args:  # `*args` or `**kwargs` may pass it, unless it spreads a display
+            positional, keywords, hidden = passed(site, values.display_held)
+            expr = keywords.get(name, positional[position] if position is not None and position < len(positional) else None)
+            if expr is None and hidden:
+                return None
+        if expr is not None:
+            out.append((expr, site.scope, site.order))
         elif param.default is not None:
             out.append((param.default, owner.parent, defined_at(owner)))
         else:
             return None
+    if owner.parent.kind != "class":
+        for made in _partials_of(values, fn):
+            if made is None:
+                return None  # a partial object the file calls itself, with arguments that may bind this one again
+            arg = made.kwargs.get(name) or (made.arg(position + 1) if position is not None else None)
+            if arg is None or made.has_star_args:
+                return None  # what the code handed the partial passes (or `*args`)
+            out.append((arg.value, made.scope, made.order))
     return out
+
+
+def _partials_of(values: Model, fn: cst.FunctionDef) -> list[Call | None]:
+    """The `functools.partial(fn, ...)` calls of the file, each handed to a library call as it is, directly or through
+    a name bound to it (`collate_fn=functools.partial(collate, tok=tok)`); None for one that may be called otherwise
+    (by the file, with arguments that may bind a parameter again)."""
+    found: list[Call | None] = []
+    for made in values.calls_by_short.get("partial", ()):
+        if made.qualname != "functools.partial" or not made.positional or not hands(values, made.positional[0].value, made, fn):
+            continue
+        body = made.stmt.body if isinstance(made.stmt, cst.SimpleStatementLine) else ()
+        assign = body[0] if len(body) == 1 and isinstance(body[0], cst.Assign) and body[0].value is made.node and len(body[0].targets) == 1 else None
+        if _handed_to_library(values, made.node):
+            found.append(made)
+        elif assign is not None and isinstance(assign.targets[0].target, cst.Name):
+            loads = values.name_loads.get(assign.targets[0].target.value, ())
+            found.append(made if all(_handed_to_library(values, node) for node, *_ in loads) else None)
+        else:
+            found.append(None)
+    return found
+
+
+def _handed_to_library(values: Model, node: cst.BaseExpression) -> bool:
+    """`node` is an argument, as it is, of a call of a library's (no function of the file's)."""
+    arg = values.parent(node)
+    call = values.parent(arg) if isinstance(arg, cst.Arg) and arg.value is node else None
+    made = values.call_of(call) if isinstance(call, cst.Call) else None
+    return made is not None and made.qualname is not None and not made.qualname.startswith("<local>.")
 
 
 def defined_at(owner: Scope) -> int | None:
@@ -240,7 +317,7 @@ def defined_at(owner: Scope) -> int | None:
 def frame_of(frame: Frame | None, owner: Scope) -> Frame | None:
     """The frame among `frame` and its callers that evaluates the function `owner` is the scope of."""
     while frame is not None and frame.function is not owner.node:
-        frame = frame.caller
+        frame = frame.closure if frame.closed else frame.caller  # a function called as a value: the frame that made it
     return frame
 
 

@@ -132,10 +132,13 @@ class Model:
         return f"{base}.{rest}" if rest else base
 
     def _scoped_import(self, owner: Scope, name: str) -> str | None:
-        """The qualified name `name` is bound to in a function's scope where only imports of one name bind it."""
+        """The qualified name `name` is bound to in a function's scope where only imports of one name bind it, or
+        only the `class` statement of the file's class of that name (a class defined in `main()`)."""
         if name in owner.params:
             return None
         events = owner.events.get(name, [])
+        if len(events) == 1 and events[0].op == "def" and name in self.classes and self.classes[name].node is events[0].value:
+            return f"<local>.{name}"
         quals = {self.alias_qualnames.get(id(e.value)) if e.op == "import" else None for e in events}
         return quals.pop() if len(quals) == 1 and None not in quals else None
 
