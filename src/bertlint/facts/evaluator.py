@@ -550,7 +550,7 @@ class Evaluator(Iteration, Calls):
         if event.op in ("assign", "for") and event.whole is not None:
             found = self.bound(event, owner)
             return found if isinstance(found, Abstract) else UNKNOWN
-        if event.op == "def" and isinstance(event.value, cst.ClassDef) and owner is self.f.module_scope and not event.conditional:
+        if event.op == "def" and isinstance(event.value, cst.ClassDef) and not event.conditional:
             cls = self.f.classes.get(event.value.name.value)
             return Instance("class", None, cls) if cls is not None and cls.node is event.value else UNKNOWN
         return UNKNOWN

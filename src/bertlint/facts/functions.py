@@ -51,8 +51,9 @@ def callee(values: Model, call: Call, frame: Frame | None = None) -> Target | Cl
             return _assigned_callable(values, last.value)
         if last.op != "def":
             return None
-        if isinstance(last.value, cst.ClassDef) and owner is values.module_scope:
-            return values.classes.get(func.value)
+        if isinstance(last.value, cst.ClassDef):  # a class statement of the module or of a function
+            cls = values.classes.get(func.value)
+            return cls if cls is not None and cls.node is last.value else None
         if not isinstance(last.value, cst.FunctionDef):
             return None
         return Target(last.value, function_scope(values, last.value), False)
@@ -204,8 +205,9 @@ def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.Ba
     param = owner.params[name]
     params = list(fn.params.posonly_params) + list(fn.params.params)
     if owner.parent.kind == "class":
-        if fn.decorators or not params or param is params[0]:
-            return None
+        cls = values.classes.get(owner.parent.name)
+        if fn.decorators or not params or param is params[0] or cls is None or cls.scope is not owner.parent:
+            return None  # a class the file's name for it does not single out: its constructions cannot be told apart
         params = params[1:]
         sites = method_sites(values, owner.parent.name, fn)
         if sites is None or not sites and fn.name.value != "__init__":

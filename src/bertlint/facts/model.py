@@ -112,12 +112,14 @@ class Model:
             owner = scope.lookup_scope(head)
             if owner is not None and owner is not self.module_scope:
                 base = self._scoped_import(owner, head)  # an import in a function body binds its name there
+                if base is None and self._scoped_class(owner, head):
+                    base = f"<local>.{head}"  # a class statement in a function body binds its name there
                 if base is None:
                     return None  # a local variable shadows any import
                 return f"{base}.{rest}" if rest else base
         if head in self.imports:
             base = self.imports[head]
-        elif head in self.classes:
+        elif head in self.classes and self.classes[head].scope.parent is self.module_scope:
             base = f"<local>.{head}"
         elif head in BUILTINS:
             base = f"builtins.{head}"
@@ -138,6 +140,12 @@ class Model:
         events = owner.events.get(name, [])
         quals = {self.alias_qualnames.get(id(e.value)) if e.op == "import" else None for e in events}
         return quals.pop() if len(quals) == 1 and None not in quals else None
+
+    def _scoped_class(self, owner: Scope, name: str) -> bool:
+        """`name` is bound in a function's scope by one class statement alone, the file's class of that name."""
+        events = owner.events.get(name, [])
+        cls = self.classes.get(name)
+        return name not in owner.params and len(events) == 1 and cls is not None and events[0].value is cls.node
 
     def imported(self, *roots: str) -> bool:
         return any(q.split(".", 1)[0] in roots for q in (*self.imports.values(), *self.star_imports))
@@ -403,7 +411,19 @@ class _Walker:
         self.f = model
 
     def run(self) -> None:
+        self.repeated_classes: set[str] = set()
         self._block(self.f.module.body, self.f.module_scope, ctx=_Ctx())
+        self._forget_repeated_classes()
+
+    def _forget_repeated_classes(self) -> None:
+        """A name two class statements bind names no one class of the file: which one a call constructs depends on
+        the order of execution, so the name resolves to none (`classes` keeps one class per name)."""
+        for name in self.repeated_classes:
+            del self.f.classes[name]
+        local = {f"<local>.{name}" for name in self.repeated_classes}
+        for call in self.f.calls if local else ():
+            if call.qualname is not None and ".".join(call.qualname.split(".", 2)[:2]) in local:
+                call.qualname = None
 
     def _next(self) -> int:
         self.f._order += 1
@@ -448,6 +468,8 @@ class _Walker:
             for item in body:
                 if isinstance(item, cst.FunctionDef):
                     methods[item.name.value] = item
+            if stmt.name.value in f.classes:
+                self.repeated_classes.add(stmt.name.value)
             f.classes[stmt.name.value] = ClassDef(stmt, stmt.name.value, tuple(bases), methods, inner)
             self._bind(scope, stmt.name.value, "def", stmt, ctx)
             self._block(stmt.body, inner, ctx.enter(stmt=stmt))

@@ -1,0 +1,83 @@
+"""The value layer on the file's own classes: instances, `self` attributes, methods, class attributes, subclasses,
+wherever the class statement runs (the module, a function, a method) — and UNKNOWN wherever which class or which
+assignment is meant depends on the order of execution."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from bertlint.facts import UNKNOWN, Facts
+
+
+def facts_of(source: str) -> Facts:
+    source = textwrap.dedent(source)
+    return Facts(cst.parse_module(source), source)
+
+
+def printed(source: str) -> dict:
+    """The keywords of the file's last `print(...)` call, evaluated there."""
+    facts = facts_of(source)
+    call = [c for c in facts.calls if facts.text(c.node.func) == "print"][-1]
+    return {name: facts.kw_value(call, name) for name in call.kwargs}
+
+
+def test_a_class_defined_in_a_function_is_constructed_and_read_like_a_module_class():
+    assert printed("""
+        def main():
+            class Options:
+                rate = 1e-3
+                def __init__(self, size=16):
+                    self.size = size
+                def get(self):
+                    return self.size
+            print(rate=Options.rate, passed=Options(32).get())
+        main()
+    """) == {"rate": 1e-3, "passed": 32}
+
+
+def test_a_parameter_of_init_of_a_class_in_a_function_is_what_its_constructions_pass():
+    assert printed("""
+        def main():
+            class Trainer:
+                def __init__(self, lr=1e-5):
+                    print(lr=lr)
+            Trainer(1e-3)
+        main()
+    """) == {"lr": 1e-3}
+
+
+def test_a_name_two_class_statements_bind_resolves_to_neither():
+    assert printed("""
+        def first():
+            class A:
+                def __init__(self, lr=1e-5):
+                    print(lr=lr)
+            A(1e-3)
+        def second():
+            class A:
+                def __init__(self, lr=1e-5):
+                    self.lr = lr
+            return A(1e-2)
+        first()
+    """) == {"lr": UNKNOWN}
+    assert printed("""
+        class A:
+            lr = 1e-5
+        before = A.lr
+        class A:
+            lr = 1e-3
+        print(before=before, after=A.lr)
+    """) == {"before": UNKNOWN, "after": UNKNOWN}
+
+
+def test_a_class_of_a_function_is_not_the_module_name_it_shadows():
+    assert printed("""
+        Options = dict
+        def main():
+            class Options:
+                lr = 1e-5
+            return Options
+        print(lr=Options(lr=1e-3)["lr"], inner=main().lr)
+    """) == {"lr": UNKNOWN, "inner": 1e-5}
