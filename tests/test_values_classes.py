@@ -81,3 +81,61 @@ def test_a_class_of_a_function_is_not_the_module_name_it_shadows():
             return Options
         print(lr=Options(lr=1e-3)["lr"], inner=main().lr)
     """) == {"lr": UNKNOWN, "inner": 1e-5}
+
+
+def test_self_attribute_is_what_every_class_whose_code_runs_on_self_binds():
+    """`self` in a method of A may be an instance of a subclass of A, or of a class mixing A with another: what
+    their methods bind counts too; a base's `__init__` and a class body's attribute are seen."""
+    assert printed("""
+        class A:
+            def __init__(self):
+                self.lr = 1e-5
+            def make(self):
+                print(lr=self.lr)
+        class B(A):
+            def __init__(self):
+                self.lr = 1e-3
+        B().make()
+    """) == {"lr": UNKNOWN}
+    assert printed("""
+        class M:
+            def setup(self):
+                self.lr = 1e-3
+        class A:
+            def __init__(self):
+                self.lr = 1e-5
+            def make(self):
+                print(lr=self.lr)
+        class D(A, M):
+            pass
+        D().make()
+    """) == {"lr": UNKNOWN}
+    assert printed("""
+        class A:
+            rate = 1e-3
+            def __init__(self):
+                self.lr = 1e-5
+        class B(A):
+            def make(self):
+                print(lr=self.lr, rate=self.rate)
+        B().make()
+    """) == {"lr": 1e-5, "rate": 1e-3}
+
+
+def test_self_attribute_bound_where_no_assignment_of_a_class_shows_it_is_unknown():
+    base = textwrap.dedent("""
+        class A:
+            rate = 1e-3
+            def __init__(self):
+                self.lr = 1e-5
+            def make(self):
+                print(lr=self.lr, rate=self.rate)
+        a = A()
+    """)
+    assert printed(base + "a.make()\n") == {"lr": 1e-5, "rate": 1e-3}
+    for change in ("a.lr = 1e-3", "setattr(a, 'lr', 1e-3)", "setattr(a, name, 1e-3)", "a.__dict__.update(lr=1e-3)",
+                   "a.lr, b = 1e-3, 0", "del a.lr", "a.lr *= 2"):
+        assert printed(base + change + "\na.make()\n")["lr"] is UNKNOWN, change
+    for inside in ("self.lr, self.b = 1e-3, 0", "self.lr += 1", "for self.lr in [1e-3]: pass", "del self.lr"):
+        assert printed(base + f"class B(A):\n    def more(self):\n        {inside}\nB().make()\n")["lr"] is UNKNOWN, inside
+    assert printed(base.replace("rate = 1e-3", "def rate(self):\n        return 1e-3") + "a.make()\n")["rate"] is UNKNOWN

@@ -33,6 +33,7 @@ from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Bind
 from bertlint.facts.calls import CallFrames, Calls
 from bertlint.facts.functions import arguments, callee, enclosing_class, frame_of, is_dataclass
 from bertlint.facts.iteration import Iteration
+from bertlint.facts.instances import self_attribute_sources
 from bertlint.facts.model import Model, Runtime
 from bertlint.facts.nodes import ENTER, UNKNOWN, Call, ClassDef, Event, Scope, dotted, literal, names_in
 from bertlint.facts.reaching import BINDS as _BINDS, Reaching
@@ -563,10 +564,13 @@ class Evaluator(Iteration, Calls):
         return self.attribute(node.value, self.scope, self.order, self.frame, node.attr.value, 0)
 
     def self_attribute(self, text: str) -> Any:
-        """`self.x` in a method: what every assignment of it in the class gives (its methods' own `self.x = ...`)."""
-        cls = enclosing_class(self.scope)
-        mine = [(v, s, o) for v, s, o in self.f.self_attrs.get(text, ()) if cls is not None and enclosing_class(s) is cls]
-        return agree([self.sub(value, owner, order, None) for value, owner, order in mine]) if mine else UNKNOWN
+        """`self.x` in a method: what every binding of it by the classes whose code may run on `self` gives (their
+        methods' `self.x = ...`, their bodies' `x = ...`: `instances`), when they agree."""
+        attr = text.split(".", 1)[1]
+        found = self_attribute_sources(self.f, enclosing_class(self.scope), attr)
+        if found is None or not found.assigned and not found.class_level:
+            return UNKNOWN
+        return agree([self.sub(value, owner, order, None) for value, owner, order in found.assigned] + [self.class_field(c, attr) for c in found.class_level])
 
     def attribute(self, base: cst.BaseExpression, scope: Scope, order: int | None, frame: Frame | None, attr: str, depth: int) -> Any:
         """`base.attr`: what the object `base` holds says; a parameter receiving several is followed to each call site."""

@@ -67,6 +67,7 @@ class Model:
         self.inputs: list[str] = []  # other files read or looked for: the findings depend on them (`depends_on`)
         self.module_scope = Scope("module", module, None)
         self.self_attrs: dict[str, list[tuple[cst.BaseExpression, Scope, int]]] = {}  # "self.x" -> (value, scope, order) per assignment
+        self.self_attrs_unseen: set[str] = set()  # "self.x" bound other than by `self.x = value` (unpacked, `+=`, `del`, a loop's target)
         self.name_loads: dict[str, list[tuple[cst.Name, Scope, int, tuple]]] = {}  # name -> (node, scope, order, loops) of each read
         self.loop_spans: dict[int, tuple[int, int]] = {}  # id(loop) -> (the last order before a pass, the last in it)
         self.star_imports: list[str] = []  # modules of `from m import *`
@@ -680,8 +681,10 @@ class _Walker:
                     self._target(inner, scope, op, stmt, ctx, value=None, whole=whole, path=path + (step,))
         elif isinstance(target, cst.Attribute):
             text = dotted(target)
-            if text and text.startswith("self.") and value is not None and op == "assign":
+            if text and text.startswith("self.") and value is not None and op == "assign" and not path:
                 self.f.self_attrs.setdefault(text, []).append((value, scope, self.f._order))
+            elif text and text.startswith("self."):
+                self.f.self_attrs_unseen.add(text)
             self._store(target, value, scope, op, ctx)
             self._expr(target, stmt, scope, ctx)
         elif isinstance(target, cst.Subscript):
@@ -694,7 +697,7 @@ class _Walker:
     def _store(self, target, value, scope: Scope, op: str, ctx: _Ctx) -> None:
         if op == "assign" and value is not None:
             self.f.stores.append(Store(target, value, scope, self._next(), ctx.function))
-        elif op != "assign":
+        else:  # changed in place, deleted, or bound by unpacking (`a.lr, b = ...`): to what, no value says
             self.f.touched.append(Store(target, value if value is not None else target, scope, self._next(), ctx.function))
 
     def _deleted(self, target, scope: Scope, ctx: _Ctx) -> None:
@@ -704,6 +707,8 @@ class _Walker:
             for element in target.elements:
                 self._deleted(element.value, scope, ctx)
         elif isinstance(target, (cst.Subscript, cst.Attribute)):
+            if isinstance(target, cst.Attribute) and (dotted(target) or "").startswith("self."):
+                self.f.self_attrs_unseen.add(dotted(target))
             self._store(target, None, scope, "del", ctx)
             self._mutated_container(target, scope, ctx)
 

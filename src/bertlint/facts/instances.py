@@ -1,0 +1,78 @@
+"""Instances of the file's own classes, as Python builds them: which classes' code may run on one object, and where
+the file binds an attribute `self.x` of it.
+
+`self` in a method of class C is an instance of C or of any subclass of C; the methods that run on it are those of
+every class such an instance derives from (C's ancestors, its subclasses, and their other bases: a mixin). So what
+`self.x` may hold there is what any of those classes binds it to: each `self.x = ...` in their methods, each class
+body's `x = ...` (read through the instance until one is bound). The attribute is not seen through where something
+else may bind it: a store through another name (`trainer.lr = ...`), `setattr` with a computed name, `__dict__`, a
+`self.x` bound by unpacking, a loop, `with`, `+=` or `del`, a method or property of that name.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import libcst as cst
+
+from bertlint.facts.functions import enclosing_class
+from bertlint.facts.model import Model, per_file
+from bertlint.facts.nodes import ClassDef, Scope, dotted, literal
+
+
+class Sources(NamedTuple):
+    """Where an attribute of `self` is bound: `self.x = value` in a method (value, scope, order), and the classes
+    whose body binds `x`."""
+
+    assigned: list[tuple[cst.BaseExpression, Scope, int]]
+    class_level: list[ClassDef]
+
+
+def class_of(values: Model, scope: Scope | None) -> ClassDef | None:
+    """The file's class whose body is `scope` (None when its name is not the file's one class of that name)."""
+    cls = values.classes.get(scope.name) if scope is not None and scope.kind == "class" else None
+    return cls if cls is not None and cls.scope is scope else None
+
+
+def family(values: Model, cls: ClassDef) -> list[ClassDef]:
+    """The file's classes whose code may run on an instance that runs `cls`'s: every ancestor of `cls` and of each
+    of its subclasses in the file (them included)."""
+    mine = f"<local>.{cls.name}"
+    below = [c for c in values.classes.values() if mine in values.class_bases(f"<local>.{c.name}")]
+    names = {q.split(".", 1)[1] for c in below for q in values.class_bases(f"<local>.{c.name}") if q.startswith("<local>.") and q.count(".") == 1}
+    return [c for name, c in values.classes.items() if name in names]
+
+
+def self_attribute_sources(values: Model, scope: Scope, attr: str) -> Sources | None:
+    """Where `self.attr`, read in a method of the class whose body is `scope`, may be bound; None where it may be
+    bound where the file does not show how."""
+    cls = class_of(values, scope)
+    if cls is None or attr in _unseen(values) or None in _unseen(values):
+        return None
+    classes = family(values, cls)
+    scopes = {id(c.scope) for c in classes}
+    assigned = [(v, s, o) for v, s, o in values.self_attrs.get(f"self.{attr}", ()) if id(enclosing_class(s)) in scopes]
+    level = []
+    for c in classes:
+        events = c.scope.events.get(attr, ())
+        if any(e.op != "assign" or e.conditional or e.index is not None or e.path for e in events) or len(events) > 1:
+            return None  # a method or property of that name, or a class attribute bound more than once
+        if events:
+            level.append(c)
+    return Sources(assigned, level)
+
+
+@per_file
+def _unseen(values: Model) -> frozenset[str | None]:
+    """The attribute names an instance may have bound where no `self.x = value` of a class shows it (None: any)."""
+    unseen: set[str | None] = {text.split(".", 1)[1] for text in values.self_attrs_unseen}
+    for store in (*values.stores, *values.touched):
+        target = store.target
+        if isinstance(target, cst.Attribute) and dotted(target.value) != "self":
+            unseen.add(target.attr.value)  # `trainer.lr = ...`: any object may be an instance of the file's class
+    for call in values.calls_by_short.get("setattr", ()):
+        if call.method is None and call.positional[1:]:
+            unseen.add(literal(call.positional[1].value))  # None: a computed name
+    if any(c.method is not None and (dotted(c.receiver) or "").endswith("__dict__") for c in values.calls):
+        unseen.add(None)  # `self.__dict__.update(kwargs)`
+    return frozenset(unseen)
