@@ -139,3 +139,22 @@ def test_self_attribute_bound_where_no_assignment_of_a_class_shows_it_is_unknown
     for inside in ("self.lr, self.b = 1e-3, 0", "self.lr += 1", "for self.lr in [1e-3]: pass", "del self.lr"):
         assert printed(base + f"class B(A):\n    def more(self):\n        {inside}\nB().make()\n")["lr"] is UNKNOWN, inside
     assert printed(base.replace("rate = 1e-3", "def rate(self):\n        return 1e-3") + "a.make()\n")["rate"] is UNKNOWN
+
+
+def test_a_property_read_on_self_is_what_its_getter_returns():
+    source = """
+        class Trainer:
+            def __init__(self):
+                self._lr = 2e-5
+            @property
+            def lr(self):
+                return self._lr
+            def train(self):
+                print(lr=self.lr)
+        Trainer().train()
+    """
+    assert printed(source) == {"lr": 2e-5}
+    setter = "\n    @lr.setter\n    def lr(self, value):\n        self._lr = value\n"
+    assert printed(textwrap.dedent(source).replace("\n    def train", setter + "    def train")) == {"lr": UNKNOWN}
+    overridden = "class Fast(Trainer):\n    lr = 1e-3\nFast().train()\n"
+    assert printed(textwrap.dedent(source) + overridden) == {"lr": UNKNOWN}

@@ -31,7 +31,7 @@ import libcst as cst
 
 from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Instance, Pack, Record, Series, agree, constant
 from bertlint.facts.calls import CallFrames, Calls
-from bertlint.facts.functions import arguments, callee, enclosing_class, frame_of, is_dataclass
+from bertlint.facts.functions import arguments, callee, enclosing_class, frame_of, function_scope, is_dataclass
 from bertlint.facts.iteration import Iteration
 from bertlint.facts.instances import self_attribute_sources
 from bertlint.facts.model import Model, Runtime
@@ -568,9 +568,10 @@ class Evaluator(Iteration, Calls):
         methods' `self.x = ...`, their bodies' `x = ...`: `instances`), when they agree."""
         attr = text.split(".", 1)[1]
         found = self_attribute_sources(self.f, enclosing_class(self.scope), attr)
-        if found is None or not found.assigned and not found.class_level:
+        if found is None or not any(found):
             return UNKNOWN
-        return agree([self.sub(value, owner, order, None) for value, owner, order in found.assigned] + [self.class_field(c, attr) for c in found.class_level])
+        getters = [agree([self.sub(v, function_scope(self.f, fn), None, None) if v is not None else None for v in self.f.return_values(fn)] or [UNKNOWN]) for fn in found.getters]
+        return agree([self.sub(value, owner, order, None) for value, owner, order in found.assigned] + [self.class_field(c, attr) for c in found.class_level] + getters)
 
     def attribute(self, base: cst.BaseExpression, scope: Scope, order: int | None, frame: Frame | None, attr: str, depth: int) -> Any:
         """`base.attr`: what the object `base` holds says; a parameter receiving several is followed to each call site."""

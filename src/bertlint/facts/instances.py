@@ -6,7 +6,7 @@ every class such an instance derives from (C's ancestors, its subclasses, and th
 `self.x` may hold there is what any of those classes binds it to: each `self.x = ...` in their methods, each class
 body's `x = ...` (read through the instance until one is bound). The attribute is not seen through where something
 else may bind it: a store through another name (`trainer.lr = ...`), `setattr` with a computed name, `__dict__`, a
-`self.x` bound by unpacking, a loop, `with`, `+=` or `del`, a method or property of that name.
+`self.x` bound by unpacking, a loop, `with`, `+=` or `del`, a method of that name. A property is its getter's return.
 """
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ from bertlint.facts.nodes import ClassDef, Scope, dotted, literal
 
 
 class Sources(NamedTuple):
-    """Where an attribute of `self` is bound: `self.x = value` in a method (value, scope, order), and the classes
-    whose body binds `x`."""
+    """Where an attribute of `self` is bound: `self.x = value` in a method (value, scope, order), the classes whose
+    body binds `x`, and the getters of the properties named `x` (`@property def x(self): return ...`)."""
 
     assigned: list[tuple[cst.BaseExpression, Scope, int]]
     class_level: list[ClassDef]
+    getters: list[cst.FunctionDef]
 
 
 def class_of(values: Model, scope: Scope | None) -> ClassDef | None:
@@ -52,14 +53,22 @@ def self_attribute_sources(values: Model, scope: Scope, attr: str) -> Sources | 
     classes = family(values, cls)
     scopes = {id(c.scope) for c in classes}
     assigned = [(v, s, o) for v, s, o in values.self_attrs.get(f"self.{attr}", ()) if id(enclosing_class(s)) in scopes]
-    level = []
+    level, getters = [], []
     for c in classes:
         events = c.scope.events.get(attr, ())
-        if any(e.op != "assign" or e.conditional or e.index is not None or e.path for e in events) or len(events) > 1:
-            return None  # a method or property of that name, or a class attribute bound more than once
-        if events:
+        if len(events) > 1 or any(e.conditional or e.index is not None or e.path for e in events):
+            return None  # bound more than once in the class body (a property's setter too), or under a test
+        if events and events[0].op == "assign":
             level.append(c)
-    return Sources(assigned, level)
+        elif events and _is_property(events[0].value):
+            getters.append(events[0].value)
+        elif events:
+            return None  # a method of that name: a bound method
+    return Sources(assigned, level, getters)
+
+
+def _is_property(fn: cst.CSTNode | None) -> bool:
+    return isinstance(fn, cst.FunctionDef) and [dotted(d.decorator) for d in fn.decorators] in (["property"], ["functools.cached_property"], ["cached_property"])
 
 
 @per_file
