@@ -158,3 +158,22 @@ def test_a_property_read_on_self_is_what_its_getter_returns():
     assert printed(textwrap.dedent(source).replace("\n    def train", setter + "    def train")) == {"lr": UNKNOWN}
     overridden = "class Fast(Trainer):\n    lr = 1e-3\nFast().train()\n"
     assert printed(textwrap.dedent(source) + overridden) == {"lr": UNKNOWN}
+
+
+def test_a_method_self_calls_may_be_inherited_from_a_class_of_the_file():
+    source = """
+        import torch
+        class Base(torch.nn.Module):
+            def rate(self):
+                return 1e-3
+        class Model(Base):
+            def make(self):
+                print(lr=self.rate())
+        Model().make()
+    """
+    assert printed(source) == {"lr": 1e-3}
+    # a subclass of Model or a mixin listed with it may define its own: which one runs depends on the instance
+    assert printed(textwrap.dedent(source) + "class Fast(Model):\n    def rate(self):\n        return 1e-2\n") == {"lr": UNKNOWN}
+    assert printed(textwrap.dedent(source) + "class M:\n    def rate(self):\n        return 1e-2\nclass D(M, Model):\n    pass\n") == {"lr": UNKNOWN}
+    # a library class listed before the file's base may define it first
+    assert printed(textwrap.dedent(source).replace("class Model(Base)", "class Model(torch.nn.Module, Base)")) == {"lr": UNKNOWN}

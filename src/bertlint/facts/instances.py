@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import libcst as cst
 
-from bertlint.facts.functions import enclosing_class
+from bertlint.facts.functions import enclosing_class, family
 from bertlint.facts.model import Model, per_file
 from bertlint.facts.nodes import ClassDef, Scope, dotted, literal
 
@@ -33,15 +33,6 @@ def class_of(values: Model, scope: Scope | None) -> ClassDef | None:
     """The file's class whose body is `scope` (None when its name is not the file's one class of that name)."""
     cls = values.classes.get(scope.name) if scope is not None and scope.kind == "class" else None
     return cls if cls is not None and cls.scope is scope else None
-
-
-def family(values: Model, cls: ClassDef) -> list[ClassDef]:
-    """The file's classes whose code may run on an instance that runs `cls`'s: every ancestor of `cls` and of each
-    of its subclasses in the file (them included)."""
-    mine = f"<local>.{cls.name}"
-    below = [c for c in values.classes.values() if mine in values.class_bases(f"<local>.{c.name}")]
-    names = {q.split(".", 1)[1] for c in below for q in values.class_bases(f"<local>.{c.name}") if q.startswith("<local>.") and q.count(".") == 1}
-    return [c for name, c in values.classes.items() if name in names]
 
 
 def self_attribute_sources(values: Model, scope: Scope, attr: str) -> Sources | None:
