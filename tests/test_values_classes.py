@@ -177,3 +177,23 @@ def test_a_method_self_calls_may_be_inherited_from_a_class_of_the_file():
     assert printed(textwrap.dedent(source) + "class M:\n    def rate(self):\n        return 1e-2\nclass D(M, Model):\n    pass\n") == {"lr": UNKNOWN}
     # a library class listed before the file's base may define it first
     assert printed(textwrap.dedent(source).replace("class Model(Base)", "class Model(torch.nn.Module, Base)")) == {"lr": UNKNOWN}
+
+
+def test_self_attribute_set_to_none_until_a_method_binds_an_object_is_that_object():
+    facts = facts_of("""
+        from transformers import AutoModel
+        class Runner:
+            def __init__(self, lr=None):
+                self.model = None
+                self.lr = None
+            def load(self):
+                self.model = AutoModel.from_pretrained("bert-base-uncased")
+                self.lr = 1e-3
+            def train(self):
+                print(model=self.model, lr=self.lr)
+        Runner().train()
+    """)
+    call = [c for c in facts.calls if facts.text(c.node.func) == "print"][-1]
+    model = facts.kind(call.kwargs["model"].value, call.scope, call.order)
+    assert model is not None and model.kind == "model"
+    assert facts.kw_value(call, "lr") is UNKNOWN  # a constant may well be None when read

@@ -571,7 +571,11 @@ class Evaluator(Iteration, Calls):
         if found is None or not any(found):
             return UNKNOWN
         getters = [agree([self.sub(v, function_scope(self.f, fn), None, None) if v is not None else None for v in self.f.return_values(fn)] or [UNKNOWN]) for fn in found.getters]
-        return agree([self.sub(value, owner, order, None) for value, owner, order in found.assigned] + [self.class_field(c, attr) for c in found.class_level] + getters)
+        bound = [self.sub(value, owner, order, None) for value, owner, order in found.assigned if not _is_none(value)]
+        given = bound + [self.class_field(c, attr) for c in found.class_level] + getters
+        if len(bound) < len(found.assigned) and not all(isinstance(v, Abstract) for v in given):
+            return UNKNOWN  # `self.model = None` until a method loads one: None is a sentinel only beside objects
+        return agree(given)
 
     def attribute(self, base: cst.BaseExpression, scope: Scope, order: int | None, frame: Frame | None, attr: str, depth: int) -> Any:
         """`base.attr`: what the object `base` holds says; a parameter receiving several is followed to each call site."""
@@ -720,7 +724,11 @@ def _straight(event: Event) -> bool:
 
 
 def _binds_none(event: Event) -> bool:
-    return event.op == "assign" and not event.path and isinstance(event.whole, cst.Name) and event.whole.value == "None"
+    return event.op == "assign" and not event.path and _is_none(event.whole)
+
+
+def _is_none(expr: cst.BaseExpression | None) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
 
 
 # methods of list, dict and set that change the object in place (append/extend are followed as events)
