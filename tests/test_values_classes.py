@@ -197,3 +197,18 @@ def test_self_attribute_set_to_none_until_a_method_binds_an_object_is_that_objec
     model = facts.kind(call.kwargs["model"].value, call.scope, call.order)
     assert model is not None and model.kind == "model"
     assert facts.kw_value(call, "lr") is UNKNOWN  # a constant may well be None when read
+
+
+def test_a_method_called_on_an_instance_may_be_inherited():
+    source = """
+        class Options:
+            rate = 1e-3
+            def get(self):
+                return self.rate
+        class Fast(Options):
+            pass
+        print(lr=Fast().get())
+    """
+    assert printed(source) == {"lr": 1e-3}
+    assert printed(source.replace("pass", "def get(self):\n                return 1e-2")) == {"lr": 1e-2}
+    assert printed(source.replace("class Fast(Options)", "class Fast(dict, Options)")) == {"lr": UNKNOWN}  # dict's own `get` first

@@ -31,7 +31,7 @@ import libcst as cst
 
 from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Instance, Pack, Record, Series, agree, constant
 from bertlint.facts.calls import CallFrames, Calls
-from bertlint.facts.functions import arguments, callee, enclosing_class, frame_of, function_scope, is_dataclass
+from bertlint.facts.functions import ancestors, arguments, callee, enclosing_class, frame_of, function_scope, inherited, is_dataclass
 from bertlint.facts.iteration import Iteration
 from bertlint.facts.instances import self_attribute_sources
 from bertlint.facts.model import Model, Runtime
@@ -687,8 +687,11 @@ class Evaluator(Iteration, Calls):
                 found = self.f.ask("method", self, receiver, call)
                 if found is not None:
                     return found
-                if isinstance(receiver, Instance) and receiver.kind == "instance" and call.method in receiver.detail.methods:
-                    return self.run(receiver.detail.methods[call.method], call, True)
+                if isinstance(receiver, Instance) and receiver.kind == "instance":  # its class's method, or one it inherits
+                    cls = receiver.detail
+                    fn = cls.methods.get(call.method) or inherited(self.f, cls, call.method, ancestors(self.f, cls))
+                    if fn is not None:
+                        return self.run(fn, call, True)
             if isinstance(receiver, Record):
                 receiver = UNKNOWN if self._changed(call.receiver) else dict(receiver.items)
             if call.method in ("keys", "values", "items") and isinstance(receiver, dict) and not call.node.args:

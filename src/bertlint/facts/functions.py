@@ -78,12 +78,18 @@ def family(values: Model, cls: ClassDef) -> list[ClassDef]:
     return [c for name, c in values.classes.items() if name in names]
 
 
-def inherited(values: Model, cls: ClassDef, method: str) -> cst.FunctionDef | None:
+def ancestors(values: Model, cls: ClassDef) -> list[ClassDef]:
+    """`cls` and the file's classes it derives from."""
+    names = {q.split(".", 1)[1] for q in values.class_bases(f"<local>.{cls.name}") if q.startswith("<local>.") and q.count(".") == 1}
+    return [c for name, c in values.classes.items() if name in names]
+
+
+def inherited(values: Model, cls: ClassDef, method: str, classes: list[ClassDef] | None = None) -> cst.FunctionDef | None:
     """The method `self.method(...)` runs in a method of `cls` that does not define it: the one definition among
-    the classes of its family, in an ancestor of `cls`, when no library class may come before it in the order
-    Python looks methods up in (every class of the family but that ancestor and its own ancestors derives only
-    from the file's classes)."""
-    classes = family(values, cls)
+    the classes of its family (`classes`: of an instance of `cls` itself, its ancestors), in an ancestor of `cls`,
+    when no library class may come before it in the order Python looks methods up in (every class of the family
+    but that ancestor and its own ancestors derives only from the file's classes)."""
+    classes = family(values, cls) if classes is None else classes
     defining = [c for c in classes if method in c.methods]
     if len(defining) != 1 or f"<local>.{defining[0].name}" not in values.class_bases(f"<local>.{cls.name}"):
         return None
