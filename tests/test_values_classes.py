@@ -212,3 +212,17 @@ def test_a_method_called_on_an_instance_may_be_inherited():
     assert printed(source) == {"lr": 1e-3}
     assert printed(source.replace("pass", "def get(self):\n                return 1e-2")) == {"lr": 1e-2}
     assert printed(source.replace("class Fast(Options)", "class Fast(dict, Options)")) == {"lr": UNKNOWN}  # dict's own `get` first
+
+
+def test_an_object_a_class_attribute_holds_is_called_through_the_class():
+    facts = facts_of("""
+        from transformers import AutoTokenizer
+        def main():
+            class CFG:
+                tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")
+            print(enc=CFG.tokenizer(["a", "b"], padding=True))
+        main()
+    """)
+    call = [c for c in facts.calls if facts.text(c.node.func) == "print"][-1]
+    found = facts.kind(call.kwargs["enc"].value, call.scope, call.order)
+    assert found is not None and found.kind == "encoding"

@@ -701,8 +701,8 @@ class Evaluator(Iteration, Calls):
                 if key is UNKNOWN:
                     return UNKNOWN
                 return receiver[key] if key in receiver else (self.const(call.positional[1].value) if len(call.positional) == 2 else None)
-        if call.qualname is None:
-            called = self.eval(call.node.func)  # `tok(texts)`, `toks[0](texts)`: an object called
+        if call.qualname is None or call.qualname.startswith("<local>.") and call.method is not None:
+            called = self.eval(call.node.func)  # `tok(texts)`, `toks[0](texts)`, `Config.tok(texts)`: an object called
             if isinstance(called, Abstract):
                 found = self.f.ask("called", self, called, call)
                 return UNKNOWN if found is None else found
