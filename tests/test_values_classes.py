@@ -226,3 +226,22 @@ def test_an_object_a_class_attribute_holds_is_called_through_the_class():
     call = [c for c in facts.calls if facts.text(c.node.func) == "print"][-1]
     found = facts.kind(call.kwargs["enc"].value, call.scope, call.order)
     assert found is not None and found.kind == "encoding"
+
+
+def test_a_dataclass_field_read_on_self_is_what_its_constructions_pass():
+    source = textwrap.dedent("""
+        from dataclasses import dataclass, field
+        from transformers import HfArgumentParser
+        @dataclass
+        class Collator:
+            max_length: int
+            lr: float = 1e-5
+            sizes: list = field(default_factory=list)
+            def make(self):
+                print(lr=self.lr, max_length=self.max_length)
+    """)
+    assert printed(source + "Collator(128, lr=1e-3).make()\n") == {"lr": 1e-3, "max_length": 128}
+    assert printed(source + "Collator(max_length=64).make()\n") == {"lr": 1e-5, "max_length": 64}
+    assert printed(source + "Collator(64).make()\nCollator(64, 1e-3)\n") == {"lr": UNKNOWN, "max_length": 64}
+    for hidden in ("HfArgumentParser(Collator).parse_args_into_dataclasses()[0].make()", "Collator(**{'max_length': 8}).make()"):
+        assert printed(source + hidden + "\n") == {"lr": UNKNOWN, "max_length": UNKNOWN}, hidden

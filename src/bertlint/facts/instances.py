@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import libcst as cst
 
-from bertlint.facts.functions import enclosing_class, family
+from bertlint.facts.functions import enclosing_class, family, is_dataclass
 from bertlint.facts.model import Model, per_file
 from bertlint.facts.nodes import ClassDef, Scope, dotted, literal
 
@@ -46,6 +46,12 @@ def self_attribute_sources(values: Model, scope: Scope, attr: str) -> Sources | 
     assigned = [(v, s, o) for v, s, o in values.self_attrs.get(f"self.{attr}", ()) if id(enclosing_class(s)) in scopes]
     level, getters = [], []
     for c in classes:
+        if is_dataclass(c) and attr in _fields(c):
+            given = _field_arguments(values, c, attr) if len(classes) == 1 else None
+            if given is None:
+                return None  # a field of a dataclass: what each construction passes
+            assigned += given
+            continue
         events = c.scope.events.get(attr, ())
         if len(events) > 1 or any(e.conditional or e.index is not None or e.path for e in events):
             return None  # bound more than once in the class body (a property's setter too), or under a test
@@ -56,6 +62,38 @@ def self_attribute_sources(values: Model, scope: Scope, attr: str) -> Sources | 
         elif events:
             return None  # a method of that name: a bound method
     return Sources(assigned, level, getters)
+
+
+def _fields(cls: ClassDef) -> list[str]:
+    """The fields of a dataclass, in order: its body's annotated names (a `ClassVar` is none)."""
+    body = cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ()
+    return [
+        small.target.value for line in body if isinstance(line, cst.SimpleStatementLine) for small in line.body
+        if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and "ClassVar" not in (dotted(small.annotation.annotation) or "ClassVar")
+    ]  # fmt: skip
+
+
+def _field_arguments(values: Model, cls: ClassDef, attr: str) -> list[tuple[cst.BaseExpression, Scope, int | None]] | None:
+    """What each construction of the dataclass `cls` binds its field `attr` to (the argument, else the default);
+    None where a construction may not show it: the class read other than called by its name (handed to a parser,
+    `cls(...)` in a classmethod), `dataclasses.replace`, `*args`/`**kwargs`, a default factory."""
+    reads = values.name_loads.get(cls.name, ())
+    sites = [c for c in values.calls if c.qualname == f"<local>.{cls.name}"]
+    if len(reads) != len(sites) or not sites or any(c.has_star_args for c in sites) or values.calls_by_short.get("replace"):
+        return None
+    position = _fields(cls).index(attr)
+    events = cls.scope.events.get(attr, ())
+    default = events[0].value if len(events) == 1 and events[0].op == "assign" and not events[0].conditional else None
+    made = values.call_of(default) if isinstance(default, cst.Call) else None
+    if made is not None and (made.qualname in ("dataclasses.field", "<local>.field") or dotted(default.func) == "field"):
+        default = made.kwargs["default"].value if "default" in made.kwargs else None
+    out = []
+    for site in sites:
+        arg = site.kwargs.get(attr) or (site.positional[position] if position < len(site.positional) else None)
+        if arg is None and default is None:
+            return None
+        out.append((arg.value, site.scope, site.order) if arg is not None else (default, cls.scope, events[0].order))
+    return out
 
 
 def _is_property(fn: cst.CSTNode | None) -> bool:
