@@ -245,3 +245,19 @@ def test_a_dataclass_field_read_on_self_is_what_its_constructions_pass():
     assert printed(source + "Collator(64).make()\nCollator(64, 1e-3)\n") == {"lr": UNKNOWN, "max_length": 64}
     for hidden in ("HfArgumentParser(Collator).parse_args_into_dataclasses()[0].make()", "Collator(**{'max_length': 8}).make()"):
         assert printed(source + hidden + "\n") == {"lr": UNKNOWN, "max_length": UNKNOWN}, hidden
+
+
+def test_a_class_attribute_read_on_self_is_unknown_where_a_library_base_or_decorator_may_remake_it():
+    source = """
+        import enum
+        import typing
+        class Options{bases}:
+            lr: float = 1e-5
+            def make(self):
+                print(lr=self.lr)
+        Options().make()
+    """
+    assert printed(source.format(bases="")) == {"lr": 1e-5}
+    for bases in ("(typing.NamedTuple)", "(enum.Enum)"):
+        assert printed(source.format(bases=bases)) == {"lr": UNKNOWN}, bases
+    assert printed(source.format(bases="").replace("class Options", "@register\n        class Options")) == {"lr": UNKNOWN}

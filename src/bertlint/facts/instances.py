@@ -56,6 +56,8 @@ def self_attribute_sources(values: Model, scope: Scope, attr: str) -> Sources | 
         if len(events) > 1 or any(e.conditional or e.index is not None or e.path for e in events):
             return None  # bound more than once in the class body (a property's setter too), or under a test
         if events and events[0].op == "assign":
+            if c.node.decorators or any(not (b.startswith("<local>.") or b == "builtins.object") for k in classes for b in k.bases):
+                return None  # a library base or a decorator may make it something else (an Enum member, a field)
             level.append(c)
         elif events and _is_property(events[0].value):
             getters.append(events[0].value)
