@@ -250,7 +250,21 @@ def _c_function(s: Script, e: str, typ: str) -> str:
 
 def _c_class(s: Script, e: str, typ: str) -> str:
     c, o = s.fresh("C"), s.fresh("o")
-    shape = s.draw(st.sampled_from(range(5)))
+    shape = s.draw(st.sampled_from(range(9 if typ in OBJECTS else 8)))
+    if shape == 5:  # an attribute its base's `__init__` binds, read in the subclass's method
+        s.emit(f"class {c}:\n    def __init__(self, p):\n        self.p = p\n\n\nclass {c}Sub({c}):\n    def get(self):\n        return self.p")
+        return f"{c}Sub({e}).get()"
+    if shape == 6:  # a class attribute read through self, in a method inherited or not
+        s.emit(f"class {c}:\n    value = {e}\n\n    def get(self):\n        return self.value\n\n\nclass {c}Sub({c}):\n    pass")
+        return s.draw(st.sampled_from([f"{c}().get()", f"{c}Sub().get()"]))
+    if shape == 7:  # a property read on self
+        s.emit(f"class {c}:\n    def __init__(self, p):\n        self._p = p\n\n    @property\n    def p(self):\n        return self._p\n\n"
+               f"    def get(self):\n        return self.p\n{o} = {c}({e})")
+        return f"{o}.get()"
+    if shape == 8:  # an object attribute None until a method binds it
+        s.emit(f"class {c}:\n    def __init__(self):\n        self.p = None\n\n    def load(self, p):\n        self.p = p\n\n"
+               f"    def get(self):\n        return self.p\n{o} = {c}()\n{o}.load({e})")
+        return f"{o}.get()"
     if shape == 0:
         s.emit(f"class {c}:\n    def __init__(self, p={e}):\n        self.p = p")
         return f"{c}().p"

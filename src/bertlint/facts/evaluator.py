@@ -31,8 +31,9 @@ import libcst as cst
 
 from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Function, Instance, Pack, Record, Series, agree, constant
 from bertlint.facts.calls import CallFrames, Calls
-from bertlint.facts.functions import arguments, callee, enclosing_class, frame_of, is_dataclass, returns_of
+from bertlint.facts.functions import ancestors, arguments, callee, enclosing_class, frame_of, function_scope, inherited, is_dataclass, returns_of
 from bertlint.facts.iteration import Iteration
+from bertlint.facts.instances import self_attribute_sources
 from bertlint.facts.model import Model, Runtime
 from bertlint.facts.nodes import ENTER, UNKNOWN, Call, ClassDef, Event, Scope, dotted, literal, names_in, walk
 from bertlint.facts.reaching import BINDS as _BINDS, Reaching
@@ -557,7 +558,7 @@ class Evaluator(Iteration, Calls):
             return found if isinstance(found, Abstract) else UNKNOWN
         if event.op == "def" and isinstance(event.value, cst.FunctionDef):
             return self.function_value(event.value, owner)
-        if event.op == "def" and isinstance(event.value, cst.ClassDef) and owner is self.f.module_scope and not event.conditional:
+        if event.op == "def" and isinstance(event.value, cst.ClassDef) and not event.conditional:
             cls = self.f.classes.get(event.value.name.value)
             return Instance("class", None, cls) if cls is not None and cls.node is event.value else UNKNOWN
         return UNKNOWN
@@ -573,16 +574,27 @@ class Evaluator(Iteration, Calls):
         return self.attribute(node.value, self.scope, self.order, self.frame, node.attr.value, 0)
 
     def self_attribute(self, text: str) -> Any:
-        """`self.x` in a method: what every assignment of it in the class gives (its methods' own `self.x = ...`)."""
+        """`self.x` in a method: what every binding of it by the classes whose code may run on `self` gives (their
+        methods' `self.x = ...`, their bodies' `x = ...`: `instances`), when they agree."""
+        attr = text.split(".", 1)[1]
         cls = enclosing_class(self.scope)
-        mine = [(v, s, o) for v, s, o in self.f.self_attrs.get(text, ()) if cls is not None and enclosing_class(s) is cls]
+        found = self_attribute_sources(self.f, cls, attr)
+        if found is None or not any(found):
+            return UNKNOWN
         key = (text, id(cls))
         if key in self.f.assumed_attributes:
             return self.f.assumed_attributes[key]
-        plain = [m for m in mine if not any(dotted(n) == text for n in walk(m[0]) if isinstance(n, cst.Attribute))]
-        if not plain or len(plain) == len(mine):
-            return agree([self.sub(value, owner, order, None) for value, owner, order in mine]) if mine else UNKNOWN
-        return self._through_itself(key, plain, [m for m in mine if m not in plain])
+        getters = [agree([self.sub(v, function_scope(self.f, fn), None, None) if v is not None else None for v in self.f.return_values(fn)] or [UNKNOWN]) for fn in found.getters]
+        assigned = [a for a in found.assigned if not _is_none(a[0])]
+        plain = [m for m in assigned if not any(dotted(n) == text for n in walk(m[0]) if isinstance(n, cst.Attribute))]
+        if plain and len(plain) < len(assigned):
+            bound = [self._through_itself(key, plain, [m for m in assigned if m not in plain])]
+        else:
+            bound = [self.sub(value, owner, order, None) for value, owner, order in assigned]
+        given = bound + [self.class_field(c, attr) for c in found.class_level] + getters
+        if len(assigned) < len(found.assigned) and not all(isinstance(v, Abstract) for v in given):
+            return UNKNOWN  # `self.model = None` until a method loads one: None is a sentinel only beside objects
+        return agree(given)
 
     def _through_itself(self, key: tuple, plain: list, derived: list) -> Any:
         """`self.x = Model(...)` then `self.x = self.x.eval()`: the value the plain assignments agree on, when each
@@ -717,8 +729,11 @@ class Evaluator(Iteration, Calls):
                 found = self.f.ask("method", self, receiver, call)
                 if found is not None:
                     return found
-                if isinstance(receiver, Instance) and receiver.kind == "instance" and call.method in receiver.detail.methods:
-                    return self.run(receiver.detail.methods[call.method], call, True)
+                if isinstance(receiver, Instance) and receiver.kind == "instance":  # its class's method, or one it inherits
+                    cls = receiver.detail
+                    fn = cls.methods.get(call.method) or inherited(self.f, cls, call.method, ancestors(self.f, cls))
+                    if fn is not None:
+                        return self.run(fn, call, True)
             if isinstance(receiver, Record):
                 receiver = UNKNOWN if self._changed(call.receiver) else dict(receiver.items)
             if call.method in ("keys", "values", "items") and isinstance(receiver, dict) and not call.node.args:
@@ -728,8 +743,8 @@ class Evaluator(Iteration, Calls):
                 if key is UNKNOWN:
                     return UNKNOWN
                 return receiver[key] if key in receiver else (self.const(call.positional[1].value) if len(call.positional) == 2 else None)
-        if call.qualname is None:
-            called = self.eval(call.node.func)  # `tok(texts)`, `toks[0](texts)`: an object called
+        if call.qualname is None or call.qualname.startswith("<local>.") and call.method is not None:
+            called = self.eval(call.node.func)  # `tok(texts)`, `toks[0](texts)`, `Config.tok(texts)`: an object called
             if isinstance(called, Function):
                 return self.call_value(called, call)
             if isinstance(called, Abstract):
@@ -763,7 +778,11 @@ def _straight(event: Event) -> bool:
 
 
 def _binds_none(event: Event) -> bool:
-    return event.op == "assign" and not event.path and isinstance(event.whole, cst.Name) and event.whole.value == "None"
+    return event.op == "assign" and not event.path and _is_none(event.whole)
+
+
+def _is_none(expr: cst.BaseExpression | None) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
 
 
 # methods of list, dict and set that change the object in place (append/extend are followed as events)

@@ -59,11 +59,44 @@ def callee(values: Model, call: Call, frame: Frame | None = None) -> Target | Cl
     if call.method is not None and dotted(call.receiver) == "self":
         scope = enclosing_class(call.scope)
         cls = values.classes.get(scope.name) if scope is not None else None
-        fn = cls.methods.get(call.method) if cls is not None else None
+        if cls is None or cls.scope is not scope:
+            return None
+        fn = cls.methods.get(call.method) or inherited(values, cls, call.method)
         if fn is None or overridden(values, cls, call.method):
             return None  # `self` may be an instance of a subclass with its own method
         return Target(fn, function_scope(values, fn), True)
     return None
+
+
+def family(values: Model, cls: ClassDef) -> list[ClassDef]:
+    """The file's classes whose code may run on an instance that runs `cls`'s: every ancestor of `cls` and of each
+    of its subclasses in the file (them included)."""
+    mine = f"<local>.{cls.name}"
+    below = [c for c in values.classes.values() if mine in values.class_bases(f"<local>.{c.name}")]
+    names = {q.split(".", 1)[1] for c in below for q in values.class_bases(f"<local>.{c.name}") if q.startswith("<local>.") and q.count(".") == 1}
+    return [c for name, c in values.classes.items() if name in names]
+
+
+def ancestors(values: Model, cls: ClassDef) -> list[ClassDef]:
+    """`cls` and the file's classes it derives from."""
+    names = {q.split(".", 1)[1] for q in values.class_bases(f"<local>.{cls.name}") if q.startswith("<local>.") and q.count(".") == 1}
+    return [c for name, c in values.classes.items() if name in names]
+
+
+def inherited(values: Model, cls: ClassDef, method: str, classes: list[ClassDef] | None = None) -> cst.FunctionDef | None:
+    """The method `self.method(...)` runs in a method of `cls` that does not define it: the one definition among
+    the classes of its family (`classes`: of an instance of `cls` itself, its ancestors), in an ancestor of `cls`,
+    when no library class may come before it in the order Python looks methods up in (every class of the family
+    but that ancestor and its own ancestors derives only from the file's classes)."""
+    classes = family(values, cls) if classes is None else classes
+    defining = [c for c in classes if method in c.methods]
+    if len(defining) != 1 or f"<local>.{defining[0].name}" not in values.class_bases(f"<local>.{cls.name}"):
+        return None
+    above = values.class_bases(f"<local>.{defining[0].name}")
+    before = [c for c in classes if f"<local>.{c.name}" not in above]
+    if any(not (b.startswith("<local>.") or b == "builtins.object") for c in before for b in c.bases):
+        return None
+    return defining[0].methods[method]
 
 
 def _binding_in_force(values: Model, name: str, call: Call, frame: Frame | None) -> Event | None:
@@ -241,8 +274,9 @@ def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.Ba
     param = owner.params[name]
     params = list(fn.params.posonly_params) + list(fn.params.params)
     if owner.parent.kind == "class":
-        if fn.decorators or not params or param is params[0]:
-            return None
+        cls = values.classes.get(owner.parent.name)
+        if fn.decorators or not params or param is params[0] or cls is None or cls.scope is not owner.parent:
+            return None  # a class the file's name for it does not single out: its constructions cannot be told apart
         params = params[1:]
         sites = method_sites(values, owner.parent.name, fn)
         if sites is None or not sites and fn.name.value != "__init__":

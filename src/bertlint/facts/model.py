@@ -67,6 +67,7 @@ class Model:
         self.inputs: list[str] = []  # other files read or looked for: the findings depend on them (`depends_on`)
         self.module_scope = Scope("module", module, None)
         self.self_attrs: dict[str, list[tuple[cst.BaseExpression, Scope, int]]] = {}  # "self.x" -> (value, scope, order) per assignment
+        self.self_attrs_unseen: set[str] = set()  # "self.x" bound other than by `self.x = value` (unpacked, `+=`, `del`, a loop's target)
         self.name_loads: dict[str, list[tuple[cst.Name, Scope, int, tuple]]] = {}  # name -> (node, scope, order, loops) of each read
         self.loop_spans: dict[int, tuple[int, int]] = {}  # id(loop) -> (the last order before a pass, the last in it)
         self.star_imports: list[str] = []  # modules of `from m import *`
@@ -117,7 +118,7 @@ class Model:
                 return f"{base}.{rest}" if rest else base
         if head in self.imports:
             base = self.imports[head]
-        elif head in self.classes:
+        elif head in self.classes and self.classes[head].scope.parent is self.module_scope:
             base = f"<local>.{head}"
         elif head in BUILTINS:
             base = f"builtins.{head}"
@@ -406,7 +407,19 @@ class _Walker:
         self.f = model
 
     def run(self) -> None:
+        self.repeated_classes: set[str] = set()
         self._block(self.f.module.body, self.f.module_scope, ctx=_Ctx())
+        self._forget_repeated_classes()
+
+    def _forget_repeated_classes(self) -> None:
+        """A name two class statements bind names no one class of the file: which one a call constructs depends on
+        the order of execution, so the name resolves to none (`classes` keeps one class per name)."""
+        for name in self.repeated_classes:
+            del self.f.classes[name]
+        local = {f"<local>.{name}" for name in self.repeated_classes}
+        for call in self.f.calls if local else ():
+            if call.qualname is not None and ".".join(call.qualname.split(".", 2)[:2]) in local:
+                call.qualname = None
 
     def _next(self) -> int:
         self.f._order += 1
@@ -451,6 +464,8 @@ class _Walker:
             for item in body:
                 if isinstance(item, cst.FunctionDef):
                     methods[item.name.value] = item
+            if stmt.name.value in f.classes:
+                self.repeated_classes.add(stmt.name.value)
             f.classes[stmt.name.value] = ClassDef(stmt, stmt.name.value, tuple(bases), methods, inner)
             self._bind(scope, stmt.name.value, "def", stmt, ctx)
             self._block(stmt.body, inner, ctx.enter(stmt=stmt))
@@ -661,8 +676,10 @@ class _Walker:
                     self._target(inner, scope, op, stmt, ctx, value=None, whole=whole, path=path + (step,))
         elif isinstance(target, cst.Attribute):
             text = dotted(target)
-            if text and text.startswith("self.") and value is not None and op == "assign":
+            if text and text.startswith("self.") and value is not None and op == "assign" and not path:
                 self.f.self_attrs.setdefault(text, []).append((value, scope, self.f._order))
+            elif text and text.startswith("self."):
+                self.f.self_attrs_unseen.add(text)
             self._store(target, value, scope, op, ctx)
             self._expr(target, stmt, scope, ctx)
         elif isinstance(target, cst.Subscript):
@@ -675,7 +692,7 @@ class _Walker:
     def _store(self, target, value, scope: Scope, op: str, ctx: _Ctx) -> None:
         if op == "assign" and value is not None:
             self.f.stores.append(Store(target, value, scope, self._next(), ctx.function))
-        elif op != "assign":
+        else:  # changed in place, deleted, or bound by unpacking (`a.lr, b = ...`): to what, no value says
             self.f.touched.append(Store(target, value if value is not None else target, scope, self._next(), ctx.function))
 
     def _deleted(self, target, scope: Scope, ctx: _Ctx) -> None:
@@ -685,6 +702,8 @@ class _Walker:
             for element in target.elements:
                 self._deleted(element.value, scope, ctx)
         elif isinstance(target, (cst.Subscript, cst.Attribute)):
+            if isinstance(target, cst.Attribute) and (dotted(target) or "").startswith("self."):
+                self.f.self_attrs_unseen.add(dotted(target))
             self._store(target, None, scope, "del", ctx)
             self._mutated_container(target, scope, ctx)
 
