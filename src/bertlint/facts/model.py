@@ -17,7 +17,7 @@ import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts.names import BUILTINS, CONVENTIONAL_MODULES, KNOWN_LIBRARIES, same_symbol
-from bertlint.facts.nodes import ENTER, Call, ClassDef, Definition, Event, Guard, Scope, Store, Variable, dotted, iter_children, names_in, walk
+from bertlint.facts.nodes import ENTER, ByType, Call, ClassDef, Definition, Event, Guard, Scope, Store, Variable, dotted, iter_children, names_in, walk
 
 T = TypeVar("T")
 
@@ -700,13 +700,15 @@ class _Walker:
         while stack:
             node, sc = stack.pop()
             f._stmt_of[id(node)] = stmt
-            if isinstance(node, cst.Call):
+            kind = _EXPR_KIND[type(node)]
+            if kind is cst.Call:
                 self._call(node, stmt, sc, ctx)
-            elif isinstance(node, cst.Name):
+            elif kind is cst.Name:
                 parent = f._parents.get(id(node))
-                if not (isinstance(parent, cst.Attribute) and parent.attr is node or isinstance(parent, cst.Arg) and parent.keyword is node):
+                parent_kind = _EXPR_KIND[type(parent)]
+                if not (parent_kind is cst.Attribute and parent.attr is node or parent_kind is cst.Arg and parent.keyword is node):
                     f.name_loads.setdefault(node.value, []).append((node, sc, f._order, ctx.loops))
-            elif isinstance(node, cst.Lambda):
+            elif kind is cst.Lambda:
                 inner = Scope("lambda", node, sc, at=f._order + 1, loops=ctx.loops)
                 f._scope_of_node[id(node)] = inner
                 self._params(node.params, inner, sc, stmt, ctx)
@@ -715,7 +717,7 @@ class _Walker:
                     f._parents[id(child)] = node
                 stack.append((node.body, inner))
                 continue
-            elif isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            elif kind is _COMPREHENSIONS:
                 inner = Scope("lambda", node, sc, at=f._order + 1, loops=ctx.loops)
                 f._scope_of_node[id(node)] = inner
                 comp = node.for_in
@@ -726,9 +728,9 @@ class _Walker:
                     f._parents[id(child)] = node
                     stack.append((child, inner if child is not node.for_in else sc))
                 continue
-            elif isinstance(node, cst.Attribute):
+            elif kind is cst.Attribute:
                 f.attr_loads.append((node, sc, self.f._order))
-            elif isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name):
+            elif kind is cst.NamedExpr and isinstance(node.target, cst.Name):
                 owner = sc
                 while owner.kind == "lambda" and not isinstance(owner.node, cst.Lambda) and owner.parent is not None:
                     owner = owner.parent  # `:=` in a comprehension binds in the scope around it
@@ -746,6 +748,12 @@ class _Walker:
             method, receiver = func.attr.value, func.value
         qual = f.qualname(func, scope)
         f.calls.append(Call(node, qual, method, receiver, scope, stmt, self._next(), ctx.loops, ctx.withs, ctx.function, ctx.conditional))
+
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+# the class (or tuple of classes) among these that a node of the type is an instance of, else None: `_Walker._expr`
+# asks it of every node of every expression
+_EXPR_KIND = ByType(lambda t: next((k for k in (cst.Call, cst.Name, cst.Lambda, _COMPREHENSIONS, cst.Attribute, cst.NamedExpr, cst.Arg) if issubclass(t, k)), None))
 
 
 def is_main_guard(stmt: cst.If) -> bool:
