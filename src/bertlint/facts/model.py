@@ -546,7 +546,8 @@ class _Walker:
 
     def _small(self, small: cst.CSTNode, stmt: cst.CSTNode, scope: Scope, ctx: _Ctx) -> None:
         f = self.f
-        if isinstance(small, cst.Import):
+        kind = _SMALL_KIND[type(small)]
+        if kind is cst.Import:
             for alias in small.names:
                 name = dotted(alias.name)
                 if alias.asname is not None:
@@ -560,7 +561,7 @@ class _Walker:
                 f.imported_as.setdefault(local, set()).add(name)
                 self._bind(scope, local, "import", alias, ctx)
             return
-        if isinstance(small, cst.ImportFrom):
+        if kind is cst.ImportFrom:
             module = dotted(small.module) if small.module is not None else ""
             if small.relative:
                 module = "." * len(small.relative) + (module or "")
@@ -578,32 +579,32 @@ class _Walker:
                 f.imported_as.setdefault(local, set()).add(qual)
                 self._bind(scope, local, "import", alias, ctx)
             return
-        if isinstance(small, cst.Assign):
+        if kind is cst.Assign:
             self._expr(small.value, stmt, scope, ctx)
             for target in small.targets:
                 self._target(target.target, scope, "assign", stmt, ctx, value=small.value)
             return
-        if isinstance(small, cst.AnnAssign):
+        if kind is cst.AnnAssign:
             if small.value is not None:
                 self._expr(small.value, stmt, scope, ctx)
                 self._target(small.target, scope, "assign", stmt, ctx, value=small.value)
             return
-        if isinstance(small, cst.AugAssign):
+        if kind is cst.AugAssign:
             self._expr(small.value, stmt, scope, ctx)
             op = {cst.AddAssign: "augadd", cst.MultiplyAssign: "augmul"}.get(type(small.operator), "augother")
             self._target(small.target, scope, op, stmt, ctx, value=small.value)
             return
-        if isinstance(small, cst.Del):
+        if kind is cst.Del:
             self._deleted(small.target, scope, ctx)
-        if isinstance(small, cst.Global):
+        if kind is cst.Global:
             for name in small.names:
                 scope.globals_.add(name.name.value)
             return
-        if isinstance(small, cst.Nonlocal):
+        if kind is cst.Nonlocal:
             for name in small.names:
                 scope.nonlocals.add(name.name.value)
             return
-        if isinstance(small, cst.Expr):
+        if kind is cst.Expr:
             self._expr(small.value, stmt, scope, ctx)
             value = small.value
             if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and isinstance(value.func.value, cst.Name):
@@ -751,8 +752,9 @@ class _Walker:
 
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-# the class (or tuple of classes) among these that a node of the type is an instance of, else None: `_Walker._expr`
-# asks it of every node of every expression
+# the class (or tuple of classes) among these that a node of the type is an instance of, else None: `_Walker._small`
+# asks it of every small statement, `_Walker._expr` of every node of every expression
+_SMALL_KIND = ByType(lambda t: next((k for k in (cst.Import, cst.ImportFrom, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Del, cst.Global, cst.Nonlocal, cst.Expr) if issubclass(t, k)), None))
 _EXPR_KIND = ByType(lambda t: next((k for k in (cst.Call, cst.Name, cst.Lambda, _COMPREHENSIONS, cst.Attribute, cst.NamedExpr, cst.Arg) if issubclass(t, k)), None))
 
 

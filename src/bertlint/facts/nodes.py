@@ -242,6 +242,8 @@ class ByType(dict):
 
 
 _IS_NODE = ByType(lambda t: issubclass(t, cst.CSTNode))
+_IS_ATTRIBUTE = ByType(lambda t: issubclass(t, cst.Attribute))
+_IS_NAME = ByType(lambda t: issubclass(t, cst.Name))
 
 
 def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -281,10 +283,10 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 def dotted(expr: cst.BaseExpression | None) -> str | None:
     """`a.b.c` for Name/Attribute chains, else None."""
     parts = []
-    while isinstance(expr, cst.Attribute):
+    while _IS_ATTRIBUTE[type(expr)]:
         parts.append(expr.attr.value)
         expr = expr.value
-    if isinstance(expr, cst.Name):
+    if _IS_NAME[type(expr)]:
         parts.append(expr.value)
         return ".".join(reversed(parts))
     return None
