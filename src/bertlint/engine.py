@@ -19,6 +19,7 @@ from libcst.metadata import CodeRange, PositionProvider
 
 from bertlint.facts import Facts, Runtime, dead_functions, walk
 from bertlint.ipython import mask_script
+from bertlint.parsing import parse_module
 from bertlint.report import Edit, Finding, Fix, Notice
 from bertlint.versions import Unknown
 from bertlint.rules import ENGINE_CODES, Context, Report, all_rules
@@ -207,7 +208,7 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
     refusal = _refused(source)
     if refusal is None:
         try:
-            module = cst.parse_module(source)
+            module = parse_module(source)
             refusal = None if runtime.notebook else _compile_time_error(source)
             if refusal is None:
                 return _analyse(module, source, path, settings, selected, target, reads, runtime)

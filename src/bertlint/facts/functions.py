@@ -227,19 +227,20 @@ def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Ca
     in the family's methods (for a method other than `__init__`, only when no library class is a base that may call
     it too). None when a call passes the receiver itself (`Base.method(self, ...)`)."""
     family = {class_name} | {c.name for c in values.local_subclasses(lambda base: base == f"<local>.{class_name}")}
+    constructors = {f"<local>.{n}" for n in family}
 
     def instance(expr: cst.BaseExpression | None, call: Call) -> bool:
         found = values.evaluate(expr, call.scope, call.order) if expr is not None else UNKNOWN
         if isinstance(found, Instance):
             return found.kind == "instance" and found.detail.name in family
-        return isinstance(found, Binding) and found.kind == "module" and found.call is not None and found.call.qualname in {f"<local>.{n}" for n in family}
+        return isinstance(found, Binding) and found.kind == "module" and found.call is not None and found.call.qualname in constructors
 
     method = fn.name.value
     named = values.calls_by_short.get(method, ())
     if any(c.method == method and dotted(c.receiver) in family for c in named):
         return None
     if method == "__init__":  # `ReviewDataset(texts, labels)`: the constructions of the class
-        sites = [c for c in values.calls if c.qualname in {f"<local>.{n}" for n in family}]
+        sites = [c for c in values.calls if c.qualname in constructors]
     else:
         sites = [c for c in named if c.method == method and instance(c.receiver, c)]
         if method == "forward":

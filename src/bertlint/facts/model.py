@@ -17,7 +17,7 @@ import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts.names import BUILTINS, CONVENTIONAL_MODULES, KNOWN_LIBRARIES, same_symbol
-from bertlint.facts.nodes import ENTER, Call, ClassDef, Definition, Event, Guard, Scope, Store, Variable, dotted, iter_children, names_in, walk
+from bertlint.facts.nodes import ENTER, ByType, Call, ClassDef, Definition, Event, Guard, Scope, Store, Variable, dotted, iter_children, names_in, walk
 
 T = TypeVar("T")
 
@@ -564,7 +564,8 @@ class _Walker:
 
     def _small(self, small: cst.CSTNode, stmt: cst.CSTNode, scope: Scope, ctx: _Ctx) -> None:
         f = self.f
-        if isinstance(small, cst.Import):
+        kind = _SMALL_KIND[type(small)]
+        if kind is cst.Import:
             for alias in small.names:
                 name = dotted(alias.name)
                 if alias.asname is not None:
@@ -578,7 +579,7 @@ class _Walker:
                 f.imported_as.setdefault(local, set()).add(name)
                 self._bind(scope, local, "import", alias, ctx)
             return
-        if isinstance(small, cst.ImportFrom):
+        if kind is cst.ImportFrom:
             module = dotted(small.module) if small.module is not None else ""
             if small.relative:
                 module = "." * len(small.relative) + (module or "")
@@ -596,32 +597,32 @@ class _Walker:
                 f.imported_as.setdefault(local, set()).add(qual)
                 self._bind(scope, local, "import", alias, ctx)
             return
-        if isinstance(small, cst.Assign):
+        if kind is cst.Assign:
             self._expr(small.value, stmt, scope, ctx)
             for target in small.targets:
                 self._target(target.target, scope, "assign", stmt, ctx, value=small.value)
             return
-        if isinstance(small, cst.AnnAssign):
+        if kind is cst.AnnAssign:
             if small.value is not None:
                 self._expr(small.value, stmt, scope, ctx)
                 self._target(small.target, scope, "assign", stmt, ctx, value=small.value)
             return
-        if isinstance(small, cst.AugAssign):
+        if kind is cst.AugAssign:
             self._expr(small.value, stmt, scope, ctx)
             op = {cst.AddAssign: "augadd", cst.MultiplyAssign: "augmul"}.get(type(small.operator), "augother")
             self._target(small.target, scope, op, stmt, ctx, value=small.value)
             return
-        if isinstance(small, cst.Del):
+        if kind is cst.Del:
             self._deleted(small.target, scope, ctx)
-        if isinstance(small, cst.Global):
+        if kind is cst.Global:
             for name in small.names:
                 scope.globals_.add(name.name.value)
             return
-        if isinstance(small, cst.Nonlocal):
+        if kind is cst.Nonlocal:
             for name in small.names:
                 scope.nonlocals.add(name.name.value)
             return
-        if isinstance(small, cst.Expr):
+        if kind is cst.Expr:
             self._expr(small.value, stmt, scope, ctx)
             value = small.value
             if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and isinstance(value.func.value, cst.Name):
@@ -722,13 +723,15 @@ class _Walker:
         while stack:
             node, sc = stack.pop()
             f._stmt_of[id(node)] = stmt
-            if isinstance(node, cst.Call):
+            kind = _EXPR_KIND[type(node)]
+            if kind is cst.Call:
                 self._call(node, stmt, sc, ctx)
-            elif isinstance(node, cst.Name):
+            elif kind is cst.Name:
                 parent = f._parents.get(id(node))
-                if not (isinstance(parent, cst.Attribute) and parent.attr is node or isinstance(parent, cst.Arg) and parent.keyword is node):
+                parent_kind = _EXPR_KIND[type(parent)]
+                if not (parent_kind is cst.Attribute and parent.attr is node or parent_kind is cst.Arg and parent.keyword is node):
                     f.name_loads.setdefault(node.value, []).append((node, sc, f._order, ctx.loops))
-            elif isinstance(node, cst.Lambda):
+            elif kind is cst.Lambda:
                 inner = Scope("lambda", node, sc, at=f._order + 1, loops=ctx.loops)
                 f._scope_of_node[id(node)] = inner
                 self._params(node.params, inner, sc, stmt, ctx)
@@ -737,7 +740,7 @@ class _Walker:
                     f._parents[id(child)] = node
                 stack.append((node.body, inner))
                 continue
-            elif isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            elif kind is _COMPREHENSIONS:
                 inner = Scope("lambda", node, sc, at=f._order + 1, loops=ctx.loops)
                 f._scope_of_node[id(node)] = inner
                 comp = node.for_in
@@ -748,9 +751,9 @@ class _Walker:
                     f._parents[id(child)] = node
                     stack.append((child, inner if child is not node.for_in else sc))
                 continue
-            elif isinstance(node, cst.Attribute):
+            elif kind is cst.Attribute:
                 f.attr_loads.append((node, sc, self.f._order))
-            elif isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name):
+            elif kind is cst.NamedExpr and isinstance(node.target, cst.Name):
                 owner = sc
                 while owner.kind == "lambda" and not isinstance(owner.node, cst.Lambda) and owner.parent is not None:
                     owner = owner.parent  # `:=` in a comprehension binds in the scope around it
@@ -768,6 +771,13 @@ class _Walker:
             method, receiver = func.attr.value, func.value
         qual = f.qualname(func, scope)
         f.calls.append(Call(node, qual, method, receiver, scope, stmt, self._next(), ctx.loops, ctx.withs, ctx.function, ctx.conditional))
+
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+# the class (or tuple of classes) among these that a node of the type is an instance of, else None: `_Walker._small`
+# asks it of every small statement, `_Walker._expr` of every node of every expression
+_SMALL_KIND = ByType(lambda t: next((k for k in (cst.Import, cst.ImportFrom, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Del, cst.Global, cst.Nonlocal, cst.Expr) if issubclass(t, k)), None))
+_EXPR_KIND = ByType(lambda t: next((k for k in (cst.Call, cst.Name, cst.Lambda, _COMPREHENSIONS, cst.Attribute, cst.NamedExpr, cst.Arg) if issubclass(t, k)), None))
 
 
 def is_main_guard(stmt: cst.If) -> bool:

@@ -6,7 +6,7 @@ import dataclasses
 import functools
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple
 
 import libcst as cst
 
@@ -227,15 +227,34 @@ def _child_fields(node_type: type) -> tuple[str, ...]:
     )
 
 
+class ByType(dict):
+    """An answer per type, computed on first sight (`ByType(lambda t: issubclass(t, cst.Call))[type(node)]`): an
+    `isinstance` against libcst's node classes goes through their ABC metaclass, a Python call each time (about ten
+    times a dict lookup), and the walks ask it of every node."""
+
+    def __init__(self, answer: Callable[[type], Any]):
+        super().__init__()
+        self.answer = answer
+
+    def __missing__(self, node_type: type) -> Any:
+        value = self[node_type] = self.answer(node_type)
+        return value
+
+
+_IS_NODE = ByType(lambda t: issubclass(t, cst.CSTNode))
+_IS_ATTRIBUTE = ByType(lambda t: issubclass(t, cst.Attribute))
+_IS_NAME = ByType(lambda t: issubclass(t, cst.Name))
+
+
 def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Children that can hold code (whitespace and punctuation skipped): cheaper than node.children."""
     for name in _child_fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        if _IS_NODE[type(value)]:
             yield value
         elif isinstance(value, (tuple, list)):
             for item in value:
-                if isinstance(item, cst.CSTNode):
+                if _IS_NODE[type(item)]:
                     yield item
 
 
@@ -264,10 +283,10 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 def dotted(expr: cst.BaseExpression | None) -> str | None:
     """`a.b.c` for Name/Attribute chains, else None."""
     parts = []
-    while isinstance(expr, cst.Attribute):
+    while _IS_ATTRIBUTE[type(expr)]:
         parts.append(expr.attr.value)
         expr = expr.value
-    if isinstance(expr, cst.Name):
+    if _IS_NAME[type(expr)]:
         parts.append(expr.value)
         return ".".join(reversed(parts))
     return None

@@ -143,7 +143,7 @@ def chained_half_models(facts: Facts) -> list[HalfTraining]:
 def _freezes_something(facts: Facts) -> bool:
     """`x.requires_grad = False` or `x.requires_grad_(False)` anywhere: a part of some model is frozen (a trained head
     over a frozen half base trains in the head's own dtype)."""
-    for node in walk(facts.module):
+    for node in walk(facts.module) if "requires_grad" in facts.source else ():  # no such name in the text: no walk
         if isinstance(node, cst.Assign) and dotted(node.value) == "False" and any(
             isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" for t in node.targets
         ):

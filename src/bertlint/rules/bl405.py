@@ -63,6 +63,8 @@ def loss_class(facts: Facts, call: Call) -> str | None:
     q = call.qualname
     if q is not None and q.startswith("torch.nn.functional."):
         return LOSSES.get(q.rsplit(".", 1)[-1])
+    if not any(c.qualname is not None for name in WRONG for c in facts.calls_by_short.get(name, ())):
+        return None  # the file makes none of these losses: no callee can hold one (and evaluating each is the cost)
     found = facts.kind(call.node.func, call.scope, call.order)
     if found is None or found.kind != "loss" or found.call is None or found.call.qualname is None:
         return None
