@@ -53,11 +53,12 @@ class CallFrames:
             self._frames[key] = Frame(fn, {name: (arg.value, partial.scope, partial.order) for name, arg in bound.items()}, None, 1)
         return self._frames[key]
 
-    def frame_for(self, call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partial: Call | None = None) -> Frame | None:
-        """The frame that evaluates `fn` for `call`'s arguments (one per call and caller); None when they do not bind."""
+    def frame_for(self, call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partial: Call | None = None, spread: tuple | None = None) -> Frame | None:
+        """The frame that evaluates `fn` for `call`'s arguments (one per call and caller, its `*`/`**` arguments as
+        `spread` says); None when they do not bind."""
         key = (id(call.node), id(caller))
         if key not in self._frames:
-            self._frames[key] = bind(call, fn, method, caller, partial)
+            self._frames[key] = bind(call, fn, method, caller, partial, spread)
         return self._frames[key]
 
 
@@ -78,7 +79,7 @@ class Calls:
         depth = self.frame.depth + 1 if self.frame is not None else 1
         if depth > MAX_DEPTH:
             return UNKNOWN
-        frame = self.f.frame_for(call, fn, method, self.frame, partial)
+        frame = self.f.frame_for(call, fn, method, self.frame, partial, self.spread(call) if call.has_star_args else None)
         if frame is None:
             return UNKNOWN
         fn_scope = function_scope(self.f, fn)

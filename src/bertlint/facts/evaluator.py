@@ -32,6 +32,7 @@ import libcst as cst
 from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Instance, Pack, Record, Series, agree, constant
 from bertlint.facts.calls import CallFrames, Calls
 from bertlint.facts.functions import arguments, callee, enclosing_class, frame_of, is_dataclass
+from bertlint.facts.items import Items, aliased, subscripted
 from bertlint.facts.iteration import Iteration
 from bertlint.facts.model import Model, Runtime
 from bertlint.facts.nodes import ENTER, UNKNOWN, Call, ClassDef, Event, Scope, dotted, literal, names_in
@@ -96,18 +97,47 @@ class Evaluation(CallFrames, Model):
         return stored
 
     @functools.cached_property
+    def plain_stores(self) -> dict[int, Any]:
+        """The plain item stores `obj[key] = value` of the file, by their target."""
+        return {id(s.target): s for s in self.stores if isinstance(s.target, cst.Subscript)}
+
+    @functools.cached_property
+    def _elements(self) -> dict[tuple[int, Any], cst.Subscript]:
+        return {}
+
+    def element_of(self, expr: cst.BaseExpression, key: Any) -> cst.Subscript:
+        """The subscript `expr[key]` (a spread argument's element), one node per expression and key."""
+        found = self._elements.get((id(expr), key))
+        if found is None:
+            index = cst.Integer(str(key)) if isinstance(key, int) else cst.SimpleString(repr(key))
+            found = self._elements[(id(expr), key)] = cst.Subscript(expr, [cst.SubscriptElement(cst.Index(index))])
+        return found
+
+    @functools.cached_property
     def mutated(self) -> frozenset[tuple[int, str]]:
         """(scope, name) of every name a mutating method of a list, dict or set is called on (`cfg.update(...)`,
         `texts.insert(0, t)`): its constant is not folded."""
-        return frozenset((id(c.scope.lookup_scope(c.receiver.value) or c.scope), c.receiver.value) for c in self.calls if c.method in MUTATORS and isinstance(c.receiver, cst.Name))
+        followed = {id(e.value) for scope in self.scopes for events in scope.events.values() for e in events if e.op == "update"}
+        found = set()
+        for c in self.calls:  # `cfg["opt"].update(...)` changes `cfg`; `cfg.update(...)` as a statement is an event
+            root = subscripted(c.receiver) if c.method in MUTATORS and id(c.node) not in followed else None
+            if isinstance(root, cst.Name):
+                found.add((id(c.scope.lookup_scope(root.value) or c.scope), root.value))
+        return frozenset(found)
 
     @functools.cached_property
-    def _sharing(self) -> tuple[dict[str, str], frozenset[str], frozenset[tuple[str, str | None]]]:
-        """Names that may hold one object, found in one pass: a name assigned another (`alias = cfg`), an argument
-        and the parameters of the file's function it is passed to, joined into groups (by name, file-wide: more
-        joins only make more unknown). Returns each shared name's group, the groups whose object some member changes
-        in place (an item stored or deleted, a mutating method, `+=`), and (group, attribute) of every attribute some
-        member stores."""
+    def scopes(self) -> list[Scope]:
+        """The module's, its functions' and its classes' scopes."""
+        return [self.module_scope, *(s for defs in self.functions.values() for _, s in defs), *(c.scope for c in self.classes.values())]
+
+    @functools.cached_property
+    def _sharing(self) -> tuple[dict[str, str], dict[str, frozenset[tuple[int, str]]], frozenset[tuple[str, str | None]]]:
+        """Names that may hold one object, found in one pass: a name assigned another or a part of it (`alias = cfg`,
+        `inner = cfg["opt"]`, `x = cfg if a else b`, `cfg = {"opt": inner}`, a loop over it), an argument and the
+        parameters of the file's function it is passed to, joined into groups (by name, file-wide: more joins only make
+        more unknown). Returns each shared name's group, each group's changes in place by (scope, name) (an item
+        stored or deleted, through attributes too: `h.cfg["lr"] = ...`, a mutating method, `+=`), and (group,
+        attribute) of every attribute some member stores."""
         parent: dict[str, str] = {}
 
         def find(name: str) -> str:
@@ -120,18 +150,26 @@ class Evaluation(CallFrames, Model):
             parent.setdefault(b, b)
             parent[find(a)] = find(b)
 
-        scopes = [self.module_scope, *(s for defs in self.functions.values() for _, s in defs), *(c.scope for c in self.classes.values())]
-        changed: set[str] = {name for _, name in self.mutated}
-        for scope in scopes:
+        changed: set[tuple[int, str]] = set(self.mutated)
+        for scope in self.scopes:
             for name, events in scope.events.items():
                 for event in events:
-                    if event.op == "assign" and not event.path and isinstance(event.whole, cst.Name):
-                        join(name, event.whole.value)
-                    elif event.op == "assign" and event.path[:1] == (ENTER,):  # `with nullcontext(cfg) as c`
+                    if event.op == "assign" and event.path[:1] == (ENTER,):  # `with nullcontext(cfg) as c`
                         for other in names_in(event.whole):
                             join(name, other)
+                    elif event.op in ("assign", "for") and event.whole is not None:
+                        for other in aliased(self, event.whole):
+                            join(name, other)
                     elif event.op not in _BINDS and event.op not in ("unpack", "param"):
-                        changed.add(name)
+                        changed.add((id(scope), name))
+        for store in (*self.stores, *self.touched):  # `h.cfg["lr"] = ...`: the object `h` holds changes
+            root = subscripted(store.target, attributes=True)
+            if isinstance(store.target, cst.Subscript) and isinstance(root, cst.Name):
+                changed.add((id(store.scope.lookup_scope(root.value) or store.scope), root.value))
+            elif isinstance(store.target, cst.Attribute) and store.value is not store.target:  # `self.cfg = cfg`
+                for other in aliased(self, store.value):
+                    if isinstance(root, cst.Name):
+                        join(root.value, other)
         for call in self.calls:
             if call.qualname is not None and not call.qualname.startswith("<local>."):
                 continue
@@ -148,11 +186,17 @@ class Evaluation(CallFrames, Model):
         for store in (*self.stores, *self.touched):
             if isinstance(store.target.value, cst.Name) and store.target.value.value in groups:
                 attributes.add((groups[store.target.value.value], store.key))
-        return groups, frozenset(groups[n] for n in changed if n in groups), frozenset(attributes)
+        changes: dict[str, set[tuple[int, str]]] = {}
+        for scope_id, name in changed:
+            if name in groups:
+                changes.setdefault(groups[name], set()).add((scope_id, name))
+        return groups, {group: frozenset(found) for group, found in changes.items()}, frozenset(attributes)
 
-    def shared_and_changed(self, name: str) -> bool:
-        """`name` may hold the object another name holds, and some name of them changes it in place."""
-        return self._sharing[0].get(name) in self._sharing[1]
+    def shared_and_changed(self, name: str, owner: Scope | None = None) -> bool:
+        """`name` may hold the object another name holds, and some name of them changes it in place (other than
+        `name` itself in `owner`, where its own events say how)."""
+        found = self._sharing[1].get(self._sharing[0].get(name), ())
+        return any(owner is None or change != (id(owner), name) for change in found)
 
     def attribute_stored_through_another(self, name: str, attr: str) -> bool:
         """Some name that may hold `name`'s object stores its attribute `attr` (`alias = cfg; alias.lr = ...`)."""
@@ -247,7 +291,7 @@ class Evaluation(CallFrames, Model):
 # the evaluator proper
 
 
-class Evaluator(Iteration, Calls):
+class Evaluator(Iteration, Calls, Items):
     def __init__(self, values: Evaluation, scope: Scope, order: int | None, cli: bool, frame: Frame | None):
         self.f = values
         self.scope = scope
@@ -467,7 +511,7 @@ class Evaluator(Iteration, Calls):
             if first is None and name in owner.params:
                 found.append(constant(self.param(owner, name)))
             value = agree(found)
-        if isinstance(value, (list, dict, set)) and self.f.shared_and_changed(name):
+        if isinstance(value, (list, dict, set)) and self.f.shared_and_changed(name, owner):
             return UNKNOWN  # `alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its parameter
         return value
 
@@ -480,6 +524,9 @@ class Evaluator(Iteration, Calls):
         for event in later:
             if value is UNKNOWN or event.loops != first.loops:
                 return UNKNOWN
+            if event.op in ("setitem", "update"):
+                value = constant(self.item_changes(value, event, owner))
+                continue
             arg = self.const_at(event.value, owner, event.order) if event.value is not None else UNKNOWN
             if arg is UNKNOWN:
                 return UNKNOWN
@@ -508,7 +555,23 @@ class Evaluator(Iteration, Calls):
         found = [self._extended(owner, every, e, self._bound_object(owner, every, e)) for e in reaching if not _binds_none(e)]
         if found and self._sure(straight) is None and name in owner.params and (given := self.param(owner, name)) is not None:
             found.append(given)  # `tok=None` then `if tok is None: tok = ...`: None is a sentinel too
-        return agree(found) if found else UNKNOWN
+        value = agree(found) if found else UNKNOWN
+        if any(e.op in ("setitem", "update") for e in (*(e for e, _ in straight), *back)):  # a dict's items changed
+            first = self._sure(straight)
+            bound = self.bound(first, owner) if first is not None and first.op == "assign" else UNKNOWN
+            if isinstance(bound, (dict, Record)) and not back and all(sure for _, sure in straight):
+                return self._items_after(first, owner, [e for e, _ in reversed(straight[:-1])], bound)
+            return UNKNOWN if isinstance(value, Record) else value
+        return value
+
+    def _items_after(self, first: Event, owner: Scope, later: list[Event], value: Any) -> Any:
+        """The dict `first` binds with the items its scope stores and updates after it applied, every one of which
+        surely ran before the read (in the same loop iteration); UNKNOWN for any other change."""
+        for event in later:
+            if event.loops != first.loops or value is UNKNOWN:
+                return UNKNOWN
+            value = self.item_changes(value, event, owner)
+        return value
 
     def _extended(self, owner: Scope, events: list[Event], bind: Event, value: Any) -> Any:
         """The object `bind` binds after the `x += y` / `x.extend(y)` that follow it before the read, as a library
@@ -650,11 +713,19 @@ class Evaluator(Iteration, Calls):
         return UNKNOWN
 
     def _changed(self, expr) -> bool:
-        """The dict `expr` names may be changed in place somewhere in the file (a mutating method, an item stored or
-        deleted, through this name or another that may hold it): its display no longer says what it holds."""
-        name = dotted(expr)
+        """The dict `expr` holds may be changed in place somewhere in the file in a way its value does not show (a
+        mutating method, an item stored or deleted through another name that may hold it or through an attribute):
+        its display no longer says what it holds. A display is a new dict; a name's own items stored and `update`s
+        in its scope are its events, which its value follows or is unknown for."""
+        if isinstance(expr, cst.Dict):
+            return False
+        root = subscripted(expr)
+        if isinstance(root, cst.Name):
+            owner = self.scope.lookup_scope(root.value)
+            return owner is None or (id(owner), root.value) in self.f.mutated or self.f.shared_and_changed(root.value, owner)
+        name = dotted(root)
         stores = (s for s in (*self.f.stores, *self.f.touched) if isinstance(s.target, cst.Subscript))
-        return name is None or any(n == name for _, n in self.f.mutated) or self.f.shared_and_changed(name) or any(dotted(s.target.value) == name for s in stores)
+        return name is None or self.f.shared_and_changed(name) or any(dotted(subscripted(s.target.value)) == name for s in stores)
 
     # calls ----------------------------------------------------------------------------------
     def _Call(self, node):

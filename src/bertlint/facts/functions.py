@@ -124,25 +124,31 @@ def function_scope(values: Model, fn: cst.FunctionDef | cst.Lambda) -> Scope:
     return next(scope for node, scope in values.functions[fn.name.value] if node is fn)
 
 
-def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partial: Call | None = None) -> Frame | None:
+def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partial: Call | None = None, spread: tuple | None = None) -> Frame | None:
     """Bind `call`'s arguments (after those of `partial`, when it wraps `fn`) to `fn`'s parameters; None when they
-    cannot be matched."""
+    cannot be matched. `spread`: `call`'s positional and keyword expressions with its `*`/`**` arguments spread
+    (either None where not known)."""
     params = list(fn.params.posonly_params) + list(fn.params.params)
     if method:
         params = params[1:]
     names = [p.name.value for p in params] + [p.name.value for p in fn.params.kwonly_params]
-    given = [(arg, c) for c in (partial, call) if c is not None for arg in (c.fixed_positional[1:] if c is partial else c.fixed_positional)]
-    keywords = {k: (arg, c) for c in (partial, call) if c is not None for k, arg in c.kwargs.items()}
+    spread = spread if spread is not None and None not in spread else None
+    positional = spread[0] if spread is not None else [a.value for a in call.fixed_positional]
+    keyword_values = spread[1] if spread is not None else {k: a.value for k, a in call.kwargs.items()}
+    given = [(arg.value, partial) for arg in partial.fixed_positional[1:]] if partial is not None else []
+    given += [(expr, call) for expr in positional]
+    keywords = {k: (arg.value, partial) for k, arg in partial.kwargs.items()} if partial is not None else {}
+    keywords.update({k: (expr, call) for k, expr in keyword_values.items()})
     args: dict[str, tuple | None] = {}
-    for param, (arg, site) in zip(params, given):
-        args[param.name.value] = (arg.value, site.scope, site.order)
+    for param, (expr, site) in zip(params, given):
+        args[param.name.value] = (expr, site.scope, site.order)
     if len(given) > len(params) and not isinstance(fn.params.star_arg, cst.Param):
         return None
-    for keyword, (arg, site) in keywords.items():
-        if keyword not in names and not isinstance(fn.params.star_kwarg, cst.Param):
-            return None
-        args[keyword] = (arg.value, site.scope, site.order)
-    if any(c.has_star_args for c in (partial, call) if c is not None):
+    for keyword, (expr, site) in keywords.items():
+        if keyword not in names and not isinstance(fn.params.star_kwarg, cst.Param) or keyword in args:
+            return None  # no such parameter, or one given by position too: a TypeError
+        args[keyword] = (expr, site.scope, site.order)
+    if spread is None and call.has_star_args or partial is not None and partial.has_star_args:
         fixed = {p.name.value for p, _ in zip(params, given)} | set(call.kwargs)
         for name in names:  # `train(model, **kw)`: what `*args` or `**kwargs` may pass (a partial's keyword too) is not known
             if name not in fixed:
