@@ -325,6 +325,24 @@ class Evaluator(Iteration, Calls, Items):
 
     _ConcatenatedString = _SimpleString
 
+    def _FormattedString(self, node):
+        """`f"{name}-{lr:.0e}"`: the text with each field's constant formatted (`format(value, spec)` after a `!r`,
+        `!s` or `!a` conversion); UNKNOWN for a field not constant, a `=` field, or text with escapes or braces."""
+        out = []
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                if any(c in part.value for c in "\\{}"):
+                    return UNKNOWN
+                out.append(part.value)
+                continue
+            value = self.const(part.expression)
+            spec = part.format_spec or ()
+            if value is UNKNOWN or not isinstance(value, (str, int, float, type(None))) or part.equal is not None or not all(isinstance(p, cst.FormattedStringText) and not any(c in p.value for c in "\\{}") for p in spec):
+                return UNKNOWN
+            value = {"r": repr, "s": str, "a": ascii}[part.conversion](value) if part.conversion else value
+            out.append(format(value, "".join(p.value for p in spec)))
+        return "".join(out)
+
     def _seq(self, elements):
         """The elements' values (a starred constant spread), or UNKNOWN where a starred one is not constant."""
         out = []
