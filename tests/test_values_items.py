@@ -21,6 +21,8 @@ FOLLOWED = {
     "kwargs-bind-parameters": 'def f(p=None, **kw):\n    return p\nextra = {"p": 2e-05}\ntorch.optim.AdamW(model.parameters(), lr=f(**extra))\n'
                               'objects = {"p": padded}\nmodel(**f(**objects))\n',
     "args-bind-parameters": 'def g(a, p):\n    return p\ntorch.optim.AdamW(model.parameters(), lr=g(*[0, 2e-05]))\nmodel(**g(0, *(padded,)))\n',
+    "stored-through-a-plain-alias": 'd = {"a": 0, "k": 1e-3}\nalias = d\nalias["k"] = 2e-05\ntorch.optim.AdamW(model.parameters(), lr=d["k"])\n'
+                                    'e = {"k": to_max}\nother = e\nother.update(k=padded)\nmodel(**e.get("k"))\n',
     "kwargs-in-a-function": 'def main():\n    d = {"lr": 1e-3}\n    d["lr"] = 2e-05\n    d.update(enc=padded)\n    model(**d["enc"])\n'
                             '    torch.optim.AdamW(model.parameters(), lr=d["lr"])\nmain()\n',
 }
@@ -43,6 +45,10 @@ SHARED = {
     "stored-in-a-branch": 'd = {"lr": 1e-05}\nif len(__name__) > 1:\n    d["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=d["lr"])\n',
     "stored-by-a-function": 'd = {"enc": to_max}\ndef change():\n    d["enc"] = padded\nchange()\nmodel(**d["enc"])\n',
     "stored-later-in-the-loop": 'd = {"lr": 1e-05}\nfor _ in range(2):\n    torch.optim.AdamW(model.parameters(), lr=d["lr"])\n    d["lr"] = 0.001\n',
+    "changed-by-the-name-read-through-the-alias": 'd = {"k": 1e-05}\nalias = d\nd["k"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=alias["k"])\n'
+                                                  'e = {"k": to_max}\nother = e\ne["k"] = padded\nmodel(**other["k"])\n',
+    "alias-rebound-name": 'd = {"k": 1e-05}\nalias = d\nd = {"k": 0.001}\nalias["k"] = 0.1\ntorch.optim.AdamW(model.parameters(), lr=d["k"])\n',
+    "alias-changed-in-a-branch": 'd = {"k": 1e-05}\nalias = d\nif len(__name__) > 1:\n    alias["k"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=d["k"])\n',
     "kwargs-key-given-twice": 'def f(p=None, **kw):\n    return p\nextra = {"p": 2e-05}\nextra["p"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=f(**extra))\n',
 }
 

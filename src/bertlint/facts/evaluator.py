@@ -194,9 +194,38 @@ class Evaluation(CallFrames, Model):
 
     def shared_and_changed(self, name: str, owner: Scope | None = None) -> bool:
         """`name` may hold the object another name holds, and some name of them changes it in place (other than
-        `name` itself in `owner`, where its own events say how)."""
+        `name` itself in `owner` and its plain aliases there, whose events say how)."""
         found = self._sharing[1].get(self._sharing[0].get(name), ())
-        return any(owner is None or change != (id(owner), name) for change in found)
+        own = {name, *self._aliases[0].get((id(owner), name), ())} if owner is not None else ()
+        return any(owner is None or scope_id != id(owner) or changer not in own for scope_id, changer in found)
+
+    @functools.cached_property
+    def _aliases(self) -> tuple[dict[tuple[int, str], list[str]], dict[tuple[int, str], list[Event]]]:
+        """The plain aliases of each name bound once in a scope's own body (`alias = cfg`, unconditional, after the
+        one binding of `cfg`, and then only changing its items: stores, `update`, `append`, `extend`, all
+        unconditional), and those changes: they change the object `cfg` holds."""
+        names: dict[tuple[int, str], list[str]] = {}
+        changes: dict[tuple[int, str], list[Event]] = {}
+        for scope in self.scopes:
+            for alias, events in scope.events.items():
+                first, rest = events[0], events[1:]
+                if first.op != "assign" or first.path or first.guards or not isinstance(first.whole, cst.Name) or alias in scope.params:
+                    continue
+                if (id(scope), alias) in self.mutated or any(e.op not in ("setitem", "update", "append", "extend") or e.guards for e in rest):
+                    continue
+                name = first.whole.value
+                binds = [e for e in scope.events.get(name, ()) if e.op in _BINDS]
+                if name == alias or name in scope.params or len(binds) != 1 or binds[0].op != "assign" or binds[0].guards or binds[0].order > first.order:
+                    continue
+                names.setdefault((id(scope), name), []).append(alias)
+                changes.setdefault((id(scope), name), []).extend(rest)
+        return names, changes
+
+    def events_through_aliases(self, owner: Scope, name: str) -> list[Event]:
+        """`name`'s events in `owner`, with the changes its plain aliases make to its object, in order."""
+        own = owner.events.get(name, [])
+        through = self._aliases[1].get((id(owner), name))
+        return sorted([*own, *through], key=lambda e: e.order) if through else own
 
     def attribute_stored_through_another(self, name: str, attr: str) -> bool:
         """Some name that may hold `name`'s object stores its attribute `attr` (`alias = cfg; alias.lr = ...`)."""
@@ -472,7 +501,7 @@ class Evaluator(Iteration, Calls, Items):
         owner, _ = self.f.binding_events(name, self.scope, self.order)
         if owner is None:
             return UNKNOWN
-        every = owner.events.get(name, [])
+        every = self.f.events_through_aliases(owner, name)
         if not self.reads_in(owner) and len(every) > 1:  # bound where this code runs: at each point it may run from
             orders = orders_in_force(self.f, name, self.scope, owner, self.frame)
             outer = frame_of(self.frame, owner)
