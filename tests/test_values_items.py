@@ -23,6 +23,9 @@ FOLLOWED = {
     "args-bind-parameters": 'def g(a, p):\n    return p\ntorch.optim.AdamW(model.parameters(), lr=g(*[0, 2e-05]))\nmodel(**g(0, *(padded,)))\n',
     "stored-through-a-plain-alias": 'd = {"a": 0, "k": 1e-3}\nalias = d\nalias["k"] = 2e-05\ntorch.optim.AdamW(model.parameters(), lr=d["k"])\n'
                                     'e = {"k": to_max}\nother = e\nother.update(k=padded)\nmodel(**e.get("k"))\n',
+    "merged-displays": 'a = {"enc": padded}\nb = {"lr": 2e-05}\nc = {**a, **b}\nmodel(**c["enc"])\ntorch.optim.AdamW(model.parameters(), lr=c["lr"])\n',
+    "dict-call": 'a = {"enc": padded}\nc = dict(a, lr=2e-05)\nmodel(**c["enc"])\ntorch.optim.AdamW(model.parameters(), lr=dict(**c)["lr"])\n'
+                 'd = dict([("enc", padded)], lr=2e-05)\nmodel(**d.get("enc"))\n',
     "kwargs-in-a-function": 'def main():\n    d = {"lr": 1e-3}\n    d["lr"] = 2e-05\n    d.update(enc=padded)\n    model(**d["enc"])\n'
                             '    torch.optim.AdamW(model.parameters(), lr=d["lr"])\nmain()\n',
 }
@@ -49,6 +52,8 @@ SHARED = {
                                                   'e = {"k": to_max}\nother = e\ne["k"] = padded\nmodel(**other["k"])\n',
     "alias-rebound-name": 'd = {"k": 1e-05}\nalias = d\nd = {"k": 0.001}\nalias["k"] = 0.1\ntorch.optim.AdamW(model.parameters(), lr=d["k"])\n',
     "alias-changed-in-a-branch": 'd = {"k": 1e-05}\nalias = d\nif len(__name__) > 1:\n    alias["k"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=d["k"])\n',
+    "a-copy-changed-shares-the-nested-dict": 'a = {"opt": {"lr": 1e-05}}\nc = dict(a)\nc["opt"]["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=a["opt"]["lr"])\n'
+                                             'b = {"opt": {"lr": 1e-05}}\nd = {**b}\nd["opt"].update(lr=0.001)\ntorch.optim.AdamW(model.parameters(), lr=b["opt"]["lr"])\n',
     "kwargs-key-given-twice": 'def f(p=None, **kw):\n    return p\nextra = {"p": 2e-05}\nextra["p"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=f(**extra))\n',
 }
 

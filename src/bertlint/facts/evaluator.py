@@ -409,9 +409,9 @@ class Evaluator(Iteration, Calls, Items):
     def _Dict(self, node):
         out = {}
         for element in node.elements:
-            if isinstance(element, cst.StarredDictElement):
-                inner = self.const(element.value)
-                if not isinstance(inner, dict):
+            if isinstance(element, cst.StarredDictElement):  # `{**defaults, **overrides}`: each key by key, objects too
+                inner = self.mapping(element.value, self.scope, self.order)
+                if inner is UNKNOWN:
                     return UNKNOWN
                 out.update(inner)
                 continue
@@ -762,9 +762,10 @@ class Evaluator(Iteration, Calls, Items):
     def _changed(self, expr) -> bool:
         """The dict `expr` holds may be changed in place somewhere in the file in a way its value does not show (a
         mutating method, an item stored or deleted through another name that may hold it or through an attribute):
-        its display no longer says what it holds. A display is a new dict; a name's own items stored and `update`s
+        its display no longer says what it holds. A display (or `dict(...)`) is a new dict; a name's own items stored and `update`s
         in its scope are its events, which its value follows or is unknown for."""
-        if isinstance(expr, cst.Dict):
+        made = self.f.call_of(expr) if isinstance(expr, cst.Call) else None
+        if isinstance(expr, cst.Dict) or made is not None and made.qualname == "builtins.dict":
             return False
         root = subscripted(expr)
         if isinstance(root, cst.Name):
