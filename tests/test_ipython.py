@@ -167,3 +167,32 @@ def test_install_requirements(command: str, requirements: list[str]) -> None:
 ])
 def test_commands_of_a_cell(source: str, bound: tuple, found: list[str]) -> None:
     assert ipython.commands(source, bound) == found
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "!pip install transformers\nimport torch\nx = 1\n",
+        "%matplotlib inline\n!curl https://example.com/a.py -o a.py\nimport torch\n",
+        "import os\nfor name in ['a']:\n    !echo {name}\n",  # an escape in a block
+        "!pip install \\\n    transformers\nimport torch\n",  # continued by a backslash
+    ],
+)
+def test_a_script_whose_only_errors_are_escapes_is_a_notebook_export(source: str) -> None:
+    masked = ipython.mask_script(source)
+    assert masked is not None and len(masked) == len(source)
+    compile(masked, "<export>", "exec")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import torch\nx = 1\n",  # compiles: nothing to mask
+        "pip install transformers\nimport torch\n",  # a shell line without an escape is no IPython syntax
+        "!pip install transformers\nx = (1,\n",  # another syntax error beside the escape
+        "!pip install transformers\nlen?\n",  # help syntax: more than the plain escapes
+        "s = '''\n!not an escape\n'''\n",  # inside a string
+    ],
+)
+def test_a_script_with_more_than_escapes_wrong_is_not_taken_for_an_export(source: str) -> None:
+    assert ipython.mask_script(source) is None

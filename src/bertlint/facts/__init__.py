@@ -14,7 +14,8 @@ walk and the semantic model) <- `abstract` (the abstract values) <- `runs` (wher
 seen from the scope around it) <- `functions` (the file's own functions: callees, arguments, returns) <- `calls`
 (those functions evaluated for a call) <- `evaluator` (what Python means; knows no library) <-
 `brain/*` (the library models the evaluator runs: tables and small hooks, one module per library
-family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `training`,
+family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `uses` (where a value goes: the
+reads that consume it, through names, conversions and returns to the file's callers) <- `training`,
 `labels`, `loops`, `tensors` (where a training step's values came from), `weights` (float16 models and
 what trains them), `flow` (what a value is built from, as written), `guards` (the feature tests, `try`s and version branches a line
 runs under), `inspection` (reads that only look
@@ -24,14 +25,14 @@ in) reads only the model.
 """
 
 from bertlint.facts.core import Facts
-from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, ignore_index_markers, known_labels
+from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, ignore_index_markers, is_label_call, known_labels, never_served
 from bertlint.facts.liveness import dead_functions, is_script
 from bertlint.facts.loops import MisplacedClip, TrainingLoop, float_cast, frozen_models, in_context, in_training_step, is_clip, is_model_call, misplaced_clips, steps_every_n
 from bertlint.facts.model import Runtime
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Definition, Event, Scope, Store, Variable, dotted, iter_children, literal, names_in, walk
 from bertlint.facts.training import (
-    EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, asks_for_tpu, feeds_layout_model, eos_as_pad, chunk_length, in_call_to, mixed_precision, only_called_directly, pad_guarded, padding_at, padding_of, padding_side, run_anchor, structured_tokenizer, text_container,
+    EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, asks_for_tpu, feeds_layout_model, eos_as_pad, chunk_length, in_call_to, map_functions, mixed_precision, only_called_directly, pad_guarded, padding_at, padding_of, padding_side, run_anchor, structured_tokenizer, text_container,
     tokenizer_load_of, tokenizer_names, trained_model, training_arg, uses_peft, weight_dtype,
 )
 from bertlint.facts.flow import keyed_values, sources
@@ -55,10 +56,10 @@ __all__ = [
     # values
     "Binding", "Instance", "ModelLoad", "Pack", "Series", "checkpoint_argument", "holds_tokenizer", "load_behind",
     # training
-    "EOS_ATTRIBUTES", "STRUCTURED_TOKENIZERS", "Padding", "amp_enabled", "asks_for_tpu", "feeds_layout_model", "chunk_length", "eos_as_pad", "in_call_to", "mixed_precision", "only_called_directly", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor",
+    "EOS_ATTRIBUTES", "STRUCTURED_TOKENIZERS", "Padding", "amp_enabled", "asks_for_tpu", "feeds_layout_model", "chunk_length", "eos_as_pad", "in_call_to", "map_functions", "mixed_precision", "only_called_directly", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor",
     "structured_tokenizer", "text_container", "tokenizer_load_of", "tokenizer_names", "trained_model", "training_arg", "uses_peft", "weight_dtype",
     # labels
-    "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "ignore_index_markers", "known_labels",
+    "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "ignore_index_markers", "is_label_call", "known_labels", "never_served",
     # loops
     "MisplacedClip", "TrainingLoop", "float_cast", "frozen_models", "in_context", "in_training_step", "is_clip", "is_model_call", "misplaced_clips", "steps_every_n",
     # guards

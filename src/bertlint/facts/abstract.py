@@ -81,8 +81,9 @@ FAILURES = (ArithmeticError, TypeError, ValueError, IndexError, KeyError, Attrib
 
 
 # kinds that stay known without their provenance when several objects of that kind meet (a helper called with two
-# models is called with a model): the join is a Binding of that kind with no call
-KIND_ONLY = frozenset({"model", "module", "optimizer", "accelerator", "tf_dataset"})
+# models is called with a model; `if arch == "bert": tok = ...` / `elif ...: tok = ...` binds a tokenizer): the join
+# is a Binding of that kind with no call, so what depends on which checkpoint (its pad token, its side) stays unknown
+KIND_ONLY = frozenset({"model", "module", "optimizer", "accelerator", "tf_dataset", "tokenizer"})
 
 
 def agree(found: list) -> Any:

@@ -35,9 +35,10 @@ from bertlint.facts.functions import arguments, callee, enclosing_class, frame_o
 from bertlint.facts.items import Items, aliased, subscripted
 from bertlint.facts.iteration import Iteration
 from bertlint.facts.model import Model, Runtime
-from bertlint.facts.nodes import ENTER, UNKNOWN, Call, ClassDef, Event, Scope, dotted, literal, names_in
+from bertlint.facts.nodes import ENTER, UNKNOWN, Call, ClassDef, Event, Scope, dotted, literal, names_in, walk
 from bertlint.facts.reaching import BINDS as _BINDS, Reaching
 from bertlint.facts.runs import orders_in_force
+from bertlint.facts.strings import formatted
 
 
 class Evaluation(CallFrames, Model):
@@ -50,6 +51,7 @@ class Evaluation(CallFrames, Model):
     def __init__(self, module: cst.Module, source: str, path=None, runtime: Runtime = Runtime()):
         super().__init__(module, source, path, runtime)
         self._memo: dict[tuple, Any] = {}
+        self.assumed_attributes: dict[tuple, Any] = {}  # (`self.x`, class) -> the value its reads are taken to hold
         self.reaching = Reaching(self)
 
     def evaluate(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, *, cli: bool = True, frame: Frame | None = None) -> Any:
@@ -355,22 +357,7 @@ class Evaluator(Iteration, Calls, Items):
     _ConcatenatedString = _SimpleString
 
     def _FormattedString(self, node):
-        """`f"{name}-{lr:.0e}"`: the text with each field's constant formatted (`format(value, spec)` after a `!r`,
-        `!s` or `!a` conversion); UNKNOWN for a field not constant, a `=` field, or text with escapes or braces."""
-        out = []
-        for part in node.parts:
-            if isinstance(part, cst.FormattedStringText):
-                if any(c in part.value for c in "\\{}"):
-                    return UNKNOWN
-                out.append(part.value)
-                continue
-            value = self.const(part.expression)
-            spec = part.format_spec or ()
-            if value is UNKNOWN or not isinstance(value, (str, int, float, type(None))) or part.equal is not None or not all(isinstance(p, cst.FormattedStringText) and not any(c in p.value for c in "\\{}") for p in spec):
-                return UNKNOWN
-            value = {"r": repr, "s": str, "a": ascii}[part.conversion](value) if part.conversion else value
-            out.append(format(value, "".join(p.value for p in spec)))
-        return "".join(out)
+        return formatted(node, self.const)
 
     def _seq(self, elements):
         """The elements' values (a starred constant spread), or UNKNOWN where a starred one is not constant."""
@@ -676,7 +663,34 @@ class Evaluator(Iteration, Calls, Items):
         """`self.x` in a method: what every assignment of it in the class gives (its methods' own `self.x = ...`)."""
         cls = enclosing_class(self.scope)
         mine = [(v, s, o) for v, s, o in self.f.self_attrs.get(text, ()) if cls is not None and enclosing_class(s) is cls]
-        return agree([self.sub(value, owner, order, None) for value, owner, order in mine]) if mine else UNKNOWN
+        key = (text, id(cls))
+        if key in self.f.assumed_attributes:
+            return self.f.assumed_attributes[key]
+        plain = [m for m in mine if not any(dotted(n) == text for n in walk(m[0]) if isinstance(n, cst.Attribute))]
+        if not plain or len(plain) == len(mine):
+            return agree([self.sub(value, owner, order, None) for value, owner, order in mine]) if mine else UNKNOWN
+        return self._through_itself(key, plain, [m for m in mine if m not in plain])
+
+    def _through_itself(self, key: tuple, plain: list, derived: list) -> Any:
+        """`self.x = Model(...)` then `self.x = self.x.eval()`: the value the plain assignments agree on, when each
+        assignment made from the attribute itself, read as holding that value, gives it again (then by induction every
+        read does); else UNKNOWN, with what was worked out under that assumption forgotten."""
+        base = agree([self.sub(value, owner, order, None) for value, owner, order in plain])
+        if base is UNKNOWN:
+            return UNKNOWN
+        inside = {id(n) for value, _, _ in derived for n in walk(value)}
+        for cycled in [k for k, v in self.f._memo.items() if k[0] in inside and v is UNKNOWN]:
+            del self.f._memo[cycled]  # unknown only through the cycle the assumption breaks
+        known = set(self.f._memo)
+        self.f.assumed_attributes[key] = base
+        try:
+            found = agree([base] + [self.sub(value, owner, order, None) for value, owner, order in derived])
+        finally:
+            del self.f.assumed_attributes[key]
+        if found is UNKNOWN:
+            for stale in set(self.f._memo) - known:
+                del self.f._memo[stale]
+        return found
 
     def attribute(self, base: cst.BaseExpression, scope: Scope, order: int | None, frame: Frame | None, attr: str, depth: int) -> Any:
         """`base.attr`: what the object `base` holds says; a parameter receiving several is followed to each call site."""

@@ -8,7 +8,8 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.nodes import UNKNOWN, Call, literal, walk
+from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Store, dotted, literal, walk
+from bertlint.facts.uses import uses
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
 
@@ -202,3 +203,83 @@ def _names_pads(node: cst.CSTNode) -> bool:
 def _is_ignore_index(node: cst.CSTNode) -> bool:
     return (isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer)
             and -node.expression.evaluated_value == IGNORE_INDEX)
+
+
+# ---------------------------------------------------------------------------------------------
+# tokenizer calls that make labels
+
+LABEL_WORDS = ("label", "target")
+
+
+def is_label_call(facts: Facts, call: Call) -> bool:
+    """A tokenizer call whose ids become labels: `labels = tok(...)`, `x["labels"] = tok(...)["input_ids"]`, `labels=tok(...)`."""
+    if "text_target" in call.kwargs:
+        return True
+    node, parent = call.node, facts.parent(call.node)
+    # climb `tok(...)["input_ids"].to(device)` up to the argument or assignment it feeds
+    while isinstance(parent, (cst.Subscript, cst.SubscriptElement, cst.Index, cst.Attribute)) or (isinstance(parent, cst.Call) and parent.func is node):
+        node, parent = parent, facts.parent(parent)
+    if isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value == "labels":
+        return True
+    stmt = facts.statement_of(call.node)
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    name = dotted(target.target) or ""
+                    if isinstance(target.target, cst.Subscript):
+                        key = target.target.slice[0].slice
+                        if isinstance(key, cst.Index) and isinstance(literal(key.value), str):
+                            name = literal(key.value)
+                    if any(w in name.lower() for w in LABEL_WORDS):
+                        return True
+    return False
+
+
+# ---------------------------------------------------------------------------------------------
+# labels a dataset never hands on
+
+
+def never_served(facts: Facts, store: Store) -> bool:
+    """`enc["labels"] = ...` into a mapping whose value (`uses.uses`) goes only into constructions of the file's own
+    dataset classes whose `__getitem__` reads the attribute holding it only at other string keys
+    (`self.data["input_ids"][idx]`): the key never reaches a batch, so no loss reads it."""
+    base = store.target.value if isinstance(store.target, cst.Subscript) else None
+    made = facts.definition(base, store.scope, store.order, identity=True) if base is not None else None
+    if made is None:
+        return False
+    sinks = []
+    for use in uses(facts, made.value):
+        if use.how == "read" and _stored_into(facts, use.node):
+            continue
+        cls = facts.classes.get(facts.text(use.call.node.func)) if use.how == "arg" and use.call is not None else None
+        if cls is None or "__getitem__" not in cls.methods or "__init__" not in cls.methods:
+            return False
+        sinks.append((cls, use))
+    served = [_served_keys(facts, cls, use.call, use.node) for cls, use in sinks]
+    return bool(served) and all(None not in keys and store.key not in keys for keys in served)
+
+
+def _stored_into(facts: Facts, node: cst.CSTNode) -> bool:
+    """`node` is the target of an item assignment: `enc["labels"] = ...`."""
+    return any(s.target is node for s in facts.stores)
+
+
+def _served_keys(facts: Facts, cls: ClassDef, call: Call, arg: cst.CSTNode) -> frozenset | set:
+    """The string keys `__getitem__` reads of the attribute `__init__` stores the argument `arg` in; a set holding None
+    where it reads it otherwise (whole, at a computed key) or the attribute cannot be told."""
+    init = cls.methods["__init__"]
+    params = [p.name.value for p in (*init.params.posonly_params, *init.params.params)][1:]
+    position = next((i for i, a in enumerate(call.positional) if any(n is arg for n in walk(a.value))), None)
+    if position is None or position >= len(params):
+        return {None}
+    names = [text for text, assigned in facts.self_attrs.items() if any(isinstance(v, cst.Name) and v.value == params[position] and s.node is init for v, s, _ in assigned)]
+    if len(names) != 1:
+        return {None}
+    keys = set()
+    for node in walk(cls.methods["__getitem__"]):
+        if isinstance(node, cst.Attribute) and dotted(node) == names[0]:
+            parent = facts.parent(node)
+            index = parent.slice[0].slice if isinstance(parent, cst.Subscript) and len(parent.slice) == 1 else None
+            keys.add(literal(index.value) if isinstance(index, cst.Index) and isinstance(literal(index.value), str) else None)
+    return frozenset(keys)

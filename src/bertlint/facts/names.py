@@ -17,11 +17,17 @@ def is_transformers_name(qualname: str | None) -> bool:
     return bool(qualname) and qualname.split(".", 1)[0] in TRANSFORMERS_ROOTS
 
 
+# transformers 5.x tokenizer classes not named "Tokenizer": tokenization_utils_tokenizers.py:87 `TokenizersBackend`,
+# tokenization_python.py:405 `PythonBackend`, tokenization_utils_sentencepiece.py:45 `SentencePieceBackend`,
+# tokenization_mistral_common.py:194 `MistralCommonBackend` (each a `PreTrainedTokenizerBase`; 5.24)
+TOKENIZER_BACKENDS = frozenset({"TokenizersBackend", "PythonBackend", "SentencePieceBackend", "MistralCommonBackend"})
+
+
 def is_tokenizer_class(qualname: str | None) -> bool:
     if not is_transformers_name(qualname):
         return False
     last = qualname.rsplit(".", 1)[-1]
-    return "Tokenizer" in last and not last.endswith("Trainer")
+    return "Tokenizer" in last and not last.endswith("Trainer") or last in TOKENIZER_BACKENDS
 
 
 def is_model_class(qualname: str | None) -> bool:

@@ -11,7 +11,9 @@ import libcst as cst
 from bertlint import knowledge
 from bertlint.facts.brain import tensors
 from bertlint.facts.names import ENCODE_METHODS, same_symbol
-from bertlint.facts.nodes import UNKNOWN, Call, Store, dotted, literal, walk
+from bertlint.facts.brain.tables import EXAMPLE_FUNCTIONS
+from bertlint.facts.functions import Target, callee, hands
+from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store, dotted, literal, walk
 from bertlint.facts.values import ModelLoad, param_arguments
 from bertlint.facts.values import Values as Facts
 
@@ -219,22 +221,42 @@ def padding_at(facts: Facts, call: Call, version: tuple[int, ...]) -> Padding:
     return pad
 
 
+def map_functions(facts: Facts) -> list[tuple[cst.FunctionDef | cst.Lambda, Scope]]:
+    """The functions (and lambdas) a `.map(fn)`/`.filter(fn)` runs on a dataset's examples, with their scopes: the one
+    handed (`functions.hands`: itself, its name, `functools.partial(fn, ...)`, `self.fn`), and the file's function a
+    lambda handed calls (`lambda rows: preprocess(rows, tokenizer, 128)`)."""
+    defs = [(fn, scope) for found in facts.functions.values() for fn, scope in found]
+    out: list[tuple[cst.FunctionDef | cst.Lambda, Scope]] = []
+    for call in (c for short in EXAMPLE_FUNCTIONS for c in facts.calls_by_short.get(short, ()) if c.method == short):
+        arg = call.arg(0, "function")
+        value = arg.value if arg is not None else None
+        named = facts.function_named(value, call.scope, call.order)
+        if isinstance(named, cst.Lambda):  # `ds.map(lambda ...)`, or a name bound to one
+            out.append((named, facts.scope_of(named.body)))
+            inner = facts.call_of(named.body) if isinstance(named.body, cst.Call) else None
+            target = callee(facts, inner) if inner is not None else None
+            out += [(target.fn, target.scope)] if isinstance(target, Target) else []
+        elif value is not None:
+            out += [(fn, scope) for fn, scope in defs if hands(facts, value, call, fn)]
+    return out
+
+
 def chunk_length(facts: Facts) -> Any:
-    """The length the run's examples are cut to when no tokenizer call says it: the block of a `dataset.map(fn)` that
-    chunks the token stream (`[t[i : i + block_size] for i in range(0, total, block_size)]`, the `group_texts` of
-    the language-modelling examples), else a collator's `padding="max_length", max_length=N`; UNKNOWN otherwise."""
-    found = set()
+    """The length the run's examples are cut to when no tokenizer call says it: the block of a map function
+    (`map_functions`) that chunks the token stream (`[t[i : i + block_size] for i in range(0, total, block_size)]`,
+    the `group_texts` of the language-modelling examples), else a collator's `padding="max_length", max_length=N`;
+    UNKNOWN otherwise."""
+    found = {facts.value(upper.right, scope) for fn, scope in map_functions(facts) if isinstance(fn, cst.FunctionDef) for upper in _chunk_ends(fn)}
     for call in facts.calls:
-        fn = call.arg(0, "function")
-        if call.method == "map" and fn is not None and isinstance(fn.value, cst.Name):
-            for definition, scope in facts.functions.get(fn.value.value, ()):
-                for node in walk(definition.body):
-                    upper = node.upper if isinstance(node, cst.Slice) else None
-                    if isinstance(upper, cst.BinaryOperation) and isinstance(upper.operator, cst.Add) and node.lower is not None and dotted(upper.left) == dotted(node.lower) is not None:
-                        found.add(facts.value(upper.right, scope))
-        elif call.qualname and call.short.startswith("DataCollator") and facts.kw_value(call, "padding", default=None) == "max_length":
+        if call.qualname and call.short.startswith("DataCollator") and facts.kw_value(call, "padding", default=None) == "max_length":
             found.add(facts.kw_value(call, "max_length"))
     return found.pop() if len(found) == 1 and isinstance(next(iter(found)), int) else UNKNOWN
+
+
+def _chunk_ends(fn: cst.FunctionDef) -> list[cst.BinaryOperation]:
+    """The `i + block_size` ends of the slices `t[i : i + block_size]` in a function's body."""
+    slices = (node for node in walk(fn.body) if isinstance(node, cst.Slice) and node.lower is not None)
+    return [s.upper for s in slices if isinstance(s.upper, cst.BinaryOperation) and isinstance(s.upper.operator, cst.Add) and dotted(s.upper.left) == dotted(s.lower) is not None]
 
 
 # Tokenizers whose encoding methods take inputs of their own (boxes, tables, xpaths); 5.x keeps their `encode_plus`.

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, asks_for_tpu, feeds_layout_model, inspected, only_inspected, padding_at, tokenizer_load_of
+from bertlint.facts import Call, Facts, asks_for_tpu, feeds_layout_model, inspected, is_label_call, map_functions, only_inspected, padding_at, tokenizer_load_of
 from bertlint.rules import Context, Rule
-from bertlint.rules.bl202 import is_label_call
 
 # Back ends that want fixed shapes (each new shape is a recompilation, or the engine is built for one shape): static
 # padding is right there. TPU/XLA (torch_xla, JAX/Flax, TF's TPUStrategy and jit_compile, accelerate's
@@ -44,7 +43,7 @@ class StaticPaddingToMax(Rule):
         if not static or _fixed_shapes_wanted(facts) or feeds_layout_model(facts):
             return  # fixed shapes wanted; a layout model's boxes (and word labels) padded to the same length as its ids
         feeds_training = bool(facts.trainers or facts.calls_to("torch.utils.data.DataLoader"))
-        map_functions = _map_functions(facts)
+        mapped = {id(fn) for fn, _ in map_functions(facts)}
         # a seq2seq model's labels padded to a fixed length where no collator pads labels (`DataCollatorWithPadding`
         # and `tokenizer.pad` leave them as they are): the fixed length is what lets them batch, not waste
         fixed_labels_needed = (
@@ -59,7 +58,7 @@ class StaticPaddingToMax(Rule):
             load = tokenizer_load_of(facts, call)
             if "padding" in call.kwargs and pad.max_length is None and not call.has_double_star and (load is None or load.method == "from_pretrained"):
                 ctx.report(anchor, '`padding="max_length"` without `max_length` pads every example to the tokenizer\'s `model_max_length` (512 for BERT-style checkpoints), however short it is')
-            elif feeds_training and (function := _enclosing_function(facts, call)) in map_functions and not (fixed_labels_needed and is_label_call(facts, call)):
+            elif feeds_training and (function := _enclosing_function(facts, call)) in mapped and not (fixed_labels_needed and is_label_call(facts, call)):
                 ctx.report(
                     anchor,
                     "padding to `max_length` in the `.map` preprocessing pads every example to the full length before batching: "
@@ -111,24 +110,6 @@ def _longest_of_a_set(facts: Facts, call: Call) -> bool:
     nested = facts.calls_in(expr)
     tokenizing = {id(c.node) for c in facts.tokenizer_calls}
     return any(c.qualname == "builtins.len" for c in nested) and any(id(c.node) in tokenizing for c in nested)
-
-
-def _map_functions(facts: Facts) -> set[int]:
-    """ids of the functions and lambdas passed to `.map(...)`, directly, through `functools.partial`, or
-    called by the lambda passed (`lambda rows: preprocess(rows, tokenizer, 128)`)."""
-    out = set()
-    for call in facts.calls_by_short.get("map", ()):
-        arg = call.arg(0, "function")
-        value = arg.value if arg is not None else None
-        inner = facts.call_of(value) if isinstance(value, cst.Call) else None
-        if inner is not None and inner.qualname == "functools.partial" and inner.positional:
-            value = inner.positional[0].value
-        if isinstance(value, cst.Lambda):
-            out.add(id(value))
-            value = value.body.func if isinstance(value.body, cst.Call) else None
-        if (fn := facts.function_named(value, call.scope, call.order)) is not None:
-            out.add(id(fn))
-    return out
 
 
 def _enclosing_function(facts: Facts, call) -> int | None:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
-from bertlint.facts import Call, Facts, dotted, literal, padding_at
+from bertlint.facts import Call, Facts, is_label_call, padding_at
 from bertlint.rules import Context, Rule
 
 ALIGNED_HEADS = ("causal-lm", "token-cls", "masked-lm")
-LABEL_WORDS = ("label", "target")
 
 
 class InputLabelLengthMismatch(Rule):
@@ -57,28 +54,3 @@ def _describe(shape) -> str:
     if kind == "max_length":
         return f"a fixed {length} tokens"
     return "the longest text in the batch" + (f" (cut at {length})" if length else "")
-
-
-def is_label_call(facts: Facts, call: Call) -> bool:
-    """A tokenizer call whose ids become labels: `labels = tok(...)`, `x["labels"] = tok(...)["input_ids"]`, `labels=tok(...)`."""
-    if "text_target" in call.kwargs:
-        return True
-    node, parent = call.node, facts.parent(call.node)
-    # climb `tok(...)["input_ids"].to(device)` up to the argument or assignment it feeds
-    while isinstance(parent, (cst.Subscript, cst.SubscriptElement, cst.Index, cst.Attribute)) or (isinstance(parent, cst.Call) and parent.func is node):
-        node, parent = parent, facts.parent(parent)
-    if isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value == "labels":
-        return True
-    stmt = facts.statement_of(call.node)
-    if isinstance(stmt, cst.SimpleStatementLine):
-        for small in stmt.body:
-            if isinstance(small, cst.Assign):
-                for target in small.targets:
-                    name = dotted(target.target) or ""
-                    if isinstance(target.target, cst.Subscript):
-                        key = target.target.slice[0].slice
-                        if isinstance(key, cst.Index) and isinstance(literal(key.value), str):
-                            name = literal(key.value)
-                    if any(w in name.lower() for w in LABEL_WORDS):
-                        return True
-    return False

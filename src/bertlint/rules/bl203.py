@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Facts, Scope, at_pad_positions, ignore_index_markers, padded_call, padded_ids
+from bertlint.facts import Facts, Scope, at_pad_positions, ignore_index_markers, never_served, only_reported, padded_call, padded_ids
 from bertlint.rules import Context, Rule
 
 GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
@@ -27,40 +27,47 @@ class PadTokensInLabels(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         heads = {load.head for load in facts.model_loads}
-        if not heads or not heads <= GENERATIVE_HEADS or _pads_masked(facts):
+        if not heads or not heads <= GENERATIVE_HEADS or _pads_ignored(facts):
             return
+        # a collator that masks the pads builds the batches' `labels`: only a forward handed the batches' padded ids as
+        # `labels=` itself (`model(input_ids=ids, labels=ids)`) bypasses it
+        masking = facts.calls_to(*MASKING_COLLATORS)
         # Labels stored in a dataset reach a loss only where the file trains; a file that tokenizes and saves them (or
         # hands them to another module's Trainer) computes no loss, while a forward given `labels=` computes one here.
         training = facts.is_training
         found = []
         stored_in: set[int] = set()  # scopes that write `x["labels"] = ...` themselves
         for store in facts.stores:
-            if store.key == "labels" and isinstance(store.target, cst.Subscript) and training:
+            if store.key == "labels" and isinstance(store.target, cst.Subscript) and training and not masking and not never_served(facts, store):
                 stored_in.add(id(store.scope))
                 found.append((store.value, _padded(ctx, store.value, store.scope, store.order)))
+        evaluated: set[int] = set()  # labels given to a forward whose loss is only looked at (under `no_grad`, `.item()`)
         for call in facts.calls:
-            if "labels" in call.kwargs:
+            if "labels" in call.kwargs and (not masking or _batch_ids(facts, call.kwargs["labels"].value, call)):
                 found.append((call.kwargs["labels"].value, _padded(ctx, call.kwargs["labels"].value, call.scope, call.order)))
+                if only_reported(facts, call):
+                    evaluated.add(id(call.kwargs["labels"].value))
         for call in facts.tokenizer_calls:
             # with inputs, "labels" holds the padded target ids; a function that writes "labels" itself overrides or
             # ignores them (`labels = tok(..., text_target=...)` read only for its `input_ids`), reported at that store
-            if "text_target" in call.kwargs and call.arg(0, "text") is not None and id(call.scope) not in stored_in and training:
+            if "text_target" in call.kwargs and call.arg(0, "text") is not None and id(call.scope) not in stored_in and training and not masking:
                 found.append((call.kwargs["text_target"], padded_call(facts, call, ctx.version)))
         found = [(node, why) for node, why in found if why is not None]
         if not found or _masks_pad_positions(facts):
             return
         collator = " (`DataCollatorForSeq2Seq` pads with -100 only the positions it adds itself)" if facts.calls_to(SEQ2SEQ_COLLATOR) else ""
-        harm = "the loss also trains the model to predict [PAD], and padding dilutes the reported loss" if training else (
-            "the [PAD] positions count in the loss, so the reported loss (and perplexity) is diluted by padding")
+        if masking:
+            collator = f" (the batches' own `labels`, which `{facts.text(masking[0].node.func)}` masks with -100, are bypassed)"
+        trains = "the loss also trains the model to predict [PAD], and padding dilutes the reported loss"
+        reported = "the [PAD] positions count in the loss, so the reported loss (and perplexity) is diluted by padding"
         for node, why in found:
+            harm = trains if training and id(node) not in evaluated else reported
             ctx.report(node, f"labels are copied from padded ids ({why}) and the pad ids are not replaced with -100{collator}: {harm}")
 
 
-def _pads_masked(facts: Facts) -> bool:
-    """A collator that sets pad labels to -100, a TRL trainer (it builds its own labels), or a loss that ignores another
-    index than -100 (the pad id: `CrossEntropyLoss(ignore_index=tok.pad_token_id)`; -100 is the default and skips no pad)."""
-    if facts.calls_to(*MASKING_COLLATORS):
-        return True
+def _pads_ignored(facts: Facts) -> bool:
+    """A TRL trainer (it builds its own labels), or a loss that ignores another index than -100 (the pad id:
+    `CrossEntropyLoss(ignore_index=tok.pad_token_id)`; -100 is the default and skips no pad)."""
     return any((t.qualname or "").startswith("trl.") for t in facts.trainers) or any(
         "ignore_index" in c.kwargs and facts.kw_value(c, "ignore_index") != -IGNORE_INDEX for c in facts.calls
     )
@@ -76,8 +83,15 @@ def _masks_pad_positions(facts: Facts) -> bool:
 
 
 def _padded(ctx: Context, expr: cst.BaseExpression, scope: Scope, order: int) -> str | None:
-    """Why `expr` is padded when it holds (a copy of) a tokenizer call's `input_ids`: the brain's judgement."""
+    """Why `expr` is padded when it holds (a copy of) the `input_ids` of a tokenizer call or of a DataLoader's batches:
+    the brain's judgement."""
     ids = ctx.facts.kind(expr, scope, order)
-    if ids is None or ids.kind != "ids" or ids.detail != "input_ids" or ids.parent is None or ids.parent.kind != "encoding":
+    if ids is None or ids.kind != "ids" or ids.detail != "input_ids" or ids.parent is None or ids.parent.kind not in ("encoding", "dataloader_item"):
         return None
     return padded_ids(ctx.facts, ids, ctx.version)
+
+
+def _batch_ids(facts: Facts, expr: cst.BaseExpression, call) -> bool:
+    """`expr` holds the `input_ids` of a DataLoader's batches (not the batches' own `labels`)."""
+    ids = facts.kind(expr, call.scope, call.order)
+    return ids is not None and ids.kind == "ids" and ids.detail == "input_ids" and ids.parent is not None and ids.parent.kind == "dataloader_item"

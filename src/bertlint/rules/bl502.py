@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bertlint import knowledge
-from bertlint.facts import UNKNOWN, Facts, ModelLoad, amp_enabled, chunk_length, padding_at, run_anchor, steps_every_n, trained_model, training_arg, uses_peft, weight_dtype
+from bertlint.facts import UNKNOWN, Facts, ModelLoad, amp_enabled, chunk_length, is_label_call, padding_at, run_anchor, steps_every_n, trained_model, training_arg, uses_peft, weight_dtype
 from bertlint.rules import Context, Rule
-from bertlint.rules.bl202 import is_label_call
 
 GiB = 2**30
 

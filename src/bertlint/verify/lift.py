@@ -166,7 +166,8 @@ def _pad_is_eos(facts: Facts) -> bool:
 
 
 def _label_length(site: Site, finding: Finding, settings: Settings) -> dict:
-    from bertlint.rules.bl202 import is_label_call, padded_shape
+    from bertlint.facts import is_label_call
+    from bertlint.rules.bl202 import padded_shape
 
     facts = site.facts
     label_calls = [c for c in facts.tokenizer_calls if is_label_call(facts, c)]

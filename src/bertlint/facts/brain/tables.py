@@ -20,7 +20,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import UNKNOWN, Binding, Instance, agree
+from bertlint.facts.abstract import UNKNOWN, Binding, Instance, Pack, Series, agree
 from bertlint.facts.functions import callable_returns, called_directly, handed_parameters, hands
 
 TABLE_MAKERS = ("pandas.read_csv", "pandas.read_json", "pandas.read_excel", "pandas.read_parquet", "pandas.read_table", "pandas.DataFrame")
@@ -45,6 +45,10 @@ EXAMPLE_FUNCTIONS = frozenset({"map", "filter"})  # methods of a datasets datase
 # `model_input_names = ["input_ids", "attention_mask"]`, and `token_type_ids` for the models that take them)
 ENCODING_COLUMNS = frozenset({"input_ids", "attention_mask", "token_type_ids"})
 EXAMPLE, BATCH = Instance("examples", None, False), Instance("examples", None, True)  # what a `map` function receives
+# sklearn `train_test_split(*arrays, ...)` returns `[a_train, a_test, b_train, b_test, ...]`, each some rows of its array,
+# a list for a list, a Series for a Series (scikit-learn 1.x model_selection/_split.py `train_test_split`: "splitting :
+# list, length=2 * len(arrays)", each `_safe_indexing(a, train)`/`_safe_indexing(a, test)`)
+SPLITTERS = ("sklearn.model_selection.train_test_split",)
 LINE_METHODS = frozenset({"tolist", "to_list", "readlines", "splitlines"})  # methods that give a list of lines or texts
 # `Dataset.map/filter` process every row before returning; an `IterableDataset`'s (`streaming=True`) run as it is
 # iterated (https://huggingface.co/docs/datasets/about_mapstyle_vs_iterable, "Eager data processing and lazy data processing")
@@ -57,9 +61,29 @@ def call(ev, call) -> Any:
         return Instance("table", call)
     if q in HUB_MAKERS:
         return Instance("hub_dataset", call, ())
+    if q in SPLITTERS:
+        return _split(ev, call)
     if call.method == "map" and (fn := call.arg(0, "function")) is not None and maps_to_encodings(ev.f, fn.value, call):
         return Binding("dataset", call)  # `ds.map(tokenize, batched=True)`: its columns are what `tokenize` returns
     return None
+
+
+def _split(ev, call) -> Any:
+    """`train_test_split(texts, labels)`: each array's two parts hold what it holds where it is several texts (a column,
+    a list built in a loop); a part of any other array is unknown (rows of a list of two may be one)."""
+    if call.has_star_args:
+        return UNKNOWN
+    parts = []
+    for arg in call.positional:
+        value = ev.sub(arg.value, call.scope, call.order)
+        if several_texts(value) or isinstance(value, Series):
+            kept = value
+        elif not isinstance(value, (list, tuple, Pack)) and ev.f.is_batch(arg.value, call.scope, call.order) is True:
+            kept = Instance("texts", call)  # a list appended to in a loop, a comprehension
+        else:
+            kept = UNKNOWN
+        parts += [kept, kept]
+    return Pack(tuple(parts)) if any(p is not UNKNOWN for p in parts) else UNKNOWN
 
 
 def calls_back(ev, call) -> bool | None:
@@ -165,8 +189,9 @@ def several_texts(value) -> bool:
 
 
 def one_text(value) -> bool:
-    """One example's field (a `map` function's example, not batched): one text, or one pre-split sequence."""
-    return isinstance(value, Instance) and value.kind == "field"
+    """One example's field (a `map` function's example, not batched): one text, or one pre-split sequence; one
+    string a library renders (`Instance("text")`: a chat template's)."""
+    return isinstance(value, Instance) and value.kind in ("field", "text")
 
 
 def maps_to_encodings(values, fn, at) -> bool:

@@ -21,7 +21,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import UNKNOWN, Binding
+from bertlint.facts.abstract import UNKNOWN, Binding, Instance, Pack, Record
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head, same_symbol
 from bertlint.facts.nodes import Call, Scope, dotted
 
@@ -51,6 +51,8 @@ PADDING_COLLATORS = {
     "DataCollatorForMultipleChoice": (1, "padding"), "DataCollatorForSeq2Seq": (2, "padding"),
     "DataCollatorForLanguageModeling": None, "DataCollatorForPermutationLanguageModeling": None, "DataCollatorForWholeWordMask": None,
 }
+# names of functions that make, change or hand over a tokenizer: calling one encodes nothing
+TOKENIZER_VERBS = ("set_", "get_", "load_", "build_", "make_", "create_", "init_", "setup_", "prepare_", "train_", "save_", "update_", "add_", "register_")
 # PEFT classes whose `from_pretrained(model, model_id)` puts an adapter on a base model (peft_model.py:119, 1745-3088)
 PEFT_ADAPTER_LOADS = frozenset({
     "PeftModel", "PeftModelForSequenceClassification", "PeftModelForCausalLM", "PeftModelForSeq2SeqLM",
@@ -110,6 +112,8 @@ def method(ev, receiver, call) -> Any:
         return Binding("ids", call, Binding("encoding", call), "input_ids")  # its encoding's ids, padded as it says
     if kind == "tokenizer" and (name in ENCODE_METHODS or name == "pad"):
         return Binding("encoding", call)
+    if kind == "tokenizer" and name == "apply_chat_template":
+        return rendered_chat(ev, call)
     if kind == "tokenizer" and name == "convert_tokens_to_ids":
         return Binding("ids", call, None, "manual")
     if kind == "model" and name == "generate":
@@ -118,6 +122,20 @@ def method(ev, receiver, call) -> Any:
         key = ev.f.arg_value(call, 0)
         return Binding("ids", receiver.call, receiver, key if isinstance(key, str) else "")
     return None
+
+
+def rendered_chat(ev, call) -> Any:
+    """`tok.apply_chat_template(messages, tokenize=False)`: the one string a conversation (a list of message dicts)
+    renders to; a list of conversations renders to a list of strings (transformers 5.24 tokenization_utils_base.py:3040
+    `apply_chat_template(conversation, ..., tokenize=True, ...)`, :3151-3159 batched when the first element is a list,
+    :3186 one string otherwise; 4.x the same). Tokenized it is an encoding or its ids by `return_dict` (5.x default True,
+    4.x False): not followed, its texts are a conversation, not a tokenizer call's."""
+    if ev.f.kw_value(call, "tokenize", cli=ev.cli, default=True) is not False:
+        return None
+    arg = call.arg(0, "conversation")
+    conversation = ev.sub(arg.value, call.scope, call.order) if arg is not None else UNKNOWN
+    first = conversation.items[0] if isinstance(conversation, Pack) and conversation.items else conversation[0] if isinstance(conversation, (list, tuple)) and conversation else None
+    return Instance("text", call) if isinstance(first, (dict, Record)) else UNKNOWN
 
 
 def called(ev, obj, call) -> Any:
@@ -183,6 +201,8 @@ def looks_like_tokenizer(values, expr: cst.BaseExpression | None, scope: Scope) 
     last = text.rsplit(".", 1)[-1]
     if not (last in ("tokenizer", "tok", "processing_class") or last.endswith("_tokenizer") or last.startswith("tokenizer_")):
         return False
+    if last.startswith(TOKENIZER_VERBS):
+        return False  # `load_tokenizer(path)`, `handler.set_tokenizer(tok)`: a function that makes or takes one
     owner = scope.lookup_scope(last) if "." not in text else None
     if owner is not None and owner.events.get(last):
         return False  # bound to something we could not classify: not our business

@@ -1,0 +1,178 @@
+"""Where a value goes (facts/uses.py), and `self.x` assigned from itself (`self.m = self.m.eval()`) in the evaluator."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from bertlint.facts import UNKNOWN, Facts
+from bertlint.facts.uses import uses
+
+
+def facts_of(source: str) -> Facts:
+    source = textwrap.dedent(source)
+    return Facts(cst.parse_module(source), source)
+
+
+def uses_of(source: str, callee: str = "tok.encode") -> list[tuple[str, str]]:
+    """(how, the consuming call's callee or the node's text) of each use of the last call of `callee`."""
+    facts = facts_of(source)
+    call = [c for c in facts.calls if facts.text(c.node.func) == callee][-1]
+    return sorted((u.how, facts.text(u.call.node.func) if u.call is not None else facts.text(u.node)) for u in uses(facts, call.node))
+
+
+def test_through_names_conversions_and_returns_to_the_caller_with_the_tuple_position():
+    source = """
+    def prep(text):
+        ids = tok.encode(text)
+        ids = torch.tensor([ids]).to("cpu")
+        return ids, mask_of(text)
+
+    def predict(text):
+        input_ids, mask = prep(text)
+        return model(input_ids, attention_mask=mask)
+    """
+    assert uses_of(source) == [("arg", "model")]
+
+
+def test_a_later_binding_that_surely_ran_ends_the_reads():
+    source = """
+    ids = tok.encode(text)
+    model(ids)
+    ids = other()
+    stack(ids)
+    """
+    assert uses_of(source) == [("arg", "model")]
+
+
+def test_gathered_stored_and_returned_out_of_the_file():
+    assert uses_of("def f(t):\n    return tok.encode(t)\nbatch = [f(t) for t in texts]\n") == [("gathered", "f(t)")]
+    assert uses_of("def f(t):\n    return tok.encode(t)\n") == [("returned", "tok.encode(t)")]
+    assert uses_of("cache[k] = tok.encode(t)\n") == [("stored", "tok.encode(t)")]
+    assert uses_of("pair = [tok.encode(a), x]\n") == [("gathered", "tok.encode(a)")]
+    assert uses_of("rows.append(tok.encode(a))\n") == [("arg", "rows.append")]
+
+
+def test_a_method_of_the_class_returns_to_the_calls_on_self_and_on_instances():
+    source = """
+    class C:
+        def prep(self, t):
+            return tok.encode(t)
+
+        def run(self, t):
+            out.append(self.prep(t))
+
+    C().prep("x").keys()
+    """
+    assert uses_of(source) == [("arg", "out.append"), ("method", 'C().prep("x").keys')]
+
+
+SELF_MODEL = """
+from transformers import AutoModel
+
+class Service:
+    def __init__(self):
+        self.model = AutoModel.from_pretrained("bert-base-uncased")
+        self.model = self.model.eval()
+        self.model = self.model.{last}
+
+    def run(self, ids):
+        return self.model(ids)
+"""
+
+
+def _self_model(last: str):
+    facts = facts_of(SELF_MODEL.format(last=last))
+    call = [c for c in facts.calls if facts.text(c.node.func) == "self.model"][-1]
+    return facts.evaluate(call.node.func, call.scope, call.order)
+
+
+def test_self_attribute_assigned_from_itself_keeps_what_the_plain_assignment_gives():
+    found = _self_model('to("cpu")')
+    assert getattr(found, "kind", None) == "model"
+
+
+def test_self_attribute_assigned_from_itself_into_something_else_is_unknown():
+    assert _self_model("config") is UNKNOWN
+
+
+def test_map_functions_handed_by_name_partial_lambda_and_the_function_a_lambda_calls():
+    from bertlint.facts import map_functions
+
+    facts = facts_of("""
+    import functools
+    from datasets import load_dataset
+
+    def tok_a(ex):
+        return ex
+
+    def tok_b(ex, n):
+        return ex
+
+    def tok_c(ex, tokenizer, n):
+        return ex
+
+    def never(ex):
+        return ex
+
+    ds = load_dataset("imdb")
+    ds = ds.map(tok_a)
+    ds = ds.map(functools.partial(tok_b, n=3))
+    ds = ds.map(lambda rows: tok_c(rows, None, 128))
+    out = map(never, [1, 2])
+    """)
+    names = sorted(getattr(fn, "name", None).value if hasattr(fn, "name") else "lambda" for fn, _ in map_functions(facts))
+    assert names == ["lambda", "tok_a", "tok_b", "tok_c"]
+
+
+def test_bl203_says_a_forward_under_no_grad_only_reports_its_loss_and_a_trained_one_trains_on_pad():
+    from conftest import ROOT, lint_text
+
+    evaluated = lint_text((ROOT / "fixtures/labels/bl203_perplexity_under_no_grad.py").read_text(), select=["BL203"])
+    trained = lint_text((ROOT / "fixtures/labels/bl203_bart_manual_loop.py").read_text(), select=["BL203"])
+    assert [f.code for f in evaluated] == ["BL203"] and "reported loss (and perplexity) is diluted" in evaluated[0].message
+    assert "trains the model to predict [PAD]" not in evaluated[0].message
+    assert trained and all("trains the model to predict [PAD]" in f.message for f in trained)
+
+
+NEVER_SERVED = """
+import torch
+from transformers import AutoTokenizer
+
+tok = AutoTokenizer.from_pretrained("t5-small")
+
+def encode(src, tgt):
+    enc = tok(src, padding="max_length", max_length=8)
+    enc["labels"] = tok(tgt, padding="max_length", max_length=8)["input_ids"]
+    return enc
+
+class Pairs(torch.utils.data.Dataset):
+    def __init__(self, enc):
+        self.enc = enc
+
+    def __len__(self):
+        return len(self.enc["input_ids"])
+
+    def __getitem__(self, idx):
+        return {GETITEM}
+
+ds = Pairs(encode(["a"], ["b"]))
+"""
+
+
+def _never_served(getitem: str) -> bool:
+    from bertlint.facts import never_served
+
+    facts = facts_of(NEVER_SERVED.replace("{GETITEM}", getitem))
+    return never_served(facts, next(s for s in facts.stores if s.key == "labels"))
+
+
+def test_labels_a_dataset_reads_only_at_other_keys_are_never_served():
+    assert _never_served('{"input_ids": self.enc["input_ids"][idx]}') is True
+
+
+def test_labels_a_dataset_may_read_are_served():
+    assert _never_served("{k: v[idx] for k, v in self.enc.items()}") is False
+    assert _never_served('{k: self.enc[k][idx] for k in ("input_ids", "labels")}') is False
+    assert _never_served('{"labels": self.enc["labels"][idx]}') is False
