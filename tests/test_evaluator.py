@@ -623,6 +623,15 @@ def test_star_arguments_known_element_by_element_bind_the_parameters(source):
     assert facts.kw_value(last_call(facts, "print"), "lr") == 1e-3
 
 
+@pytest.mark.parametrize(
+    "args",
+    ["lr=1e-3, **{'lr': 1e-4}", "**{'lr': 1e-3}, **{'lr': 1e-4}", "**{'lr': 1e-3}, lr=1e-4", "1e-3, **{'lr': 1e-4}"],
+)
+def test_a_keyword_given_twice_is_a_type_error_and_unknown(args):
+    facts = facts_of(f"def make(lr=1e-5, **kw):\n    return lr\nprint(lr=make({args}))\n")
+    assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN
+
+
 def test_a_checkpoint_passed_beside_kwargs_is_known():
     facts = facts_of("from transformers import AutoModel\nkw = {'num_labels': 2}\nm = AutoModel.from_pretrained('bert-base-uncased', **kw)\n")
     assert facts.arg_value(last_call(facts, "AutoModel.from_pretrained"), 0, "pretrained_model_name_or_path") == "bert-base-uncased"

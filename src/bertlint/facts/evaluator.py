@@ -115,7 +115,7 @@ class Evaluation(CallFrames, Model):
             found = self._elements[(id(expr), key)] = cst.Subscript(expr, [cst.SubscriptElement(cst.Index(index))])
         return found
 
-    def passed(self, site: Call, frame: Frame | None = None) -> Passed:
+    def passed(self, site: Call, frame: Frame | None = None) -> Passed | None:
         """What the call `site` passes, its `*`/`**` arguments spread where known element by element (`Items.spread`),
         read in `frame` (the caller's: a binding of the site's arguments) without command-line defaults: which keys
         a mapping has and how long a sequence is must hold for every run."""

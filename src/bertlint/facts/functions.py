@@ -127,7 +127,7 @@ def function_scope(values: Model, fn: cst.FunctionDef | cst.Lambda) -> Scope:
     return next(scope for node, scope in values.functions[fn.name.value] if node is fn)
 
 
-def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, passed: Callable[[Call], Passed], partials: tuple[Call, ...] = (), closure: Frame | None = None, closed: bool = False) -> Frame | None:
+def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, passed: Callable[[Call], Passed | None], partials: tuple[Call, ...] = (), closure: Frame | None = None, closed: bool = False) -> Frame | None:
     """Bind `call`'s arguments (after those of the `functools.partial` calls that wrap `fn`, innermost first) to
     `fn`'s parameters, each call's arguments as `passed` spreads them (`Items.spread`: a `*sequence` or `**mapping`
     known element by element passes its elements); None when they cannot be matched (a TypeError). What another
@@ -140,7 +140,10 @@ def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Fra
     keywords: dict[str, tuple[cst.BaseExpression, Call]] = {}
     hidden = False
     for site in (*partials, call):
-        positional, named, opaque = passed(site)
+        found = passed(site)
+        if found is None:
+            return None
+        positional, named, opaque = found
         given.extend((expr, site) for expr in (positional[1:] if site is not call else positional))
         keywords.update((k, (expr, site)) for k, expr in named.items())
         hidden = hidden or opaque
@@ -154,7 +157,7 @@ def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Fra
             return None  # no such parameter, or one given by position too: a TypeError
         args[keyword] = (expr, site.scope, site.order)
     if hidden:
-        fixed = {p.name.value for p, _ in zip(params, given)} | set(passed(call)[1])
+        fixed = {p.name.value for p, _ in zip(params, given)} | {k for k, (_, site) in keywords.items() if site is call}
         for name in names:  # `train(model, **kw)`: what `*args` or `**kwargs` may pass (a partial's keyword too) is not known
             if name not in fixed:
                 args[name] = None
@@ -231,7 +234,10 @@ def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.Ba
             arg = site.arg(position)
         expr = arg.value if arg is not None else None
         if expr is None and site.has_star_args:  # `*args` or `**kwargs` may pass it, unless known element by element
-            positional, keywords, hidden = values.passed(site)
+            found = values.passed(site)
+            if found is None:
+                return None
+            positional, keywords, hidden = found
             expr = keywords.get(name, positional[position] if position is not None and position < len(positional) else None)
             if expr is None and hidden:
                 return None

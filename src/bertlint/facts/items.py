@@ -115,11 +115,11 @@ class Items:
             return UNKNOWN if self._changed(expr) else dict(found.items)
         return found if isinstance(found, dict) else UNKNOWN
 
-    def spread(self, call: Call) -> Passed:
+    def spread(self, call: Call) -> Passed | None:
         """What `call`'s arguments pass, `*sequence` and `**mapping` spread (`bind` and each call site of a parameter
         read them so): its positional expressions up to the first `*` not known element by element, its keyword
-        expressions, and whether some `*` or `**` hides more. A spread element is the subscript `seq[i]` /
-        `mapping["k"]` Python reads it as."""
+        expressions, and whether some `*` or `**` hides more; None for a keyword given twice (a TypeError). A spread
+        element is the subscript `seq[i]` / `mapping["k"]` Python reads it as."""
         positional: list[cst.BaseExpression] = []
         keywords: dict[str, cst.BaseExpression] = {}
         hidden = False
@@ -133,12 +133,15 @@ class Items:
                 positional += [self.f.element_of(arg.value, i) for i in range(len(items))]
             elif arg.star == "**":
                 found = self.mapping(arg.value, call.scope, call.order)
-                if found is UNKNOWN or not all(isinstance(k, str) for k in found) or set(found) & set(keywords):
-                    hidden = True  # a key given twice is a TypeError
+                if found is UNKNOWN or not all(isinstance(k, str) for k in found):
+                    hidden = True
                     continue
+                if set(found) & set(keywords):
+                    return None
                 keywords.update({k: self.f.element_of(arg.value, k) for k in found})
             elif arg.keyword is not None:
-                hidden = hidden or arg.keyword.value in keywords
+                if arg.keyword.value in keywords:
+                    return None
                 keywords[arg.keyword.value] = arg.value
             elif not hidden:
                 positional.append(arg.value)
