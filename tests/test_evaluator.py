@@ -296,7 +296,7 @@ def test_an_argparse_field_stored_after_parsing_is_unknown():
 @pytest.mark.parametrize(
     "source",
     [
-        "cfg = {'lr': 1e-5}\ncfg.update(lr=1e-3)\nprint(lr=cfg['lr'])\n",
+        "import json\ncfg = {'lr': 1e-5}\ncfg.update(json.load(open('c.json')))\nprint(lr=cfg['lr'])\n",
         "cfg = {}\ncfg.setdefault('lr', 1e-3)\nprint(lr=cfg.get('lr', 1e-5))\n",
         "lrs = [1e-5, 2e-5]\nlrs.insert(0, 1e-3)\nprint(lr=lrs[0])\n",
         "lrs = [1e-5, 2e-5]\nlrs.pop()\nprint(lr=lrs[-1])\n",
@@ -596,15 +596,39 @@ def test_a_positional_beside_star_arguments_is_that_positional(source):
 @pytest.mark.parametrize(
     "source",
     [
-        "def make(lr=1e-5):\n    return lr\ndef go(kw):\n    return make(**kw)\nprint(lr=go({'lr': 1e-3}))\n",  # a keyword may hide in **kwargs
-        "def make(a, lr=1e-5):\n    return lr\ndef go(rest):\n    return make(*rest)\nprint(lr=go([0, 1e-3]))\n",  # ... a position in *args (a display spread: tests/test_values_functions.py)
-        "def train(lr=1e-5):\n    print(lr=lr)\ndef go(kw):\n    train(**kw)\ngo({'lr': 1e-3})\n",
-        "def make(a, lr):\n    return lr\ndef go(rest):\n    return make(*rest, 1e-5)\nprint(lr=go([]))\n",  # a positional after *args: its position is unknown
+        "import json\ndef make(lr=1e-5):\n    return lr\nkw = json.load(open('c.json'))\nprint(lr=make(**kw))\n",  # a keyword may hide in **kwargs
+        "import sys\ndef make(a, lr=1e-5):\n    return lr\nprint(lr=make(*sys.argv))\n",  # ... a position in *args
+        "import json\ndef train(lr=1e-5):\n    print(lr=lr)\ntrain(**json.load(open('c.json')))\n",
+        "import sys\ndef make(a, lr):\n    return lr\nprint(lr=make(*sys.argv, 1e-5))\n",  # a positional after *args: its position is unknown
         "from dataclasses import dataclass\n@dataclass\nclass Cfg:\n    lr: float = 1e-5\nkw = {'lr': 1e-3}\nprint(lr=Cfg(**kw).lr)\n",
     ],
 )
 def test_an_argument_that_star_arguments_may_pass_is_unknown(source):
     facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def make(lr=1e-5):\n    return lr\nkw = {'lr': 1e-3}\nprint(lr=make(**kw))\n",  # a known mapping's keys name the parameters
+        "def make(a, lr=1e-5):\n    return lr\nprint(lr=make(*[0, 1e-3]))\n",  # a known sequence fills the positions
+        "def make(a, lr):\n    return lr\nrest = [1e-5]\nprint(lr=make(*rest, 1e-3))\n",  # a positional after a known *args
+        "def make(lr=1e-5):\n    return lr\ndef go(kw):\n    return make(**kw)\nprint(lr=go({'lr': 1e-3}))\n",  # a parameter holding a known dict
+        "def make(a, lr=1e-5):\n    return lr\ndef go(rest):\n    return make(*rest)\nprint(lr=go([0, 1e-3]))\n",  # ... a known list
+    ],
+)
+def test_star_arguments_known_element_by_element_bind_the_parameters(source):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") == 1e-3
+
+
+@pytest.mark.parametrize(
+    "args",
+    ["lr=1e-3, **{'lr': 1e-4}", "**{'lr': 1e-3}, **{'lr': 1e-4}", "**{'lr': 1e-3}, lr=1e-4", "1e-3, **{'lr': 1e-4}"],
+)
+def test_a_keyword_given_twice_is_a_type_error_and_unknown(args):
+    facts = facts_of(f"def make(lr=1e-5, **kw):\n    return lr\nprint(lr=make({args}))\n")
     assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN
 
 
@@ -640,6 +664,8 @@ def test_a_tokenizer_handed_through_a_lambda_is_called():
 def test_a_partial_called_with_what_it_binds_again_takes_the_calls_keyword():
     facts = facts_of("import functools\ndef pick(a, p):\n    return p\nprint(lr=functools.partial(pick, p=1e-5)(0, **{'p': 1e-3}))\n")
     assert facts.kw_value(last_call(facts, "print"), "lr") == 1e-3
+    facts = facts_of("import functools, json\ndef pick(a, p):\n    return p\nprint(lr=functools.partial(pick, p=1e-5)(0, **json.load(open('c.json'))))\n")
+    assert facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN
 
 
 # --------------------------------------------------------------------------- a method's parameter, from every call that may run it

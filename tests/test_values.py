@@ -215,7 +215,7 @@ def test_default_data_collator_batches_hold_the_items_keys_as_they_are():
     assert labels is None or labels.parent.kind == "dataloader_item"
 
 
-def test_a_dict_display_holds_its_objects_key_by_key_until_changed_in_place():
+def test_a_dict_display_holds_its_objects_key_by_key_through_the_changes_its_scope_surely_makes():
     facts = facts_of("""
         from transformers import AutoModel
         models = {"bert": AutoModel.from_pretrained("bert-base-uncased"), "lr": 2e-5}
@@ -223,10 +223,13 @@ def test_a_dict_display_holds_its_objects_key_by_key_until_changed_in_place():
         changed.update(bert=None)
         stored = {"bert": AutoModel.from_pretrained("bert-base-uncased")}
         stored["bert"] = None
-        print(models["bert"], models.get("bert"), models["lr"], models.get("gpt"), changed["bert"], changed.get("bert"), stored.get("bert"))
+        maybe = {"bert": AutoModel.from_pretrained("bert-base-uncased")}
+        if len(__name__) > 1:
+            maybe["bert"] = None
+        print(models["bert"], models.get("bert"), models["lr"], models.get("gpt"), changed["bert"], changed.get("bert"), stored.get("bert"), maybe["bert"])
     """)
     call = last_call(facts, "print")
     found = [facts.evaluate(a.value, call.scope, call.order) for a in call.positional]
     assert found[0].kind == found[1].kind == "model" and found[0] is found[1]
     assert found[2:4] == [2e-5, None]
-    assert found[4:] == [UNKNOWN, UNKNOWN, UNKNOWN]
+    assert found[4:] == [None, None, None, UNKNOWN]

@@ -11,7 +11,7 @@ import libcst as cst
 
 from bertlint.facts.abstract import MAX_DEPTH, Frame, Function, Instance, agree
 from bertlint.facts.functions import arguments, bind, callee, defined_at, frame_of, function_scope
-from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Scope, dotted, iter_children
+from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Scope, iter_children
 
 
 class CallFrames:
@@ -54,28 +54,13 @@ class CallFrames:
         return self._frames[key]
 
     def frame_for(self, call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partials: tuple[Call, ...] = (), made: Function | None = None) -> Frame | None:
-        """The frame that evaluates `fn` for `call`'s arguments (one per call, caller and function value `made`); None
-        when they do not bind."""
+        """The frame that evaluates `fn` for `call`'s arguments (one per call, caller and function value `made`; their
+        `*`/`**` arguments spread as `passed` reads them in the caller's frame); None when they do not bind."""
         key = (id(call.node), id(caller), id(fn), id(made.closure) if made is not None else None, *map(id, partials))
         if key not in self._frames:
             closure = (made.closure, True) if made is not None else (None, False)
-            self._frames[key] = bind(call, fn, method, caller, partials, *closure, display=self.display_held)
+            self._frames[key] = bind(call, fn, method, caller, lambda site: self.passed(site, caller), partials, *closure)
         return self._frames[key]
-
-    def display_held(self, name: cst.Name, call: Call) -> cst.BaseExpression | None:
-        """The list, tuple or dict display `name` holds where `call` reads it (`kw = {"lr": 1e-3}` then `f(**kw)`):
-        the one binding of its name, a plain assignment of a display in no branch or loop, never changed in place (a
-        mutating method, an item stored or deleted, through it or a name that may hold its object)."""
-        owner = call.scope.lookup_scope(name.value)
-        events = owner.events.get(name.value, []) if owner is not None else []
-        if len(events) != 1 or name.value in owner.params or owner is call.scope and events[0].order >= call.order:
-            return None
-        event = events[0]
-        if event.op != "assign" or event.path or event.conditional or event.loops or not isinstance(event.whole, (cst.Dict, cst.List, cst.Tuple)):
-            return None
-        changed = (id(owner), name.value) in self.mutated or self.shared_and_changed(name.value)
-        stores = any(dotted(s.target.value) == name.value for s in (*self.stores, *self.touched) if isinstance(s.target, cst.Subscript))
-        return None if changed or stores else event.whole
 
 
 class Calls:

@@ -31,7 +31,8 @@ import libcst as cst
 
 from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Function, Instance, Pack, Record, Series, agree, constant
 from bertlint.facts.calls import CallFrames, Calls
-from bertlint.facts.functions import ancestors, arguments, callee, enclosing_class, frame_of, function_scope, inherited, is_dataclass, returns_of
+from bertlint.facts.functions import Passed, ancestors, arguments, callee, enclosing_class, frame_of, function_scope, inherited, is_dataclass, returns_of
+from bertlint.facts.items import Items, aliased, subscripted
 from bertlint.facts.iteration import Iteration
 from bertlint.facts.instances import self_attribute_sources
 from bertlint.facts.model import Model, Runtime
@@ -99,18 +100,53 @@ class Evaluation(CallFrames, Model):
         return stored
 
     @functools.cached_property
+    def plain_stores(self) -> dict[int, Any]:
+        """The plain item stores `obj[key] = value` of the file, by their target."""
+        return {id(s.target): s for s in self.stores if isinstance(s.target, cst.Subscript)}
+
+    @functools.cached_property
+    def _elements(self) -> dict[tuple[int, Any], cst.Subscript]:
+        return {}
+
+    def element_of(self, expr: cst.BaseExpression, key: Any) -> cst.Subscript:
+        """The subscript `expr[key]` (a spread argument's element), one node per expression and key."""
+        found = self._elements.get((id(expr), key))
+        if found is None:
+            index = cst.Integer(str(key)) if isinstance(key, int) else cst.SimpleString(repr(key))
+            found = self._elements[(id(expr), key)] = cst.Subscript(expr, [cst.SubscriptElement(cst.Index(index))])
+        return found
+
+    def passed(self, site: Call, frame: Frame | None = None) -> Passed | None:
+        """What the call `site` passes, its `*`/`**` arguments spread where known element by element (`Items.spread`),
+        read in `frame` (the caller's: a binding of the site's arguments) without command-line defaults: which keys
+        a mapping has and how long a sequence is must hold for every run."""
+        return Evaluator(self, site.scope, site.order, False, frame).spread(site)
+
+    @functools.cached_property
     def mutated(self) -> frozenset[tuple[int, str]]:
         """(scope, name) of every name a mutating method of a list, dict or set is called on (`cfg.update(...)`,
         `texts.insert(0, t)`): its constant is not folded."""
-        return frozenset((id(c.scope.lookup_scope(c.receiver.value) or c.scope), c.receiver.value) for c in self.calls if c.method in MUTATORS and isinstance(c.receiver, cst.Name))
+        followed = {id(e.value) for scope in self.scopes for events in scope.events.values() for e in events if e.op == "update"}
+        found = set()
+        for c in self.calls:  # `cfg["opt"].update(...)` changes `cfg`; `cfg.update(...)` as a statement is an event
+            root = subscripted(c.receiver) if c.method in MUTATORS and id(c.node) not in followed else None
+            if isinstance(root, cst.Name):
+                found.add((id(c.scope.lookup_scope(root.value) or c.scope), root.value))
+        return frozenset(found)
 
     @functools.cached_property
-    def _sharing(self) -> tuple[dict[str, str], frozenset[str], frozenset[tuple[str, str | None]]]:
-        """Names that may hold one object, found in one pass: a name assigned another (`alias = cfg`), an argument
-        and the parameters of the file's function it is passed to, joined into groups (by name, file-wide: more
-        joins only make more unknown). Returns each shared name's group, the groups whose object some member changes
-        in place (an item stored or deleted, a mutating method, `+=`), and (group, attribute) of every attribute some
-        member stores."""
+    def scopes(self) -> list[Scope]:
+        """The module's, its functions' and its classes' scopes."""
+        return [self.module_scope, *(s for defs in self.functions.values() for _, s in defs), *(c.scope for c in self.classes.values())]
+
+    @functools.cached_property
+    def _sharing(self) -> tuple[dict[str, str], dict[str, frozenset[tuple[int, str]]], frozenset[tuple[str, str | None]]]:
+        """Names that may hold one object, found in one pass: a name assigned another or a part of it (`alias = cfg`,
+        `inner = cfg["opt"]`, `x = cfg if a else b`, `cfg = {"opt": inner}`, a loop over it), an argument and the
+        parameters of the file's function it is passed to, joined into groups (by name, file-wide: more joins only make
+        more unknown). Returns each shared name's group, each group's changes in place by (scope, name) (an item
+        stored or deleted, through attributes too: `h.cfg["lr"] = ...`, a mutating method, `+=`), and (group,
+        attribute) of every attribute some member stores."""
         parent: dict[str, str] = {}
 
         def find(name: str) -> str:
@@ -123,18 +159,26 @@ class Evaluation(CallFrames, Model):
             parent.setdefault(b, b)
             parent[find(a)] = find(b)
 
-        scopes = [self.module_scope, *(s for defs in self.functions.values() for _, s in defs), *(c.scope for c in self.classes.values())]
-        changed: set[str] = {name for _, name in self.mutated}
-        for scope in scopes:
+        changed: set[tuple[int, str]] = set(self.mutated)
+        for scope in self.scopes:
             for name, events in scope.events.items():
                 for event in events:
-                    if event.op == "assign" and not event.path and isinstance(event.whole, cst.Name):
-                        join(name, event.whole.value)
-                    elif event.op == "assign" and event.path[:1] == (ENTER,):  # `with nullcontext(cfg) as c`
+                    if event.op == "assign" and event.path[:1] == (ENTER,):  # `with nullcontext(cfg) as c`
                         for other in names_in(event.whole):
                             join(name, other)
+                    elif event.op in ("assign", "for") and event.whole is not None:
+                        for other in aliased(self, event.whole):
+                            join(name, other)
                     elif event.op not in _BINDS and event.op not in ("unpack", "param"):
-                        changed.add(name)
+                        changed.add((id(scope), name))
+        for store in (*self.stores, *self.touched):  # `h.cfg["lr"] = ...`: the object `h` holds changes
+            root = subscripted(store.target, attributes=True)
+            if isinstance(store.target, cst.Subscript) and isinstance(root, cst.Name):
+                changed.add((id(store.scope.lookup_scope(root.value) or store.scope), root.value))
+            elif isinstance(store.target, cst.Attribute) and store.value is not store.target:  # `self.cfg = cfg`
+                for other in aliased(self, store.value):
+                    if isinstance(root, cst.Name):
+                        join(root.value, other)
         for call in self.calls:
             if call.qualname is not None and not call.qualname.startswith("<local>."):
                 continue
@@ -151,11 +195,46 @@ class Evaluation(CallFrames, Model):
         for store in (*self.stores, *self.touched):
             if isinstance(store.target.value, cst.Name) and store.target.value.value in groups:
                 attributes.add((groups[store.target.value.value], store.key))
-        return groups, frozenset(groups[n] for n in changed if n in groups), frozenset(attributes)
+        changes: dict[str, set[tuple[int, str]]] = {}
+        for scope_id, name in changed:
+            if name in groups:
+                changes.setdefault(groups[name], set()).add((scope_id, name))
+        return groups, {group: frozenset(found) for group, found in changes.items()}, frozenset(attributes)
 
-    def shared_and_changed(self, name: str) -> bool:
-        """`name` may hold the object another name holds, and some name of them changes it in place."""
-        return self._sharing[0].get(name) in self._sharing[1]
+    def shared_and_changed(self, name: str, owner: Scope | None = None) -> bool:
+        """`name` may hold the object another name holds, and some name of them changes it in place (other than
+        `name` itself in `owner` and its plain aliases there, whose events say how)."""
+        found = self._sharing[1].get(self._sharing[0].get(name), ())
+        own = {name, *self._aliases[0].get((id(owner), name), ())} if owner is not None else ()
+        return any(owner is None or scope_id != id(owner) or changer not in own for scope_id, changer in found)
+
+    @functools.cached_property
+    def _aliases(self) -> tuple[dict[tuple[int, str], list[str]], dict[tuple[int, str], list[Event]]]:
+        """The plain aliases of each name bound once in a scope's own body (`alias = cfg`, unconditional, after the
+        one binding of `cfg`, and then only changing its items: stores, `update`, `append`, `extend`, all
+        unconditional), and those changes: they change the object `cfg` holds."""
+        names: dict[tuple[int, str], list[str]] = {}
+        changes: dict[tuple[int, str], list[Event]] = {}
+        for scope in self.scopes:
+            for alias, events in scope.events.items():
+                first, rest = events[0], events[1:]
+                if first.op != "assign" or first.path or first.guards or not isinstance(first.whole, cst.Name) or alias in scope.params:
+                    continue
+                if (id(scope), alias) in self.mutated or any(e.op not in ("setitem", "update", "append", "extend") or e.guards for e in rest):
+                    continue
+                name = first.whole.value
+                binds = [e for e in scope.events.get(name, ()) if e.op in _BINDS]
+                if name == alias or name in scope.params or len(binds) != 1 or binds[0].op != "assign" or binds[0].guards or binds[0].order > first.order:
+                    continue
+                names.setdefault((id(scope), name), []).append(alias)
+                changes.setdefault((id(scope), name), []).extend(rest)
+        return names, changes
+
+    def events_through_aliases(self, owner: Scope, name: str) -> list[Event]:
+        """`name`'s events in `owner`, with the changes its plain aliases make to its object, in order."""
+        own = owner.events.get(name, [])
+        through = self._aliases[1].get((id(owner), name))
+        return sorted([*own, *through], key=lambda e: e.order) if through else own
 
     def attribute_stored_through_another(self, name: str, attr: str) -> bool:
         """Some name that may hold `name`'s object stores its attribute `attr` (`alias = cfg; alias.lr = ...`)."""
@@ -250,7 +329,7 @@ class Evaluation(CallFrames, Model):
 # the evaluator proper
 
 
-class Evaluator(Iteration, Calls):
+class Evaluator(Iteration, Calls, Items):
     def __init__(self, values: Evaluation, scope: Scope, order: int | None, cli: bool, frame: Frame | None):
         self.f = values
         self.scope = scope
@@ -324,9 +403,9 @@ class Evaluator(Iteration, Calls):
     def _Dict(self, node):
         out = {}
         for element in node.elements:
-            if isinstance(element, cst.StarredDictElement):
-                inner = self.const(element.value)
-                if not isinstance(inner, dict):
+            if isinstance(element, cst.StarredDictElement):  # `{**defaults, **overrides}`: each key by key, objects too
+                inner = self.mapping(element.value, self.scope, self.order)
+                if inner is UNKNOWN:
                     return UNKNOWN
                 out.update(inner)
                 continue
@@ -416,7 +495,7 @@ class Evaluator(Iteration, Calls):
         owner, _ = self.f.binding_events(name, self.scope, self.order)
         if owner is None:
             return UNKNOWN
-        every = owner.events.get(name, [])
+        every = self.f.events_through_aliases(owner, name)
         if not self.reads_in(owner) and len(every) > 1:  # bound where this code runs: at each point it may run from
             orders = orders_in_force(self.f, name, self.scope, owner, self.frame)
             outer = frame_of(self.frame, owner)
@@ -473,7 +552,7 @@ class Evaluator(Iteration, Calls):
             if first is None and name in owner.params:
                 found.append(constant(self.param(owner, name)))
             value = agree(found)
-        if isinstance(value, (list, dict, set)) and self.f.shared_and_changed(name):
+        if isinstance(value, (list, dict, set)) and self.f.shared_and_changed(name, owner):
             return UNKNOWN  # `alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its parameter
         return value
 
@@ -486,6 +565,9 @@ class Evaluator(Iteration, Calls):
         for event in later:
             if value is UNKNOWN or event.loops != first.loops:
                 return UNKNOWN
+            if event.op in ("setitem", "update"):
+                value = constant(self.item_changes(value, event, owner))
+                continue
             arg = self.const_at(event.value, owner, event.order) if event.value is not None else UNKNOWN
             if arg is UNKNOWN:
                 return UNKNOWN
@@ -514,7 +596,23 @@ class Evaluator(Iteration, Calls):
         found = [self._extended(owner, every, e, self._bound_object(owner, every, e)) for e in reaching if not _binds_none(e)]
         if found and self._sure(straight) is None and name in owner.params and (given := self.param(owner, name)) is not None:
             found.append(given)  # `tok=None` then `if tok is None: tok = ...`: None is a sentinel too
-        return agree(found) if found else UNKNOWN
+        value = agree(found) if found else UNKNOWN
+        if any(e.op in ("setitem", "update") for e in (*(e for e, _ in straight), *back)):  # a dict's items changed
+            first = self._sure(straight)
+            bound = self.bound(first, owner) if first is not None and first.op == "assign" else UNKNOWN
+            if isinstance(bound, (dict, Record)) and not back and all(sure for _, sure in straight):
+                return self._items_after(first, owner, [e for e, _ in reversed(straight[:-1])], bound)
+            return UNKNOWN if isinstance(value, Record) else value
+        return value
+
+    def _items_after(self, first: Event, owner: Scope, later: list[Event], value: Any) -> Any:
+        """The dict `first` binds with the items its scope stores and updates after it applied, every one of which
+        surely ran before the read (in the same loop iteration); UNKNOWN for any other change."""
+        for event in later:
+            if event.loops != first.loops or value is UNKNOWN:
+                return UNKNOWN
+            value = self.item_changes(value, event, owner)
+        return value
 
     def _extended(self, owner: Scope, events: list[Event], bind: Event, value: Any) -> Any:
         """The object `bind` binds after the `x += y` / `x.extend(y)` that follow it before the read, as a library
@@ -699,13 +797,21 @@ class Evaluator(Iteration, Calls):
         return UNKNOWN
 
     def _changed(self, expr) -> bool:
-        """The dict `expr` names may be changed in place somewhere in the file (a mutating method, an item stored or
-        deleted, through this name or another that may hold it): its display no longer says what it holds."""
-        if isinstance(expr, cst.Dict) or isinstance(expr, cst.Call) and self.f.call_of(expr) is not None and _fresh(self.f, self.f.call_of(expr)):
-            return False  # a display makes a new dict: nothing else holds it yet
-        name = dotted(expr)
+        """The dict `expr` holds may be changed in place somewhere in the file in a way its value does not show (a
+        mutating method, an item stored or deleted through another name that may hold it or through an attribute):
+        its display no longer says what it holds. A display, `dict(...)` or a call of the file's function returning
+        only displays is a new dict; a name's own items stored and `update`s in its scope are its events, which its
+        value follows or is unknown for."""
+        made = self.f.call_of(expr) if isinstance(expr, cst.Call) else None
+        if isinstance(expr, cst.Dict) or made is not None and (made.qualname == "builtins.dict" or _fresh(self.f, made)):
+            return False  # a new dict: nothing else holds it yet
+        root = subscripted(expr)
+        if isinstance(root, cst.Name):
+            owner = self.scope.lookup_scope(root.value)
+            return owner is None or (id(owner), root.value) in self.f.mutated or self.f.shared_and_changed(root.value, owner)
+        name = dotted(root)
         stores = (s for s in (*self.f.stores, *self.f.touched) if isinstance(s.target, cst.Subscript))
-        return name is None or any(n == name for _, n in self.f.mutated) or self.f.shared_and_changed(name) or any(dotted(s.target.value) == name for s in stores)
+        return name is None or self.f.shared_and_changed(name) or any(dotted(subscripted(s.target.value)) == name for s in stores)
 
     # calls ----------------------------------------------------------------------------------
     def _Call(self, node):

@@ -4,15 +4,18 @@ call site passes for a parameter, what a function handed along (a collate or `ma
 
 from __future__ import annotations
 
-
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import libcst as cst
 
 from bertlint.facts.abstract import UNKNOWN, Binding, Frame, Instance
 from bertlint.facts.model import Model
-from bertlint.facts.nodes import Call, ClassDef, Event, Scope, dotted, literal
+from bertlint.facts.nodes import Call, ClassDef, Event, Scope, dotted
 from bertlint.facts.runs import orders_in_force
+
+# what a call passes (`Items.spread`): its positional expressions up to the first `*args` not known element by element,
+# its keyword expressions, and whether some `*args` or `**kwargs` hides more
+Passed = tuple[list[cst.BaseExpression], dict[str, cst.BaseExpression], bool]
 
 def is_dataclass(cls: ClassDef) -> bool:
     return any(dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in ("dataclass", "dataclasses.dataclass") for d in cls.node.decorators)
@@ -157,11 +160,11 @@ def function_scope(values: Model, fn: cst.FunctionDef | cst.Lambda) -> Scope:
     return next(scope for node, scope in values.functions[fn.name.value] if node is fn)
 
 
-def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, partials: tuple[Call, ...] = (), closure: Frame | None = None, closed: bool = False, display=None) -> Frame | None:
+def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, passed: Callable[[Call], Passed | None], partials: tuple[Call, ...] = (), closure: Frame | None = None, closed: bool = False) -> Frame | None:
     """Bind `call`'s arguments (after those of the `functools.partial` calls that wrap `fn`, innermost first) to
-    `fn`'s parameters; None when they cannot be matched. A `*` of a list or tuple display and a `**` of a dict display
-    with string keys (written there, or the display `display(expr, call)` says a name holds) pass their elements; what
-    another `*args` or `**kwargs` passes is not known."""
+    `fn`'s parameters, each call's arguments as `passed` spreads them (`Items.spread`: a `*sequence` or `**mapping`
+    known element by element passes its elements); None when they cannot be matched (a TypeError). What another
+    `*args` or `**kwargs` passes is not known."""
     params = list(fn.params.posonly_params) + list(fn.params.params)
     if method:
         params = params[1:]
@@ -170,7 +173,10 @@ def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Fra
     keywords: dict[str, tuple[cst.BaseExpression, Call]] = {}
     hidden = False
     for site in (*partials, call):
-        positional, named, opaque = passed(site, display)
+        found = passed(site)
+        if found is None:
+            return None
+        positional, named, opaque = found
         given.extend((expr, site) for expr in (positional[1:] if site is not call else positional))
         keywords.update((k, (expr, site)) for k, expr in named.items())
         hidden = hidden or opaque
@@ -180,44 +186,15 @@ def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Fra
     if len(given) > len(params) and not isinstance(fn.params.star_arg, cst.Param):
         return None
     for keyword, (expr, site) in keywords.items():
-        if keyword not in names and not isinstance(fn.params.star_kwarg, cst.Param):
-            return None
+        if keyword not in names and not isinstance(fn.params.star_kwarg, cst.Param) or keyword in args:
+            return None  # no such parameter, or one given by position too: a TypeError
         args[keyword] = (expr, site.scope, site.order)
     if hidden:
-        fixed = {p.name.value for p, _ in zip(params, given)} | set(passed(call, display)[1])
+        fixed = {p.name.value for p, _ in zip(params, given)} | {k for k, (_, site) in keywords.items() if site is call}
         for name in names:  # `train(model, **kw)`: what `*args` or `**kwargs` may pass (a partial's keyword too) is not known
             if name not in fixed:
                 args[name] = None
     return Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1, call, closure, closed)
-
-
-def passed(call: Call, display=None) -> tuple[list[cst.BaseExpression], dict[str, cst.BaseExpression], bool]:
-    """The positional arguments a call passes up to the first `*args` it cannot spread, the keywords it passes, and
-    whether some `*args` or `**kwargs` hides more: `f(*[a, b])` passes a and b, `f(**{"p": a})` p=a; `display(expr,
-    call)`, when given, is the display a starred name holds at the call, or None."""
-    positional: list[cst.BaseExpression] = []
-    keywords: dict[str, cst.BaseExpression] = {}
-    hidden = False
-    for arg in call.node.args:
-        if arg.keyword is not None:
-            keywords[arg.keyword.value] = arg.value
-        elif arg.star == "*":
-            shown = display(arg.value, call) if display is not None and isinstance(arg.value, cst.Name) else arg.value
-            spread = shown.elements if isinstance(shown, (cst.List, cst.Tuple)) else None
-            if spread is None or any(isinstance(e, cst.StarredElement) for e in spread) or hidden:
-                hidden = True
-                continue
-            positional.extend(e.value for e in spread)
-        elif arg.star == "**":
-            shown = display(arg.value, call) if display is not None and isinstance(arg.value, cst.Name) else arg.value
-            items = shown.elements if isinstance(shown, cst.Dict) else None
-            if items is None or any(not isinstance(e, cst.DictElement) or not isinstance(e.key, cst.SimpleString) or not isinstance(literal(e.key), str) for e in items):
-                hidden = True
-                continue
-            keywords.update((literal(e.key), e.value) for e in items)
-        elif not hidden:
-            positional.append(arg.value)
-    return positional, keywords, hidden
 
 
 def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Call] | None:
@@ -291,8 +268,11 @@ def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.Ba
         if arg is None and position is not None:
             arg = site.arg(position)
         expr = arg.value if arg is not None else None
-        if expr is None and site.has_star_args:  # `*args` or `**kwargs` may pass it, unless it spreads a display
-            positional, keywords, hidden = passed(site, values.display_held)
+        if expr is None and site.has_star_args:  # `*args` or `**kwargs` may pass it, unless known element by element
+            found = values.passed(site)
+            if found is None:
+                return None
+            positional, keywords, hidden = found
             expr = keywords.get(name, positional[position] if position is not None and position < len(positional) else None)
             if expr is None and hidden:
                 return None

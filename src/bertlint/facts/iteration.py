@@ -15,7 +15,8 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import MAX_SEQ, Abstract, Instance, Pack, Series, agree
+from bertlint.facts.abstract import MAX_SEQ, Abstract, Instance, Pack, Record, Series, agree
+from bertlint.facts.items import items_value
 from bertlint.facts.nodes import UNKNOWN, Call
 from bertlint.facts.reaching import length, truth
 
@@ -167,15 +168,18 @@ class Iteration:
         return Pack(items) if items is not None and not isinstance(value, dict) else UNKNOWN
 
     def _dict(self, call: Call) -> Any:
-        """`dict(k=v)`, `dict(pairs)`, `dict(pairs, k=v)`: constants."""
-        if call.has_star_args or len(call.positional) > 1:
+        """`dict(mapping)`, `dict(pairs)`, `dict(..., k=v)`, `dict(**mapping)`: a new dict, key by key (objects too)."""
+        if len(call.positional) > 1 or any(a.star == "*" for a in call.node.args):
             return UNKNOWN
         out = {}
         if call.positional:
             value = self.eval(call.positional[0].value)
             items = self.items_of(value)
-            if isinstance(value, dict):
-                out.update(value)
+            if isinstance(value, (dict, Record)):
+                given = self.mapping(call.positional[0].value, call.scope, call.order)
+                if given is UNKNOWN:
+                    return UNKNOWN
+                out.update(given)
             elif items is None:
                 return UNKNOWN
             else:
@@ -183,9 +187,16 @@ class Iteration:
                     pair = item.items if isinstance(item, Pack) else item
                     if not isinstance(pair, (tuple, list)) or len(pair) != 2 or pair[0] is UNKNOWN or isinstance(pair[0], Abstract):
                         return UNKNOWN
-                    out[pair[0]] = pair[1] if not isinstance(pair[1], Abstract) else UNKNOWN
-        out.update({k: self.const(a.value) for k, a in call.kwargs.items()})
-        return out
+                    out[pair[0]] = pair[1]
+        for arg in call.node.args:
+            if arg.star == "**":
+                given = self.mapping(arg.value, call.scope, call.order)
+                if given is UNKNOWN:
+                    return UNKNOWN
+                out.update(given)
+            elif arg.keyword is not None:
+                out[arg.keyword.value] = self.eval(arg.value)
+        return items_value(out)
 
     def _iter(self, call: Call) -> Any:
         """`iter(x)`: an iterator over x's elements."""

@@ -217,7 +217,7 @@ class Model:
         if not isinstance(expr, cst.Name):
             return Definition(expr, scope, order)
         owner, events = self.binding_events(expr.value, scope, order)
-        events = [e for e in events if e.op != "setitem"] if identity else events
+        events = [e for e in events if e.op not in ("setitem", "update")] if identity else events
         if owner is None or len(events) != 1 or events[0].conditional and expr.value in owner.params:
             return None
         value = _assigned(events[0])
@@ -228,7 +228,7 @@ class Model:
         """The names bound in the module and in the file's functions, scope by scope, in the order first bound."""
         scopes = [self.module_scope] + [scope for defs in self.functions.values() for _, scope in defs]
         return [
-            Variable(scope, name, any(e.op == "assign" for e in events), events[-1].order + 1, tuple(e.value for e in events))
+            Variable(scope, name, any(e.op == "assign" for e in events), events[-1].order + 1, tuple(e.value if e.op != "setitem" else None for e in events))
             for scope in scopes for name, events in scope.events.items() if events
         ]
 
@@ -629,6 +629,8 @@ class _Walker:
                 method = value.func.attr.value
                 if method in ("append", "extend") and len(value.args) == 1:
                     self._bind(scope, value.func.value.value, method, value.args[0].value, ctx, mutation=True)
+                elif method == "update":  # `cfg.update(lr=1e-4)`: the call itself, which the evaluator may follow
+                    self._bind(scope, value.func.value.value, method, value, ctx, mutation=True)
             return
         for node in iter_children(small):
             if isinstance(node, cst.BaseExpression):
@@ -713,8 +715,8 @@ class _Walker:
         base = target.value if isinstance(target, cst.Subscript) else None
         while isinstance(base, cst.Subscript):
             base = base.value
-        if isinstance(base, cst.Name):
-            self._bind(scope, base.value, "setitem", None, ctx, mutation=True)
+        if isinstance(base, cst.Name):  # the item stored (the evaluator follows a plain store of one level)
+            self._bind(scope, base.value, "setitem", target, ctx, mutation=True)
 
     # expressions ------------------------------------------------------------------------
     def _expr(self, expr: cst.CSTNode, stmt: cst.CSTNode, scope: Scope, ctx: _Ctx) -> None:

@@ -62,9 +62,9 @@ def attribute(ev, base, attr: str) -> Any:
         return None
     if base.kind == "namespace" and base.detail == "argparse":
         found = ev.f.argparse_arguments.get(attr)
-        if found is None or not ev.cli:
+        if found is None or not ev.cli or _given(ev, base.call, found[4]):
             return UNKNOWN
-        expr, where, at, convert = found
+        expr, where, at, convert, _ = found
         value = ev.f.evaluate(expr, where, at, cli=ev.cli) if expr is not None else None
         return _converted(value, convert) if isinstance(value, str) and convert is not None else value
     if base.kind == "namespace" and base.detail == "kwargs":
@@ -123,11 +123,20 @@ def environment_set(values) -> frozenset | None:
 
 
 def argparse_arguments(values) -> dict[str, tuple]:
-    """dest -> (default expr or None, scope, order, the `type=` callable's qualified name or None) for every
-    `add_argument` in the file (groups included). A dest added twice with different defaults (two parsers, or a
-    parser and a subparser) has no default here: which parser fills it is not followed."""
+    """dest -> (default expr or None, scope, order, the `type=` callable's qualified name or None, the option
+    strings) for every `add_argument` in the file (groups included). A dest added twice with different defaults (two
+    parsers, or a parser and a subparser) has no default here: which parser fills it is not followed; nor has a dest
+    `set_defaults` names (it overrides the argument's default, Python's `argparse.set_defaults`), nor, where a parser
+    has an `argument_default=`, one added without a default."""
     out: dict[str, tuple] = {}
     seen: dict[str, set] = {}
+    overridden: set[str] = set()
+    for made in values.calls:
+        if made.method == "set_defaults":
+            if made.has_star_args:
+                return {}
+            overridden.update(made.kwargs)
+    argument_default = any("argument_default" in c.kwargs for c in values.calls if c.qualname is not None and same_symbol(c.qualname, "argparse.ArgumentParser"))
     for made in values.calls:
         if made.method != "add_argument":
             continue
@@ -139,6 +148,8 @@ def argparse_arguments(values) -> dict[str, tuple]:
             longs = [x for x in flags if x.startswith("--")]
             dest = (longs[0] if longs else flags[0]).lstrip("-").replace("-", "_")
         default = made.kwargs.get("default")
+        if dest in overridden or default is None and argument_default:
+            continue
         action = values.kw_value(made, "action")
         typed = made.kwargs.get("type")
         convert = None if typed is None else values.qualname(typed.value, made.scope) or "?"
@@ -148,8 +159,21 @@ def argparse_arguments(values) -> dict[str, tuple]:
             expr = default.value
         texts = seen.setdefault(dest, set())
         texts.add((values.text(expr) if expr is not None else None, convert))
-        out[dest] = (expr if len(texts) == 1 else None, made.scope, made.order, convert)
+        out[dest] = (expr if len(texts) == 1 else None, made.scope, made.order, convert, tuple(flags) + out.get(dest, (None,) * 4 + ((),))[4])
     return out
+
+
+def _given(ev, parse, flags: tuple) -> bool:
+    """The parse call is handed its arguments (`parse_args(["--lr", "1e-3"])`) and they may set this option: one
+    of them may be its flag (or an abbreviation of it, `--lr=...` too), or it is a positional; unknown arguments may."""
+    handed = parse.arg(0, "args")
+    if handed is None:
+        return False
+    argv = ev.f.value(handed.value, parse.scope, order=parse.order)
+    if not isinstance(argv, (list, tuple)) or not all(isinstance(a, str) for a in argv):
+        return True
+    options = [a.split("=", 1)[0] for a in argv if a.startswith("-")]
+    return any(not f.startswith("-") and argv or any(f.startswith(o) or o.startswith(f) for o in options) for f in flags)
 
 
 def _dataclasses(ev, parser) -> Any:

@@ -1,0 +1,73 @@
+"""Dicts changed in place and spread into calls (`facts/items.py`), checked against execution: each snippet runs on
+the recording stand-ins of the differential test, and the value layer's answer at every recorded call must be the
+value the call received (the followed shapes) or at least never another value (the shapes that share an object)."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_values_differential import PRELUDE, run
+
+# the rule of Python followed: a dict's own scope stores items and updates it, a `**mapping` or `*sequence` passes
+# its items to the parameters they name, a display is a new object
+FOLLOWED = {
+    "item-stored": 'd = {"a": 0, "k": 1e-3}\nd["k"] = 2e-05\ntorch.optim.AdamW(model.parameters(), lr=d["k"])\n',
+    "item-stored-object": 'd = {"a": 0, "k": to_max}\nd["k"] = padded\nmodel(**d["k"])\n',
+    "item-stored-into-empty": 'd = {}\nd["enc"] = padded\nd["lr"] = 2e-05\nmodel(**d["enc"])\ntorch.optim.AdamW(model.parameters(), lr=d.get("lr"))\n',
+    "updated-by-keyword": 'd = {"a": 0, "k": 1e-3}\nd.update(k=2e-05)\ntorch.optim.AdamW(model.parameters(), lr=d["k"])\n',
+    "updated-by-mapping": 'd = {"a": 0, "k": to_max}\nd.update({"k": padded}, lr=2e-05)\nmodel(**d.get("k"))\ntorch.optim.AdamW(model.parameters(), lr=d["lr"])\n',
+    "display-indexed": 'model(**{"a": 0, "k": padded}["k"])\nmodel(**{"a": 0, "k": padded}.get("k"))\n',
+    "nested-display-of-objects": 'cfg = {"train": {"k": padded}, "eval": {}}\nmodel(**cfg["train"]["k"])\n',
+    "kwargs-bind-parameters": 'def f(p=None, **kw):\n    return p\nextra = {"p": 2e-05}\ntorch.optim.AdamW(model.parameters(), lr=f(**extra))\n'
+                              'objects = {"p": padded}\nmodel(**f(**objects))\n',
+    "args-bind-parameters": 'def g(a, p):\n    return p\ntorch.optim.AdamW(model.parameters(), lr=g(*[0, 2e-05]))\nmodel(**g(0, *(padded,)))\n',
+    "stored-through-a-plain-alias": 'd = {"a": 0, "k": 1e-3}\nalias = d\nalias["k"] = 2e-05\ntorch.optim.AdamW(model.parameters(), lr=d["k"])\n'
+                                    'e = {"k": to_max}\nother = e\nother.update(k=padded)\nmodel(**e.get("k"))\n',
+    "merged-displays": 'a = {"enc": padded}\nb = {"lr": 2e-05}\nc = {**a, **b}\nmodel(**c["enc"])\ntorch.optim.AdamW(model.parameters(), lr=c["lr"])\n',
+    "dict-call": 'a = {"enc": padded}\nc = dict(a, lr=2e-05)\nmodel(**c["enc"])\ntorch.optim.AdamW(model.parameters(), lr=dict(**c)["lr"])\n'
+                 'd = dict([("enc", padded)], lr=2e-05)\nmodel(**d.get("enc"))\n',
+    "kwargs-in-a-function": 'def main():\n    d = {"lr": 1e-3}\n    d["lr"] = 2e-05\n    d.update(enc=padded)\n    model(**d["enc"])\n'
+                            '    torch.optim.AdamW(model.parameters(), lr=d["lr"])\nmain()\n',
+}
+
+# one object reached through two names, or changed where the dict's own events do not show it: never a wrong value
+SHARED = {
+    "element-aliased": 'cfg = {"opt": {"lr": 1e-05}}\ninner = cfg["opt"]\ninner["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=cfg["opt"]["lr"])\n',
+    "element-aliased-updated": 'cfg = {"opt": {"lr": 1e-05}}\ninner = cfg["opt"]\ninner.update(lr=0.001)\ntorch.optim.AdamW(model.parameters(), lr=cfg["opt"]["lr"])\n',
+    "stored-into-a-display": 'inner = {"lr": 1e-05}\ncfg = {"opt": inner}\ninner["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=cfg["opt"]["lr"])\n',
+    "list-stored-into-a-display": 'inner = [to_max]\ncfg = {"opt": inner}\ninner[0] = padded\nmodel(**cfg["opt"][0])\n',
+    "returned-by-a-helper": 'def same(c):\n    return c\ncfg = {"lr": 1e-05}\nx = same(cfg)\nx["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n',
+    "loop-over-a-display": 'cfg = {"lr": 1e-05}\nfor c in [cfg]:\n    c["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n',
+    "held-by-an-instance": 'class H:\n    def __init__(self, c):\n        self.c = c\ncfg = {"lr": 1e-05}\nh = H(cfg)\nh.c["lr"] = 0.001\n'
+                           'torch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n',
+    "held-by-a-namespace": 'cfg = {"lr": 1e-05}\nns = types.SimpleNamespace(c=cfg)\nns.c["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n',
+    "either-arm": 'cfg = {"lr": 1e-05}\nx = cfg if True else None\nx["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n',
+    "returned-by-a-lambda": 'cfg = {"lr": 1e-05}\nx = (lambda: cfg)()\nx["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n',
+    "a-get-default": 'cfg = {"lr": 1e-05}\nx = cfg.get("nothing", cfg)\nx["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n',
+    "nested-item-updated": 'cfg = {"opt": {"lr": 1e-05}}\ncfg["opt"].update(lr=0.001)\ntorch.optim.AdamW(model.parameters(), lr=cfg["opt"]["lr"])\n',
+    "stored-in-a-branch": 'd = {"lr": 1e-05}\nif len(__name__) > 1:\n    d["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=d["lr"])\n',
+    "stored-by-a-function": 'd = {"enc": to_max}\ndef change():\n    d["enc"] = padded\nchange()\nmodel(**d["enc"])\n',
+    "stored-later-in-the-loop": 'd = {"lr": 1e-05}\nfor _ in range(2):\n    torch.optim.AdamW(model.parameters(), lr=d["lr"])\n    d["lr"] = 0.001\n',
+    "changed-by-the-name-read-through-the-alias": 'd = {"k": 1e-05}\nalias = d\nd["k"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=alias["k"])\n'
+                                                  'e = {"k": to_max}\nother = e\ne["k"] = padded\nmodel(**other["k"])\n',
+    "alias-rebound-name": 'd = {"k": 1e-05}\nalias = d\nd = {"k": 0.001}\nalias["k"] = 0.1\ntorch.optim.AdamW(model.parameters(), lr=d["k"])\n',
+    "alias-changed-in-a-branch": 'd = {"k": 1e-05}\nalias = d\nif len(__name__) > 1:\n    alias["k"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=d["k"])\n',
+    "a-copy-changed-shares-the-nested-dict": 'a = {"opt": {"lr": 1e-05}}\nc = dict(a)\nc["opt"]["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=a["opt"]["lr"])\n'
+                                             'b = {"opt": {"lr": 1e-05}}\nd = {**b}\nd["opt"].update(lr=0.001)\ntorch.optim.AdamW(model.parameters(), lr=b["opt"]["lr"])\n',
+    "kwargs-key-given-twice": 'def f(p=None, **kw):\n    return p\nextra = {"p": 2e-05}\nextra["p"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=f(**extra))\n',
+}
+
+
+@pytest.mark.parametrize("shape", FOLLOWED)
+def test_a_dict_changed_by_its_own_scope_or_spread_into_a_call_is_known(shape: str):
+    outcome = run(PRELUDE + FOLLOWED[shape], {})
+    assert not outcome.details, "\n".join(outcome.details)
+    first = PRELUDE.count("\n")
+    asked = {key: found for key, found in outcome.results.items() if key[0] > first}
+    assert asked and all(found == "known" for found in asked.values()), asked
+
+
+@pytest.mark.parametrize("shape", SHARED)
+def test_a_dict_shared_or_changed_out_of_sight_never_gives_another_value(shape: str):
+    outcome = run(PRELUDE + SHARED[shape], {})
+    assert outcome.results and not outcome.details, "\n".join(outcome.details)
