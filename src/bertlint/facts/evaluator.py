@@ -29,7 +29,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Instance, Pack, Record, Series, agree, constant
+from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, PENDING, Abstract, Binding, Frame, Instance, Pack, Record, Series, agree, constant, same
 from bertlint.facts.calls import CallFrames, Calls
 from bertlint.facts.functions import arguments, callee, enclosing_class, frame_of, is_dataclass
 from bertlint.facts.iteration import Iteration
@@ -49,33 +49,62 @@ class Evaluation(CallFrames, Model):
     def __init__(self, module: cst.Module, source: str, path=None, runtime: Runtime = Runtime()):
         super().__init__(module, source, path, runtime)
         self._memo: dict[tuple, Any] = {}
+        self._found: list[tuple] = []  # the memo's keys in the order their values were found
+        self._running: set[tuple] = set()  # keys being evaluated
+        self._reentered: set[tuple] = set()  # keys read again while being evaluated
         self.reaching = Reaching(self)
 
     def evaluate(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, *, cli: bool = True, frame: Frame | None = None) -> Any:
         """The abstract value of `expr` read in `scope` at `order`: a constant, an `Abstract` value, or UNKNOWN."""
         if expr is None:
             return UNKNOWN
-        key = (id(expr), order, cli, id(frame))
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = UNKNOWN  # a value defined through itself is unknown
-        try:
-            result = Evaluator(self, scope, order, cli, frame).eval(expr)
-        except FAILURES:
-            result = UNKNOWN  # SyntaxError: libcst's `evaluated_value` of a string holding a null byte
-        self._memo[key] = result
-        return result
+        return self._memoised((id(expr), order, cli, id(frame)), lambda: Evaluator(self, scope, order, cli, frame).eval(expr))
 
     def named_at(self, name: str, scope: Scope, order: int | None, cli: bool, frame: Frame | None) -> Any:
         """The value `name` holds read in `scope` at `order` (memoised like `evaluate`)."""
-        key = (name, id(scope), order, cli, id(frame))
-        if key not in self._memo:
-            self._memo[key] = UNKNOWN
-            try:
-                self._memo[key] = Evaluator(self, scope, order, cli, frame).named(name)
-            except FAILURES:
-                pass
-        return self._memo[key]
+        return self._memoised((name, id(scope), order, cli, id(frame)), lambda: Evaluator(self, scope, order, cli, frame).named(name))
+
+    def _memoised(self, key: tuple, find) -> Any:
+        """`find()`'s value, once per key. A value defined through itself (`x = x.to(device)` in a loop: the back edge
+        reads the value being found) is a fixed point: first found assuming the read adds nothing (PENDING), then
+        found again assuming what came out, until the two agree (a few rounds, else UNKNOWN); what was found on the
+        way under an assumption that did not hold is forgotten."""
+        if key in self._memo:
+            if key in self._running:
+                self._reentered.add(key)
+            return self._memo[key]
+        start = len(self._found)
+        assumed: Any = PENDING
+        self._running.add(key)
+        try:
+            for _ in range(FIXED_POINT_ROUNDS):
+                self._memo[key] = assumed
+                try:
+                    result = find()
+                except FAILURES:
+                    result = UNKNOWN  # SyntaxError: libcst's `evaluated_value` of a string holding a null byte
+                if key not in self._reentered or same(result, assumed):
+                    break
+                self._forget(start)
+                self._reentered.discard(key)
+                if result is UNKNOWN or result is PENDING:
+                    result = UNKNOWN
+                    break
+                assumed = result
+            else:
+                self._forget(start)
+                result = UNKNOWN
+        finally:
+            self._running.discard(key)
+            self._reentered.discard(key)
+        self._memo[key] = result
+        self._found.append(key)
+        return result
+
+    def _forget(self, start: int) -> None:
+        for key in self._found[start:]:
+            self._memo.pop(key, None)
+        del self._found[start:]
 
     @functools.cached_property
     def stored_attributes(self) -> frozenset[tuple[str | None, str | None]]:
@@ -190,6 +219,8 @@ class Evaluation(CallFrames, Model):
             return value[key] if isinstance(value, (list, tuple, str)) else UNKNOWN
         if isinstance(value, Pack):
             return value.items[key] if isinstance(key, int) and -len(value.items) <= key < len(value.items) else UNKNOWN
+        if isinstance(value, Series) and isinstance(key, int) and not isinstance(key, bool):
+            return value.element  # a list every element of which holds it (an iterator has no items: the run fails)
         if isinstance(value, Record):
             return dict(value.items).get(key, UNKNOWN)
         if isinstance(value, Abstract):
@@ -652,6 +683,8 @@ class Evaluator(Iteration, Calls):
     def _changed(self, expr) -> bool:
         """The dict `expr` names may be changed in place somewhere in the file (a mutating method, an item stored or
         deleted, through this name or another that may hold it): its display no longer says what it holds."""
+        if isinstance(expr, (cst.Dict, cst.DictComp)) or isinstance(expr, cst.Call) and getattr(self.f.call_of(expr), "qualname", None) == "builtins.dict":
+            return False  # a dict read where it is made: no other name holds it yet
         name = dotted(expr)
         stores = (s for s in (*self.f.stores, *self.f.touched) if isinstance(s.target, cst.Subscript))
         return name is None or any(n == name for _, n in self.f.mutated) or self.f.shared_and_changed(name) or any(dotted(s.target.value) == name for s in stores)
@@ -718,6 +751,7 @@ def _binds_none(event: Event) -> bool:
     return event.op == "assign" and not event.path and isinstance(event.whole, cst.Name) and event.whole.value == "None"
 
 
+FIXED_POINT_ROUNDS = 3  # the evaluations of a value defined through itself before it is given up as UNKNOWN
 # methods of list, dict and set that change the object in place (append/extend are followed as events)
 MUTATORS = frozenset({"insert", "pop", "remove", "clear", "update", "setdefault", "sort", "reverse", "popitem", "discard", "add", "__setitem__", "__delitem__"})
 _OPERATORS = {

@@ -15,7 +15,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import MAX_SEQ, Abstract, Instance, Pack, Series, agree
+from bertlint.facts.abstract import MAX_SEQ, Abstract, Instance, Pack, Record, Series, agree
 from bertlint.facts.nodes import UNKNOWN, Call
 from bertlint.facts.reaching import length, truth
 
@@ -52,11 +52,11 @@ class Iteration:
         if count == 0:
             return []
         element = self.sub(node.elt, self.f.scope_of(node.elt), self.order)
-        if isinstance(element, Abstract):
-            return Series(element)
-        if element is UNKNOWN or count is UNKNOWN or count > MAX_SEQ:
+        if element is UNKNOWN:
             return UNKNOWN
-        return [element] * count
+        if isinstance(element, Abstract) or count is UNKNOWN:
+            return Series(element)  # how many unknown: every element still holds it (`[x for x in xs if x][-1]`)
+        return [element] * count if count <= MAX_SEQ else UNKNOWN
 
     def _DictComp(self, node):
         """`{k: v.to(device) for k, v in batch.items()}`: the batch, moved; else one key and value every time."""
@@ -74,9 +74,9 @@ class Iteration:
             return {}
         scope = self.f.scope_of(node.key)
         key, value = self.sub(node.key, scope, self.order), self.sub(node.value, scope, self.order)
-        if count is UNKNOWN or key is UNKNOWN or isinstance(key, Abstract) or isinstance(value, Abstract):
+        if count is UNKNOWN or key is UNKNOWN or isinstance(key, Abstract):
             return UNKNOWN
-        return {key: value}
+        return Record(((key, value),)) if isinstance(value, Abstract) else {key: value}
 
     def count(self, node) -> Any:
         """How many elements the comprehension makes: the iterables' lengths multiplied, 0 when an `if` is false or an
@@ -167,7 +167,7 @@ class Iteration:
         return Pack(items) if items is not None and not isinstance(value, dict) else UNKNOWN
 
     def _dict(self, call: Call) -> Any:
-        """`dict(k=v)`, `dict(pairs)`, `dict(pairs, k=v)`: constants."""
+        """`dict(k=v)`, `dict(pairs)`, `dict(pairs, k=v)`: a dict, a `Record` where a value is an object."""
         if call.has_star_args or len(call.positional) > 1:
             return UNKNOWN
         out = {}
@@ -183,9 +183,9 @@ class Iteration:
                     pair = item.items if isinstance(item, Pack) else item
                     if not isinstance(pair, (tuple, list)) or len(pair) != 2 or pair[0] is UNKNOWN or isinstance(pair[0], Abstract):
                         return UNKNOWN
-                    out[pair[0]] = pair[1] if not isinstance(pair[1], Abstract) else UNKNOWN
-        out.update({k: self.const(a.value) for k, a in call.kwargs.items()})
-        return out
+                    out[pair[0]] = pair[1]
+        out.update({k: self.eval(a.value) for k, a in call.kwargs.items()})
+        return Record(tuple(out.items())) if any(isinstance(v, Abstract) for v in out.values()) else out
 
     def _iter(self, call: Call) -> Any:
         """`iter(x)`: an iterator over x's elements."""
