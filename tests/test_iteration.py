@@ -69,6 +69,10 @@ KNOWN = {
     "next iter": "show(next(iter([8, 16])), next(iter([]), 4), next(x for x in ['a']))\n",
     "dict of pairs": "show(dict([('lr', 2e-5)], bs=8))\n",
     "star of a one-element set": "show([*{'a'}])\n",
+    # str methods and isinstance of constants, texts mapped one by one
+    "str methods of a constant": "show('a\\nb'.splitlines(), ' x '.strip().upper(), ','.join(['a', 'b']), 'a b'.split(), 'ab'.startswith('a'))\n",
+    "texts mapped by str methods": "show([line.strip() for line in ' a \\n b'.splitlines()], [t.lower().replace('x', 'y') for t in ('AX', 'b')])\n",
+    "isinstance of a constant": "def as_list(t):\n    return [t] if isinstance(t, str) else t\nshow(as_list('a'), as_list(['a', 'b']), isinstance(1, (str, float)), isinstance(True, int))\n",
     # a value defined through itself round a loop: a fixed point
     "carried round a loop": "lr = 2e-5\nfor _ in range(2):\n    prev = lr\n    lr = prev\nshow(lr)\n",
     "carried round a while loop": "bs, n = 8, 0\nwhile n < 3:\n    bs = bs if bs else 16\n    n += 1\nshow(bs)\n",
@@ -104,6 +108,8 @@ UNKNOWN_SHAPES = {
     "a generator is no list": "show(x for x in [1])\n",
     "set of several": "show([*{'a', 'b'}])\n",
     "comprehension of differing elements": "show([x + 1 for x in [1, 2]])\n",
+    "isinstance of an unknown": "import sys\nshow(isinstance(sys.argv, list), isinstance('a', sys.argv.__class__))\n",
+    "str method of an unknown text": "import sys\nshow(sys.argv[0].strip(), [t.strip() for t in sys.argv], [t.encode() for t in ['a', 'b']])\n",
     "changed round a loop": "lr = 1\nfor _ in range(2):\n    prev = lr\n    lr = prev + 1\nshow(lr)\n",
     "rebound from itself round a loop": "x = 1\nfor _ in range(2):\n    x = x + 1\nshow(x)\n",
     "negated round a loop": "flag = True\nfor _ in range(2):\n    flag = not flag\nshow(flag)\n",

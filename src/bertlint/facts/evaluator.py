@@ -30,6 +30,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, PENDING, Abstract, Binding, Frame, Instance, Pack, Record, Series, agree, constant, same
+from bertlint.facts import folding
 from bertlint.facts.calls import CallFrames, Calls
 from bertlint.facts.functions import arguments, callee, enclosing_class, frame_of, is_dataclass
 from bertlint.facts.iteration import Iteration
@@ -717,6 +718,8 @@ class Evaluator(Iteration, Calls):
                 receiver = UNKNOWN if self._changed(call.receiver) else dict(receiver.items)
             if call.method in ("keys", "values", "items") and isinstance(receiver, dict) and not call.node.args:
                 return self.view(receiver, call.method)
+            if isinstance(receiver, str) and not call.has_star_args:  # `"a\nb".splitlines()`, `line.strip()`
+                return folding.str_method(receiver, call.method, [self.const(a.value) for a in call.positional], {k: self.const(a.value) for k, a in call.kwargs.items()})
             if call.method == "get" and isinstance(receiver, dict) and len(call.positional) in (1, 2) and not call.kwargs:
                 key = self.const(call.positional[0].value)
                 if key is UNKNOWN:
@@ -779,5 +782,5 @@ _BUILTINS = {
     **{name: "_folded_builtin" for name in _FOLDED},
     "builtins.list": "_sequence_builtin", "builtins.tuple": "_sequence_builtin", "builtins.sorted": "_sequence_builtin",
     "builtins.enumerate": "_enumerate", "builtins.zip": "_zip", "builtins.dict": "_dict", "builtins.map": "_map",
-    "builtins.iter": "_iter", "builtins.next": "_next", "contextlib.nullcontext": "_nullcontext",
+    "builtins.iter": "_iter", "builtins.next": "_next", "contextlib.nullcontext": "_nullcontext", "builtins.isinstance": "_isinstance",
 }
