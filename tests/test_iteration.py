@@ -65,6 +65,7 @@ KNOWN = {
     "list of a generator": "show(list(x for x in ['a', 'b']), tuple(x for x in [1]))\n",
     # builtins over iterables
     "enumerate zip listed": "show(list(enumerate(['a', 'b'])), list(zip([1, 2], 'ab')), dict(zip(['lr'], [2e-5])))\n",
+    "enumerate from a start": "show(list(enumerate(['a'], 1)), list(enumerate('ab', start=5))[1])\n",
     "dict views": "cfg = {'lr': 2e-5, 'bs': 8}\nshow(list(cfg.values()), list(cfg.items())[1], list(cfg.keys()))\n",
     "next iter": "show(next(iter([8, 16])), next(iter([]), 4), next(x for x in ['a']))\n",
     "dict of pairs": "show(dict([('lr', 2e-5)], bs=8))\n",
@@ -144,6 +145,7 @@ REAL = {
     "batch moved by a tuple of a generator": "for batch in loader:\n    batch = tuple(t.to(device) for t in batch)\n    b_input_ids, b_mask, b_labels = batch\n    model(b_input_ids)\n",
     "batch moved by a list comprehension": "for batch in loader:\n    batch = [x.to(device) for x in batch]\n    model(batch[0], labels=batch[2])\n",
     "enumerate of the loader": "for step, batch in enumerate(loader):\n    b_input_ids, b_mask, b_labels = batch\n    model(b_input_ids)\n",
+    "enumerate from a start": "for step, (b_input_ids, b_mask, b_labels) in enumerate(loader, 1):\n    model(b_input_ids)\n",
     "enumerate with a nested target": "for epoch in range(2):\n    for step, (b_input_ids, b_mask, b_labels) in enumerate(loader):\n        model(b_input_ids.to(device))\n",
     "next of iter": "batch = next(iter(loader))\nmodel(batch[0])\n",
     "dict moved": "for batch in [enc]:\n    batch = {k: v.to(device) for k, v in batch.items()}\n    model(batch[\"input_ids\"])\n",

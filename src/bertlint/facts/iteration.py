@@ -164,12 +164,15 @@ class Iteration:
         return make(items)
 
     def _enumerate(self, call: Call) -> Any:
-        if len(call.positional) != 1 or call.has_star_args or call.kwargs:
+        """`enumerate(x)`, `enumerate(x, 1)`, `enumerate(x, start=1)`: (count, element) pairs."""
+        if not 1 <= len(call.positional) + len(call.kwargs) <= 2 or call.has_star_args or set(call.kwargs) - {"start"} or "start" in call.kwargs and len(call.positional) != 1:
             return UNKNOWN
         value = self.eval(call.positional[0].value)
+        given = call.arg(1, "start")
+        start = self.const(given.value) if given is not None else 0
         items = self.items_of(value)
-        if items is not None:
-            return Pack(tuple(_row((i, item)) for i, item in enumerate(items)))
+        if items is not None and isinstance(start, int) and not isinstance(start, bool):
+            return Pack(tuple(_row((start + i, item)) for i, item in enumerate(items)))
         return Series(Pack((UNKNOWN, self.f.elements_of(value))))
 
     def _zip(self, call: Call) -> Any:
