@@ -74,6 +74,10 @@ KNOWN = {
     "str methods of a constant": "show('a\\nb'.splitlines(), ' x '.strip().upper(), ','.join(['a', 'b']), 'a b'.split(), 'ab'.startswith('a'))\n",
     "texts mapped by str methods": "show([line.strip() for line in ' a \\n b'.splitlines()], [t.lower().replace('x', 'y') for t in ('AX', 'b')])\n",
     "isinstance of a constant": "def as_list(t):\n    return [t] if isinstance(t, str) else t\nshow(as_list('a'), as_list(['a', 'b']), isinstance(1, (str, float)), isinstance(True, int))\n",
+    # a collate function's batch: a loader over a constant list no longer than its batch size, in order, gives it whole
+    "one batch of a list": "from torch.utils.data import DataLoader\nrows = ['a', 'b']\ndef collate(batch):\n    show(batch)\n    return batch\n"
+    "for b in DataLoader(rows, batch_size=4, collate_fn=collate):\n    pass\n",
+    "one batch of a list, lambda": "from torch.utils.data import DataLoader\nloader = DataLoader(('a', 'b'), batch_size=2, shuffle=False, collate_fn=lambda b: show(b))\nfor b in loader:\n    pass\n",
     # a value defined through itself round a loop: a fixed point
     "carried round a loop": "lr = 2e-5\nfor _ in range(2):\n    prev = lr\n    lr = prev\nshow(lr)\n",
     "carried round a while loop": "bs, n = 8, 0\nwhile n < 3:\n    bs = bs if bs else 16\n    n += 1\nshow(bs)\n",
@@ -111,6 +115,10 @@ UNKNOWN_SHAPES = {
     "comprehension of differing elements": "show([x + 1 for x in [1, 2]])\n",
     "isinstance of an unknown": "import sys\nshow(isinstance(sys.argv, list), isinstance('a', sys.argv.__class__))\n",
     "str method of an unknown text": "import sys\nshow(sys.argv[0].strip(), [t.strip() for t in sys.argv], [t.encode() for t in ['a', 'b']])\n",
+    "batches of a list longer than the batch": "from torch.utils.data import DataLoader\nloader = DataLoader(['a', 'b'], batch_size=1, collate_fn=lambda b: show(b))\nfor b in loader:\n    pass\n",
+    "one batch of a list, shuffled": "from torch.utils.data import DataLoader\nloader = DataLoader(['a', 'b'], batch_size=4, shuffle=True, collate_fn=lambda b: show(b))\nfor b in loader:\n    pass\n",
+    "one batch of a list appended to later": "from torch.utils.data import DataLoader\nrows = ['a', 'b']\nloader = DataLoader(rows, batch_size=4, collate_fn=lambda b: show(b))\n"
+    "rows.append('c')\nfor b in loader:\n    pass\n",
     "changed round a loop": "lr = 1\nfor _ in range(2):\n    prev = lr\n    lr = prev + 1\nshow(lr)\n",
     "rebound from itself round a loop": "x = 1\nfor _ in range(2):\n    x = x + 1\nshow(x)\n",
     "negated round a loop": "flag = True\nfor _ in range(2):\n    flag = not flag\nshow(flag)\n",
