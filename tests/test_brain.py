@@ -159,9 +159,11 @@ def test_is_split_into_words_reads_a_batch_column_as_several_and_a_list_as_one()
     ("texts[i : i + 8]", True),
     ("rows", True),  # appended to in a loop
     ("one", False),  # appended to once, not in a loop: ["a"] where run() is called, one text
-    ("[prompt] if isinstance(prompt, str) else prompt", True),
-    ("prompt if not isinstance(prompt, str) else [prompt]", True),
-    ("[prompt] if isinstance(prompt, list) else prompt", UNKNOWN),
+    ("[df.text] if isinstance(df.text, str) else df.text", True),  # normalised to a list, whatever it held
+    ("df.text if not isinstance(df.text, str) else [df.text]", True),
+    ("[df.text] if isinstance(df.text, list) else df.text", UNKNOWN),
+    ("[prompt] if isinstance(prompt, str) else prompt", False),  # "a" where run() is called: one text, listed
+    ("[prompt] if isinstance(prompt, list) else prompt", False),
     ("[prompt]", False),
     ('f"Question: {prompt}"', False),
     ('" ".join(prompt)', False),

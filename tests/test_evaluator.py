@@ -749,5 +749,7 @@ def test_the_batch_rebound_in_a_loop_nested_in_an_epoch_loop_stays_known():
 def test_a_name_bound_again_first_on_every_pass_stays_known():
     source = LOADER + "for epoch in range(2):\n    for batch in loader:\n        ids = batch[0]\n        ids = ids.to('cpu')\n        model(ids)\n"
     assert ids_reaching(source) == ("ids", "input_ids", "encoding")
-    source = LOADER + "ids = None\nfor batch in loader:\n    if len(batch) > 2:\n        ids = batch[0]\n    ids = ids.to('cpu')\n    model(ids)\n"
-    assert ids_reaching(source) is None  # bound again in a branch only: the last pass's may reach the read
+    source = LOADER + "ids = enc['attention_mask']\nfor batch in loader:\n    if len(batch) > 2:\n        ids = batch[0]\n    ids = ids.to('cpu')\n    model(ids)\n"
+    assert ids_reaching(source) is None  # bound again in a branch only: the mask from before the loop may reach the read
+    source = source.replace("ids = enc['attention_mask']", "ids = None")  # None: a pass that reads it fails; the others read a batch's
+    assert ids_reaching(source) == ("ids", "input_ids", "encoding")

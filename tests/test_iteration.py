@@ -65,10 +65,24 @@ KNOWN = {
     "list of a generator": "show(list(x for x in ['a', 'b']), tuple(x for x in [1]))\n",
     # builtins over iterables
     "enumerate zip listed": "show(list(enumerate(['a', 'b'])), list(zip([1, 2], 'ab')), dict(zip(['lr'], [2e-5])))\n",
+    "enumerate from a start": "show(list(enumerate(['a'], 1)), list(enumerate('ab', start=5))[1])\n",
     "dict views": "cfg = {'lr': 2e-5, 'bs': 8}\nshow(list(cfg.values()), list(cfg.items())[1], list(cfg.keys()))\n",
     "next iter": "show(next(iter([8, 16])), next(iter([]), 4), next(x for x in ['a']))\n",
     "dict of pairs": "show(dict([('lr', 2e-5)], bs=8))\n",
     "star of a one-element set": "show([*{'a'}])\n",
+    # str methods and isinstance of constants, texts mapped one by one
+    "str methods of a constant": "show('a\\nb'.splitlines(), ' x '.strip().upper(), ','.join(['a', 'b']), 'a b'.split(), 'ab'.startswith('a'))\n",
+    "texts mapped by str methods": "show([line.strip() for line in ' a \\n b'.splitlines()], [t.lower().replace('x', 'y') for t in ('AX', 'b')])\n",
+    "isinstance of a constant": "def as_list(t):\n    return [t] if isinstance(t, str) else t\nshow(as_list('a'), as_list(['a', 'b']), isinstance(1, (str, float)), isinstance(True, int))\n",
+    # a collate function's batch: a loader over a constant list no longer than its batch size, in order, gives it whole
+    "one batch of a list": "from torch.utils.data import DataLoader\nrows = ['a', 'b']\ndef collate(batch):\n    show(batch)\n    return batch\n"
+    "for b in DataLoader(rows, batch_size=4, collate_fn=collate):\n    pass\n",
+    "one batch of a list, lambda": "from torch.utils.data import DataLoader\nloader = DataLoader(('a', 'b'), batch_size=2, shuffle=False, collate_fn=lambda b: show(b))\nfor b in loader:\n    pass\n",
+    # a value defined through itself round a loop: a fixed point
+    "carried round a loop": "lr = 2e-5\nfor _ in range(2):\n    prev = lr\n    lr = prev\nshow(lr)\n",
+    "carried round a while loop": "bs, n = 8, 0\nwhile n < 3:\n    bs = bs if bs else 16\n    n += 1\nshow(bs)\n",
+    # a comprehension whose length is unknown still holds its element in every place
+    "comprehension of an unknown length": "import sys\nshow([t for t in ['a', 'a'] if sys.argv][-1], [t for _, t in enumerate(['b', 'b']) if _ >= 0][0])\n",
 }
 
 
@@ -99,6 +113,17 @@ UNKNOWN_SHAPES = {
     "a generator is no list": "show(x for x in [1])\n",
     "set of several": "show([*{'a', 'b'}])\n",
     "comprehension of differing elements": "show([x + 1 for x in [1, 2]])\n",
+    "isinstance of an unknown": "import sys\nshow(isinstance(sys.argv, list), isinstance('a', sys.argv.__class__))\n",
+    "str method of an unknown text": "import sys\nshow(sys.argv[0].strip(), [t.strip() for t in sys.argv], [t.encode() for t in ['a', 'b']])\n",
+    "batches of a list longer than the batch": "from torch.utils.data import DataLoader\nloader = DataLoader(['a', 'b'], batch_size=1, collate_fn=lambda b: show(b))\nfor b in loader:\n    pass\n",
+    "one batch of a list, shuffled": "from torch.utils.data import DataLoader\nloader = DataLoader(['a', 'b'], batch_size=4, shuffle=True, collate_fn=lambda b: show(b))\nfor b in loader:\n    pass\n",
+    "one batch of a list appended to later": "from torch.utils.data import DataLoader\nrows = ['a', 'b']\nloader = DataLoader(rows, batch_size=4, collate_fn=lambda b: show(b))\n"
+    "rows.append('c')\nfor b in loader:\n    pass\n",
+    "changed round a loop": "lr = 1\nfor _ in range(2):\n    prev = lr\n    lr = prev + 1\nshow(lr)\n",
+    "rebound from itself round a loop": "x = 1\nfor _ in range(2):\n    x = x + 1\nshow(x)\n",
+    "negated round a loop": "flag = True\nfor _ in range(2):\n    flag = not flag\nshow(flag)\n",
+    "changed round a loop by a test": "flag = True\nfor _ in range(2):\n    flag = False if flag else True\nshow(flag)\n",
+    "comprehension of an unknown length, whole": "import sys\nshow([t for t in ['a'] if sys.argv], len([t for t in ['a'] if sys.argv]))\n",
 }
 
 
@@ -128,6 +153,7 @@ REAL = {
     "batch moved by a tuple of a generator": "for batch in loader:\n    batch = tuple(t.to(device) for t in batch)\n    b_input_ids, b_mask, b_labels = batch\n    model(b_input_ids)\n",
     "batch moved by a list comprehension": "for batch in loader:\n    batch = [x.to(device) for x in batch]\n    model(batch[0], labels=batch[2])\n",
     "enumerate of the loader": "for step, batch in enumerate(loader):\n    b_input_ids, b_mask, b_labels = batch\n    model(b_input_ids)\n",
+    "enumerate from a start": "for step, (b_input_ids, b_mask, b_labels) in enumerate(loader, 1):\n    model(b_input_ids)\n",
     "enumerate with a nested target": "for epoch in range(2):\n    for step, (b_input_ids, b_mask, b_labels) in enumerate(loader):\n        model(b_input_ids.to(device))\n",
     "next of iter": "batch = next(iter(loader))\nmodel(batch[0])\n",
     "dict moved": "for batch in [enc]:\n    batch = {k: v.to(device) for k, v in batch.items()}\n    model(batch[\"input_ids\"])\n",
@@ -136,6 +162,12 @@ REAL = {
     "ids appended then stack": "ids = []\nfor t in texts:\n    ids.append(tok(t, padding=\"max_length\", max_length=16, return_tensors=\"pt\")[\"input_ids\"])\nmodel(torch.stack(ids))\n",
     "encoded ids appended then tensor": "ids = []\nfor t in texts:\n    ids.append(tok.encode(t, padding=\"max_length\", max_length=16))\nmodel(torch.tensor(ids))\n",
     "a branch on a constant flag": "USE_LOADER = True\nif USE_LOADER:\n    ids = next(iter(loader))[0]\nelse:\n    ids = None\nmodel(ids)\n",
+    "an object of a filtered comprehension": "model([e for e in [enc['input_ids']] if e is not None][0])\n",
+    "an object of a comprehension over a range": "model([enc['input_ids'] for _ in range(3)][2])\n",
+    "an object of dict()": "model(dict(ids=enc['input_ids'])['ids'])\n",
+    "an object of dict() of pairs": "model(dict([('ids', enc['input_ids'])])['ids'])\n",
+    "an object of a dict comprehension": "model({k: v for k, v in [('ids', enc['input_ids'])]}['ids'])\n",
+    "an object of a dict display's items": "for _, ids in {0: enc['input_ids']}.items():\n    model(ids)\n",
     "a tokenizer picked from a list": "toks = [tok]\nmodel(toks[0](texts, padding=\"max_length\", max_length=8, return_tensors=\"pt\")[\"input_ids\"])\n",
 }
 
@@ -158,6 +190,22 @@ def test_an_object_bound_by_an_unreadable_branch_is_unknown():
     call = [c for c in facts.calls if isinstance(c.node.func, cst.Name) and c.node.func.value == "model"][-1]
     found = facts.kind(call.positional[0].value, call.scope, call.order)
     assert isinstance(found, Binding) and found.kind == "ids"
+
+
+def _forwarded(source: str) -> Binding | None:
+    facts = Facts(cst.parse_module(source), source)
+    call = [c for c in facts.calls if isinstance(c.node.func, cst.Name) and c.node.func.value == "model"][-1]
+    return facts.kind(call.positional[0].value, call.scope, call.order)
+
+
+def test_an_object_carried_round_a_loop_is_a_fixed_point():
+    """`ids = prev.to(device)` round a loop whose head reads the last pass's `ids`: the same ids every pass; a pass
+    that binds another object leaves the head unknown."""
+    carried = PADDED + "ids = enc['input_ids']\nfor _ in range(2):\n    prev = ids\n    ids = prev.to(device)\nmodel(ids)\n"
+    found = _forwarded(carried)
+    assert isinstance(found, Binding) and found.kind == "ids" and found.detail == "input_ids"
+    swapped = carried.replace("ids = prev.to(device)", "ids = prev.to(device) if prev is None else enc['attention_mask']")
+    assert _forwarded(swapped) is None
 
 
 def test_the_snippets_are_python():

@@ -29,7 +29,8 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Function, Instance, Pack, Record, Series, agree, constant
+from bertlint.facts import folding
+from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, PENDING, Abstract, Binding, Frame, Function, Instance, Pack, Record, Series, agree, constant, same
 from bertlint.facts.calls import CallFrames, Calls
 from bertlint.facts.functions import Passed, ancestors, arguments, callee, enclosing_class, frame_of, function_scope, inherited, is_dataclass, returns_of
 from bertlint.facts.items import Items, aliased, subscripted
@@ -53,33 +54,62 @@ class Evaluation(CallFrames, Model):
         super().__init__(module, source, path, runtime)
         self._memo: dict[tuple, Any] = {}
         self.assumed_attributes: dict[tuple, Any] = {}  # (`self.x`, class) -> the value its reads are taken to hold
+        self._found: list[tuple] = []  # the memo's keys in the order their values were found
+        self._running: set[tuple] = set()  # keys being evaluated
+        self._reentered: set[tuple] = set()  # keys read again while being evaluated
         self.reaching = Reaching(self)
 
     def evaluate(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, *, cli: bool = True, frame: Frame | None = None) -> Any:
         """The abstract value of `expr` read in `scope` at `order`: a constant, an `Abstract` value, or UNKNOWN."""
         if expr is None:
             return UNKNOWN
-        key = (id(expr), order, cli, id(frame))
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = UNKNOWN  # a value defined through itself is unknown
-        try:
-            result = Evaluator(self, scope, order, cli, frame).eval(expr)
-        except FAILURES:
-            result = UNKNOWN  # SyntaxError: libcst's `evaluated_value` of a string holding a null byte
-        self._memo[key] = result
-        return result
+        return self._memoised((id(expr), order, cli, id(frame)), lambda: Evaluator(self, scope, order, cli, frame).eval(expr))
 
     def named_at(self, name: str, scope: Scope, order: int | None, cli: bool, frame: Frame | None) -> Any:
         """The value `name` holds read in `scope` at `order` (memoised like `evaluate`)."""
-        key = (name, id(scope), order, cli, id(frame))
-        if key not in self._memo:
-            self._memo[key] = UNKNOWN
-            try:
-                self._memo[key] = Evaluator(self, scope, order, cli, frame).named(name)
-            except FAILURES:
-                pass
-        return self._memo[key]
+        return self._memoised((name, id(scope), order, cli, id(frame)), lambda: Evaluator(self, scope, order, cli, frame).named(name))
+
+    def _memoised(self, key: tuple, find) -> Any:
+        """`find()`'s value, once per key. A value defined through itself (`x = x.to(device)` in a loop: the back edge
+        reads the value being found) is a fixed point: first found assuming the read adds nothing (PENDING), then
+        found again assuming what came out, until the two agree (a few rounds, else UNKNOWN); what was found on the
+        way under an assumption that did not hold is forgotten."""
+        if key in self._memo:
+            if key in self._running:
+                self._reentered.add(key)
+            return self._memo[key]
+        start = len(self._found)
+        assumed: Any = PENDING
+        self._running.add(key)
+        try:
+            for _ in range(FIXED_POINT_ROUNDS):
+                self._memo[key] = assumed
+                try:
+                    result = find()
+                except FAILURES:
+                    result = UNKNOWN  # SyntaxError: libcst's `evaluated_value` of a string holding a null byte
+                if key not in self._reentered or same(result, assumed):
+                    break
+                self._forget(start)
+                self._reentered.discard(key)
+                if result is UNKNOWN or result is PENDING:
+                    result = UNKNOWN
+                    break
+                assumed = result
+            else:
+                self._forget(start)
+                result = UNKNOWN
+        finally:
+            self._running.discard(key)
+            self._reentered.discard(key)
+        self._memo[key] = result
+        self._found.append(key)
+        return result
+
+    def _forget(self, start: int) -> None:
+        for key in self._found[start:]:
+            self._memo.pop(key, None)
+        del self._found[start:]
 
     @functools.cached_property
     def stored_attributes(self) -> frozenset[tuple[str | None, str | None]]:
@@ -272,6 +302,8 @@ class Evaluation(CallFrames, Model):
             return value[key] if isinstance(value, (list, tuple, str)) else UNKNOWN
         if isinstance(value, Pack):
             return value.items[key] if isinstance(key, int) and -len(value.items) <= key < len(value.items) else UNKNOWN
+        if isinstance(value, Series) and isinstance(key, int) and not isinstance(key, bool):
+            return value.element  # a list every element of which holds it (an iterator has no items: the run fails)
         if isinstance(value, Record):
             return dict(value.items).get(key, UNKNOWN)
         if isinstance(value, Abstract):
@@ -803,7 +835,7 @@ class Evaluator(Iteration, Calls, Items):
         only displays is a new dict; a name's own items stored and `update`s in its scope are its events, which its
         value follows or is unknown for."""
         made = self.f.call_of(expr) if isinstance(expr, cst.Call) else None
-        if isinstance(expr, cst.Dict) or made is not None and (made.qualname == "builtins.dict" or _fresh(self.f, made)):
+        if isinstance(expr, (cst.Dict, cst.DictComp)) or made is not None and (made.qualname == "builtins.dict" or _fresh(self.f, made)):
             return False  # a new dict: nothing else holds it yet
         root = subscripted(expr)
         if isinstance(root, cst.Name):
@@ -844,6 +876,8 @@ class Evaluator(Iteration, Calls, Items):
                 receiver = UNKNOWN if self._changed(call.receiver) else dict(receiver.items)
             if call.method in ("keys", "values", "items") and isinstance(receiver, dict) and not call.node.args:
                 return self.view(receiver, call.method)
+            if isinstance(receiver, str) and not call.has_star_args:  # `"a\nb".splitlines()`, `line.strip()`
+                return folding.str_method(receiver, call.method, [self.const(a.value) for a in call.positional], {k: self.const(a.value) for k, a in call.kwargs.items()})
             if call.method == "get" and isinstance(receiver, dict) and len(call.positional) in (1, 2) and not call.kwargs:
                 key = self.const(call.positional[0].value)
                 if key is UNKNOWN:
@@ -891,6 +925,7 @@ def _is_none(expr: cst.BaseExpression | None) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
 
 
+FIXED_POINT_ROUNDS = 3  # the evaluations of a value defined through itself before it is given up as UNKNOWN
 # methods of list, dict and set that change the object in place (append/extend are followed as events)
 MUTATORS = frozenset({"insert", "pop", "remove", "clear", "update", "setdefault", "sort", "reverse", "popitem", "discard", "add", "__setitem__", "__delitem__"})
 _OPERATORS = {
@@ -918,5 +953,5 @@ _BUILTINS = {
     **{name: "_folded_builtin" for name in _FOLDED},
     "builtins.list": "_sequence_builtin", "builtins.tuple": "_sequence_builtin", "builtins.sorted": "_sequence_builtin",
     "builtins.enumerate": "_enumerate", "builtins.zip": "_zip", "builtins.dict": "_dict", "builtins.map": "_map",
-    "builtins.iter": "_iter", "builtins.next": "_next", "contextlib.nullcontext": "_nullcontext", "functools.partial": "partial_value",
+    "builtins.iter": "_iter", "builtins.next": "_next", "contextlib.nullcontext": "_nullcontext", "functools.partial": "partial_value", "builtins.isinstance": "_isinstance",
 }

@@ -15,7 +15,8 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import MAX_SEQ, Abstract, Instance, Pack, Record, Series, agree
+from bertlint.facts import folding
+from bertlint.facts.abstract import MAX_SEQ, Abstract, Instance, Pack, Record, Series, agree, constant
 from bertlint.facts.items import items_value
 from bertlint.facts.nodes import UNKNOWN, Call
 from bertlint.facts.reaching import length, truth
@@ -49,15 +50,43 @@ class Iteration:
             if isinstance(whole, (list, tuple, range, str, dict)) and isinstance(node.elt, cst.Name) and len(whole) <= MAX_SEQ:
                 return list(whole)
             return UNKNOWN
+        mapped = self.mapped_texts(node)
+        if mapped is not UNKNOWN:
+            return mapped
         count = self.count(node)
         if count == 0:
             return []
         element = self.sub(node.elt, self.f.scope_of(node.elt), self.order)
-        if isinstance(element, Abstract):
-            return Series(element)
-        if element is UNKNOWN or count is UNKNOWN or count > MAX_SEQ:
+        if element is UNKNOWN:
             return UNKNOWN
-        return [element] * count
+        if isinstance(element, Abstract) or count is UNKNOWN:
+            return Series(element)  # how many unknown: every element still holds it (`[x for x in xs if x][-1]`)
+        return [element] * count if count <= MAX_SEQ else UNKNOWN
+
+    def mapped_texts(self, node) -> Any:
+        """`[line.strip() for line in texts]` over known strings: each text through the str methods, one by one."""
+        comp = node.for_in
+        if comp.inner_for_in is not None or comp.ifs or not isinstance(comp.target, cst.Name):
+            return UNKNOWN
+        chain, expr = [], node.elt
+        while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in folding.STR_METHODS:
+            chain.append(expr)
+            expr = expr.func.value
+        if not chain or not isinstance(expr, cst.Name) or expr.value != comp.target.value:
+            return UNKNOWN
+        items = self.items_of(self.eval(comp.iter))
+        if items is None or not all(isinstance(t, str) for t in items):
+            return UNKNOWN
+        scope, out = self.f.scope_of(node.elt), []
+        for text in items:
+            for made in reversed(chain):  # the innermost call first
+                if any(a.star or a.keyword is not None for a in made.args):
+                    return UNKNOWN
+                text = folding.str_method(text, made.func.attr.value, [constant(self.sub(a.value, scope, self.order)) for a in made.args], {}) if isinstance(text, str) else UNKNOWN
+            if text is UNKNOWN:
+                return UNKNOWN
+            out.append(text)
+        return out
 
     def _DictComp(self, node):
         """`{k: v.to(device) for k, v in batch.items()}`: the batch, moved; else one key and value every time."""
@@ -75,9 +104,9 @@ class Iteration:
             return {}
         scope = self.f.scope_of(node.key)
         key, value = self.sub(node.key, scope, self.order), self.sub(node.value, scope, self.order)
-        if count is UNKNOWN or key is UNKNOWN or isinstance(key, Abstract) or isinstance(value, Abstract):
+        if count is UNKNOWN or key is UNKNOWN or isinstance(key, Abstract):
             return UNKNOWN
-        return {key: value}
+        return Record(((key, value),)) if isinstance(value, Abstract) else {key: value}
 
     def count(self, node) -> Any:
         """How many elements the comprehension makes: the iterables' lengths multiplied, 0 when an `if` is false or an
@@ -136,12 +165,15 @@ class Iteration:
         return make(items)
 
     def _enumerate(self, call: Call) -> Any:
-        if len(call.positional) != 1 or call.has_star_args or call.kwargs:
+        """`enumerate(x)`, `enumerate(x, 1)`, `enumerate(x, start=1)`: (count, element) pairs."""
+        if not 1 <= len(call.positional) + len(call.kwargs) <= 2 or call.has_star_args or set(call.kwargs) - {"start"} or "start" in call.kwargs and len(call.positional) != 1:
             return UNKNOWN
         value = self.eval(call.positional[0].value)
+        given = call.arg(1, "start")
+        start = self.const(given.value) if given is not None else 0
         items = self.items_of(value)
-        if items is not None:
-            return Pack(tuple(_row((i, item)) for i, item in enumerate(items)))
+        if items is not None and isinstance(start, int) and not isinstance(start, bool):
+            return Pack(tuple(_row((start + i, item)) for i, item in enumerate(items)))
         return Series(Pack((UNKNOWN, self.f.elements_of(value))))
 
     def _zip(self, call: Call) -> Any:
@@ -230,6 +262,15 @@ class Iteration:
         if len(call.positional) == 2 and not (isinstance(value, Pack) and value.items and fresh):
             return agree([first, self.eval(call.positional[1].value)])
         return first
+
+    def _isinstance(self, call: Call) -> Any:
+        """`isinstance(t, str)`, `isinstance(x, (list, tuple))` of a constant."""
+        if len(call.positional) != 2 or call.kwargs or call.has_star_args:
+            return UNKNOWN
+        value, types = (a.value for a in call.positional)
+        names = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+        found = self.eval(value)
+        return folding.is_instance(UNKNOWN if isinstance(found, Abstract) else found, [self.f.qualname(n, self.scope) for n in names])
 
     def _nullcontext(self, call: Call) -> Any:
         """`contextlib.nullcontext(x)`: what `with ... as` binds is x."""

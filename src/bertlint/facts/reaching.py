@@ -5,7 +5,7 @@ anew; an event surely ran when each region it sits in (`nodes.Guard`) also holds
 arm of an `if` chain whose tests are constants that take it, a loop over a known non-empty iterable (or a `while`
 whose test is true on entry) that has no `break` or `continue`. An event in an arm the constants never take, or in a
 loop over an empty iterable, never runs and is left out. A read inside a loop is also reached, through the loop's
-back edge, by the events after it in that loop, unless a binding that surely ran in the loop comes before it.
+back edge, by the events after it in that loop (its own statement's binding too: `x = x + 1`), unless a binding that surely ran in the loop comes before it.
 Tests and iterables are read without command-line and environment defaults (`cli=False`): a flag a run may set
 decides no branch.
 
@@ -50,7 +50,7 @@ class Reaching:
         back = []
         if order is not None:
             for event in events:
-                if event.order > order and any(g.kind == "loop" and _holds(g, order) and (stop is None or stop.order <= g.start) for g in event.guards):
+                if event.order >= order and any(g.kind == "loop" and _holds(g, order) and (stop is None or stop.order <= g.start) for g in event.guards):
                     if all(self.guard(ev, owner, g, event) != DEAD for g in event.guards):
                         back.append(event)
         return straight, back

@@ -77,7 +77,36 @@ def parameter(ev, owner, name: str) -> Any:
         return None
     if called_directly(ev.f, fn) or any(_unbatched(ev, c) for c in sites):
         return UNKNOWN
-    return ITEMS
+    whole = [_one_batch(ev, c) for c in sites]
+    return whole[0] if all(w is not None and w == whole[0] and type(w) is type(whole[0]) for w in whole) else ITEMS
+
+
+def _one_batch(ev, loader) -> list | None:
+    """The one batch of a loader over a constant list no longer than its batch size, in order: the list itself
+    (torch 2.13 dataloader.py:400-403 `SequentialSampler` unless `shuffle`; sampler.py:341-344 `BatchSampler` yields
+    consecutive indices `batch_size` at a time, drop_last=False by default; fetch.py:54 `[dataset[i] for i in batch]`).
+    None where another sampler, `shuffle` or `drop_last` may be at work, or the size is not known."""
+    if loader.has_star_args or loader.has_double_star or any(k in loader.kwargs for k in ("sampler", "batch_sampler", "drop_last")):
+        return None
+    def value(arg):  # a command-line default decides nothing: a run may pass another
+        return ev.f.evaluate(arg.value, loader.scope, loader.order, cli=False, frame=ev.frame)
+
+    shuffle, dataset, size = loader.arg(2, "shuffle"), loader.arg(0, "dataset"), loader.arg(1, "batch_size")
+    if shuffle is not None and value(shuffle) not in (False, None) or dataset is None or _changed_later(ev, dataset.value, loader):
+        return None
+    rows, size = value(dataset), value(size) if size is not None else 1
+    if not isinstance(rows, (list, tuple)) or not isinstance(size, int) or isinstance(size, bool) or not 0 < len(rows) <= size:
+        return None
+    return list(rows)
+
+
+def _changed_later(ev, expr, loader) -> bool:
+    """The list `expr` names may change after the loader is made, before its batches are drawn (`rows.append(...)`)."""
+    if not isinstance(expr, cst.Name):
+        return not isinstance(expr, (cst.List, cst.Tuple))
+    owner, _ = ev.f.binding_events(expr.value, loader.scope, loader.order)
+    later = [e for e in (owner.events.get(expr.value, []) if owner is not None else ()) if owner is not loader.scope or e.order > loader.order]
+    return owner is None or bool(later) or ev.f.shared_and_changed(expr.value) or (id(owner), expr.value) in ev.f.mutated
 
 
 def _unbatched(ev, loader) -> bool:
