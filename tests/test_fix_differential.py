@@ -186,13 +186,21 @@ def test_every_batch_shape_is_fixed_safely(matrix):
     assert not unfixed
 
 
-def test_training_arguments_renames_construct_with_the_same_fields():
-    pytest.importorskip("torch")  # the test environment's torch and accelerate serve every release
-    try:
-        old, new = releases.release("4.30.2"), releases.release(TARGET[0])
-    except releases.Unavailable as exc:
-        pytest.skip(f"the releases cannot be installed (offline?): {exc}")
-    del old, new
+ADAMW = [
+    "AdamW([p], lr=1e-2)",
+    "AdamW([p], lr=1e-2, weight_decay=0.01)",
+    "AdamW([p], 1e-3, (0.8, 0.9))",
+    "AdamW([p], lr=1e-2, correct_bias=False)",
+]
+STEPS = "import torch\np = torch.nn.Parameter(torch.linspace(-1, 1, 8))\nopt = {call}\nfor i in range(20):\n    p.grad = torch.sin(3 * p.detach() + i)\n    opt.step()\nout = p.detach()\n"
+TRAINER = (
+    "from transformers import BertConfig, BertForSequenceClassification, Trainer\n"
+    "config = BertConfig(vocab_size=18, hidden_size=8, num_hidden_layers=1, num_attention_heads=2, intermediate_size=8)\n"
+    'trainer = Trainer(model=BertForSequenceClassification(config), args=TrainingArguments("o"), tokenizer=tok)\n'
+)
+
+
+def _renames() -> tuple[list[str], list[str], list]:
     originals, fixes, reads = [], [], []
     for keyword, value, before, after, derived in RENAMES:
         body, codes = _fixed(f'args = TrainingArguments("o", {keyword}={value})\n')
@@ -200,8 +208,43 @@ def test_training_arguments_renames_construct_with_the_same_fields():
         fields = ", ".join(f"args.{f}" for f in derived)
         originals.append(f'args = TrainingArguments("o", {keyword}={value})\nout = [args.{before}, {fields}]\n')
         fixes.append(body + f"out = [args.{after}, {fields}]\n")
-    before_runs = releases.run("4.30.2", "fast", originals)
-    after_runs = releases.run(TARGET[0], "slow", fixes)
+    return originals, fixes, reads
+
+
+def _adamw() -> tuple[list[str], list[str], list]:
+    originals = ["from transformers import AdamW\n" + STEPS.format(call=call) for call in ADAMW]
+    fixed = [_fixed(body) for body in originals]
+    return originals, [body for body, _ in fixed], fixed
+
+
+def _trainer() -> tuple[list[str], list[str], tuple]:
+    body, codes = _fixed(TRAINER)
+    return ([TRAINER + "out = [trainer.tokenizer is tok, trainer.args.eval_strategy if hasattr(trainer.args, 'eval_strategy') else trainer.args.evaluation_strategy]\n"],
+            [body + "out = [trainer.processing_class is tok, trainer.args.eval_strategy]\n"], (body, codes))
+
+
+@pytest.fixture(scope="module")
+def old_and_new():
+    """The bodies of the three tests below, as written on 4.30.2 (fast tokenizer) and fixed on the target (slow): one
+    probe process per release for all of them (each body runs in its own namespace), not one per test and release.
+    name -> (what the test reads, the results on 4.30.2, the results on the target)."""
+    pytest.importorskip("torch")  # the test environment's torch and accelerate serve every release
+    try:
+        releases.release("4.30.2"), releases.release(TARGET[0])
+    except releases.Unavailable as exc:
+        pytest.skip(f"the releases cannot be installed (offline?): {exc}")
+    parts = {"renames": _renames(), "adamw": _adamw(), "trainer": _trainer()}
+    before = releases.run("4.30.2", "fast", [body for originals, _, _ in parts.values() for body in originals])
+    after = releases.run(TARGET[0], "slow", [body for _, fixes, _ in parts.values() for body in fixes])
+    out, at = {}, 0
+    for name, (originals, _, reads) in parts.items():
+        out[name] = (reads, before[at : at + len(originals)], after[at : at + len(originals)])
+        at += len(originals)
+    return out
+
+
+def test_training_arguments_renames_construct_with_the_same_fields(old_and_new):
+    reads, before_runs, after_runs = old_and_new["renames"]
     for (keyword, codes), before, after in zip(reads, before_runs, after_runs):
         assert before["ok"], (keyword, before)
         if codes:  # a safe fix was applied: the target constructs and holds the same values
@@ -211,27 +254,10 @@ def test_training_arguments_renames_construct_with_the_same_fields():
     assert {k for k, codes in reads if not codes} == {"fp16_backend"}  # `half_precision_backend` is gone in 5.x too
 
 
-ADAMW = [
-    "AdamW([p], lr=1e-2)",
-    "AdamW([p], lr=1e-2, weight_decay=0.01)",
-    "AdamW([p], 1e-3, (0.8, 0.9))",
-    "AdamW([p], lr=1e-2, correct_bias=False)",
-]
-STEPS = "import torch\np = torch.nn.Parameter(torch.linspace(-1, 1, 8))\nopt = {call}\nfor i in range(20):\n    p.grad = torch.sin(3 * p.detach() + i)\n    opt.step()\nout = p.detach()\n"
-
-
-def test_the_adamw_fix_takes_the_same_steps():
+def test_the_adamw_fix_takes_the_same_steps(old_and_new):
     """BL604: `transformers.AdamW` on 4.30.2 and the fixed `torch.optim.AdamW` (transformers' defaults written in) on
     5.24 take the same 20 steps, to float32 rounding (the two place `eps` differently inside the bias correction)."""
-    pytest.importorskip("torch")
-    try:
-        releases.release("4.30.2"), releases.release(TARGET[0])
-    except releases.Unavailable as exc:
-        pytest.skip(f"the releases cannot be installed (offline?): {exc}")
-    originals = [f"from transformers import AdamW\n" + STEPS.format(call=call) for call in ADAMW]
-    fixed = [_fixed(body) for body in originals]
-    before = releases.run("4.30.2", "fast", originals)
-    after = releases.run(TARGET[0], "slow", [body for body, _ in fixed])
+    fixed, before, after = old_and_new["adamw"]
     for call, (body, codes), old, new in zip(ADAMW, fixed, before, after):
         assert old["ok"], (call, old)
         if "correct_bias" in call:
@@ -242,23 +268,9 @@ def test_the_adamw_fix_takes_the_same_steps():
         assert max(abs(a - b) for a, b in zip(old["out"], new["out"])) < 1e-5, (call, old["out"], new["out"])
 
 
-TRAINER = (
-    "from transformers import BertConfig, BertForSequenceClassification, Trainer\n"
-    "config = BertConfig(vocab_size=18, hidden_size=8, num_hidden_layers=1, num_attention_heads=2, intermediate_size=8)\n"
-    'trainer = Trainer(model=BertForSequenceClassification(config), args=TrainingArguments("o"), tokenizer=tok)\n'
-)
-
-
-def test_the_trainer_tokenizer_rename_hands_over_the_same_tokenizer():
+def test_the_trainer_tokenizer_rename_hands_over_the_same_tokenizer(old_and_new):
     """BL602: `Trainer(tokenizer=tok)` on 4.30.2 and the fixed `Trainer(processing_class=tok)` on 5.24 construct, and
     the trainer holds the very tokenizer it was given (which it saves with the model and pads with)."""
-    pytest.importorskip("torch")
-    try:
-        releases.release("4.30.2"), releases.release(TARGET[0])
-    except releases.Unavailable as exc:
-        pytest.skip(f"the releases cannot be installed (offline?): {exc}")
-    body, codes = _fixed(TRAINER)
+    (body, codes), [old], [new] = old_and_new["trainer"]
     assert codes == ["BL602"] and "processing_class=tok" in body, body
-    [old] = releases.run("4.30.2", "fast", [TRAINER + "out = [trainer.tokenizer is tok, trainer.args.eval_strategy if hasattr(trainer.args, 'eval_strategy') else trainer.args.evaluation_strategy]\n"])
-    [new] = releases.run(TARGET[0], "slow", [body + "out = [trainer.processing_class is tok, trainer.args.eval_strategy]\n"])
     assert old == new == {"ok": True, "out": [True, "no"]}, (old, new)

@@ -30,6 +30,8 @@ pytest.importorskip("transformers")
 VERIFY = ROOT / "fixtures" / "verify"
 DEMO = VERIFY / "demo"
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+# No probe verdict: the test does the same on any CPU kernels, so .ci/run's ATEN_CPU_CAPABILITY=default pass leaves it out.
+KERNEL_FREE = pytest.mark.kernel_free
 ACCEPTANCE = ("BL101", "BL102", "BL104", "BL201", "BL202", "BL204", "BL206", "BL301", "BL401", "BL402", "BL603")
 
 
@@ -193,6 +195,7 @@ def test_memory_probes_need_cuda_on_cpu():
     assert results["BL502"]["measurements"]["estimate_gib"] > results["BL502"]["measurements"]["budget_gib"] == 16
 
 
+@KERNEL_FREE
 def test_memory_probe_halves_the_batch_until_it_fits_and_extrapolates(monkeypatch):
     from bertlint.verify import probes
 
@@ -240,6 +243,7 @@ def test_device_side_asserts_stay_in_their_process():
     assert all(results[code]["status"] == "confirmed" for code in ACCEPTANCE)
 
 
+@KERNEL_FREE
 def test_verify_option_selects_codes_and_keeps_the_lint_path_free_of_torch():
     command = [sys.executable, "-m", "bertlint", "check", "--isolated", "--preview", "--no-cache", "--format", "json", "--verify=BL206", "--device", "cpu", str(DEMO / "classifier.py")]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300)
@@ -261,6 +265,7 @@ def test_verify_option_selects_codes_and_keeps_the_lint_path_free_of_torch():
     assert subprocess.run([sys.executable, "-c", lift_only], capture_output=True, text=True, timeout=120).stdout.strip() == "[]"
 
 
+@KERNEL_FREE
 def test_without_torch_verify_exits_2_with_the_install_command(monkeypatch):
     from importlib import util
 
@@ -298,6 +303,7 @@ def test_a_value_the_script_does_not_pin_is_could_not_run(tmp_path):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks the test process")
+@KERNEL_FREE
 def test_a_crashed_or_hung_probe_is_could_not_run_and_the_others_go_on(monkeypatch, tmp_path):
     import io
 
@@ -315,6 +321,7 @@ def test_a_crashed_or_hung_probe_is_could_not_run_and_the_others_go_on(monkeypat
     assert results[2]["status"] == "confirmed"
 
 
+@KERNEL_FREE
 def test_a_failing_or_hanging_child_never_hangs_bertlint(monkeypatch, tmp_path):
     spec = [{"id": 0, "code": "BL401", "model": None, "params": {"counts": [["0", 90], ["1", 10]]}}]
     monkeypatch.setattr(sys, "executable", "/bin/false")
@@ -329,6 +336,7 @@ def test_a_failing_or_hanging_child_never_hangs_bertlint(monkeypatch, tmp_path):
     assert time.monotonic() - start < 10
 
 
+@KERNEL_FREE
 def test_a_broken_torch_install_is_could_not_run(monkeypatch, tmp_path):
     (tmp_path / "torch").mkdir()
     (tmp_path / "torch" / "__init__.py").write_text("raise ImportError('libtorch_cpu.so: cannot open shared object file')\n")
