@@ -746,6 +746,7 @@ def test_the_batch_rebound_in_a_loop_nested_in_an_epoch_loop_stays_known():
     assert ids_reaching(source) == ("ids", "input_ids", "encoding")
 
 
+@pytest.mark.xfail(reason="the checked fixed point (s22-iter) is withdrawn: it cost rounds to the power of the nesting on large files (25 s for one transformers modeling file); a value defined through itself round a loop is UNKNOWN again", strict=True)
 def test_a_name_bound_again_first_on_every_pass_stays_known():
     source = LOADER + "for epoch in range(2):\n    for batch in loader:\n        ids = batch[0]\n        ids = ids.to('cpu')\n        model(ids)\n"
     assert ids_reaching(source) == ("ids", "input_ids", "encoding")

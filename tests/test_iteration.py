@@ -86,7 +86,7 @@ KNOWN = {
 }
 
 
-@pytest.mark.parametrize("name", list(KNOWN))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason="the checked fixed point (s22-iter) is withdrawn: it cost rounds to the power of the nesting on large files (25 s for one transformers modeling file); a value defined through itself round a loop is UNKNOWN again", strict=True)) if n.startswith("carried round") else n for n in KNOWN])
 def test_the_value_is_what_python_gives(name):
     source = KNOWN[name]
     expected = ran(source)
@@ -198,6 +198,7 @@ def _forwarded(source: str) -> Binding | None:
     return facts.kind(call.positional[0].value, call.scope, call.order)
 
 
+@pytest.mark.xfail(reason="the checked fixed point (s22-iter) is withdrawn: it cost rounds to the power of the nesting on large files (25 s for one transformers modeling file); a value defined through itself round a loop is UNKNOWN again", strict=True)
 def test_an_object_carried_round_a_loop_is_a_fixed_point():
     """`ids = prev.to(device)` round a loop whose head reads the last pass's `ids`: the same ids every pass; a pass
     that binds another object leaves the head unknown."""

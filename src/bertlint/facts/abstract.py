@@ -88,43 +88,6 @@ class Function(Abstract):
     partials: tuple[Call, ...] = ()
 
 
-class _Pending(Abstract):
-    """The value of an expression read again while it is being evaluated (a loop's back edge: `x = f(x)` in a loop):
-    assumed to add nothing to what the other sources give, then the assumption checked (`evaluator.Evaluation`)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "PENDING"
-
-
-PENDING = _Pending()
-
-
-def same(a: Any, b: Any) -> bool:
-    """`a` and `b` are one value: equal constants of one type (element by element), the same object, equal abstract
-    values; anything holding PENDING is no value yet."""
-    if a is PENDING or b is PENDING:
-        return False
-    if isinstance(a, Binding) or isinstance(b, Binding):
-        return isinstance(a, Binding) and isinstance(b, Binding) and same_object(a, b)
-    if isinstance(a, (Pack, Record)) or isinstance(b, (Pack, Record)):
-        return type(a) is type(b) and len(a.items) == len(b.items) and all(same(x, y) for x, y in zip(a.items, b.items))
-    if isinstance(a, Series) or isinstance(b, Series):
-        return isinstance(a, Series) and isinstance(b, Series) and same(a.element, b.element)
-    if isinstance(a, Instance) or isinstance(b, Instance):
-        return isinstance(a, Instance) and isinstance(b, Instance) and a.kind == b.kind and a.call is b.call and (a.detail is b.detail or same(a.detail, b.detail))
-    if isinstance(a, Abstract) or isinstance(b, Abstract):
-        return a is b
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    return a is b or a == b
-
-
 # RecursionError: an expression nested deeper than the interpreter's stack (500 chained calls) is unknown, the file
 # still analysed.
 FAILURES = (ArithmeticError, TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError, RecursionError, MemoryError, SyntaxError)
@@ -142,10 +105,6 @@ def agree(found: list) -> Any:
     that kind without a call."""
     if not found or any(v is UNKNOWN for v in found):
         return UNKNOWN
-    given = [v for v in found if v is not PENDING]  # a source read while being evaluated adds nothing (checked later)
-    if not given:
-        return PENDING
-    found = given
     first = found[0]
     if isinstance(first, Binding):
         if all(isinstance(v, Binding) and same_object(v, first) for v in found[1:]):
@@ -180,4 +139,4 @@ def same_object(a: Binding | None, b: Binding | None) -> bool:
 
 
 def constant(value: Any) -> Any:
-    return UNKNOWN if isinstance(value, Abstract) and value is not PENDING else value
+    return UNKNOWN if isinstance(value, Abstract) else value

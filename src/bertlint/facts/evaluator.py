@@ -30,7 +30,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint.facts import folding
-from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, PENDING, Abstract, Binding, Frame, Function, Instance, Pack, Record, Series, agree, constant, same
+from bertlint.facts.abstract import FAILURES, MAX_DEPTH, MAX_SEQ, Abstract, Binding, Frame, Function, Instance, Pack, Record, Series, agree, constant
 from bertlint.facts.calls import CallFrames, Calls
 from bertlint.facts.functions import Passed, ancestors, arguments, callee, enclosing_class, frame_of, function_scope, inherited, is_dataclass, returns_of
 from bertlint.facts.items import Items, aliased, subscripted
@@ -54,9 +54,6 @@ class Evaluation(CallFrames, Model):
         super().__init__(module, source, path, runtime)
         self._memo: dict[tuple, Any] = {}
         self.assumed_attributes: dict[tuple, Any] = {}  # (`self.x`, class) -> the value its reads are taken to hold
-        self._found: list[tuple] = []  # the memo's keys in the order their values were found
-        self._running: set[tuple] = set()  # keys being evaluated
-        self._reentered: set[tuple] = set()  # keys read again while being evaluated
         self.reaching = Reaching(self)
 
     def evaluate(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, *, cli: bool = True, frame: Frame | None = None) -> Any:
@@ -70,46 +67,18 @@ class Evaluation(CallFrames, Model):
         return self._memoised((name, id(scope), order, cli, id(frame)), lambda: Evaluator(self, scope, order, cli, frame).named(name))
 
     def _memoised(self, key: tuple, find) -> Any:
-        """`find()`'s value, once per key. A value defined through itself (`x = x.to(device)` in a loop: the back edge
-        reads the value being found) is a fixed point: first found assuming the read adds nothing (PENDING), then
-        found again assuming what came out, until the two agree (a few rounds, else UNKNOWN); what was found on the
-        way under an assumption that did not hold is forgotten."""
+        """`find()`'s value, once per key; a value read while it is being found (defined through itself, `x = x + 1`
+        round a loop) is UNKNOWN there. (A checked fixed point, s22-iter, found more but cost rounds to the power of the
+        loops' and calls' nesting on large files: 25 s for one transformers modeling file.)"""
         if key in self._memo:
-            if key in self._running:
-                self._reentered.add(key)
             return self._memo[key]
-        start = len(self._found)
-        assumed: Any = PENDING
-        self._running.add(key)
+        self._memo[key] = UNKNOWN
         try:
-            for _ in range(FIXED_POINT_ROUNDS):
-                self._memo[key] = assumed
-                try:
-                    result = find()
-                except FAILURES:
-                    result = UNKNOWN  # SyntaxError: libcst's `evaluated_value` of a string holding a null byte
-                if key not in self._reentered or same(result, assumed):
-                    break
-                self._forget(start)
-                self._reentered.discard(key)
-                if result is UNKNOWN or result is PENDING:
-                    result = UNKNOWN
-                    break
-                assumed = result
-            else:
-                self._forget(start)
-                result = UNKNOWN
-        finally:
-            self._running.discard(key)
-            self._reentered.discard(key)
+            result = find()
+        except FAILURES:
+            result = UNKNOWN  # SyntaxError: libcst's `evaluated_value` of a string holding a null byte
         self._memo[key] = result
-        self._found.append(key)
         return result
-
-    def _forget(self, start: int) -> None:
-        for key in self._found[start:]:
-            self._memo.pop(key, None)
-        del self._found[start:]
 
     @functools.cached_property
     def stored_attributes(self) -> frozenset[tuple[str | None, str | None]]:
@@ -925,7 +894,6 @@ def _is_none(expr: cst.BaseExpression | None) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
 
 
-FIXED_POINT_ROUNDS = 3  # the evaluations of a value defined through itself before it is given up as UNKNOWN
 # methods of list, dict and set that change the object in place (append/extend are followed as events)
 MUTATORS = frozenset({"insert", "pop", "remove", "clear", "update", "setdefault", "sort", "reverse", "popitem", "discard", "add", "__setitem__", "__delitem__"})
 _OPERATORS = {
