@@ -554,4 +554,6 @@ def test_a_cell_script_is_linted_as_ipython_runs_it_and_fix_keeps_its_ipython_li
     assert text.splitlines()[1] == "!pip install -q transformers" and text.splitlines()[7] == CELL_SCRIPT.splitlines()[7]
     (project / "plain.py").write_text(CELL_SCRIPT.replace("# %%\n", ""))
     plain = run("--format", "concise", "plain.py", cwd=project, script=True)
-    assert concise(plain) == ["plain.py:1:1: BL901"]
+    assert concise(plain) == ["plain.py:5:54: BL101", "plain.py:6:57: BL101"]  # an export whose only errors are `!` lines
+    (project / "pasted.py").write_text(CELL_SCRIPT.replace("# %%\n", "").replace("!pip", "pip"))
+    assert concise(run("--format", "concise", "pasted.py", cwd=project, script=True)) == ["pasted.py:1:5: BL901"]  # a shell line pasted without `!`
