@@ -75,3 +75,9 @@ def codes(findings) -> list[str]:
 @pytest.fixture
 def lint():
     return lint_text
+
+
+def probe(facts, name: str):
+    """The `probe(name=...)` argument of the last `probe(...)` call in `facts`' file: (expression, scope, order)."""
+    call = [c for c in facts.calls if facts.text(c.node.func) == "probe" and name in c.kwargs][-1]
+    return call.kwargs[name].value, call.scope, call.order

@@ -8,6 +8,8 @@ import textwrap
 import libcst as cst
 import pytest
 
+from conftest import probe
+
 from bertlint.facts import UNKNOWN, Facts, checkpoint_argument, load_behind, padded_ids, padding_of
 
 VERSION = (5, 23)
@@ -27,12 +29,6 @@ model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
 def facts_of(body: str) -> Facts:
     source = HEADER + textwrap.dedent(body)
     return Facts(cst.parse_module(source), source)
-
-
-def probe(facts: Facts, name: str):
-    """The `probe(name=...)` argument of the last probe call: (expression, scope, order)."""
-    call = [c for c in facts.calls if facts.text(c.node.func) == "probe" and name in c.kwargs][-1]
-    return call.kwargs[name].value, call.scope, call.order
 
 
 def batch(facts: Facts, name: str):

@@ -10,6 +10,8 @@ import textwrap
 import libcst as cst
 import pytest
 
+from conftest import probe
+
 from bertlint.facts import UNKNOWN, Facts
 
 HEADER = """\
@@ -24,11 +26,6 @@ a, b, n, w = "x", "y", 3, 1.5
 def facts_of(body: str) -> Facts:
     source = HEADER + textwrap.dedent(body)
     return Facts(cst.parse_module(source), source)
-
-
-def probe(facts: Facts, name: str):
-    call = [c for c in facts.calls if facts.text(c.node.func) == "probe" and name in c.kwargs][-1]
-    return call.kwargs[name].value, call.scope, call.order
 
 
 @pytest.mark.parametrize("expr", [

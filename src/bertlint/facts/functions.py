@@ -75,15 +75,19 @@ def family(values: Model, cls: ClassDef) -> list[ClassDef]:
     """The file's classes whose code may run on an instance that runs `cls`'s: every ancestor of `cls` and of each
     of its subclasses in the file (them included)."""
     mine = f"<local>.{cls.name}"
-    below = [c for c in values.classes.values() if mine in values.class_bases(f"<local>.{c.name}")]
-    names = {q.split(".", 1)[1] for c in below for q in values.class_bases(f"<local>.{c.name}") if q.startswith("<local>.") and q.count(".") == 1}
+    names = {name for c in values.classes.values() if mine in values.class_bases(f"<local>.{c.name}") for name in _local_ancestors(values, c)}
     return [c for name, c in values.classes.items() if name in names]
 
 
 def ancestors(values: Model, cls: ClassDef) -> list[ClassDef]:
     """`cls` and the file's classes it derives from."""
-    names = {q.split(".", 1)[1] for q in values.class_bases(f"<local>.{cls.name}") if q.startswith("<local>.") and q.count(".") == 1}
+    names = _local_ancestors(values, cls)
     return [c for name, c in values.classes.items() if name in names]
+
+
+def _local_ancestors(values: Model, cls: ClassDef) -> set[str]:
+    """The names of `cls` and of the file's module-level classes it derives from."""
+    return {q.split(".", 1)[1] for q in values.class_bases(f"<local>.{cls.name}") if q.startswith("<local>.") and q.count(".") == 1}
 
 
 def inherited(values: Model, cls: ClassDef, method: str, classes: list[ClassDef] | None = None) -> cst.FunctionDef | None:
