@@ -675,14 +675,17 @@ class Evaluator(Iteration, Calls, Items):
     def self_attribute(self, text: str) -> Any:
         """`self.x` in a method: what every binding of it by the classes whose code may run on `self` gives (their
         methods' `self.x = ...`, their bodies' `x = ...`: `instances`), when they agree."""
-        attr = text.split(".", 1)[1]
         cls = enclosing_class(self.scope)
-        found = self_attribute_sources(self.f, cls, attr)
-        if found is None or not any(found):
-            return UNKNOWN
         key = (text, id(cls))
         if key in self.f.assumed_attributes:
             return self.f.assumed_attributes[key]
+        return self.f._memoised(("self", *key, self.cli), lambda: self._self_attribute(text, cls, key))
+
+    def _self_attribute(self, text: str, cls: ClassDef | None, key: tuple) -> Any:
+        attr = text.split(".", 1)[1]
+        found = self_attribute_sources(self.f, cls, attr)
+        if found is None or not any(found):
+            return UNKNOWN
         getters = [agree([self.sub(v, function_scope(self.f, fn), None, None) if v is not None else None for v in self.f.return_values(fn)] or [UNKNOWN]) for fn in found.getters]
         assigned = [a for a in found.assigned if not _is_none(a[0])]
         plain = [m for m in assigned if not any(dotted(n) == text for n in walk(m[0]) if isinstance(n, cst.Attribute))]
