@@ -10,7 +10,8 @@ A trigger recipe lists single files found by the syntax a rule examines: `{"id":
 [ENTRY, ...]}`, an entry `{"query", "rule", "name", "sha256"}` plus either `"id"` (a code-index id,
 `repo`/`path` where the index named them: read whole with `read_file`, saved as NAME, by default
 `ID.py`/`ID.ipynb`) or `"repo", "commit", "path"` (a file of a fetched snapshot, found by
-trigger_select.py or the code search; `--extract` writes those, with the repository's pin files).
+trigger_select.py or the code search; `--extract` writes those, with the repository's pin files and the data files
+the script names by their path from its folder, listed as the entry's `"data"`).
 Ids cannot be fetched from here, so `--set trigger` checks the folder against the recipe (missing
 files, files whose text differs from `sha256` where given, files the recipe does not name).
 
@@ -91,6 +92,8 @@ def check_trigger(recipe: dict, corpus: Path) -> list[str]:
             problems.append(f"missing {name} ({source}, sought for {entry['rule']})")
         elif "sha256" in entry and hashlib.sha256(file.read_bytes()).hexdigest() != entry["sha256"]:
             problems.append(f"{name}: its text differs from the one judged ({source})")
+        problems += [f"missing {data} (the data {name} loads)" for data in entry.get("data", [])
+                     if not (corpus / entry["repo"].replace("/", "+") / data).is_file()]
     extra = sorted(rel for p in corpus.rglob("*") if p.suffix in SUFFIXES
                    and (rel := p.relative_to(corpus).as_posix()) not in named) if corpus.is_dir() else []
     return problems + [f"{name}: not in the recipe" for name in extra]
@@ -148,7 +151,39 @@ def extract_trigger(entries: list[dict], recipe: dict, mirrors: Path, corpus: Pa
             (corpus / entry["repo"].replace("/", "+") / pin).write_bytes(text)
         if pins:
             recipe["files"][-1]["pins"] = sorted(pins)
+        data = data_files(git_dir, entry["commit"], entry["path"], blob.stdout.decode("utf-8", "replace"))
+        for path, text in data.items():  # the data the script loads, so that BL401/BL204 read what it trains on
+            (corpus / entry["repo"].replace("/", "+") / path).parent.mkdir(parents=True, exist_ok=True)
+            (corpus / entry["repo"].replace("/", "+") / path).write_bytes(text)
+        if data:
+            recipe["files"][-1]["data"] = sorted(data)
     return refused
+
+
+DATA_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".parquet")
+MAX_DATA_BYTES = 64 * 2**20  # what bertlint's datafiles.py reads at most
+
+
+def data_files(git_dir: Path, commit: str, path: str, text: str) -> dict[str, bytes]:
+    """The repository's data files (CSV/TSV/JSON/JSONL/Parquet) at or below `path`'s folder that the script names by
+    their path from that folder (`"train.csv"`, `'data/train.csv'`, `"./data/train.csv"`), by their path in the repository.
+    Files the snapshot lacks (4 MiB and more) are left out."""
+    folder = Path(path).parent
+    listing = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "-r", "-l", commit, *([f"{folder}/"] if str(folder) != "." else [])],
+                             capture_output=True, text=True).stdout.splitlines()
+    found = {}
+    for line in listing:
+        meta, _, name = line.partition("\t")
+        size = meta.split()[-1]
+        if not name.endswith(DATA_SUFFIXES) or not size.isdigit() or int(size) > MAX_DATA_BYTES:
+            continue
+        relative = Path(name).relative_to(folder).as_posix()
+        if not re.search(rf"[\"'](\./)?{re.escape(relative)}[\"']", text):
+            continue
+        blob = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{commit}:{name}"], capture_output=True)
+        if blob.returncode == 0 and len(blob.stdout) == int(size):
+            found[name] = blob.stdout
+    return found
 
 
 PIN_FILES = re.compile(r"requirements[^/]*\.txt|pyproject\.toml|setup\.cfg|environment\.ya?ml|Pipfile")

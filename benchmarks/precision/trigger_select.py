@@ -29,6 +29,7 @@ TRIGGERS = {
     "BL401": r"CrossEntropyLoss\(|value_counts\(",
     "BL203": r"text_target\s*=|as_target_tokenizer|\[\s*[\"']labels[\"']\s*\]\s*=|labels\s*=\s*tokenizer\(",
     "BL204": r"num_labels\s*=",
+    "data": r"read_csv\(|read_table\(|read_json\(|read_parquet\(|load_dataset\(\s*[\"'](?:csv|json|parquet)[\"']",
     "BL501": r"TrainingArguments\(|SFTConfig\(|\.backward\(",
     "BL101": r"pad_to_max_length",
     "BL104": r"max_length\s*=\s*(?:5[1-9][3-9]|[6-9]\d\d|\d{4,})\b",
@@ -38,7 +39,25 @@ LIBRARY = re.compile(r"(^|/)(site-packages|transformers|peft|trl|apex|accelerate
                      r"|Copyright 20\d\d The HuggingFace|Copyright \(c\) Meta Platforms|The Google AI Language Team|Licensed under the Apache License")
 
 
-def picks(repo: str, mirrors: Path) -> list[dict]:
+TRAINS = r"Trainer\(|\.backward\(|\.fit\(|\.train\(\)"
+MAX_CHARS = 10_000
+
+
+def code_of(path: str, text: str) -> str:
+    """A notebook's code cells (its outputs and Markdown do not count against MAX_CHARS); a script's text."""
+    if not path.endswith(".ipynb"):
+        return text
+    try:
+        cells = json.loads(text).get("cells", [])
+    except (ValueError, AttributeError):
+        return text
+    return "\n".join("".join(c.get("source", [])) if isinstance(c.get("source"), list) else str(c.get("source", ""))
+                     for c in cells if isinstance(c, dict) and c.get("cell_type") == "code")
+
+
+def picks(repo: str, mirrors: Path, rules: list[str] | None = None, training: bool = False) -> list[dict]:
+    """Up to PER_REPO files of `repo` that trigger the most of `rules` (default: every rule); with `training`, only files
+    of MAX_CHARS or less that train."""
     git_dir = git_dir_of(mirrors, repo)
     commit = subprocess.run(["git", f"--git-dir={git_dir}", "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
     listing = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "-r", "--name-only", commit],
@@ -50,9 +69,11 @@ def picks(repo: str, mirrors: Path) -> list[dict]:
         text = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{commit}:{path}"], capture_output=True).stdout.decode("utf-8", "replace")
         if LIBRARY.search(path) or LIBRARY.search(text[:3000]) or "transformers" not in text and "torch" not in text:
             continue
-        rules = [rule for rule, pattern in TRIGGERS.items() if re.search(pattern, text)]
-        if rules:
-            scored.append((-len(rules), path, rules))
+        if training and (len(code_of(path, text)) > MAX_CHARS or not re.search(TRAINS, text)):
+            continue
+        hit = [rule for rule, pattern in TRIGGERS.items() if (rules is None or rule in rules) and re.search(pattern, text)]
+        if hit:
+            scored.append((-len(hit), path, hit))
     return [{"repo": repo, "commit": commit, "path": path, "rule": rules[0], "query": " | ".join(rules)}
             for _, path, rules in sorted(scored)[:PER_REPO]]
 
@@ -61,8 +82,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("repos", nargs="+")
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
+    parser.add_argument("--rules", help="comma-separated: only these rules' triggers (default all)")
+    parser.add_argument("--training", action="store_true", help=f"only files of {MAX_CHARS:,} characters or less that train")
     args = parser.parse_args()
-    print(json.dumps([entry for repo in args.repos for entry in picks(repo, args.mirrors)], indent=1))
+    rules = args.rules.split(",") if args.rules else None
+    print(json.dumps([entry for repo in args.repos for entry in picks(repo, args.mirrors, rules, args.training)], indent=1))
 
 
 if __name__ == "__main__":
