@@ -8,6 +8,7 @@ from typing import Any
 
 import libcst as cst
 
+from bertlint import datafiles
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Store, dotted, literal, walk
 from bertlint.facts.uses import uses
 from bertlint.facts.values import ModelLoad
@@ -103,7 +104,8 @@ class KnownLabels:
 
 def known_labels(facts: Facts) -> list[KnownLabels]:
     """Label lists whose values are statically known: label-named variables, `label` columns of
-    `Dataset.from_dict`/`DataFrame` dicts, and `labels=` passed to a model."""
+    `Dataset.from_dict`/`DataFrame` dicts, `labels=` passed to a model, and the `label` column of the one local data
+    file a Trainer script loads, where nothing in the file touches that column (`_data_file_labels`)."""
     out = []
     for scope, name, assigned, after, _ in facts.variables:
         if name.lower() in LABEL_NAMES and assigned:
@@ -121,6 +123,7 @@ def known_labels(facts: Facts) -> list[KnownLabels]:
             model = facts.kind(call.node.func if call.method is None else call.receiver, call.scope, call.order)
             if model is not None and model.kind == "model":
                 out.append((facts.kw_value(call, "labels"), f"`{facts.text(call.kwargs['labels'].value)}`"))
+    out.extend(_data_file_labels(facts))
     found = []
     for values, origin in out:
         flat = _numbers(values)
@@ -130,6 +133,83 @@ def known_labels(facts: Facts) -> list[KnownLabels]:
         if flat:
             found.append(KnownLabels(tuple(flat), origin, nested))
     return found
+
+
+# ---------------------------------------------------------------------------------------------
+# labels from the data file a script loads
+
+# The columns a transformers Trainer takes the labels from without being told (its default collator renames `label`
+# to `labels`; transformers data/data_collator.py, DefaultDataCollator / torch_default_data_collator).
+_DATA_LABEL_COLUMNS = ("label", "labels")
+# Keywords of a read that leave the file's header and rows as datafiles.py reads them (`names=`, `header=`, `skiprows=`,
+# `usecols=`, `converters=`, `nrows=` ... change what the script sees: unknown).
+_PLAIN_READ_KEYWORDS = frozenset({"data_files", "split", "encoding", "lines", "keep_default_na", "low_memory"})
+_LABEL_WORD = re.compile(r"\blabels?\b")
+# Where a string naming the label column only looks at it or keeps it: printing, counting, the columns a dataset hands
+# out (`set_format(columns=[..., "label"])`). Anywhere else it may change the values: unknown.
+_LOOKS_ONLY = frozenset({"print", "set_format", "with_format", "value_counts", "unique", "nunique", "head", "describe", "info"})
+# Calls that encode or re-map labels without naming the column.
+_ENCODERS = frozenset({"LabelEncoder", "OrdinalEncoder", "ClassLabel", "class_encode_column", "cast_column", "align_labels_with_mapping", "factorize"})
+
+
+def _data_file_labels(facts: Facts) -> list[tuple[list, str]]:
+    """The values of the `label`/`labels` column of the one local data file (CSV/TSV/JSON/JSONL/Parquet, read by
+    datafiles.py in bounded time and size) that a script training with a transformers Trainer loads, when they reach
+    the Trainer unchanged: the read has no keyword that changes rows or header, the file loads no other dataset, and
+    nothing in it names the label column other than to look at it or keep it (no `df["label"] - 1`, `.map(...)`,
+    `rename_column`, `replace`, a LabelEncoder, a `{"label": ...}` built by a map function). Anything done to the
+    column makes it unknown."""
+    if not any(_is_hf_trainer(t) for t in facts.trainers) or _label_column_touched(facts):
+        return []
+    reads = []
+    for call in facts.calls:
+        path, fmt = datafiles.data_file_of(facts, call)
+        if path is not None:
+            reads.append((call, path, fmt))
+        elif call.short == "load_dataset":
+            return []  # a dataset from the Hub or a script: which one trains is not known
+    if len(reads) != 1:
+        return []
+    call, path, fmt = reads[0]
+    if call.has_double_star or len(call.positional) > 1 or set(call.kwargs) - _PLAIN_READ_KEYWORDS:
+        return []
+    counts = datafiles.label_counts(path, fmt, list(_DATA_LABEL_COLUMNS))
+    if counts is None:
+        return []
+    return [(sorted(counts[0], key=repr), f"`{path.name}` column `{counts[1]}`")]
+
+
+def _is_hf_trainer(call: Call) -> bool:
+    return (call.qualname or "").startswith("transformers.")
+
+
+def _label_column_touched(facts: Facts) -> bool:
+    """Something in the file may change the label column's values or rows: a string naming it (or a query such as
+    `"label != 5"`) outside a look-only call, an item store at it, an attribute `.label`, or an encoder."""
+    if any(call.short in _ENCODERS or call.method in _ENCODERS for call in facts.calls):
+        return True
+    if any(store.key in _DATA_LABEL_COLUMNS for store in facts.stores):
+        return True
+    nodes = list(walk(facts.module))
+    bare = {id(node.value) for node in nodes if isinstance(node, cst.Expr)}  # docstrings and other bare strings
+    for node in nodes:
+        if isinstance(node, cst.Attribute) and node.attr.value in _DATA_LABEL_COLUMNS:
+            return True
+        if isinstance(node, cst.SimpleString) and id(node) not in bare and _LABEL_WORD.search(literal(node) or "") and not _looks_only(facts, node):
+            return True
+    return False
+
+
+def _looks_only(facts: Facts, node: cst.CSTNode) -> bool:
+    """A string inside a call that only looks at (or keeps) the column."""
+    parent = facts.parent(node)
+    while parent is not None and not isinstance(parent, cst.BaseSmallStatement | cst.BaseCompoundStatement):
+        if isinstance(parent, cst.Call):
+            func = parent.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+            return name in _LOOKS_ONLY
+        parent = facts.parent(parent)
+    return False
 
 
 # `label2id = {"neg": 0, "neu": 1, "pos": 2}`, `id2label = {0: "neg", ...}`: the classes the data is labelled with.
