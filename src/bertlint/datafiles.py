@@ -93,7 +93,7 @@ def _hashable(value):
 
 def _csv(path: Path, columns: list[str], delimiter: str):
     deadline = time.monotonic() + MAX_SECONDS
-    with path.open(newline="", encoding="utf-8", errors="replace") as handle:
+    with path.open(newline="", encoding="utf-8-sig", errors="replace") as handle:  # a BOM is no part of the header (pandas drops it too)
         reader = csv.reader(handle, delimiter=delimiter)
         header = next(reader, None)
         if not header:
@@ -114,7 +114,7 @@ def _csv(path: Path, columns: list[str], delimiter: str):
 
 def _jsonl(path: Path):
     deadline = time.monotonic() + MAX_SECONDS
-    with path.open(encoding="utf-8") as handle:
+    with path.open(encoding="utf-8-sig") as handle:
         for number, line in enumerate(handle):
             if number >= MAX_ROWS or (number % 10000 == 0 and time.monotonic() > deadline):
                 raise ValueError("too large")
@@ -140,7 +140,7 @@ def _records(records, columns):
 
 
 def _json(path: Path, columns):
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = json.loads(path.read_text(encoding="utf-8-sig"))
     if isinstance(data, dict):
         if "data" in data and isinstance(data["data"], list):
             return _records(data["data"], columns)
