@@ -26,7 +26,7 @@ in) reads only the model.
 
 from bertlint.facts.core import Facts
 from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, ignore_index_markers, is_label_call, known_labels, never_served
-from bertlint.facts.liveness import dead_functions, is_script
+from bertlint.facts.liveness import dead_code, is_script
 from bertlint.facts.loops import MisplacedClip, TrainingLoop, float_cast, frozen_models, in_context, in_training_step, is_clip, is_model_call, misplaced_clips, steps_every_n
 from bertlint.facts.model import Runtime
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
@@ -52,7 +52,7 @@ __all__ = [
     # core
     "Facts", "Runtime",
     # liveness
-    "dead_functions", "is_script",
+    "dead_code", "is_script",
     # values
     "Binding", "Instance", "ModelLoad", "Pack", "Series", "checkpoint_argument", "holds_tokenizer", "load_behind",
     # training
