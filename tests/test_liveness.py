@@ -68,6 +68,7 @@ def test_a_main_block_in_a_module_named_for_helpers_is_a_smoke_test():
     ("try:\n    x = missing\nexcept NameError:\n    x = 1\ny = x\n", []),  # a try may catch it
     ("def main():\n    return missing\nmain_value = 1\n", []),  # inside a function: runs only if called
     ("x: Undefined = 1\ny = 1\n", []),  # annotations are not read here
+    ("type Batch = dict[str, Later]\ny = 1\n", []),  # a type alias binds its name and evaluates its value lazily
 ])
 def test_statements_after_a_name_bound_nowhere_never_run(source, expected):
     assert dead(source) == expected

@@ -126,7 +126,7 @@ def _bound(nodes) -> set[str]:
             targets = [node.target]
         elif isinstance(node, cst.AsName):
             targets = [node.name]
-        elif isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Param)):
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Param, cst.TypeAlias, cst.TypeVar, cst.ParamSpec, cst.TypeVarTuple)):
             names.add(node.name.value)
         elif isinstance(node, cst.ImportAlias):
             names.add((dotted(node.name) or "").split(".")[0])
@@ -141,7 +141,7 @@ def _bound(nodes) -> set[str]:
 def _evaluated(stmt: cst.CSTNode):
     """The names a module-level statement certainly reads when it runs."""
     if isinstance(stmt, cst.SimpleStatementLine):
-        parts = [small for small in stmt.body if not isinstance(small, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.Del))]
+        parts = [small for small in stmt.body if not isinstance(small, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.Del, cst.TypeAlias))]
     elif isinstance(stmt, (cst.If, cst.While)):
         parts = [stmt.test]
     elif isinstance(stmt, cst.For):
