@@ -148,6 +148,8 @@ _LABEL_WORD = re.compile(r"\blabels?\b")
 # Where a string naming the label column only looks at it or keeps it: printing, counting, the columns a dataset hands
 # out (`set_format(columns=[..., "label"])`). Anywhere else it may change the values: unknown.
 _LOOKS_ONLY = frozenset({"print", "set_format", "with_format", "value_counts", "unique", "nunique", "head", "describe", "info"})
+# Other ways a script makes the data it may train on.
+_OTHER_DATASETS = frozenset({"load_dataset", "load_from_disk", "from_dict", "from_list", "from_generator", "from_records", "TensorDataset"})
 # Calls that encode or re-map labels without naming the column.
 _ENCODERS = frozenset({"LabelEncoder", "OrdinalEncoder", "ClassLabel", "class_encode_column", "cast_column", "align_labels_with_mapping", "factorize"})
 
@@ -166,8 +168,8 @@ def _data_file_labels(facts: Facts) -> list[tuple[list, str]]:
         path, fmt = datafiles.data_file_of(facts, call)
         if path is not None:
             reads.append((call, path, fmt))
-        elif call.short == "load_dataset":
-            return []  # a dataset from the Hub or a script: which one trains is not known
+        elif call.short in _OTHER_DATASETS:
+            return []  # a dataset from the Hub, a script, the disk or the file's own values: which one trains is not known
     if len(reads) != 1:
         return []
     call, path, fmt = reads[0]
