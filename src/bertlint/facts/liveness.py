@@ -29,7 +29,7 @@ import re
 import libcst as cst
 
 from bertlint.facts.model import Model, is_main_guard, per_file
-from bertlint.facts.nodes import dotted, walk
+from bertlint.facts.nodes import dotted, iter_children, walk
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
 # Calls that reach the module's functions by a name computed at run time.
@@ -104,13 +104,20 @@ def _stop(facts: Model) -> int | None:
     """The index of the first module-level statement that reads a name the file binds nowhere: it raises NameError."""
     if facts.runtime.notebook:
         return None
+    module = facts.module_scope  # first the names the top level reads and never binds itself: usually none
+    suspects = {name for name, loads in facts.name_loads.items()
+                if name not in _GIVEN and name not in module.events and any(load[1] is module for load in loads)}
+    if not suspects:
+        return None
     nodes = list(walk(facts.module))
     names = {node.value for node in nodes if isinstance(node, cst.Name)}
     if names & _INJECTED or any(isinstance(node, cst.ImportStar) or isinstance(node, cst.Call) and _callee(node.func) in _NAMESPACE_CALLS for node in nodes):
         return None
-    bound = _bound(nodes) | _GIVEN
+    unbound = suspects - _bound(nodes)
+    if not unbound:
+        return None
     for index, stmt in enumerate(facts.module.body):
-        if any(name.value not in bound for name in _evaluated(stmt)):
+        if any(name.value in unbound for name in _evaluated(stmt)):
             return index
     return None
 
@@ -154,13 +161,12 @@ def _evaluated(stmt: cst.CSTNode):
         yield from _reads(part)
 
 
-def _reads(node: cst.CSTNode):
-    if isinstance(node, cst.Name):
-        yield node
-        return
-    if isinstance(node, (cst.Lambda, cst.GeneratorExp, cst.Annotation)):
-        return
-    for child in node.children:
-        if isinstance(node, cst.Attribute) and child is node.attr or isinstance(node, cst.Arg) and child is node.keyword:
-            continue
-        yield from _reads(child)
+def _reads(root: cst.CSTNode):
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            yield node
+        elif not isinstance(node, (cst.Lambda, cst.GeneratorExp, cst.Annotation)):
+            skip = node.attr if isinstance(node, cst.Attribute) else node.keyword if isinstance(node, cst.Arg) else None
+            stack.extend(child for child in iter_children(node) if child is not skip)
