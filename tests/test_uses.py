@@ -6,7 +6,7 @@ import textwrap
 
 import libcst as cst
 
-from bertlint.facts import UNKNOWN, Facts
+from bertlint.facts import UNKNOWN, Facts, never_fed
 from bertlint.facts.uses import uses
 
 
@@ -44,6 +44,33 @@ def test_a_later_binding_that_surely_ran_ends_the_reads():
     stack(ids)
     """
     assert uses_of(source) == [("arg", "model")]
+
+
+def test_a_read_with_no_call_between_it_and_the_binding_is_reached():
+    # `return ids` right after `ids = ...` (no call or binding between them): the read sits at the binding's order
+    source = """
+    def prep(text):
+        ids = tok.encode(text)
+        return ids
+
+    data = prep(t)
+    model(data)
+    """
+    assert uses_of(source) == [("arg", "model")]
+    assert uses_of("ids = tok.encode(t)\nkept = ids\nmodel(kept)\n") == [("arg", "model")]
+
+
+def test_never_fed_values_are_only_inspected_or_dropped():
+    facts = facts_of("""
+    test = ds.map(f)
+    print(test)
+    print(len(test["input_ids"]))
+    ds.map(g)
+    train = ds.map(h)
+    trainer = Trainer(train_dataset=train)
+    """)
+    fed = {facts.text(c.positional[0].value): never_fed(facts, c.node) for c in facts.calls if c.short == "map"}
+    assert fed == {"f": True, "g": True, "h": False}
 
 
 def test_gathered_stored_and_returned_out_of_the_file():

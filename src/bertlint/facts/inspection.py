@@ -1,7 +1,8 @@
 """Reads that only look at a value: printed, displayed, logged, decoded or compared, never fed on.
 
 `inspected(facts, read)` answers for one read (a name, or the call that makes the value); `only_inspected(facts,
-call)` for the value a call makes and binds to a name: every later read of that name in its block is an inspection.
+call)` for the value a call makes and binds to a name: every later read of that name in its block is an inspection;
+`never_fed(facts, expr)` for a value followed wherever it goes (`uses`): nothing consumes it but inspections.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import libcst as cst
 
 from bertlint.facts.nodes import Call
 from bertlint.facts.training import in_call_to
+from bertlint.facts.uses import uses
 from bertlint.facts.values import Values as Facts
 
 # Calls that only look at a value (an encoding printed, displayed, logged, decoded or compared).
@@ -55,6 +57,14 @@ def only_inspected(facts: Facts, call: Call) -> bool:
         node = parent
     reads = facts.reads_after(stmt, small.targets[0].target.value)
     return bool(reads) and all(inspected(facts, read) for read in reads)  # never read at all is a demonstration of the call
+
+
+def never_fed(facts: Facts, expr: cst.BaseExpression) -> bool:
+    """Nothing consumes the value `expr` makes: followed through its names, returns and the parts that keep it
+    (`uses`), each use is an inspection (`inspected`: printed, measured, displayed) or a statement that drops it
+    (`ds.map(f)` alone: `datasets` returns a new dataset, so this one is lost). No use at all counts: a value nobody
+    reads feeds nothing. Unknown uses (an argument of any other call, a method, a store, a return) count as fed."""
+    return all(use.how in ("arg", "read", "method") and inspected(facts, use.node) for use in uses(facts, expr))
 
 
 def _displayed(facts: Facts, node: cst.CSTNode) -> bool:

@@ -225,19 +225,24 @@ def map_functions(facts: Facts) -> list[tuple[cst.FunctionDef | cst.Lambda, Scop
     """The functions (and lambdas) a `.map(fn)`/`.filter(fn)` runs on a dataset's examples, with their scopes: the one
     handed (`functions.hands`: itself, its name, `functools.partial(fn, ...)`, `self.fn`), and the file's function a
     lambda handed calls (`lambda rows: preprocess(rows, tokenizer, 128)`)."""
+    return [(fn, scope) for _, fn, scope in map_calls(facts)]
+
+
+def map_calls(facts: Facts) -> list[tuple[Call, cst.FunctionDef | cst.Lambda, Scope]]:
+    """Each `.map(fn)`/`.filter(fn)` call with a function it runs (`map_functions`) and that function's scope."""
     defs = [(fn, scope) for found in facts.functions.values() for fn, scope in found]
-    out: list[tuple[cst.FunctionDef | cst.Lambda, Scope]] = []
+    out: list[tuple[Call, cst.FunctionDef | cst.Lambda, Scope]] = []
     for call in (c for short in EXAMPLE_FUNCTIONS for c in facts.calls_by_short.get(short, ()) if c.method == short):
         arg = call.arg(0, "function")
         value = arg.value if arg is not None else None
         named = facts.function_named(value, call.scope, call.order)
         if isinstance(named, cst.Lambda):  # `ds.map(lambda ...)`, or a name bound to one
-            out.append((named, facts.scope_of(named.body)))
+            out.append((call, named, facts.scope_of(named.body)))
             inner = facts.call_of(named.body) if isinstance(named.body, cst.Call) else None
             target = callee(facts, inner) if inner is not None else None
-            out += [(target.fn, target.scope)] if isinstance(target, Target) else []
+            out += [(call, target.fn, target.scope)] if isinstance(target, Target) else []
         elif value is not None:
-            out += [(fn, scope) for fn, scope in defs if hands(facts, value, call, fn)]
+            out += [(call, fn, scope) for fn, scope in defs if hands(facts, value, call, fn)]
     return out
 
 

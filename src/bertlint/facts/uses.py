@@ -152,8 +152,10 @@ def reads_of(facts: Facts, target: cst.Name, assign: cst.Assign, scope: Scope) -
         if read_scope is not owner:
             reads.append(read)
             continue
-        _, before = facts.binding_events(target.value, read_scope, order)
-        if any(e is event for e in before) and not _replaced(event, before, order):
+        # a read's order is the last one given before it (a binding of the same statement's line before it included:
+        # `x = f()` then `return x` read at the binding's order), so what precedes it is what is at or before it
+        _, before = facts.binding_events(target.value, read_scope, order + 1)
+        if any(e is event for e in before) and not _replaced(event, before, order + 1):
             reads.append(read)
     return reads
 

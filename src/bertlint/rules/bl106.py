@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, asks_for_tpu, feeds_layout_model, inspected, is_label_call, map_functions, only_inspected, padding_at, tokenizer_load_of
+from bertlint.facts import Call, Facts, asks_for_tpu, feeds_layout_model, inspected, is_label_call, map_calls, never_fed, only_inspected, padding_at, tokenizer_load_of
 from bertlint.rules import Context, Rule
 
 # Back ends that want fixed shapes (each new shape is a recompilation, or the engine is built for one shape): static
@@ -43,7 +43,8 @@ class StaticPaddingToMax(Rule):
         if not static or _fixed_shapes_wanted(facts) or feeds_layout_model(facts):
             return  # fixed shapes wanted; a layout model's boxes (and word labels) padded to the same length as its ids
         feeds_training = bool(facts.trainers or facts.calls_to("torch.utils.data.DataLoader"))
-        mapped = {id(fn) for fn, _ in map_functions(facts)}
+        # the functions of the `.map` calls whose dataset goes on to something: one only printed, or dropped, pads nothing that trains
+        mapped = {id(fn) for call, fn, _ in map_calls(facts) if not never_fed(facts, call.node)}
         # a seq2seq model's labels padded to a fixed length where no collator pads labels (`DataCollatorWithPadding`
         # and `tokenizer.pad` leave them as they are): the fixed length is what lets them batch, not waste
         fixed_labels_needed = (
