@@ -321,6 +321,27 @@ def family_for_model_type(model_type: str | None) -> str | None:
     return _FAMILY_BY_KEY.get(_mt_key(model_type)) if isinstance(model_type, str) else None
 
 
+@functools.cache
+def _bodies() -> tuple[dict[str, str], frozenset[str], frozenset[str]]:
+    data = _load("bodies.json")
+    return {_mt_key(t): prefix for t, prefix in data["bodies"].items()}, frozenset(data["fresh_heads"]["names"]), frozenset(data["layer_stacks"]["names"])
+
+
+def body_attribute(model_type: str | None) -> str | None:
+    """The attribute holding a model_type's pretrained body (`base_model_prefix`: "bert", "transformer", "model"), or None."""
+    return _bodies()[0].get(_mt_key(model_type)) if isinstance(model_type, str) else None
+
+
+def is_fresh_head(attribute: str) -> bool:
+    """`classifier`, `score`, ...: a task head the pretrained checkpoint does not hold (its weights start fresh)."""
+    return attribute in _bodies()[1]
+
+
+def is_layer_stack(attribute: str) -> bool:
+    """`encoder`, `transformer`, `h`, `layers`: the attribute of a model's body that holds all its transformer layers."""
+    return attribute in _bodies()[2]
+
+
 def _family(model_type: str | None, architecture: str, hidden: int | None, params: int | None) -> str | None:
     """Family from model_type and size; the same rule assigned the families of the built-in table."""
     family = family_for_model_type(model_type)

@@ -16,7 +16,8 @@ seen from the scope around it) <- `functions` (the file's own functions: callees
 `brain/*` (the library models the evaluator runs: tables and small hooks, one module per library
 family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `uses` (where a value goes: the
 reads that consume it, through names, conversions and returns to the file's callers) <- `training`,
-`labels`, `loops`, `tensors` (where a training step's values came from), `weights` (float16 models and
+`labels`, `loops`, `tensors` (where a training step's values came from), `trainable` (the weights a run really trains:
+frozen bodies, fresh heads, what a keras optimizer is compiled into), `weights` (float16 models and
 what trains them), `flow` (what a value is built from, as written), `guards` (the feature tests, `try`s and version branches a line
 runs under), `inspection` (reads that only look
 at a value) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
@@ -27,7 +28,7 @@ in) reads only the model.
 from bertlint.facts.core import Facts
 from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, ignore_index_markers, is_label_call, known_labels, never_served
 from bertlint.facts.liveness import dead_code, is_script
-from bertlint.facts.loops import MisplacedClip, TrainingLoop, float_cast, frozen_models, in_context, in_training_step, is_clip, is_model_call, misplaced_clips, steps_every_n
+from bertlint.facts.loops import MisplacedClip, TrainingLoop, float_cast, in_context, in_training_step, is_clip, is_model_call, misplaced_clips, steps_every_n
 from bertlint.facts.model import Runtime
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Definition, Event, Scope, Store, Variable, dotted, iter_children, literal, names_in, walk
@@ -40,6 +41,7 @@ from bertlint.facts.guards import Failure
 from bertlint.facts.functions import forwards_kwargs
 from bertlint.facts.inspection import INSPECTIONS, inspected, never_fed, only_inspected
 from bertlint.facts.padded import fed_alone, padded_call, padded_ids
+from bertlint.facts.trainable import frozen_bodies, frozen_models, keras_trains_pretrained, trains_pretrained
 from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
 from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, checkpoint_argument, holds_tokenizer, load_behind
 from bertlint.facts.weights import HalfTraining, chained_half_models, half_trained_models
@@ -61,7 +63,7 @@ __all__ = [
     # labels
     "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "ignore_index_markers", "is_label_call", "known_labels", "never_served",
     # loops
-    "MisplacedClip", "TrainingLoop", "float_cast", "frozen_models", "in_context", "in_training_step", "is_clip", "is_model_call", "misplaced_clips", "steps_every_n",
+    "MisplacedClip", "TrainingLoop", "float_cast", "in_context", "in_training_step", "is_clip", "is_model_call", "misplaced_clips", "steps_every_n",
     # guards
     "Failure",
     # flow
@@ -74,6 +76,8 @@ __all__ = [
     "fed_alone", "padded_call", "padded_ids",
     # tensors
     "Inert", "activation", "inert_statements", "is_loss_value", "only_reported", "receiver_role",
+    # trainable
+    "frozen_bodies", "frozen_models", "keras_trains_pretrained", "trains_pretrained",
     # weights
     "HalfTraining", "chained_half_models", "half_trained_models",
 ]

@@ -333,60 +333,6 @@ def is_model_call(facts: Facts, call: Call) -> bool:
     return found is not None and found.kind == "model"
 
 
-def frozen_models(facts: Facts) -> frozenset[int]:
-    """The models (by the call that made them) the file freezes whole and never unfreezes: `model.requires_grad_(False)`,
-    `for p in model.parameters(): p.requires_grad = False` (or `p.requires_grad_(False)`). A forward of one records no
-    graph. Freezing a part (`model.bert.parameters()`, `model.base_model`) freezes nothing here; unfreezing anything
-    (`requires_grad = True`, `requires_grad_()`) under the same model thaws it."""
-    frozen: set[int] = set()
-    thawed: set[int] = set()
-    for call in facts.calls:
-        if call.method == "requires_grad_" and (model := _whole_model(facts, call.receiver, call.scope, call.order)) is not None:
-            flag = facts.arg_value(call, 0, "requires_grad", default=True)
-            (frozen if flag is False else thawed).add(model)
-    for node, scope, _ in facts.loops:
-        if not isinstance(node, cst.For) or not isinstance(node.iter, cst.Call) or not isinstance(node.iter.func, cst.Attribute):
-            continue
-        method = node.iter.func.attr.value
-        target = node.target
-        if method == "named_parameters" and isinstance(target, cst.Tuple) and len(target.elements) == 2:
-            target = target.elements[1].value
-        if method not in ("parameters", "named_parameters") or not isinstance(target, cst.Name):
-            continue
-        model = _whole_model(facts, node.iter.func.value, scope, None)
-        if model is None:
-            continue
-        flags = [_requires_grad_set(n, target.value) for n in walk(node.body)]
-        direct = [_requires_grad_set(small, target.value) for stmt in node.body.body if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body]
-        if any(flag is not False and flag is not None for flag in flags):
-            thawed.add(model)
-        elif False in direct:
-            frozen.add(model)
-    return frozenset(frozen - thawed)
-
-
-def _whole_model(facts: Facts, expr: cst.BaseExpression | None, scope: Scope, order: int | None) -> int | None:
-    """id of the load of the model `expr` is, when it is the whole model (not `model.base_model`, `model.model`)."""
-    if expr is None or isinstance(expr, cst.Attribute) and expr.attr.value in ("base_model", "model"):
-        return None
-    found = facts.kind(expr, scope, order)
-    return id(found.call) if found is not None and found.kind == "model" and found.call is not None else None
-
-
-def _requires_grad_set(node: cst.CSTNode, param: str) -> Any:
-    """The flag `node` gives `param.requires_grad` (`p.requires_grad = False`, `p.requires_grad_(False)`), True when
-    it cannot tell (anything but a literal False), None when `node` sets none."""
-    if isinstance(node, cst.Assign) and any(
-        isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" and dotted(t.target.value) == param for t in node.targets
-    ):
-        return False if dotted(node.value) == "False" else True
-    if isinstance(node, cst.Expr):
-        node = node.value
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_" and dotted(node.func.value) == param:
-        return False if node.args and dotted(node.args[0].value) == "False" else True
-    return None
-
-
 # ---------------------------------------------------------------------------------------------
 # statement order inside a training step
 

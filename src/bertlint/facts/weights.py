@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from bertlint.facts.loops import frozen_models, training_loops
+from bertlint.facts.loops import training_loops
+from bertlint.facts.trainable import frozen_models
 from bertlint.facts.model import per_file
 from bertlint.facts.nodes import Call, dotted, walk
 from bertlint.facts.training import uses_peft

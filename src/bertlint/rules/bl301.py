@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Call, Facts, dotted, trained_model, training_arg, uses_peft
+from bertlint.facts import Call, Facts, dotted, frozen_bodies, keras_trains_pretrained, trained_model, training_arg, trains_pretrained, uses_peft
 from bertlint.rules import Context, Rule
 
 # Only the optimizers whose fine-tuning rates are published (api-facts.md section 8): the Adam family and
@@ -57,6 +57,8 @@ class LearningRateOutOfRange(Rule):
         method = peft_method(facts)
         if method == "other":
             return  # a PEFT method other than LoRA, or one the file does not show: no range of ours covers it
+        if method is None and all(id(load.call) in frozen_bodies(facts) for load in loads):
+            return  # every pretrained body is frozen and no adapter is added: a fresh head or a soft prompt trains, at rates of its own
         families = {family_of(facts, load) for load in loads}
         if method != "lora" and (len(families) != 1 or None in families and "default" not in (ctx.settings.lr_ranges or {})):
             return  # an unknown family (speech, vision, unlisted models), or several: not BERT, stay silent
@@ -138,7 +140,7 @@ def default_rate_sites(facts: Facts, version: tuple[int, ...]):
         q = call.qualname or ""
         last = q.rsplit(".", 1)[-1]
         if (q.startswith("torch.optim") and last in TORCH_DEFAULTS) or q == "transformers.AdamW":
-            if not call.has_star_args and "lr" not in call.kwargs and len(call.positional) <= 1 and _params_without_rates(facts, call) and not _optimizes_other_model(facts, call) and not facts.replaced_before_use(call):
+            if not call.has_star_args and "lr" not in call.kwargs and len(call.positional) <= 1 and _params_without_rates(facts, call) and trains_pretrained(facts, call) and not facts.replaced_before_use(call):
                 yield DefaultRate(call, call.node, "adamw", TORCH_DEFAULTS[last], f"`{facts.text(call.node.func)}(...)`", "lr")
         elif call.method == "compile" and version < TF_MODELS_REMOVED and (arg := call.arg(0, "optimizer")) is not None and _compiles_transformer(facts, call):
             found = _keras_default(facts, arg.value, call)
@@ -233,7 +235,7 @@ def _optimizer_rate(facts: Facts, call: Call):
     q = call.qualname
     root, last = q.split(".", 1)[0], q.rsplit(".", 1)[-1]
     if (q.startswith("torch.optim") or root == "bitsandbytes") and last in ADAM_FAMILY:
-        return (call.arg(1, "lr"), "adamw") if not _optimizes_other_model(facts, call) else None
+        return (call.arg(1, "lr"), "adamw") if trains_pretrained(facts, call) else None
     if root == "transformers":
         if last == "AdamW":
             return call.arg(1, "lr"), "adamw"
@@ -246,24 +248,8 @@ def _optimizer_rate(facts: Facts, call: Call):
     if q.startswith(KERAS_ROOTS):
         if last in ADAM_FAMILY or last == "Adafactor":
             arg = call.arg(0, "learning_rate")
-            if arg is not None and facts.kind(arg.value, call.scope, call.order) is None:
+            if arg is not None and facts.kind(arg.value, call.scope, call.order) is None and keras_trains_pretrained(facts, call):
                 return arg, "adafactor" if last == "Adafactor" else "adamw"
         if last in KERAS_SCHEDULES:
             return call.arg(0, "initial_learning_rate"), "adamw"
     return None
-
-
-def _optimizes_other_model(facts: Facts, call: Call) -> bool:
-    """`torch.optim.Adam(head.parameters(), ...)` where `head` is a plain module, not the transformer."""
-    params = call.arg(0, "params")
-    if params is None or not hasattr(params.value, "func"):
-        return False
-    func = params.value.func
-    owner = getattr(func, "value", None)
-    if dotted(func) is None or not dotted(func).endswith("parameters") or owner is None:
-        return False
-    kind = facts.kind(owner, call.scope, call.order)
-    if kind is not None:
-        return kind.kind != "model"
-    name = dotted(owner)
-    return name is not None and "." not in name and bool(facts.assigned_values(name, call.scope))

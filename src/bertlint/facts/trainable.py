@@ -1,0 +1,211 @@
+"""Which pretrained weights a run really trains: the parts of a model a file freezes (`requires_grad`, keras `trainable`),
+the parameters an optimizer is given (a fresh head's, a plain module's), and the model a keras optimizer is compiled into.
+
+A model is named by the call that loaded it (`id(load.call)`, what `Binding.call` holds). Freezing is read where the file
+spells it out: `model.requires_grad_(False)`, `for p in model.parameters(): p.requires_grad = False` (a flag set directly in
+the loop's body, not under an `if`), `bert.trainable = False`; the same on the model's body (`model.bert`, `model.transformer`,
+`model.base_model`: its `base_model_prefix`). Anything that sets a flag to something else on the model or any part of it
+(`requires_grad = True`, `requires_grad_()`, `trainable = True`, gradual unfreezing) thaws the whole model, except its fresh
+task head (`model.classifier`): unknown stays silent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from bertlint import knowledge
+from bertlint.facts.model import per_file
+from bertlint.facts.nodes import Call, Scope, dotted, walk
+from bertlint.facts.training import uses_peft
+from bertlint.facts.values import Values as Facts
+
+WHOLE, BODY, HEAD = "whole", "body", "head"
+
+
+def frozen_models(facts: Facts) -> frozenset[int]:
+    """The models the file freezes whole and never unfreezes. A forward of one records no graph. Freezing its body alone
+    (`model.bert.parameters()`, `model.base_model`) leaves the head's graph: not here (see `frozen_bodies`)."""
+    frozen, _ = _freezing(facts)
+    return frozenset(model for model, part in frozen if part == WHOLE)
+
+
+def frozen_bodies(facts: Facts) -> frozenset[int]:
+    """The models whose pretrained weights the file freezes and never unfreezes, whole or their body (`model.bert`,
+    `model.transformer`, `model.base_model`): what trains is a fresh head or something outside the model, at its own rate.
+    None where the file uses PEFT: an adapter added to a frozen model trains new weights inside it."""
+    if uses_peft(facts):
+        return frozenset()
+    frozen, _ = _freezing(facts)
+    return frozenset(model for model, _ in frozen)
+
+
+@per_file
+def _freezing(facts: Facts) -> tuple[frozenset[tuple[int, str]], frozenset[int]]:
+    """((model, part) frozen and never thawed, models thawed somewhere)."""
+    frozen: set[tuple[int, str]] = set()
+    thawed: set[int] = set()
+
+    def mark(expr: cst.BaseExpression, scope: Scope, order: int | None, flag: Any) -> None:
+        found = _part(facts, expr, scope, order)
+        if found is None:
+            return
+        model, part = found
+        if flag is False and part in (WHOLE, BODY):
+            frozen.add((model, part))
+        elif flag is not False and part != HEAD:
+            thawed.add(model)
+
+    for call in facts.calls:
+        if call.method == "requires_grad_":
+            mark(call.receiver, call.scope, call.order, facts.arg_value(call, 0, "requires_grad", default=True))
+    for store in facts.stores if "trainable" in facts.source else ():
+        if store.key == "trainable" and isinstance(store.target, cst.Attribute):
+            mark(store.target.value, store.scope, store.order, False if dotted(store.value) == "False" else True)
+    for node, scope, _ in facts.loops if "requires_grad" in facts.source else ():
+        if not isinstance(node, cst.For) or not isinstance(node.iter, cst.Call) or not isinstance(node.iter.func, cst.Attribute):
+            continue
+        method = node.iter.func.attr.value
+        target = node.target
+        if method == "named_parameters" and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+            target = target.elements[1].value
+        if method not in ("parameters", "named_parameters") or not isinstance(target, cst.Name):
+            continue
+        flags = [_requires_grad_set(n, target.value) for n in walk(node.body)]
+        direct = [_requires_grad_set(small, target.value) for stmt in node.body.body if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body]
+        iterated = facts.call_of(node.iter)  # the model as the loop sees it, not as the file's last assignment leaves it
+        order = iterated.order if iterated is not None else None
+        if any(flag is not False and flag is not None for flag in flags):
+            mark(node.iter.func.value, scope, order, True)
+        elif False in direct:
+            mark(node.iter.func.value, scope, order, False)
+    return frozenset((model, part) for model, part in frozen if model not in thawed), frozenset(thawed)
+
+
+def _part(facts: Facts, expr: cst.BaseExpression | None, scope: Scope, order: int | None) -> tuple[int, str | None] | None:
+    """(the model `expr` belongs to, WHOLE / BODY / HEAD (a fresh task head and what is in it) / None for another part) for
+    the model itself, its body attribute, or anything reached from it by attributes, items and method calls
+    (`model.bert.encoder.layer[-1]`); None when it reaches no model."""
+    depth = 0
+    child = None  # the attribute taken directly off the expression looked at now
+    while expr is not None:
+        found = facts.kind(expr, scope, order)
+        if found is not None and found.kind == "model" and found.call is not None:
+            if depth > 0:
+                return id(found.call), HEAD if child is not None and knowledge.is_fresh_head(child) else None
+            if isinstance(expr, cst.Attribute) and expr.attr.value in ("base_model", "model"):  # the value layer's same model
+                return id(found.call), BODY if _is_body(facts, found.call, expr.attr.value) else None
+            return id(found.call), WHOLE
+        if isinstance(expr, cst.Attribute):
+            owner = facts.kind(expr.value, scope, order)
+            if depth == 0 and owner is not None and owner.kind == "model" and owner.call is not None and (
+                _is_body(facts, owner.call, expr.attr.value) or _is_layer_stack(facts, owner.call, expr)
+            ):
+                return id(owner.call), BODY
+            child = expr.attr.value
+            expr = expr.value
+        elif isinstance(expr, cst.Subscript):
+            child, expr = None, expr.value
+        elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            child, expr = None, expr.func.value
+        else:
+            return None
+        depth += 1
+    return None
+
+
+def _is_body(facts: Facts, load_call: Call, attribute: str) -> bool:
+    """`attribute` of the model `load_call` made holds its pretrained body: `base_model`, or its type's `base_model_prefix`."""
+    if attribute == "base_model":
+        return True
+    return any(attribute == knowledge.body_attribute(_model_type(facts, load)) for load in facts.model_loads if load.call is load_call)
+
+
+def _is_layer_stack(facts: Facts, load_call: Call, expr: cst.Attribute) -> bool:
+    """`model.bert.encoder`, `model.base_model.transformer`, `model.transformer.h`: every transformer layer of the body, on a
+    known checkpoint that is encoder-only or decoder-only (a seq2seq model's `encoder` is half of it)."""
+    body = expr.value
+    if not (knowledge.is_layer_stack(expr.attr.value) and isinstance(body, cst.Attribute) and _is_body(facts, load_call, body.attr.value)):
+        return False
+    infos = [facts.checkpoint_info(load) for load in facts.model_loads if load.call is load_call]
+    return bool(infos) and all(info is not None and info.architecture in ("encoder", "decoder") for info in infos)
+
+
+def _model_type(facts: Facts, load) -> str | None:
+    info = facts.checkpoint_info(load)
+    if info is not None and info.model_type is not None:
+        return info.model_type
+    return knowledge.model_type_from_class_name(load.class_name.rsplit(".", 1)[-1])
+
+
+def _requires_grad_set(node: cst.CSTNode, param: str) -> Any:
+    """The flag `node` gives `param.requires_grad` (`p.requires_grad = False`, `p.requires_grad_(False)`), True when
+    it cannot tell (anything but a literal False), None when `node` sets none."""
+    if isinstance(node, cst.Assign) and any(
+        isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" and dotted(t.target.value) == param for t in node.targets
+    ):
+        return False if dotted(node.value) == "False" else True
+    if isinstance(node, cst.Expr):
+        node = node.value
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_" and dotted(node.func.value) == param:
+        return False if node.args and dotted(node.args[0].value) == "False" else True
+    return None
+
+
+def trains_pretrained(facts: Facts, optimizer: Call) -> bool:
+    """Whether a torch optimizer built over `x.parameters()` may train pretrained transformer weights: False when `x` is a
+    plain module (an `nn.Sequential`, the file's own head), a fresh task head of the model (`model.classifier`, `model.score`),
+    or a model whose pretrained weights the file freezes; True otherwise (unknown parameters included)."""
+    params = optimizer.arg(0, "params")
+    if params is None or not isinstance(params.value, cst.Call) or not isinstance(params.value.func, cst.Attribute):
+        return True
+    func = params.value.func
+    if func.attr.value != "parameters":
+        return True
+    owner = func.value
+    kind = facts.kind(owner, optimizer.scope, optimizer.order)
+    if kind is not None:
+        return kind.kind == "model" and (kind.call is None or id(kind.call) not in frozen_bodies(facts))
+    if isinstance(owner, cst.Attribute) and knowledge.is_fresh_head(owner.attr.value):
+        model = facts.kind(owner.value, optimizer.scope, optimizer.order)
+        if model is not None and model.kind == "model":
+            return False
+    name = dotted(owner)
+    return not (name is not None and "." not in name and bool(facts.assigned_values(name, optimizer.scope)))
+
+
+def keras_trains_pretrained(facts: Facts, optimizer: Call) -> bool:
+    """Whether a keras optimizer may train pretrained transformer weights: False when every `compile` given it (built in the
+    call, or a name bound to it) compiles a keras `Sequential` none of whose layers (constructor or `.add`) is a transformer
+    model, and there is at least one such `compile`; True otherwise."""
+    targets = []
+    for call in facts.calls:
+        if call.method != "compile" or (arg := call.arg(0, "optimizer")) is None:
+            continue
+        built = arg.value
+        if not isinstance(built, cst.Call):
+            bound = facts.definition(built, call.scope, call.order)
+            built = bound.value if bound is not None else None
+        if built is optimizer.node:
+            targets.append(facts.kind(call.receiver, call.scope, call.order))
+    return not targets or any(t is None or t.kind != "keras_model" or _holds_model(facts, t.call) for t in targets)
+
+
+def _holds_model(facts: Facts, sequential: Call | None) -> bool:
+    """A keras `Sequential` built with, or later given (`.add`), a layer that may be a transformer model."""
+    if sequential is None:
+        return True
+    layers = [(a.value, sequential) for a in sequential.node.args]
+    for call in facts.calls:
+        if call.method == "add" and call.positional:
+            owner = facts.kind(call.receiver, call.scope, call.order)
+            if owner is not None and owner.call is sequential:
+                layers.append((call.positional[0].value, call))
+    for expr, where in layers:
+        for node in walk(expr):
+            if isinstance(node, (cst.Name, cst.Attribute, cst.Call)):
+                found = facts.kind(node, where.scope, where.order)
+                if found is not None and found.kind == "model":
+                    return True
+    return False
