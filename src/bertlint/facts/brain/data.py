@@ -75,19 +75,19 @@ def parameter(ev, owner, name: str) -> Any:
     sites = [c for c in loaders if hands(ev.f, c.kwargs["collate_fn"].value, c, fn)]
     if not sites:
         return None
-    if called_directly(ev.f, fn) or any(_unbatched(ev, c) for c in sites) or _handed_elsewhere(ev, fn, sites):
+    if called_directly(ev.f, fn) or any(_unbatched(ev, c) for c in sites) or handed_elsewhere(ev.f, fn, sites):
         return UNKNOWN
     whole = [_one_batch(ev, c) for c in sites]
     return whole[0] if all(w is not None and w == whole[0] and type(w) is type(whole[0]) for w in whole) else ITEMS
 
 
-def _handed_elsewhere(ev, fn, sites) -> bool:
-    """The function is handed to another library call too (a transformers Trainer's `data_collator`), which may call
-    it with other items."""
-    loaders = {id(c.node) for c in sites}
+def handed_elsewhere(values, fn, sites) -> bool:
+    """The function is handed to another call than `sites` too (a DataLoader's `collate_fn` and a transformers Trainer's
+    `data_collator`), which may call it with other items."""
+    known = {id(c.node) for c in sites}
     return any(
-        id(c.node) not in loaders and c.qualname != "functools.partial" and any(hands(ev.f, a.value, c, fn) for a in (*c.positional, *c.kwargs.values()))
-        for c in ev.f.calls
+        id(c.node) not in known and c.qualname != "functools.partial" and any(hands(values, a.value, c, fn) for a in (*c.positional, *c.kwargs.values()))
+        for c in values.calls
     )
 
 

@@ -20,7 +20,7 @@ the same first five in 4.x): `training_step(self, model, inputs, ...)` (:2051), 
 return_outputs=False, ...)` (:2130, called by `training_step` :2090 and `prediction_step` :3275) and
 `prediction_step(self, model, inputs, ...)` (:3193) receive the Trainer's `model=` (wrapped, the same model) and a batch
 its `data_collator` made (:568, every loader's `collate_fn` :1018-1026): a transformers collator's batch, or what the
-file's collate function returns. The default collator (no `data_collator=`), a subclass's own `__init__`, or an
+file's collate function returns; that function receives the list of the dataset's items of one batch. The default collator (no `data_collator=`), a subclass's own `__init__`, or an
 override of how batches are made or prepared: unknown.
 """
 
@@ -31,7 +31,8 @@ from typing import Any
 import libcst as cst
 
 from bertlint.facts.abstract import UNKNOWN, Binding, Function, Instance, agree
-from bertlint.facts.functions import ancestors, callable_returns, defined_at, enclosing_class, family, function_scope, inherited, method_sites
+from bertlint.facts.brain.data import ITEMS, handed_elsewhere
+from bertlint.facts.functions import ancestors, callable_returns, called_directly, defined_at, enclosing_class, family, function_scope, handed_parameters, hands, method_sites
 from bertlint.facts.nodes import Call, ClassDef, Scope, dotted
 
 LIGHTNING_ROOTS = ("pytorch_lightning", "lightning")
@@ -62,6 +63,9 @@ def call(ev, call) -> Any:
 
 
 def parameter(ev, owner: Scope, name: str) -> Any:
+    collated = _collator_items(ev, owner, name)
+    if collated is not None:
+        return collated
     fn, cls = owner.node, _class_of(ev.f, owner)
     if cls is None or not isinstance(fn, cst.FunctionDef) or fn.decorators:
         return None
@@ -167,15 +171,14 @@ def _element(ev, loader: Any) -> Any:
 
 
 def _hook_loader(ev, cls: ClassDef, hook: str, classes: list[ClassDef] | None = None) -> Any:
-    """What the class's `train_dataloader()` (or another loader hook) returns, every `return` agreeing; None where no
-    class of the file defines it."""
-    classes = family(ev.f, cls) if classes is None else classes
-    defining = [c for c in classes if hook in c.methods]
+    """What the `train_dataloader()` (or another loader hook) of the class's family returns, every `return` agreeing;
+    None where no class of the family defines it, UNKNOWN where several do."""
+    defining = [c for c in (family(ev.f, cls) if classes is None else classes) if hook in c.methods]
     if not defining:
         return None
-    fn = cls.methods.get(hook) or inherited(ev.f, cls, hook, classes)
-    if fn is None or len(defining) > 1:
+    if len(defining) > 1:
         return UNKNOWN
+    fn = defining[0].methods[hook]  # an instance of a class without it runs Lightning's, which raises
     returned = ev.f.return_values(fn)
     scope = function_scope(ev.f, fn)
     return agree([ev.f.evaluate(r, scope, None, cli=ev.cli) if r is not None else None for r in returned]) if returned else UNKNOWN
@@ -259,6 +262,29 @@ def _trainer_argument(ev, cls: ClassDef, fn: cst.FunctionDef, index: int) -> Any
     if own:
         found.append(_passed(ev, own, fn, owner, [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)][1 + index]))
     return agree(found)
+
+
+def _collator_items(ev, owner: Scope, name: str) -> Any:
+    """The first parameter of a function the file hands a transformers Trainer as `data_collator`: the list of the
+    dataset's items of one batch (the collator is every loader's `collate_fn`); UNKNOWN where the file also calls it
+    or hands it to another call. None for any other parameter."""
+    fn = owner.node
+    if not isinstance(fn, (cst.FunctionDef, cst.Lambda)):
+        return None
+    params = handed_parameters(ev.f, owner)
+    if not params or params[0].name.value != name:
+        return None
+    sites = [c for c in ev.f.calls if _builds_trainer(ev.f, c) and (arg := c.arg(2, "data_collator")) is not None and hands(ev.f, arg.value, c, fn)]
+    if not sites:
+        return None
+    return UNKNOWN if called_directly(ev.f, fn) or handed_elsewhere(ev.f, fn, sites) else ITEMS
+
+
+def _builds_trainer(values, call: Call) -> bool:
+    """`call` constructs a transformers Trainer, or a subclass of the file's."""
+    q = call.qualname
+    bases = values.class_bases(q) if q and q.startswith("<local>.") else {q} if q else set()
+    return any(same(b, t) for b in bases if b for t in HF_TRAINERS)
 
 
 def _collated(ev, made: Call) -> Any:
