@@ -155,7 +155,6 @@ def test_compute_loss_receives_the_trainer_s_model_and_its_collator_s_batch():
 
 
 @pytest.mark.parametrize("extra", [
-    "Weighted(model=model, args=TrainingArguments('o'), train_dataset=rows, processing_class=tok).train()\n",  # the default collator
     "Weighted(model=model, data_collator=collate)\nWeighted(model=model, data_collator=DataCollatorWithPadding(tok))\n",  # two batches
     "class Sub(Weighted):\n    def __init__(self, **kw):\n        super().__init__(**kw)\nSub(model=model, data_collator=collate)\n",  # its own __init__
     "class Sub(Weighted):\n    def get_train_dataloader(self):\n        return None\nSub(model=model, data_collator=collate)\n",  # batches made otherwise
@@ -166,6 +165,12 @@ def test_compute_loss_receives_the_trainer_s_model_and_its_collator_s_batch():
 def test_compute_loss_inputs_are_unknown_where_a_source_is(extra):
     facts = facts_of(TRAINER + extra)
     assert value(facts, "inputs") is UNKNOWN
+
+
+def test_the_default_collator_s_batch_is_collated_by_no_known_collator():
+    facts = facts_of(TRAINER + "Weighted(model=model, args=TrainingArguments('o'), train_dataset=rows, processing_class=tok).train()\n")
+    batch = value(facts, "inputs")
+    assert batch.kind == "collated" and batch.parent.kind == "collator" and batch.parent.call.qualname == "<local>.Weighted"
 
 
 def test_a_collate_function_handed_to_a_loader_and_a_trainer_is_no_one_batch():

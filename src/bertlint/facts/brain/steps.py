@@ -20,8 +20,10 @@ the same first five in 4.x): `training_step(self, model, inputs, ...)` (:2051), 
 return_outputs=False, ...)` (:2130, called by `training_step` :2090 and `prediction_step` :3275) and
 `prediction_step(self, model, inputs, ...)` (:3193) receive the Trainer's `model=` (wrapped, the same model) and a batch
 its `data_collator` made (:568, every loader's `collate_fn` :1018-1026): a transformers collator's batch, or what the
-file's collate function returns; that function receives the list of the dataset's items of one batch. The default collator (no `data_collator=`), a subclass's own `__init__`, or an
-override of how batches are made or prepared: unknown.
+file's collate function returns; that function receives the list of the dataset's items of one batch. Without
+`data_collator=` the batch is the default collator's (:562-568: `DataCollatorWithPadding(processing_class)` for a
+tokenizer, else `default_data_collator`), a collated dict whose padding is not known. A subclass's own `__init__`, or
+an override of how batches are made or prepared: unknown.
 """
 
 from __future__ import annotations
@@ -288,10 +290,11 @@ def _builds_trainer(values, call: Call) -> bool:
 
 
 def _collated(ev, made: Call) -> Any:
-    """A batch the Trainer `made` collates: a transformers collator's, or what the file's collate function returns."""
+    """A batch the Trainer `made` collates: a transformers collator's, the default collator's (which one unknown: its
+    collator is no class a rule knows), or what the file's collate function returns."""
     arg = made.arg(2, "data_collator")
-    if arg is None:
-        return UNKNOWN  # the default collator depends on the processing class
+    if arg is None:  # the default: `DataCollatorWithPadding(processing_class)` or `default_data_collator`, whichever
+        return Binding("collated", made, Binding("collator", made))
     collator = ev.sub(arg.value, made.scope, made.order)
     if isinstance(collator, Binding) and collator.kind == "collator":
         return Binding("collated", made, collator)
