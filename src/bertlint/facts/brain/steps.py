@@ -107,7 +107,7 @@ def _lightning_batch(ev, cls: ClassDef, step: str) -> Any:
     """An element of every loader that may feed `step`, joined; UNKNOWN where one is not seen."""
     hook, runs = LIGHTNING_STEPS[step]
     values = ev.f
-    if _defines(values, family(values, cls), BATCH_HOOKS) or values.calls_by_short.get(step):
+    if _defines(family(values, cls), BATCH_HOOKS) or values.calls_by_short.get(step):
         return UNKNOWN  # the batch changed by a hook, or the step called by the file itself
     found = []
     for trainer_method, position, keywords in runs:
@@ -150,17 +150,14 @@ def _of_family(values, found: Any, cls: ClassDef) -> bool:
 
 def _evaluated(ev, arg, site: Call) -> Any:
     """The value of a trainer call's argument; None where it is not passed (or passed as None)."""
-    if arg is None:
-        return None
-    found = ev.sub(arg.value, site.scope, site.order)
-    return None if found is None else found
+    return None if arg is None else ev.sub(arg.value, site.scope, site.order)
 
 
 def _batches(ev, given: Any, hook: str) -> Any:
     """An element of what a trainer call is given: a loader, or a datamodule of the file whose hook returns one."""
     if isinstance(given, Instance) and given.kind == "instance":
         dm = given.detail
-        if not any(_lightning(b, "LightningDataModule") for b in ev.f.class_bases(f"<local>.{dm.name}")) or _defines(ev.f, ancestors(ev.f, dm), BATCH_HOOKS):
+        if not any(_lightning(b, "LightningDataModule") for b in ev.f.class_bases(f"<local>.{dm.name}")) or _defines(ancestors(ev.f, dm), BATCH_HOOKS):
             return UNKNOWN
         loader = _hook_loader(ev, dm, hook, ancestors(ev.f, dm))
         return UNKNOWN if loader is None else _element(ev, loader)
@@ -186,7 +183,7 @@ def _hook_loader(ev, cls: ClassDef, hook: str, classes: list[ClassDef] | None = 
     return agree([ev.f.evaluate(r, scope, None, cli=ev.cli) if r is not None else None for r in returned]) if returned else UNKNOWN
 
 
-def _defines(values, classes: list[ClassDef], methods) -> bool:
+def _defines(classes: list[ClassDef], methods) -> bool:
     return any(m in c.methods for c in classes for m in methods)
 
 
@@ -198,7 +195,7 @@ def _lightning_forward(ev, cls: ClassDef, fn: cst.FunctionDef, owner: Scope, nam
     classes = family(values, cls)
     if any(SUMMARY_INPUT == key for obj, key in values.stored_attributes if obj == "self") or any(SUMMARY_INPUT in c.scope.events for c in classes):
         return UNKNOWN
-    if not _defines(values, classes, ("predict_step",)) and any(c.method == "predict" for c in values.calls_by_short.get("predict", ())):
+    if not _defines(classes, ("predict_step",)) and any(c.method == "predict" for c in values.calls_by_short.get("predict", ())):
         return UNKNOWN
     outside = method_sites(values, cls.name, fn)
     if outside is None:
@@ -240,7 +237,7 @@ def _trainer_argument(ev, cls: ClassDef, fn: cst.FunctionDef, index: int) -> Any
     family, joined with what the family's own `self.step(...)`/`super().step(...)` calls pass."""
     values = ev.f
     classes = family(values, cls)
-    if _defines(values, classes, ("__init__",)) or _defines(values, classes, HF_MODEL_MAKERS if index == 0 else HF_BATCH_MAKERS):
+    if _defines(classes, ("__init__",)) or _defines(classes, HF_MODEL_MAKERS if index == 0 else HF_BATCH_MAKERS):
         return UNKNOWN
     names = {f"<local>.{c.name}" for c in classes}
     built = [c for c in values.calls if c.qualname in names]
