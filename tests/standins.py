@@ -1,4 +1,4 @@
-"""Recording stand-ins for torch, transformers, datasets and pandas: tiny pure-Python classes that run a generated
+"""Recording stand-ins for torch, transformers, pytorch_lightning, datasets and pandas: tiny pure-Python classes that run a generated
 training script for real and record what every model, optimizer, tokenizer and loader call receives.
 
 `recording(filename)` puts them in `sys.modules` under the libraries' own names (so `import torch`,
@@ -260,6 +260,53 @@ class TrainingArguments:
         _rec().record("training_args", **{k: kwargs[k] for k in ("learning_rate", "per_device_train_batch_size") if k in kwargs})
 
 
+class Trainer:
+    """transformers `Trainer`: `train()` collates the train dataset's items two at a time with `data_collator` and runs
+    `training_step(model, inputs)`, which runs `compute_loss(model, inputs, ...)` (5.24 trainer.py:2051-2090)."""
+
+    def __init__(self, model=None, args=None, data_collator=None, train_dataset=None, eval_dataset=None, **kwargs):
+        self.model, self.data_collator, self.train_dataset = model, data_collator, train_dataset
+
+    def train(self):
+        n = len(self.train_dataset)
+        for start in range(0, n, 2):
+            self.training_step(self.model, self.data_collator([self.train_dataset[i] for i in range(start, min(n, start + 2))]))
+
+    def training_step(self, model, inputs, num_items_in_batch=None):
+        return self.compute_loss(model, inputs, num_items_in_batch=num_items_in_batch)
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        return model(**inputs).loss
+
+
+# ---- pytorch_lightning ----------------------------------------------------------------------
+
+
+class LightningModule(Module):
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+
+class LightningDataModule:
+    pass
+
+
+class LightningTrainer:
+    """`fit(model, train_dataloaders=None, val_dataloaders=None, datamodule=None)`: every batch of the loader it is
+    given (or a datamodule given there), else of the datamodule's `train_dataloader()`, else of the module's, to
+    `training_step(batch, batch_idx)`."""
+
+    def __init__(self, **kwargs):
+        pass
+
+    def fit(self, model, train_dataloaders=None, val_dataloaders=None, datamodule=None, ckpt_path=None):
+        if isinstance(train_dataloaders, LightningDataModule):
+            datamodule, train_dataloaders = train_dataloaders, None
+        loader = train_dataloaders if train_dataloaders is not None else (datamodule if datamodule is not None else model).train_dataloader()
+        for index, batch in enumerate(loader):
+            model.training_step(batch, index)
+
+
 # ---- datasets and pandas ----------------------------------------------------------------
 
 
@@ -332,10 +379,11 @@ def _modules() -> dict[str, types.ModuleType]:
                     cuda=cuda, device=lambda name: name)
     auto = {n: type(n, (Tokenizer,), {}) for n in ("AutoTokenizer", "BertTokenizer", "BertTokenizerFast")}
     auto |= {n: type(n, (Model,), {}) for n in ("AutoModel", "AutoModelForSequenceClassification", "BertForSequenceClassification")}
-    transformers = _module("transformers", TrainingArguments=TrainingArguments, HfArgumentParser=HfArgumentParser, **auto)
+    transformers = _module("transformers", TrainingArguments=TrainingArguments, HfArgumentParser=HfArgumentParser, Trainer=Trainer, **auto)
+    lightning = _module("pytorch_lightning", LightningModule=LightningModule, LightningDataModule=LightningDataModule, Trainer=LightningTrainer)
     datasets = _module("datasets", Dataset=HFDataset)
     pandas = _module("pandas", DataFrame=DataFrame)
-    return {m.__name__: m for m in (torch, cuda, nn, optim, utils, data, transformers, datasets, pandas)}
+    return {m.__name__: m for m in (torch, cuda, nn, optim, utils, data, transformers, lightning, datasets, pandas)}
 
 
 @contextlib.contextmanager

@@ -46,9 +46,10 @@ from dataclasses import dataclass
 
 import datasets
 import pandas as pd
+import pytorch_lightning as pl
 import torch
 from torch.utils.data import DataLoader, Dataset, TensorDataset
-from transformers import AutoModelForSequenceClassification, AutoTokenizer, HfArgumentParser, TrainingArguments
+from transformers import AutoModelForSequenceClassification, AutoTokenizer, HfArgumentParser, Trainer, TrainingArguments
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 """
@@ -680,9 +681,16 @@ def _loader_forward(s: Script, model: str, tok: str) -> None:
                 s.emit(f"{tok} = {DECOYS['tokenizer']}")
                 tok_used.append("map-then-name-rebound")
         s.sink(f"{loader} = DataLoader({ds}, batch_size={bs})", {"batch_size": bs_used})
+    tuple_items = shape == "tensor_dataset"
+    driver = s.draw(st.sampled_from(("loop", "loop", "lightning", "trainer" if shape == "collate" else "lightning")))
+    if driver == "lightning":
+        _lightning_step(s, model, loader, [f"loader:{shape}", *tok_used], tuple_items)
+        return
+    if driver == "trainer":
+        _trainer_step(s, model, rows, fn, [f"loader:{shape}", *tok_used])
+        return
     m_used: list[str] = []
     m = wrap(s, model, "model", m_used)
-    tuple_items = shape == "tensor_dataset"
     iterate = s.draw(st.sampled_from(("for", "enumerate", "next")))
     batch = s.fresh("batch")
     through = [f"loader:{shape}", f"batches:{iterate}", *tok_used]
@@ -694,26 +702,81 @@ def _loader_forward(s: Script, model: str, tok: str) -> None:
                 s.emit(f"{batch} = next(iter({loader}))")
             if epochs:
                 through.append("epoch-loop")
-            if s.draw(st.booleans()):  # the batch moved to the device, rebinding its name
-                through.append("batch-to-device")
-                s.emit(f"{batch} = tuple(t.to(device) for t in {batch})" if tuple_items else f"{batch} = {{k: v.to(device) for k, v in {batch}.items()}}")
-            ids_used, mask_used = list(through), list(through)
-            if tuple_items:
-                a, b = s.fresh("ids"), s.fresh("mask")
-                if s.draw(st.booleans()):
-                    s.emit(f"{a}, {b} = {batch}")
-                else:
-                    ids_used.append("batch-indexed")
-                    mask_used.append("batch-indexed")
-                    s.emit(f"{a} = {batch}[0].to(device)\n{b} = {batch}[1].to(device)")
-                ids, mask = wrap(s, a, "tensor", ids_used), wrap(s, b, "tensor", mask_used)
-                s.sink(f"{m}(input_ids={ids}, attention_mask={mask})", {"model": [], "input_ids": ids_used, "attention_mask": mask_used}, m_used)
-            elif s.draw(st.booleans()):
-                s.sink(f"{m}(**{batch})", {"model": [], "input_ids": ids_used, "attention_mask": ids_used}, m_used)
+            _consume(s, m, m_used, batch, through, tuple_items)
+
+
+def _consume(s: Script, m: str, m_used: list[str], batch: str, through: list[str], tuple_items: bool) -> None:
+    """A model forward fed from one batch (moved to the device, unpacked or indexed, or spread)."""
+    if s.draw(st.booleans()):  # the batch moved to the device, rebinding its name
+        through = [*through, "batch-to-device"]
+        s.emit(f"{batch} = tuple(t.to(device) for t in {batch})" if tuple_items else f"{batch} = {{k: v.to(device) for k, v in {batch}.items()}}")
+    ids_used, mask_used = list(through), list(through)
+    if tuple_items:
+        a, b = s.fresh("ids"), s.fresh("mask")
+        if s.draw(st.booleans()):
+            s.emit(f"{a}, {b} = {batch}")
+        else:
+            ids_used.append("batch-indexed")
+            mask_used.append("batch-indexed")
+            s.emit(f"{a} = {batch}[0].to(device)\n{b} = {batch}[1].to(device)")
+        ids, mask = wrap(s, a, "tensor", ids_used), wrap(s, b, "tensor", mask_used)
+        s.sink(f"{m}(input_ids={ids}, attention_mask={mask})", {"model": [], "input_ids": ids_used, "attention_mask": mask_used}, m_used)
+    elif s.draw(st.booleans()):
+        s.sink(f"{m}(**{batch})", {"model": [], "input_ids": ids_used, "attention_mask": ids_used}, m_used)
+    else:
+        ids = wrap(s, f'{batch}["input_ids"]', "tensor", ids_used)
+        mask = wrap(s, f'{batch}["attention_mask"]', "tensor", mask_used)
+        s.sink(f"{m}(input_ids={ids}, attention_mask={mask})", {"model": [], "input_ids": ids_used, "attention_mask": mask_used}, m_used)
+
+
+def _lightning_step(s: Script, model: str, loader: str, through: list[str], tuple_items: bool) -> None:
+    """The forward in a LightningModule's `training_step`, its batches from the loader `trainer.fit` is given, a
+    datamodule's `train_dataloader()` or the module's own; the model reached through `self.model` or the module's
+    `forward`, called as `self(...)`."""
+    c, source = s.fresh("LitModule"), s.draw(st.sampled_from(("fit", "fit-keyword", "module-hook", "datamodule")))
+    through = [*through, f"step:lightning-{source}"]
+    via_self = s.draw(st.booleans())
+    with s.block(f"class {c}(pl.LightningModule):"):
+        s.emit("def __init__(self, model):\n    super().__init__()\n    self.model = model\n")
+        if via_self:
+            through.append("step:lightning-self-call")
+            with s.block("def forward(self, input_ids, attention_mask):"):
+                s.sink("return self.model(input_ids=input_ids, attention_mask=attention_mask)",
+                       {"model": [], "input_ids": [*through, "forward-parameter"], "attention_mask": [*through, "forward-parameter"]})
+            s.emit("")
+        with s.block("def training_step(self, batch, batch_idx):"):
+            if via_self:
+                ids, mask = ("batch[0]", "batch[1]") if tuple_items else ('batch["input_ids"]', 'batch["attention_mask"]')
+                s.emit(f"return self(input_ids={ids}, attention_mask={mask})")
             else:
-                ids = wrap(s, f'{batch}["input_ids"]', "tensor", ids_used)
-                mask = wrap(s, f'{batch}["attention_mask"]', "tensor", mask_used)
-                s.sink(f"{m}(input_ids={ids}, attention_mask={mask})", {"model": [], "input_ids": ids_used, "attention_mask": mask_used}, m_used)
+                _consume(s, "self.model", [], "batch", through, tuple_items)
+        if source == "module-hook":
+            s.emit(f"\ndef train_dataloader(self):\n    return {loader}")
+    fit = {"fit": f"{c}({model}), {loader}", "fit-keyword": f"{c}({model}), train_dataloaders={loader}", "module-hook": f"{c}({model})"}.get(source)
+    if fit is None:
+        dm = s.fresh("DataModule")
+        s.emit(f"class {dm}(pl.LightningDataModule):\n    def train_dataloader(self):\n        return {loader}")
+        fit = f"{c}({model}), datamodule={dm}()"
+    s.emit(f"pl.Trainer(max_epochs=1).fit({fit})")
+
+
+def _trainer_step(s: Script, model: str, rows: str, collate: str, through: list[str]) -> None:
+    """The forward in a transformers Trainer subclass's `compute_loss` (or `training_step`), its model the Trainer's
+    `model=`, its inputs what the Trainer's `data_collator` returns for the train dataset's items."""
+    c, step = s.fresh("StepTrainer"), s.draw(st.sampled_from(("compute_loss", "training_step")))
+    through = [*through, f"step:trainer-{step}"]
+    signature = "model, inputs, return_outputs=False, num_items_in_batch=None" if step == "compute_loss" else "model, inputs, num_items_in_batch=None"
+    with s.block(f"class {c}(Trainer):"):
+        with s.block(f"def {step}(self, {signature}):"):
+            if s.draw(st.booleans()):
+                s.sink("outputs = model(**inputs)", {"model": list(through), "input_ids": through, "attention_mask": through})
+            else:
+                s.sink('outputs = model(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"])',
+                       {"model": list(through), "input_ids": through, "attention_mask": through})
+            s.emit("return outputs.loss")
+    m_used: list[str] = []
+    m = wrap(s, model, "model", m_used)
+    s.emit(f'{c}(model={m}, args=TrainingArguments(output_dir="out"), train_dataset={rows}, data_collator={collate}).train()')
 
 
 @st.composite

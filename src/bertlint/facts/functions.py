@@ -206,7 +206,8 @@ def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Ca
     family's constructions for `__init__`; `obj.method(...)` and, for `forward`, `obj(...)`, where `obj` holds an
     instance of the family (the file's own torch module, or any class); `self.method(...)` and `super().method(...)`
     in the family's methods (for a method other than `__init__`, only when no library class is a base that may call
-    it too). None when a call passes the receiver itself (`Base.method(self, ...)`)."""
+    it too; a class's own `super().method(...)` runs an ancestor's). None when a call passes the receiver itself
+    (`Base.method(self, ...)`)."""
     family = {class_name} | {c.name for c in values.local_subclasses(lambda base: base == f"<local>.{class_name}")}
     constructors = {f"<local>.{n}" for n in family}
 
@@ -228,8 +229,13 @@ def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Ca
             sites += [c for c in values.calls if c.qualname is None and c.method != "forward" and instance(c.node.func, c)]
     own = all(base.startswith("<local>.") or base == "builtins.object" for n in family for base in values.class_bases(f"<local>.{n}"))
     if method == "__init__" or own:
-        sites += [c for c in named if c.method == method and _on_self(c) and (cls := enclosing_class(c.scope)) is not None and cls.name in family]
+        sites += [c for c in named if c.method == method and _on_self(c) and (cls := enclosing_class(c.scope)) is not None and cls.name in family and not (_on_super(c) and cls.name == class_name)]
     return sorted(sites, key=lambda c: c.order)
+
+
+def _on_super(call: Call) -> bool:
+    """`super().method(...)`: in a class's own method it runs an ancestor's, never that class's."""
+    return isinstance(call.receiver, cst.Call) and dotted(call.receiver.func) == "super"
 
 
 def _on_self(call: Call) -> bool:

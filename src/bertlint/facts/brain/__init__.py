@@ -10,7 +10,8 @@ A hook answers for its library's objects and None for anything else (`evaluator.
 - `keeps(method, receiver)`: the method returns its receiver's value unchanged (receiver None: a comprehension's
   element);
 - `mapping(value)`: an object whose iteration gives its keys;
-- `parameter(ev, scope, name)`: a parameter a library fills in (click; a datasets `map` function's example).
+- `parameter(ev, scope, name)`: a parameter a library fills in (click; a datasets `map` function's example; a
+  Lightning or Trainer step's batch: `steps`).
 - `calls_back(ev, call)`: the library runs a function passed to `call` before it returns (`datasets` `map`);
 - `wraps(qualname)`: a decorator returns a wrapper that runs the function only when called (`torch.no_grad`).
 
@@ -19,6 +20,6 @@ A new library API is a row in a table here, never code in the evaluator.
 `BRAINS` is the order they are asked in.
 """
 
-from bertlint.facts.brain import config, data, tables, tensors, tf_data, transformers, wrappers
+from bertlint.facts.brain import config, data, steps, tables, tensors, tf_data, transformers, wrappers
 
-BRAINS = (tensors, wrappers, transformers, tf_data, data, tables, config)
+BRAINS = (tensors, wrappers, transformers, tf_data, data, tables, config, steps)

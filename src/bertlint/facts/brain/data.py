@@ -64,7 +64,7 @@ def parameter(ev, owner, name: str) -> Any:
     """The first parameter of a collate function the file hands a DataLoader: the list of the dataset's items of one
     batch (torch 2.13 utils/data/_utils/fetch.py:49-57 `_MapDatasetFetcher.fetch`: `collate_fn([dataset[i] for i in
     batch])` with automatic batching; dataloader.py:508 automatic batching is on unless `batch_size=None`). UNKNOWN
-    where the file also calls the function itself."""
+    where the file also calls the function itself or hands it to another call."""
     fn = owner.node
     if not isinstance(fn, (cst.FunctionDef, cst.Lambda)):
         return None
@@ -75,10 +75,20 @@ def parameter(ev, owner, name: str) -> Any:
     sites = [c for c in loaders if hands(ev.f, c.kwargs["collate_fn"].value, c, fn)]
     if not sites:
         return None
-    if called_directly(ev.f, fn) or any(_unbatched(ev, c) for c in sites):
+    if called_directly(ev.f, fn) or any(_unbatched(ev, c) for c in sites) or handed_elsewhere(ev.f, fn, sites):
         return UNKNOWN
     whole = [_one_batch(ev, c) for c in sites]
     return whole[0] if all(w is not None and w == whole[0] and type(w) is type(whole[0]) for w in whole) else ITEMS
+
+
+def handed_elsewhere(values, fn, sites) -> bool:
+    """The function is handed to another call than `sites` too (a DataLoader's `collate_fn` and a transformers Trainer's
+    `data_collator`), which may call it with other items."""
+    known = {id(c.node) for c in sites}
+    return any(
+        id(c.node) not in known and c.qualname != "functools.partial" and any(hands(values, a.value, c, fn) for a in (*c.positional, *c.kwargs.values()))
+        for c in values.calls
+    )
 
 
 def _one_batch(ev, loader) -> list | None:
