@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 import libcst as cst
 
+from bertlint.facts.brain.transformers import PART
 from bertlint.facts.model import per_file
 from bertlint.facts.names import same_symbol
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, dotted, names_in, walk
@@ -370,7 +371,7 @@ def _whole_model(facts: Facts, expr: cst.BaseExpression | None, scope: Scope, or
     if expr is None or isinstance(expr, cst.Attribute) and expr.attr.value in ("base_model", "model"):
         return None
     found = facts.kind(expr, scope, order)
-    return id(found.call) if found is not None and found.kind == "model" and found.call is not None else None
+    return id(found.call) if found is not None and found.kind == "model" and found.call is not None and found.detail != PART else None
 
 
 def _requires_grad_set(node: cst.CSTNode, param: str) -> Any:
