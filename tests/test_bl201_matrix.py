@@ -24,8 +24,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from conftest import lint_text  # noqa: E402
 
-STRIDE = 7
-FLOOR = 0.31  # the fire share on the sample must stay at or above this
+STRIDE = 13
+FLOOR = 1.0  # the fire share on the sample must stay at or above this (145 of 145 at s23-bl201)
 
 HEADER = """\
 import torch
