@@ -9,6 +9,8 @@ Fire share on the bad programs (the matrix written before the code it measures; 
 - main at 13f958c: 794 of 1,878 (0.42); twins silent 3,756 of 3,756. Missed whole: a base model or encoder called as a
   part of the model (`model.bert(ids)`, `model.encoder(input_ids=ids)`), `self.ids, self.labels = ids, labels` in a
   Dataset's `__init__`, ids split by `train_test_split`, a `__getitem__` returning `encoding["input_ids"].flatten()`.
+- s23-bl201 (a model's parts, tuple stores of attributes, `flatten`, `train_test_split` of ids): 1,878 of 1,878
+  (1.00); twins silent 3,756 of 3,756. The sample pytest runs (every 13th): 145 of 145.
 """
 
 from __future__ import annotations
