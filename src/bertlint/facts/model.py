@@ -675,6 +675,10 @@ class _Walker:
                         self._bind(scope, inner.value, "assign", value.elements[i].value, ctx, whole=value.elements[i].value)
                         continue
                     self._bind(scope, inner.value, "assign", value, ctx, index=i, whole=whole, path=(step,))
+                elif op == "assign" and not path and isinstance(inner, cst.Attribute) and _pairs(elements, value):
+                    # `self.ids, self.labels = ids, labels`: the display's values are all evaluated before any target
+                    # is bound, each bound to its attribute as `self.ids = ids` would (none reads another target)
+                    self._target(inner, scope, op, stmt, ctx, value=value.elements[i].value)
                 else:
                     self._target(inner, scope, op, stmt, ctx, value=None, whole=whole, path=path + (step,))
         elif isinstance(target, cst.Attribute):
@@ -806,3 +810,13 @@ class _Ctx:
             self.guards + ((guard,) if guard is not None else ()),
         )
 
+
+def _pairs(targets, value) -> bool:
+    """`a.x, a.y = u, v`: a display as long as a target list without stars, none of whose values reads an attribute
+    the targets bind (`self.a, self.b = self.b, self.a` swaps: each value is the one before the statement)."""
+    if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != len(targets):
+        return False
+    if any(isinstance(e, cst.StarredElement) for e in (*targets, *value.elements)):
+        return False
+    bound = {dotted(t.value) for t in targets}
+    return not any(isinstance(n, cst.Attribute) and dotted(n) in bound for e in value.elements for n in walk(e.value))

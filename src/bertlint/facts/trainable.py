@@ -16,6 +16,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint import knowledge
+from bertlint.facts.brain.transformers import PART
 from bertlint.facts.model import per_file
 from bertlint.facts.nodes import Call, Scope, dotted, walk
 from bertlint.facts.training import uses_peft
@@ -94,7 +95,8 @@ def _part(facts: Facts, expr: cst.BaseExpression | None, scope: Scope, order: in
         if found is not None and found.kind == "model" and found.call is not None:
             if depth > 0:
                 return id(found.call), HEAD if child is not None and knowledge.is_fresh_head(child) else None
-            if isinstance(expr, cst.Attribute) and expr.attr.value in ("base_model", "model"):  # the value layer's same model
+            if isinstance(expr, cst.Attribute) and (expr.attr.value in ("base_model", "model") or found.detail == PART):
+                # the value layer's same model, or a part of it that is a model (`model.bert`, a seq2seq's `encoder`)
                 return id(found.call), BODY if _is_body(facts, found.call, expr.attr.value) else None
             return id(found.call), WHOLE
         if isinstance(expr, cst.Attribute):

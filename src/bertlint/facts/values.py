@@ -18,7 +18,7 @@ from bertlint import knowledge
 from bertlint.facts.brain import BRAINS, config, tables
 from bertlint.facts.brain.transformers import ModelLoad, checkpoint_argument, holds_tokenizer, is_keras_model, is_tokenizer_load, load_behind, model_load
 from bertlint.facts.abstract import MAX_DEPTH, Abstract, Binding, Instance, Pack, Series, agree
-from bertlint.facts.evaluator import Evaluation
+from bertlint.facts.evaluator import Evaluation, Evaluator
 from bertlint.facts.functions import param_arguments, returns_of
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, is_trainer_class
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store, dotted
@@ -125,9 +125,11 @@ class Values(Evaluation):
                 sources = param_arguments(self, owner, expr.value)
                 return agree([self.is_batch(e, s, o, _depth + 1) for e, s, o in sources or ()])
             assigns = [i for i, e in enumerate(events) if e.op == "assign"]
-            if len(assigns) != 1 or events[assigns[0]].index is not None or events[assigns[0]].conditional:
+            if len(assigns) != 1 or events[assigns[0]].index is not None:
                 return UNKNOWN
             first, after = events[assigns[0]], events[assigns[0] + 1 :]
+            if first.conditional and not Evaluator(self, scope, order, True, None).runs_before_read(first, owner):
+                return UNKNOWN  # (bound in a loop body and read later in the same pass: it ran)
             if not after:
                 return self.is_batch(first.value, owner, first.order, _depth + 1)
             if isinstance(first.value, cst.List) and all(e.op in ("append", "extend") for e in after) and any(len(e.loops) > len(first.loops) for e in after):

@@ -51,7 +51,7 @@ class MissingAttentionMask(Rule):
                     severity=severity,
                 )
                 continue
-            mask = _mask_expression(ids_arg.value, ids)
+            mask = _mask_expression(facts, call, ids_arg.value, ids)
             ctx.report(
                 ids_arg,
                 f"padded `input_ids` ({why}) reach the model without `attention_mask`: {effect}",
@@ -133,10 +133,16 @@ def _conditions_diffusion(facts: Facts, load: ModelLoad, call: Call) -> bool:
     )
 
 
-def _mask_expression(ids_expr: cst.BaseExpression, ids: Binding) -> str | None:
-    """`enc["input_ids"]` -> `enc["attention_mask"]`; `enc.input_ids` -> `enc.attention_mask`."""
-    if isinstance(ids_expr, cst.Subscript) and dotted(ids_expr.value) and ids.detail == "input_ids":
+def _mask_expression(facts: Facts, call: Call, ids_expr: cst.BaseExpression, ids: Binding) -> str | None:
+    """`enc["input_ids"]` -> `enc["attention_mask"]`; `enc.input_ids` -> `enc.attention_mask`, where `enc` holds the
+    encoding that made the ids (a batch of a Dataset's items need hold no mask)."""
+    if not isinstance(ids_expr, (cst.Subscript, cst.Attribute)) or not dotted(ids_expr.value):
+        return None
+    holder = facts.kind(ids_expr.value, call.scope, call.order)
+    if holder is None or holder.kind != "encoding" or ids.parent is None or holder.call is not ids.parent.call:
+        return None
+    if isinstance(ids_expr, cst.Subscript) and ids.detail == "input_ids":
         return f'{dotted(ids_expr.value)}["attention_mask"]'
-    if isinstance(ids_expr, cst.Attribute) and dotted(ids_expr) and ids_expr.attr.value == "input_ids":
+    if isinstance(ids_expr, cst.Attribute) and ids_expr.attr.value == "input_ids":
         return f"{dotted(ids_expr.value)}.attention_mask"
     return None

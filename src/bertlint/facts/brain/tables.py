@@ -70,7 +70,8 @@ def call(ev, call) -> Any:
 
 def _split(ev, call) -> Any:
     """`train_test_split(texts, labels)`: each array's two parts hold what it holds where it is several texts (a column,
-    a list built in a loop); a part of any other array is unknown (rows of a list of two may be one)."""
+    a list built in a loop); a part of an object holds what a slice of it holds (rows of padded ids are padded ids);
+    a part of any other array is unknown (rows of a list of two may be one)."""
     if call.has_star_args:
         return UNKNOWN
     parts = []
@@ -78,6 +79,8 @@ def _split(ev, call) -> Any:
         value = ev.sub(arg.value, call.scope, call.order)
         if several_texts(value) or isinstance(value, Series):
             kept = value
+        elif isinstance(value, Binding):
+            kept = ev.f.item_of(value, slice(None))
         elif not isinstance(value, (list, tuple, Pack)) and ev.f.is_batch(arg.value, call.scope, call.order) is True:
             kept = Instance("texts", call)  # a list appended to in a loop, a comprehension
         else:

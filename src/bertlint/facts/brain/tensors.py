@@ -19,7 +19,7 @@ from bertlint.facts.abstract import UNKNOWN, Binding
 # methods that return their receiver's value unchanged (moved, cast, reshaped, put in a mode)
 KEEPS = frozenset({
     "to", "cuda", "cpu", "train", "eval", "half", "bfloat16", "float", "double", "long", "int", "requires_grad_", "squeeze",
-    "unsqueeze", "view", "reshape", "clone", "detach", "contiguous", "pin_memory", "to_device", "copy",
+    "unsqueeze", "view", "reshape", "flatten", "ravel", "clone", "detach", "contiguous", "pin_memory", "to_device", "copy",
 })
 COPIES = ("copy.copy", "copy.deepcopy")  # a copy holds what the original holds
 # the objects those methods are called on (a trainer's `train()` returns no trainer)

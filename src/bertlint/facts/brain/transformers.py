@@ -51,6 +51,18 @@ PADDING_COLLATORS = {
     "DataCollatorForMultipleChoice": (1, "padding"), "DataCollatorForSeq2Seq": (2, "padding"),
     "DataCollatorForLanguageModeling": None, "DataCollatorForPermutationLanguageModeling": None, "DataCollatorForWholeWordMask": None,
 }
+# The base model a transformers model with a head holds under its class's `base_model_prefix`, whose forward takes
+# `input_ids` and `attention_mask` as the whole model's does: transformers 5.24 models/<type>/modeling_<type>.py,
+# `base_model_prefix` of BertPreTrainedModel "bert" (bert:538), DistilBert "distilbert" (distilbert:288), RoBERTa and
+# XLM-RoBERTa "roberta" (roberta:470, xlm_roberta:492), DeBERTa-v2 "deberta" (deberta_v2:680), ALBERT "albert",
+# ELECTRA "electra", MPNet "mpnet", Longformer "longformer", GPT-2 and T5 "transformer" (gpt2:416, t5:538: the
+# attribute of T5ForSequenceClassification; T5ForConditionalGeneration has none). (`model` — Llama, BART, ... — is a
+# wrapper's attribute too: brain.wrappers.) The encoder of an encoder-decoder model (`T5ForConditionalGeneration.encoder`,
+# a T5Stack, t5:919, forward(input_ids, attention_mask, ...) t5:668; `BartModel.encoder`, a BartEncoder, bart:690,
+# forward bart:507; `get_encoder()`, modeling_utils.py:2206, returns the `encoder` attribute) takes `input_ids` and
+# `attention_mask` first; an encoder-only model's `encoder` takes hidden states (BertEncoder), so only seq2seq models'.
+BASE_MODEL_PREFIXES = frozenset({"bert", "distilbert", "roberta", "deberta", "albert", "electra", "mpnet", "longformer", "transformer"})
+PART = "part"  # the `detail` of a model binding that is a part of the model (its base model, its encoder)
 # names of functions that make, change or hand over a tokenizer: calling one encodes nothing
 TOKENIZER_VERBS = ("set_", "get_", "load_", "build_", "make_", "create_", "init_", "setup_", "prepare_", "train_", "save_", "update_", "add_", "register_")
 # PEFT classes whose `from_pretrained(model, model_id)` puts an adapter on a base model (peft_model.py:119, 1745-3088)
@@ -118,6 +130,8 @@ def method(ev, receiver, call) -> Any:
         return Binding("ids", call, None, "manual")
     if kind == "model" and name == "generate":
         return Binding("generated", call)
+    if kind == "model" and name == "get_encoder" and not call.node.args and encoder_decoder(ev.f, receiver):
+        return Binding("model", receiver.call, receiver, PART)
     if kind == "encoding" and name == "get":
         key = ev.f.arg_value(call, 0)
         return Binding("ids", receiver.call, receiver, key if isinstance(key, str) else "")
@@ -166,6 +180,8 @@ def padding_collator(values, collator: Binding | None) -> str | None:
 def attribute(ev, base, attr: str) -> Any:
     if isinstance(base, Binding) and base.kind == "encoding":
         return Binding("ids", base.call, base, attr)
+    if isinstance(base, Binding) and base.kind == "model" and (attr in BASE_MODEL_PREFIXES or attr == "encoder" and encoder_decoder(ev.f, base)):
+        return Binding("model", base.call, base, PART)  # `model.bert`, `model.encoder`: a forward of its text stack
     return None
 
 
@@ -266,6 +282,15 @@ def load_behind(values, model: Binding | None) -> ModelLoad | None:
             return load
         model = model.parent
     return None
+
+
+def encoder_decoder(values, model: Binding) -> bool:
+    """The model is an encoder-decoder (seq2seq) one: by its checkpoint when known, else by its class's head."""
+    load = load_behind(values, model)
+    if load is None:
+        return False
+    info = values.checkpoint_info(load)
+    return info.architecture == "seq2seq" if info is not None else load.head == "seq2seq"
 
 
 def is_keras_model(values, call: Call) -> bool:
