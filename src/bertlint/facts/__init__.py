@@ -27,7 +27,10 @@ in) reads only the model.
 from bertlint.facts.core import Facts
 from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, ignore_index_markers, is_label_call, known_labels, never_served
 from bertlint.facts.liveness import dead_functions, is_script
-from bertlint.facts.loops import MisplacedClip, TrainingLoop, float_cast, frozen_models, in_context, in_training_step, is_clip, is_model_call, misplaced_clips, steps_every_n
+from bertlint.facts.loops import (
+    GRAD_MODES, NO_GRAD_MODES, MisplacedClip, TrainingLoop, float_cast, forward_model, freezes_parameters, frozen_models, grad_mode, in_context, in_training_step, is_clip, is_model_call,
+    misplaced_clips, steps_every_n, under_grad_mode, untrained_models,
+)
 from bertlint.facts.model import Runtime
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Definition, Event, Scope, Store, Variable, dotted, iter_children, literal, names_in, walk
@@ -61,7 +64,8 @@ __all__ = [
     # labels
     "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "ignore_index_markers", "is_label_call", "known_labels", "never_served",
     # loops
-    "MisplacedClip", "TrainingLoop", "float_cast", "frozen_models", "in_context", "in_training_step", "is_clip", "is_model_call", "misplaced_clips", "steps_every_n",
+    "GRAD_MODES", "NO_GRAD_MODES", "MisplacedClip", "TrainingLoop", "float_cast", "forward_model", "freezes_parameters", "frozen_models", "grad_mode", "in_context", "in_training_step",
+    "is_clip", "is_model_call", "misplaced_clips", "steps_every_n", "under_grad_mode", "untrained_models",
     # guards
     "Failure",
     # flow

@@ -365,6 +365,66 @@ def frozen_models(facts: Facts) -> frozenset[int]:
     return frozenset(frozen - thawed)
 
 
+# torch's grad-mode managers (torch.* and torch.autograd.*), and those of them that turn gradients off
+GRAD_MODES = frozenset({"no_grad", "inference_mode", "set_grad_enabled", "enable_grad"})
+NO_GRAD_MODES = frozenset({"no_grad", "inference_mode"})
+
+
+def grad_mode(qualname: str | None, modes: frozenset[str] = GRAD_MODES) -> bool:
+    """Does `qualname` name one of torch's grad-mode managers in `modes` (`torch.no_grad`, `torch.autograd.inference_mode`)?"""
+    return bool(qualname) and qualname.split(".", 1)[0] == "torch" and qualname.rsplit(".", 1)[-1] in modes
+
+
+def under_grad_mode(facts: Facts, call: Call, modes: frozenset[str] = GRAD_MODES) -> bool:
+    """Does `call` run under one of the grad modes in `modes`: a `with` of it, a function decorated with it, or a local
+    function only called from there?"""
+
+    def here(c: Call) -> bool:
+        managers = [facts.call_of(item.item) for w in c.in_with for item in w.items if isinstance(item.item, cst.Call)]
+        if any(m is not None and grad_mode(m.qualname, modes) for m in managers):
+            return True
+        fn = c.function
+        if fn is None:
+            return False
+        outer = facts.scope_of(fn.body).parent
+        decorators = [d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator for d in fn.decorators]
+        return any(grad_mode(facts.qualname(d, outer), modes) for d in decorators)
+
+    return in_context(facts, call, here)
+
+
+def forward_model(facts: Facts, call: Call) -> int | None:
+    """id of the call that made the model a forward pass (`is_model_call`) runs: what `frozen_models` keys by."""
+    found = facts.kind(call.receiver if call.method in ("forward", "generate") else call.node.func, call.scope, call.order)
+    return id(found.call) if found is not None and found.kind == "model" and found.call is not None else None
+
+
+@per_file
+def untrained_models(facts: Facts) -> frozenset[int]:
+    """The models (by the call that made them) whose weights no training step changes: frozen whole (`frozen_models`),
+    or run only without gradients: the file shows forward passes of theirs, every one under `torch.no_grad()` /
+    `torch.inference_mode()` (or a `generate`, which runs under `no_grad` itself), and hands them to no Trainer (which
+    runs forwards of its own). A frozen feature extractor under a small trained head, a teacher beside its student."""
+    forwards: dict[int, list[Call]] = {}
+    for call in facts.calls:
+        if is_model_call(facts, call) and (model := forward_model(facts, call)) is not None:
+            forwards.setdefault(model, []).append(call)
+    handed = {model for trainer in facts.trainers if (arg := trainer.arg(0, "model")) is not None and (model := _whole_model(facts, arg.value, trainer.scope, trainer.order)) is not None}
+    grad_free = {model for model, calls in forwards.items() if model not in handed and all(c.method == "generate" or under_grad_mode(facts, c, NO_GRAD_MODES) for c in calls)}
+    return frozen_models(facts) | grad_free
+
+
+def freezes_parameters(facts: Facts) -> bool:
+    """`x.requires_grad = False` or `x.requires_grad_(False)` anywhere: some parameters of some model are frozen, so
+    which of them train is not the whole model (a head over a frozen base trains the head alone, in its own dtype)."""
+    for node in walk(facts.module) if "requires_grad" in facts.source else ():  # no such name in the text: no walk
+        if isinstance(node, cst.Assign) and dotted(node.value) == "False" and any(
+            isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" for t in node.targets
+        ):
+            return True
+    return any(c.method == "requires_grad_" and facts.arg_value(c, 0, "requires_grad", default=True) is False for c in facts.calls)
+
+
 def _whole_model(facts: Facts, expr: cst.BaseExpression | None, scope: Scope, order: int | None) -> int | None:
     """id of the load of the model `expr` is, when it is the whole model (not `model.base_model`, `model.model`)."""
     if expr is None or isinstance(expr, cst.Attribute) and expr.attr.value in ("base_model", "model"):

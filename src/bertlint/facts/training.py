@@ -13,6 +13,7 @@ from bertlint.facts.brain import tensors
 from bertlint.facts.names import ENCODE_METHODS, same_symbol
 from bertlint.facts.brain.tables import EXAMPLE_FUNCTIONS
 from bertlint.facts.functions import Target, callee, hands
+from bertlint.facts.loops import untrained_models
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store, dotted, literal, walk
 from bertlint.facts.values import ModelLoad, param_arguments
 from bertlint.facts.values import Values as Facts
@@ -93,9 +94,13 @@ def run_anchor(facts: Facts, prefer: tuple[str, ...] = ("trainer", "training_arg
 
 
 def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
-    """The one known checkpoint the script trains; None when there are several different ones or none."""
+    """The one known checkpoint the script trains; None when there are several different ones or none. A model the file
+    never trains (`loops.untrained_models`: frozen whole, or run only under `no_grad`) does not count."""
     found = []
+    untrained = untrained_models(facts)
     for load in facts.model_loads:
+        if id(load.call) in untrained:
+            continue
         info = facts.checkpoint_info(load)
         if info is not None:
             found.append((load, info))

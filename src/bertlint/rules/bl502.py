@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bertlint import knowledge
-from bertlint.facts import UNKNOWN, Facts, ModelLoad, amp_enabled, chunk_length, is_label_call, padding_at, run_anchor, steps_every_n, trained_model, training_arg, uses_peft, weight_dtype
+from bertlint.facts import UNKNOWN, Facts, ModelLoad, amp_enabled, chunk_length, freezes_parameters, is_label_call, padding_at, run_anchor, steps_every_n, trained_model, training_arg, uses_peft, weight_dtype
 from bertlint.rules import Context, Rule
 
 GiB = 2**30
@@ -82,8 +82,8 @@ def training_run(facts: Facts, version: tuple[int, ...]) -> TrainingRun | None:
     if known is None:
         return None
     load, info = known
-    if _sharded(facts):
-        return None
+    if _sharded(facts) or freezes_parameters(facts):
+        return None  # a part frozen: its gradients, optimizer states and (below the trained part) activations are not kept
     batch, (seq, target), accum = _batch_size(facts), _sequence_lengths(facts, load, info, version), _accumulation(facts)
     precisions = _precisions(facts, version)
     seq = chunk_length(facts) if seq is UNKNOWN and target is None else seq

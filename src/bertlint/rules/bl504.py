@@ -28,14 +28,16 @@ class LargeModelLoadedInFp32(Rule):
                 continue
             if ctx.version >= (5, 0) and info.stored_dtype != "float32":
                 continue  # 5.x loads the stored dtype
-            why = (
-                f"`{info.id}` is stored in float32 and transformers {ctx.version_text()} loads the stored dtype"
+            size = f"{info.params / 1e9:.1f}B parameters take {info.params * 4 / 2**30:.1f} GiB"
+            message = (  # 5.x builds the model empty and loads the weights once: the copy is the load's whole cost, not a double peak
+                f"`{info.id}` is stored in float32 and transformers {ctx.version_text()} loads the stored dtype: {size} of host memory, "
+                "and as much on the GPU, twice what a bfloat16 copy needs"
                 if ctx.version >= (5, 0)
-                else f"transformers {ctx.version_text()} loads `{info.id}` in float32 unless told otherwise"
+                else f"transformers {ctx.version_text()} loads `{info.id}` in float32 unless told otherwise: {size} of host memory "
+                "for the weights alone (half that in bfloat16), enough to get the process killed"
             )
             ctx.report(
                 call.node,
-                f"{why}: {info.params / 1e9:.1f}B parameters take {info.params * 4 / 2**30:.1f} GiB of host memory "
-                "for the weights alone (half that in bfloat16), enough to get the process killed",
+                message,
                 help=f'pass `{keyword}=torch.bfloat16` (or `device_map="auto"` to load straight onto the GPU)',
             )
