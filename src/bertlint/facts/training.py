@@ -95,15 +95,16 @@ def run_anchor(facts: Facts, prefer: tuple[str, ...] = ("trainer", "training_arg
 
 def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
     """The one known checkpoint the script trains; None when there are several different ones or none. A model the file
-    never trains (`loops.untrained_models`: frozen whole, or run only under `no_grad`) does not count."""
+    never trains (`loops.untrained_models`: frozen whole, or run only under `no_grad`) does not count, nor does the
+    encoder-only class of an encoder-decoder checkpoint (its size is not the checkpoint's)."""
     found = []
     untrained = untrained_models(facts)
     for load in facts.model_loads:
         if id(load.call) in untrained:
             continue
         info = facts.checkpoint_info(load)
-        if info is not None:
-            found.append((load, info))
+        if info is not None and not (info.architecture == "seq2seq" and load.class_name.endswith("EncoderModel")):
+            found.append((load, info))  # `T5EncoderModel` of a seq2seq checkpoint holds the encoder alone: the table's counts are not its own
     if not found or len({info.id for _, info in found}) != 1:
         return None
     return found[0]

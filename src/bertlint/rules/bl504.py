@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bertlint.facts import trained_model
 from bertlint.rules import Context, Rule
 
 BILLION = 1_000_000_000
@@ -19,7 +20,12 @@ class LargeModelLoadedInFp32(Rule):
         facts = ctx.facts
         # `dtype=` replaced `torch_dtype=` in transformers 4.56
         keyword = "dtype" if ctx.version >= (4, 56) else "torch_dtype"
+        # 5.x loads once, and the float32 copy of a model the file trains is the copy its training needs (fp32 or mixed
+        # precision keeps fp32 weights; BL501/BL502 speak to that run): a bfloat16 load would train it in pure bfloat16.
+        trained = trained_model(facts) if ctx.version >= (5, 0) and facts.is_training else None
         for load in facts.model_loads:
+            if trained is not None and load.call is trained[0].call:
+                continue
             call = load.call
             if load.how != "pretrained" or load.keras or call.has_double_star or any(k in call.kwargs for k in _KEEPS_MEMORY_DOWN):
                 continue
