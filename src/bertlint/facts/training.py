@@ -97,6 +97,10 @@ def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
     """The one known checkpoint the script trains; None when there are several different ones or none. A model the file
     never trains (`loops.untrained_models`: frozen whole, or run only under `no_grad`) does not count, nor does the
     encoder-only class of an encoder-decoder checkpoint (its size is not the checkpoint's)."""
+    if facts.trainers and not (facts.backward_calls or facts.fit_calls) and not any(
+        t.arg(0, "model") is not None or "model_init" in t.kwargs or t.has_double_star for t in facts.trainers
+    ):
+        return None  # `Trainer(args=...)` without a model raises at construction: nothing is trained
     found = []
     untrained = untrained_models(facts)
     for load in facts.model_loads:
@@ -437,6 +441,15 @@ def feeds_layout_model(facts: Facts) -> bool:
 # A TPU is asked for by name: `tf.config.list_logical_devices("TPU")`, `os.environ["PJRT_DEVICE"] = "TPU"`, Colab's TPU address.
 TPU_NAMES = frozenset({"TPU", "COLAB_TPU_ADDR", "TPU_NAME", "XRT_TPU_CONFIG", "TPU_IP_ADDRESS"})
 TPU_MODULES = ("tensorflow.tpu.", "tensorflow.config.experimental_connect_to_cluster", "keras.distribution.")
+
+
+def runs_on_mps(facts: Facts) -> bool:
+    """Does the file pick Apple's MPS device and never a CUDA one: a string "mps" outside docstrings (`torch.device("mps"
+    if torch.backends.mps.is_available() else "cpu")`) and no "cuda" string or `.cuda()` call anywhere? CUDA's mixed
+    precision switches (`fp16=True`, bf16 on Ampere) are then not what it runs on."""
+    if "mps" not in facts.source or "cuda" in facts.source:
+        return False
+    return any(isinstance(node, cst.SimpleString) and literal(node) == "mps" for node in walk(facts.module))
 
 
 def asks_for_tpu(facts: Facts) -> bool:
