@@ -22,9 +22,11 @@ class LargeModelLoadedInFp32(Rule):
         keyword = "dtype" if ctx.version >= (4, 56) else "torch_dtype"
         # 5.x loads once, and the float32 copy of a model the file trains is the copy its training needs (fp32 or mixed
         # precision keeps fp32 weights; BL501/BL502 speak to that run): a bfloat16 load would train it in pure bfloat16.
+        # Only where the fp32 weights alone outgrow the GPU budget is the load itself the problem.
         trained = trained_model(facts) if ctx.version >= (5, 0) and facts.is_training else None
+        budget = ctx.settings.gpu_memory_gib * 2**30
         for load in facts.model_loads:
-            if trained is not None and load.call is trained[0].call:
+            if trained is not None and load.call is trained[0].call and trained[1].params and trained[1].params * 4 <= budget:
                 continue
             call = load.call
             if load.how != "pretrained" or load.keras or call.has_double_star or any(k in call.kwargs for k in _KEEPS_MEMORY_DOWN):
