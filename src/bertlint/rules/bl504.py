@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bertlint.facts import trained_model
+from bertlint.facts import trained_model, uses_peft
 from bertlint.rules import Context, Rule
 
 BILLION = 1_000_000_000
@@ -23,7 +23,7 @@ class LargeModelLoadedInFp32(Rule):
         # 5.x loads once, and the float32 copy of a model the file trains is the copy its training needs (fp32 or mixed
         # precision keeps fp32 weights; BL501/BL502 speak to that run): a bfloat16 load would train it in pure bfloat16.
         # Only where the fp32 weights alone outgrow the GPU budget is the load itself the problem.
-        trained = trained_model(facts) if ctx.version >= (5, 0) and facts.is_training else None
+        trained = trained_model(facts) if ctx.version >= (5, 0) and facts.is_training and not uses_peft(facts) else None  # PEFT: the base is frozen, bf16 serves it
         budget = ctx.settings.gpu_memory_gib * 2**30
         for load in facts.model_loads:
             if trained is not None and load.call is trained[0].call and trained[1].params and trained[1].params * 4 <= budget:
