@@ -823,6 +823,28 @@ def test_bl501_hand_written_loop_sits_on_the_model_load():
     assert finding.line == 3 and finding.column == column_of(finding, "AutoModelForCausalLM.from_pretrained")
 
 
+def test_bl501_t5_family_help_offers_bf16_only():
+    [t5] = large(model="t5-large")
+    assert "than bf16 mixed precision" in t5.message and "not fp16" in t5.help, "fp16 overflows T5's activations (BL306)"
+    [roberta] = large()
+    assert "bf16/fp16" in roberta.message and "fp16=True" in roberta.help
+
+
+def test_bl501_bl502_silent_on_the_encoder_half_of_an_encoder_decoder_checkpoint():
+    source = """\
+import torch
+from transformers import T5EncoderModel
+model = T5EncoderModel.from_pretrained("t5-3b")
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)
+for batch in loader:
+    model(**batch).last_hidden_state.mean().backward()
+    optimizer.step()
+    optimizer.zero_grad()
+"""
+    assert only("BL501", source) == [] and only("BL502", source) == [], "the table's counts are the whole checkpoint's, not the encoder's"
+    assert only("BL501", source.replace("T5EncoderModel", "T5ForConditionalGeneration")) != []
+
+
 # --- BL502 --------------------------------------------------------------------------------
 
 
@@ -910,7 +932,8 @@ def test_bl502_hand_written_loop_and_manual_accumulation():
     """
     [finding] = only("BL502", loop)
     assert finding.line == 6 and "LM-head logits" in finding.message
-    assert "even batch 1 does not fit: use gradient checkpointing, mixed precision, PEFT/LoRA" in finding.message
+    assert "even batch 1 does not fit (what would: PEFT/LoRA" in finding.message, "weights, gradients and AdamW states dominate"
+    assert "gradient checkpointing" not in finding.message and "mixed precision" not in finding.message  # they shrink activations only
     accumulated = loop.replace("        optimizer.step()", "        if (step + 1) % 8 == 0:\n            optimizer.step()")
     assert only("BL502", accumulated) == []
     on_5x = loop.replace("transformers-version=4.46", "transformers-version=5.2")

@@ -333,6 +333,40 @@ def is_model_call(facts: Facts, call: Call) -> bool:
     return found is not None and found.kind == "model"
 
 
+# torch's grad-mode managers (torch.* and torch.autograd.*), and those of them that turn gradients off
+GRAD_MODES = frozenset({"no_grad", "inference_mode", "set_grad_enabled", "enable_grad"})
+NO_GRAD_MODES = frozenset({"no_grad", "inference_mode"})
+
+
+def grad_mode(qualname: str | None, modes: frozenset[str] = GRAD_MODES) -> bool:
+    """Does `qualname` name one of torch's grad-mode managers in `modes` (`torch.no_grad`, `torch.autograd.inference_mode`)?"""
+    return bool(qualname) and qualname.split(".", 1)[0] == "torch" and qualname.rsplit(".", 1)[-1] in modes
+
+
+def under_grad_mode(facts: Facts, call: Call, modes: frozenset[str] = GRAD_MODES) -> bool:
+    """Does `call` run under one of the grad modes in `modes`: a `with` of it, a function decorated with it, or a local
+    function only called from there?"""
+
+    def here(c: Call) -> bool:
+        managers = [facts.call_of(item.item) for w in c.in_with for item in w.items if isinstance(item.item, cst.Call)]
+        if any(m is not None and grad_mode(m.qualname, modes) for m in managers):
+            return True
+        fn = c.function
+        if fn is None:
+            return False
+        outer = facts.scope_of(fn.body).parent
+        decorators = [d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator for d in fn.decorators]
+        return any(grad_mode(facts.qualname(d, outer), modes) for d in decorators)
+
+    return in_context(facts, call, here)
+
+
+def forward_model(facts: Facts, call: Call) -> int | None:
+    """id of the call that made the model a forward pass (`is_model_call`) runs: what `frozen_models` keys by."""
+    found = facts.kind(call.receiver if call.method in ("forward", "generate") else call.node.func, call.scope, call.order)
+    return id(found.call) if found is not None and found.kind == "model" and found.call is not None else None
+
+
 # ---------------------------------------------------------------------------------------------
 # statement order inside a training step
 

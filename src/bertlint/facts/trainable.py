@@ -19,7 +19,9 @@ from bertlint import knowledge
 from bertlint.facts.brain.transformers import PART
 from bertlint.facts.model import per_file
 from bertlint.facts.nodes import Call, Scope, dotted, walk
+from bertlint.facts.loops import NO_GRAD_MODES, forward_model, is_model_call, under_grad_mode
 from bertlint.facts.training import uses_peft
+from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
 
 WHOLE, BODY, HEAD = "whole", "body", "head"
@@ -153,6 +155,56 @@ def _requires_grad_set(node: cst.CSTNode, param: str) -> Any:
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_" and dotted(node.func.value) == param:
         return False if node.args and dotted(node.args[0].value) == "False" else True
     return None
+
+
+@per_file
+def untrained_models(facts: Facts) -> frozenset[int]:
+    """The models (by the call that made them) whose weights no training step changes: frozen whole (`frozen_models`),
+    or run only without gradients: the file shows forward passes of theirs, every one under `torch.no_grad()` /
+    `torch.inference_mode()` (or a `generate`, which runs under `no_grad` itself), and hands them to no Trainer (which
+    runs forwards of its own). A frozen feature extractor under a small trained head, a teacher beside its student."""
+    forwards: dict[int, list[Call]] = {}
+    for call in facts.calls:
+        if is_model_call(facts, call) and (model := forward_model(facts, call)) is not None:
+            forwards.setdefault(model, []).append(call)
+    handed = {
+        part[0] for trainer in facts.trainers
+        if (arg := trainer.arg(0, "model")) is not None and (part := _part(facts, arg.value, trainer.scope, trainer.order)) is not None and part[1] == WHOLE
+    }
+    grad_free = {model for model, calls in forwards.items() if model not in handed and all(c.method == "generate" or under_grad_mode(facts, c, NO_GRAD_MODES) for c in calls)}
+    return frozen_models(facts) | grad_free
+
+
+def freezes_parameters(facts: Facts) -> bool:
+    """`x.requires_grad = False` or `x.requires_grad_(False)` anywhere: some parameters of some model are frozen, so
+    which of them train is not the whole model (a head over a frozen base trains the head alone, in its own dtype)."""
+    for node in walk(facts.module) if "requires_grad" in facts.source else ():  # no such name in the text: no walk
+        if isinstance(node, cst.Assign) and dotted(node.value) == "False" and any(
+            isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" for t in node.targets
+        ):
+            return True
+    return any(c.method == "requires_grad_" and facts.arg_value(c, 0, "requires_grad", default=True) is False for c in facts.calls)
+
+
+def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
+    """The one known checkpoint the script trains; None when there are several different ones or none. A model the file
+    never trains (`untrained_models`: frozen whole, or run only under `no_grad`) does not count, nor does the
+    encoder-only class of an encoder-decoder checkpoint (its size is not the checkpoint's)."""
+    if facts.trainers and not (facts.backward_calls or facts.fit_calls) and not any(
+        t.arg(0, "model") is not None or "model_init" in t.kwargs or t.has_double_star for t in facts.trainers
+    ):
+        return None  # `Trainer(args=...)` without a model raises at construction: nothing is trained
+    found = []
+    untrained = untrained_models(facts)
+    for load in facts.model_loads:
+        if id(load.call) in untrained:
+            continue
+        info = facts.checkpoint_info(load)
+        if info is not None and not (info.architecture == "seq2seq" and load.class_name.endswith("EncoderModel")):
+            found.append((load, info))  # `T5EncoderModel` of a seq2seq checkpoint holds the encoder alone: the table's counts are not its own
+    if not found or len({info.id for _, info in found}) != 1:
+        return None
+    return found[0]
 
 
 def trains_pretrained(facts: Facts, optimizer: Call) -> bool:

@@ -92,18 +92,6 @@ def run_anchor(facts: Facts, prefer: tuple[str, ...] = ("trainer", "training_arg
     return None
 
 
-def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
-    """The one known checkpoint the script trains; None when there are several different ones or none."""
-    found = []
-    for load in facts.model_loads:
-        info = facts.checkpoint_info(load)
-        if info is not None:
-            found.append((load, info))
-    if not found or len({info.id for _, info in found}) != 1:
-        return None
-    return found[0]
-
-
 def uses_peft(facts: Facts) -> bool:
     return bool(facts.calls_to("peft.get_peft_model", "peft.LoraConfig", "peft.prepare_model_for_kbit_training", "peft.PeftModel.from_pretrained")) or any(
         load.call.qualname and load.call.qualname.startswith("peft.") for load in facts.model_loads
@@ -436,6 +424,15 @@ def feeds_layout_model(facts: Facts) -> bool:
 # A TPU is asked for by name: `tf.config.list_logical_devices("TPU")`, `os.environ["PJRT_DEVICE"] = "TPU"`, Colab's TPU address.
 TPU_NAMES = frozenset({"TPU", "COLAB_TPU_ADDR", "TPU_NAME", "XRT_TPU_CONFIG", "TPU_IP_ADDRESS"})
 TPU_MODULES = ("tensorflow.tpu.", "tensorflow.config.experimental_connect_to_cluster", "keras.distribution.")
+
+
+def runs_on_mps(facts: Facts) -> bool:
+    """Does the file pick Apple's MPS device and never a CUDA one: a string "mps" outside docstrings (`torch.device("mps"
+    if torch.backends.mps.is_available() else "cpu")`) and no "cuda" string or `.cuda()` call anywhere? CUDA's mixed
+    precision switches (`fp16=True`, bf16 on Ampere) are then not what it runs on."""
+    if "mps" not in facts.source or "cuda" in facts.source:
+        return False
+    return any(isinstance(node, cst.SimpleString) and literal(node) == "mps" for node in walk(facts.module))
 
 
 def asks_for_tpu(facts: Facts) -> bool:

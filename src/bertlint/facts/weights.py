@@ -7,9 +7,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from bertlint.facts.loops import training_loops
-from bertlint.facts.trainable import frozen_models
+from bertlint.facts.trainable import freezes_parameters, frozen_models
 from bertlint.facts.model import per_file
-from bertlint.facts.nodes import Call, dotted, walk
+from bertlint.facts.nodes import Call, dotted
 from bertlint.facts.training import uses_peft
 from bertlint.facts.values import Values as Facts
 
@@ -52,7 +52,7 @@ def half_trained_models(facts: Facts) -> list[HalfTraining]:
             casts.setdefault(id(model), (call.node, model))
         if wanted & FLOAT32:
             restored.add(id(model))
-    if not casts or uses_peft(facts) or facts.imported(*MASTER_WEIGHT_LIBRARIES) or _freezes_something(facts) or frozen_models(facts):
+    if not casts or uses_peft(facts) or facts.imported(*MASTER_WEIGHT_LIBRARIES) or freezes_parameters(facts) or frozen_models(facts):
         return []
     found = []
     for key, (where, load) in casts.items():
@@ -124,7 +124,7 @@ def _trained_by(facts: Facts) -> list[tuple[Call, Call]]:
 def chained_half_models(facts: Facts) -> list[HalfTraining]:
     """Stepped optimizers over every parameter of a name bound to a chain ending in `.half()` whose class the value
     layer does not know (a model of the project's own modules)."""
-    if uses_peft(facts) or facts.imported(*MASTER_WEIGHT_LIBRARIES) or _freezes_something(facts):
+    if uses_peft(facts) or facts.imported(*MASTER_WEIGHT_LIBRARIES) or freezes_parameters(facts):
         return []
     found = []
     for loop in training_loops(facts):
@@ -139,14 +139,3 @@ def chained_half_models(facts: Facts) -> list[HalfTraining]:
             if chain is not None and not any(h.trained_by is call for h in found):
                 found.append(HalfTraining(chain[0], chain[1], call))
     return found
-
-
-def _freezes_something(facts: Facts) -> bool:
-    """`x.requires_grad = False` or `x.requires_grad_(False)` anywhere: a part of some model is frozen (a trained head
-    over a frozen half base trains in the head's own dtype)."""
-    for node in walk(facts.module) if "requires_grad" in facts.source else ():  # no such name in the text: no walk
-        if isinstance(node, cst.Assign) and dotted(node.value) == "False" and any(
-            isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" for t in node.targets
-        ):
-            return True
-    return any(c.method == "requires_grad_" and facts.arg_value(c, 0, "requires_grad", default=True) is False for c in facts.calls)

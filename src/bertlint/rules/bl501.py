@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bertlint.facts import asks_for_tpu, mixed_precision, run_anchor, trained_model, uses_peft
+from bertlint import knowledge
+from bertlint.facts import asks_for_tpu, freezes_parameters, mixed_precision, run_anchor, runs_on_mps, trained_model, uses_peft
 from bertlint.rules import Context, Rule
 
 LARGE = 300_000_000
@@ -18,12 +19,18 @@ class LargeModelWithoutMixedPrecision(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         known = trained_model(facts)
-        if known is None or not facts.is_training or uses_peft(facts) or asks_for_tpu(facts):
-            return  # on a TPU, XLA already multiplies fp32 in bf16 and none of the GPU switches of the help apply
-        _, info = known
+        if known is None or not facts.is_training or uses_peft(facts) or freezes_parameters(facts) or asks_for_tpu(facts) or runs_on_mps(facts):
+            return  # a part frozen: what trains (a head?) is not the model; on Apple MPS the CUDA switches of the help do not apply; on a TPU, XLA already multiplies fp32 in bf16 and none of the GPU switches of the help apply
+        load, info = known
         if info.params < LARGE or mixed_precision(facts, ctx.version) is not False:
             return
+        t5 = knowledge.t5_overflows_fp16(checkpoint=info.id, class_name=load.class_name, info=info)  # fp16 overflows there (BL306): bf16 only
         ctx.report(
             run_anchor(facts, ("training_args", "trainer", "fit", "load")),
-            f"`{info.id}` has {info.params / 1e6:.0f}M parameters and is trained in fp32: twice the activation memory and several times slower than bf16/fp16 mixed precision",
+            f"`{info.id}` has {info.params / 1e6:.0f}M parameters and is trained in fp32: twice the activation memory and several times slower than "
+            f"{'bf16' if t5 else 'bf16/fp16'} mixed precision",
+            help=T5_HELP if t5 else None,
         )
+
+
+T5_HELP = "train in bf16 mixed precision: `bf16=True` in TrainingArguments or `torch.autocast(\"cuda\", dtype=torch.bfloat16)` (Ampere or newer); not fp16, whose range T5's activations overflow"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bertlint import knowledge
-from bertlint.facts import UNKNOWN, Facts, ModelLoad, amp_enabled, chunk_length, is_label_call, padding_at, run_anchor, steps_every_n, trained_model, training_arg, uses_peft, weight_dtype
+from bertlint.facts import UNKNOWN, Facts, ModelLoad, amp_enabled, chunk_length, freezes_parameters, is_label_call, padding_at, run_anchor, steps_every_n, trained_model, training_arg, uses_peft, weight_dtype
 from bertlint.rules import Context, Rule
 
 GiB = 2**30
@@ -32,17 +32,30 @@ class TrainingMemoryOverBudget(Rule):
         if fits >= 1:
             steps = next(s for s in range(1, batch + 1) if batch % s == 0 and batch // s <= fits)
             how = f"`gradient_accumulation_steps={steps * accum}`" if facts.training_args else f"{steps * accum} gradient accumulation steps"
-            advice = f"per-device batch {batch // steps} with {how} keeps the effective batch of {batch * accum} and fits"
+            advice, help = f"per-device batch {batch // steps} with {how} keeps the effective batch of {batch * accum} and fits", None
         else:
-            remedies = [name for name, used in (("gradient checkpointing", checkpointing), ("mixed precision", kwargs["precision"] != "fp32"),
-                                                 ("PEFT/LoRA", kwargs["trainable_params"] == 0)) if not used]  # fmt: skip
-            advice = f"even batch 1 does not fit: use {', '.join(remedies + ['a smaller model or a larger GPU'])}"
+            eight_bit = '`optim="adamw_bnb_8bit"`' if facts.training_args else "`bitsandbytes.optim.AdamW8bit`"
+            remedies = [name.format(eight_bit=eight_bit) for name, change in _REMEDIES
+                        if any(kwargs[k] != v for k, v in change.items()) and knowledge.max_fitting_batch(info, budget, **{**kwargs, **change}) >= 1]
+            help = f"use {', '.join(remedies + ['a smaller model'])} or a larger GPU"
+            advice = f"even batch 1 does not fit ({'what would: ' + ', '.join(remedies) if remedies else 'no single change of precision, optimizer or checkpointing makes it fit'})"
         ctx.report(
             run_anchor(facts, ("training_args", "trainer", "fit", "load")),
             f"training `{info.id}` at batch {batch} × {f'{seq} tokens' if run.seq_known else 'any number of tokens'}{f' ({run.target} label tokens)' if run.target else ''}"
             f"{f' with {accum} accumulation steps' if accum > 1 else ''} needs at least {estimate.total / GiB:.1f} GiB "
             f"({estimate.breakdown()}), over the {ctx.settings.gpu_memory_gib:g} GiB budget; {advice}",
+            help=help,
         )
+
+
+# What would make batch 1 fit, each alone: offered only where the estimate says it does (weights, gradients and AdamW states
+# dominate a full fine-tune of a 1B+ model: checkpointing or autocast, which shrink activations, do not help there).
+_REMEDIES = (
+    ("gradient checkpointing", {"gradient_checkpointing": True}),
+    ("bf16 mixed precision", {"precision": "amp"}),
+    ("PEFT/LoRA", {"trainable_params": 0}),
+    ("an 8-bit optimizer ({eight_bit})", {"optimizer": "adamw_8bit"}),
+)
 
 
 @dataclass(frozen=True)
@@ -82,11 +95,12 @@ def training_run(facts: Facts, version: tuple[int, ...]) -> TrainingRun | None:
     if known is None:
         return None
     load, info = known
-    if _sharded(facts):
-        return None
+    if _sharded(facts) or freezes_parameters(facts):
+        return None  # a part frozen: its gradients, optimizer states and (below the trained part) activations are not kept
     batch, (seq, target), accum = _batch_size(facts), _sequence_lengths(facts, load, info, version), _accumulation(facts)
     precisions = _precisions(facts, version)
-    seq = chunk_length(facts) if seq is UNKNOWN and target is None else seq
+    chunk = chunk_length(facts) if target is None else UNKNOWN
+    seq = chunk if chunk is not UNKNOWN else seq  # a map function that cuts the token stream into blocks sets the length the model sees
     seq_known = seq is not UNKNOWN
     if not seq_known and target is None:
         seq = 1  # still a lower bound: a 7B model's full fine-tuning exceeds 16 GiB at any length

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, Scope, frozen_models, in_context, in_training_step, is_model_call
+from bertlint.facts import Call, Facts, Scope, forward_model, frozen_models, grad_mode, in_training_step, is_model_call, under_grad_mode
 from bertlint.rules import Context, Replacement, Rule
-
-_GRAD_MODES = frozenset({"no_grad", "inference_mode", "set_grad_enabled", "enable_grad"})  # torch.* and torch.autograd.*
 
 
 class InferenceWithoutNoGrad(Rule):
@@ -21,17 +19,17 @@ class InferenceWithoutNoGrad(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        if any(c.short == "set_grad_enabled" and _grad_mode(c.qualname) and isinstance(c.stmt, cst.SimpleStatementLine) for c in facts.calls):
+        if any(c.short == "set_grad_enabled" and grad_mode(c.qualname) and isinstance(c.stmt, cst.SimpleStatementLine) for c in facts.calls):
             return  # `torch.set_grad_enabled(False)` as a statement: the script manages grad mode itself
         reported: set[int] = set()
         frozen: frozenset[int] | None = None
         for call in facts.calls:
             if id(call.stmt) in reported or not _is_forward(facts, call) or _in_class_or_lambda(call.scope):
                 continue
-            if _grad_free(facts, call) or in_training_step(facts, call) or _only_shape_read(facts, call):
+            if under_grad_mode(facts, call) or in_training_step(facts, call) or _only_shape_read(facts, call):
                 continue
             frozen = frozen_models(facts) if frozen is None else frozen
-            if _model_of(facts, call) in frozen:
+            if forward_model(facts, call) in frozen:
                 continue  # every weight has requires_grad=False: the forward records no graph
             reported.add(id(call.stmt))
             ctx.report(
@@ -42,21 +40,11 @@ class InferenceWithoutNoGrad(Rule):
             )
 
 
-def _grad_mode(qualname: str | None) -> bool:
-    return bool(qualname) and qualname.split(".", 1)[0] == "torch" and qualname.rsplit(".", 1)[-1] in _GRAD_MODES
-
-
 def _is_forward(facts: Facts, call: Call) -> bool:
     """A forward pass of a PyTorch model (`generate()` already runs without gradients; TF/Flax have no autograd to stop)."""
     if call.method == "generate" or not is_model_call(facts, call):
         return False
     return not any(load.class_name.rsplit(".", 1)[-1].startswith(("TF", "Flax")) for load in facts.model_loads)
-
-
-def _model_of(facts: Facts, call: Call) -> int | None:
-    """id of the call that made the model a forward runs (what `frozen_models` keys by)."""
-    found = facts.kind(call.node.func, call.scope, call.order) if call.method != "forward" else facts.kind(call.receiver, call.scope, call.order)
-    return id(found.call) if found is not None and found.call is not None else None
 
 
 _SHAPE_READS = frozenset({"shape", "size", "dim", "ndim"})
@@ -81,23 +69,6 @@ def _in_class_or_lambda(scope: Scope | None) -> bool:
             return True
         scope = scope.parent
     return False
-
-
-def _grad_free(facts: Facts, call: Call) -> bool:
-    """Under a grad-mode `with` or in a function decorated with one, or in a local function only called from there."""
-
-    def here(c: Call) -> bool:
-        managers = [facts.call_of(item.item) for w in c.in_with for item in w.items if isinstance(item.item, cst.Call)]
-        if any(m is not None and _grad_mode(m.qualname) for m in managers):
-            return True
-        fn = c.function
-        if fn is None:
-            return False
-        outer = facts.scope_of(fn.body).parent
-        decorators = [d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator for d in fn.decorators]
-        return any(_grad_mode(facts.qualname(d, outer)) for d in decorators)
-
-    return in_context(facts, call, here)
 
 
 def _wrap(facts: Facts, call: Call) -> list[Replacement] | None:
