@@ -157,7 +157,7 @@ def bulk(report: Report, found: dict[str, Path], sources: Path, work: Path, repe
         if label == "transformers":
             for name in ("torchfix", "fixit"):
                 if name in times:
-                    report.check(f"bertlint files/s >= 5x {name}'s on {label} ({times[name] / times['bertlint']:.1f}x)", times[name] >= 5 * times["bertlint"])
+                    report.check(f"bertlint files/s >= 10x {name}'s on {label} ({times[name] / times['bertlint']:.1f}x)", times[name] >= 10 * times["bertlint"])
 
     folder = sets["transformers"]
     ruff_cache = work / "ruff_cache"

@@ -557,3 +557,24 @@ def test_a_cell_script_is_linted_as_ipython_runs_it_and_fix_keeps_its_ipython_li
     assert concise(plain) == ["plain.py:5:54: BL101", "plain.py:6:57: BL101"]  # an export whose only errors are `!` lines
     (project / "pasted.py").write_text(CELL_SCRIPT.replace("# %%\n", "").replace("!pip", "pip"))
     assert concise(run("--format", "concise", "pasted.py", cwd=project, script=True)) == ["pasted.py:1:5: BL901"]  # a shell line pasted without `!`
+
+
+def test_findings_do_not_depend_on_when_garbage_is_collected():
+    """The command line runs the cyclic garbage collector rarely (`cli.collect_rarely`, mypy's thresholds): a lint
+    finds on the fixtures what it finds when the collector runs every hundred allocations."""
+    import gc
+
+    from bertlint.cli import GC_THRESHOLDS, collect_rarely
+
+    before = gc.get_threshold()
+    try:
+        collect_rarely()
+        assert gc.get_threshold() == GC_THRESHOLDS
+    finally:
+        gc.set_threshold(*before)
+    args = ["--isolated", "--no-cache", "--preview", "--format", "json", "--transformers-version", "5.0", str(ROOT / "fixtures" / "core")]
+    rarely = run(*args, cwd=ROOT, script=True)
+    often = subprocess.run([sys.executable, "-c", "import gc, sys; gc.set_threshold(100, 5, 5); from bertlint.cli import main; main(sys.argv[1:])", *args],
+                           cwd=ROOT, capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"}, timeout=300)
+    assert rarely.returncode == often.returncode == 1
+    assert json.loads(rarely.stdout) == json.loads(often.stdout) != []

@@ -263,7 +263,7 @@ def test_bl106_silent_for_ids_never_fed_to_a_model(tail, fires):
     "from transformers.utils import is_torch_xla_available\nON_TPU = is_torch_xla_available()",
     "import tensorrt as trt",
     "from optimum.onnxruntime import ORTModelForSequenceClassification",
-    "import torch\ntorch.onnx.export(model, (x,), 'model.onnx', input_names=['input_ids'])",
+    "import torch\nmodel, x = torch.nn.Linear(2, 2), torch.zeros(1, 2)\ntorch.onnx.export(model, (x,), 'model.onnx', input_names=['input_ids'])",
     "from diffusers import UNet2DConditionModel",
     "from accelerate import Accelerator, DistributedType",
 ])  # fmt: skip

@@ -22,7 +22,7 @@ from bertlint.ipython import mask_script
 from bertlint.parsing import parse_module
 from bertlint.report import Edit, Finding, Fix, Notice
 from bertlint.versions import Unknown
-from bertlint.rules import ENGINE_CODES, Context, Report, all_rules
+from bertlint.rules import ENGINE_CODES, Context, Report, all_codes, selected_rules
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
@@ -347,9 +347,7 @@ def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", 
     facts = Facts(module, source, path, runtime)
     ctx = Context(facts, settings, *target, libraries=getattr(target, "libraries", {}))
     unknown = [release for release, _ in (target, *ctx.libraries.values()) if isinstance(release, Unknown)]
-    for code, rule in all_rules().items():
-        if code not in selected:
-            continue
+    for code, rule in selected_rules(selected):
         if rule.needs and not facts.imported(*rule.needs):
             continue
         ctx.rule, before = rule, len(ctx.reports)
@@ -409,7 +407,7 @@ def _place(reports: list[Report], facts: Facts, source: str, path: str, selected
                 )
             )
     if "BL902" in selected:
-        known = all_rules().keys() | ENGINE_CODES.keys()
+        known = set(all_codes())
         for number, entries in comments.items():
             for entry in entries:
                 for code in sorted((entry.codes or frozenset()) - entry.used):

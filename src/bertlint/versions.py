@@ -205,6 +205,13 @@ def symbols(group: str, library: str = "transformers") -> tuple[tuple[Lifecycle,
     return tuple(_lifecycle(row) for row in table["names"]), {k: v for k, v in table.items() if k.endswith("_error")}
 
 
+def removed_at(group: str, version: Version, library: str = "transformers") -> frozenset[str]:
+    """The names of a group of a library's symbols that `version` no longer has ("encode_methods": the tokenizer's
+    `encode_plus` and `batch_encode_plus` on 5.x)."""
+    entries, _ = symbols(group, library)
+    return frozenset(e.name for e in entries if e.status(version) == "removed")
+
+
 def lifecycle_text(entry: Lifecycle, status: str, version: Version, version_source: str, library: str = "") -> str:
     """`was removed in 4.51 (target ...)` / `is deprecated since 4.32 and removed in 5.0 (target ...)`;
     with `library`, the versions are named by it (`was removed in datasets 3.0`)."""

@@ -34,10 +34,14 @@ def subscripted(expr: cst.BaseExpression | None, attributes: bool = False) -> cs
 def aliased(model: Any, expr: cst.BaseExpression) -> Iterator[str]:
     """The names whose objects the value of `expr` may be or hold: the name, the object a part is read from
     (`cfg["opt"]`, `args.opts`), either arm, a display's elements, a comprehension's iterables, a call of the file's
-    own function or class (its arguments, what it returns), a shallow copy, `cfg.get(...)`."""
-    stack = [expr]
+    own function or class (its arguments, what it returns), a shallow copy, `cfg.get(...)`. Each expression is looked
+    at once: a function that returns a call of itself (or of one that calls it back) ends the search."""
+    stack, seen = [expr], set()
     while stack:
         node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         if isinstance(node, cst.Name):
             yield node.value
         elif isinstance(node, (cst.Subscript, cst.Attribute, cst.NamedExpr, cst.StarredElement)):

@@ -13,6 +13,7 @@ from bertlint.facts.brain import tensors
 from bertlint.facts.names import ENCODE_METHODS, same_symbol
 from bertlint.facts.brain.tables import EXAMPLE_FUNCTIONS
 from bertlint.facts.functions import Target, callee, hands
+from bertlint.facts.model import per_file
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store, dotted, literal, walk
 from bertlint.facts.values import ModelLoad, param_arguments
 from bertlint.facts.values import Values as Facts
@@ -216,6 +217,7 @@ def map_functions(facts: Facts) -> list[tuple[cst.FunctionDef | cst.Lambda, Scop
     return [(fn, scope) for _, fn, scope in map_calls(facts)]
 
 
+@per_file
 def map_calls(facts: Facts) -> list[tuple[Call, cst.FunctionDef | cst.Lambda, Scope]]:
     """Each `.map(fn)`/`.filter(fn)` call with a function it runs (`map_functions`) and that function's scope."""
     defs = [(fn, scope) for found in facts.functions.values() for fn, scope in found]
@@ -232,6 +234,30 @@ def map_calls(facts: Facts) -> list[tuple[Call, cst.FunctionDef | cst.Lambda, Sc
         elif value is not None:
             out += [(call, fn, scope) for fn, scope in defs if hands(facts, value, call, fn)]
     return out
+
+
+def mapped_function(facts: Facts, call: Call) -> cst.FunctionDef | cst.Lambda | None:
+    """The `.map`/`.filter` function (`map_functions`) that a call runs in directly: the innermost lambda or def around
+    it, when that is one of them; else None."""
+    node = facts.parent(call.node)
+    while node is not None and not isinstance(node, cst.Lambda):
+        node = facts.parent(node)
+    function = node if node is not None else call.function
+    return function if function is not None and any(fn is function for fn, _ in map_functions(facts)) else None
+
+
+def longest_of_a_set(facts: Facts, call: Call) -> bool:
+    """The tokenizer call's `max_length` is the longest tokenized text of a set (`max(len(tok(c)["input_ids"]) for c in
+    classes)`): padded to it, the texts are padded to the longest of them, which is what batch padding would do."""
+    arg = call.kwargs.get("max_length")
+    bound = facts.definition(arg.value, call.scope, call.order) if arg is not None else None
+    expr = bound.value if bound is not None else None
+    inner = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+    if inner is None or inner.qualname != "builtins.max":
+        return False
+    nested = facts.calls_in(expr)
+    tokenizing = {id(c.node) for c in facts.tokenizer_calls}
+    return any(c.qualname == "builtins.len" for c in nested) and any(id(c.node) in tokenizing for c in nested)
 
 
 def chunk_length(facts: Facts) -> Any:

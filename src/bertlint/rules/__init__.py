@@ -137,12 +137,31 @@ class Rule:
         raise NotImplementedError
 
 
+_INSTANCES: dict[type[Rule], Rule] = {}  # the one instance of each rule class
+
+
+def _rule(code: str) -> Rule:
+    if code not in Rule.registry:
+        importlib.import_module(f"{__name__}.{code.lower()}")
+    cls = Rule.registry[code]
+    if cls not in _INSTANCES:
+        _INSTANCES[cls] = cls()
+    return _INSTANCES[cls]
+
+
 @functools.cache
 def all_rules() -> dict[str, Rule]:
     """Import every `blNNN` module once and return code -> rule instance, sorted by code."""
     for name in _rule_modules():
         importlib.import_module(f"{__name__}.{name}")
-    return {code: Rule.registry[code]() for code in sorted(Rule.registry)}
+    return {code: _rule(code) for code in sorted(Rule.registry)}
+
+
+def selected_rules(codes: Iterable[str]) -> list[tuple[str, Rule]]:
+    """(code, rule) of the rules among `codes`, sorted by code, importing only their modules: a default run selects
+    a third of the rules (the others are in preview), and a one-file run need not load the rest."""
+    modules = set(_rule_modules())
+    return [(code, _rule(code)) for code in sorted(codes) if code in Rule.registry or code.lower() in modules]
 
 
 ENGINE_CODES = {

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from bertlint import versions
 from bertlint.facts import ENCODE_METHODS, UNKNOWN, Call, Facts, fed_alone, is_transformers_name, structured_tokenizer
 from bertlint.rules import Context, Replacement, Rule
-from bertlint.rules.bl608 import REMOVED
 
 
 class PadToMaxLengthDeprecated(Rule):
@@ -67,7 +67,7 @@ def _padded_anyway(ctx: Context, call: Call, speed: str | None) -> bool:
 
 def _gone(ctx: Context, call: Call) -> str | None:
     """The method the call uses when the target no longer has it (`encode_plus` on 5.x: BL608), else None."""
-    if ctx.version >= (5, 0) and call.method in REMOVED and not structured_tokenizer(ctx.facts, call):
+    if call.method in versions.removed_at("encode_methods", ctx.version) and not structured_tokenizer(ctx.facts, call):
         return call.method
     return None
 

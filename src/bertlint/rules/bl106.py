@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, asks_for_tpu, feeds_layout_model, inspected, is_label_call, map_calls, never_fed, only_inspected, padding_at, tokenizer_load_of
+from bertlint.facts import Call, Facts, asks_for_tpu, feeds_layout_model, inspected, is_label_call, longest_of_a_set, map_calls, mapped_function, never_fed, only_inspected, padding_at, tokenizer_load_of
 from bertlint.rules import Context, Rule
 
 # Back ends that want fixed shapes (each new shape is a recompilation, or the engine is built for one shape): static
@@ -44,7 +44,7 @@ class StaticPaddingToMax(Rule):
             return  # fixed shapes wanted; a layout model's boxes (and word labels) padded to the same length as its ids
         feeds_training = bool(facts.trainers or facts.calls_to("torch.utils.data.DataLoader"))
         # the functions of the `.map` calls whose dataset goes on to something: one only printed, or dropped, pads nothing that trains
-        mapped = {id(fn) for call, fn, _ in map_calls(facts) if not never_fed(facts, call.node)}
+        fed = {id(fn) for call, fn, _ in map_calls(facts) if not never_fed(facts, call.node)}
         # a seq2seq model's labels padded to a fixed length where no collator pads labels (`DataCollatorWithPadding`
         # and `tokenizer.pad` leave them as they are): the fixed length is what lets them batch, not waste
         fixed_labels_needed = (
@@ -53,13 +53,13 @@ class StaticPaddingToMax(Rule):
             and not facts.calls_to(*LABEL_PADDING_COLLATORS)
         )
         for call, pad in static:
-            if isinstance(pad.max_length, int) and pad.max_length <= NEGLIGIBLE_LENGTH or _longest_of_a_set(facts, call) or inspected(facts, call.node) or only_inspected(facts, call):
+            if isinstance(pad.max_length, int) and pad.max_length <= NEGLIGIBLE_LENGTH or longest_of_a_set(facts, call) or inspected(facts, call.node) or only_inspected(facts, call):
                 continue  # a few tokens of padding at most, or to the longest of a fixed label set; ids only decoded or compared
             anchor = call.kwargs.get("padding") or call.kwargs["pad_to_max_length"]
             load = tokenizer_load_of(facts, call)
             if "padding" in call.kwargs and pad.max_length is None and not call.has_double_star and (load is None or load.method == "from_pretrained"):
                 ctx.report(anchor, '`padding="max_length"` without `max_length` pads every example to the tokenizer\'s `model_max_length` (512 for BERT-style checkpoints), however short it is')
-            elif feeds_training and (function := _enclosing_function(facts, call)) in mapped and not (fixed_labels_needed and is_label_call(facts, call)):
+            elif feeds_training and (function := mapped_function(facts, call)) is not None and id(function) in fed and not (fixed_labels_needed and is_label_call(facts, call)):
                 ctx.report(
                     anchor,
                     "padding to `max_length` in the `.map` preprocessing pads every example to the full length before batching: "
@@ -68,9 +68,9 @@ class StaticPaddingToMax(Rule):
                 )
 
 
-def _dynamic_padding(facts: Facts, call: Call, function: int | None) -> str:
+def _dynamic_padding(facts: Facts, call: Call, function: cst.FunctionDef | cst.Lambda) -> str:
     """What to recommend instead: `DataCollatorWithPadding`, or where the map function builds labels the collator that pads them."""
-    builds_labels = "text_target" in call.kwargs or any(s.key == "labels" and id(s.function) == function for s in facts.stores if s.function is not None)
+    builds_labels = "text_target" in call.kwargs or any(s.key == "labels" and s.function is function for s in facts.stores)
     if not builds_labels:
         return DYNAMIC_PADDING
     heads = {load.head for load in facts.model_loads}
@@ -97,27 +97,3 @@ def _fixed_shapes_wanted(facts: Facts) -> bool:
         if call.qualname == "torch.onnx.export" and "dynamic_axes" not in call.kwargs and not call.has_double_star:
             return True
     return any(facts.qualname(node, scope) in XLA_DISTRIBUTED_TYPES for node, scope, _ in facts.attr_loads if node.attr.value in ("XLA", "TPU"))
-
-
-def _longest_of_a_set(facts: Facts, call: Call) -> bool:
-    """`max_length` is the longest tokenized text of a set (`max(len(tok(c)["input_ids"]) for c in classes)`): the
-    labels are padded to the longest label, which is what batch padding would do."""
-    arg = call.kwargs.get("max_length")
-    bound = facts.definition(arg.value, call.scope, call.order) if arg is not None else None
-    expr = bound.value if bound is not None else None
-    inner = facts.call_of(expr) if isinstance(expr, cst.Call) else None
-    if inner is None or inner.qualname not in ("builtins.max",):
-        return False
-    nested = facts.calls_in(expr)
-    tokenizing = {id(c.node) for c in facts.tokenizer_calls}
-    return any(c.qualname == "builtins.len" for c in nested) and any(id(c.node) in tokenizing for c in nested)
-
-
-def _enclosing_function(facts: Facts, call) -> int | None:
-    """id of the innermost lambda or def around a call."""
-    node = facts.parent(call.node)
-    while node is not None:
-        if isinstance(node, cst.Lambda):
-            return id(node)
-        node = facts.parent(node)
-    return id(call.function) if call.function is not None else None

@@ -3,10 +3,9 @@ itself where the text's shape is one `tokenizer(...)` takes (preconditions: rule
 
 from __future__ import annotations
 
+from bertlint import versions
 from bertlint.facts import Call, Facts, Failure, structured_tokenizer, text_container
 from bertlint.rules import Context, Replacement, Rule
-
-REMOVED = ("encode_plus", "batch_encode_plus")
 
 
 class EncodePlusRemoved(Rule):
@@ -20,11 +19,12 @@ class EncodePlusRemoved(Rule):
     fix_title = "call the tokenizer directly"
 
     def check(self, ctx: Context) -> None:
-        if ctx.version < (5, 0):
+        removed = versions.removed_at("encode_methods", ctx.version)
+        if not removed:
             return
         facts = ctx.facts
         for call in facts.tokenizer_calls:
-            if call.method not in REMOVED or structured_tokenizer(facts, call):
+            if call.method not in removed or structured_tokenizer(facts, call):
                 continue
             fix, unsafe, help = (_batch_fix if call.method == "batch_encode_plus" else _single_fix)(facts, call)
             ctx.report(
