@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
-from bertlint.facts import Facts, Runtime, dead_code, walk
+from bertlint.facts import Facts, Runtime, dead_functions, walk
 from bertlint.ipython import mask_script
 from bertlint.parsing import parse_module
 from bertlint.report import Edit, Finding, Fix, Notice
@@ -376,7 +376,7 @@ def _place(reports: list[Report], facts: Facts, source: str, path: str, selected
     comments = suppressions(source)
     findings: list[Finding] = []
     if reports:
-        dead = dead_code(facts)  # what a rule finds in code that never runs cannot happen
+        dead = dead_functions(facts)  # what a rule finds in code that never runs cannot happen
         positions = positions_of(facts.module, [
             node for r in reports for node in (r.node, r.anchor, *(rep.node for rep in (r.fix[2] if r.fix else ()))) if node is not None
         ] + list(dead))

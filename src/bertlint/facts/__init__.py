@@ -27,7 +27,7 @@ in) reads only the model.
 
 from bertlint.facts.core import Facts
 from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, ignore_index_markers, is_label_call, known_labels, never_served
-from bertlint.facts.liveness import dead_code, is_script
+from bertlint.facts.liveness import dead_functions, is_script
 from bertlint.facts.loops import (
     GRAD_MODES, NO_GRAD_MODES, MisplacedClip, TrainingLoop, float_cast, forward_model, grad_mode, in_context, in_training_step, is_clip, is_model_call,
     misplaced_clips, steps_every_n, under_grad_mode,
@@ -57,7 +57,7 @@ __all__ = [
     # core
     "Facts", "Runtime",
     # liveness
-    "dead_code", "is_script",
+    "dead_functions", "is_script",
     # values
     "Binding", "Instance", "ModelLoad", "Pack", "Series", "checkpoint_argument", "holds_tokenizer", "load_behind",
     # training
