@@ -34,8 +34,8 @@ def model_spec(site: Site, load: ModelLoad | None = None) -> dict[str, Any]:
         if known is not None:
             load, info = known
         elif facts.model_loads:
-            load = facts.model_loads[0]
-    elif load.checkpoint is not UNKNOWN:
+            load = facts.model_loads[0]  # no model trained (a script that only generates): the one it loads
+    if info is None and load is not None and load.checkpoint is not UNKNOWN:
         info = facts.checkpoint_info(load)
     if info is not None:
         spec = dataclasses.asdict(info)
