@@ -99,7 +99,8 @@ def _part(facts: Facts, expr: cst.BaseExpression | None, scope: Scope, order: in
                 return id(found.call), HEAD if child is not None and knowledge.is_fresh_head(child) else None
             if isinstance(expr, cst.Attribute) and (expr.attr.value in ("base_model", "model") or found.detail == PART):
                 # the value layer's same model, or a part of it that is a model (`model.bert`, a seq2seq's `encoder`)
-                return id(found.call), BODY if _is_body(facts, found.call, expr.attr.value) else None
+                body = _is_body(facts, found.call, expr.attr.value) or found.detail == PART and _is_layer_stack(facts, found.call, expr)
+                return id(found.call), BODY if body else None
             return id(found.call), WHOLE
         if isinstance(expr, cst.Attribute):
             owner = facts.kind(expr.value, scope, order)
