@@ -7,11 +7,6 @@ import json
 import time
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from bertlint.facts import Call, Facts
-
 MAX_BYTES = 64 * 2**20
 MAX_ROWS = 2_000_000
 MAX_SECONDS = 2.0
@@ -20,51 +15,6 @@ READERS = {
     "from_csv": "csv", "from_json": "json", "from_parquet": "parquet",
 }
 BUILDERS = {"csv": "csv", "json": "json", "parquet": "parquet"}
-
-
-def data_file_of(facts: "Facts", call: "Call") -> tuple[Path | None, str]:
-    """The existing local file a `pd.read_csv`/`load_dataset("csv", data_files=...)`-like call reads."""
-    short = call.short or ""
-    q = call.qualname or ""
-    if short in READERS and (q.startswith(("pandas", "datasets")) or call.method in READERS):
-        fmt = READERS[short]
-        arg = call.arg(0, "path_or_buf" if fmt == "json" else "filepath_or_buffer")
-        if arg is None:
-            arg = call.arg(0, "path") or call.arg(0, "path_or_paths")
-        if fmt == "json" and facts.kw_value(call, "lines", default=False) is True:
-            fmt = "jsonl"
-    elif short == "load_dataset" and q.startswith("datasets"):
-        builder = facts.arg_value(call, 0, "path")
-        if builder not in BUILDERS:
-            return None, ""
-        fmt, arg = BUILDERS[builder], call.kwargs.get("data_files")
-    else:
-        return None, ""
-    if arg is None:
-        return None, ""
-    value = facts.value(arg.value, call.scope, order=call.order)
-    if isinstance(value, dict):
-        value = value.get("train", next(iter(value.values()), None))
-    if isinstance(value, (list, tuple)) and len(value) == 1:
-        value = value[0]
-    if not isinstance(value, str) or "://" in value:
-        return None, ""
-    path = Path(value)
-    if not path.is_absolute() and facts.base_dir is not None:
-        facts.depends_on(facts.base_dir / path)  # cached results must notice it appear or change
-        if (facts.base_dir / path).is_file():
-            path = facts.base_dir / path
-    facts.depends_on(path)
-    if fmt == "json" and path.suffix == ".jsonl":
-        fmt = "jsonl"
-    if fmt == "tsv" or (fmt == "csv" and path.suffix == ".tsv"):
-        fmt = "tsv"
-    try:
-        if not path.is_file() or path.stat().st_size > MAX_BYTES:
-            return None, ""
-    except OSError:
-        return None, ""
-    return path, fmt
 
 
 def label_counts(path: Path, fmt: str, columns: list[str]) -> tuple[Counter, str] | None:

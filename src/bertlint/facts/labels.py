@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import libcst as cst
@@ -165,7 +166,7 @@ def _data_file_labels(facts: Facts) -> list[tuple[list, str]]:
         return []
     reads = []
     for call in facts.calls:
-        path, fmt = datafiles.data_file_of(facts, call)
+        path, fmt = data_file_of(facts, call)
         if path is not None:
             reads.append((call, path, fmt))
         elif call.short in _OTHER_DATASETS:
@@ -365,3 +366,48 @@ def _served_keys(facts: Facts, cls: ClassDef, call: Call, arg: cst.CSTNode) -> f
             index = parent.slice[0].slice if isinstance(parent, cst.Subscript) and len(parent.slice) == 1 else None
             keys.add(literal(index.value) if isinstance(index, cst.Index) and isinstance(literal(index.value), str) else None)
     return frozenset(keys)
+
+
+def data_file_of(facts: Facts, call: Call) -> tuple[Path | None, str]:
+    """The existing local file a `pd.read_csv`/`load_dataset("csv", data_files=...)`-like call reads."""
+    short = call.short or ""
+    q = call.qualname or ""
+    if short in datafiles.READERS and (q.startswith(("pandas", "datasets")) or call.method in datafiles.READERS):
+        fmt = datafiles.READERS[short]
+        arg = call.arg(0, "path_or_buf" if fmt == "json" else "filepath_or_buffer")
+        if arg is None:
+            arg = call.arg(0, "path") or call.arg(0, "path_or_paths")
+        if fmt == "json" and facts.kw_value(call, "lines", default=False) is True:
+            fmt = "jsonl"
+    elif short == "load_dataset" and q.startswith("datasets"):
+        builder = facts.arg_value(call, 0, "path")
+        if builder not in datafiles.BUILDERS:
+            return None, ""
+        fmt, arg = datafiles.BUILDERS[builder], call.kwargs.get("data_files")
+    else:
+        return None, ""
+    if arg is None:
+        return None, ""
+    value = facts.value(arg.value, call.scope, order=call.order)
+    if isinstance(value, dict):
+        value = value.get("train", next(iter(value.values()), None))
+    if isinstance(value, (list, tuple)) and len(value) == 1:
+        value = value[0]
+    if not isinstance(value, str) or "://" in value:
+        return None, ""
+    path = Path(value)
+    if not path.is_absolute() and facts.base_dir is not None:
+        facts.depends_on(facts.base_dir / path)  # cached results must notice it appear or change
+        if (facts.base_dir / path).is_file():
+            path = facts.base_dir / path
+    facts.depends_on(path)
+    if fmt == "json" and path.suffix == ".jsonl":
+        fmt = "jsonl"
+    if fmt == "tsv" or (fmt == "csv" and path.suffix == ".tsv"):
+        fmt = "tsv"
+    try:
+        if not path.is_file() or path.stat().st_size > datafiles.MAX_BYTES:
+            return None, ""
+    except OSError:
+        return None, ""
+    return path, fmt

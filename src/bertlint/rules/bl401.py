@@ -7,7 +7,7 @@ from collections import Counter
 import libcst as cst
 
 from bertlint import datafiles
-from bertlint.facts import LABEL_NAMES, Facts, literal, names_in, run_anchor
+from bertlint.facts import LABEL_NAMES, Facts, data_file_of, literal, names_in, run_anchor
 from bertlint.rules import Context, Rule
 
 MIN_EXAMPLES = 50
@@ -102,7 +102,7 @@ def label_distributions(facts: Facts):
             if counts is not None:
                 yield counts, "`make_classification(weights=...)`"
         else:
-            path, fmt = datafiles.data_file_of(facts, call)
+            path, fmt = data_file_of(facts, call)
             if path is not None:
                 counts = datafiles.label_counts(path, fmt, _label_columns(facts))
                 if counts is not None:
