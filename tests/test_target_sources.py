@@ -161,6 +161,16 @@ def test_a_source_install_in_a_requirements_file(project):
     assert target(project / "train.py")[0] == (4, 39, 3)
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-8-sig", "utf-32"])
+def test_a_requirements_file_with_a_byte_order_mark_is_read_in_its_encoding(project, encoding):
+    # `pip freeze > requirements.txt` in Windows PowerShell writes UTF-16 with a BOM; pip reads it (auto_decode)
+    text = "transformers==4.24.0\r\ndatasets==2.18.0\r\n"
+    data = text.encode(encoding) if encoding != "utf-16-be" else b"\xfe\xff" + text.encode("utf-16-be")
+    (project / "requirements.txt").write_bytes(data)
+    found = target(project / "train.py")
+    assert found[0] == (4, 24, 0) and found.of("datasets")[0] == (2, 18, 0)
+
+
 def test_an_unknown_release_silences_the_rules_that_read_it_and_only_them(project):
     script = project / "run_sft.py"
     script.write_text(TRAINER_SCRIPT + "\nfrom torch.utils.data import DataLoader, TensorDataset\nimport torch\n"

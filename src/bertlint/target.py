@@ -29,6 +29,7 @@ compare it.
 
 from __future__ import annotations
 
+import codecs
 import functools
 import json
 import os
@@ -560,12 +561,28 @@ def _requirement_files_in(folder: Path) -> tuple[tuple[str, list[str]], ...]:
     return tuple(found)
 
 
+# The byte-order marks pip's `auto_decode` recognises in a requirements file (pip/_internal/utils/encoding.py): a file
+# saved as UTF-16 by Windows tools (`pip freeze > requirements.txt` in PowerShell) is read in its encoding.
+_BOMS = (  # utf-32-le's mark begins with utf-16-le's: tried first
+    (codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+def _decoded(data: bytes) -> str:
+    """A requirements file's text as pip reads it: in the encoding its byte-order mark names, else UTF-8."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return data[len(bom):].decode(encoding, errors="replace")
+    return data.decode("utf-8", errors="replace")
+
+
 @functools.lru_cache(maxsize=256)
 def _requirement_lines(path: Path, mtime_ns: int, size: int) -> list[str]:
     """A file's requirements as `name<spec>` lines (requirements.txt's own form); keyed on the file's state,
     so a long-lived server sees edits."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = _decoded(path.read_bytes())
     except OSError:
         return []
     if path.name == "pyproject.toml":
