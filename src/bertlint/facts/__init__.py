@@ -42,7 +42,7 @@ from bertlint.facts.training import (
 from bertlint.facts.flow import keyed_values, sources
 from bertlint.facts.guards import Failure
 from bertlint.facts.functions import forwards_kwargs
-from bertlint.facts.inspection import INSPECTIONS, inspected, never_fed, only_inspected
+from bertlint.facts.inspection import INSPECTIONS, inspected, never_fed, only_inspected, unfed_map_function
 from bertlint.facts.padded import fed_alone, padded_call, padded_ids
 from bertlint.facts.trainable import freezes_parameters, frozen_bodies, frozen_models, keras_trains_pretrained, trained_model, trains_pretrained, untrained_models
 from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
@@ -76,7 +76,7 @@ __all__ = [
     # functions
     "forwards_kwargs",
     # inspection
-    "INSPECTIONS", "inspected", "only_inspected",
+    "INSPECTIONS", "inspected", "never_fed", "only_inspected", "unfed_map_function",
     # padded
     "fed_alone", "padded_call", "padded_ids",
     # tensors

@@ -2,7 +2,8 @@
 
 `inspected(facts, read)` answers for one read (a name, or the call that makes the value); `only_inspected(facts,
 call)` for the value a call makes and binds to a name: every later read of that name in its block is an inspection;
-`never_fed(facts, expr)` for a value followed wherever it goes (`uses`): nothing consumes it but inspections.
+`never_fed(facts, expr)` for a value followed wherever it goes (`uses`): nothing consumes it but inspections;
+`unfed_map_function(facts, fn)` for a function `.map` runs on a dataset that is never fed.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from __future__ import annotations
 import libcst as cst
 
 from bertlint.facts.nodes import Call
-from bertlint.facts.training import in_call_to
-from bertlint.facts.uses import uses
+from bertlint.facts.training import in_call_to, map_calls
+from bertlint.facts.uses import callers, uses
 from bertlint.facts.values import Values as Facts
 
 # Calls that only look at a value (an encoding printed, displayed, logged, decoded or compared).
@@ -65,6 +66,15 @@ def never_fed(facts: Facts, expr: cst.BaseExpression) -> bool:
     (`ds.map(f)` alone: `datasets` returns a new dataset, so this one is lost). No use at all counts: a value nobody
     reads feeds nothing. Unknown uses (an argument of any other call, a method, a store, a return) count as fed."""
     return all(use.how in ("arg", "read", "method") and inspected(facts, use.node) for use in uses(facts, expr))
+
+
+def unfed_map_function(facts: Facts, fn: cst.CSTNode | None) -> bool:
+    """`fn` runs only in `.map`/`.filter` calls (`map_calls`; the file never calls it itself) and the dataset none of them
+    makes is fed (`never_fed`): what it pads or labels reaches no model."""
+    maps = [call for call, mapped, _ in map_calls(facts) if mapped is fn]
+    if not maps or isinstance(fn, cst.FunctionDef) and callers(facts, fn, facts.scope_of(fn.body)):
+        return False
+    return all(never_fed(facts, call.node) for call in maps)
 
 
 def _displayed(facts: Facts, node: cst.CSTNode) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, asks_for_tpu, feeds_layout_model, inspected, is_label_call, longest_of_a_set, map_calls, mapped_function, never_fed, only_inspected, padding_at, tokenizer_load_of
+from bertlint.facts import Call, Facts, asks_for_tpu, feeds_layout_model, inspected, is_label_call, longest_of_a_set, mapped_function, only_inspected, padding_at, tokenizer_load_of, unfed_map_function
 from bertlint.rules import Context, Rule
 
 # Back ends that want fixed shapes (each new shape is a recompilation, or the engine is built for one shape): static
@@ -43,8 +43,6 @@ class StaticPaddingToMax(Rule):
         if not static or _fixed_shapes_wanted(facts) or feeds_layout_model(facts):
             return  # fixed shapes wanted; a layout model's boxes (and word labels) padded to the same length as its ids
         feeds_training = bool(facts.trainers or facts.calls_to("torch.utils.data.DataLoader"))
-        # the functions of the `.map` calls whose dataset goes on to something: one only printed, or dropped, pads nothing that trains
-        fed = {id(fn) for call, fn, _ in map_calls(facts) if not never_fed(facts, call.node)}
         # a seq2seq model's labels padded to a fixed length where no collator pads labels (`DataCollatorWithPadding`
         # and `tokenizer.pad` leave them as they are): the fixed length is what lets them batch, not waste
         fixed_labels_needed = (
@@ -59,7 +57,7 @@ class StaticPaddingToMax(Rule):
             load = tokenizer_load_of(facts, call)
             if "padding" in call.kwargs and pad.max_length is None and not call.has_double_star and (load is None or load.method == "from_pretrained"):
                 ctx.report(anchor, '`padding="max_length"` without `max_length` pads every example to the tokenizer\'s `model_max_length` (512 for BERT-style checkpoints), however short it is')
-            elif feeds_training and (function := mapped_function(facts, call)) is not None and id(function) in fed and not (fixed_labels_needed and is_label_call(facts, call)):
+            elif feeds_training and (function := mapped_function(facts, call)) is not None and not unfed_map_function(facts, function) and not (fixed_labels_needed and is_label_call(facts, call)):
                 ctx.report(
                     anchor,
                     "padding to `max_length` in the `.map` preprocessing pads every example to the full length before batching: "

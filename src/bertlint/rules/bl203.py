@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Facts, Scope, at_pad_positions, ignore_index_markers, never_served, only_reported, padded_call, padded_ids
+from bertlint.facts import Facts, Scope, at_pad_positions, ignore_index_markers, never_served, only_reported, padded_call, padded_ids, unfed_map_function
 from bertlint.rules import Context, Rule
 
 GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
@@ -38,7 +38,7 @@ class PadTokensInLabels(Rule):
         found = []
         stored_in: set[int] = set()  # scopes that write `x["labels"] = ...` themselves
         for store in facts.stores:
-            if store.key == "labels" and isinstance(store.target, cst.Subscript) and training and not masking and not never_served(facts, store):
+            if store.key == "labels" and isinstance(store.target, cst.Subscript) and training and not masking and not never_served(facts, store) and not unfed_map_function(facts, store.scope.node):
                 stored_in.add(id(store.scope))
                 found.append((store.value, _padded(ctx, store.value, store.scope, store.order)))
         evaluated: set[int] = set()  # labels given to a forward whose loss is only looked at (under `no_grad`, `.item()`)
@@ -50,7 +50,7 @@ class PadTokensInLabels(Rule):
         for call in facts.tokenizer_calls:
             # with inputs, "labels" holds the padded target ids; a function that writes "labels" itself overrides or
             # ignores them (`labels = tok(..., text_target=...)` read only for its `input_ids`), reported at that store
-            if "text_target" in call.kwargs and call.arg(0, "text") is not None and id(call.scope) not in stored_in and training and not masking:
+            if "text_target" in call.kwargs and call.arg(0, "text") is not None and id(call.scope) not in stored_in and training and not masking and not unfed_map_function(facts, call.scope.node):
                 found.append((call.kwargs["text_target"], padded_call(facts, call, ctx.version)))
         found = [(node, why) for node, why in found if why is not None]
         if not found or _masks_pad_positions(facts):
