@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from bertlint.facts.model import per_file
 from bertlint.facts.nodes import Call
 from bertlint.facts.training import in_call_to, map_calls
 from bertlint.facts.uses import callers, uses
@@ -71,10 +72,17 @@ def never_fed(facts: Facts, expr: cst.BaseExpression) -> bool:
 def unfed_map_function(facts: Facts, fn: cst.CSTNode | None) -> bool:
     """`fn` runs only in `.map`/`.filter` calls (`map_calls`; the file never calls it itself) and the dataset none of them
     makes is fed (`never_fed`): what it pads or labels reaches no model."""
-    maps = [call for call, mapped, _ in map_calls(facts) if mapped is fn]
-    if not maps or isinstance(fn, cst.FunctionDef) and callers(facts, fn, facts.scope_of(fn.body)):
-        return False
-    return all(never_fed(facts, call.node) for call in maps)
+    return fn is not None and id(fn) in _unfed_map_functions(facts)
+
+
+@per_file
+def _unfed_map_functions(facts: Facts) -> frozenset[int]:
+    """ids of the functions `unfed_map_function` holds for, each map call's dataset followed once a file."""
+    fed: dict[int, bool] = {}
+    for call, fn, _ in map_calls(facts):
+        fed[id(fn)] = fed.get(id(fn), False) or not never_fed(facts, call.node)
+    unfed = {fn for call, fn, _ in map_calls(facts) if not fed[id(fn)]}
+    return frozenset(id(fn) for fn in unfed if not (isinstance(fn, cst.FunctionDef) and callers(facts, fn, facts.scope_of(fn.body))))
 
 
 def _displayed(facts: Facts, node: cst.CSTNode) -> bool:

@@ -179,12 +179,9 @@ def untrained_models(facts: Facts) -> frozenset[int]:
 def freezes_parameters(facts: Facts) -> bool:
     """`x.requires_grad = False` or `x.requires_grad_(False)` anywhere: some parameters of some model are frozen, so
     which of them train is not the whole model (a head over a frozen base trains the head alone, in its own dtype)."""
-    for node in walk(facts.module) if "requires_grad" in facts.source else ():  # no such name in the text: no walk
-        if isinstance(node, cst.Assign) and dotted(node.value) == "False" and any(
-            isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" for t in node.targets
-        ):
-            return True
-    return any(c.method == "requires_grad_" and facts.arg_value(c, 0, "requires_grad", default=True) is False for c in facts.calls)
+    return any(s.key == "requires_grad" and dotted(s.value) == "False" for s in facts.stores) or any(
+        c.method == "requires_grad_" and facts.arg_value(c, 0, "requires_grad", default=True) is False for c in facts.calls
+    )
 
 
 def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
