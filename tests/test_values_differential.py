@@ -224,6 +224,21 @@ def _c_dict(s: Script, e: str, typ: str) -> str:
     return s.draw(st.sampled_from([f'{d}["k"]', f'{d}.get("k")']))
 
 
+def _c_dict_maybe_store(s: Script, e: str, typ: str) -> str:
+    """A dict holding `e` in its display, then a store under a test the value layer cannot read (of another key, or of
+    the key itself: the same value or another), in the dict's own scope or in a function it is passed to."""
+    d = s.fresh("d")
+    key, value = s.draw(st.sampled_from([("a", "1"), ("k", e), ("k", None)]))
+    value = _other(s, typ) if value is None else value
+    store = f'if len(__name__) > 100:\n    {d}["{key}"] = {value}'
+    if s.draw(st.booleans()):
+        s.emit(f'{d} = {{"a": 0, "k": {e}}}\n{store}')
+        return f'{d}["k"]'
+    f = s.fresh("f")
+    s.emit(f"def {f}({d}):\n" + "\n".join("    " + line for line in store.split("\n")) + f'\n    return {d}["k"]')
+    return f'{f}({{"a": 0, "k": {e}}})'
+
+
 def _c_function(s: Script, e: str, typ: str) -> str:
     f, v, a = s.fresh("f"), s.fresh("v"), s.fresh("_a")
     shape = s.draw(st.sampled_from(range(7)))
@@ -518,6 +533,7 @@ CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "comprehension": (_c_comprehension, ()),
     "display": (_c_display, ()),
     "dict": (_c_dict, ()),
+    "dict-maybe-store": (_c_dict_maybe_store, ()),
     "function": (_c_function, ()),
     "class": (_c_class, ()),
     "closure": (_c_closure, ()),

@@ -28,6 +28,10 @@ FOLLOWED = {
                  'd = dict([("enc", padded)], lr=2e-05)\nmodel(**d.get("enc"))\n',
     "kwargs-in-a-function": 'def main():\n    d = {"lr": 1e-3}\n    d["lr"] = 2e-05\n    d.update(enc=padded)\n    model(**d["enc"])\n'
                             '    torch.optim.AdamW(model.parameters(), lr=d["lr"])\nmain()\n',
+    "other-item-stored-in-a-branch": 'd = {"lr": 2e-05, "n": 1}\nif len(__name__) > 1:\n    d["n"] = 2\ntorch.optim.AdamW(model.parameters(), lr=d["lr"])\n',
+    "same-item-stored-in-a-branch": 'd = {"lr": 2e-05}\nif len(__name__) > 1:\n    d["lr"] = 2e-05\ntorch.optim.AdamW(model.parameters(), lr=d["lr"])\n',
+    "parameter-updated-in-a-branch": 'def train(cfg):\n    if len(__name__) > 1:\n        cfg.update(n=2)\n    torch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n'
+                                     'train({"lr": 2e-05, "n": 1})\n',
 }
 
 # one object reached through two names, or changed where the dict's own events do not show it: never a wrong value
@@ -54,6 +58,7 @@ SHARED = {
     "alias-changed-in-a-branch": 'd = {"k": 1e-05}\nalias = d\nif len(__name__) > 1:\n    alias["k"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=d["k"])\n',
     "a-copy-changed-shares-the-nested-dict": 'a = {"opt": {"lr": 1e-05}}\nc = dict(a)\nc["opt"]["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=a["opt"]["lr"])\n'
                                              'b = {"opt": {"lr": 1e-05}}\nd = {**b}\nd["opt"].update(lr=0.001)\ntorch.optim.AdamW(model.parameters(), lr=b["opt"]["lr"])\n',
+    "new-key-stored-in-a-branch": 'd = {"lr": 1e-05}\nif len(__name__) > 1:\n    d["n"] = 2\ntorch.optim.AdamW(model.parameters(), lr=len(d) * 1e-05)\n',
     "kwargs-key-given-twice": 'def f(p=None, **kw):\n    return p\nextra = {"p": 2e-05}\nextra["p"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=f(**extra))\n',
 }
 

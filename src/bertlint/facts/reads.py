@@ -77,6 +77,8 @@ class Reads:
         later = [e for e, sure in reversed(straight[:-1] if first is not None else straight)]
         if first is not None and not back and all(sure for _, sure in straight) and not any(e.op in _BINDS for e in later):
             value = self._mutated(first, owner, later)
+        elif not back and all(e.op in ("setitem", "update") for e in later) and (first is not None or name in owner.params):
+            value = self._items_changed(name, owner, first, list(reversed(straight[:-1] if first is not None else straight)))
         elif any(e.op not in _BINDS for e in (*later, *back)):
             return UNKNOWN
         else:
@@ -86,6 +88,27 @@ class Reads:
             value = agree(found)
         if isinstance(value, (list, dict, set)) and self.f.shared_and_changed(name, owner):
             return UNKNOWN  # `alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its parameter
+        return value
+
+    def _items_changed(self, name: str, owner: Scope, first: Event | None, later: list[tuple[Event, bool]]) -> Any:
+        """The dict `first` binds (none: the parameter `name` on entry) with the items stored and updated after it, in
+        order: a change that surely ran applied; one that may not have run (`if os.environ.get(...): cfg["epochs"] =
+        2`) leaves each key it changes holding what both paths agree on, UNKNOWN where they differ, and only where the
+        key was there already (which keys the dict has then holds on every path). UNKNOWN for a change in a loop the
+        binding is not in, or any change not of a dict's items."""
+        value = self._constant_of(first, owner) if first is not None else constant(self.param(owner, name))
+        loops = first.loops if first is not None else ()
+        for event, sure in later:
+            if not isinstance(value, dict) or event.loops != loops:
+                return UNKNOWN
+            changed = self.item_changes(value, event, owner)
+            if not isinstance(changed, dict):
+                return UNKNOWN
+            if not sure:
+                if changed.keys() != value.keys():
+                    return UNKNOWN
+                changed = {key: agree([value[key], item]) for key, item in changed.items()}
+            value = changed
         return value
 
     def _constant_of(self, event: Event, owner: Scope) -> Any:
