@@ -226,7 +226,8 @@ def _c_dict(s: Script, e: str, typ: str) -> str:
 
 def _c_dict_maybe_store(s: Script, e: str, typ: str) -> str:
     """A dict holding `e` in its display, then a store under a test the value layer cannot read (of another key, or of
-    the key itself: the same value or another), in the dict's own scope or in a function it is passed to."""
+    the key itself: the same value or another), in the dict's own scope or in a function it is passed to (a display, or
+    a name bound to one)."""
     d = s.fresh("d")
     key, value = s.draw(st.sampled_from([("a", "1"), ("k", e), ("k", None)]))
     value = _other(s, typ) if value is None else value
@@ -236,6 +237,9 @@ def _c_dict_maybe_store(s: Script, e: str, typ: str) -> str:
         return f'{d}["k"]'
     f = s.fresh("f")
     s.emit(f"def {f}({d}):\n" + "\n".join("    " + line for line in store.split("\n")) + f'\n    return {d}["k"]')
+    if s.draw(st.booleans()):  # a dict of a name, passed to the function that may store into it
+        s.emit(f'{d} = {{"a": 0, "k": {e}}}')
+        return f"{f}({d})"
     return f'{f}({{"a": 0, "k": {e}}})'
 
 

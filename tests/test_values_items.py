@@ -32,6 +32,8 @@ FOLLOWED = {
     "same-item-stored-in-a-branch": 'd = {"lr": 2e-05}\nif len(__name__) > 1:\n    d["lr"] = 2e-05\ntorch.optim.AdamW(model.parameters(), lr=d["lr"])\n',
     "parameter-updated-in-a-branch": 'def train(cfg):\n    if len(__name__) > 1:\n        cfg.update(n=2)\n    torch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n'
                                      'train({"lr": 2e-05, "n": 1})\n',
+    "passed-to-a-function-that-stores-into-it": 'def train(cfg):\n    cfg["n"] = 2\n    torch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n'
+                                                'def main():\n    config = {"lr": 2e-05, "n": 1}\n    train(config)\nmain()\n',
 }
 
 # one object reached through two names, or changed where the dict's own events do not show it: never a wrong value
@@ -59,6 +61,14 @@ SHARED = {
     "a-copy-changed-shares-the-nested-dict": 'a = {"opt": {"lr": 1e-05}}\nc = dict(a)\nc["opt"]["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=a["opt"]["lr"])\n'
                                              'b = {"opt": {"lr": 1e-05}}\nd = {**b}\nd["opt"].update(lr=0.001)\ntorch.optim.AdamW(model.parameters(), lr=b["opt"]["lr"])\n',
     "new-key-stored-in-a-branch": 'd = {"lr": 1e-05}\nif len(__name__) > 1:\n    d["n"] = 2\ntorch.optim.AdamW(model.parameters(), lr=len(d) * 1e-05)\n',
+    "read-after-the-function-stored-into-it": 'def bump(cfg):\n    cfg["lr"] = 0.001\nconfig = {"lr": 1e-05}\nbump(config)\n'
+                                              'torch.optim.AdamW(model.parameters(), lr=config["lr"])\n',
+    "function-storing-into-it-called-twice": 'def bump(cfg):\n    torch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n    cfg["lr"] = 0.001\n'
+                                             'config = {"lr": 1e-05}\nbump(config)\nbump(config)\n',
+    "function-storing-into-it-in-a-loop": 'def bump(cfg):\n    torch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n    cfg["lr"] = 0.001\n'
+                                          'config = {"lr": 1e-05}\nfor _ in range(2):\n    bump(config)\n',
+    "function-storing-into-it-called-first-in-the-statement": 'def bump(cfg):\n    cfg["lr"] = 0.001\n    return 0\nconfig = {"lr": 1e-05}\n'
+                                                              'torch.optim.AdamW(model.parameters(), lr=(bump(config), config["lr"])[1])\n',
     "kwargs-key-given-twice": 'def f(p=None, **kw):\n    return p\nextra = {"p": 2e-05}\nextra["p"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=f(**extra))\n',
 }
 

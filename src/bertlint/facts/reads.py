@@ -86,7 +86,8 @@ class Reads:
             if first is None and name in owner.params:
                 found.append(constant(self.param(owner, name)))
             value = agree(found)
-        if isinstance(value, (list, dict, set)) and self.f.shared_and_changed(name, owner):
+        fresh = first is not None and isinstance(first.whole, cst.Dict) and self.reads_in(owner) and self.order is not None  # a display each run binds anew
+        if isinstance(value, (list, dict, set)) and self.f.shared_and_changed(name, owner, self.f.calls_by_order.get(self.order) if fresh else None):
             return UNKNOWN  # `alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its parameter
         return value
 

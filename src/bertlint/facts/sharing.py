@@ -11,7 +11,7 @@ import libcst as cst
 
 from bertlint.facts.functions import callee
 from bertlint.facts.items import aliased, subscripted
-from bertlint.facts.nodes import ENTER, ClassDef, Event, Scope, dotted, literal, names_in
+from bertlint.facts.nodes import ENTER, Call, ClassDef, Event, Scope, dotted, literal, names_in
 from bertlint.facts.reaching import BINDS as _BINDS
 
 
@@ -120,12 +120,31 @@ class Sharing:
                 changes.setdefault(groups[name], set()).add((scope_id, name))
         return groups, {group: frozenset(found) for group, found in changes.items()}, frozenset(attributes)
 
-    def shared_and_changed(self, name: str, owner: Scope | None = None) -> bool:
+    def shared_and_changed(self, name: str, owner: Scope | None = None, at: Call | None = None) -> bool:
         """`name` may hold the object another name holds, and some name of them changes it in place (other than
-        `name` itself in `owner` and its plain aliases there, whose events say how)."""
+        `name` itself in `owner` and its plain aliases there, whose events say how; other than a function's parameter
+        when the read is an argument of the call `at` and that function has not run yet: `changed_later`)."""
         found = self._sharing[1].get(self._sharing[0].get(name), ())
         own = {name, *self._aliases[0].get((id(owner), name), ())} if owner is not None else ()
-        return any(owner is None or scope_id != id(owner) or changer not in own for scope_id, changer in found)
+        return any((owner is None or scope_id != id(owner) or changer not in own) and not self.changed_later(scope_id, changer, owner, at) for scope_id, changer in found)
+
+    @functools.cached_property
+    def calls_by_order(self) -> dict[int, Call]:
+        return {c.order: c for c in self.calls}
+
+    def changed_later(self, scope_id: int, changer: str, owner: Scope | None, at: Call | None) -> bool:
+        """The change is a module-level function's, through its parameter `changer`, and no call of that function has
+        run when the arguments of the call `at` in `owner` are evaluated: the function's name is read only as the
+        function of calls in `owner`, outside loops, each `at` itself or in a later statement (`config = {...}` then
+        `train(config)`, which stores `config["epochs"]`: `train`'s argument is the display)."""
+        fn = next((s.node for s in self.scopes if id(s) == scope_id and s.parent is self.module_scope and changer in s.params), None)
+        if at is None or owner is None or not isinstance(fn, cst.FunctionDef):
+            return False
+        name = fn.name.value
+        calls = [c for c in self.calls_by_short.get(name, ()) if c.method is None and isinstance(c.node.func, cst.Name) and c.node.func.value == name]
+        if len(calls) != len(self.name_loads.get(name, ())) or len(self.module_scope.events.get(name, ())) != 1:
+            return False  # handed along, or bound more than once
+        return all(c.scope is owner and not c.loops and (c is at or c.order > at.order and c.stmt is not at.stmt) for c in calls)
 
     @functools.cached_property
     def _aliases(self) -> tuple[dict[tuple[int, str], list[str]], dict[tuple[int, str], list[Event]]]:
