@@ -20,7 +20,7 @@ from bertlint.facts.brain.transformers import PART
 from bertlint.facts.model import per_file
 from bertlint.facts.nodes import Call, Scope, dotted, walk
 from bertlint.facts.loops import NO_GRAD_MODES, forward_model, is_model_call, under_grad_mode
-from bertlint.facts.training import uses_peft
+from bertlint.facts.training import map_calls, uses_peft
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
 
@@ -203,6 +203,61 @@ def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
     if not found or len({info.id for _, info in found}) != 1:
         return None
     return found[0]
+
+
+# The transformers Trainers whose `compute_loss` takes the loss the model returns (a user subclass may compute its own;
+# trl's trainers build labels themselves); the collators that build no labels (`DataCollatorWithPadding` pads what it is
+# given and renames `label` to `labels`; `default_data_collator` stacks what it is given): trainer.py, data_collator.py, 5.24.
+_PLAIN_TRAINERS = frozenset({"transformers.Trainer", "transformers.Seq2SeqTrainer", "transformers.trainer.Trainer", "transformers.trainer_seq2seq.Seq2SeqTrainer"})
+_LABELLESS_COLLATORS = frozenset({"DataCollatorWithPadding", "default_data_collator"})
+
+
+def fails_before_a_step(facts: Facts) -> bool:
+    """The file trains only through Trainers that raise at their first step (`trainer_without_loss`): no gradient, no
+    optimizer state is ever made. The model is still the one the run means to train (its load is what it is)."""
+    return bool(facts.trainers) and not (facts.backward_calls or facts.fit_calls) and all(trainer_without_loss(facts, t) for t in facts.trainers)
+
+
+def trainer_without_loss(facts: Facts, trainer: Call) -> bool:
+    """A plain transformers `Trainer` of a causal LM whose training examples are exactly what a tokenizer call returns
+    (`ds.map(lambda b: tok(b["text"], truncation=True))`: input ids and a mask, no labels) and whose collator builds no
+    labels (none given, `DataCollatorWithPadding`, `default_data_collator`), without a `compute_loss_func`: a causal LM
+    returns a loss only when given labels, so `Trainer.compute_loss` raises "The model did not return a loss from the
+    inputs" at the first step (a `label` column of the data would give labels of the wrong shape, which fails too)."""
+    if trainer.qualname not in _PLAIN_TRAINERS or "compute_loss_func" in trainer.kwargs or trainer.has_double_star:
+        return False
+    model = trainer.arg(0, "model")
+    kind = facts.kind(model.value, trainer.scope, trainer.order) if model is not None else None
+    if kind is None or kind.kind != "model" or not any(load.call is kind.call and load.head == "causal-lm" for load in facts.model_loads):
+        return False
+    collator = trainer.arg(5, "data_collator")
+    if collator is not None:
+        built = facts.kind(collator.value, trainer.scope, trainer.order)
+        name = (built.call.qualname if built is not None and built.call is not None else facts.qualname(collator.value, trainer.scope)) or ""
+        if name.rsplit(".", 1)[-1] not in _LABELLESS_COLLATORS:
+            return False
+    data = trainer.arg(2, "train_dataset")
+    mapped = _mapping_call(facts, data.value, trainer.scope, trainer.order) if data is not None else None
+    functions = [fn for call, fn, _ in map_calls(facts) if call is mapped]
+    return bool(functions) and all(_returns_tokenizer_call(facts, fn) for fn in functions)
+
+
+def _mapping_call(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None, depth: int = 0) -> Call | None:
+    """The `.map(...)` call whose result `expr` is, through names and split subscripts (`tokenized["train"]`)."""
+    while isinstance(expr, cst.Subscript):
+        expr = expr.value
+    if isinstance(expr, cst.Name) and depth < 4:
+        found = facts.definition(expr, scope, order)
+        return _mapping_call(facts, found.value, found.scope, found.order, depth + 1) if found is not None and found.value is not expr else None
+    call = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+    return call if call is not None and call.method == "map" else None
+
+
+def _returns_tokenizer_call(facts: Facts, fn: cst.FunctionDef | cst.Lambda) -> bool:
+    """Every return of `fn` is a tokenizer call itself (`return tokenizer(...)`), nothing added to its encoding."""
+    returned = facts.return_values(fn)
+    calls = {id(c.node) for c in facts.tokenizer_calls}
+    return bool(returned) and all(isinstance(r, cst.Call) and id(r) in calls for r in returned)
 
 
 def trains_pretrained(facts: Facts, optimizer: Call) -> bool:
