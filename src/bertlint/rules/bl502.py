@@ -173,13 +173,13 @@ def _longest(facts: Facts, calls: list, info, version: tuple[int, ...]):
         pad = padding_at(facts, call, version)
         if pad.max_length is None and pad.pads_to_max:
             lengths.add(info.usable_max_tokens or UNKNOWN)
-        elif isinstance(pad.max_length, int) and (pad.pads_to_max or pad.truncation not in (None, False)):
+        elif isinstance(pad.max_length, int) and pad.pads_to_max:
             lengths.add(pad.max_length)
         elif pad.max_length is not None:
-            lengths.add(UNKNOWN)
+            lengths.add(UNKNOWN)  # dynamic padding: `max_length` only caps the batch; how long batches get is the data's, unknown
     if not lengths or UNKNOWN in lengths:
         return UNKNOWN
-    return max(lengths)  # the peak comes from the longest sequences
+    return max(lengths)  # every example of these calls is padded to its length
 
 
 def _optimizer(facts: Facts) -> str:
