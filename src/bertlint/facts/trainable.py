@@ -242,15 +242,64 @@ def trainer_without_loss(facts: Facts, trainer: Call) -> bool:
     return bool(functions) and all(_returns_tokenizer_call(facts, fn) for fn in functions)
 
 
-def _mapping_call(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None, depth: int = 0) -> Call | None:
+def _mapping_call(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None) -> Call | None:
     """The `.map(...)` call whose result `expr` is, through names and split subscripts (`tokenized["train"]`)."""
-    while isinstance(expr, cst.Subscript):
-        expr = expr.value
-    if isinstance(expr, cst.Name) and depth < 4:
-        found = facts.definition(expr, scope, order)
-        return _mapping_call(facts, found.value, found.scope, found.order, depth + 1) if found is not None and found.value is not expr else None
-    call = facts.call_of(expr) if isinstance(expr, cst.Call) else None
-    return call if call is not None and call.method == "map" else None
+    chain = _dataset_chain(facts, expr, scope, order)
+    return chain[0] if chain and chain[0].method == "map" else None
+
+
+def _dataset_chain(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None) -> list[Call]:
+    """The calls that made the dataset `expr` holds, last first: through names, split subscripts and `.map`/`.filter`/
+    `.shuffle`/`.select` receivers, down to the call that built it (`Dataset.from_dict(...)`, `load_dataset(...)`)."""
+    chain: list[Call] = []
+    for _ in range(8):
+        while isinstance(expr, cst.Subscript):
+            expr = expr.value
+        if isinstance(expr, cst.Name):
+            found = facts.definition(expr, scope, order)
+            if found is None or found.value is expr:
+                return chain
+            expr, scope, order = found.value, found.scope, found.order
+            continue
+        call = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+        if call is None:
+            return chain
+        chain.append(call)
+        if call.method not in _DATASET_STEPS or call.receiver is None:
+            return chain
+        expr, order = call.receiver, call.order
+    return chain
+
+
+_DATASET_STEPS = frozenset({"map", "filter", "shuffle", "select", "train_test_split", "with_format", "remove_columns", "rename_column"})
+HANDFUL = 16  # examples: a run over so few takes a few steps, seconds in any precision
+
+
+def trains_on_a_handful(facts: Facts) -> bool:
+    """The file trains only through Trainers whose training set is built in the file from a literal display of at most
+    `HANDFUL` examples (`Dataset.from_dict({"text": [three strings]})`, `Dataset.from_list([...])`), whatever `.map`s
+    follow: a demo or smoke run, whose speed and activation memory no precision setting changes in a way that matters."""
+    return bool(facts.trainers) and not (facts.backward_calls or facts.fit_calls) and all(_handful(facts, t) for t in facts.trainers)
+
+
+def _handful(facts: Facts, trainer: Call) -> bool:
+    data = trainer.arg(2, "train_dataset")
+    chain = _dataset_chain(facts, data.value, trainer.scope, trainer.order) if data is not None else []
+    made = chain[-1] if chain else None
+    if made is None or made.short not in ("from_dict", "from_list") or not (made.qualname or "").startswith("datasets.") or not made.positional:
+        return False
+    display = made.positional[0].value
+    found = facts.definition(display, made.scope, made.order) if isinstance(display, cst.Name) else None
+    display = found.value if found is not None else display
+    if made.short == "from_list":
+        columns = [display]
+    elif isinstance(display, cst.Dict) and all(isinstance(e, cst.DictElement) for e in display.elements):
+        columns = [e.value for e in display.elements]
+    else:
+        return False
+    return bool(columns) and all(isinstance(c, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement) for e in c.elements) for c in columns) and (
+        max(len(c.elements) for c in columns) <= HANDFUL
+    )
 
 
 def _returns_tokenizer_call(facts: Facts, fn: cst.FunctionDef | cst.Lambda) -> bool:
