@@ -72,6 +72,11 @@ class Values(Evaluation):
             return default
         return self.value(arg.value, call.scope, order=call.order, cli=cli)
 
+    def passes(self, call: Call, keyword: str) -> bool:
+        """The call gives `keyword` a value other than None: `weight=None` (or a name holding None on every path) is
+        the parameter's default, as if absent; a value that cannot be told counts as given."""
+        return self.kw_value(call, keyword, default=None) is not None
+
     def is_batch(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, _depth: int = 0, *, words: bool = False) -> Any:
         """Does `expr` hold several texts? The one answer every rule takes: True for a constant list of two or more,
         a comprehension, `list(...)`, `.tolist()`, a file's lines, a column of a table or a dataset (or a slice of

@@ -11,6 +11,7 @@ from bertlint.facts import LABEL_NAMES, Facts, data_file_of, literal, names_in, 
 from bertlint.rules import Context, Rule
 
 MIN_EXAMPLES = 50
+SHOWN = 6  # classes the message lists in full; more: the three largest and the two smallest
 LM_HEADS = frozenset({"causal-lm", "masked-lm", "seq2seq"})
 MITIGATION_CALLS = ("compute_class_weight", "compute_sample_weight", "WeightedRandomSampler", "RandomOverSampler", "RandomUnderSampler", "SMOTE", "ADASYN", "sigmoid_focal_loss")
 
@@ -27,7 +28,7 @@ class ImbalancedLabelsUnweighted(Rule):
         facts = ctx.facts
         if not facts.is_training or _mitigated(facts) or not _classification(facts):
             return
-        anchor = run_anchor(facts)
+        anchor = run_anchor(facts, ("trainer", "training_args", "fit", "load", "loss"))
         if anchor is None:
             return
         for counts, origin in label_distributions(facts):
@@ -38,10 +39,14 @@ class ImbalancedLabelsUnweighted(Rule):
             ratio = n_major / max(n_minor, 1)
             if ratio < ctx.settings.imbalance_ratio:
                 continue
-            shown = ", ".join(f"{label!r}: {n}" for label, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+            ranked = counts.most_common()
+            shown = ", ".join(f"{label!r}: {n}" for label, n in (ranked if len(ranked) <= SHOWN else ranked[:3])) + (
+                "" if len(ranked) <= SHOWN else f", ..., {', '.join(f'{label!r}: {n}' for label, n in ranked[-2:])}; {len(ranked)} classes")
+            # the majority swamps the loss only where it holds at least half of the examples
+            effect = f"the model learns to predict {major!r}" if 2 * n_major >= total else f"the rarest classes ({ranked[-1][0]!r}: {n_minor}) are seldom predicted"
             ctx.report(
                 anchor,
-                f"labels from {origin} are imbalanced {ratio:.1f}:1 ({shown}; {total} examples) and nothing weights the classes: the model learns to predict {major!r}",
+                f"labels from {origin} are imbalanced {ratio:.1f}:1 ({shown}; {total} examples) and nothing weights the classes: {effect}",
             )
             return
 
@@ -62,13 +67,13 @@ def _mitigated(facts: Facts) -> bool:
         short = call.short or (call.node.func.value if isinstance(call.node.func, cst.Name) else "")
         if short in MITIGATION_CALLS or "focal" in short.lower():
             return True
-        if short in ("CrossEntropyLoss", "NLLLoss") and ("weight" in call.kwargs or call.positional):
+        if short in ("CrossEntropyLoss", "NLLLoss") and (facts.passes(call, "weight") or call.positional):
             return True
-        if short in ("BCEWithLogitsLoss",) and "pos_weight" in call.kwargs:
+        if short in ("BCEWithLogitsLoss",) and facts.passes(call, "pos_weight"):
             return True
-        if call.method == "fit" and ("class_weight" in call.kwargs or "sample_weight" in call.kwargs):
+        if call.method == "fit" and (facts.passes(call, "class_weight") or facts.passes(call, "sample_weight")):
             return True
-        if short in ("cross_entropy", "nll_loss") and "weight" in call.kwargs:
+        if short in ("cross_entropy", "nll_loss") and facts.passes(call, "weight"):
             return True
     if any(q.split(".", 1)[0] == "imblearn" for q in facts.imports.values()):
         return True
