@@ -26,7 +26,7 @@ in) reads only the model.
 """
 
 from bertlint.facts.core import Facts
-from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, data_file_of, ignore_index_markers, is_label_call, known_labels, never_served
+from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, column_renames, data_file_of, ignore_index_markers, is_label_call, known_labels, never_served
 from bertlint.facts.liveness import dead_functions, is_script
 from bertlint.facts.loops import (
     GRAD_MODES, NO_GRAD_MODES, MisplacedClip, TrainingLoop, float_cast, forward_model, grad_mode, in_context, in_training_step, is_clip, is_model_call,
@@ -65,7 +65,7 @@ __all__ = [
     "only_called_directly", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor", "runs_on_mps",
     "structured_tokenizer", "text_container", "tokenizer_load_of", "tokenizer_names", "training_arg", "uses_peft", "weight_dtype",
     # labels
-    "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "data_file_of", "ignore_index_markers", "is_label_call", "known_labels", "never_served",
+    "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "column_renames", "data_file_of", "ignore_index_markers", "is_label_call", "known_labels", "never_served",
     # loops
     "GRAD_MODES", "NO_GRAD_MODES", "MisplacedClip", "TrainingLoop", "float_cast", "forward_model", "grad_mode", "in_context", "in_training_step",
     "is_clip", "is_model_call", "misplaced_clips", "steps_every_n", "under_grad_mode",

@@ -169,7 +169,7 @@ def _data_file_labels(facts: Facts) -> list[tuple[list, str]]:
     if copy is None:
         return []
     column, shift, skip, frame = copy
-    if _label_column_touched(facts, skip) or frame is not None and _column_named(facts, re.compile(rf"\b{re.escape(column)}\b"), skip, (column,)):
+    if _label_column_touched(facts, skip) or column not in _DATA_LABEL_COLUMNS and _column_named(facts, re.compile(rf"\b{re.escape(column)}\b"), skip, (column,)):
         return []
     reads = []
     for call in facts.calls:
@@ -198,11 +198,18 @@ def _label_copy(facts: Facts) -> tuple[str, int, frozenset[int], Store | None] |
     """Which column of the data file becomes the label column, and shifted by what: ("label", 0, {}) where no store
     writes the label column; ("stars", -1, nodes) for the one store `df["label"] = df["stars"] - 1` into the frame the
     column is read from (a copy, a copy plus or minus an integer constant, either cast `.astype(int)`), with the nodes
-    of that store, which name the columns without changing them, and the store itself; None for any other store at the
-    label column."""
+    of that store, which name the columns without changing them, and the store itself; ("stars", 0, nodes, None) for the
+    one rename of a column to the label column; None for any other store at the label column or rename to it."""
     stores = [store for store in facts.stores if store.key in _DATA_LABEL_COLUMNS]
-    if not stores:
+    renamed = [(old, call) for old, new, call in column_renames(facts) if new in _DATA_LABEL_COLUMNS]
+    if not stores and not renamed:
         return "label", 0, frozenset(), None
+    if not stores:  # `df.rename(columns={"stars": "label"})`, `ds.rename_column("stars", "label")`: the values as they are
+        if len(renamed) != 1 or not isinstance(renamed[0][0], str) or renamed[0][0] in _DATA_LABEL_COLUMNS:
+            return None
+        return renamed[0][0], 0, frozenset(id(node) for arg in renamed[0][1].node.args for node in walk(arg)), None  # its arguments, not its receiver
+    if renamed:
+        return None
     if len(stores) != 1 or not isinstance(stores[0].target, cst.Subscript) or stores[0].function is not None:
         return None
     store = stores[0]
@@ -216,6 +223,23 @@ def _label_copy(facts: Facts) -> tuple[str, int, frozenset[int], Store | None] |
     if not isinstance(column, str) or column in _DATA_LABEL_COLUMNS or dotted(expr.value) is None or dotted(expr.value) != dotted(store.target.value):
         return None  # the label column from itself, or from another frame
     return column, shift, frozenset(id(node) for node in (*walk(store.target), *walk(store.value))), store
+
+
+def column_renames(facts: Facts) -> list[tuple[Any, Any, Call]]:
+    """(old, new, call) column names from `ds.rename_column(old, new)`, `rename_columns({...})`, `df.rename(columns={...})`
+    (datasets `Dataset.rename_column(original_column_name, new_column_name)` / `rename_columns(column_mapping)`, pandas
+    `DataFrame.rename(columns=...)`)."""
+    out = []
+    for call in facts.calls:
+        if call.method == "rename_column" and len(call.positional) == 2:
+            old, new = (facts.value(a.value, call.scope, order=call.order) for a in call.positional)
+            out.append((old, new, call))
+        elif call.method in ("rename_columns", "rename"):
+            arg = call.kwargs.get("columns") if call.method == "rename" else call.arg(0, "column_mapping")
+            mapping = facts.value(arg.value, call.scope, order=call.order) if arg is not None else None
+            if isinstance(mapping, dict):
+                out.extend((old, new, call) for old, new in mapping.items())
+    return out
 
 
 def _without_int_cast(expr: cst.BaseExpression) -> cst.BaseExpression:

@@ -7,7 +7,7 @@ from collections import Counter
 import libcst as cst
 
 from bertlint import datafiles
-from bertlint.facts import LABEL_NAMES, Facts, data_file_of, literal, names_in, run_anchor
+from bertlint.facts import LABEL_NAMES, Facts, column_renames, data_file_of, literal, names_in, run_anchor
 from bertlint.rules import Context, Rule
 
 MIN_EXAMPLES = 50
@@ -117,7 +117,7 @@ def label_distributions(facts: Facts):
 def _label_columns(facts: Facts) -> list[str]:
     """Columns the script treats as labels (`df["sentiment"]` assigned to `labels` or `df["label"]`, a column
     renamed to `label`), then the usual names."""
-    sources = [old for old, new in _renames(facts) if new in LABEL_NAMES]
+    sources = [old for old, new, _ in column_renames(facts) if new in LABEL_NAMES]
     sources += [store.value for store in facts.stores if isinstance(store.target, cst.Subscript) and store.key in LABEL_NAMES]
     sources += [value for variable in facts.variables if variable.name.lower() in LABEL_NAMES for value in variable.written]
     return [column for column in map(_column_read, sources) if column] + ["label", "labels", "target", "class", "y"]
@@ -134,19 +134,6 @@ def _column_read(source) -> str | None:
         column = literal(node.slice[0].slice.value)
         return column if isinstance(column, str) else None
     return None
-
-
-def _renames(facts: Facts):
-    """(old, new) column names from `ds.rename_column(old, new)`, `rename_columns({...})`, `df.rename(columns={...})`."""
-    for call in facts.calls:
-        if call.method == "rename_column" and len(call.positional) == 2:
-            old, new = (facts.value(a.value, call.scope, order=call.order) for a in call.positional)
-            yield old, new
-        elif call.method in ("rename_columns", "rename"):
-            arg = call.kwargs.get("columns") if call.method == "rename" else call.arg(0, "column_mapping")
-            mapping = facts.value(arg.value, call.scope, order=call.order) if arg is not None else None
-            if isinstance(mapping, dict):
-                yield from mapping.items()
 
 
 def _make_classification(facts: Facts, call) -> Counter | None:
