@@ -22,12 +22,14 @@ what trains them), `flow` (what a value is built from, as written), `guards` (th
 runs under), `inspection` (reads that only look
 at a value) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
 one object the rules hold). `liveness` (the functions a script never runs, which the engine reports nothing
-in) reads only the model.
+in) and `stops` (the statement where a script's run certainly stops, after which it reports nothing) read only
+the model.
 """
 
 from bertlint.facts.core import Facts
 from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, data_file_of, ignore_index_markers, is_label_call, known_labels, never_served
 from bertlint.facts.liveness import dead_functions, is_script
+from bertlint.facts.stops import stop_statement
 from bertlint.facts.loops import (
     GRAD_MODES, NO_GRAD_MODES, MisplacedClip, TrainingLoop, float_cast, forward_model, grad_mode, in_context, in_training_step, is_clip, is_model_call,
     misplaced_clips, steps_every_n, under_grad_mode,
@@ -58,6 +60,8 @@ __all__ = [
     "Facts", "Runtime",
     # liveness
     "dead_functions", "is_script",
+    # stops
+    "stop_statement",
     # values
     "Binding", "Instance", "ModelLoad", "Pack", "Series", "checkpoint_argument", "holds_tokenizer", "load_behind",
     # training
