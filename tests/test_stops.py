@@ -66,3 +66,27 @@ def test_a_cell_script_is_not_stopped(lint):
     source = "!pip install transformers\nfrom transformers import TrainingArguments\nprint(Dataset)\nargs = TrainingArguments(output_dir='o', evaluation_strategy='epoch')\n"
     assert [f.code for f in lint(source)] == ["BL601"]
     assert [f.code for f in lint(source.replace("!pip install transformers\n", ""))] == []
+
+
+def facts_at(path: Path, source: str) -> Facts:
+    path.write_text(source)
+    return Facts(cst.parse_module(source), source, path)
+
+
+@pytest.mark.parametrize(("source", "stops"), [
+    ("from datasets import tokenized_datasets, load_dataset\n", True),
+    ("from torch.utils.data import Dataset, Dataloader\n", True),
+    ("from datasets import load_dataset, load_metric, arrow_reader\n", False),  # removed in 3.0, a submodule: some release has them
+    ("from torch.utils.data import DataLoader2\n", False),  # torch 1.11-1.13
+    ("from torch.utils import Dataloader\n", False),  # no list of torch.utils
+    ("from datasets import *\n", False),
+])
+def test_imports_of_names_no_release_has(tmp_path, source, stops):
+    assert (stop_statement(facts_at(tmp_path / "train.py", source)) is not None) is stops
+
+
+def test_a_module_of_the_same_name_beside_the_file_is_what_it_imports(tmp_path):
+    (tmp_path / "datasets").mkdir()
+    facts = facts_at(tmp_path / "train.py", "from datasets import tokenized_datasets\n")
+    assert stop_statement(facts) is None
+    assert str(tmp_path / "datasets.py") in facts.inputs  # looked for: a cached result notices it appear

@@ -2,11 +2,13 @@
 
 A module-level statement runs once, in order, and nothing catches what it raises: the statements after it never run,
 and what a rule finds there (an argument a later call rejects, a name a later import lacks) cannot happen when the file
-runs as written. Two causes are certain from the text alone:
+runs as written. Three causes are certain from the text alone:
 
 - a name read where the statement certainly evaluates it (not under a lambda, a branch of a conditional expression,
   the right of an `and`/`or`, a comprehension's later clauses, an annotation) that nothing in the file binds, in any
   scope, and that is no builtin: `NameError` (`dataset = Dataset.from_pandas(df)` with `Dataset` never imported);
+- an import of a name that no release of the library has, where bertlint has the library's list of names
+  (data/exports.json: `datasets`, `torch.utils.data`): `from torch.utils.data import Dataloader` raises ImportError;
 - a transformers Auto class called directly (`AutoTokenizer("bert-base-uncased")`): every Auto class's `__init__`
   raises `OSError` (`EnvironmentError` before 4.23) and says to call `from_pretrained` (transformers 2.x to 5.24:
   `models/auto/tokenization_auto.py`, `configuration_auto.py`, `auto_factory.py`, `processing_auto.py`,
@@ -31,6 +33,7 @@ from typing import Iterator
 
 import libcst as cst
 
+from bertlint import knowledge
 from bertlint.facts.model import Model, per_file
 from bertlint.facts.nodes import dotted, iter_children, literal, walk
 
@@ -64,12 +67,30 @@ def stop_statement(facts: Model) -> cst.CSTNode | None:
         return None
     autos = _auto_names(facts.module, bound)
     for stmt, small in _run_for_certain(facts.module.body):
+        if isinstance(small, cst.ImportFrom) and _imports_what_is_not_there(facts, small):
+            return stmt
         for node in _evaluated(small):
             if isinstance(node, cst.Name) and _unbound(node.value, bound):
                 return stmt
             if isinstance(node, cst.Call) and _auto_class(node.func, autos):
                 return stmt
     return None
+
+
+def _imports_what_is_not_there(facts: Model, stmt: cst.ImportFrom) -> bool:
+    """`from datasets import tokenized_datasets`: a name no release of the library has (`knowledge.exported_names`),
+    from the library itself, not a module of the file's folder of the same name (`datasets.py`, `datasets/`)."""
+    module = dotted(stmt.module) if stmt.module is not None and not stmt.relative else None
+    names = knowledge.exported_names(module) if module else None
+    if names is None or isinstance(stmt.names, cst.ImportStar) or facts.base_dir is None:
+        return False
+    if any(isinstance(alias.name, cst.Name) and alias.name.value not in names for alias in stmt.names):
+        top = module.split(".")[0]
+        shadows = (facts.base_dir / f"{top}.py", facts.base_dir / top)
+        for path in shadows:
+            facts.depends_on(path)  # a cached result must notice one appear
+        return not any(path.exists() for path in shadows)
+    return False
 
 
 def _unbound(name: str, bound: dict[str, int]) -> bool:
