@@ -96,6 +96,18 @@ def test_a_launcher_lends_nothing_to_a_script_it_does_not_run_or_that_pins_itsel
     assert target(project / "own.py")[0] == (4, 40, 0)
 
 
+def test_a_script_a_notebook_beside_it_writes_takes_its_pins(project):
+    """`%%writefile main.py` in a notebook that installs its `%%writefile requirements.txt`: main.py is the notebook's."""
+    (project / "requirements.txt").write_text("transformers==5.0.0\n")  # the project's, overridden by the notebook's
+    notebook(project / "work.ipynb", "%%writefile requirements.txt\ntransformers==4.35.0\n", "%%writefile main.py\nimport transformers\n",
+             "!pip install -r requirements.txt\n")
+    found = target(project / "main.py")
+    assert found[:2] == ((4, 35, 0), "the pin transformers==4.35.0 in cell 3 (`pip install -r requirements.txt`) of work.ipynb, which writes it")
+    assert target(project / "other.py")[0] == (5, 0, 0)  # a script it does not write
+    notebook(project / "work.ipynb", "%%writefile sub/main.py\nimport transformers\n", "!pip install transformers==4.35.0\n")
+    assert target(project / "main.py")[0] == (5, 0, 0)  # it writes another folder's main.py
+
+
 def test_a_launcher_that_changes_folder_runs_another_folders_script(project):
     notebook(project / "other.ipynb", "!pip install transformers==4.38.2\n", "!cd examples && python run_sft.py\n")
     assert target(project / "run_sft.py")[0] == versions.latest()

@@ -11,7 +11,8 @@ In this order (the README has the table):
    as Colab comments them out, `get_ipython().system('pip install ...')` as nbconvert writes them, the
    `packages_to_install` of its Kubeflow Pipelines components, whose code runs in containers that install them);
 3. for a script, what a notebook or shell script in its folder that runs it installs (`!python NAME.py`,
-   `!accelerate launch NAME.py`, `%run NAME.py`, `torchrun ... NAME.py` in a .sh): the script runs with those;
+   `!accelerate launch NAME.py`, `%run NAME.py`, `torchrun ... NAME.py` in a .sh), or a notebook there that writes it
+   (`%%writefile NAME.py`): the script runs with those;
 4. the project's pin, from the file's folder up to the project root: requirements*.txt, pyproject.toml,
    setup.cfg, environment.yml, Pipfile;
    (for a library other than transformers that none of these pins: the ceiling the pinned transformers release
@@ -495,7 +496,8 @@ _LAUNCH = re.compile(r"python[\d.]*|\{sys\.executable\}|accelerate|torchrun|deep
 
 
 def _launchers_in(folder: Path) -> dict[str, tuple[tuple[list[str], str], ...]]:
-    """script name -> (requirements, where) of the installs of each notebook or shell script in `folder` that runs it."""
+    """script name -> (requirements, where) of the installs of each notebook or shell script in `folder` that runs it, or
+    of each notebook there that writes it (`%%writefile NAME.py`)."""
     try:
         names = sorted(name for name in os.listdir(folder) if name.endswith((".ipynb", ".sh")))
     except OSError:
@@ -509,15 +511,36 @@ def _launchers_in(folder: Path) -> dict[str, tuple[tuple[list[str], str], ...]]:
         except OSError:
             continue
         notebook = name.endswith(".ipynb")
-        scripts = _launched([c for _, c, _ in _notebook_commands(text, _LAUNCH_WORDS)] if notebook else [text], folder.name) if ".py" in text else ()
-        if not scripts:
-            continue
-        if notebook:
-            installs = tuple((lines, f"{where} of {name}, which runs it") for lines, where in _notebook_installs(text))
-        else:
-            installs = ((install_requirements(text) + _Shell().source_installs(text), f"{name}, which runs it"),)
-        for script in scripts:
-            out[script] = out.get(script, ()) + installs
+        run = _launched([c for _, c, _ in _notebook_commands(text, _LAUNCH_WORDS)] if notebook else [text], folder.name) if ".py" in text else set()
+        written = _written_scripts(text) - run if notebook and "%%writefile" in text else set()
+        for scripts, how in ((run, "runs"), (written, "writes")):
+            if not scripts:
+                continue
+            if notebook:
+                installs = tuple((lines, f"{where} of {name}, which {how} it") for lines, where in _notebook_installs(text))
+            else:
+                installs = ((install_requirements(text) + _Shell().source_installs(text), f"{name}, which {how} it"),)
+            for script in scripts:
+                out[script] = out.get(script, ()) + installs
+    return out
+
+
+def _written_scripts(text: str) -> set[str]:
+    """The scripts of the notebook's own folder that its `%%writefile NAME.py` cells write: code of the notebook, written
+    to run in its kernel's environment (imported, or run with `!python NAME.py`)."""
+    from bertlint.ipython import written_file
+
+    try:
+        cells = json.loads(text).get("cells")
+    except (ValueError, AttributeError):
+        return set()
+    out = set()
+    for cell in cells if isinstance(cells, list) else ():
+        source = cell.get("source") if isinstance(cell, dict) and cell.get("cell_type") == "code" else None
+        source = "".join(source) if isinstance(source, list) and all(isinstance(s, str) for s in source) else source
+        written = written_file(source) if isinstance(source, str) and "%%writefile" in source else None
+        if written is not None and written[0].endswith(".py") and os.path.dirname(os.path.normpath(written[0])) == "":
+            out.add(os.path.normpath(written[0]))
     return out
 
 
