@@ -42,6 +42,7 @@ def test_certain_stops(source, expected):
     "globals()['Dataset'] = 1\nprint(Dataset)\n",
     "import sys\nsetattr(sys.modules[__name__], 'Dataset', 1)\nprint(Dataset)\n",
     "import builtins\nprint(Dataset)\n",
+    "import gettext\ngettext.install('app')\nprint(_('hello'))\n",  # `install()` may add builtins
     "f = lambda: Dataset\ng = [Dataset for _ in range(0)]\nh = a if True else Dataset\n",  # not evaluated for certain
     "a = 1\nb = a or Dataset\n",
     "import os\nif os.environ:\n    print(Dataset)\n",  # only the test of an `if` runs for certain
