@@ -28,7 +28,7 @@ runs under), `inspection` (reads that only look
 at a value) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
 one object the rules hold). `liveness` (the functions a script never runs, which the engine reports nothing
 in) and `stops` (the statement where a script's run certainly stops, after which it reports nothing) read only
-the model.
+the model (and `stops` the knowledge's lists of the names a library exports).
 """
 
 from bertlint.facts.core import Facts
