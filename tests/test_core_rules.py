@@ -674,6 +674,25 @@ def test_bl401_literal_list_in_a_dict_column_and_make_classification():
     assert finding.line == 5 and "0: 900" in finding.message and "1: 100" in finding.message
 
 
+def test_bl401_many_classes_list_the_extremes_and_say_what_is_seldom_predicted(tmp_path):
+    # 20 intents, 40 examples each but two with 5: the majority holds 5% of the data, so nothing "learns to predict" it
+    rows = "text,label\n" + "".join(f"t,i{k}\n" * (5 if k >= 18 else 40) for k in range(20))
+    (tmp_path / "intents.csv").write_text(rows)
+    script = TRAINER_RUN + 'import pandas as pd\ndf = pd.read_csv("intents.csv")\nTrainer(model=model, train_dataset=Dataset.from_pandas(df)).train()\n'
+    [finding] = only("BL401", script, tmp_path / "train.py")
+    assert "8.0:1" in finding.message and "20 classes" in finding.message and "'i19': 5" in finding.message
+    assert "seldom predicted" in finding.message and "learns to predict" not in finding.message and "'i5'" not in finding.message
+
+
+def test_bl401_a_weight_of_none_weights_nothing():
+    base = TRAINER_RUN + 'from torch import nn\nlabels = [0] * 90 + [1] * 10\nW = None\nloss_fn = nn.CrossEntropyLoss(weight=WEIGHT)\nTrainer(model=model, train_dataset=Dataset.from_dict({"label": labels})).train()\n'
+    assert len(only("BL401", base.replace("WEIGHT", "None"))) == 1
+    assert len(only("BL401", base.replace("WEIGHT", "W"))) == 1
+    assert only("BL401", base.replace("WEIGHT", "torch_weights")) == []  # a value that cannot be told counts as weighting
+    fit = "import tensorflow as tf\nlabels = [0] * 90 + [1] * 10\nm = tf.keras.Sequential([])\nm.fit([[0.0]] * 100, labels, class_weight=CW)\n"
+    assert len(only("BL401", fit.replace("CW", "None"))) == 1 and only("BL401", fit.replace("CW", "{0: 1.0, 1: 9.0}")) == []
+
+
 def test_bl401_reads_local_csv_and_jsonl_files(tmp_path):
     rows = "text,queue\n" + "".join(f"t{i},billing\n" for i in range(90)) + "".join(f"t{i},outage\n" for i in range(10))
     (tmp_path / "tickets.csv").write_text(rows)

@@ -9,10 +9,15 @@ file's own functions, classes, loaders and configuration. UNKNOWN is the one sen
 treats as "say nothing": precision beats recall.
 
 The modules import in one direction, each only from those before it:
-`nodes` (the data model, UNKNOWN, tree helpers) <- `names` (library vocabulary) <- `model` (the
-walk and the semantic model) <- `abstract` (the abstract values) <- `runs` (where a function's code runs,
-seen from the scope around it) <- `functions` (the file's own functions: callees, arguments, returns) <- `calls`
-(those functions evaluated for a call) <- `evaluator` (what Python means; knows no library) <-
+`nodes` (the data model, UNKNOWN, tree helpers) <- `names` (library vocabulary) <- `walker` (the one walk that
+records a file) and `bindings` (which binding events a read sees) <- `model` (the semantic model) <- `abstract`
+(the abstract values) <- `runs` (where a function's code runs, seen from the scope around it) <- `functions` (the
+file's own functions: callees, arguments, returns) <- the parts of the evaluator, each knowing Python and no
+library: `folding`, `strings`, `reaching`, `items`, `iteration`, `calls` (builtins, library calls asked of the
+brains, the file's functions evaluated for a call), `operators` (constants, displays, operators), `reads` (names
+and the bindings that reach a read), `access` (attributes and items), `protocol` (items, iteration and unpacking of
+a value), `sharing` (aliasing and change in place) <- `evaluator` (`Evaluation`: the memo and the library hooks;
+`Evaluator`: one read, the mixins above) <-
 `brain/*` (the library models the evaluator runs: tables and small hooks, one module per library
 family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `uses` (where a value goes: the
 reads that consume it, through names, conversions and returns to the file's callers) <- `training`,
@@ -22,12 +27,14 @@ what trains them), `flow` (what a value is built from, as written), `guards` (th
 runs under), `inspection` (reads that only look
 at a value) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
 one object the rules hold). `liveness` (the functions a script never runs, which the engine reports nothing
-in) reads only the model.
+in) and `stops` (the statement where a script's run certainly stops, after which it reports nothing) read only
+the model (and `stops` the knowledge's lists of the names a library exports).
 """
 
 from bertlint.facts.core import Facts
-from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, data_file_of, ignore_index_markers, is_label_call, known_labels, never_served
+from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, column_renames, data_file_of, ignore_index_markers, is_label_call, known_labels, never_served
 from bertlint.facts.liveness import dead_functions, is_script
+from bertlint.facts.stops import stop_statement
 from bertlint.facts.loops import (
     GRAD_MODES, NO_GRAD_MODES, MisplacedClip, TrainingLoop, float_cast, forward_model, grad_mode, in_context, in_training_step, is_clip, is_model_call,
     misplaced_clips, steps_every_n, under_grad_mode,
@@ -58,6 +65,8 @@ __all__ = [
     "Facts", "Runtime",
     # liveness
     "dead_functions", "is_script",
+    # stops
+    "stop_statement",
     # values
     "Binding", "Instance", "ModelLoad", "Pack", "Series", "checkpoint_argument", "holds_tokenizer", "load_behind",
     # training
@@ -65,7 +74,7 @@ __all__ = [
     "only_called_directly", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor", "runs_on_mps",
     "structured_tokenizer", "text_container", "tokenizer_load_of", "tokenizer_names", "training_arg", "uses_peft", "weight_dtype",
     # labels
-    "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "data_file_of", "ignore_index_markers", "is_label_call", "known_labels", "never_served",
+    "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "column_renames", "data_file_of", "ignore_index_markers", "is_label_call", "known_labels", "never_served",
     # loops
     "GRAD_MODES", "NO_GRAD_MODES", "MisplacedClip", "TrainingLoop", "float_cast", "forward_model", "grad_mode", "in_context", "in_training_step",
     "is_clip", "is_model_call", "misplaced_clips", "steps_every_n", "under_grad_mode",

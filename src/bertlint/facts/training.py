@@ -78,7 +78,8 @@ def text_argument(facts: Facts, call: Call) -> cst.Arg | None:
 
 
 def run_anchor(facts: Facts, prefer: tuple[str, ...] = ("trainer", "training_args", "fit", "load")) -> cst.CSTNode | None:
-    """Where a whole-run finding sits: the call that starts or configures the run."""
+    """Where a whole-run finding sits: the call that starts or configures the run (with "loss" in `prefer`, else the
+    construction of the classification loss it trains with)."""
     for what in prefer:
         if what == "trainer" and facts.trainers:
             return facts.trainers[0].node
@@ -90,7 +91,15 @@ def run_anchor(facts: Facts, prefer: tuple[str, ...] = ("trainer", "training_arg
             loads = facts.model_loads
             if loads:
                 return loads[0].call.node
+        if what == "loss":  # a script whose model is built in another module: the classification loss it trains with
+            losses = facts.calls_to(*CLASSIFICATION_LOSSES)
+            if losses:
+                return losses[0].node
     return None
+
+
+# torch's class-index losses (torch/nn/modules/loss.py)
+CLASSIFICATION_LOSSES = ("torch.nn.CrossEntropyLoss", "torch.nn.NLLLoss", "torch.nn.modules.loss.CrossEntropyLoss", "torch.nn.modules.loss.NLLLoss")
 
 
 def uses_peft(facts: Facts) -> bool:

@@ -33,6 +33,15 @@ class Values(Evaluation):
 
     brains = BRAINS
 
+    def checkpoint(self, name: Any) -> knowledge.ModelInfo | None:
+        """What is known of the checkpoint `name` as this file passes it to `from_pretrained`: a local
+        folder's config.json (beside the file, or under the working directory) wins over the table."""
+        if not isinstance(name, str):
+            return None
+        for local in knowledge.local_config_candidates(name, self.base_dir):
+            self.depends_on(local)
+        return knowledge.lookup_checkpoint(name, self.base_dir)
+
     def name_value(self, name: str, scope: Scope, *, order: int | None = None, cli: bool = True) -> Any:
         """The constant a name holds when read in `scope` at `order` (a name no expression of the file reads there)."""
         found = self.named_at(name, scope, order, cli, None)
@@ -73,6 +82,11 @@ class Values(Evaluation):
         if arg is None:
             return default
         return self.value(arg.value, call.scope, order=call.order, cli=cli)
+
+    def passes(self, call: Call, keyword: str) -> bool:
+        """The call gives `keyword` a value other than None: `weight=None` (or a name holding None on every path) is
+        the parameter's default, as if absent; a value that cannot be told counts as given."""
+        return self.kw_value(call, keyword, default=None) is not None
 
     def is_batch(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, _depth: int = 0, *, words: bool = False) -> Any:
         """Does `expr` hold several texts? The one answer every rule takes: True for a constant list of two or more,
