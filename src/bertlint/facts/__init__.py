@@ -27,6 +27,7 @@ in) reads only the model.
 
 from bertlint.facts.core import Facts
 from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, data_file_of, ignore_index_markers, is_label_call, known_labels, never_served
+from bertlint.facts.branches import not_taken
 from bertlint.facts.liveness import dead_functions, is_script
 from bertlint.facts.loops import (
     GRAD_MODES, NO_GRAD_MODES, MisplacedClip, TrainingLoop, float_cast, forward_model, grad_mode, in_context, in_training_step, is_clip, is_model_call,
@@ -58,6 +59,8 @@ __all__ = [
     "Facts", "Runtime",
     # liveness
     "dead_functions", "is_script",
+    # branches
+    "not_taken",
     # values
     "Binding", "Instance", "ModelLoad", "Pack", "Series", "checkpoint_argument", "holds_tokenizer", "load_behind",
     # training

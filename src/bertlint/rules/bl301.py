@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Call, Facts, dotted, frozen_bodies, keras_trains_pretrained, trained_model, training_arg, trains_pretrained, uses_peft
+from bertlint.facts import Call, Facts, dotted, frozen_bodies, not_taken, keras_trains_pretrained, trained_model, training_arg, trains_pretrained, uses_peft
 from bertlint.rules import Context, Rule
 
 # Only the optimizers whose fine-tuning rates are published (api-facts.md section 8): the Adam family and
@@ -137,6 +137,8 @@ def default_rate_sites(facts: Facts, version: tuple[int, ...]):
         return
     seen: set[int] = set()
     for call in facts.calls:
+        if not_taken(facts, call):
+            continue  # a branch the file's own values (its argparse defaults) do not take
         q = call.qualname or ""
         last = q.rsplit(".", 1)[-1]
         if (q.startswith("torch.optim") and last in TORCH_DEFAULTS) or q == "transformers.AdamW":
@@ -226,7 +228,7 @@ def rate_sites(facts: Facts):
                 yield call, call.kwargs["learning_rate"], kind
     for call in facts.calls:
         site = _optimizer_rate(facts, call) if call.qualname else None
-        if site is not None and site[0] is not None and not facts.replaced_before_use(call):
+        if site is not None and site[0] is not None and not facts.replaced_before_use(call) and not not_taken(facts, call):
             yield call, *site
 
 
