@@ -33,6 +33,7 @@ the model (and `stops` the knowledge's lists of the names a library exports).
 
 from bertlint.facts.core import Facts
 from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, column_renames, data_file_of, ignore_index_markers, is_label_call, known_labels, never_served
+from bertlint.facts.branches import not_taken
 from bertlint.facts.liveness import dead_functions, is_script
 from bertlint.facts.stops import stop_statement
 from bertlint.facts.loops import (
@@ -67,6 +68,8 @@ __all__ = [
     "dead_functions", "is_script",
     # stops
     "stop_statement",
+    # branches
+    "not_taken",
     # values
     "Binding", "Instance", "ModelLoad", "Pack", "Series", "checkpoint_argument", "holds_tokenizer", "load_behind",
     # training
