@@ -9,10 +9,15 @@ file's own functions, classes, loaders and configuration. UNKNOWN is the one sen
 treats as "say nothing": precision beats recall.
 
 The modules import in one direction, each only from those before it:
-`nodes` (the data model, UNKNOWN, tree helpers) <- `names` (library vocabulary) <- `model` (the
-walk and the semantic model) <- `abstract` (the abstract values) <- `runs` (where a function's code runs,
-seen from the scope around it) <- `functions` (the file's own functions: callees, arguments, returns) <- `calls`
-(those functions evaluated for a call) <- `evaluator` (what Python means; knows no library) <-
+`nodes` (the data model, UNKNOWN, tree helpers) <- `names` (library vocabulary) <- `walker` (the one walk that
+records a file) and `bindings` (which binding events a read sees) <- `model` (the semantic model) <- `abstract`
+(the abstract values) <- `runs` (where a function's code runs, seen from the scope around it) <- `functions` (the
+file's own functions: callees, arguments, returns) <- the parts of the evaluator, each knowing Python and no
+library: `folding`, `strings`, `reaching`, `items`, `iteration`, `calls` (builtins, library calls asked of the
+brains, the file's functions evaluated for a call), `operators` (constants, displays, operators), `reads` (names
+and the bindings that reach a read), `access` (attributes and items), `protocol` (items, iteration and unpacking of
+a value), `sharing` (aliasing and change in place) <- `evaluator` (`Evaluation`: the memo and the library hooks;
+`Evaluator`: one read, the mixins above) <-
 `brain/*` (the library models the evaluator runs: tables and small hooks, one module per library
 family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `uses` (where a value goes: the
 reads that consume it, through names, conversions and returns to the file's callers) <- `training`,

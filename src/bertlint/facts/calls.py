@@ -1,6 +1,7 @@
-"""The file's own functions evaluated for a call: the frames that bind a call's arguments, what a call returns, what
-a parameter holds (the argument of the call being evaluated, else what every call site passes, else its default).
-`CallFrames` is mixed into the evaluator's per-file memo (`evaluator.Evaluation`), `Calls` into the evaluator."""
+"""Calls: a builtin folded or followed, a library call asked of the library models, the file's own functions
+evaluated for a call: the frames that bind a call's arguments, what a call returns, what a parameter holds (the
+argument of the call being evaluated, else what every call site passes, else its default). `CallFrames` is mixed into
+the evaluator's per-file memo (`evaluator.Evaluation`), `Calls` into the evaluator."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import MAX_DEPTH, Frame, Function, Instance, agree
-from bertlint.facts.functions import arguments, bind, callee, defined_at, frame_of, function_scope
+from bertlint.facts import folding
+from bertlint.facts.abstract import MAX_DEPTH, MAX_SEQ, Abstract, Frame, Function, Instance, Record, agree
+from bertlint.facts.functions import ancestors, arguments, bind, callee, defined_at, frame_of, function_scope, inherited
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Scope, iter_children
 
 
@@ -122,3 +124,70 @@ class Calls:
             default = owner.params[name].default
             return self.f.evaluate(default, owner.parent, defined_at(owner), cli=True) if default is not None and self.cli else UNKNOWN
         return agree([self.f.evaluate(expr, scope, order, cli=self.cli, frame=caller) for expr, scope, order, caller in sources])
+
+    def _Call(self, node):
+        call = self.f.call_of(node)
+        if call is None:
+            return UNKNOWN
+        if call.qualname in _BUILTINS:
+            return getattr(self, _BUILTINS[call.qualname])(call)
+        found = self.f.ask("call", self, call)
+        if found is not None:
+            return found
+        if call.qualname is None or call.qualname.startswith("<local>."):
+            found = self.returned(call)  # a function of the file's own: a constant or an object
+            if found is not UNKNOWN:
+                return found
+        if call.method is not None:
+            receiver = self.sub(call.receiver, call.scope, call.order)
+            if isinstance(receiver, Abstract):
+                if self.f.ask("keeps", call.method, receiver):
+                    return receiver
+                found = self.f.ask("method", self, receiver, call)
+                if found is not None:
+                    return found
+                if isinstance(receiver, Instance) and receiver.kind == "instance":  # its class's method, or one it inherits
+                    cls = receiver.detail
+                    fn = cls.methods.get(call.method) or inherited(self.f, cls, call.method, ancestors(self.f, cls))
+                    if fn is not None:
+                        return self.run(fn, call, True)
+            if isinstance(receiver, Record):
+                receiver = UNKNOWN if self.changed_in_place(call.receiver) else dict(receiver.items)
+            if call.method in ("keys", "values", "items") and isinstance(receiver, dict) and not call.node.args:
+                return self.view(receiver, call.method)
+            if isinstance(receiver, str) and not call.has_star_args:  # `"a\nb".splitlines()`, `line.strip()`
+                return folding.str_method(receiver, call.method, [self.const(a.value) for a in call.positional], {k: self.const(a.value) for k, a in call.kwargs.items()})
+            if call.method == "get" and isinstance(receiver, dict) and len(call.positional) in (1, 2) and not call.kwargs:
+                key = self.const(call.positional[0].value)
+                if key is UNKNOWN:
+                    return UNKNOWN
+                return receiver[key] if key in receiver else (self.const(call.positional[1].value) if len(call.positional) == 2 else None)
+        if call.qualname is None or call.qualname.startswith("<local>.") and call.method is not None:
+            called = self.eval(call.node.func)  # `tok(texts)`, `toks[0](texts)`, `Config.tok(texts)`: an object called
+            if isinstance(called, Function):
+                return self.call_value(called, call)
+            if isinstance(called, Abstract):
+                found = self.f.ask("called", self, called, call)
+                return UNKNOWN if found is None else found
+        return UNKNOWN
+
+    def _folded_builtin(self, call: Call) -> Any:
+        if call.kwargs or call.has_star_args:
+            return UNKNOWN
+        args = [self.const(a.value) for a in call.positional]
+        if any(a is UNKNOWN for a in args):
+            return UNKNOWN
+        if call.qualname == "builtins.range":
+            result = range(*args)
+            return result if len(result) <= MAX_SEQ else UNKNOWN
+        return _FOLDED[call.qualname](*args)
+
+
+_FOLDED = {f"builtins.{fn.__name__}": fn for fn in (int, float, str, round, len, min, max, abs, sum, bool, list, tuple, sorted, range)}
+# the builtins the evaluator runs: folded on constants, or followed through objects
+_BUILTINS = {
+    **{name: "_folded_builtin" for name in _FOLDED},
+    "builtins.list": "_sequence_builtin", "builtins.tuple": "_sequence_builtin", "builtins.sorted": "_sequence_builtin",
+    "builtins.enumerate": "_enumerate", "builtins.zip": "_zip", "builtins.dict": "_dict", "builtins.map": "_map",
+    "builtins.iter": "_iter", "builtins.next": "_next", "contextlib.nullcontext": "_nullcontext", "functools.partial": "partial_value", "builtins.isinstance": "_isinstance",
+}

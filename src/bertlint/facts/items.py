@@ -116,7 +116,7 @@ class Items:
         """The dict `expr` holds, key by key (a constant dict or a `Record`), else UNKNOWN."""
         found = self.sub(expr, scope, order)
         if isinstance(found, Record):
-            return UNKNOWN if self._changed(expr) else dict(found.items)
+            return UNKNOWN if self.changed_in_place(expr) else dict(found.items)
         return found if isinstance(found, dict) else UNKNOWN
 
     def spread(self, call: Call) -> Passed | None:

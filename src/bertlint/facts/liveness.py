@@ -19,7 +19,8 @@ import re
 
 import libcst as cst
 
-from bertlint.facts.model import Model, is_main_guard, per_file
+from bertlint.facts.model import Model, per_file
+from bertlint.facts.walker import is_main_guard
 from bertlint.facts.nodes import walk
 
 _WORD = re.compile(r"[A-Za-z_]\w*")

@@ -31,6 +31,15 @@ class Values(Evaluation):
 
     brains = BRAINS
 
+    def checkpoint(self, name: Any) -> knowledge.ModelInfo | None:
+        """What is known of the checkpoint `name` as this file passes it to `from_pretrained`: a local
+        folder's config.json (beside the file, or under the working directory) wins over the table."""
+        if not isinstance(name, str):
+            return None
+        for local in knowledge.local_config_candidates(name, self.base_dir):
+            self.depends_on(local)
+        return knowledge.lookup_checkpoint(name, self.base_dir)
+
     def name_value(self, name: str, scope: Scope, *, order: int | None = None, cli: bool = True) -> Any:
         """The constant a name holds when read in `scope` at `order` (a name no expression of the file reads there)."""
         found = self.named_at(name, scope, order, cli, None)

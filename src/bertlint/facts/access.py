@@ -1,0 +1,179 @@
+"""Attribute and item access: `self.x` in a method, an attribute of the file's own class or instance (a dataclass's
+field, what `__init__` assigns), a parameter's attribute followed to each call site, `x[key]` and slices, and whether
+a dict may be changed in place where its display does not show it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from bertlint.facts.abstract import MAX_DEPTH, Abstract, Frame, Instance, Pack, Record, agree
+from bertlint.facts.functions import arguments, enclosing_class, function_scope, is_dataclass, returns_of
+from bertlint.facts.instances import self_attribute_sources
+from bertlint.facts.items import subscripted
+from bertlint.facts.model import Model
+from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Scope, dotted, walk
+from bertlint.facts.reads import is_none
+
+
+class Access:
+    """The evaluator's attributes and items (mixed into `Evaluator`)."""
+
+    def _Attribute(self, node):
+        text = dotted(node)
+        if text and text.startswith("self.") and text.count(".") == 1:
+            return self.self_attribute(text)
+        return self.attribute(node.value, self.scope, self.order, self.frame, node.attr.value, 0)
+
+    def self_attribute(self, text: str) -> Any:
+        """`self.x` in a method: what every binding of it by the classes whose code may run on `self` gives (their
+        methods' `self.x = ...`, their bodies' `x = ...`: `instances`), when they agree."""
+        cls = enclosing_class(self.scope)
+        key = (text, id(cls))
+        if key in self.f.assumed_attributes:
+            return self.f.assumed_attributes[key]
+        return self.f.memoised(("self", *key, self.cli), lambda: self._self_attribute(text, cls, key))
+
+    def _self_attribute(self, text: str, cls: ClassDef | None, key: tuple) -> Any:
+        attr = text.split(".", 1)[1]
+        found = self_attribute_sources(self.f, cls, attr)
+        if found is None or not any(found):
+            return UNKNOWN
+        getters = [agree([self.sub(v, function_scope(self.f, fn), None, None) if v is not None else None for v in self.f.return_values(fn)] or [UNKNOWN]) for fn in found.getters]
+        assigned = [a for a in found.assigned if not is_none(a[0])]
+        plain = [m for m in assigned if not any(dotted(n) == text for n in walk(m[0]) if isinstance(n, cst.Attribute))]
+        if plain and len(plain) < len(assigned):
+            bound = [self._through_itself(key, plain, [m for m in assigned if m not in plain])]
+        else:
+            bound = [self.sub(value, owner, order, None) for value, owner, order in assigned]
+        given = bound + [self.class_field(c, attr) for c in found.class_level] + getters
+        if len(assigned) < len(found.assigned) and not all(isinstance(v, Abstract) for v in given):
+            return UNKNOWN  # `self.model = None` until a method loads one: None is a sentinel only beside objects
+        return agree(given)
+
+    def _through_itself(self, key: tuple, plain: list, derived: list) -> Any:
+        """`self.x = Model(...)` then `self.x = self.x.eval()`: the value the plain assignments agree on, when each
+        assignment made from the attribute itself, read as holding that value, gives it again (then by induction every
+        read does); else UNKNOWN, with what was worked out under that assumption forgotten."""
+        base = agree([self.sub(value, owner, order, None) for value, owner, order in plain])
+        if base is UNKNOWN:
+            return UNKNOWN
+        inside = {id(n) for value, _, _ in derived for n in walk(value)}
+        for cycled in [k for k, v in self.f.memo.items() if k[0] in inside and v is UNKNOWN]:
+            del self.f.memo[cycled]  # unknown only through the cycle the assumption breaks
+        known = set(self.f.memo)
+        self.f.assumed_attributes[key] = base
+        try:
+            found = agree([base] + [self.sub(value, owner, order, None) for value, owner, order in derived])
+        finally:
+            del self.f.assumed_attributes[key]
+        if found is UNKNOWN:
+            for stale in set(self.f.memo) - known:
+                del self.f.memo[stale]
+        return found
+
+    def attribute(self, base: cst.BaseExpression, scope: Scope, order: int | None, frame: Frame | None, attr: str, depth: int) -> Any:
+        """`base.attr`: what the object `base` holds says; a parameter receiving several is followed to each call site."""
+        value = self.sub(base, scope, order, frame)
+        if isinstance(value, Abstract):
+            found = self.instance_attribute(value, attr)
+            if found is None:
+                found = self.f.ask("attribute", self, value, attr)
+            if found is None:
+                return UNKNOWN
+            if not isinstance(found, Abstract) and ((dotted(base), attr) in self.f.stored_attributes or isinstance(base, cst.Name) and self.f.attribute_stored_through_another(base.value, attr)):
+                return UNKNOWN  # `cfg.lr = ...` somewhere: which one is read depends on the order of execution
+            return found
+        if not isinstance(base, cst.Name) or depth >= MAX_DEPTH or value is not UNKNOWN:
+            return UNKNOWN
+        owner, events = self.f.binding_events(base.value, scope, order)
+        if owner is None or events or base.value not in owner.params:
+            return UNKNOWN
+        sources = arguments(self.f, owner, base.value, frame)
+        return agree([self.attribute(expr, where, at, caller, attr, depth + 1) for expr, where, at, caller in sources or ()])
+
+    def instance_attribute(self, value: Abstract, attr: str) -> Any:
+        """An attribute of the file's own class (`Config.lr`) or of an instance of it: the constructor's keyword of a
+        dataclass, else what `__init__` alone assigns to `self.attr` for this construction, else the class-level value.
+        None for what is no such instance; UNKNOWN for a class with bases, or an attribute set elsewhere too."""
+        if not isinstance(value, Instance) or value.kind not in ("instance", "class"):
+            return None
+        cls = value.detail
+        if value.kind == "class":
+            return self.class_field(cls, attr)
+        if any(base != "builtins.object" for base in cls.bases):
+            return UNKNOWN
+        construction = value.call
+        dataclass_ = is_dataclass(cls)
+        if dataclass_ and attr in construction.kwargs:
+            return self.f.evaluate(construction.kwargs[attr].value, construction.scope, construction.order, cli=self.cli)
+        init = cls.methods.get("__init__")
+        assigned = [(v, s, o) for v, s, o in self.f.self_attrs.get(f"self.{attr}", ()) if enclosing_class(s) is cls.scope]
+        if init is not None and not dataclass_:
+            if not assigned or any(s.node is not init for _, s, _ in assigned) or len(assigned) != 1:
+                return UNKNOWN
+            expr, where, at = assigned[0]
+            frame = self.f.frame_for(construction, init, True, self.frame)
+            return self.f.evaluate(expr, where, at, cli=self.cli, frame=frame) if frame is not None else UNKNOWN
+        if assigned or construction.positional or construction.has_star_args:
+            return UNKNOWN  # a field passed by position, `*args` or `**kwargs`
+        return self.class_field(cls, attr)
+
+    def class_field(self, cls: ClassDef, attr: str) -> Any:
+        """The class-level value of an attribute of a class of the file (plain, or a dataclass's `field(default=...)`)."""
+        events = cls.scope.events.get(attr, [])
+        if len(events) != 1 or events[0].op != "assign" or events[0].conditional or events[0].index is not None:
+            return UNKNOWN
+        value = events[0].value
+        made = self.f.call_of(value) if isinstance(value, cst.Call) else None
+        if made is not None and made.qualname in ("dataclasses.field", "<local>.field") or dotted(getattr(value, "func", None)) == "field":
+            default = made.kwargs.get("default") if made is not None else None
+            value = default.value if default is not None else None
+        return self.f.evaluate(value, cls.scope, events[0].order, cli=self.cli) if value is not None else UNKNOWN
+
+    def _Subscript(self, node):
+        if len(node.slice) != 1:
+            return UNKNOWN
+        index = node.slice[0].slice
+        base = self.eval(node.value)
+        if base is UNKNOWN or isinstance(base, Record) and self.changed_in_place(node.value):
+            return UNKNOWN
+        if isinstance(index, cst.Index):
+            key = self.const(index.value)
+            found = self.f.item_of(base, key)
+            stored = self.f.stored_items.get((dotted(node.value), key), ()) if isinstance(base, Abstract) else ()
+            stored = [s for s in stored if self.order is None or s.order < self.order]
+            if stored:  # `enc["input_ids"] = ...`: the item is what every store and the object agree on
+                return agree([found, *(self.sub(s.value, s.scope, s.order) for s in stored)])
+            return found
+        if isinstance(index, cst.Slice):
+            parts = [self.const(p) if p is not None else None for p in (index.lower, index.upper, index.step)]
+            if any(p is UNKNOWN for p in parts):  # `texts[i : i + bs]`: some slice of an object, whichever
+                return self.f.item_of(base, slice(None)) if isinstance(base, Abstract) and not isinstance(base, Pack) else UNKNOWN
+            return self.f.item_of(base, slice(*parts))
+        return UNKNOWN
+
+    def changed_in_place(self, expr) -> bool:
+        """The dict `expr` holds may be changed in place somewhere in the file in a way its value does not show (a
+        mutating method, an item stored or deleted through another name that may hold it or through an attribute):
+        its display no longer says what it holds. A display, `dict(...)` or a call of the file's function returning
+        only displays is a new dict; a name's own items stored and `update`s in its scope are its events, which its
+        value follows or is unknown for."""
+        made = self.f.call_of(expr) if isinstance(expr, cst.Call) else None
+        if isinstance(expr, (cst.Dict, cst.DictComp)) or made is not None and (made.qualname == "builtins.dict" or _fresh(self.f, made)):
+            return False  # a new dict: nothing else holds it yet
+        root = subscripted(expr)
+        if isinstance(root, cst.Name):
+            owner = self.scope.lookup_scope(root.value)
+            return owner is None or (id(owner), root.value) in self.f.mutated or self.f.shared_and_changed(root.value, owner)
+        name = dotted(root)
+        stores = (s for s in (*self.f.stores, *self.f.touched) if isinstance(s.target, cst.Subscript))
+        return name is None or self.f.shared_and_changed(name) or any(dotted(subscripted(s.target.value)) == name for s in stores)
+
+
+def _fresh(values: Model, call: Call) -> bool:
+    """`call` runs a function of the file every `return` of which is a dict display: it returns a new dict, that no
+    name held before (`def f(p): return {"k": p}`)."""
+    returned = returns_of(values, call)
+    return bool(returned) and all(isinstance(value, cst.Dict) for value, _ in returned)

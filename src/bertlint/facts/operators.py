@@ -1,0 +1,170 @@
+"""Constants, displays and operators: literals, f-strings, list/tuple/set/dict displays (starred elements spread),
+unary and binary operators, comparisons, `and`/`or` and conditional expressions on constants, lambdas."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from bertlint.facts.abstract import MAX_SEQ, Abstract, Pack, Record
+from bertlint.facts.nodes import UNKNOWN, literal
+from bertlint.facts.strings import formatted
+
+
+class Operators:
+    """The evaluator's literals, displays and operators (mixed into `Evaluator`)."""
+
+    def _Integer(self, node):
+        return node.evaluated_value
+
+    _Float = _Integer
+
+    def _SimpleString(self, node):
+        value = literal(node)
+        return UNKNOWN if value is None else value
+
+    _ConcatenatedString = _SimpleString
+
+    def _FormattedString(self, node):
+        return formatted(node, self.const)
+
+    def _seq(self, elements):
+        """The elements' values (a starred constant spread), or UNKNOWN where a starred one is not constant."""
+        out = []
+        for element in elements:
+            if isinstance(element, cst.StarredElement):
+                inner = self.eval(element.value)
+                if isinstance(inner, Pack):
+                    out.extend(inner.items)
+                elif isinstance(inner, (list, tuple)) or isinstance(inner, (set, dict)) and len(inner) <= 1:  # one element: no order
+                    out.extend(inner)
+                else:
+                    return UNKNOWN
+                continue
+            out.append(self.eval(element.value))
+        return out
+
+    def _display(self, node, make):
+        seq = self._seq(node.elements)
+        if seq is UNKNOWN:
+            return UNKNOWN
+        if any(isinstance(v, Abstract) or v is UNKNOWN for v in seq):
+            return Pack(tuple(seq)) if any(isinstance(v, Abstract) for v in seq) else UNKNOWN
+        return make(seq)
+
+    def _List(self, node):
+        return self._display(node, list)
+
+    def _Tuple(self, node):
+        return self._display(node, tuple)
+
+    def _Set(self, node):
+        seq = self._seq(node.elements)
+        return UNKNOWN if seq is UNKNOWN or any(isinstance(v, Abstract) or v is UNKNOWN for v in seq) else set(seq)
+
+    def _Dict(self, node):
+        out = {}
+        for element in node.elements:
+            if isinstance(element, cst.StarredDictElement):  # `{**defaults, **overrides}`: each key by key, objects too
+                inner = self.mapping(element.value, self.scope, self.order)
+                if inner is UNKNOWN:
+                    return UNKNOWN
+                out.update(inner)
+                continue
+            key = self.const(element.key)
+            if key is UNKNOWN:
+                return UNKNOWN
+            out[key] = self.eval(element.value)  # unknown values stay UNKNOWN per key
+        return Record(tuple(out.items())) if any(isinstance(v, Abstract) for v in out.values()) else out
+
+    def _UnaryOperation(self, node):
+        value = self.const(node.expression)
+        if value is UNKNOWN:
+            return UNKNOWN
+        op = type(node.operator)
+        if op is cst.Minus:
+            return -value
+        if op is cst.Plus:
+            return +value
+        if op is cst.Not:
+            return not value
+        return UNKNOWN
+
+    def _BinaryOperation(self, node):
+        left = self.eval(node.left)
+        if isinstance(left, Abstract):  # `ids + [pad_id] * (n - len(ids))`: what a library model says
+            found = self.f.ask("operation", self, left, node.operator, node.right)
+            return UNKNOWN if found is None else found
+        if left is UNKNOWN:
+            return UNKNOWN
+        right = self.const(node.right)
+        if right is UNKNOWN:
+            return UNKNOWN
+        op = type(node.operator)
+        if op is cst.Multiply and isinstance(left, (list, tuple, str)) and isinstance(right, int) or isinstance(right, (list, tuple, str)) and isinstance(left, int) and op is cst.Multiply:
+            size = (len(left) * right) if isinstance(right, int) else (len(right) * left)
+            if size > MAX_SEQ:
+                return UNKNOWN
+        if op is cst.Power and isinstance(right, (int, float)) and abs(right) > 64:
+            return UNKNOWN
+        fn = _OPERATORS.get(op)
+        if fn is None or isinstance(left, bool) or isinstance(right, bool):
+            return UNKNOWN
+        return fn(left, right)
+
+    def _Comparison(self, node):
+        """`len(x) == 1`, `mode in ("a", "b")`, `x is None`: on constants (`is` on None, True and False alone)."""
+        left = self.const(node.left)
+        for target in node.comparisons:
+            right = self.const(target.comparator)
+            if left is UNKNOWN or right is UNKNOWN:
+                return UNKNOWN
+            op = type(target.operator)
+            if op in (cst.Is, cst.IsNot):  # a constant other than None, True and False is none of them
+                if not any(v is None or isinstance(v, bool) for v in (left, right)):
+                    return UNKNOWN
+                result = (left is right) == (op is cst.Is)
+            elif op in _COMPARISONS:
+                result = _COMPARISONS[op](left, right)
+            else:
+                return UNKNOWN
+            if not result:
+                return False
+            left = right
+        return True
+
+    def _BooleanOperation(self, node):
+        """`a and b`, `a or b`: the operand Python returns, when the left one's truth is known."""
+        left = self.eval(node.left)
+        if left is UNKNOWN or isinstance(left, Abstract):
+            return UNKNOWN
+        return left if bool(left) == isinstance(node.operator, cst.Or) else self.eval(node.right)
+
+    def _IfExp(self, node):
+        test = self.const(node.test)
+        if test is UNKNOWN:
+            return UNKNOWN
+        return self.eval(node.body if test else node.orelse)
+
+    def _Lambda(self, node):
+        return self.function_value(node, self.scope)
+
+
+_OPERATORS = {
+    cst.Add: lambda a, b: a + b,
+    cst.Subtract: lambda a, b: a - b,
+    cst.Multiply: lambda a, b: a * b,
+    cst.Divide: lambda a, b: a / b,
+    cst.FloorDivide: lambda a, b: a // b,
+    cst.Modulo: lambda a, b: a % b if not isinstance(a, str) else UNKNOWN,
+    cst.Power: lambda a, b: a**b,
+}
+_COMPARISONS = {
+    cst.Equal: lambda a, b: a == b,
+    cst.NotEqual: lambda a, b: a != b,
+    cst.LessThan: lambda a, b: a < b,
+    cst.LessThanEqual: lambda a, b: a <= b,
+    cst.GreaterThan: lambda a, b: a > b,
+    cst.GreaterThanEqual: lambda a, b: a >= b,
+    cst.In: lambda a, b: a in b,
+    cst.NotIn: lambda a, b: a not in b,
+}

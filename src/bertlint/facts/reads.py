@@ -1,0 +1,207 @@
+"""Names and the bindings that reach a read: the constant a name surely holds (its mutations applied), the object
+every binding that may reach it binds (branches joined, a loop's back edge, a list only appended to), a parameter's
+value, a name of an outer scope read where the reading code may run (`runs`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from bertlint.facts.abstract import MAX_SEQ, Abstract, Instance, Record, Series, agree, constant
+from bertlint.facts.functions import frame_of
+from bertlint.facts.nodes import UNKNOWN, Event, Scope
+from bertlint.facts.reaching import BINDS as _BINDS
+from bertlint.facts.runs import orders_in_force
+
+
+class Reads:
+    """The evaluator's names (mixed into `Evaluator`)."""
+
+    def _Name(self, node):
+        return self.named(node.value)
+
+    def named(self, name: str) -> Any:
+        if name in ("True", "False", "None"):
+            return {"True": True, "False": False, "None": None}[name]
+        owner, _ = self.f.binding_events(name, self.scope, self.order)
+        if owner is None:
+            return UNKNOWN
+        every = self.f.events_through_aliases(owner, name)
+        if not self.reads_in(owner) and len(every) > 1:  # bound where this code runs: at each point it may run from
+            orders = orders_in_force(self.f, name, self.scope, owner, self.frame)
+            outer = frame_of(self.frame, owner)
+            return UNKNOWN if orders is None else agree([self.f.named_at(name, owner, order, self.cli, outer) for order in orders])
+        order = self.order if self.reads_in(owner) else None
+        straight, back = self.f.reaching.events(self, owner, every, order)
+        if not straight and not back:
+            if name in owner.params:
+                return self.param(owner, name)
+            straight, back = self.f.reaching.events(self, owner, every, None)  # read before any binding: every one
+        folded = self._folded(name, owner, straight, back, every)
+        if folded is not UNKNOWN:
+            return folded
+        return self._object(name, owner, straight, back, every)
+
+    def reads_in(self, owner: Scope) -> bool:
+        """The read runs where `owner`'s statements run: in `owner` itself, or in a list, set or dict comprehension of
+        it (evaluated at once; a generator runs later, a function when called)."""
+        scope = self.scope
+        while scope is not owner:
+            if scope.kind != "lambda" or not isinstance(scope.node, (cst.ListComp, cst.SetComp, cst.DictComp)) or scope.parent is None:
+                return False
+            scope = scope.parent
+        return True
+
+    def bound(self, event: Event, owner: Scope) -> Any:
+        """What a binding event binds its name to: the value, the element of the unpacked value or of the iterable (a
+        loop's last element when read after a loop that cannot break)."""
+        loop = event.guards[-1] if event.op == "for" and event.guards and event.guards[-1].kind == "loop" else None
+        if loop is None:
+            return self.f.unpacked(self.sub(event.whole, owner, event.order), event.path, event.op == "for")
+        whole = self.sub(event.whole, owner, loop.at)
+        if self.reads_in(owner) and self.order is not None and self.order > loop.end and not self.f.reaching.exits(loop.node):
+            return self.f.unpacked(self.f.last_of(whole), event.path, False)
+        return self.f.unpacked(whole, event.path, True)
+
+    def _sure(self, straight: list[tuple[Event, bool]]) -> Event | None:
+        """The binding that surely ran last before the read, if any."""
+        return straight[-1][0] if straight and straight[-1][1] and straight[-1][0].op in _BINDS else None
+
+    def _folded(self, name: str, owner: Scope, straight: list[tuple[Event, bool]], back: list[Event], every: list[Event]) -> Any:
+        """The constant the name holds: the last binding that surely ran with the mutations after it applied, or the
+        one constant of every binding that may reach the read; UNKNOWN when a method changes it in place."""
+        if (id(owner), name) in self.f.mutated or not self.reads_in(owner) and len(every) > 1:
+            return UNKNOWN  # read where a function runs: any of the bindings and changes may have run before the call
+        first = self._sure(straight)
+        later = [e for e, sure in reversed(straight[:-1] if first is not None else straight)]
+        if first is not None and not back and all(sure for _, sure in straight) and not any(e.op in _BINDS for e in later):
+            value = self._mutated(first, owner, later)
+        elif any(e.op not in _BINDS for e in (*later, *back)):
+            return UNKNOWN
+        else:
+            found = [self._constant_of(e, owner) for e in (*later, *back, *((first,) if first is not None else ()))]
+            if first is None and name in owner.params:
+                found.append(constant(self.param(owner, name)))
+            value = agree(found)
+        if isinstance(value, (list, dict, set)) and self.f.shared_and_changed(name, owner):
+            return UNKNOWN  # `alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its parameter
+        return value
+
+    def _constant_of(self, event: Event, owner: Scope) -> Any:
+        return constant(self.bound(event, owner)) if event.op in ("assign", "for") and event.whole is not None else UNKNOWN
+
+    def _mutated(self, first: Event, owner: Scope, later: list[Event]) -> Any:
+        """The constant `first` binds with the mutations after it (appends, extends, `+=`, `*=`) applied."""
+        value = self._constant_of(first, owner)
+        for event in later:
+            if value is UNKNOWN or event.loops != first.loops:
+                return UNKNOWN
+            if event.op in ("setitem", "update"):
+                value = constant(self.item_changes(value, event, owner))
+                continue
+            arg = self.const_at(event.value, owner, event.order) if event.value is not None else UNKNOWN
+            if arg is UNKNOWN:
+                return UNKNOWN
+            if event.op == "append" and isinstance(value, list):
+                value = value + [arg]
+            elif event.op in ("extend", "augadd") and isinstance(value, list) and isinstance(arg, (list, tuple)):
+                value = value + list(arg)
+            elif event.op == "augadd" and isinstance(value, (int, float, str)) and type(arg) is type(value):
+                value = value + arg
+            elif event.op == "augmul" and isinstance(value, (int, float)) and isinstance(arg, (int, float)):
+                value = value * arg
+            else:
+                return UNKNOWN
+            if isinstance(value, list) and len(value) > MAX_SEQ:
+                return UNKNOWN
+        return value
+
+    def const_at(self, node, scope: Scope, order: int | None) -> Any:
+        return constant(self.sub(node, scope, order))
+
+    def _object(self, name: str, owner: Scope, straight: list[tuple[Event, bool]], back: list[Event], every: list[Event]) -> Any:
+        """The object every binding that may reach the read binds (objects keep what they are through mutation)
+        (`if f: enc = a` / `else: enc = b`: the same object on every path, else UNKNOWN)."""
+        reaching = [e for e, _ in straight if e.op in _BINDS] + [e for e in back if e.op in _BINDS]
+        # `enc = None` first (a sentinel): no object, and a read that uses the object fails on that path
+        found = [self._extended(owner, every, e, self._bound_object(owner, every, e)) for e in reaching if not _binds_none(e)]
+        if found and self._sure(straight) is None and name in owner.params and (given := self.param(owner, name)) is not None:
+            found.append(given)  # `tok=None` then `if tok is None: tok = ...`: None is a sentinel too
+        value = agree(found) if found else UNKNOWN
+        if any(e.op in ("setitem", "update") for e in (*(e for e, _ in straight), *back)):  # a dict's items changed
+            first = self._sure(straight)
+            bound = self.bound(first, owner) if first is not None and first.op == "assign" else UNKNOWN
+            if isinstance(bound, (dict, Record)) and not back and all(sure for _, sure in straight):
+                return self._items_after(first, owner, [e for e, _ in reversed(straight[:-1])], bound)
+            return UNKNOWN if isinstance(value, Record) else value
+        return value
+
+    def _items_after(self, first: Event, owner: Scope, later: list[Event], value: Any) -> Any:
+        """The dict `first` binds with the items its scope stores and updates after it applied, every one of which
+        surely ran before the read (in the same loop iteration); UNKNOWN for any other change."""
+        for event in later:
+            if event.loops != first.loops or value is UNKNOWN:
+                return UNKNOWN
+            value = self.item_changes(value, event, owner)
+        return value
+
+    def _extended(self, owner: Scope, events: list[Event], bind: Event, value: Any) -> Any:
+        """The object `bind` binds after the `x += y` / `x.extend(y)` that follow it before the read, as a library
+        model says (`ids += [pad_id] * k`: ids padded by hand); UNKNOWN where such a change may or may not run."""
+        for event in events[events.index(bind) + 1 :]:
+            if event.op in _BINDS or self.reads_in(owner) and self.order is not None and event.order >= self.order:
+                break  # bound anew (what follows changes that object), or after the read
+            if event.op not in ("augadd", "extend") or not isinstance(value, Abstract) or event.value is None:
+                continue
+            at = type(self)(self.f, owner, event.order, self.cli, self.frame)
+            changed = self.f.ask("operation", at, value, cst.Add(), event.value)
+            if changed is None:
+                continue
+            every_time = not event.conditional or self.runs_before_read(event, owner) or _straight(event) and _straight(bind) and event.loops == bind.loops
+            value = changed if every_time else UNKNOWN
+        return value
+
+    def runs_before_read(self, event: Event, owner: Scope) -> bool:
+        """`event` runs on every path to this read: the read sits later in the same iteration of the loop whose body
+        runs `event` unbranched (`ids = tok.encode(t)` then `ids += pad` in one loop body)."""
+        if owner is not self.scope or self.order is None or not _straight(event) or not event.loops:
+            return False
+        return event.order < self.order <= self.f.loop_spans.get(id(event.loops[-1]), (0, -1))[1]
+
+    def _bound_object(self, owner: Scope, events: list[Event], event: Event) -> Any:
+        """The object binding `event` binds; a list built empty then only appended to is a `Series` of what every
+        append adds."""
+        after = []
+        for later in events[events.index(event) + 1 :]:  # what changes it before the read (until it is bound anew)
+            if later.op in _BINDS or self.reads_in(owner) and self.order is not None and later.order >= self.order:
+                break
+            after.append(later)
+        if event.op == "assign" and isinstance(event.whole, cst.List) and not event.whole.elements and not event.path:
+            added = [e for e in after if e.op == "append"]
+            if not added or len(added) != len(after):
+                return UNKNOWN
+            element = agree([self.sub(e.value, owner, e.order) for e in added])
+            return Series(element) if isinstance(element, Abstract) else UNKNOWN
+        if event.op in ("assign", "for") and event.whole is not None:
+            found = self.bound(event, owner)
+            return found if isinstance(found, Abstract) else UNKNOWN
+        if event.op == "def" and isinstance(event.value, cst.FunctionDef):
+            return self.function_value(event.value, owner)
+        if event.op == "def" and isinstance(event.value, cst.ClassDef) and not event.conditional:
+            cls = self.f.classes.get(event.value.name.value)
+            return Instance("class", None, cls) if cls is not None and cls.node is event.value else UNKNOWN
+        return UNKNOWN
+
+
+def _straight(event: Event) -> bool:
+    """In its scope's own body and in no branch inside its innermost loop: every pass of that loop runs it."""
+    return not event.guards or event.guards[-1].kind == "loop"
+
+
+def _binds_none(event: Event) -> bool:
+    return event.op == "assign" and not event.path and is_none(event.whole)
+
+
+def is_none(expr: cst.BaseExpression | None) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"

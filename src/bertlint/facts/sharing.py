@@ -1,0 +1,165 @@
+"""Aliasing and change in place: which names of the file may hold one object (`alias = cfg`, an argument and the
+parameter it is passed to, `self.cfg = cfg`) and which of them change it (items stored or deleted, a mutating method,
+`+=`): a constant display is folded only where nothing changes it behind its name's back."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import libcst as cst
+
+from bertlint.facts.functions import callee
+from bertlint.facts.items import aliased, subscripted
+from bertlint.facts.nodes import ENTER, ClassDef, Event, Scope, dotted, literal, names_in
+from bertlint.facts.reaching import BINDS as _BINDS
+
+
+class Sharing:
+    """Which names share an object and which change it in place, found once per file (mixed into `Evaluation`)."""
+
+    @functools.cached_property
+    def stored_attributes(self) -> frozenset[tuple[str | None, str | None]]:
+        """(object, attribute) of every `obj.attr = ...` in the file, by the object's dotted name."""
+        stored = {(dotted(s.target.value), s.key) for s in (*self.stores, *self.touched) if isinstance(s.target, cst.Attribute)}
+        for call in self.calls_by_short.get("setattr", ()):
+            if call.method is None and call.qualname in (None, "builtins.setattr") and len(call.positional) >= 2:
+                stored.add((dotted(call.positional[0].value), literal(call.positional[1].value)))
+        return frozenset(stored)
+
+    @functools.cached_property
+    def stored_items(self) -> dict[tuple[str | None, Any], list]:
+        """(object, key) -> the stores `obj["key"] = value` of the file, by the object's dotted name."""
+        stored: dict[tuple[str | None, Any], list] = {}
+        for store in self.stores:
+            if isinstance(store.target, cst.Subscript) and store.key is not None:
+                stored.setdefault((dotted(store.target.value), store.key), []).append(store)
+        return stored
+
+    @functools.cached_property
+    def plain_stores(self) -> dict[int, Any]:
+        """The plain item stores `obj[key] = value` of the file, by their target."""
+        return {id(s.target): s for s in self.stores if isinstance(s.target, cst.Subscript)}
+
+    @functools.cached_property
+    def mutated(self) -> frozenset[tuple[int, str]]:
+        """(scope, name) of every name a mutating method of a list, dict or set is called on (`cfg.update(...)`,
+        `texts.insert(0, t)`): its constant is not folded."""
+        followed = {id(e.value) for scope in self.scopes for events in scope.events.values() for e in events if e.op == "update"}
+        found = set()
+        for c in self.calls:  # `cfg["opt"].update(...)` changes `cfg`; `cfg.update(...)` as a statement is an event
+            root = subscripted(c.receiver) if c.method in MUTATORS and id(c.node) not in followed else None
+            if isinstance(root, cst.Name):
+                found.add((id(c.scope.lookup_scope(root.value) or c.scope), root.value))
+        return frozenset(found)
+
+    @functools.cached_property
+    def scopes(self) -> list[Scope]:
+        """The module's, its functions' and its classes' scopes."""
+        return [self.module_scope, *(s for defs in self.functions.values() for _, s in defs), *(c.scope for c in self.classes.values())]
+
+    @functools.cached_property
+    def _sharing(self) -> tuple[dict[str, str], dict[str, frozenset[tuple[int, str]]], frozenset[tuple[str, str | None]]]:
+        """Names that may hold one object, found in one pass: a name assigned another or a part of it (`alias = cfg`,
+        `inner = cfg["opt"]`, `x = cfg if a else b`, `cfg = {"opt": inner}`, a loop over it), an argument and the
+        parameters of the file's function it is passed to, joined into groups (by name, file-wide: more joins only make
+        more unknown). Returns each shared name's group, each group's changes in place by (scope, name) (an item
+        stored or deleted, through attributes too: `h.cfg["lr"] = ...`, a mutating method, `+=`), and (group,
+        attribute) of every attribute some member stores."""
+        parent: dict[str, str] = {}
+
+        def find(name: str) -> str:
+            while parent.get(name, name) != name:
+                name = parent[name] = parent.get(parent[name], parent[name])
+            return name
+
+        def join(a: str, b: str) -> None:
+            parent.setdefault(a, a)
+            parent.setdefault(b, b)
+            parent[find(a)] = find(b)
+
+        changed: set[tuple[int, str]] = set(self.mutated)
+        for scope in self.scopes:
+            for name, events in scope.events.items():
+                for event in events:
+                    if event.op == "assign" and event.path[:1] == (ENTER,):  # `with nullcontext(cfg) as c`
+                        for other in names_in(event.whole):
+                            join(name, other)
+                    elif event.op in ("assign", "for") and event.whole is not None:
+                        for other in aliased(self, event.whole):
+                            join(name, other)
+                    elif event.op not in _BINDS and event.op not in ("unpack", "param"):
+                        changed.add((id(scope), name))
+        for store in (*self.stores, *self.touched):  # `h.cfg["lr"] = ...`: the object `h` holds changes
+            root = subscripted(store.target, attributes=True)
+            if isinstance(store.target, cst.Subscript) and isinstance(root, cst.Name):
+                changed.add((id(store.scope.lookup_scope(root.value) or store.scope), root.value))
+            elif isinstance(store.target, cst.Attribute) and store.value is not store.target:  # `self.cfg = cfg`
+                for other in aliased(self, store.value):
+                    if isinstance(root, cst.Name):
+                        join(root.value, other)
+        for call in self.calls:
+            if call.qualname is not None and not call.qualname.startswith("<local>."):
+                continue
+            passed = [a.value.value for a in (*call.positional, *call.kwargs.values()) if isinstance(a.value, cst.Name)]
+            target = callee(self, call) if passed else None
+            fn = target.fn if target is not None and not isinstance(target, ClassDef) else None
+            if isinstance(fn, cst.FunctionDef):
+                params = fn.params
+                for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                    for name in passed:
+                        join(name, param.name.value)
+        groups = {name: find(name) for name in parent}
+        attributes = set()
+        for store in (*self.stores, *self.touched):
+            if isinstance(store.target.value, cst.Name) and store.target.value.value in groups:
+                attributes.add((groups[store.target.value.value], store.key))
+        changes: dict[str, set[tuple[int, str]]] = {}
+        for scope_id, name in changed:
+            if name in groups:
+                changes.setdefault(groups[name], set()).add((scope_id, name))
+        return groups, {group: frozenset(found) for group, found in changes.items()}, frozenset(attributes)
+
+    def shared_and_changed(self, name: str, owner: Scope | None = None) -> bool:
+        """`name` may hold the object another name holds, and some name of them changes it in place (other than
+        `name` itself in `owner` and its plain aliases there, whose events say how)."""
+        found = self._sharing[1].get(self._sharing[0].get(name), ())
+        own = {name, *self._aliases[0].get((id(owner), name), ())} if owner is not None else ()
+        return any(owner is None or scope_id != id(owner) or changer not in own for scope_id, changer in found)
+
+    @functools.cached_property
+    def _aliases(self) -> tuple[dict[tuple[int, str], list[str]], dict[tuple[int, str], list[Event]]]:
+        """The plain aliases of each name bound once in a scope's own body (`alias = cfg`, unconditional, after the
+        one binding of `cfg`, and then only changing its items: stores, `update`, `append`, `extend`, all
+        unconditional), and those changes: they change the object `cfg` holds."""
+        names: dict[tuple[int, str], list[str]] = {}
+        changes: dict[tuple[int, str], list[Event]] = {}
+        for scope in self.scopes:
+            for alias, events in scope.events.items():
+                first, rest = events[0], events[1:]
+                if first.op != "assign" or first.path or first.guards or not isinstance(first.whole, cst.Name) or alias in scope.params:
+                    continue
+                if (id(scope), alias) in self.mutated or any(e.op not in ("setitem", "update", "append", "extend") or e.guards for e in rest):
+                    continue
+                name = first.whole.value
+                binds = [e for e in scope.events.get(name, ()) if e.op in _BINDS]
+                if name == alias or name in scope.params or len(binds) != 1 or binds[0].op != "assign" or binds[0].guards or binds[0].order > first.order:
+                    continue
+                names.setdefault((id(scope), name), []).append(alias)
+                changes.setdefault((id(scope), name), []).extend(rest)
+        return names, changes
+
+    def events_through_aliases(self, owner: Scope, name: str) -> list[Event]:
+        """`name`'s events in `owner`, with the changes its plain aliases make to its object, in order."""
+        own = owner.events.get(name, [])
+        through = self._aliases[1].get((id(owner), name))
+        return sorted([*own, *through], key=lambda e: e.order) if through else own
+
+    def attribute_stored_through_another(self, name: str, attr: str) -> bool:
+        """Some name that may hold `name`'s object stores its attribute `attr` (`alias = cfg; alias.lr = ...`)."""
+        group = self._sharing[0].get(name)
+        return group is not None and (group, attr) in self._sharing[2]
+
+
+# methods of list, dict and set that change the object in place (append/extend are followed as events)
+MUTATORS = frozenset({"insert", "pop", "remove", "clear", "update", "setdefault", "sort", "reverse", "popitem", "discard", "add", "__setitem__", "__delitem__"})
