@@ -89,6 +89,13 @@ PADS = {
         ids_lists = [tokenizer.encode(t) for t in texts]
         input_ids = torch.tensor([ids + [0] * (16 - len(ids)) for ids in ids_lists])
     """,
+    "last_replaced": """\
+        rows = []
+        for text in texts:
+            rows.append(tokenizer.encode(text))
+            rows[-1] = rows[-1] + [0] * (16 - len(rows[-1]))
+        input_ids = torch.tensor(rows)
+    """,
 }
 UNPADDED = """\
     input_ids = tokenizer(texts[0], return_tensors="pt")["input_ids"]
