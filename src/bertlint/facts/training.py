@@ -354,6 +354,21 @@ def pad_guarded(facts: Facts, store: Store) -> bool:
     return False
 
 
+def eos_pad_in_force(facts: Facts) -> list[Store]:
+    """The `eos_as_pad` stores that run: unguarded, or under `if tok.pad_token is None:` for a tokenizer whose
+    checkpoint is known to load without a pad token (GPT-2, Llama, Mistral; Flan-T5's and Qwen2's come with one)."""
+    return [s for s in eos_as_pad(facts) if not pad_guarded(facts, s) or _lacks_pad_token(facts, s)]
+
+
+def _lacks_pad_token(facts: Facts, store: Store) -> bool:
+    """The tokenizer whose pad token is set loads without one: its checkpoint is known to."""
+    found = facts.kind(store.target.value, store.scope, store.order)
+    load = found.call if found is not None and found.kind == "tokenizer" else None
+    if load is None or load.method != "from_pretrained":
+        return False
+    return knowledge.tokenizer_lacks_pad_token(facts.arg_value(load, 0, "pretrained_model_name_or_path", cli=False))
+
+
 def _asks_for_missing_pad(test: cst.BaseExpression) -> bool:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         test = test.expression
