@@ -19,14 +19,14 @@ ROOT = Path(__file__).resolve().parent.parent
 # Tests target a fixed release unless they say otherwise, so that what happens to be installed in the
 # test environment (the verify extra brings transformers) never changes expected findings.
 PINNED_VERSION = "5.23"
-# A t5-base summarizer: 512-token documents, 64-token summaries, batch {batch} (BL502 and its memory probe).
+# A t5-base summarizer: documents padded to 512 tokens, summaries to 64, batch {batch} (BL502 and its memory probe).
 T5_SUMMARIES = """\
 from transformers import AutoModelForSeq2SeqLM, AutoTokenizer, Seq2SeqTrainer, Seq2SeqTrainingArguments
 tok = AutoTokenizer.from_pretrained("t5-base")
 model = AutoModelForSeq2SeqLM.from_pretrained("t5-base")
 def encode(b):
-    enc = tok(b["document"], max_length=512, truncation=True)
-    enc["labels"] = tok(text_target=b["summary"], max_length=64, truncation=True)["input_ids"]
+    enc = tok(b["document"], max_length=512, padding="max_length", truncation=True)
+    enc["labels"] = tok(text_target=b["summary"], max_length=64, padding="max_length", truncation=True)["input_ids"]
     return enc
 args = Seq2SeqTrainingArguments("out", per_device_train_batch_size={batch})
 Seq2SeqTrainer(model=model, args=args).train()

@@ -11,6 +11,8 @@ Fire share on the bad programs (the matrix written before the code it measures; 
   Dataset's `__init__`, ids split by `train_test_split`, a `__getitem__` returning `encoding["input_ids"].flatten()`.
 - s23-bl201 (a model's parts, tuple stores of attributes, `flatten`, `train_test_split` of ids): 1,878 of 1,878
   (1.00); twins silent 3,756 of 3,756. The sample pytest runs (every 13th): 145 of 145.
+- s24-mask (a list whose last element is padded in place right after it is appended, `rows[-1] = rows[-1] + [0] * ...`,
+  the shape of a real token-classification script): 2,061 of 2,061 (1.00); twins silent 4,122 of 4,122.
 """
 
 from __future__ import annotations
@@ -88,6 +90,13 @@ PADS = {
     "by_hand": """\
         ids_lists = [tokenizer.encode(t) for t in texts]
         input_ids = torch.tensor([ids + [0] * (16 - len(ids)) for ids in ids_lists])
+    """,
+    "last_replaced": """\
+        rows = []
+        for text in texts:
+            rows.append(tokenizer.encode(text))
+            rows[-1] = rows[-1] + [0] * (16 - len(rows[-1]))
+        input_ids = torch.tensor(rows)
     """,
 }
 UNPADDED = """\

@@ -674,6 +674,25 @@ def test_bl401_literal_list_in_a_dict_column_and_make_classification():
     assert finding.line == 5 and "0: 900" in finding.message and "1: 100" in finding.message
 
 
+def test_bl401_many_classes_list_the_extremes_and_say_what_is_seldom_predicted(tmp_path):
+    # 20 intents, 40 examples each but two with 5: the majority holds 5% of the data, so nothing "learns to predict" it
+    rows = "text,label\n" + "".join(f"t,i{k}\n" * (5 if k >= 18 else 40) for k in range(20))
+    (tmp_path / "intents.csv").write_text(rows)
+    script = TRAINER_RUN + 'import pandas as pd\ndf = pd.read_csv("intents.csv")\nTrainer(model=model, train_dataset=Dataset.from_pandas(df)).train()\n'
+    [finding] = only("BL401", script, tmp_path / "train.py")
+    assert "8.0:1" in finding.message and "20 classes" in finding.message and "'i19': 5" in finding.message
+    assert "seldom predicted" in finding.message and "learns to predict" not in finding.message and "'i5'" not in finding.message
+
+
+def test_bl401_a_weight_of_none_weights_nothing():
+    base = TRAINER_RUN + 'from torch import nn\nlabels = [0] * 90 + [1] * 10\nW = None\nloss_fn = nn.CrossEntropyLoss(weight=WEIGHT)\nTrainer(model=model, train_dataset=Dataset.from_dict({"label": labels})).train()\n'
+    assert len(only("BL401", base.replace("WEIGHT", "None"))) == 1
+    assert len(only("BL401", base.replace("WEIGHT", "W"))) == 1
+    assert only("BL401", base.replace("WEIGHT", "torch_weights")) == []  # a value that cannot be told counts as weighting
+    fit = "import tensorflow as tf\nlabels = [0] * 90 + [1] * 10\nm = tf.keras.Sequential([])\nm.fit([[0.0]] * 100, labels, class_weight=CW)\n"
+    assert len(only("BL401", fit.replace("CW", "None"))) == 1 and only("BL401", fit.replace("CW", "{0: 1.0, 1: 9.0}")) == []
+
+
 def test_bl401_reads_local_csv_and_jsonl_files(tmp_path):
     rows = "text,queue\n" + "".join(f"t{i},billing\n" for i in range(90)) + "".join(f"t{i},outage\n" for i in range(10))
     (tmp_path / "tickets.csv").write_text(rows)
@@ -833,6 +852,7 @@ def test_bl501_t5_family_help_offers_bf16_only():
 def test_bl501_bl502_silent_on_the_encoder_half_of_an_encoder_decoder_checkpoint():
     source = """\
 import torch
+from data import loader
 from transformers import T5EncoderModel
 model = T5EncoderModel.from_pretrained("t5-3b")
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)
@@ -854,7 +874,7 @@ def memory(batch: int = 32, length: int = 512, args: str = "", load: str = "", m
     tok = AutoTokenizer.from_pretrained("{model}")
     model = AutoModelForSequenceClassification.from_pretrained("{model}", num_labels=2{load})
     def encode(b):
-        return tok(b["text"], truncation=True, max_length={length})
+        return tok(b["text"], padding="max_length", truncation=True, max_length={length})
     args = TrainingArguments("out", per_device_train_batch_size={batch}{args})
     Trainer(model=model, args=args).train()
     """
@@ -894,6 +914,23 @@ def test_bl502_silent(batch, length, args, load):
     assert memory(batch, length, args, load) == []
 
 
+def test_bl502_dynamic_padding_max_length_is_only_a_cap():
+    """`truncation=True, max_length=512` with batches padded to their longest: 512 caps a batch, the data decide how long
+    it gets, so the activations are not charged at 512; weights, gradients and states alone still count."""
+    source = """\
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer, Trainer, TrainingArguments
+    tok = AutoTokenizer.from_pretrained("{model}")
+    model = AutoModelForSequenceClassification.from_pretrained("{model}", num_labels=2)
+    def encode(b):
+        return tok(b["text"], truncation=True, max_length=512)
+    args = TrainingArguments("out", per_device_train_batch_size=32)
+    Trainer(model=model, args=args).train()
+    """
+    assert only("BL502", source.format(model="bert-large-uncased")) == []
+    [llama] = only("BL502", source.format(model="meta-llama/Llama-2-7b-hf"), transformers_version="4.46")
+    assert "batch 32 × any number of tokens" in llama.message, "the bound of weights, gradients and AdamW states alone"
+
+
 def test_bl502_eager_attention_adds_the_quadratic_term():
     assert memory(batch=16, model="roberta-large", args=", bf16=True") == []
     [finding] = memory(batch=16, model="roberta-large", args=", bf16=True", load=', attn_implementation="eager"')
@@ -907,8 +944,8 @@ def test_bl502_encoder_decoder_runs_its_decoder_at_the_label_length():
     [finding] = only("BL502", T5_SUMMARIES.format(batch=48))
     assert "batch 48 × 512 tokens (64 label tokens)" in finding.message
     with_target_tokenizer = source.replace(
-        '    enc["labels"] = tok(text_target=b["summary"], max_length=64, truncation=True)["input_ids"]\n',
-        '    with tok.as_target_tokenizer():\n        labels = tok(b["summary"], max_length=64, truncation=True)\n',
+        '    enc["labels"] = tok(text_target=b["summary"], max_length=64, padding="max_length", truncation=True)["input_ids"]\n',
+        '    with tok.as_target_tokenizer():\n        labels = tok(b["summary"], max_length=64, padding="max_length", truncation=True)\n',
     )
     assert with_target_tokenizer != source and only("BL502", with_target_tokenizer) == []
     unknown_target = source.replace("max_length=64", "max_length=int(os.environ['TGT'])")

@@ -96,6 +96,18 @@ def test_a_launcher_lends_nothing_to_a_script_it_does_not_run_or_that_pins_itsel
     assert target(project / "own.py")[0] == (4, 40, 0)
 
 
+def test_a_script_a_notebook_beside_it_writes_takes_its_pins(project):
+    """`%%writefile main.py` in a notebook that installs its `%%writefile requirements.txt`: main.py is the notebook's."""
+    (project / "requirements.txt").write_text("transformers==5.0.0\n")  # the project's, overridden by the notebook's
+    notebook(project / "work.ipynb", "%%writefile requirements.txt\ntransformers==4.35.0\n", "%%writefile main.py\nimport transformers\n",
+             "!pip install -r requirements.txt\n")
+    found = target(project / "main.py")
+    assert found[:2] == ((4, 35, 0), "the pin transformers==4.35.0 in cell 3 (`pip install -r requirements.txt`) of work.ipynb, which writes it")
+    assert target(project / "other.py")[0] == (5, 0, 0)  # a script it does not write
+    notebook(project / "work.ipynb", "%%writefile sub/main.py\nimport transformers\n", "!pip install transformers==4.35.0\n")
+    assert target(project / "main.py")[0] == (5, 0, 0)  # it writes another folder's main.py
+
+
 def test_a_launcher_that_changes_folder_runs_another_folders_script(project):
     notebook(project / "other.ipynb", "!pip install transformers==4.38.2\n", "!cd examples && python run_sft.py\n")
     assert target(project / "run_sft.py")[0] == versions.latest()
@@ -274,3 +286,47 @@ def test_other_comments_and_calls_pin_nothing(project, text):
     path = project / "train.py"
     path.write_text(text)
     assert target(path)[0] == (4, 30, 0)
+
+
+# --------------------------------------------------------------------------- Kubeflow Pipelines components
+
+COMPONENT = '''\
+from kfp.dsl import component
+
+
+@component(base_image="python:3.10", packages_to_install=[
+    "pandas>=2.0.0",  # the data
+    {pin},
+])
+def train(epochs: int):
+    from transformers import Trainer, TrainingArguments
+    Trainer(args=TrainingArguments("out", evaluation_strategy="epoch"))
+'''
+
+
+@pytest.mark.parametrize("pin", ['"transformers[torch]==4.30.2"', "'transformers==4.30.2'"])
+def test_a_kubeflow_component_runs_with_what_it_installs(project, pin):
+    (project / "requirements.txt").write_text("transformers==5.0.0\n")  # the pipeline's own client: not where the code runs
+    path = project / "pipeline.py"
+    path.write_text(COMPONENT.format(pin=pin))
+    found = target(path)
+    assert found[0] == (4, 30, 2) and "line 4" in found[1] and "Kubeflow Pipelines component" in found[1]
+    assert lint(path, "BL601") == []
+
+
+def test_kubeflow_components_that_pin_different_releases_leave_it_unknown(project):
+    path = project / "pipeline.py"
+    path.write_text(COMPONENT.format(pin='"transformers==4.30.2"') + '\n\n@component(packages_to_install=["transformers==5.1.0"])\ndef serve(): ...\n')
+    assert isinstance(target(path)[0], versions.Unknown)
+
+
+@pytest.mark.parametrize("text", [
+    COMPONENT.format(pin='"transformers"'),  # not pinned: nothing to take
+    COMPONENT.format(pin='"transformers==4.30.2"').replace("from kfp.dsl import component", "from mylib import component"),  # not kfp
+])
+def test_other_installs_pin_nothing(project, text):
+    (project / "requirements.txt").write_text("transformers==5.0.0\n")
+    path = project / "pipeline.py"
+    path.write_text(text)
+    assert target(path)[0] == (5, 0, 0)
+    assert lint(path, "BL601") == ["BL601"]

@@ -467,6 +467,23 @@ def _c_loop(s: Script, e: str, typ: str) -> str:
     return v
 
 
+def _c_last_replaced(s: Script, e: str, typ: str) -> str:
+    """A list built empty in a loop whose every pass appends and then replaces the element it appended (`xs.append(a)`
+    then `xs[-1] = ...`, the shape of ids padded by hand in place), read after the loop; and its twins where a pass may
+    skip the replacement (`continue`) or another element is replaced: there the elements differ."""
+    v, n = s.fresh("v"), s.fresh("_n")
+    shape = s.draw(st.sampled_from((0, 1, 2, 0, 1, 2, 3, 4)))  # the twins (3, 4) have no one value: rarer
+    body = [
+        f"    {v}.append(None)\n    {v}[-1] = {e}",
+        f"    {v}.append({e})\n    {v}[-1] = [{v}[-1], 0][0]",
+        f"    {v}.append(0)\n    {v}[-1] = {e}\n    {v}[-1] = ({v}[-1], 1)[0]",
+        f"    {v}.append({e})\n    if {n} == 1:\n        continue\n    {v}[-1] = {_other(s, typ)}",
+        f"    {v}.append({e})\n    {v}[0] = {_other(s, typ)}",
+    ][shape]
+    s.emit(f"{v} = []\nfor {n} in range(2):\n{body}")
+    return f"{v}[{s.draw(st.sampled_from((0, -1)))}]"
+
+
 def _c_keeping(s: Script, e: str, typ: str) -> str:
     if typ == "tensor":
         return s.draw(st.sampled_from([f"{e}.to(device)", f"{e}.to('cpu')", f"{e}.cuda()", f"{e}.long()", f"{e}.squeeze()"]))
@@ -553,6 +570,7 @@ CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "star-arguments": (_c_star_arguments, ()),
     "loop": (_c_loop, ()),
     "keeping-method": (_c_keeping, ("tensor", "model", "encoding")),
+    "last-replaced": (_c_last_replaced, OBJECTS),
     "argparse": (_c_argparse, SCALARS + ("texts",)),
     "config": (_c_config, ()),
     "arithmetic": (_c_arithmetic, SCALARS + ("texts",)),

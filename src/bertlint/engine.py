@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
-from bertlint.facts import Facts, Runtime, dead_functions, walk
+from bertlint.facts import Facts, Runtime, dead_functions, stop_statement, walk
 from bertlint.ipython import mask_script
 from bertlint.parsing import parse_module
 from bertlint.report import Edit, Finding, Fix, Notice
@@ -190,7 +190,7 @@ def noqa_fixes(findings: list[Finding], source: str) -> list[Finding]:
 
 
 def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[str] | None = None, *, target: "Target",
-                reads: list[str] | None = None, notices: list[Notice] | None = None, runtime: Runtime = Runtime()) -> list[Finding]:
+                reads: list[str] | None = None, notices: list[Notice] | None = None, runtime: Runtime = Runtime(), cells: bool = False) -> list[Finding]:
     """All findings for one decoded source text, suppression applied, sorted. `target` is the
     transformers release the file targets (`target.target_version`), resolved by the caller; the other
     files the lint read or looked for (a label CSV, a local checkpoint's config.json) go to `reads`.
@@ -203,7 +203,7 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
         return []
     masked = None if runtime.notebook else mask_script(source)
     if masked is not None and masked != source and _compile_error(source) is not None:  # a cell script: linted as IPython runs it
-        findings = lint_source(masked, path, settings, selected, target=target, reads=reads, notices=notices, runtime=runtime)
+        findings = lint_source(masked, path, settings, selected, target=target, reads=reads, notices=notices, runtime=runtime, cells=True)
         return _unmasked(findings, source, masked)
     refusal = _refused(source)
     if refusal is None:
@@ -211,7 +211,7 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
             module = parse_module(source)
             refusal = None if runtime.notebook else _compile_time_error(source)
             if refusal is None:
-                return _analyse(module, source, path, settings, selected, target, reads, runtime)
+                return _analyse(module, source, path, settings, selected, target, reads, runtime, cells)
         except cst.ParserSyntaxError as exc:  # CPython's message is clearer (libcst says "Syntax Error @ 1:1" for a TabError)
             cpython = _compile_error(source)
             if cpython is None:
@@ -342,7 +342,7 @@ def _refusal(exc: BaseException) -> tuple[str, int, int]:
 
 
 def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", selected: frozenset[str], target: "Target",
-             reads: list[str] | None, runtime: Runtime) -> list[Finding]:
+             reads: list[str] | None, runtime: Runtime, cells: bool = False) -> list[Finding]:
     """Facts once, every selected rule, then positions and suppressions."""
     facts = Facts(module, source, path, runtime)
     ctx = Context(facts, settings, *target, libraries=getattr(target, "libraries", {}))
@@ -358,7 +358,7 @@ def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", 
             del ctx.reports[before:]
     if reads is not None:
         reads += facts.inputs
-    return _place(ctx.reports, facts, source, str(path), selected)
+    return _place(ctx.reports, facts, source, str(path), selected, cells)
 
 
 def engine_finding(code: str, message: str, path: str, line: int, column: int, text: str, end_column: int | None = None, fix: Fix | None = None) -> Finding:
@@ -370,17 +370,22 @@ def engine_finding(code: str, message: str, path: str, line: int, column: int, t
     return Finding(code, name, severity, message, help_text, path, line, column, line, end_column or column + 1, fix=fix, source_line=text)
 
 
-def _place(reports: list[Report], facts: Facts, source: str, path: str, selected: frozenset[str]) -> list[Finding]:
-    """Turn reports into positioned findings, drop suppressed ones, and report unused suppressions."""
+def _place(reports: list[Report], facts: Facts, source: str, path: str, selected: frozenset[str], cells: bool = False) -> list[Finding]:
+    """Turn reports into positioned findings, drop suppressed ones and those in code that never runs (a function a
+    script never calls; what follows a statement that certainly stops the run, unless the text is IPython cells),
+    and report unused suppressions."""
     lines = source_lines(source)
     comments = suppressions(source)
     findings: list[Finding] = []
     if reports:
         dead = dead_functions(facts)  # what a rule finds in code that never runs cannot happen
+        stop = None if cells else stop_statement(facts)  # the run certainly stops there: nothing after it happens
         positions = positions_of(facts.module, [
             node for r in reports for node in (r.node, r.anchor, *(rep.node for rep in (r.fix[2] if r.fix else ()))) if node is not None
-        ] + list(dead))
+        ] + list(dead) + ([stop] if stop is not None else []))
         never_run = [(positions[d].start.line, positions[d].end.line) for d in dead if d in positions]
+        if stop in positions:
+            never_run.append((positions[stop].end.line + 1, len(lines)))
         seen: set[tuple] = set()
         for report in reports:
             rng = positions.get(report.node)

@@ -483,6 +483,20 @@ def lr_range(
     return (float(low), float(high), f"{entry['label']} (AdamW range; none published for {_OPT_LABEL[kind]})")
 
 
+# --------------------------------------------------------------------------- what a module exports
+
+
+@functools.cache
+def _exports() -> dict[str, frozenset[str]]:
+    return {module: frozenset(entry["names"]) for module, entry in _load("exports.json").items() if module != "_doc"}
+
+
+def exported_names(module: str) -> frozenset[str] | None:
+    """Every name `from module import NAME` imports in some release of its library (data/exports.json), or None when
+    bertlint does not have the module's list."""
+    return _exports().get(module)
+
+
 # --------------------------------------------------------------------------- checkpoint traits (BL209, BL210, BL306)
 
 

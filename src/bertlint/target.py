@@ -8,9 +8,11 @@ In this order (the README has the table):
 2. a notebook's own install cells (`!pip install transformers==4.30.0`, `%pip`, the automagic one-line
    `pip install ...`, `%%bash` bodies: what `ipython.commands` finds), or the script's own pin (its
    PEP 723 `# /// script` block, else the install lines a notebook export kept: `# !pip install ...`
-   as Colab comments them out, `get_ipython().system('pip install ...')` as nbconvert writes them);
+   as Colab comments them out, `get_ipython().system('pip install ...')` as nbconvert writes them, the
+   `packages_to_install` of its Kubeflow Pipelines components, whose code runs in containers that install them);
 3. for a script, what a notebook or shell script in its folder that runs it installs (`!python NAME.py`,
-   `!accelerate launch NAME.py`, `%run NAME.py`, `torchrun ... NAME.py` in a .sh): the script runs with those;
+   `!accelerate launch NAME.py`, `%run NAME.py`, `torchrun ... NAME.py` in a .sh), or a notebook there that writes it
+   (`%%writefile NAME.py`): the script runs with those;
 4. the project's pin, from the file's folder up to the project root: requirements*.txt, pyproject.toml,
    setup.cfg, environment.yml, Pipfile;
    (for a library other than transformers that none of these pins: the ceiling the pinned transformers release
@@ -127,6 +129,7 @@ class Targets:
         else:
             pinned = _inline_pin(text, library) if text and "# /// script" in text else None
             pinned = pinned or (_export_pin(text, library) if text and "install" in text else None)
+            pinned = pinned or (_component_pin(text, library) if text and "packages_to_install" in text and "kfp" in text else None)
         for lines, where in self._launchers(here).get(path.name, ()) if pinned is None and path.suffix == ".py" else ():
             pinned = _first_pin(lines, where, library)
             if pinned is not None:
@@ -255,6 +258,28 @@ def _export_installs(text: str) -> tuple[tuple[list[str], str], ...]:
         number = text.count("\n", 0, match.start()) + 1
         out.append((install_requirements(command), f"line {number} (`{match.group(0).strip()[:60]}`), an install the notebook this script was exported from ran"))
     return tuple(out)
+
+
+# A Kubeflow Pipelines component's installs: `@component(packages_to_install=[...])`, `@dsl.component(...)`,
+# `create_component_from_func(f, packages_to_install=[...])` (kfp 1.x and 2.x): a list of string literals (comments allowed).
+_COMPONENT_INSTALLS = re.compile(r"""\bpackages_to_install\s*=\s*\[(?P<items>(?:'[^'\n]*'|"[^"\n]*"|\#[^\n]*|[\s,])*)\]""")
+_QUOTED = re.compile(r"'(?P<single>[^'\n]*)'|\"(?P<double>[^\"\n]*)\"")
+
+
+def _component_pin(text: str, library: str) -> Pin | None:
+    """The pin of `library` in the `packages_to_install` of the file's Kubeflow Pipelines components: a component's
+    function runs in a container that installs them, and in a pipeline file the code that uses transformers is the
+    components'. Components that pin different releases leave the release unknown."""
+    pins = []
+    for match in _COMPONENT_INSTALLS.finditer(text):
+        items = [m.group("single") if m.group("single") is not None else m.group("double") for m in _QUOTED.finditer(match.group("items"))]
+        number = text.count("\n", 0, match.start()) + 1
+        pinned = _first_pin(items, f"line {number} (`packages_to_install` of a Kubeflow Pipelines component, whose code runs with them)", library)
+        if pinned is not None:
+            pins.append(pinned)
+    if len({tuple(release) for release, _ in pins}) > 1:
+        return unknown(library), f"the Kubeflow Pipelines components of the file, which pin different releases of {library}"
+    return pins[0] if pins else None
 
 
 def _notebook_pin(text: str, library: str) -> Pin | None:
@@ -471,7 +496,8 @@ _LAUNCH = re.compile(r"python[\d.]*|\{sys\.executable\}|accelerate|torchrun|deep
 
 
 def _launchers_in(folder: Path) -> dict[str, tuple[tuple[list[str], str], ...]]:
-    """script name -> (requirements, where) of the installs of each notebook or shell script in `folder` that runs it."""
+    """script name -> (requirements, where) of the installs of each notebook or shell script in `folder` that runs it, or
+    of each notebook there that writes it (`%%writefile NAME.py`)."""
     try:
         names = sorted(name for name in os.listdir(folder) if name.endswith((".ipynb", ".sh")))
     except OSError:
@@ -485,15 +511,36 @@ def _launchers_in(folder: Path) -> dict[str, tuple[tuple[list[str], str], ...]]:
         except OSError:
             continue
         notebook = name.endswith(".ipynb")
-        scripts = _launched([c for _, c, _ in _notebook_commands(text, _LAUNCH_WORDS)] if notebook else [text], folder.name) if ".py" in text else ()
-        if not scripts:
-            continue
-        if notebook:
-            installs = tuple((lines, f"{where} of {name}, which runs it") for lines, where in _notebook_installs(text))
-        else:
-            installs = ((install_requirements(text) + _Shell().source_installs(text), f"{name}, which runs it"),)
-        for script in scripts:
-            out[script] = out.get(script, ()) + installs
+        run = _launched([c for _, c, _ in _notebook_commands(text, _LAUNCH_WORDS)] if notebook else [text], folder.name) if ".py" in text else set()
+        written = _written_scripts(text) - run if notebook and "%%writefile" in text else set()
+        for scripts, how in ((run, "runs"), (written, "writes")):
+            if not scripts:
+                continue
+            if notebook:
+                installs = tuple((lines, f"{where} of {name}, which {how} it") for lines, where in _notebook_installs(text))
+            else:
+                installs = ((install_requirements(text) + _Shell().source_installs(text), f"{name}, which {how} it"),)
+            for script in scripts:
+                out[script] = out.get(script, ()) + installs
+    return out
+
+
+def _written_scripts(text: str) -> set[str]:
+    """The scripts of the notebook's own folder that its `%%writefile NAME.py` cells write: code of the notebook, written
+    to run in its kernel's environment (imported, or run with `!python NAME.py`)."""
+    from bertlint.ipython import written_file
+
+    try:
+        cells = json.loads(text).get("cells")
+    except (ValueError, AttributeError):
+        return set()
+    out = set()
+    for cell in cells if isinstance(cells, list) else ():
+        source = cell.get("source") if isinstance(cell, dict) and cell.get("cell_type") == "code" else None
+        source = "".join(source) if isinstance(source, list) and all(isinstance(s, str) for s in source) else source
+        written = written_file(source) if isinstance(source, str) and "%%writefile" in source else None
+        if written is not None and written[0].endswith(".py") and os.path.dirname(os.path.normpath(written[0])) == "":
+            out.add(os.path.normpath(written[0]))
     return out
 
 

@@ -65,6 +65,14 @@ class Series(Abstract):
 
 
 @dataclass(eq=False)
+class Unfinished(Abstract):
+    """A list read part-way through the loop pass that appended its last element and is replacing it (`xs.append(a)`
+    then `xs[-1] = f(xs[-1])`): its last element holds `last`; of the others (earlier passes') nothing is said."""
+
+    last: Any
+
+
+@dataclass(eq=False)
 class Frame:
     """A call of one of the file's own functions, its parameters bound to the call's arguments."""
 

@@ -37,6 +37,7 @@ import libcst as cst
 
 from bertlint.facts.abstract import FAILURES, Binding, Frame, constant
 from bertlint.facts.access import Access
+from bertlint.facts.appending import Appending
 from bertlint.facts.calls import CallFrames, Calls
 from bertlint.facts.functions import Passed
 from bertlint.facts.items import Items
@@ -121,7 +122,7 @@ class Evaluation(Protocol, Sharing, CallFrames, Model):
         return None
 
 
-class Evaluator(Reads, Access, Operators, Iteration, Calls, Items):
+class Evaluator(Reads, Access, Operators, Iteration, Calls, Items, Appending):
     """One expression's evaluation at a position (`scope`, `order`) for a call (`frame`): `eval` dispatches on the
     node's type to the mixins, each one part of Python (`operators`, `reads`, `access`, `iteration`, `calls`,
     `items`)."""

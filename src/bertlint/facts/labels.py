@@ -161,8 +161,15 @@ def _data_file_labels(facts: Facts) -> list[tuple[list, str]]:
     the Trainer unchanged: the read has no keyword that changes rows or header, the file loads no other dataset, and
     nothing in it names the label column other than to look at it or keep it (no `df["label"] - 1`, `.map(...)`,
     `rename_column`, `replace`, a LabelEncoder, a `{"label": ...}` built by a map function). Anything done to the
-    column makes it unknown."""
-    if not any(_is_hf_trainer(t) for t in facts.trainers) or _label_column_touched(facts):
+    column makes it unknown, except the one copy `_label_copy` reads (`df["label"] = df["stars"] - 1`: the `stars`
+    column shifted), where nothing else names the source column."""
+    if not any(_is_hf_trainer(t) for t in facts.trainers):
+        return []
+    copy = _label_copy(facts)
+    if copy is None:
+        return []
+    column, shift, skip, frame = copy
+    if _label_column_touched(facts, skip) or column not in _DATA_LABEL_COLUMNS and _column_named(facts, re.compile(rf"\b{re.escape(column)}\b"), skip, (column,)):
         return []
     reads = []
     for call in facts.calls:
@@ -176,36 +183,112 @@ def _data_file_labels(facts: Facts) -> list[tuple[list, str]]:
     call, path, fmt = reads[0]
     if call.has_double_star or len(call.positional) > 1 or set(call.kwargs) - _PLAIN_READ_KEYWORDS:
         return []
-    counts = datafiles.label_counts(path, fmt, list(_DATA_LABEL_COLUMNS))
-    if counts is None:
+    if frame is not None:  # the store writes the frame the file is read into (`df = pd.read_csv(...)`)
+        made = facts.definition(frame.target.value, frame.scope, frame.order, identity=True)
+        if made is None or not any(node is call.node for node in walk(made.value)):
+            return []
+    counts = datafiles.label_counts(path, fmt, [column] if column not in _DATA_LABEL_COLUMNS else list(_DATA_LABEL_COLUMNS))
+    if counts is None or shift and not all(isinstance(v, int) for v in counts[0]):
         return []
-    return [(sorted(counts[0], key=repr), f"`{path.name}` column `{counts[1]}`")]
+    where = f"`{path.name}` column `{counts[1]}`" + (f" {'+' if shift > 0 else '-'} {abs(shift)}" if shift else "")
+    return [(sorted(v + shift for v in counts[0]) if shift else sorted(counts[0], key=repr), where)]
+
+
+def _label_copy(facts: Facts) -> tuple[str, int, frozenset[int], Store | None] | None:
+    """Which column of the data file becomes the label column, and shifted by what: ("label", 0, {}) where no store
+    writes the label column; ("stars", -1, nodes) for the one store `df["label"] = df["stars"] - 1` into the frame the
+    column is read from (a copy, a copy plus or minus an integer constant, either cast `.astype(int)`), with the nodes
+    of that store, which name the columns without changing them, and the store itself; ("stars", 0, nodes, None) for the
+    one rename of a column to the label column; None for any other store at the label column or rename to it."""
+    stores = [store for store in facts.stores if store.key in _DATA_LABEL_COLUMNS]
+    renamed = [(old, call) for old, new, call in column_renames(facts) if new in _DATA_LABEL_COLUMNS]
+    if not stores and not renamed:
+        return "label", 0, frozenset(), None
+    if not stores:  # `df.rename(columns={"stars": "label"})`, `ds.rename_column("stars", "label")`: the values as they are
+        if len(renamed) != 1 or not isinstance(renamed[0][0], str) or renamed[0][0] in _DATA_LABEL_COLUMNS:
+            return None
+        return renamed[0][0], 0, frozenset(id(node) for arg in renamed[0][1].node.args for node in walk(arg)), None  # its arguments, not its receiver
+    if renamed:
+        return None
+    if len(stores) != 1 or not isinstance(stores[0].target, cst.Subscript) or stores[0].function is not None:
+        return None
+    store = stores[0]
+    expr, shift = _without_int_cast(store.value), 0
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)) and isinstance(expr.right, cst.Integer):
+        shift = expr.right.evaluated_value * (-1 if isinstance(expr.operator, cst.Subtract) else 1)
+        expr = _without_int_cast(expr.left)
+    if not isinstance(expr, cst.Subscript) or len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+        return None
+    column = literal(expr.slice[0].slice.value)
+    if not isinstance(column, str) or column in _DATA_LABEL_COLUMNS or dotted(expr.value) is None or dotted(expr.value) != dotted(store.target.value):
+        return None  # the label column from itself, or from another frame
+    return column, shift, frozenset(id(node) for node in (*walk(store.target), *walk(store.value))), store
+
+
+def column_renames(facts: Facts) -> list[tuple[Any, Any, Call]]:
+    """(old, new, call) column names from `ds.rename_column(old, new)`, `rename_columns({...})`, `df.rename(columns={...})`
+    (datasets `Dataset.rename_column(original_column_name, new_column_name)` / `rename_columns(column_mapping)`, pandas
+    `DataFrame.rename(columns=...)`)."""
+    out = []
+    for call in facts.calls:
+        if call.method == "rename_column" and len(call.positional) == 2:
+            old, new = (facts.value(a.value, call.scope, order=call.order) for a in call.positional)
+            out.append((old, new, call))
+        elif call.method in ("rename_columns", "rename"):
+            arg = call.kwargs.get("columns") if call.method == "rename" else call.arg(0, "column_mapping")
+            mapping = facts.value(arg.value, call.scope, order=call.order) if arg is not None else None
+            if isinstance(mapping, dict):
+                out.extend((old, new, call) for old, new in mapping.items())
+    return out
+
+
+def _without_int_cast(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`df["stars"]` for `df["stars"].astype(int)` (an integer column cast to int keeps its values)."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "astype" and len(expr.args) == 1:
+        if dotted(expr.args[0].value) in ("int", "np.int64", "numpy.int64") or literal(expr.args[0].value) in ("int", "int64"):
+            return expr.func.value
+    return expr
 
 
 def _is_hf_trainer(call: Call) -> bool:
     return (call.qualname or "").startswith("transformers.")
 
 
-def _label_column_touched(facts: Facts) -> bool:
+def _label_column_touched(facts: Facts, skip: frozenset[int]) -> bool:
     """Something in the file may change the label column's values or rows: a string naming it (or a query such as
-    `"label != 5"`) outside a look-only call, an item store at it, an attribute `.label`, or an encoder."""
+    `"label != 5"`) outside a look-only call, an item store at it, an attribute `.label`, or an encoder. The nodes in
+    `skip` (the one store `_label_copy` reads) do not count."""
     if any(call.short in _ENCODERS or call.method in _ENCODERS for call in facts.calls):
         return True
-    if any(store.key in _DATA_LABEL_COLUMNS for store in facts.stores):
+    if any(store.key in _DATA_LABEL_COLUMNS and id(store.target) not in skip for store in facts.stores):
         return True
+    return _column_named(facts, _LABEL_WORD, skip, _DATA_LABEL_COLUMNS)
+
+
+def _column_named(facts: Facts, word: re.Pattern, skip: frozenset[int], attributes: tuple[str, ...]) -> bool:
+    """A string in which `word` is found (a column name, or a query such as `"stars != 3"`) outside a look-only call,
+    or an attribute in `attributes` (`df.label`), anywhere but in the nodes `skip`."""
     nodes = list(walk(facts.module))
     bare = {id(node.value) for node in nodes if isinstance(node, cst.Expr)}  # docstrings and other bare strings
     for node in nodes:
-        if isinstance(node, cst.Attribute) and node.attr.value in _DATA_LABEL_COLUMNS:
+        if id(node) in skip:
+            continue
+        if isinstance(node, cst.Attribute) and node.attr.value in attributes:
             return True
-        if isinstance(node, cst.SimpleString) and id(node) not in bare and _LABEL_WORD.search(literal(node) or "") and not _looks_only(facts, node):
+        if isinstance(node, cst.SimpleString) and id(node) not in bare and word.search(literal(node) or "") and not _looks_only(facts, node):
             return True
     return False
 
 
 def _looks_only(facts: Facts, node: cst.CSTNode) -> bool:
-    """A string inside a call that only looks at (or keeps) the column."""
+    """A string inside a call that only looks at (or keeps) the column, or one of a list of columns a frame is
+    indexed by (`df[["text", "label"]]` keeps them as they are)."""
     parent = facts.parent(node)
+    chain = [parent]
+    for _ in range(4):
+        chain.append(facts.parent(chain[-1]) if chain[-1] is not None else None)
+    if [type(n) for n in chain] == [cst.Element, cst.List, cst.Index, cst.SubscriptElement, cst.Subscript]:
+        return True
     while parent is not None and not isinstance(parent, cst.BaseSmallStatement | cst.BaseCompoundStatement):
         if isinstance(parent, cst.Call):
             func = parent.func

@@ -9,8 +9,11 @@ import re
 # name classification (transformers & torch vocabulary)
 
 TRANSFORMERS_ROOTS = ("transformers", "peft", "trl", "sentence_transformers")
-_MODEL_SUFFIX = re.compile(r"(Model|LMHeadModel|For[A-Z]\w*|Transformer)$")
-_NOT_MODEL = re.compile(r"(Config|Tokenizer|TokenizerFast|Processor|FeatureExtractor|Trainer|Arguments|Pipeline|Collator|Output|Callback)")
+# Model classes by their name. transformers 5.24 exports 30 classes named `*Encoder`/`*Decoder` (BertGenerationEncoder
+# and -Decoder, DPRQuestionEncoder, ProphetNetEncoder, ...); all but LXMERT's two are `PreTrainedModel`s (checked with
+# `issubclass(getattr(transformers, name), PreTrainedModel)` over `dir(transformers)`).
+_MODEL_SUFFIX = re.compile(r"(Model|LMHeadModel|For[A-Z]\w*|Transformer|Encoder|Decoder)$")
+_NOT_MODEL = re.compile(r"(Config|Tokenizer|TokenizerFast|Processor|FeatureExtractor|Trainer|Arguments|Pipeline|Collator|Output|Callback|^Lxmert\w*Encoder$)")
 
 
 def is_transformers_name(qualname: str | None) -> bool:

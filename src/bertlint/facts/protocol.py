@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bertlint.facts.abstract import Abstract, Binding, Instance, Pack, Record, Series, agree
+from bertlint.facts.abstract import Abstract, Binding, Instance, Pack, Record, Series, Unfinished, agree
 from bertlint.facts.nodes import ENTER, UNKNOWN
 
 
@@ -30,6 +30,8 @@ class Protocol:
             return value.items[key] if isinstance(key, int) and -len(value.items) <= key < len(value.items) else UNKNOWN
         if isinstance(value, Series) and isinstance(key, int) and not isinstance(key, bool):
             return value.element  # a list every element of which holds it (an iterator has no items: the run fails)
+        if isinstance(value, Unfinished):
+            return value.last if key == -1 else UNKNOWN  # its other elements: nothing is said of them
         if isinstance(value, Record):
             return dict(value.items).get(key, UNKNOWN)
         if isinstance(value, Abstract):

@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import MAX_SEQ, Abstract, Instance, Record, Series, agree, constant
+from bertlint.facts.abstract import MAX_SEQ, Abstract, Instance, Record, agree, constant
 from bertlint.facts.functions import frame_of
 from bertlint.facts.nodes import UNKNOWN, Event, Scope
 from bertlint.facts.reaching import BINDS as _BINDS
@@ -194,19 +194,17 @@ class Reads:
         return event.order < self.order <= self.f.loop_spans.get(id(event.loops[-1]), (0, -1))[1]
 
     def _bound_object(self, owner: Scope, events: list[Event], event: Event) -> Any:
-        """The object binding `event` binds; a list built empty then only appended to is a `Series` of what every
-        append adds."""
-        after = []
-        for later in events[events.index(event) + 1 :]:  # what changes it before the read (until it is bound anew)
-            if later.op in _BINDS or self.reads_in(owner) and self.order is not None and later.order >= self.order:
+        """The object binding `event` binds; a list built empty then only appended to (each element maybe replaced
+        right after it is appended) is what `appended` says."""
+        after, changes = [], []
+        for later in events[events.index(event) + 1 :]:  # what changes it (until it is bound anew), and before the read
+            if later.op in _BINDS:
                 break
-            after.append(later)
+            changes.append(later)
+            if len(after) == len(changes) - 1 and not (self.reads_in(owner) and self.order is not None and later.order >= self.order):
+                after.append(later)
         if event.op == "assign" and isinstance(event.whole, cst.List) and not event.whole.elements and not event.path:
-            added = [e for e in after if e.op == "append"]
-            if not added or len(added) != len(after):
-                return UNKNOWN
-            element = agree([self.sub(e.value, owner, e.order) for e in added])
-            return Series(element) if isinstance(element, Abstract) else UNKNOWN
+            return self.appended(owner, changes, len(after))
         if event.op in ("assign", "for") and event.whole is not None:
             found = self.bound(event, owner)
             return found if isinstance(found, Abstract) else UNKNOWN

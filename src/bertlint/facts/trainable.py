@@ -20,7 +20,7 @@ from bertlint.facts.brain.transformers import PART
 from bertlint.facts.model import per_file
 from bertlint.facts.nodes import Call, Scope, dotted, walk
 from bertlint.facts.loops import NO_GRAD_MODES, forward_model, is_model_call, under_grad_mode
-from bertlint.facts.training import uses_peft
+from bertlint.facts.training import map_calls, uses_peft
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
 
@@ -203,6 +203,110 @@ def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
     if not found or len({info.id for _, info in found}) != 1:
         return None
     return found[0]
+
+
+# The transformers Trainers whose `compute_loss` takes the loss the model returns (a user subclass may compute its own;
+# trl's trainers build labels themselves); the collators that build no labels (`DataCollatorWithPadding` pads what it is
+# given and renames `label` to `labels`; `default_data_collator` stacks what it is given): trainer.py, data_collator.py, 5.24.
+_PLAIN_TRAINERS = frozenset({"transformers.Trainer", "transformers.Seq2SeqTrainer", "transformers.trainer.Trainer", "transformers.trainer_seq2seq.Seq2SeqTrainer"})
+_LABELLESS_COLLATORS = frozenset({"DataCollatorWithPadding", "default_data_collator"})
+
+
+def fails_before_a_step(facts: Facts) -> bool:
+    """The file trains only through Trainers that raise at their first step (`trainer_without_loss`): no gradient, no
+    optimizer state is ever made. The model is still the one the run means to train (its load is what it is)."""
+    return bool(facts.trainers) and not (facts.backward_calls or facts.fit_calls) and all(trainer_without_loss(facts, t) for t in facts.trainers)
+
+
+def trainer_without_loss(facts: Facts, trainer: Call) -> bool:
+    """A plain transformers `Trainer` of a causal LM whose training examples are exactly what a tokenizer call returns
+    (`ds.map(lambda b: tok(b["text"], truncation=True))`: input ids and a mask, no labels) and whose collator builds no
+    labels (none given, `DataCollatorWithPadding`, `default_data_collator`), without a `compute_loss_func`: a causal LM
+    returns a loss only when given labels, so `Trainer.compute_loss` raises "The model did not return a loss from the
+    inputs" at the first step (a `label` column of the data would give labels of the wrong shape, which fails too)."""
+    if trainer.qualname not in _PLAIN_TRAINERS or "compute_loss_func" in trainer.kwargs or trainer.has_double_star:
+        return False
+    model = trainer.arg(0, "model")
+    kind = facts.kind(model.value, trainer.scope, trainer.order) if model is not None else None
+    if kind is None or kind.kind != "model" or not any(load.call is kind.call and load.head == "causal-lm" for load in facts.model_loads):
+        return False
+    collator = trainer.arg(5, "data_collator")
+    if collator is not None:
+        built = facts.kind(collator.value, trainer.scope, trainer.order)
+        name = (built.call.qualname if built is not None and built.call is not None else facts.qualname(collator.value, trainer.scope)) or ""
+        if name.rsplit(".", 1)[-1] not in _LABELLESS_COLLATORS:
+            return False
+    data = trainer.arg(2, "train_dataset")
+    mapped = _mapping_call(facts, data.value, trainer.scope, trainer.order) if data is not None else None
+    functions = [fn for call, fn, _ in map_calls(facts) if call is mapped]
+    return bool(functions) and all(_returns_tokenizer_call(facts, fn) for fn in functions)
+
+
+def _mapping_call(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None) -> Call | None:
+    """The `.map(...)` call whose result `expr` is, through names and split subscripts (`tokenized["train"]`)."""
+    chain = _dataset_chain(facts, expr, scope, order)
+    return chain[0] if chain and chain[0].method == "map" else None
+
+
+def _dataset_chain(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None) -> list[Call]:
+    """The calls that made the dataset `expr` holds, last first: through names, split subscripts and `.map`/`.filter`/
+    `.shuffle`/`.select` receivers, down to the call that built it (`Dataset.from_dict(...)`, `load_dataset(...)`)."""
+    chain: list[Call] = []
+    for _ in range(8):
+        while isinstance(expr, cst.Subscript):
+            expr = expr.value
+        if isinstance(expr, cst.Name):
+            found = facts.definition(expr, scope, order)
+            if found is None or found.value is expr:
+                return chain
+            expr, scope, order = found.value, found.scope, found.order
+            continue
+        call = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+        if call is None:
+            return chain
+        chain.append(call)
+        if call.method not in _DATASET_STEPS or call.receiver is None:
+            return chain
+        expr, order = call.receiver, call.order
+    return chain
+
+
+_DATASET_STEPS = frozenset({"map", "filter", "shuffle", "select", "train_test_split", "with_format", "remove_columns", "rename_column"})
+HANDFUL = 16  # examples: a run over so few takes a few steps, seconds in any precision
+
+
+def trains_on_a_handful(facts: Facts) -> bool:
+    """The file trains only through Trainers whose training set is built in the file from a literal display of at most
+    `HANDFUL` examples (`Dataset.from_dict({"text": [three strings]})`, `Dataset.from_list([...])`), whatever `.map`s
+    follow: a demo or smoke run, whose speed and activation memory no precision setting changes in a way that matters."""
+    return bool(facts.trainers) and not (facts.backward_calls or facts.fit_calls) and all(_handful(facts, t) for t in facts.trainers)
+
+
+def _handful(facts: Facts, trainer: Call) -> bool:
+    data = trainer.arg(2, "train_dataset")
+    chain = _dataset_chain(facts, data.value, trainer.scope, trainer.order) if data is not None else []
+    made = chain[-1] if chain else None
+    if made is None or made.short not in ("from_dict", "from_list") or not (made.qualname or "").startswith("datasets.") or not made.positional:
+        return False
+    display = made.positional[0].value
+    found = facts.definition(display, made.scope, made.order) if isinstance(display, cst.Name) else None
+    display = found.value if found is not None else display
+    if made.short == "from_list":
+        columns = [display]
+    elif isinstance(display, cst.Dict) and all(isinstance(e, cst.DictElement) for e in display.elements):
+        columns = [e.value for e in display.elements]
+    else:
+        return False
+    return bool(columns) and all(isinstance(c, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement) for e in c.elements) for c in columns) and (
+        max(len(c.elements) for c in columns) <= HANDFUL
+    )
+
+
+def _returns_tokenizer_call(facts: Facts, fn: cst.FunctionDef | cst.Lambda) -> bool:
+    """Every return of `fn` is a tokenizer call itself (`return tokenizer(...)`), nothing added to its encoding."""
+    returned = facts.return_values(fn)
+    calls = {id(c.node) for c in facts.tokenizer_calls}
+    return bool(returned) and all(isinstance(r, cst.Call) and id(r) in calls for r in returned)
 
 
 def trains_pretrained(facts: Facts, optimizer: Call) -> bool:

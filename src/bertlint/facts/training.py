@@ -78,7 +78,8 @@ def text_argument(facts: Facts, call: Call) -> cst.Arg | None:
 
 
 def run_anchor(facts: Facts, prefer: tuple[str, ...] = ("trainer", "training_args", "fit", "load")) -> cst.CSTNode | None:
-    """Where a whole-run finding sits: the call that starts or configures the run."""
+    """Where a whole-run finding sits: the call that starts or configures the run (with "loss" in `prefer`, else the
+    construction of the classification loss it trains with)."""
     for what in prefer:
         if what == "trainer" and facts.trainers:
             return facts.trainers[0].node
@@ -90,7 +91,15 @@ def run_anchor(facts: Facts, prefer: tuple[str, ...] = ("trainer", "training_arg
             loads = facts.model_loads
             if loads:
                 return loads[0].call.node
+        if what == "loss":  # a script whose model is built in another module: the classification loss it trains with
+            losses = facts.calls_to(*CLASSIFICATION_LOSSES)
+            if losses:
+                return losses[0].node
     return None
+
+
+# torch's class-index losses (torch/nn/modules/loss.py)
+CLASSIFICATION_LOSSES = ("torch.nn.CrossEntropyLoss", "torch.nn.NLLLoss", "torch.nn.modules.loss.CrossEntropyLoss", "torch.nn.modules.loss.NLLLoss")
 
 
 def uses_peft(facts: Facts) -> bool:
@@ -343,6 +352,21 @@ def pad_guarded(facts: Facts, store: Store) -> bool:
         if isinstance(node, cst.If) and _asks_for_missing_pad(node.test) and any(n is store.target for n in walk(node.body)):
             return True
     return False
+
+
+def eos_pad_in_force(facts: Facts) -> list[Store]:
+    """The `eos_as_pad` stores that run: unguarded, or under `if tok.pad_token is None:` for a tokenizer whose
+    checkpoint is known to load without a pad token (GPT-2, Llama, Mistral; Flan-T5's and Qwen2's come with one)."""
+    return [s for s in eos_as_pad(facts) if not pad_guarded(facts, s) or _lacks_pad_token(facts, s)]
+
+
+def _lacks_pad_token(facts: Facts, store: Store) -> bool:
+    """The tokenizer whose pad token is set loads without one: its checkpoint is known to."""
+    found = facts.kind(store.target.value, store.scope, store.order)
+    load = found.call if found is not None and found.kind == "tokenizer" else None
+    if load is None or load.method != "from_pretrained":
+        return False
+    return knowledge.tokenizer_lacks_pad_token(facts.arg_value(load, 0, "pretrained_model_name_or_path", cli=False))
 
 
 def _asks_for_missing_pad(test: cst.BaseExpression) -> bool:

@@ -9,7 +9,9 @@ as unknown); `kind` an object the rules care about (a `Binding`); `is_batch` whe
 
 from __future__ import annotations
 
+import builtins
 import functools
+import re
 from typing import Any
 
 import libcst as cst
@@ -80,6 +82,11 @@ class Values(Evaluation):
         if arg is None:
             return default
         return self.value(arg.value, call.scope, order=call.order, cli=cli)
+
+    def passes(self, call: Call, keyword: str) -> bool:
+        """The call gives `keyword` a value other than None: `weight=None` (or a name holding None on every path) is
+        the parameter's default, as if absent; a value that cannot be told counts as given."""
+        return self.kw_value(call, keyword, default=None) is not None
 
     def is_batch(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, _depth: int = 0, *, words: bool = False) -> Any:
         """Does `expr` hold several texts? The one answer every rule takes: True for a constant list of two or more,
@@ -191,8 +198,18 @@ class Values(Evaluation):
 
     @functools.cached_property
     def is_training(self) -> bool:
-        """Does this script train something (Trainer, a loop with backward, keras fit, accelerate)?"""
-        return bool(self.trainers or self.backward_calls or self.fit_calls or any(c.method == "apply_gradients" for c in self.calls))
+        """Does this script train something (Trainer, a loop with backward, keras fit, accelerate)? A backward pass in a
+        `for` loop over a name the file never binds does not count: the loop's header raises NameError before its first step."""
+        live_backward = any(not self.loops_over_unbound(c) for c in self.backward_calls)
+        return bool(self.trainers or live_backward or self.fit_calls or any(c.method == "apply_gradients" for c in self.calls))
+
+    def loops_over_unbound(self, call: Call) -> bool:
+        """A `for` loop around `call` iterates an expression that reads a name bound nowhere in the file, in no enclosing
+        scope, and no builtin (`for batch in train_dataloader:` with no `train_dataloader` anywhere): NameError, so the
+        body never runs. Never when the file may bind names unseen (`from m import *`, `exec`, `globals()`)."""
+        if _NAMESPACE_WRITES.search(self.source):
+            return False
+        return any(isinstance(loop, cst.For) and any(call.scope.lookup_scope(name) is None for name in _free_names(loop.iter)) for loop in call.loops)
 
     @functools.cached_property
     def argparse_arguments(self) -> dict[str, tuple]:
@@ -204,6 +221,30 @@ class Values(Evaluation):
     def environment_set(self) -> frozenset | None:
         """The environment variables the file sets itself; None when it sets one it does not name."""
         return config.environment_set(self)
+
+
+_NAMESPACE_WRITES = re.compile(r"\bimport \*|\bexec\(|\bglobals\(\)|\bvars\(\)|\b__builtins__\b|^\s*[%!]", re.M)
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _free_names(expr: cst.BaseExpression) -> set[str]:
+    """The names an expression reads that are not builtins (an attribute's name and a keyword are not reads); empty when
+    it binds names of its own (a lambda, a comprehension, `:=`)."""
+    names: set[str] = set()
+    stack: list[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.NamedExpr)):
+            return set()
+        if isinstance(node, cst.Name):
+            names.add(node.value)
+        elif isinstance(node, cst.Attribute):
+            stack.append(node.value)
+        elif isinstance(node, cst.Arg):
+            stack.append(node.value)
+        else:
+            stack.extend(node.children)
+    return names - _BUILTINS
 
 
 # str methods that give a str (no list or pandas Series has them: a Series has them under `.str`)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Binding, Call, Facts, ModelLoad, dotted, eos_as_pad, is_model_call, load_behind, padded_ids, padding_of, padding_side
+from bertlint.facts import Binding, Call, Facts, ModelLoad, dotted, eos_pad_in_force, is_model_call, load_behind, padded_ids, padding_of, padding_side
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -77,7 +77,7 @@ def _harm(facts: Facts, call: Call, ids: Binding, version: tuple[int, ...]) -> t
     if call.method == "generate":
         # A decoder-only model's `generate` rebuilds the mask from the pad ids (`input_ids != pad_token_id`) unless the
         # pad token is the EOS token: transformers generation/utils.py, `_prepare_attention_mask_for_generation`.
-        eos_pad = bool(eos_as_pad(facts)) or _eos_pad_passed(facts, call)
+        eos_pad = bool(eos_pad_in_force(facts)) or _eos_pad_passed(facts, call)
         if not eos_pad and (_attention(facts, load) != "bidirectional" or version < (5,)):
             return None  # 4.x infers it for encoder-decoder models too; 5.x only for decoder-only ones
         why = "the pad token is the EOS token, so `generate` cannot tell pads from real tokens: it" if eos_pad else "`generate`"

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint import knowledge
-from bertlint.facts import Call, Facts, Scope, Store, dotted, eos_as_pad, in_call_to, only_called_directly, pad_guarded
+from bertlint.facts import Call, Facts, Scope, Store, dotted, eos_as_pad, eos_pad_in_force, in_call_to, only_called_directly
 from bertlint.rules import Context, Rule
 
 # DataCollatorForLanguageModeling with mlm=False: `labels = batch["input_ids"].clone()` then
@@ -32,11 +31,11 @@ class EosAsPadMaskedInLabels(Rule):
         if not collators:
             return
         stores = eos_as_pad(facts)
-        for store in stores:
+        for store in eos_pad_in_force(facts):  # `if tok.pad_token is None:` runs only for a checkpoint without one
             if not any(_same_tokenizer(facts, store, c.arg(0, "tokenizer").value, c.scope, c.order) for c in collators):
                 continue
-            if not _eos_in_data(facts, stores) or (pad_guarded(facts, store) and not _lacks_pad_token(facts, store)):
-                continue  # `if tok.pad_token is None:` runs only for a checkpoint without one (Qwen2's has one)
+            if not _eos_in_data(facts, stores):
+                continue
             ctx.report(
                 store.value,
                 "the pad token is the EOS token and `DataCollatorForLanguageModeling(mlm=False)` sets every pad id in the labels "
@@ -53,16 +52,6 @@ def _same_tokenizer(facts: Facts, store: Store, passed: cst.BaseExpression, scop
     if mine is not None and theirs is not None:
         return mine.kind == theirs.kind == "tokenizer" and mine.call is theirs.call
     return dotted(passed) is not None and dotted(passed) == dotted(store.target.value)
-
-
-def _lacks_pad_token(facts: Facts, store: Store) -> bool:
-    """The tokenizer whose pad token is set loads without one: its checkpoint is known to (GPT-2, Llama, Mistral)."""
-    assert isinstance(store.target, cst.Attribute)
-    found = facts.kind(store.target.value, store.scope, store.order)
-    load = found.call if found is not None and found.kind == "tokenizer" else None
-    if load is None or load.method != "from_pretrained":
-        return False
-    return knowledge.tokenizer_lacks_pad_token(facts.arg_value(load, 0, "pretrained_model_name_or_path", cli=False))
 
 
 def _only_evaluates(facts: Facts, collator: Call) -> bool:

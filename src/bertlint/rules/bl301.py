@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Call, Facts, dotted, frozen_bodies, keras_trains_pretrained, trained_model, training_arg, trains_pretrained, uses_peft
+from bertlint.facts import Call, Facts, dotted, frozen_bodies, not_taken, keras_trains_pretrained, trained_model, training_arg, trains_pretrained, uses_peft
 from bertlint.rules import Context, Rule
 
 # Only the optimizers whose fine-tuning rates are published (api-facts.md section 8): the Adam family and
@@ -140,9 +140,9 @@ def default_rate_sites(facts: Facts, version: tuple[int, ...]):
         q = call.qualname or ""
         last = q.rsplit(".", 1)[-1]
         if (q.startswith("torch.optim") and last in TORCH_DEFAULTS) or q == "transformers.AdamW":
-            if not call.has_star_args and "lr" not in call.kwargs and len(call.positional) <= 1 and _params_without_rates(facts, call) and trains_pretrained(facts, call) and not facts.replaced_before_use(call):
+            if not call.has_star_args and "lr" not in call.kwargs and len(call.positional) <= 1 and _params_without_rates(facts, call) and trains_pretrained(facts, call) and not facts.replaced_before_use(call) and not not_taken(facts, call):
                 yield DefaultRate(call, call.node, "adamw", TORCH_DEFAULTS[last], f"`{facts.text(call.node.func)}(...)`", "lr")
-        elif call.method == "compile" and version < TF_MODELS_REMOVED and (arg := call.arg(0, "optimizer")) is not None and _compiles_transformer(facts, call):
+        elif call.method == "compile" and version < TF_MODELS_REMOVED and (arg := call.arg(0, "optimizer")) is not None and _compiles_transformer(facts, call) and not not_taken(facts, call):
             found = _keras_default(facts, arg.value, call)
             if found is not None and id(found.node) not in seen:  # one optimizer compiled twice: one finding
                 seen.add(id(found.node))
@@ -222,11 +222,11 @@ def rate_sites(facts: Facts):
     if not any("optimizers" in t.kwargs for t in facts.trainers):  # `Trainer(optimizers=...)` ignores `learning_rate`
         kind = _optim_kind_from_args(facts)
         for call in facts.training_args:
-            if "learning_rate" in call.kwargs and kind is not None:
+            if "learning_rate" in call.kwargs and kind is not None and not not_taken(facts, call):
                 yield call, call.kwargs["learning_rate"], kind
     for call in facts.calls:
         site = _optimizer_rate(facts, call) if call.qualname else None
-        if site is not None and site[0] is not None and not facts.replaced_before_use(call):
+        if site is not None and site[0] is not None and not facts.replaced_before_use(call) and not not_taken(facts, call):
             yield call, *site
 
 

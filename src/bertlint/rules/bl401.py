@@ -7,10 +7,11 @@ from collections import Counter
 import libcst as cst
 
 from bertlint import datafiles
-from bertlint.facts import LABEL_NAMES, Facts, data_file_of, literal, names_in, run_anchor
+from bertlint.facts import LABEL_NAMES, Facts, column_renames, data_file_of, literal, names_in, run_anchor
 from bertlint.rules import Context, Rule
 
 MIN_EXAMPLES = 50
+SHOWN = 6  # classes the message lists in full; more: the three largest and the two smallest
 LM_HEADS = frozenset({"causal-lm", "masked-lm", "seq2seq"})
 MITIGATION_CALLS = ("compute_class_weight", "compute_sample_weight", "WeightedRandomSampler", "RandomOverSampler", "RandomUnderSampler", "SMOTE", "ADASYN", "sigmoid_focal_loss")
 
@@ -27,7 +28,7 @@ class ImbalancedLabelsUnweighted(Rule):
         facts = ctx.facts
         if not facts.is_training or _mitigated(facts) or not _classification(facts):
             return
-        anchor = run_anchor(facts)
+        anchor = run_anchor(facts, ("trainer", "training_args", "fit", "load", "loss"))
         if anchor is None:
             return
         for counts, origin in label_distributions(facts):
@@ -38,10 +39,14 @@ class ImbalancedLabelsUnweighted(Rule):
             ratio = n_major / max(n_minor, 1)
             if ratio < ctx.settings.imbalance_ratio:
                 continue
-            shown = ", ".join(f"{label!r}: {n}" for label, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+            ranked = counts.most_common()
+            shown = ", ".join(f"{label!r}: {n}" for label, n in (ranked if len(ranked) <= SHOWN else ranked[:3])) + (
+                "" if len(ranked) <= SHOWN else f", ..., {', '.join(f'{label!r}: {n}' for label, n in ranked[-2:])}; {len(ranked)} classes")
+            # the majority swamps the loss only where it holds at least half of the examples
+            effect = f"the model learns to predict {major!r}" if 2 * n_major >= total else f"the rarest classes ({ranked[-1][0]!r}: {n_minor}) are seldom predicted"
             ctx.report(
                 anchor,
-                f"labels from {origin} are imbalanced {ratio:.1f}:1 ({shown}; {total} examples) and nothing weights the classes: the model learns to predict {major!r}",
+                f"labels from {origin} are imbalanced {ratio:.1f}:1 ({shown}; {total} examples) and nothing weights the classes: {effect}",
             )
             return
 
@@ -62,13 +67,13 @@ def _mitigated(facts: Facts) -> bool:
         short = call.short or (call.node.func.value if isinstance(call.node.func, cst.Name) else "")
         if short in MITIGATION_CALLS or "focal" in short.lower():
             return True
-        if short in ("CrossEntropyLoss", "NLLLoss") and ("weight" in call.kwargs or call.positional):
+        if short in ("CrossEntropyLoss", "NLLLoss") and (facts.passes(call, "weight") or call.positional):
             return True
-        if short in ("BCEWithLogitsLoss",) and "pos_weight" in call.kwargs:
+        if short in ("BCEWithLogitsLoss",) and facts.passes(call, "pos_weight"):
             return True
-        if call.method == "fit" and ("class_weight" in call.kwargs or "sample_weight" in call.kwargs):
+        if call.method == "fit" and (facts.passes(call, "class_weight") or facts.passes(call, "sample_weight")):
             return True
-        if short in ("cross_entropy", "nll_loss") and "weight" in call.kwargs:
+        if short in ("cross_entropy", "nll_loss") and facts.passes(call, "weight"):
             return True
     if any(q.split(".", 1)[0] == "imblearn" for q in facts.imports.values()):
         return True
@@ -112,7 +117,7 @@ def label_distributions(facts: Facts):
 def _label_columns(facts: Facts) -> list[str]:
     """Columns the script treats as labels (`df["sentiment"]` assigned to `labels` or `df["label"]`, a column
     renamed to `label`), then the usual names."""
-    sources = [old for old, new in _renames(facts) if new in LABEL_NAMES]
+    sources = [old for old, new, _ in column_renames(facts) if new in LABEL_NAMES]
     sources += [store.value for store in facts.stores if isinstance(store.target, cst.Subscript) and store.key in LABEL_NAMES]
     sources += [value for variable in facts.variables if variable.name.lower() in LABEL_NAMES for value in variable.written]
     return [column for column in map(_column_read, sources) if column] + ["label", "labels", "target", "class", "y"]
@@ -129,19 +134,6 @@ def _column_read(source) -> str | None:
         column = literal(node.slice[0].slice.value)
         return column if isinstance(column, str) else None
     return None
-
-
-def _renames(facts: Facts):
-    """(old, new) column names from `ds.rename_column(old, new)`, `rename_columns({...})`, `df.rename(columns={...})`."""
-    for call in facts.calls:
-        if call.method == "rename_column" and len(call.positional) == 2:
-            old, new = (facts.value(a.value, call.scope, order=call.order) for a in call.positional)
-            yield old, new
-        elif call.method in ("rename_columns", "rename"):
-            arg = call.kwargs.get("columns") if call.method == "rename" else call.arg(0, "column_mapping")
-            mapping = facts.value(arg.value, call.scope, order=call.order) if arg is not None else None
-            if isinstance(mapping, dict):
-                yield from mapping.items()
 
 
 def _make_classification(facts: Facts, call) -> Counter | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bertlint import knowledge
-from bertlint.facts import UNKNOWN, Facts, ModelLoad, amp_enabled, chunk_length, freezes_parameters, is_label_call, padding_at, run_anchor, steps_every_n, trained_model, training_arg, uses_peft, weight_dtype
+from bertlint.facts import UNKNOWN, Facts, ModelLoad, amp_enabled, chunk_length, fails_before_a_step, freezes_parameters, is_label_call, padding_at, run_anchor, steps_every_n, trained_model, training_arg, uses_peft, weight_dtype
 from bertlint.rules import Context, Rule
 
 GiB = 2**30
@@ -20,7 +20,7 @@ class TrainingMemoryOverBudget(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        run = training_run(facts, ctx.version) if facts.is_training else None
+        run = training_run(facts, ctx.version) if facts.is_training and not fails_before_a_step(facts) else None
         if run is None:
             return
         info, batch, seq, accum, checkpointing = run.info, run.batch, run.seq, run.accum, run.checkpointing
@@ -173,13 +173,13 @@ def _longest(facts: Facts, calls: list, info, version: tuple[int, ...]):
         pad = padding_at(facts, call, version)
         if pad.max_length is None and pad.pads_to_max:
             lengths.add(info.usable_max_tokens or UNKNOWN)
-        elif isinstance(pad.max_length, int) and (pad.pads_to_max or pad.truncation not in (None, False)):
+        elif isinstance(pad.max_length, int) and pad.pads_to_max:
             lengths.add(pad.max_length)
         elif pad.max_length is not None:
-            lengths.add(UNKNOWN)
+            lengths.add(UNKNOWN)  # dynamic padding: `max_length` only caps the batch; how long batches get is the data's, unknown
     if not lengths or UNKNOWN in lengths:
         return UNKNOWN
-    return max(lengths)  # the peak comes from the longest sequences
+    return max(lengths)  # every example of these calls is padded to its length
 
 
 def _optimizer(facts: Facts) -> str:

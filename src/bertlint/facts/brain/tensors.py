@@ -32,6 +32,9 @@ ARRAY_CONSTRUCTORS = ("numpy.array", "numpy.asarray", "tensorflow.constant", "te
 ID_LISTS = ("encode",)
 # constant folding of an array of constants
 CONSTANT_ARRAYS = ("numpy.array", "numpy.asarray", "torch.tensor")
+# dtypes by their last name (`np.float32`, `torch.float`, `"float64"`, `float`): numpy's and torch's float and int types
+FLOAT_DTYPES = frozenset({"float", "float16", "float32", "float64", "double", "half", "single", "bfloat16", "float_", "longdouble"})
+INT_DTYPES = frozenset({"int", "int8", "int16", "int32", "int64", "long", "short", "int_", "intp", "uint8", "uint16", "uint32", "uint64"})
 # utilities that pad sequences to one length with a value that is no token: the keyword that says the side, its
 # default, and what each value means
 _TORCH_SIDE = ("padding_side", "right", {"left": "left", "right": "right"})
@@ -65,6 +68,32 @@ def operation(ev, left, operator, right) -> Any:
     return None
 
 
+def _typed(ev, call, found: Any) -> Any:
+    """The constants of `np.array(object, dtype)` / `torch.tensor(data, dtype=...)` as the dtype makes them: floats for
+    a float dtype (`np.array([1, 2], dtype=np.float32)` holds 1.0 and 2.0, no class index), ints kept for an int dtype;
+    UNKNOWN for any other dtype or a conversion that could change a value."""
+    dtype = call.arg(1, "dtype") if call.qualname.startswith("numpy.") else call.kwargs.get("dtype")
+    if dtype is None:
+        return found
+    name = ev.f.qualname(dtype.value, call.scope) or ev.const(dtype.value)
+    kind = name.rsplit(".", 1)[-1] if isinstance(name, str) else None
+    if kind in FLOAT_DTYPES:
+        return _converted(found, float)
+    if kind in INT_DTYPES:
+        return _converted(found, int)
+    return UNKNOWN
+
+
+def _converted(value: Any, to: type) -> Any:
+    """Each number of a (nested) list or tuple as `to`; UNKNOWN where an element is no number or `to` would change it."""
+    if isinstance(value, (list, tuple)):
+        items = [_converted(v, to) for v in value]
+        return UNKNOWN if any(v is UNKNOWN for v in items) else type(value)(items)
+    if isinstance(value, (int, float)) and (to is float or isinstance(value, int) or value.is_integer()):
+        return to(value)
+    return UNKNOWN
+
+
 def keeps(method: str, receiver=None) -> bool | None:
     """`method` returns its receiver's value: on an element of a comprehension (no receiver known), or on a tensor,
     a module or an encoding."""
@@ -83,7 +112,7 @@ def call(ev, call) -> Any:
     if q in CONSTANT_ARRAYS and call.positional:
         found = ev.const(call.positional[0].value)
         if found is not UNKNOWN:
-            return found
+            return _typed(ev, call, found)
     if q.startswith(TENSOR_CONSTRUCTORS) or q in ARRAY_CONSTRUCTORS:
         inner = call.arg(0)
         if inner is None:

@@ -65,6 +65,14 @@ BASE_MODEL_PREFIXES = frozenset({"bert", "distilbert", "roberta", "deberta", "al
 PART = "part"  # the `detail` of a model binding that is a part of the model (its base model, its encoder)
 # names of functions that make, change or hand over a tokenizer: calling one encodes nothing
 TOKENIZER_VERBS = ("set_", "get_", "load_", "build_", "make_", "create_", "init_", "setup_", "prepare_", "train_", "save_", "update_", "add_", "register_")
+# `EncoderDecoderModel.from_encoder_decoder_pretrained(encoder_pretrained_model_name_or_path,
+# decoder_pretrained_model_name_or_path, ...)` loads both halves from pretrained checkpoints (transformers 5.24
+# models/encoder_decoder/modeling_encoder_decoder.py:183; the vision and speech variants vision_encoder_decoder:157,
+# speech_encoder_decoder:165; the same in 4.x): a pretrained load, whose checkpoint is known where both halves name one.
+ENCODER_DECODER_LOAD = "from_encoder_decoder_pretrained"
+# Their constructors take the two halves as models, `EncoderDecoderModel(config=None, encoder=None, decoder=None)`
+# (modeling_encoder_decoder.py `__init__`; vision and speech alike): built of two pretrained halves, the model is pretrained.
+ENCODER_DECODER_CLASSES = frozenset({"EncoderDecoderModel", "VisionEncoderDecoderModel", "SpeechEncoderDecoderModel"})
 # PEFT classes whose `from_pretrained(model, model_id)` puts an adapter on a base model (peft_model.py:119, 1745-3088)
 PEFT_ADAPTER_LOADS = frozenset({
     "PeftModel", "PeftModelForSequenceClassification", "PeftModelForCausalLM", "PeftModelForSeq2SeqLM",
@@ -237,9 +245,9 @@ def is_tokenizer_load(values, call: Call) -> bool:
 def model_load(values, call: Call) -> ModelLoad | None:
     if call.qualname is None:
         return None
-    if call.method in ("from_pretrained", "from_config"):
+    if call.method in ("from_pretrained", "from_config", ENCODER_DECODER_LOAD):
         cls = call.qualname.rsplit(".", 1)[0]
-        how = "pretrained" if call.method == "from_pretrained" else "config"
+        how = "config" if call.method == "from_config" else "pretrained"
     else:  # `BertForMaskedLM(config)`, `transformers.BertForMaskedLM(config)`
         cls, how = call.qualname, "constructor"
     tf_class = next((b for b in values.class_bases(cls) if is_model_class(b)), None)
@@ -247,13 +255,26 @@ def model_load(values, call: Call) -> ModelLoad | None:
         return None
     checkpoint: Any = UNKNOWN
     adapter = how == "pretrained" and is_adapter_load(tf_class)
-    if how == "pretrained":
-        arg = checkpoint_argument(call, tf_class)
-        checkpoint = values.value(arg.value, call.scope, order=call.order) if arg is not None else UNKNOWN
-        if not isinstance(checkpoint, str):
-            checkpoint = UNKNOWN
+    if how == "constructor" and tf_class.rsplit(".", 1)[-1] in ENCODER_DECODER_CLASSES:
+        halves = [_load_of(values, call.arg(1, "encoder"), call), _load_of(values, call.arg(2, "decoder"), call)]
+        if all(half is not None and half.how == "pretrained" for half in halves):  # built of two pretrained halves
+            how = "pretrained"
+            names = {half.checkpoint for half in halves}
+            checkpoint = names.pop() if len(names) == 1 else UNKNOWN
+    elif how == "pretrained":
+        halves = [call.arg(0, "encoder_pretrained_model_name_or_path"), call.arg(1, "decoder_pretrained_model_name_or_path")] if call.method == ENCODER_DECODER_LOAD else [checkpoint_argument(call, tf_class)]
+        names = {values.value(arg.value, call.scope, order=call.order) if arg is not None else UNKNOWN for arg in halves}
+        checkpoint = names.pop() if len(names) == 1 else UNKNOWN  # both halves of one checkpoint, or none known
+    if not isinstance(checkpoint, str):
+        checkpoint = UNKNOWN
     last = tf_class.rsplit(".", 1)[-1]
     return ModelLoad(call, tf_class, how, checkpoint, model_head(last), keras=last.startswith("TF"), adapter=adapter)
+
+
+def _load_of(values, arg: cst.Arg | None, call: Call) -> ModelLoad | None:
+    """The load of the model an argument holds (not through `values.model_loads`, which is being built)."""
+    bound = values.kind(arg.value, call.scope, call.order) if arg is not None else None
+    return model_load(values, bound.call) if isinstance(bound, Binding) and bound.kind == "model" and bound.call is not None else None
 
 
 def is_processor_class(qualname: str) -> bool:

@@ -1,0 +1,56 @@
+"""Branches a line runs under that the file's own values do not take.
+
+A statement in the body of `if TEST:` runs only where TEST is true; one in its `elif`/`else` only where it is false.
+Where the value layer knows TEST as a bool from the file alone (constants, the defaults of its command-line options:
+`if args.optimizer == "adamw":` under `add_argument("--optimizer", default="adafactor")`, its configuration dicts),
+the line does not run in the file as written. A test the value layer does not know says nothing, and so does a test
+that reads a name the branch itself rebinds (its value at the `if` is not the one at the line).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from bertlint.facts.nodes import Call, walk
+from bertlint.facts.values import Values
+
+# the targets a statement binds names with: assignments, augmented and annotated ones, loops, `with ... as`, `:=`
+_BINDERS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem, cst.NamedExpr)
+
+
+def not_taken(facts: Values, call: Call) -> bool:
+    """An `if`/`elif`/`else` arm around the call that the file's own values do not take."""
+    target: cst.CSTNode = call.stmt
+    for node in reversed(facts.enclosing(call.stmt)):  # innermost first
+        if isinstance(node, cst.If) and (arm := _arm(node, target)) is not None and not _read(node.test) & _rebound(node):
+            first = min(c.order for c in facts.calls_in(node))  # every binding of the `if` comes at or after it
+            if facts.value(node.test, call.scope, order=first) is (not arm):
+                return True
+        target = node
+    return False
+
+
+def _arm(node: cst.If, target: cst.CSTNode) -> bool | None:
+    """True where `target` sits in the body, False in the `elif`/`else`, None where neither holds it."""
+    if any(n is target for n in walk(node.body)):
+        return True
+    if node.orelse is not None and any(n is target for n in walk(node.orelse)):
+        return False
+    return None
+
+
+def _rebound(node: cst.If) -> set[str]:
+    """The names the `if` statement binds anywhere inside it (its arms included)."""
+    out: set[str] = set()
+    for n in walk(node):
+        if isinstance(n, _BINDERS):
+            bound = n.asname if isinstance(n, cst.WithItem) else n.target
+            if bound is not None:
+                out |= _read(bound)
+    return out
+
+
+def _read(node: cst.CSTNode) -> set[str]:
+    """The names under `node`, less the attribute names (`args.optimizer` reads `args`)."""
+    attrs = {id(n.attr) for n in walk(node) if isinstance(n, cst.Attribute)}
+    return {n.value for n in walk(node) if isinstance(n, cst.Name) and id(n) not in attrs}
