@@ -13,6 +13,7 @@ import pytest
 
 from bertlint.report import finding_to_dict
 from bertlint.rules import all_codes
+from checkout import readme_block
 from conftest import ROOT
 
 CONSOLE_SCRIPT = Path(sys.executable).parent / "bertlint"
@@ -507,6 +508,22 @@ def test_rules_json_lists_every_code(project):
     assert [row["code"] for row in rows] == all_codes()
     assert all(set(row) == {"code", "name", "severity", "fix", "summary", "preview", "precision"} for row in rows)
     assert {"BL101", "BL201", "BL202", "BL301", "BL401", "BL501", "BL502", "BL901", "BL902"} <= {row["code"] for row in rows}
+
+
+# --- the README's quick start ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("after, args", [
+    ("The default rule set finds", ["demo/train.py"]),
+    ("come from rules still in preview", ["--preview", "--format", "concise", "demo/train.py"]),
+])
+def test_readme_quick_start_shows_what_the_cli_prints(after, args):
+    """The quick start's shown outputs are what `bertlint` prints on the demo, byte for byte (its pin in
+    demo/requirements.txt makes them the same with or without transformers installed). Which rules are on by default
+    comes from data/precision.json: when that moves a rule, paste the new output into README.md."""
+    result = run(*args, cwd=ROOT, script=True)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == readme_block(after, "text"), f"README.md's quick start shows another output than:\n{result.stdout}"
 
 
 # --- start-up cost ------------------------------------------------------------------------

@@ -33,6 +33,7 @@ _IGNORE = re.compile(r"#\s*bertlint:\s*ignore\[(?P<codes>[^\]]*)\]")
 _SKIP_FILE = re.compile(r"#\s*bertlint:\s*skip-file\b")
 _BL_CODE = re.compile(r"^BL\d+$")  # a bertlint code, or one meant to be (BLE001 is flake8-blind-except's)
 _BRACKET = re.compile(r"[()\[\]{}]")
+_NEWLINE = re.compile("\n")
 MAX_SOURCE_CHARS = 2 * 2**20  # libcst needs ~470 bytes of memory per character (2 MiB: 0.95 GiB) and parses ~100 KB/s: a larger file is generated data, not a training script
 
 
@@ -382,7 +383,7 @@ def _place(reports: list[Report], facts: Facts, source: str, path: str, selected
         stop = None if cells else stop_statement(facts)  # the run certainly stops there: nothing after it happens
         positions = positions_of(facts.module, [
             node for r in reports for node in (r.node, r.anchor, *(rep.node for rep in (r.fix[2] if r.fix else ()))) if node is not None
-        ] + list(dead) + ([stop] if stop is not None else []))
+        ] + list(dead) + ([stop] if stop is not None else []), source)
         never_run = [(positions[d].start.line, positions[d].end.line) for d in dead if d in positions]
         if stop in positions:
             never_run.append((positions[stop].end.line + 1, len(lines)))
@@ -424,38 +425,94 @@ def _place(reports: list[Report], facts: Facts, source: str, path: str, selected
     return findings
 
 
-def positions_of(module: cst.Module, nodes: Iterable[cst.CSTNode] | None = None) -> Mapping[cst.CSTNode, CodeRange]:
+def positions_of(module: cst.Module, nodes: Iterable[cst.CSTNode] | None = None, source: str | None = None) -> Mapping[cst.CSTNode, CodeRange]:
     """libcst's PositionProvider table, for the whole module or for (at least) `nodes`.
 
     Computed directly: through `MetadataWrapper.resolve`, libcst 1.x also walks the whole tree for
     an empty batch of providers. Position-tracking codegen costs about 1.5 parses, so with `nodes`
-    it runs only on the top-level statements that hold them, each as a module of its own, while
-    plain codegen (five times cheaper) counts the lines before them."""
+    it runs only on the top-level statements that hold them, each as a module of its own. The lines
+    before such a statement come from CPython's line numbers when `source` (the module's text) is
+    given and its code is found there (`_statement_lines`), else from counting the lines of the code of
+    every statement before it (plain codegen, five times cheaper than position tracking, and what
+    dominated a one-file run before: 12 ms of 84 on benchmarks/data/train_classifier.py)."""
     if nodes is None:
         provider = PositionProvider()
         provider._gen_impl(module)
         return provider._computed
     wanted = {id(node): node for node in nodes}
     found: dict[cst.CSTNode, CodeRange] = {}
-    offset = sum(module.code_for_node(line).count("\n") for line in module.header)
-    for stmt in module.body:
+    located = _statement_lines(module, source) if wanted and source is not None else None
+    offset = 0 if located else sum(module.code_for_node(line).count("\n") for line in module.header)
+    for index, stmt in enumerate(module.body):
         if not wanted:
             break
         here = [wanted.pop(id(node)) for node in walk(stmt) if id(node) in wanted]  # each node looked at once
         if here:
+            if located and not located.holds(index, module.code_for_node(stmt)):
+                located = None  # CPython's lines do not place this statement's code: count the lines instead
+                offset = sum(module.code_for_node(line).count("\n") for line in (*module.header, *module.body[:index]))
+            start = located.lines_before[index] if located else offset
             alone = cst.Module(body=(stmt,), default_indent=module.default_indent, default_newline=module.default_newline)
             table = positions_of(alone)
             for node in here:
                 if node in table:
-                    start, end = table[node].start, table[node].end
-                    found[node] = CodeRange((start.line + offset, start.column), (end.line + offset, end.column))
+                    begin, end = table[node].start, table[node].end
+                    found[node] = CodeRange((begin.line + start, begin.column), (end.line + start, end.column))
                 else:
                     wanted[id(node)] = node
-        offset += module.code_for_node(stmt).count("\n")
+        if not located:
+            offset += module.code_for_node(stmt).count("\n")
     if wanted:  # nodes the code walk skips (a comment in the header or in a statement's whitespace)
         table = positions_of(module)
         found.update((node, table[node]) for node in wanted.values() if node in table)
     return found
+
+
+@dataclass
+class _StatementLines:
+    """Where each top-level statement of a module starts in its source text, from CPython's parse."""
+
+    source: str
+    line_starts: list[int]  # the offset of each line's first character ("\n" ends a line, as libcst counts)
+    lines_before: list[int]  # per top-level statement: the lines before its code (its leading blank and comment lines included)
+
+    def holds(self, index: int, code: str) -> bool:
+        """Is the statement's code (`Module.code_for_node`) in the source where its line says?"""
+        line = self.lines_before[index]
+        if not 0 <= line < len(self.line_starts):
+            return False
+        start = self.line_starts[line]
+        last = start + len(code) - 1 == len(self.source)  # the file's last statement, without its final newline
+        return self.source.startswith(code[:-1] if last else code, start)
+
+
+def _statement_lines(module: cst.Module, source: str) -> _StatementLines | None:
+    """The lines before each top-level statement, read off CPython's AST: a statement's first line (its first decorator's,
+    for a decorated definition) less its leading lines. None where CPython's statements do not pair with libcst's
+    (a syntax only libcst reads), or lines may end with a lone carriage return (CPython counts it, libcst does not), or a
+    file over half the size cap: its AST (~50 bytes a character) would add to the peak memory that the cap bounds (1,054
+    MiB instead of 951 on the bench's 2 MiB file with 29,182 findings, where every statement holds one and nothing is saved)."""
+    if "\r" in source or len(source) > MAX_SOURCE_CHARS // 2:
+        return None
+    try:
+        with warnings.catch_warnings():  # its SyntaxWarnings are not ours to print
+            warnings.simplefilter("ignore")
+            body = compile(source, "<source>", "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True).body
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return None
+    lines_before, at = [], 0
+    for stmt in module.body:
+        if at >= len(body):
+            return None
+        first = body[at]
+        line = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))])
+        leading = len(stmt.leading_lines) + sum(len(d.leading_lines) for d in getattr(stmt, "decorators", ())[:1])
+        lines_before.append(line - 1 - leading)
+        at += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+    if at != len(body):
+        return None
+    line_starts = [0, *(match.end() for match in _NEWLINE.finditer(source))]
+    return _StatementLines(source, line_starts, lines_before)
 
 
 def _suppressed(code: str, lines: set[int], comments: dict[int, list[Suppression]]) -> bool:
