@@ -154,6 +154,31 @@ def test_transformers_from_a_source_is_unknown_unless_its_ref_names_a_release(pr
         assert found[0] == release and not isinstance(found[0], versions.Unknown) and "(a release tag)" in found[1]
 
 
+@pytest.mark.parametrize("cell", [
+    "!pip install -q --no-index --find-links=../input/fb3-pip-wheels transformers\n",
+    "!pip install --no-index -f ../input/wheels transformers[torch] tokenizers\n",
+    "import os\nos.system('python -m pip install --no-index --find-links=../input/fb3-pip-wheels transformers')\n",
+    "import subprocess\nsubprocess.run('pip install --no-index --find-links /kaggle/input/wheels transformers', shell=True)\n",
+], ids=["magic", "short-option-extra", "os-system", "subprocess"])
+def test_transformers_from_a_local_wheels_folder_is_unknown(project, cell):
+    """Kaggle's offline installs (`--no-index --find-links=DIR`) take whatever release the folder's wheel holds."""
+    found = target(notebook(project / "nb.ipynb", cell))
+    assert isinstance(found[0], versions.Unknown) and "installed from the local folder" in found[1] and "whatever release it holds is unknown" in found[1]
+
+
+@pytest.mark.parametrize(("cell", "release"), [
+    ("!pip install --no-index --find-links=../input/wheels transformers==4.30.0\n", (4, 30, 0)),  # the spec pins it
+    ("!pip install -f ../input/wheels transformers\n", None),  # the index is still used: the newest release
+    ("!pip install --no-index -f https://example.org/wheels.html transformers\n", None),  # not a local folder
+    ("!pip install --no-index --find-links=../input/wheels tokenizers\n", None),  # not transformers
+    ("print('pip install --no-index --find-links=../input/wheels transformers')\n", None),  # a string, not a command
+], ids=["pinned", "index-kept", "remote-links", "other-library", "printed"])
+def test_other_installs_beside_a_wheels_folder_keep_their_target(project, cell, release):
+    found = target(notebook(project / "nb.ipynb", cell))
+    assert not isinstance(found[0], versions.Unknown)
+    assert found[0] == (release if release is not None else versions.latest())
+
+
 @pytest.mark.parametrize("cells", [
     ["!pip install git+https://github.com/huggingface/transformers.git\n"],
     ["!pip install -q git+https://github.com/huggingface/transformers@main\n"],

@@ -84,7 +84,7 @@ _BLANK = re.compile(r"[^\r\n]")
 _ESCAPE_START = re.compile(r"^[ \t]*[!%]", re.MULTILINE)  # a line that starts with a shell or magic escape
 _PIP = re.compile(r"pip[\d.]*")
 _PYTHON = re.compile(r"python[\d.]*|\{sys\.executable\}|\$\{?\w+\}?")  # IPython expands `{sys.executable}` in `!` lines
-_OPTIONS_WITH_VALUE = frozenset({
+PIP_OPTIONS_WITH_VALUE = frozenset({
     "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-c", "--constraint", "-r", "--requirement",
     "-e", "--editable", "-t", "--target", "--prefix", "--root", "--src", "--progress-bar", "--platform",
     "--python-version", "--implementation", "--abi", "--trusted-host", "--cache-dir", "--log", "--proxy",
@@ -516,7 +516,7 @@ def _requirements(words: list[str], files: Mapping[str, str]) -> list[str]:
     else:
         rest = words[3:] if _PYTHON.fullmatch(program) and words[1:3] == ["-m", "pip"] else []
     while rest[:1] and rest[0].startswith("-"):  # general options first: `pip -q install`
-        rest = rest[2:] if rest[0] in _OPTIONS_WITH_VALUE else rest[1:]
+        rest = rest[2:] if rest[0] in PIP_OPTIONS_WITH_VALUE else rest[1:]
     if rest[:1] != ["install"]:
         return []
     found: list[str] = []
@@ -531,7 +531,7 @@ def _requirements(words: list[str], files: Mapping[str, str]) -> list[str]:
         elif skip or word in ("<", ">", ">>"):  # an option's value, or a redirection's target
             skip = word in ("<", ">", ">>")
         elif word.startswith("-"):
-            skip = word in _OPTIONS_WITH_VALUE
+            skip = word in PIP_OPTIONS_WITH_VALUE
         elif conda and re.fullmatch(r"[\w.:-]+=[\d.*]+", word):  # conda's fuzzy `name=4.30`
             name, _, version = word.rpartition("::")[2].partition("=")
             found.append(f"{name}=={version.rstrip('.*')}.*")

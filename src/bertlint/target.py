@@ -314,8 +314,8 @@ _LAUNCH_WORDS = (*_INSTALL_WORDS, ".py")  # and one that launches a script
 @functools.lru_cache(maxsize=16)
 def _notebook_commands(text: str, words: tuple[str, ...]) -> tuple[tuple[int, str, dict[str, str]], ...]:
     """(cell number, command, the files `%%writefile` cells wrote before it) of each shell or magic command of the
-    notebook's code cells that say one of `words`, in order; cells are numbered from 1 among all cells, as findings
-    count them."""
+    notebook's code cells that say one of `words` (and each command their Python runs as one string literal:
+    `os.system('pip install ...')`), in order; cells are numbered from 1 among all cells, as findings count them."""
     try:
         cells = json.loads(text).get("cells")
     except (ValueError, AttributeError):
@@ -333,8 +333,14 @@ def _notebook_commands(text: str, words: tuple[str, ...]) -> tuple[tuple[int, st
         if written is not None:
             files = {**files, written[0]: written[1]}
             continue
-        out += [(number, command, files) for command in (commands(source) if any(word in source for word in words) else ())]
+        if any(word in source for word in words):
+            out += [(number, command, files) for command in commands(source)]
+            out += [(number, match.group("command"), files) for match in _SYSTEM_CALL.finditer(source)]
     return tuple(out)
+
+
+# A shell command a cell's Python runs as one string literal: `os.system('pip install ...')`, `subprocess.run("...", shell=True)`.
+_SYSTEM_CALL = re.compile(r"""\b(?:os\.system|subprocess\.(?:run|call|check_call|check_output|Popen))\(\s*(?P<q>['"])(?P<command>[^'"\n]*)(?P=q)""")
 
 
 class _Shell:
@@ -357,8 +363,31 @@ class _Shell:
             elif words[1:2] == ["setup.py"] and {"install", "develop"} & set(words):  # `python setup.py install` in a clone
                 out.append(self._reference("."))
             elif "install" in words:
-                out += [self._reference(word) for word in _source_words(words[words.index("install") + 1:])]
+                rest = words[words.index("install") + 1:]
+                out += [self._reference(word) for word in _source_words(rest)] + self._from_local_wheels(rest)
         return out
+
+    def _from_local_wheels(self, words: list[str]) -> list[str]:
+        """`pip install --no-index --find-links=DIR NAME` (Kaggle's offline installs from a wheels dataset): each bare NAME
+        is whatever release the folder's wheel holds, a `NAME @ file:DIR` reference; a NAME with a version spec keeps it."""
+        if "--no-index" not in words:
+            return []
+        folders = [value for option, value in zip(words, [*words[1:], ""]) if option in ("-f", "--find-links")]
+        folders += [word.partition("=")[2] for word in words if word.startswith("--find-links=")]
+        local = [folder for folder in folders if folder and "://" not in folder]
+        if not local:
+            return []
+        from bertlint.ipython import PIP_OPTIONS_WITH_VALUE
+
+        names, skip = [], False
+        for word in words:
+            if skip or word.startswith("-"):
+                skip = word in PIP_OPTIONS_WITH_VALUE
+                continue
+            if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?", word):
+                names.append(word.partition("[")[0])
+        folder = os.path.normpath(os.path.join(self.cwd, local[0]))
+        return [f"{name} @ file:{folder}" for name in names]
 
     def _clone(self, args: list[str]) -> None:
         ref, positional = "", []
@@ -411,13 +440,16 @@ def _shell_commands(command: str) -> list[list[str]]:
 def _source_words(words: list[str]) -> list[str]:
     """The arguments of `pip install` that name a folder rather than a release (`.`, `./transformers`, `-e transformers`),
     and editable URLs (`-e git+URL`); other URLs are requirements `install_requirements` already lists."""
-    out, editable = [], False
+    from bertlint.ipython import PIP_OPTIONS_WITH_VALUE
+
+    out, editable, value = [], False, False
     for word in words:
         url = "://" in word or word.startswith(("git+", "hg+", "svn+", "bzr+"))
         local = not url and not word.startswith("-") and ("/" in word or word in (".", "..")) and not word.endswith((".txt", ".whl", ".tar.gz", ".zip"))
-        if editable or local:
+        if editable or local and not value:  # not an option's value (`-f ../wheels`, `-t ./lib`)
             out.append(word)
         editable = word in ("-e", "--editable")
+        value = word in PIP_OPTIONS_WITH_VALUE and not editable
     return out
 
 
@@ -472,6 +504,8 @@ def _direct_pin(line: str, where: str, library: str) -> Pin | None:
         return parse_version(release.group("version")), f"the install of {library} from {url} (a release tag) in {where}"
     if ref in ("", "main") and _UPSTREAM.search(url) and _canonical(_named_by(url)) == library:
         return latest(library), f"the main branch of {library}, installed from {url} in {where}: at least the latest release known to bertlint"
+    if url.startswith("file:"):
+        return unknown(library), f"{library} installed from the local folder {url.removeprefix('file:')} in {where}: whatever release it holds is unknown"
     return unknown(library), f"{library} installed from {url} in {where}: a branch or commit, not a release, so its release is unknown"
 
 
