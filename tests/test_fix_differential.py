@@ -25,6 +25,7 @@ OLD = [("4.30.2", "fast"), ("4.30.2", "slow"), ("4.57.1", "fast"), ("4.57.1", "s
 HEADER = (
     "import numpy as np\nimport pandas as pd\nfrom transformers import AutoTokenizer, TrainingArguments\n"
     'tok = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
+    "from fix_probe import L, R\n"  # the probe's texts, bound where the bodies run (an unbound name would stop the run)
 )
 TEXTS = '["hello world", "the cats sat on the mat", "a b c d", "hi"]'
 # The shapes of text the value layer tells apart, each spelled so that the file shows it.

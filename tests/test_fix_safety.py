@@ -40,7 +40,7 @@ def finding(source: str, code: str, version: str = "5.24"):
     ("x = (t for t in texts)", "tok(list(x), padding=True)"),
 ])
 def test_batch_encode_plus_passes_a_list_or_wraps_the_texts(setup, call):
-    source = HEAD + f"df = pd.read_csv('d.csv')\n{setup}\nenc = tok.batch_encode_plus(x, padding=True)\n"
+    source = HEAD + f"from corpus import texts, a, b\ndf = pd.read_csv('d.csv')\n{setup}\nenc = tok.batch_encode_plus(x, padding=True)\n"
     assert fixed(source).endswith(f"enc = {call}\n")
 
 
@@ -86,7 +86,7 @@ def test_encode_plus_is_safe_only_for_one_string(call, safe):
     ('{"truncation": True}', True, 'use `padding="max_length"`'),
 ])
 def test_pad_to_max_length_fix_needs_no_padding_in_the_unpacked_mapping(opts, fixable, help):
-    source = HEAD + f"opts = {opts}\nenc = tok(texts, pad_to_max_length=True, max_length=16, **opts)\n"
+    source = HEAD + f"from corpus import texts, flag\nopts = {opts}\nenc = tok(texts, pad_to_max_length=True, max_length=16, **opts)\n"
     f = finding(source, "BL101")
     assert (f.fix is not None) == fixable and help in f.help
 

@@ -373,8 +373,8 @@ def engine_finding(code: str, message: str, path: str, line: int, column: int, t
 
 def _place(reports: list[Report], facts: Facts, source: str, path: str, selected: frozenset[str], cells: bool = False) -> list[Finding]:
     """Turn reports into positioned findings, drop suppressed ones and those in code that never runs (a function a
-    script never calls; what follows a statement that certainly stops the run, unless the text is IPython cells),
-    and report unused suppressions."""
+    script never calls; for a finding that says its own line fails, what follows a statement that certainly stops the
+    run, unless the text is IPython cells), and report unused suppressions."""
     lines = source_lines(source)
     comments = suppressions(source)
     findings: list[Finding] = []
@@ -385,8 +385,7 @@ def _place(reports: list[Report], facts: Facts, source: str, path: str, selected
             node for r in reports for node in (r.node, r.anchor, *(rep.node for rep in (r.fix[2] if r.fix else ()))) if node is not None
         ] + list(dead) + ([stop] if stop is not None else []), source)
         never_run = [(positions[d].start.line, positions[d].end.line) for d in dead if d in positions]
-        if stop in positions:
-            never_run.append((positions[stop].end.line + 1, len(lines)))
+        stopped = positions[stop].end.line + 1 if stop in positions else len(lines) + 1  # no line after it runs
         seen: set[tuple] = set()
         for report in reports:
             rng = positions.get(report.node)
@@ -402,7 +401,7 @@ def _place(reports: list[Report], facts: Facts, source: str, path: str, selected
             candidates = {line} | ({anchor.start.line} if anchor is not None else set())
             if _suppressed(report.rule.code, candidates, comments):
                 continue
-            if any(start <= line <= end for start, end in never_run):
+            if any(start <= line <= end for start, end in never_run) or line >= stopped and report.rule.fails_at_its_line:
                 continue
             fix = _fix(report, positions, facts) if report.fix else None
             findings.append(

@@ -11,6 +11,7 @@ class PadToMaxLengthDeprecated(Rule):
     code = "BL101"
     name = "pad-to-max-length-deprecated"
     severity = "error"
+    fails_at_its_line = True
     summary = "`pad_to_max_length=` in a tokenizer call: removed in 4.52, silently ignored in 5.x"
     help = 'use `padding="max_length"` (with `max_length=N, truncation=True`)'
     fix = "safe"

@@ -30,6 +30,7 @@ class MissingPadToken(Rule):
     code = "BL209"
     name = "missing-pad-token"
     severity = "error"
+    fails_at_its_line = True
     summary = "Padding with the tokenizer of a checkpoint that has no pad token (GPT-2, Llama, Mistral) when nothing sets one"
     help = "set one after loading the tokenizer: `tokenizer.pad_token = tokenizer.eos_token` (or `tokenizer.add_special_tokens({'pad_token': '[PAD]'})` and `model.resize_token_embeddings(len(tokenizer))`)"
 

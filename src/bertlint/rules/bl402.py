@@ -15,6 +15,7 @@ class EvalStrategyWithoutEvalDataset(Rule):
     code = "BL402"
     name = "eval-strategy-without-eval-dataset"
     severity = "error"
+    fails_at_its_line = True
     summary = "`eval_strategy` is set but the `Trainer` gets no `eval_dataset`"
     help = 'pass `eval_dataset=` to the Trainer, or set `eval_strategy="no"`'
 

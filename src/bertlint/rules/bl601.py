@@ -14,6 +14,7 @@ class RemovedTrainingArgument(Rule):
     name = "removed-training-argument"
     exact = "the keyword is checked against the `TrainingArguments` fields of the target transformers version"
     severity = "error"
+    fails_at_its_line = True
     summary = "a `TrainingArguments` keyword that the target transformers deprecated (warning) or removed (error: TypeError)"
     help = "use the keyword that replaces it"
     fix = "safe"

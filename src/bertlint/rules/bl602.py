@@ -13,6 +13,7 @@ class TrainerTokenizerArgument(RemovedTrainingArgument):
     name = "trainer-tokenizer-argument"
     exact = "`tokenizer=` is checked against `Trainer.__init__` of the target transformers version"
     severity = "error"
+    fails_at_its_line = True
     summary = "`Trainer(tokenizer=...)`: deprecated from 4.46 (use `processing_class=`), a TypeError from 5.0"
     help = "use `processing_class=` instead"
     fix = "safe"

@@ -14,6 +14,7 @@ class ComputeLossSignature(Rule):
     name = "compute-loss-signature"
     exact = "the override's parameters are checked against the call `Trainer.training_step` makes in the target version"
     severity = "error"
+    fails_at_its_line = True
     summary = "a Trainer subclass's `compute_loss` without `num_items_in_batch`/`**kwargs`: TypeError from 4.46"
     help = "add `num_items_in_batch=None` to the parameters"
     fix = "safe"

@@ -15,6 +15,7 @@ class TransformersAdamW(Rule):
     name = "transformers-adamw"
     exact = "the name is checked against what the target transformers version exports"
     severity = "error"
+    fails_at_its_line = True
     summary = "`transformers.AdamW`: deprecated from 4.16, an ImportError from 4.50"
     help = "use `torch.optim.AdamW` (its defaults differ: eps=1e-8, weight_decay=0.01)"
     fix = "safe"

@@ -16,6 +16,7 @@ class SubclassedAutoClass(Rule):
     name = "subclassed-auto-class"
     exact = "`Auto*` classes are factories in every version: `from_pretrained` never returns the subclass"
     severity = "error"
+    fails_at_its_line = True
     summary = "a class that subclasses an `Auto*` factory: `from_pretrained` returns the concrete class, so the subclass's code never runs"
     help = "subclass the checkpoint's concrete class instead (`BertForSequenceClassification`, `BertTokenizerFast`, ...)"
 

@@ -12,6 +12,7 @@ class TensorflowRemoved(TransformersAdamW):
     code = "BL606"
     name = "tensorflow-removed"
     severity = "error"
+    fails_at_its_line = True
     summary = "TensorFlow/Flax classes and helpers of transformers (`TFBertModel`, `create_optimizer`, `TFTrainer`) with a target that removed them"
     help = "port the script to PyTorch (`BertModel`, `torch.optim.AdamW` + `get_scheduler`), or pin transformers<5"
     fix = None

@@ -20,6 +20,7 @@ class TokenizerVocabFileIgnored(Rule):
     name = "tokenizer-vocab-file-ignored"
     exact = "the keyword is checked against the tokenizer constructors of the target transformers version"
     severity = "error"
+    fails_at_its_line = True
     summary = "`BertTokenizer(vocab_file=...)` on transformers 5: the file is ignored and every word becomes `[UNK]`"
     help = "pass the path positionally or as `vocab=` (and `merges=`), or load the folder with `from_pretrained`"
     fix = "safe"

@@ -13,6 +13,7 @@ class EncodePlusRemoved(Rule):
     name = "encode-plus-removed"
     exact = "the method is checked against the tokenizer API of the target transformers version"
     severity = "error"
+    fails_at_its_line = True
     summary = "`tokenizer.encode_plus(...)`/`batch_encode_plus(...)` on transformers 5: `AttributeError`"
     help = "call the tokenizer itself: `tokenizer(text, ...)` takes the same arguments"
     fix = "safe"

@@ -25,6 +25,7 @@ class UnknownTokenizerKeyword(Rule):
     code = "BL609"
     name = "unknown-tokenizer-keyword"
     severity = "error"
+    fails_at_its_line = True
     summary = "A tokenizer call gets a keyword it does not accept (a misspelling such as `truncate=` or `max_len=`)"
     help = "use the tokenizer's keyword"
     fix = "unsafe"

@@ -15,6 +15,7 @@ class ArgumentNewerThanTarget(Rule):
     name = "argument-newer-than-target"
     exact = "the keyword is checked against the release that added it to `TrainingArguments`/`Trainer` (data/versions.json, each row checked in the wheels)"
     severity = "error"
+    fails_at_its_line = True
     summary = "a `TrainingArguments`/`Trainer` keyword newer than the target transformers (`eval_strategy=` before 4.41): TypeError"
     help = "use the spelling of the target version, or upgrade transformers"
     fix = "safe"

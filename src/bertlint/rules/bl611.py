@@ -14,6 +14,7 @@ class RemovedTokenizerApi(Rule):
     name = "removed-tokenizer-api"
     exact = "the attribute is checked against the tokenizer classes of the target transformers version (data/versions.json, each row checked in the wheels)"
     severity = "error"
+    fails_at_its_line = True
     summary = "a tokenizer attribute or method the target transformers removed (`tokenizer.max_len`, `prepare_seq2seq_batch`, `as_target_tokenizer()`): AttributeError"
     help = "use what replaces it"
     fix = "safe"

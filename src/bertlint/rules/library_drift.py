@@ -22,6 +22,7 @@ from bertlint.rules.symbols import symbol_uses
 class LibraryDrift(Rule):
     library: ClassVar[str]
     severity = "error"
+    fails_at_its_line = True
     fix = "safe"
     fix_title = "rename the keyword"
     help = "use what replaces it in the target version"
