@@ -37,7 +37,7 @@ from bertlint.facts.branches import not_taken
 from bertlint.facts.liveness import dead_functions, is_script
 from bertlint.facts.stops import stop_statement
 from bertlint.facts.loops import (
-    GRAD_MODES, NO_GRAD_MODES, MisplacedClip, TrainingLoop, float_cast, forward_model, grad_mode, in_context, in_training_step, is_clip, is_model_call,
+    GRAD_MODES, NO_GRAD_MODES, MisplacedClip, TrainingLoop, calls_reached, epoch_loop, float_cast, forward_model, grad_mode, in_context, in_training_step, is_clip, is_model_call,
     misplaced_clips, steps_every_n, under_grad_mode,
 )
 from bertlint.facts.model import Runtime
@@ -52,7 +52,7 @@ from bertlint.facts.guards import Failure
 from bertlint.facts.functions import forwards_kwargs
 from bertlint.facts.inspection import INSPECTIONS, inspected, never_fed, only_inspected, unfed_map_function
 from bertlint.facts.padded import fed_alone, padded_call, padded_ids
-from bertlint.facts.trainable import fails_before_a_step, freezes_parameters, frozen_bodies, frozen_models, keras_trains_pretrained, trained_model, trains_on_a_handful, trains_pretrained, untrained_models
+from bertlint.facts.trainable import fails_before_a_step, freezes_parameters, frozen_bodies, frozen_models, keras_trains_pretrained, optimised_models, trained_model, trains_on_a_handful, trains_pretrained, untrained_models
 from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
 from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, checkpoint_argument, holds_tokenizer, load_behind
 from bertlint.facts.weights import HalfTraining, chained_half_models, half_trained_models
@@ -79,7 +79,7 @@ __all__ = [
     # labels
     "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "column_renames", "data_file_of", "ignore_index_markers", "is_label_call", "known_labels", "never_served",
     # loops
-    "GRAD_MODES", "NO_GRAD_MODES", "MisplacedClip", "TrainingLoop", "float_cast", "forward_model", "grad_mode", "in_context", "in_training_step",
+    "GRAD_MODES", "NO_GRAD_MODES", "MisplacedClip", "TrainingLoop", "calls_reached", "epoch_loop", "float_cast", "forward_model", "grad_mode", "in_context", "in_training_step",
     "is_clip", "is_model_call", "misplaced_clips", "steps_every_n", "under_grad_mode",
     # guards
     "Failure",
@@ -94,7 +94,7 @@ __all__ = [
     # tensors
     "Inert", "activation", "inert_statements", "is_loss_value", "only_reported", "receiver_role",
     # trainable
-    "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "trained_model", "trains_on_a_handful", "trains_pretrained", "untrained_models",
+    "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "optimised_models", "trained_model", "trains_on_a_handful", "trains_pretrained", "untrained_models",
     # weights
     "HalfTraining", "chained_half_models", "half_trained_models",
 ]
