@@ -6,7 +6,9 @@ import textwrap
 
 import libcst as cst
 
-from bertlint.facts import Facts, calls_reached, epoch_loop, optimised_models
+from bertlint.facts import (
+    Facts, calls_reached, eos_as_pad, eos_in_data, epoch_loop, only_evaluated, optimised_models, same_tokenizer, trained_trainers,
+)
 
 
 def facts_of(source: str) -> Facts:
@@ -87,3 +89,63 @@ def test_optimised_models_none_where_the_parameters_feed_no_optimizer():
     opt = torch.optim.SGD([w], lr=0.1)
     """)
     assert optimised_models(facts) == frozenset()
+
+
+# -- the pad token set to EOS, and EOS in the examples (BL211) -------------------------------------------------------
+
+def test_same_tokenizer_by_load_or_by_name():
+    facts = facts_of("""
+    from transformers import AutoTokenizer, DataCollatorForLanguageModeling
+    tok = AutoTokenizer.from_pretrained("gpt2")
+    other = AutoTokenizer.from_pretrained("gpt2")
+    tok.pad_token = tok.eos_token
+    c1 = DataCollatorForLanguageModeling(tok, mlm=False)
+    c2 = DataCollatorForLanguageModeling(other, mlm=False)
+    """)
+    [store] = eos_as_pad(facts)
+    first, second = facts.calls_to("transformers.DataCollatorForLanguageModeling")
+    assert same_tokenizer(facts, store, first.arg(0).value, first.scope, first.order)
+    assert not same_tokenizer(facts, store, second.arg(0).value, second.scope, second.order)
+    unknown = facts_of("""
+    self.tok.pad_token = self.tok.eos_token
+    collator = DataCollatorForLanguageModeling(self.tok, mlm=False)
+    """)
+    [store] = eos_as_pad(unknown)
+    call = call_named(unknown, "DataCollatorForLanguageModeling")
+    assert same_tokenizer(unknown, store, call.arg(0).value, call.scope, call.order)
+
+
+def test_eos_in_data_when_a_text_or_ids_take_the_eos_not_when_it_is_only_set_compared_printed_or_a_keyword():
+    setting_only = """
+    tok.pad_token = tok.eos_token
+    print(tok.eos_token)
+    if x == tok.eos_token_id:
+        pass
+    model.config.eos_token_id = tok.eos_token_id
+    out = model.generate(ids, pad_token_id=tok.eos_token_id)
+    """
+    assert not eos_in_data(facts_of(setting_only))
+    assert eos_in_data(facts_of(setting_only + 'text = example + tok.eos_token\n'))
+    assert eos_in_data(facts_of(setting_only + 'ids = ids + [tok.eos_token_id]\n'))
+    assert eos_in_data(facts_of("texts = [tok.apply_chat_template(m, tokenize=False) for m in chats]\n"))
+    assert not eos_in_data(facts_of("prompt = tok.apply_chat_template(m, add_generation_prompt=True)\n"))
+
+
+def test_only_evaluated_collator_and_trained_trainers():
+    source = """
+    from transformers import Trainer, DataCollatorForLanguageModeling
+    collator = DataCollatorForLanguageModeling(tok, mlm=False)
+    evaluator = Trainer(model=model, data_collator=collator)
+    evaluator.evaluate()
+    """
+    facts = facts_of(source)
+    [collator] = facts.calls_to("transformers.DataCollatorForLanguageModeling")
+    assert trained_trainers(facts) == frozenset()
+    assert only_evaluated(facts, collator)
+    trained = facts_of(source + "evaluator.train()\n")
+    [collator] = trained.calls_to("transformers.DataCollatorForLanguageModeling")
+    assert trained_trainers(trained) == frozenset({id(trained.trainers[0])})
+    assert not only_evaluated(trained, collator)
+    unused = facts_of("collator = DataCollatorForLanguageModeling(tok, mlm=False)\n")
+    assert not only_evaluated(unused, unused.calls[0])  # handed to no Trainer: not known to be evaluation-only
+
