@@ -7,7 +7,7 @@ import textwrap
 import libcst as cst
 
 from bertlint.facts import (
-    Facts, calls_reached, eos_as_pad, eos_in_data, epoch_loop, only_evaluated, optimised_models, same_tokenizer, trained_trainers,
+    Facts, calls_reached, eos_as_pad, eos_in_data, epoch_loop, iterated_loader, only_evaluated, optimised_models, same_tokenizer, trained_trainers,
 )
 
 
@@ -148,4 +148,25 @@ def test_only_evaluated_collator_and_trained_trainers():
     assert not only_evaluated(trained, collator)
     unused = facts_of("collator = DataCollatorForLanguageModeling(tok, mlm=False)\n")
     assert not only_evaluated(unused, unused.calls[0])  # handed to no Trainer: not known to be evaluation-only
+
+
+# -- the DataLoader a training loop iterates (BL310) -------------------------------------------------------------------
+
+def test_iterated_loader_through_enumerate_and_tqdm():
+    facts = facts_of("""
+    from torch.utils.data import DataLoader
+    from tqdm import tqdm
+    loader = DataLoader(dataset, batch_size=8)
+    for step, batch in enumerate(tqdm(loader)):
+        pass
+    for batch in tqdm(enumerate(loader)):
+        pass
+    for row in rows:
+        pass
+    while True:
+        pass
+    """)
+    [made] = [c for c in facts.calls if c.qualname == "torch.utils.data.DataLoader"]
+    fors = [s for s in facts.module.body if isinstance(s, (cst.For, cst.While))]
+    assert [iterated_loader(facts, s) for s in fors] == [made, made, None, None]
 

@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 import libcst as cst
 
+from bertlint.facts.brain.wrappers import ITERATION_WRAPPERS
 from bertlint.facts.model import per_file
 from bertlint.facts.names import same_symbol
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, dotted, names_in, walk
@@ -249,6 +250,24 @@ def calls_reached(facts: Facts, site: Call, depth: int = 3) -> list[Call]:
             if call.function is fn:
                 found += [call, *calls_reached(facts, call, depth - 1)]
     return found
+
+
+# calls whose iteration walks their first argument's items (numbered, or with a progress bar)
+LOOP_WRAPPERS = ("builtins.enumerate", *ITERATION_WRAPPERS)
+
+
+def iterated_loader(facts: Facts, loop: cst.CSTNode) -> Call | None:
+    """The `DataLoader(...)` call a `for` loop iterates (through enumerate/tqdm), or None; a module name read in a
+    function is taken as it is bound where the function runs (the value layer's), not as a later cell rebinds it."""
+    if not isinstance(loop, cst.For):
+        return None
+    iterable = loop.iter
+    scope = facts.scope_of(loop)
+    while isinstance(iterable, cst.Call) and iterable.args and facts.qualname(iterable.func, scope) in LOOP_WRAPPERS:
+        iterable = iterable.args[0].value
+    call = facts.call_of(iterable) if isinstance(iterable, cst.Call) else None
+    found = facts.kind(iterable, scope, call.order if call is not None else None)
+    return found.call if found is not None and found.kind == "dataloader" and found.call is not None else None
 
 
 def _local_functions(facts: Facts, call: Call) -> list[cst.FunctionDef]:
