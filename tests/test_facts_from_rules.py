@@ -7,7 +7,8 @@ import textwrap
 import libcst as cst
 
 from bertlint.facts import (
-    Facts, calls_reached, eos_as_pad, eos_in_data, epoch_loop, iterated_loader, only_evaluated, optimised_models, same_tokenizer, trained_trainers,
+    Facts, calls_reached, eos_as_pad, eos_in_data, epoch_loop, iterated_loader, model_input_ids, only_evaluated, optimised_models, same_tokenizer,
+    tokens_from_tokenize, trained_trainers,
 )
 
 
@@ -170,3 +171,41 @@ def test_iterated_loader_through_enumerate_and_tqdm():
     fors = [s for s in facts.module.body if isinstance(s, (cst.For, cst.While))]
     assert [iterated_loader(facts, s) for s in fors] == [made, made, None, None]
 
+
+# -- ids built by hand from `tokenize()` (BL103) ------------------------------------------------------------------------
+
+def test_tokens_from_tokenize_unless_a_special_token_is_added_by_hand():
+    def converts(source: str) -> list[bool]:
+        facts = facts_of(source)
+        return [tokens_from_tokenize(facts, c) for c in facts.calls if c.method == "convert_tokens_to_ids"]
+
+    head = """
+    from transformers import AutoTokenizer
+    tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+    """
+    assert converts(head + """
+    tokens = tok.tokenize(text)
+    a = tok.convert_tokens_to_ids(tokens)
+    b = tok.convert_tokens_to_ids(["[CLS]"] + tok.tokenize(text) + ["[SEP]"])
+    c = tok.convert_tokens_to_ids([tok.cls_token] + tokens)
+    d = tok.convert_tokens_to_ids(words)
+    e = tok.convert_tokens_to_ids()
+    """) == [True, False, False, False, False]
+
+
+def test_model_input_ids_are_forward_arguments_and_input_ids_entries_of_the_given_functions():
+    facts = facts_of("""
+    from transformers import AutoModel
+    model = AutoModel.from_pretrained("bert-base-uncased")
+
+    def item(i):
+        return {"input_ids": ids_of(i), "labels": y}
+
+    def other(i):
+        return {"input_ids": elsewhere(i)}
+
+    out = model(batch_ids, attention_mask=mask)
+    """)
+    item = next(fn for fn, _ in facts.functions["item"])
+    assert sorted(facts.text(node) for node, _, _ in model_input_ids(facts, [item])) == ["batch_ids", "ids_of(i)"]
+    assert [facts.text(node) for node, _, _ in model_input_ids(facts, [])] == ["batch_ids"]
