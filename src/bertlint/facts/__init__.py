@@ -37,22 +37,22 @@ from bertlint.facts.branches import not_taken
 from bertlint.facts.liveness import dead_functions, is_script
 from bertlint.facts.stops import stop_statement
 from bertlint.facts.loops import (
-    GRAD_MODES, NO_GRAD_MODES, MisplacedClip, TrainingLoop, float_cast, forward_model, grad_mode, in_context, in_training_step, is_clip, is_model_call,
+    GRAD_MODES, NO_GRAD_MODES, MisplacedClip, TrainingLoop, calls_reached, epoch_loop, float_cast, forward_model, grad_mode, in_context, in_training_step, is_clip, iterated_loader, is_model_call,
     misplaced_clips, steps_every_n, under_grad_mode,
 )
 from bertlint.facts.model import Runtime
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Definition, Event, Scope, Store, Variable, dotted, iter_children, literal, names_in, walk
 from bertlint.facts.training import (
-    EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, asks_for_tpu, feeds_layout_model, eos_as_pad, eos_pad_in_force, chunk_length, in_call_to, longest_of_a_set, map_calls, map_functions, mapped_function, mixed_precision, only_called_directly, pad_guarded, padding_at, padding_of, padding_side, run_anchor, runs_on_mps,
+    EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, asks_for_tpu, feeds_layout_model, eos_as_pad, eos_pad_in_force, chunk_length, in_call_to, longest_of_a_set, map_calls, map_functions, mapped_function, mixed_precision, only_called_directly, only_evaluated, eos_in_data, same_tokenizer, trained_trainers, pad_guarded, padding_at, padding_of, padding_side, run_anchor, runs_on_mps,
     structured_tokenizer, text_container, tokenizer_load_of, tokenizer_names, training_arg, uses_peft, weight_dtype,
 )
-from bertlint.facts.flow import keyed_values, sources
+from bertlint.facts.flow import keyed_values, model_input_ids, sources, tokens_from_tokenize
 from bertlint.facts.guards import Failure
 from bertlint.facts.functions import forwards_kwargs
 from bertlint.facts.inspection import INSPECTIONS, inspected, never_fed, only_inspected, unfed_map_function
 from bertlint.facts.padded import fed_alone, padded_call, padded_ids
-from bertlint.facts.trainable import fails_before_a_step, freezes_parameters, frozen_bodies, frozen_models, keras_trains_pretrained, trained_model, trains_on_a_handful, trains_pretrained, untrained_models
+from bertlint.facts.trainable import fails_before_a_step, freezes_parameters, frozen_bodies, frozen_models, keras_trains_pretrained, optimised_models, trained_model, trains_on_a_handful, trains_pretrained, untrained_models
 from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
 from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, checkpoint_argument, holds_tokenizer, load_behind
 from bertlint.facts.weights import HalfTraining, chained_half_models, half_trained_models
@@ -74,17 +74,17 @@ __all__ = [
     "Binding", "Instance", "ModelLoad", "Pack", "Series", "checkpoint_argument", "holds_tokenizer", "load_behind",
     # training
     "EOS_ATTRIBUTES", "STRUCTURED_TOKENIZERS", "Padding", "amp_enabled", "asks_for_tpu", "feeds_layout_model", "chunk_length", "eos_as_pad", "eos_pad_in_force", "in_call_to", "longest_of_a_set", "map_calls", "map_functions", "mapped_function", "mixed_precision",
-    "only_called_directly", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor", "runs_on_mps",
+    "only_called_directly", "only_evaluated", "eos_in_data", "same_tokenizer", "trained_trainers", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor", "runs_on_mps",
     "structured_tokenizer", "text_container", "tokenizer_load_of", "tokenizer_names", "training_arg", "uses_peft", "weight_dtype",
     # labels
     "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "column_renames", "data_file_of", "ignore_index_markers", "is_label_call", "known_labels", "never_served",
     # loops
-    "GRAD_MODES", "NO_GRAD_MODES", "MisplacedClip", "TrainingLoop", "float_cast", "forward_model", "grad_mode", "in_context", "in_training_step",
+    "GRAD_MODES", "NO_GRAD_MODES", "MisplacedClip", "TrainingLoop", "calls_reached", "epoch_loop", "float_cast", "forward_model", "grad_mode", "in_context", "in_training_step", "iterated_loader",
     "is_clip", "is_model_call", "misplaced_clips", "steps_every_n", "under_grad_mode",
     # guards
     "Failure",
     # flow
-    "keyed_values", "sources",
+    "keyed_values", "model_input_ids", "sources", "tokens_from_tokenize",
     # functions
     "forwards_kwargs",
     # inspection
@@ -94,7 +94,7 @@ __all__ = [
     # tensors
     "Inert", "activation", "inert_statements", "is_loss_value", "only_reported", "receiver_role",
     # trainable
-    "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "trained_model", "trains_on_a_handful", "trains_pretrained", "untrained_models",
+    "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "optimised_models", "trained_model", "trains_on_a_handful", "trains_pretrained", "untrained_models",
     # weights
     "HalfTraining", "chained_half_models", "half_trained_models",
 ]

@@ -3,17 +3,21 @@
 `sources(facts, expr, scope, order)` follows a value back through names (their assignments, appends, extends and
 loops), displays, `+`, subscripts, comprehensions, tensor conversions and the methods that keep a tensor's value: it
 yields every expression on the way, the ones it starts from included. `keyed_values(facts, node, key)` gives the
-values `key` is given under `node`: dict entries, item stores and keywords.
+values `key` is given under `node`: dict entries, item stores and keywords. `model_input_ids` gives the expressions
+that become a model's `input_ids`; `tokens_from_tokenize` whether the tokens `convert_tokens_to_ids` gets come from
+`tokenize()` with no special token added by hand.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import libcst as cst
 
 from bertlint.facts.brain import tensors
-from bertlint.facts.nodes import Scope, literal, walk
+from bertlint.facts.brain.transformers import SPECIAL_TOKEN_ATTRIBUTES, SPECIAL_TOKENS, holds_tokenizer
+from bertlint.facts.loops import is_model_call
+from bertlint.facts.nodes import Call, Scope, literal, walk
 from bertlint.facts.values import Values as Facts
 
 # calls that make a tensor or list of their first argument's elements
@@ -70,3 +74,33 @@ def keyed_values(node: cst.CSTNode, key: str) -> Iterator[cst.BaseExpression]:
 def _is_key(node: cst.CSTNode, key: str) -> bool:
     value = node.value if isinstance(node, cst.Index) else node
     return literal(value) == key
+
+
+def model_input_ids(facts: Facts, functions: Iterable[cst.FunctionDef]) -> Iterator[tuple[cst.BaseExpression, Scope, int | None]]:
+    """(node, scope, order) of the expressions that become `input_ids`: a model call's first argument, and the
+    `"input_ids"` entries built in `functions` (a Dataset's `__getitem__`, a collate function)."""
+    for call in facts.calls:
+        arg = call.arg(0, "input_ids")
+        if arg is not None and is_model_call(facts, call):
+            yield arg.value, call.scope, call.order
+    for function in functions:
+        scope = facts.scope_of(function.body)
+        for value in keyed_values(function.body, "input_ids"):
+            yield value, scope, None
+
+
+def tokens_from_tokenize(facts: Facts, convert: Call) -> bool:
+    """The tokens `convert` (a `convert_tokens_to_ids` call) gets come from `tokenizer.tokenize(...)`, and no special
+    token was added to them by hand (`["[CLS]"] + tokens`, `[tok.cls_token] + tokens`)."""
+    if not convert.positional:
+        return False
+    tokenized = False
+    for node, _scope, _order in sources(facts, convert.positional[0].value, convert.scope, convert.order):
+        if isinstance(node, cst.SimpleString) and literal(node) in SPECIAL_TOKENS:
+            return False
+        if isinstance(node, cst.Attribute) and node.attr.value in SPECIAL_TOKEN_ATTRIBUTES:
+            return False
+        call = facts.call_of(node) if isinstance(node, cst.Call) else None
+        if call is not None and call.method == "tokenize" and holds_tokenizer(facts, call.receiver, call.scope, call.order):
+            tokenized = True
+    return tokenized

@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 import libcst as cst
 
+from bertlint.facts.brain.wrappers import ITERATION_WRAPPERS
 from bertlint.facts.model import per_file
 from bertlint.facts.names import same_symbol
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, dotted, names_in, walk
@@ -222,13 +223,51 @@ def _zero_arg(call: Call) -> bool:
 
 def _zeroed(facts: Facts, node, index: dict[int, list[Call]]) -> bool:
     """Gradients are reset in the outermost loop of this function around `node`, or by a local helper called in `node`."""
-    around = facts.enclosing(node)
-    last_def = max((i for i, s in enumerate(around) if isinstance(s, (cst.FunctionDef, cst.ClassDef))), default=-1)
-    outer = next((s for s in around[last_def + 1 :] if isinstance(s, (cst.For, cst.While))), node)
+    outer = epoch_loop(facts, node)
     if _resets_gradients(index.get(id(outer), []), outer):
         return True
     helpers = {id(fn): fn for call in index.get(id(node), []) for fn in _local_functions(facts, call)}
     return any(_resets_gradients(index.get(id(fn), []), fn.body) for fn in helpers.values())
+
+
+def epoch_loop(facts: Facts, node: cst.CSTNode) -> cst.CSTNode:
+    """The outermost for/while loop of the same function around `node` (the epoch loop), or `node` itself."""
+    around = facts.enclosing(node)
+    last_def = max((i for i, s in enumerate(around) if isinstance(s, (cst.FunctionDef, cst.ClassDef))), default=-1)
+    return next((s for s in around[last_def + 1 :] if isinstance(s, (cst.For, cst.While))), node)
+
+
+def calls_reached(facts: Facts, site: Call, depth: int = 3) -> list[Call]:
+    """The calls in the file's own functions (or methods of any receiver, by name, when the call is no library's) that
+    `site` may run, `depth` calls deep."""
+    func = site.node.func
+    name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) and site.qualname is None else None
+    if name is None or depth == 0:
+        return []
+    found = []
+    for fn, _ in facts.functions.get(name, ()):
+        for call in facts.calls:
+            if call.function is fn:
+                found += [call, *calls_reached(facts, call, depth - 1)]
+    return found
+
+
+# calls whose iteration walks their first argument's items (numbered, or with a progress bar)
+LOOP_WRAPPERS = ("builtins.enumerate", *ITERATION_WRAPPERS)
+
+
+def iterated_loader(facts: Facts, loop: cst.CSTNode) -> Call | None:
+    """The `DataLoader(...)` call a `for` loop iterates (through enumerate/tqdm), or None; a module name read in a
+    function is taken as it is bound where the function runs (the value layer's), not as a later cell rebinds it."""
+    if not isinstance(loop, cst.For):
+        return None
+    iterable = loop.iter
+    scope = facts.scope_of(loop)
+    while isinstance(iterable, cst.Call) and iterable.args and facts.qualname(iterable.func, scope) in LOOP_WRAPPERS:
+        iterable = iterable.args[0].value
+    call = facts.call_of(iterable) if isinstance(iterable, cst.Call) else None
+    found = facts.kind(iterable, scope, call.order if call is not None else None)
+    return found.call if found is not None and found.kind == "dataloader" and found.call is not None else None
 
 
 def _local_functions(facts: Facts, call: Call) -> list[cst.FunctionDef]:

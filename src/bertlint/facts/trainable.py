@@ -176,6 +176,29 @@ def untrained_models(facts: Facts) -> frozenset[int]:
     return frozen_models(facts) | grad_free
 
 
+@per_file
+def optimised_models(facts: Facts) -> frozenset[int]:
+    """The models (by the call that made them) whose parameters a torch optimizer gets: `AdamW(model.parameters())`,
+    grouped parameters from `model.named_parameters()`, through a name bound once in the statement that reads them."""
+    optimizers = [c for c in facts.calls if (c.qualname or "").startswith("torch.optim.") and c.qualname.rsplit(".", 1)[-1][:1].isupper()]
+    found = set()
+    for call in facts.calls:
+        if call.method in ("parameters", "named_parameters") and call.receiver is not None:
+            model = facts.kind(call.receiver, call.scope, call.order)
+            if model is not None and model.kind in ("model", "module") and model.call is not None and _feeds(call, optimizers):
+                found.add(id(model.call))
+    return frozenset(found)
+
+
+def _feeds(call: Call, optimizers: list[Call]) -> bool:
+    """The statement of `call` builds one of `optimizers`, or binds a name that one of them is passed."""
+    if any(o.stmt is call.stmt for o in optimizers):
+        return True
+    stmt = call.stmt
+    targets = {t.target.value for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()) if isinstance(small, cst.Assign) for t in small.targets if isinstance(t.target, cst.Name)}
+    return any(isinstance(a.value, cst.Name) and a.value.value in targets for o in optimizers for a in o.node.args)
+
+
 def freezes_parameters(facts: Facts) -> bool:
     """`x.requires_grad = False` or `x.requires_grad_(False)` anywhere: some parameters of some model are frozen, so
     which of them train is not the whole model (a head over a frozen base trains the head alone, in its own dtype)."""

@@ -380,6 +380,67 @@ def _asks_for_missing_pad(test: cst.BaseExpression) -> bool:
     )
 
 
+def same_tokenizer(facts: Facts, store: Store, expr: cst.BaseExpression, scope: Scope, order: int | None) -> bool:
+    """`expr` (read in `scope` at `order`) holds the tokenizer whose attribute `store` sets: the same load, or, where
+    either is not known, the same dotted name."""
+    mine = facts.owner(store)
+    theirs = facts.kind(expr, scope, order)
+    if mine is not None and theirs is not None:
+        return mine.kind == theirs.kind == "tokenizer" and mine.call is theirs.call
+    return dotted(expr) is not None and dotted(expr) == dotted(store.target.value)
+
+
+@per_file
+def trained_trainers(facts: Facts) -> frozenset[int]:
+    """The Trainers (by the call that made them) whose `train()` the file calls."""
+    return frozenset(
+        id(t.call) for c in facts.calls
+        if c.method == "train" and (t := facts.kind(c.receiver, c.scope, c.order)) is not None and t.kind == "trainer" and t.call is not None
+    )
+
+
+def only_evaluated(facts: Facts, call: Call) -> bool:
+    """The object `call` makes (a collator) is handed as `data_collator` only to Trainers that are never trained (an
+    `evaluate()`-only Trainer): the training batches come from elsewhere."""
+    def made_by(expr: cst.BaseExpression, at: Call) -> bool:
+        found = facts.kind(expr, at.scope, at.order)
+        return found is not None and found.call is call or expr is call.node
+
+    trainers = [t for t in facts.trainers if (arg := t.arg(-1, "data_collator")) is not None and made_by(arg.value, t)]
+    return bool(trainers) and not any(id(t) in trained_trainers(facts) for t in trainers)
+
+
+# calls that only show a value; keywords whose value configures a model or generation rather than building an example
+SHOWING = frozenset({"print", "info", "debug", "warning", "log", "write", "echo", "set_description", "set_postfix"})
+NOT_DATA_KEYWORDS = frozenset({"pad_token_id", "eos_token_id"})  # `generate(pad_token_id=tok.eos_token_id)`, configs
+
+
+@per_file
+def eos_in_data(facts: Facts) -> bool:
+    """The file puts EOS tokens into its examples: it formats them with a chat template (for training, not a
+    generation prompt), or reads `eos_token`/`eos_token_id` into a text or a list of ids
+    (`text + tok.eos_token`, `f"{text}{tok.eos_token}"`, `ids + [tok.eos_token_id]`), not only to set the pad token, to
+    pass it as a `pad_token_id=`/`eos_token_id=` argument, to compare it, or to print it."""
+    setting = {id(s.value) for s in eos_as_pad(facts)}
+    for call in facts.calls:  # a chat template ends each assistant turn with the chat model's EOS (`<|im_end|>`, `</s>`)
+        if call.method == "apply_chat_template" and facts.kw_value(call, "add_generation_prompt", default=False) is False:
+            return True
+    return any(attr.attr.value in ("eos_token", "eos_token_id") and id(attr) not in setting and _into_data(facts, attr) for attr, _, _ in facts.attr_loads)
+
+
+def _into_data(facts: Facts, node: cst.CSTNode) -> bool:
+    parent = facts.parent(node)
+    if parent is None:  # an assignment's target (`tok.eos_token = "</s>"`) or its whole value: a setting, not an example
+        return False
+    if isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value in NOT_DATA_KEYWORDS:
+        return False
+    if isinstance(parent, (cst.Comparison, cst.ComparisonTarget, cst.If, cst.IfExp)) or in_call_to(facts, node, SHOWING):
+        return False
+    if isinstance(parent, cst.Assign) and any(isinstance(t.target, cst.Attribute) for t in parent.targets):
+        return False  # `tok.eos_token = tok2.eos_token`, `model.config.eos_token_id = ...`: settings, not examples
+    return True
+
+
 def only_called_directly(facts: Facts, call: Call) -> bool:
     """The object `call` makes (a collator, say) is bound to a name that is only ever called directly (`batch = collator(rows)`,
     looking at one batch), never handed on: no trainer, DataLoader `collate_fn=`, attribute or other name gets it."""

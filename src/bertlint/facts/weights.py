@@ -10,7 +10,7 @@ from bertlint.facts.loops import training_loops
 from bertlint.facts.trainable import freezes_parameters, frozen_models
 from bertlint.facts.model import per_file
 from bertlint.facts.nodes import Call, dotted
-from bertlint.facts.training import uses_peft
+from bertlint.facts.training import trained_trainers, uses_peft
 from bertlint.facts.values import Values as Facts
 
 FLOAT16 = frozenset({"float16", "half", "fp16"})
@@ -99,7 +99,7 @@ def _model(facts: Facts, expr: cst.BaseExpression | None, call: Call) -> Call | 
 def _trained_by(facts: Facts) -> list[tuple[Call, Call]]:
     """(the model's load, what trains all of it): trained Trainers without an adapter, stepped optimizers over `model.parameters()`."""
     out = []
-    trained = {id(t.call) for c in facts.calls if c.method == "train" and (t := facts.kind(c.receiver, c.scope, c.order)) is not None and t.kind == "trainer" and t.call is not None}
+    trained = trained_trainers(facts)
     for trainer in facts.trainers:
         arg = trainer.arg(0, "model")
         model = _model(facts, arg.value, trainer) if arg is not None else None

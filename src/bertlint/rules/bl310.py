@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
-from bertlint.facts import Call, Facts
+from bertlint.facts import Call, Facts, iterated_loader
 from bertlint.rules import Context, Replacement, Rule
 
-WRAPPERS = ("builtins.enumerate", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm")
 ORDERING = ("sampler", "batch_sampler", "shuffle")
 
 
@@ -25,9 +22,7 @@ class TrainingLoaderNotShuffled(Rule):
         facts = ctx.facts
         seen: set[int] = set()
         for loop in facts.training_loops:
-            if not loop.backward or not isinstance(loop.node, cst.For):
-                continue
-            loader = _loader(facts, loop.node)
+            loader = iterated_loader(facts, loop.node) if loop.backward else None
             if loader is None or id(loader.node) in seen or not _unshuffled_map_style(facts, loader):
                 continue
             seen.add(id(loader.node))
@@ -40,18 +35,6 @@ class TrainingLoaderNotShuffled(Rule):
                 "the order",
                 fix=fix,
             )
-
-
-def _loader(facts: Facts, loop: cst.For) -> Call | None:
-    """The `DataLoader(...)` call a training `for` loop iterates (through enumerate/tqdm); a module name read in a
-    function is taken as it is bound where the function runs (the value layer's), not as a later cell rebinds it."""
-    iterable = loop.iter
-    scope = facts.scope_of(loop)
-    while isinstance(iterable, cst.Call) and iterable.args and facts.qualname(iterable.func, scope) in WRAPPERS:
-        iterable = iterable.args[0].value
-    call = facts.call_of(iterable) if isinstance(iterable, cst.Call) else None
-    found = facts.kind(iterable, scope, call.order if call is not None else None)
-    return found.call if found is not None and found.kind == "dataloader" and found.call is not None else None
 
 
 def _unshuffled_map_style(facts: Facts, loader: Call) -> bool:

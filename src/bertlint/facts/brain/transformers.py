@@ -34,6 +34,12 @@ NOT_OPTIMIZERS = (".lr_scheduler.", ".schedules.", ".swa_utils.")
 # factories (optimization.py)
 TORCH_SCHEDULERS = "torch.optim.lr_scheduler."
 TRANSFORMERS_OPTIMIZERS = ("AdamW", "Adafactor", "AdamWeightDecay")
+# Special tokens a tokenizer adds around a text that `tokenize()` leaves out, written as strings (transformers 5.24
+# defaults: BERT `cls_token="[CLS]"`, `sep_token="[SEP]"` models/bert/tokenization_bert.py:86; RoBERTa `bos_token="<s>"`,
+# `eos_token="</s>"` models/roberta/tokenization_roberta.py:117; GPT-2 `"<|endoftext|>"` models/gpt2/tokenization_gpt2.py:69)
+# and as the tokenizer attributes that hold them (tokenization_utils_base.py:995 `SPECIAL_TOKENS_ATTRIBUTES`).
+SPECIAL_TOKENS = ("[CLS]", "[SEP]", "<s>", "</s>", "<|endoftext|>")
+SPECIAL_TOKEN_ATTRIBUTES = ("cls_token", "sep_token", "bos_token", "eos_token")
 # A processor's call (`processor(images=..., text=..., padding=True)`) hands `text` and the text keywords to its
 # tokenizer and returns that encoding with the other modalities' features: transformers 5.24 processing_utils.py:672
 # `ProcessorMixin.__call__(images, text, videos, audio, **kwargs)`, :719 `self.tokenizer(text, **text_kwargs)`. Older
