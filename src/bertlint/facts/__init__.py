@@ -25,7 +25,7 @@ reads that consume it, through names, conversions and returns to the file's call
 frozen bodies, fresh heads, what a keras optimizer is compiled into), `weights` (float16 models and
 what trains them), `flow` (what a value is built from, as written), `guards` (the feature tests, `try`s and version branches a line
 runs under), `inspection` (reads that only look
-at a value) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
+at a value), `texts` (how long the texts a tokenizer call encodes can be) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
 one object the rules hold). `liveness` (the functions a script never runs, which the engine reports nothing
 in) and `stops` (the statement where a script's run certainly stops, after which it reports nothing) read only
 the model (and `stops` the knowledge's lists of the names a library exports).
@@ -53,6 +53,7 @@ from bertlint.facts.functions import forwards_kwargs
 from bertlint.facts.inspection import INSPECTIONS, inspected, never_fed, only_inspected, unfed_map_function
 from bertlint.facts.padded import fed_alone, padded_call, padded_ids
 from bertlint.facts.trainable import fails_before_a_step, freezes_parameters, frozen_bodies, frozen_models, keras_trains_pretrained, trained_model, trains_on_a_handful, trains_pretrained, untrained_models
+from bertlint.facts.texts import SPECIAL_TOKENS, longest_text, token_bound
 from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
 from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, checkpoint_argument, holds_tokenizer, load_behind
 from bertlint.facts.weights import HalfTraining, chained_half_models, half_trained_models
@@ -91,6 +92,8 @@ __all__ = [
     "INSPECTIONS", "inspected", "never_fed", "only_inspected", "unfed_map_function",
     # padded
     "fed_alone", "padded_call", "padded_ids",
+    # texts
+    "SPECIAL_TOKENS", "longest_text", "token_bound",
     # tensors
     "Inert", "activation", "inert_statements", "is_loss_value", "only_reported", "receiver_role",
     # trainable
