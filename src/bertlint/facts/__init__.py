@@ -47,7 +47,7 @@ from bertlint.facts.training import (
     EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, asks_for_tpu, feeds_layout_model, eos_as_pad, eos_pad_in_force, chunk_length, in_call_to, longest_of_a_set, map_calls, map_functions, mapped_function, mixed_precision, only_called_directly, pad_guarded, padding_at, padding_of, padding_side, run_anchor, runs_on_mps,
     structured_tokenizer, text_container, tokenizer_load_of, tokenizer_names, training_arg, uses_peft, weight_dtype,
 )
-from bertlint.facts.flow import keyed_values, sources
+from bertlint.facts.flow import data_path, keyed_values, same_arrays, same_data, sources
 from bertlint.facts.guards import Failure
 from bertlint.facts.functions import forwards_kwargs
 from bertlint.facts.inspection import INSPECTIONS, inspected, never_fed, only_inspected, unfed_map_function
@@ -85,7 +85,7 @@ __all__ = [
     # guards
     "Failure",
     # flow
-    "keyed_values", "sources",
+    "data_path", "keyed_values", "same_arrays", "same_data", "sources",
     # functions
     "forwards_kwargs",
     # inspection
