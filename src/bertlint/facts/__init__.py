@@ -25,7 +25,8 @@ reads that consume it, through names, conversions and returns to the file's call
 frozen bodies, fresh heads, what a keras optimizer is compiled into), `weights` (float16 models and
 what trains them), `flow` (what a value is built from, as written), `guards` (the feature tests, `try`s and version branches a line
 runs under), `inspection` (reads that only look
-at a value), `texts` (how long the texts a tokenizer call encodes can be) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
+at a value), `texts` (how long the texts a tokenizer call encodes can be), `graphs` (the calls a
+function traced into a TensorFlow graph runs) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
 one object the rules hold). `liveness` (the functions a script never runs, which the engine reports nothing
 in) and `stops` (the statement where a script's run certainly stops, after which it reports nothing) read only
 the model (and `stops` the knowledge's lists of the names a library exports).
@@ -48,6 +49,7 @@ from bertlint.facts.training import (
     structured_tokenizer, text_container, tokenizer_load_of, tokenizer_names, training_arg, uses_peft, weight_dtype,
 )
 from bertlint.facts.flow import data_path, keyed_values, same_arrays, same_data, sources
+from bertlint.facts.graphs import traced_calls
 from bertlint.facts.guards import Failure
 from bertlint.facts.functions import forwards_kwargs
 from bertlint.facts.inspection import INSPECTIONS, inspected, never_fed, only_inspected, unfed_map_function
@@ -82,6 +84,8 @@ __all__ = [
     # loops
     "GRAD_MODES", "NO_GRAD_MODES", "MisplacedClip", "TrainingLoop", "float_cast", "forward_model", "grad_mode", "in_context", "in_training_step",
     "is_clip", "is_model_call", "misplaced_clips", "steps_every_n", "under_grad_mode",
+    # graphs
+    "traced_calls",
     # guards
     "Failure",
     # flow
