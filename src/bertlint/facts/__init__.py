@@ -52,7 +52,7 @@ from bertlint.facts.flow import data_path, keyed_values, same_arrays, same_data,
 from bertlint.facts.graphs import traced_calls
 from bertlint.facts.guards import Failure
 from bertlint.facts.functions import forwards_kwargs
-from bertlint.facts.inspection import INSPECTIONS, inspected, never_fed, only_inspected, unfed_map_function
+from bertlint.facts.inspection import INSPECTIONS, SHAPE_READS, inspected, never_fed, only_inspected, only_shape_read, unfed_map_function
 from bertlint.facts.padded import fed_alone, padded_call, padded_ids
 from bertlint.facts.trainable import fails_before_a_step, freezes_parameters, frozen_bodies, frozen_models, keras_trains_pretrained, trained_model, trains_on_a_handful, trains_pretrained, untrained_models
 from bertlint.facts.texts import SPECIAL_TOKENS, longest_text, token_bound
@@ -93,7 +93,7 @@ __all__ = [
     # functions
     "forwards_kwargs",
     # inspection
-    "INSPECTIONS", "inspected", "never_fed", "only_inspected", "unfed_map_function",
+    "INSPECTIONS", "SHAPE_READS", "inspected", "never_fed", "only_inspected", "only_shape_read", "unfed_map_function",
     # padded
     "fed_alone", "padded_call", "padded_ids",
     # texts
