@@ -54,7 +54,7 @@ from bertlint.facts.guards import Failure
 from bertlint.facts.functions import forwards_kwargs
 from bertlint.facts.inspection import INSPECTIONS, SHAPE_READS, inspected, never_fed, only_inspected, only_shape_read, unfed_map_function
 from bertlint.facts.padded import fed_alone, padded_call, padded_ids
-from bertlint.facts.trainable import fails_before_a_step, freezes_parameters, frozen_bodies, frozen_models, keras_trains_pretrained, trained_model, trains_on_a_handful, trains_pretrained, untrained_models
+from bertlint.facts.trainable import fails_before_a_step, freezes_parameters, frozen_bodies, frozen_models, keras_trains_pretrained, params_without_rates, trained_model, trains_on_a_handful, trains_pretrained, untrained_models
 from bertlint.facts.texts import SPECIAL_TOKENS, longest_text, token_bound
 from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
 from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, checkpoint_argument, holds_tokenizer, load_behind
@@ -101,7 +101,7 @@ __all__ = [
     # tensors
     "Inert", "activation", "inert_statements", "is_loss_value", "only_reported", "receiver_role",
     # trainable
-    "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "trained_model", "trains_on_a_handful", "trains_pretrained", "untrained_models",
+    "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "params_without_rates", "trained_model", "trains_on_a_handful", "trains_pretrained", "untrained_models",
     # weights
     "HalfTraining", "chained_half_models", "half_trained_models",
 ]
