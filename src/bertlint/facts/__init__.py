@@ -51,7 +51,7 @@ from bertlint.facts.training import (
 from bertlint.facts.flow import data_path, keyed_values, same_arrays, same_data, sources
 from bertlint.facts.graphs import traced_calls
 from bertlint.facts.guards import Failure
-from bertlint.facts.functions import forwards_kwargs
+from bertlint.facts.functions import forwards_kwargs, in_class_or_lambda
 from bertlint.facts.inspection import INSPECTIONS, SHAPE_READS, inspected, never_fed, only_inspected, only_shape_read, unfed_map_function
 from bertlint.facts.padded import fed_alone, padded_call, padded_ids
 from bertlint.facts.trainable import fails_before_a_step, freezes_parameters, frozen_bodies, frozen_models, keras_trains_pretrained, params_without_rates, trained_model, trains_on_a_handful, trains_pretrained, untrained_models
@@ -92,7 +92,7 @@ __all__ = [
     # flow
     "data_path", "keyed_values", "same_arrays", "same_data", "sources",
     # functions
-    "forwards_kwargs",
+    "forwards_kwargs", "in_class_or_lambda",
     # inspection
     "INSPECTIONS", "SHAPE_READS", "inspected", "never_fed", "only_inspected", "only_shape_read", "unfed_map_function",
     # padded
