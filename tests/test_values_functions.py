@@ -11,7 +11,7 @@ import textwrap
 import libcst as cst
 import pytest
 
-from bertlint.facts import UNKNOWN, Facts
+from bertlint.facts import UNKNOWN, Facts, in_class_or_lambda
 
 HEAD = "import functools\nimport torch\nmodel = torch.nn.Linear(2, 2)\n"
 
@@ -141,3 +141,20 @@ def test_a_starred_name_holding_a_display(body, expected):
 ])
 def test_a_parameter_its_call_sites_pass_through_a_starred_display(body, expected):
     assert rate(body) == expected if expected is not UNKNOWN else rate(body) is UNKNOWN
+
+
+def test_in_class_or_lambda_is_a_method_a_lambda_or_anything_nested_in_one():
+    source = textwrap.dedent("""
+        class Head:
+            def forward(self, x):
+                def inner():
+                    return probe(1)
+                return probe(2)
+        f = lambda x: probe(3)
+        def plain():
+            return probe(4)
+        probe(5)
+    """)
+    facts = Facts(cst.parse_module(source), source)
+    probes = sorted((c for c in facts.calls if facts.text(c.node.func) == "probe"), key=lambda c: c.node.args[0].value.value)
+    assert [in_class_or_lambda(c.scope) for c in probes] == [True, True, True, False, False]

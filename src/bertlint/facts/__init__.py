@@ -25,7 +25,8 @@ reads that consume it, through names, conversions and returns to the file's call
 frozen bodies, fresh heads, what a keras optimizer is compiled into), `weights` (float16 models and
 what trains them), `flow` (what a value is built from, as written), `guards` (the feature tests, `try`s and version branches a line
 runs under), `inspection` (reads that only look
-at a value) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
+at a value), `texts` (how long the texts a tokenizer call encodes can be), `graphs` (the calls a
+function traced into a TensorFlow graph runs) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
 one object the rules hold). `liveness` (the functions a script never runs, which the engine reports nothing
 in) and `stops` (the statement where a script's run certainly stops, after which it reports nothing) read only
 the model (and `stops` the knowledge's lists of the names a library exports).
@@ -47,14 +48,17 @@ from bertlint.facts.training import (
     EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, asks_for_tpu, feeds_layout_model, eos_as_pad, eos_pad_in_force, chunk_length, in_call_to, longest_of_a_set, map_calls, map_functions, mapped_function, mixed_precision, only_called_directly, only_evaluated, eos_in_data, same_tokenizer, trained_trainers, pad_guarded, padding_at, padding_of, padding_side, run_anchor, runs_on_mps,
     structured_tokenizer, text_container, tokenizer_load_of, tokenizer_names, training_arg, uses_peft, weight_dtype,
 )
-from bertlint.facts.flow import keyed_values, model_input_ids, sources, tokens_from_tokenize
+from bertlint.facts.flow import data_path, keyed_values, model_input_ids, same_arrays, same_data, sources, tokens_from_tokenize
+from bertlint.facts.graphs import traced_calls
 from bertlint.facts.guards import Failure
-from bertlint.facts.functions import forwards_kwargs
-from bertlint.facts.inspection import INSPECTIONS, inspected, never_fed, only_inspected, unfed_map_function
+from bertlint.facts.functions import forwards_kwargs, in_class_or_lambda
+from bertlint.facts.inspection import INSPECTIONS, SHAPE_READS, inspected, never_fed, only_inspected, only_shape_read, unfed_map_function
 from bertlint.facts.padded import fed_alone, padded_call, padded_ids
-from bertlint.facts.trainable import fails_before_a_step, freezes_parameters, frozen_bodies, frozen_models, keras_trains_pretrained, optimised_models, trained_model, trains_on_a_handful, trains_pretrained, untrained_models
+from bertlint.facts.trainable import fails_before_a_step, freezes_parameters, frozen_bodies, frozen_models, keras_trains_pretrained, optimised_models, params_without_rates, trained_model, trains_on_a_handful, trains_pretrained, untrained_models
+from bertlint.facts.texts import SPECIAL_TOKENS_ADDED, longest_text, token_bound
 from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
 from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, checkpoint_argument, holds_tokenizer, load_behind
+from bertlint.facts.uses import passed_as
 from bertlint.facts.weights import HalfTraining, chained_half_models, half_trained_models
 
 __all__ = [
@@ -81,20 +85,26 @@ __all__ = [
     # loops
     "GRAD_MODES", "NO_GRAD_MODES", "MisplacedClip", "TrainingLoop", "calls_reached", "epoch_loop", "float_cast", "forward_model", "grad_mode", "in_context", "in_training_step", "iterated_loader",
     "is_clip", "is_model_call", "misplaced_clips", "steps_every_n", "under_grad_mode",
+    # graphs
+    "traced_calls",
     # guards
     "Failure",
     # flow
-    "keyed_values", "model_input_ids", "sources", "tokens_from_tokenize",
+    "data_path", "keyed_values", "model_input_ids", "same_arrays", "same_data", "sources", "tokens_from_tokenize",
     # functions
-    "forwards_kwargs",
+    "forwards_kwargs", "in_class_or_lambda",
     # inspection
-    "INSPECTIONS", "inspected", "never_fed", "only_inspected", "unfed_map_function",
+    "INSPECTIONS", "SHAPE_READS", "inspected", "never_fed", "only_inspected", "only_shape_read", "unfed_map_function",
     # padded
     "fed_alone", "padded_call", "padded_ids",
+    # texts
+    "SPECIAL_TOKENS_ADDED", "longest_text", "token_bound",
     # tensors
     "Inert", "activation", "inert_statements", "is_loss_value", "only_reported", "receiver_role",
     # trainable
-    "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "optimised_models", "trained_model", "trains_on_a_handful", "trains_pretrained", "untrained_models",
+    "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "optimised_models", "params_without_rates", "trained_model", "trains_on_a_handful", "trains_pretrained", "untrained_models",
+    # uses
+    "passed_as",
     # weights
     "HalfTraining", "chained_half_models", "half_trained_models",
 ]

@@ -5,7 +5,8 @@ loops), displays, `+`, subscripts, comprehensions, tensor conversions and the me
 yields every expression on the way, the ones it starts from included. `keyed_values(facts, node, key)` gives the
 values `key` is given under `node`: dict entries, item stores and keywords. `model_input_ids` gives the expressions
 that become a model's `input_ids`; `tokens_from_tokenize` whether the tokens `convert_tokens_to_ids` gets come from
-`tokenize()` with no special token added by hand.
+`tokenize()` with no special token added by hand. `data_path(expr)` names a plain data expression as written
+(`ds["train"]`, `self.x`), so that two reads of the same data compare equal (`same_data`, `same_arrays`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import libcst as cst
 from bertlint.facts.brain import tensors
 from bertlint.facts.brain.transformers import SPECIAL_TOKEN_ATTRIBUTES, SPECIAL_TOKENS, holds_tokenizer
 from bertlint.facts.loops import is_model_call
-from bertlint.facts.nodes import Call, Scope, literal, walk
+from bertlint.facts.nodes import Call, Scope, dotted, literal, walk
 from bertlint.facts.values import Values as Facts
 
 # calls that make a tensor or list of their first argument's elements
@@ -104,3 +105,29 @@ def tokens_from_tokenize(facts: Facts, convert: Call) -> bool:
         if call is not None and call.method == "tokenize" and holds_tokenizer(facts, call.receiver, call.scope, call.order):
             tokenized = True
     return tokenized
+
+
+def data_path(expr: cst.BaseExpression) -> str | None:
+    """A plain data expression as written: names, attributes and constant subscripts (`ds["train"]` -> "ds['train']",
+    `self.x` -> "self.x"); None for anything else (a call could make it differ from one read to the next)."""
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        index = expr.slice[0].slice.value
+        base = data_path(expr.value)
+        constant = literal(index) if isinstance(index, cst.SimpleString) else index.evaluated_value if isinstance(index, cst.Integer) else None
+        return f"{base}[{constant!r}]" if base is not None and constant is not None else None
+    return dotted(expr)
+
+
+def same_data(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+    """The same plain data expression (`data_path`)."""
+    path = data_path(a)
+    return path is not None and path == data_path(b)
+
+
+def same_arrays(given: list[cst.BaseExpression], other: cst.BaseExpression) -> bool:
+    """`other` holds the arrays `given` as written: a tuple of them in order (`(x_train, y_train)` for
+    `[x_train, y_train]`, extra parts allowed), or the one same data object."""
+    if isinstance(other, cst.Tuple):
+        parts = [e.value for e in other.elements]
+        return len(parts) >= len(given) and all(same_data(p, g) for p, g in zip(parts, given))
+    return len(given) == 1 and same_data(other, given[0])

@@ -27,6 +27,15 @@ def enclosing_class(scope: Scope | None) -> Scope | None:
     return scope
 
 
+def in_class_or_lambda(scope: Scope | None) -> bool:
+    """Is `scope` a class body or a lambda, or inside one (a method, a function nested in either)?"""
+    while scope is not None:
+        if scope.kind == "class" or isinstance(scope.node, cst.Lambda):
+            return True
+        scope = scope.parent
+    return False
+
+
 class Target(NamedTuple):
     """The function a call runs: its definition (a def or a lambda), its scope, whether it is a method (its first
     parameter is the receiver), and the `functools.partial` call whose arguments come first."""

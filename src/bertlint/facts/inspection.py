@@ -3,7 +3,8 @@
 `inspected(facts, read)` answers for one read (a name, or the call that makes the value); `only_inspected(facts,
 call)` for the value a call makes and binds to a name: every later read of that name in its block is an inspection;
 `never_fed(facts, expr)` for a value followed wherever it goes (`uses`): nothing consumes it but inspections;
-`unfed_map_function(facts, fn)` for a function `.map` runs on a dataset that is never fed.
+`unfed_map_function(facts, fn)` for a function `.map` runs on a dataset that is never fed; `only_shape_read(facts,
+expr)` for a value dropped in the expression that makes it once its shape is read.
 """
 
 from __future__ import annotations
@@ -21,6 +22,21 @@ INSPECTIONS = frozenset({
     "print", "pprint", "display", "len", "decode", "batch_decode", "convert_ids_to_tokens", "array_equal", "equal", "allclose", "assert_equal",
     "debug", "info", "warning", "log", "write", "tokens", "word_ids", "keys",
 })
+
+# Reads of a tensor's shape (`x.shape`, `x.size(1)`, `x.dim()`, `x.ndim`).
+SHAPE_READS = frozenset({"shape", "size", "dim", "ndim"})
+
+
+def only_shape_read(facts: Facts, expr: cst.BaseExpression) -> bool:
+    """The value `expr` makes is dropped in the same expression once its shape is read (`model(x).last_hidden_state.shape[-1]`,
+    `model(x)[0].size(1)`): nothing keeps it."""
+    node: cst.CSTNode = expr
+    parent = facts.parent(node)
+    while isinstance(parent, (cst.Attribute, cst.Subscript)) and parent.value is node:
+        if isinstance(parent, cst.Attribute) and parent.attr.value in SHAPE_READS:
+            return True
+        node, parent = parent, facts.parent(parent)
+    return False
 
 
 def inspected(facts: Facts, read: cst.BaseExpression) -> bool:

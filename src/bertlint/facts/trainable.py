@@ -354,6 +354,21 @@ def trains_pretrained(facts: Facts, optimizer: Call) -> bool:
     return not (name is not None and "." not in name and bool(facts.assigned_values(name, optimizer.scope)))
 
 
+def params_without_rates(facts: Facts, call: Call) -> bool:
+    """A torch optimizer's parameters (its first argument, through a name's one definition) are `x.parameters()` (or a
+    filter of them), or a list literal of groups none of which sets `"lr"`: the optimizer's own rate is every group's;
+    anything else (a helper's result, a comprehension) may carry per-group rates."""
+    params = call.arg(0, "params")
+    bound = facts.definition(params.value, call.scope, call.order) if params is not None else None
+    if bound is None:
+        return False
+    expr = bound.value
+    text = facts.text(expr)
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return all(isinstance(e.value, cst.Dict) for e in expr.elements) and "'lr'" not in text and '"lr"' not in text
+    return isinstance(expr, cst.Call) and (text.endswith("parameters()") or dotted(expr.func) == "filter" and text.endswith("parameters())"))
+
+
 def keras_trains_pretrained(facts: Facts, optimizer: Call) -> bool:
     """Whether a keras optimizer may train pretrained transformer weights: False when every `compile` given it (built in the
     call, or a name bound to it) compiles a keras `Sequential` none of whose layers (constructor or `.add`) is a transformer

@@ -16,6 +16,9 @@ position). It ends at each use, one of:
 - "read": any other read (a test, an operand, an f-string, a loop's iterable)
 
 Each node is followed once, so recursion and loops end.
+
+`passed_as(facts, call, keyword)` answers a narrower question by name, as written: is the value a call's statement
+assigns handed on as `keyword=`?
 """
 
 from __future__ import annotations
@@ -184,3 +187,17 @@ def callers(facts: Facts, fn: cst.FunctionDef, scope: Scope) -> list[Call]:
     if cls is not None:
         sites += [c for c in method_sites(facts, cls.name, fn) or () if all(c is not s for s in sites)]
     return sites
+
+
+def passed_as(facts: Facts, call: Call, keyword: str) -> bool:
+    """The statement `call` is in assigns (its first small statement) to a name that is `keyword` itself, or that some
+    call in the file passes as `keyword=` (`hidden = encoder(ids)[0]` ... `unet(x, encoder_hidden_states=hidden)`); by
+    name, as written."""
+    stmt = call.stmt.body[0] if isinstance(call.stmt, cst.SimpleStatementLine) and call.stmt.body else None
+    if not isinstance(stmt, cst.Assign):
+        return False
+    names = {t.target.value for t in stmt.targets if isinstance(t.target, cst.Name)}
+    return keyword in names or any(
+        isinstance(arg.value, cst.Name) and arg.value.value in names
+        for other in facts.calls if (arg := other.kwargs.get(keyword)) is not None
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Binding, Call, Facts, ModelLoad, dotted, eos_pad_in_force, is_model_call, load_behind, padded_ids, padding_of, padding_side
+from bertlint.facts import Binding, Call, Facts, ModelLoad, dotted, eos_pad_in_force, is_model_call, load_behind, padded_ids, padding_of, padding_side, passed_as
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -121,16 +121,7 @@ def _conditions_diffusion(facts: Facts, load: ModelLoad, call: Call) -> bool:
     if not facts.imported("diffusers"):
         return False
     subfolder = facts.kw_value(load.call, "subfolder", cli=False, default=None)
-    if knowledge.conditioning_encoder(load.class_name, subfolder):
-        return True
-    stmt = call.stmt.body[0] if isinstance(call.stmt, cst.SimpleStatementLine) and call.stmt.body else None
-    if not isinstance(stmt, cst.Assign):
-        return False
-    names = {t.target.value for t in stmt.targets if isinstance(t.target, cst.Name)}
-    return "encoder_hidden_states" in names or any(
-        isinstance(arg.value, cst.Name) and arg.value.value in names
-        for other in facts.calls if (arg := other.kwargs.get("encoder_hidden_states")) is not None
-    )
+    return knowledge.conditioning_encoder(load.class_name, subfolder) or passed_as(facts, call, "encoder_hidden_states")
 
 
 def _mask_expression(facts: Facts, call: Call, ids_expr: cst.BaseExpression, ids: Binding) -> str | None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Call, Facts, dotted, frozen_bodies, not_taken, keras_trains_pretrained, trained_model, training_arg, trains_pretrained, uses_peft
+from bertlint.facts import Call, Facts, frozen_bodies, not_taken, keras_trains_pretrained, params_without_rates, trained_model, training_arg, trains_pretrained, uses_peft
 from bertlint.rules import Context, Rule
 
 # Only the optimizers whose fine-tuning rates are published (api-facts.md section 8): the Adam family and
@@ -140,7 +140,7 @@ def default_rate_sites(facts: Facts, version: tuple[int, ...]):
         q = call.qualname or ""
         last = q.rsplit(".", 1)[-1]
         if (q.startswith("torch.optim") and last in TORCH_DEFAULTS) or q == "transformers.AdamW":
-            if not call.has_star_args and "lr" not in call.kwargs and len(call.positional) <= 1 and _params_without_rates(facts, call) and trains_pretrained(facts, call) and not facts.replaced_before_use(call) and not not_taken(facts, call):
+            if not call.has_star_args and "lr" not in call.kwargs and len(call.positional) <= 1 and params_without_rates(facts, call) and trains_pretrained(facts, call) and not facts.replaced_before_use(call) and not not_taken(facts, call):
                 yield DefaultRate(call, call.node, "adamw", TORCH_DEFAULTS[last], f"`{facts.text(call.node.func)}(...)`", "lr")
         elif call.method == "compile" and version < TF_MODELS_REMOVED and (arg := call.arg(0, "optimizer")) is not None and _compiles_transformer(facts, call) and not not_taken(facts, call):
             found = _keras_default(facts, arg.value, call)
@@ -169,20 +169,6 @@ def _keras_default(facts: Facts, expr: cst.BaseExpression, compile_call: Call) -
     if {"learning_rate", "lr"} & set(call.kwargs):  # tf.keras 2 also takes `lr=`
         return None
     return DefaultRate(call, call.node, "adamw", KERAS_DEFAULTS[last], f"`{facts.text(call.node.func)}()`", "learning_rate")
-
-
-def _params_without_rates(facts: Facts, call: Call) -> bool:
-    """The optimizer's parameters are `x.parameters()` (or a filter of them), or a list literal of groups none of which sets
-    `"lr"`; anything else (a helper's result, a comprehension) may carry per-group rates."""
-    params = call.arg(0, "params")
-    bound = facts.definition(params.value, call.scope, call.order) if params is not None else None
-    if bound is None:
-        return False
-    expr = bound.value
-    text = facts.text(expr)
-    if isinstance(expr, (cst.List, cst.Tuple)):
-        return all(isinstance(e.value, cst.Dict) for e in expr.elements) and "'lr'" not in text and '"lr"' not in text
-    return isinstance(expr, cst.Call) and (text.endswith("parameters()") or dotted(expr.func) == "filter" and text.endswith("parameters())"))
 
 
 def peft_method(facts: Facts) -> str | None:

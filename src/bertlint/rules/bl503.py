@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, Scope, forward_model, frozen_models, grad_mode, in_training_step, is_model_call, under_grad_mode
+from bertlint.facts import Call, Facts, Scope, forward_model, frozen_models, grad_mode, in_class_or_lambda, in_training_step, is_model_call, only_shape_read, under_grad_mode
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -24,9 +24,9 @@ class InferenceWithoutNoGrad(Rule):
         reported: set[int] = set()
         frozen: frozenset[int] | None = None
         for call in facts.calls:
-            if id(call.stmt) in reported or not _is_forward(facts, call) or _in_class_or_lambda(call.scope):
+            if id(call.stmt) in reported or not _is_forward(facts, call) or in_class_or_lambda(call.scope):  # methods run inside frameworks (a `compute_loss`, a `forward`); lambdas who knows where
                 continue
-            if under_grad_mode(facts, call) or in_training_step(facts, call) or _only_shape_read(facts, call):
+            if under_grad_mode(facts, call) or in_training_step(facts, call) or only_shape_read(facts, call.node):
                 continue
             frozen = frozen_models(facts) if frozen is None else frozen
             if forward_model(facts, call) in frozen:
@@ -45,30 +45,6 @@ def _is_forward(facts: Facts, call: Call) -> bool:
     if call.method == "generate" or not is_model_call(facts, call):
         return False
     return not any(load.class_name.rsplit(".", 1)[-1].startswith(("TF", "Flax")) for load in facts.model_loads)
-
-
-_SHAPE_READS = frozenset({"shape", "size", "dim", "ndim"})
-
-
-def _only_shape_read(facts: Facts, call: Call) -> bool:
-    """The output is dropped in the same expression once its shape is read (`model(x).last_hidden_state.shape[-1]`,
-    `model(x)[0].size(1)`): the graph is freed with it at once."""
-    node: cst.CSTNode = call.node
-    parent = facts.parent(node)
-    while isinstance(parent, (cst.Attribute, cst.Subscript)) and parent.value is node:
-        if isinstance(parent, cst.Attribute) and parent.attr.value in _SHAPE_READS:
-            return True
-        node, parent = parent, facts.parent(parent)
-    return False
-
-
-def _in_class_or_lambda(scope: Scope | None) -> bool:
-    """Methods run inside frameworks (a `compute_loss`, a module's `forward`); lambdas run who knows where."""
-    while scope is not None:
-        if scope.kind == "class" or isinstance(scope.node, cst.Lambda):
-            return True
-        scope = scope.parent
-    return False
 
 
 def _wrap(facts: Facts, call: Call) -> list[Replacement] | None:
