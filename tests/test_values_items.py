@@ -67,6 +67,8 @@ SHARED = {
                                               '    torch.optim.AdamW(model.parameters(), lr=d["k"])\nmain()\n',
     "nested-function-shadowed-at-the-call": 'def f(d):\n    return d["k"]\ndef main():\n    def f(d):\n        d["k"] = 0.001\n        return d["k"]\n'
                                             '    d = {"k": 1e-05}\n    f(d)\n    torch.optim.AdamW(model.parameters(), lr=d["k"])\nmain()\n',
+    "objects-parameter-stored-by-an-earlier-call": 'def f(d):\n    if len(__name__) > 1:\n        d["a"] = 1\n    r = d["k"]\n    d["k"] = padded\n    return r\n'
+                                                   'x = {"a": 0, "k": to_max}\nmodel(**f(x))\nmodel(**f(x))\n',
     "stored-by-a-function": 'd = {"enc": to_max}\ndef change():\n    d["enc"] = padded\nchange()\nmodel(**d["enc"])\n',
     "stored-later-in-the-loop": 'd = {"lr": 1e-05}\nfor _ in range(2):\n    torch.optim.AdamW(model.parameters(), lr=d["lr"])\n    d["lr"] = 0.001\n',
     "changed-by-the-name-read-through-the-alias": 'd = {"k": 1e-05}\nalias = d\nd["k"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=alias["k"])\n'

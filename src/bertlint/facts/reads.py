@@ -88,10 +88,14 @@ class Reads:
             if first is None and name in owner.params:
                 found.append(constant(self.param(owner, name)))
             value = agree(found)
+        return UNKNOWN if self._shared(name, owner, first, value) else value
+
+    def _shared(self, name: str, owner: Scope, first: Event | None, value: Any) -> bool:
+        """`value`, a list, set or dict (of constants or a `Record`) that `name` holds from `first`, is one that another
+        name or a function's parameter may change (`alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its
+        parameter)."""
         fresh = first is not None and isinstance(first.whole, cst.Dict) and self.reads_in(owner) and self.order is not None  # a display each run binds anew
-        if isinstance(value, (list, dict, set)) and self.f.shared_and_changed(name, owner, self.f.calls_by_order.get(self.order) if fresh else None):
-            return UNKNOWN  # `alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its parameter
-        return value
+        return isinstance(value, (list, dict, set, Record)) and self.f.shared_and_changed(name, owner, self.f.calls_by_order.get(self.order) if fresh else None)
 
     def _items_changed(self, value: Any, loops: tuple, owner: Scope, later: list[tuple[Event, bool]]) -> Any:
         """`value` (a dict or a `Record`, bound in `loops`) with the items stored and updated after it, in order: a
@@ -156,6 +160,8 @@ class Reads:
         if found and self._sure(straight) is None and name in owner.params and (given := self.param(owner, name)) is not None:
             found.append(given)  # `tok=None` then `if tok is None: tok = ...`: None is a sentinel too
         value = agree(found) if found else UNKNOWN
+        if self._shared(name, owner, self._sure(straight), value):
+            return UNKNOWN
         if any(e.op in ("setitem", "update") for e in (*(e for e, _ in straight), *back)):  # a dict's items changed
             first = self._sure(straight)
             if first is not None and first.op == "assign":
