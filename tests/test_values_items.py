@@ -32,6 +32,11 @@ FOLLOWED = {
     "same-item-stored-in-a-branch": 'd = {"lr": 2e-05}\nif len(__name__) > 1:\n    d["lr"] = 2e-05\ntorch.optim.AdamW(model.parameters(), lr=d["lr"])\n',
     "parameter-updated-in-a-branch": 'def train(cfg):\n    if len(__name__) > 1:\n        cfg.update(n=2)\n    torch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n'
                                      'train({"lr": 2e-05, "n": 1})\n',
+    "object-item-kept-by-a-store-in-a-branch": 'd = {"a": 0, "k": padded}\nif len(__name__) > 1:\n    d["a"] = 1\nmodel(**d["k"])\n',
+    "object-item-updated-to-itself-in-a-branch": 'e = {"a": 0, "k": padded}\nif len(__name__) > 1:\n    e.update(k=padded)\nmodel(**e["k"])\n',
+    "parameter-of-objects-stored-in-a-branch": 'def f(d):\n    if len(__name__) > 1:\n        d["k"] = padded\n    return d["k"]\nmodel(**f({"a": 0, "k": padded}))\n',
+    "named-dict-passed-to-a-nested-function": 'def main():\n    def f(d):\n        if len(__name__) > 1:\n            d["a"] = 1\n        return d["k"]\n'
+                                              '    d = {"a": 0, "k": 2e-05}\n    torch.optim.AdamW(model.parameters(), lr=f(d))\nmain()\n',
     "passed-to-a-function-that-stores-into-it": 'def train(cfg):\n    cfg["n"] = 2\n    torch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n'
                                                 'def main():\n    config = {"lr": 2e-05, "n": 1}\n    train(config)\nmain()\n',
 }
@@ -52,6 +57,18 @@ SHARED = {
     "a-get-default": 'cfg = {"lr": 1e-05}\nx = cfg.get("nothing", cfg)\nx["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n',
     "nested-item-updated": 'cfg = {"opt": {"lr": 1e-05}}\ncfg["opt"].update(lr=0.001)\ntorch.optim.AdamW(model.parameters(), lr=cfg["opt"]["lr"])\n',
     "stored-in-a-branch": 'd = {"lr": 1e-05}\nif len(__name__) > 1:\n    d["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=d["lr"])\n',
+    "object-item-stored-in-a-branch": 'd = {"a": 0, "k": to_max}\nif len(__name__) > 1:\n    d["k"] = padded\nmodel(**d["k"])\n'
+                                      'def f(e):\n    if len(__name__) > 1:\n        e.update(k=padded)\n    return e["k"]\nmodel(**f({"k": to_max}))\n',
+    "object-item-stored-through-an-alias-in-a-branch": 'd = {"a": 0, "k": to_max}\nal = d\nif len(__name__) > 1:\n    al["k"] = padded\n'
+                                                       'if len(__name__) > 1:\n    d["a"] = 1\nmodel(**d["k"])\n',
+    "object-item-stored-by-a-callee-in-a-branch": 'def g(c):\n    if len(__name__) > 1:\n        c["k"] = padded\nd = {"a": 0, "k": to_max}\ng(d)\n'
+                                                  'if len(__name__) > 1:\n    d["a"] = 1\nmodel(**d["k"])\n',
+    "nested-function-called-before-the-read": 'def main():\n    def f(d):\n        d["k"] = 0.001\n        return 0\n    d = {"k": 1e-05}\n    f(d)\n'
+                                              '    torch.optim.AdamW(model.parameters(), lr=d["k"])\nmain()\n',
+    "nested-function-shadowed-at-the-call": 'def f(d):\n    return d["k"]\ndef main():\n    def f(d):\n        d["k"] = 0.001\n        return d["k"]\n'
+                                            '    d = {"k": 1e-05}\n    f(d)\n    torch.optim.AdamW(model.parameters(), lr=d["k"])\nmain()\n',
+    "objects-parameter-stored-by-an-earlier-call": 'def f(d):\n    if len(__name__) > 1:\n        d["a"] = 1\n    r = d["k"]\n    d["k"] = padded\n    return r\n'
+                                                   'x = {"a": 0, "k": to_max}\nmodel(**f(x))\nmodel(**f(x))\n',
     "stored-by-a-function": 'd = {"enc": to_max}\ndef change():\n    d["enc"] = padded\nchange()\nmodel(**d["enc"])\n',
     "stored-later-in-the-loop": 'd = {"lr": 1e-05}\nfor _ in range(2):\n    torch.optim.AdamW(model.parameters(), lr=d["lr"])\n    d["lr"] = 0.001\n',
     "changed-by-the-name-read-through-the-alias": 'd = {"k": 1e-05}\nalias = d\nd["k"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=alias["k"])\n'

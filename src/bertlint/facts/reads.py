@@ -78,7 +78,9 @@ class Reads:
         if first is not None and not back and all(sure for _, sure in straight) and not any(e.op in _BINDS for e in later):
             value = self._mutated(first, owner, later)
         elif not back and all(e.op in ("setitem", "update") for e in later) and (first is not None or name in owner.params):
-            value = self._items_changed(name, owner, first, list(reversed(straight[:-1] if first is not None else straight)))
+            start = self._constant_of(first, owner) if first is not None else constant(self.param(owner, name))
+            value = self._items_changed(start, first.loops if first is not None else (), owner, list(reversed(straight[:-1] if first is not None else straight)))
+            value = value if isinstance(value, dict) else UNKNOWN  # a dict that came to hold an object: `_object`'s
         elif any(e.op not in _BINDS for e in (*later, *back)):
             return UNKNOWN
         else:
@@ -86,29 +88,34 @@ class Reads:
             if first is None and name in owner.params:
                 found.append(constant(self.param(owner, name)))
             value = agree(found)
-        fresh = first is not None and isinstance(first.whole, cst.Dict) and self.reads_in(owner) and self.order is not None  # a display each run binds anew
-        if isinstance(value, (list, dict, set)) and self.f.shared_and_changed(name, owner, self.f.calls_by_order.get(self.order) if fresh else None):
-            return UNKNOWN  # `alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its parameter
-        return value
+        return UNKNOWN if self._shared(name, owner, first, value) else value
 
-    def _items_changed(self, name: str, owner: Scope, first: Event | None, later: list[tuple[Event, bool]]) -> Any:
-        """The dict `first` binds (none: the parameter `name` on entry) with the items stored and updated after it, in
-        order: a change that surely ran applied; one that may not have run (`if os.environ.get(...): cfg["epochs"] =
-        2`) leaves each key it changes holding what both paths agree on, UNKNOWN where they differ, and only where the
-        key was there already (which keys the dict has then holds on every path). UNKNOWN for a change in a loop the
-        binding is not in, or any change not of a dict's items."""
-        value = self._constant_of(first, owner) if first is not None else constant(self.param(owner, name))
-        loops = first.loops if first is not None else ()
+    def _shared(self, name: str, owner: Scope, first: Event | None, value: Any) -> bool:
+        """`value`, a list, set or dict (of constants or a `Record`) that `name` holds from `first`, is one that another
+        name or a function's parameter may change (`alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its
+        parameter)."""
+        fresh = first is not None and isinstance(first.whole, cst.Dict) and self.reads_in(owner) and self.order is not None  # a display each run binds anew
+        return isinstance(value, (list, dict, set, Record)) and self.f.shared_and_changed(name, owner, self.f.calls_by_order.get(self.order) if fresh else None)
+
+    def _items_changed(self, value: Any, loops: tuple, owner: Scope, later: list[tuple[Event, bool]]) -> Any:
+        """`value` (a dict or a `Record`, bound in `loops`) with the items stored and updated after it, in order: a
+        change that surely ran applied; one that may not have run (`if os.environ.get(...): cfg["epochs"] = 2`) leaves
+        each key it changes holding what both paths agree on, UNKNOWN where they differ, and only where the key was
+        there already (which keys the dict has then holds on every path). UNKNOWN for a change in a loop the binding
+        is not in, or any change not of a dict's items."""
         for event, sure in later:
-            if not isinstance(value, dict) or event.loops != loops:
+            before = dict(value.items) if isinstance(value, Record) else value
+            if not isinstance(before, dict) or event.loops != loops:
                 return UNKNOWN
             changed = self.item_changes(value, event, owner)
-            if not isinstance(changed, dict):
+            after = dict(changed.items) if isinstance(changed, Record) else changed
+            if not isinstance(after, dict):
                 return UNKNOWN
             if not sure:
-                if changed.keys() != value.keys():
+                if after.keys() != before.keys():
                     return UNKNOWN
-                changed = {key: agree([value[key], item]) for key, item in changed.items()}
+                joined = {key: agree([before[key], item]) for key, item in after.items()}
+                changed = Record(tuple(joined.items())) if isinstance(value, Record) or isinstance(changed, Record) else joined
             value = changed
         return value
 
@@ -153,21 +160,19 @@ class Reads:
         if found and self._sure(straight) is None and name in owner.params and (given := self.param(owner, name)) is not None:
             found.append(given)  # `tok=None` then `if tok is None: tok = ...`: None is a sentinel too
         value = agree(found) if found else UNKNOWN
+        if self._shared(name, owner, self._sure(straight), value):
+            return UNKNOWN
         if any(e.op in ("setitem", "update") for e in (*(e for e, _ in straight), *back)):  # a dict's items changed
             first = self._sure(straight)
-            bound = self.bound(first, owner) if first is not None and first.op == "assign" else UNKNOWN
-            if isinstance(bound, (dict, Record)) and not back and all(sure for _, sure in straight):
-                return self._items_after(first, owner, [e for e, _ in reversed(straight[:-1])], bound)
+            if first is not None and first.op == "assign":
+                bound, loops, later = self.bound(first, owner), first.loops, straight[:-1]
+            elif first is None and name in owner.params and not any(e.op in _BINDS for e, _ in straight):
+                bound, loops, later = self.param(owner, name), (), straight  # the parameter's dict on entry
+            else:
+                bound = UNKNOWN
+            if isinstance(bound, (dict, Record)) and not back:
+                return self._items_changed(bound, loops, owner, list(reversed(later)))
             return UNKNOWN if isinstance(value, Record) else value
-        return value
-
-    def _items_after(self, first: Event, owner: Scope, later: list[Event], value: Any) -> Any:
-        """The dict `first` binds with the items its scope stores and updates after it applied, every one of which
-        surely ran before the read (in the same loop iteration); UNKNOWN for any other change."""
-        for event in later:
-            if event.loops != first.loops or value is UNKNOWN:
-                return UNKNOWN
-            value = self.item_changes(value, event, owner)
         return value
 
     def _extended(self, owner: Scope, events: list[Event], bind: Event, value: Any) -> Any:

@@ -133,16 +133,18 @@ class Sharing:
         return {c.order: c for c in self.calls}
 
     def changed_later(self, scope_id: int, changer: str, owner: Scope | None, at: Call | None) -> bool:
-        """The change is a module-level function's, through its parameter `changer`, and no call of that function has
-        run when the arguments of the call `at` in `owner` are evaluated: the function's name is read only as the
-        function of calls in `owner`, outside loops, each `at` itself or in a later statement (`config = {...}` then
+        """The change is a function's (defined in a module or function body), through its parameter `changer`, and no
+        call of that function has run when the arguments of the call `at` in `owner` are evaluated: the function's name
+        (there the one that def binds) is read only as the function of calls in `owner`, outside loops, each `at` itself or in a later statement (`config = {...}` then
         `train(config)`, which stores `config["epochs"]`: `train`'s argument is the display)."""
-        fn = next((s.node for s in self.scopes if id(s) == scope_id and s.parent is self.module_scope and changer in s.params), None)
-        if at is None or owner is None or not isinstance(fn, cst.FunctionDef):
+        found = next((s for s in self.scopes if id(s) == scope_id and changer in s.params), None)
+        if at is None or owner is None or found is None or not isinstance(found.node, cst.FunctionDef):
             return False
-        name = fn.name.value
+        name, parent = found.node.name.value, found.parent
+        if parent is None or parent.kind not in ("module", "function") or owner.lookup_scope(name) is not parent:
+            return False  # a method, or another function of that name at the call
         calls = [c for c in self.calls_by_short.get(name, ()) if c.method is None and isinstance(c.node.func, cst.Name) and c.node.func.value == name]
-        if len(calls) != len(self.name_loads.get(name, ())) or len(self.module_scope.events.get(name, ())) != 1:
+        if len(calls) != len(self.name_loads.get(name, ())) or len(parent.events.get(name, ())) != 1 or name in parent.params:
             return False  # handed along, or bound more than once
         return all(c.scope is owner and not c.loops and (c is at or c.order > at.order and c.stmt is not at.stmt) for c in calls)
 
