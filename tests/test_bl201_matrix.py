@@ -37,6 +37,7 @@ import torch.nn.functional as F
 from tensorflow.keras.preprocessing.sequence import pad_sequences
 from torch.nn.utils.rnn import pad_sequence
 from torch.utils.data import DataLoader, Dataset, TensorDataset
+from sklearn.datasets import fetch_20newsgroups
 from sklearn.model_selection import train_test_split
 from transformers import {model_class}, AutoTokenizer, BertModel, DataCollatorForLanguageModeling, DataCollatorWithPadding, default_data_collator
 
@@ -51,6 +52,22 @@ PADS = {
     "tokenizer_batch": """\
         enc = tokenizer(texts, padding=True, truncation=True, return_tensors="pt")
         input_ids = enc["input_ids"]
+    """,
+    "newsgroups_split": """\
+        news = fetch_20newsgroups(subset="train", categories=["sci.med", "sci.space"])
+        train_texts, val_texts, train_y, val_y = train_test_split(news.data, news.target, test_size=0.2)
+        input_ids = tokenizer(train_texts, padding=True, truncation=True, return_tensors="pt")["input_ids"]
+        labels = torch.tensor(train_y)
+    """,
+    "newsgroups_x_y": """\
+        docs, targets = fetch_20newsgroups(subset="test", return_X_y=True)
+        input_ids = tokenizer.batch_encode_plus(docs, padding="longest", truncation=True, return_tensors="pt")["input_ids"]
+        labels = torch.tensor(targets)
+    """,
+    "newsgroups_key": """\
+        bunch = fetch_20newsgroups(remove=("headers", "footers"))
+        input_ids = tokenizer(bunch["data"], padding=True, truncation=True, return_tensors="pt")["input_ids"]
+        labels = torch.tensor(bunch["target"])
     """,
     "per_text_cat": """\
         rows = []
