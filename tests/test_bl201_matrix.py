@@ -35,6 +35,7 @@ HEADER = """\
 import torch
 import torch.nn.functional as F
 from tensorflow.keras.preprocessing.sequence import pad_sequences
+import torchtext.transforms as T
 from torch.nn.utils.rnn import pad_sequence
 from torch.utils.data import DataLoader, Dataset, TensorDataset
 from sklearn.datasets import fetch_20newsgroups
@@ -68,6 +69,14 @@ PADS = {
         bunch = fetch_20newsgroups(remove=("headers", "footers"))
         input_ids = tokenizer(bunch["data"], padding=True, truncation=True, return_tensors="pt")["input_ids"]
         labels = torch.tensor(bunch["target"])
+    """,
+    "torchtext_to_tensor": """\
+        to_ids = T.ToTensor(padding_value=tokenizer.pad_token_id)
+        input_ids = to_ids([tokenizer.encode(t) for t in texts])
+    """,
+    "torchtext_sequential": """\
+        text_transform = T.Sequential(T.Truncate(16), T.ToTensor(0))
+        input_ids = text_transform([tokenizer.encode(t) for t in texts])
     """,
     "per_text_cat": """\
         rows = []
