@@ -1,4 +1,4 @@
-"""Recording stand-ins for torch, transformers, pytorch_lightning, datasets and pandas: tiny pure-Python classes that run a generated
+"""Recording stand-ins for torch, transformers, pytorch_lightning, datasets, pandas and scikit-learn: tiny pure-Python classes that run a generated
 training script for real and record what every model, optimizer, tokenizer and loader call receives.
 
 `recording(filename)` puts them in `sys.modules` under the libraries' own names (so `import torch`,
@@ -360,6 +360,28 @@ class DataFrame:
             raise AttributeError(name) from None
 
 
+# ---- scikit-learn ----------------------------------------------------------------------
+
+
+class Bunch(dict):
+    def __getattr__(self, name):  # `bunch.data` is `bunch["data"]`
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def fetch_20newsgroups(subset="train", categories=None, remove=(), return_X_y=False, **kwargs):
+    posts = ["From: a\nSubject: orbits", "From: b\nSubject: a longer post on medicine", "From: c\nSubject: moon"]
+    bunch = Bunch(data=posts, target=[1, 0, 1], target_names=["sci.med", "sci.space"])
+    return (bunch.data, bunch.target) if return_X_y else bunch
+
+
+def train_test_split(*arrays, test_size=None, **kwargs):
+    """Each array's rows in two parts, in order (the real one shuffles)."""
+    return [part for a in arrays for part in (a[: len(a) - 1], a[len(a) - 1 :])]
+
+
 # ---- the modules ------------------------------------------------------------------------
 
 
@@ -383,7 +405,10 @@ def _modules() -> dict[str, types.ModuleType]:
     lightning = _module("pytorch_lightning", LightningModule=LightningModule, LightningDataModule=LightningDataModule, Trainer=LightningTrainer)
     datasets = _module("datasets", Dataset=HFDataset)
     pandas = _module("pandas", DataFrame=DataFrame)
-    return {m.__name__: m for m in (torch, cuda, nn, optim, utils, data, transformers, lightning, datasets, pandas)}
+    sk_datasets = _module("sklearn.datasets", fetch_20newsgroups=fetch_20newsgroups)
+    sk_selection = _module("sklearn.model_selection", train_test_split=train_test_split)
+    sklearn = _module("sklearn", datasets=sk_datasets, model_selection=sk_selection)
+    return {m.__name__: m for m in (torch, cuda, nn, optim, utils, data, transformers, lightning, datasets, pandas, sklearn, sk_datasets, sk_selection)}
 
 
 @contextlib.contextmanager

@@ -48,6 +48,8 @@ import datasets
 import pandas as pd
 import pytorch_lightning as pl
 import torch
+from sklearn.datasets import fetch_20newsgroups
+from sklearn.model_selection import train_test_split
 from torch.utils.data import DataLoader, Dataset, TensorDataset
 from transformers import AutoModelForSequenceClassification, AutoTokenizer, HfArgumentParser, Trainer, TrainingArguments
 
@@ -648,8 +650,9 @@ def _tokenize(s: Script, tok: str, texts: str | None = None, target: str | None 
 
 def _texts(s: Script, used: list[str]) -> str:
     """Texts from the pool (through constructs), or from the places real scripts take them: a pandas column, a
-    datasets column, a file's lines, a helper that makes one text a list, a slice of a list of texts."""
-    source = s.draw(st.sampled_from(("pool", "pool", "pool", "table", "dataset-column", "lines", "normalised", "slice")))
+    datasets column, a file's lines, scikit-learn's newsgroups (split or not), a helper that makes one text a list, a
+    slice of a list of texts."""
+    source = s.draw(st.sampled_from(("pool", "pool", "pool", "table", "dataset-column", "lines", "newsgroups", "normalised", "slice")))
     if source == "pool":
         return scalar(s, "texts", used)
     used.append(f"texts:{source}")
@@ -662,6 +665,18 @@ def _texts(s: Script, used: list[str]) -> str:
         ds = s.fresh("hub")
         s.emit(f'{ds} = datasets.Dataset.from_dict({{"text": {column}}})')
         return s.draw(st.sampled_from([f'{ds}["text"]', f'{ds}["text"][:2]', f'list({ds}["text"])']))
+    if source == "newsgroups":
+        news, how = s.fresh("news"), s.draw(st.sampled_from(("attribute", "key", "x_y", "split")))
+        if how == "x_y":
+            docs, ys = s.fresh("docs"), s.fresh("ys")
+            s.emit(f'{docs}, {ys} = fetch_20newsgroups(subset="test", return_X_y=True)')
+            return docs
+        s.emit(f'{news} = fetch_20newsgroups(subset="train")')
+        if how == "split":
+            parts = [s.fresh(p) for p in ("tr", "te", "ytr", "yte")]
+            s.emit(f"{', '.join(parts)} = train_test_split({news}.data, {news}.target, test_size=0.2)")
+            return parts[0]
+        return f"{news}.data" if how == "attribute" else f'{news}["data"]'
     if source == "lines":
         return s.draw(st.sampled_from(['[line.strip() for line in "good movie\\nbad movie".splitlines()]', '"good movie\\nbad movie".splitlines()']))
     e = scalar(s, "texts", used)

@@ -49,6 +49,12 @@ EXAMPLE, BATCH = Instance("examples", None, False), Instance("examples", None, T
 # a list for a list, a Series for a Series (scikit-learn 1.x model_selection/_split.py `train_test_split`: "splitting :
 # list, length=2 * len(arrays)", each `_safe_indexing(a, train)`/`_safe_indexing(a, test)`)
 SPLITTERS = ("sklearn.model_selection.train_test_split",)
+# scikit-learn's text dataset loaders: a Bunch (a dict with attribute access) whose `data` is the list of all the posts
+# of the subset (scikit-learn 1.x datasets/_twenty_newsgroups.py `fetch_20newsgroups`: "data : list of shape
+# (n_samples,)", 11,314 train / 7,532 test posts, hundreds per category; `return_X_y=True` returns `(data.data,
+# data.target)`)
+TEXT_LOADERS = ("sklearn.datasets.fetch_20newsgroups",)
+LOADED_TEXTS = "data"
 LINE_METHODS = frozenset({"tolist", "to_list", "readlines", "splitlines"})  # methods that give a list of lines or texts
 # `Dataset.map/filter` process every row before returning; an `IterableDataset`'s (`streaming=True`) run as it is
 # iterated (https://huggingface.co/docs/datasets/about_mapstyle_vs_iterable, "Eager data processing and lazy data processing")
@@ -63,9 +69,21 @@ def call(ev, call) -> Any:
         return Instance("hub_dataset", call, ())
     if q in SPLITTERS:
         return _split(ev, call)
+    if q in TEXT_LOADERS:
+        return _loaded(ev, call)
     if call.method == "map" and (fn := call.arg(0, "function")) is not None and maps_to_encodings(ev.f, fn.value, call):
         return Binding("dataset", call)  # `ds.map(tokenize, batched=True)`: its columns are what `tokenize` returns
     return None
+
+
+def _loaded(ev, call) -> Any:
+    """`fetch_20newsgroups(...)`: a Bunch of several texts, or with `return_X_y=True` the pair (texts, targets)."""
+    if call.has_star_args or call.has_double_star:
+        return UNKNOWN
+    pair = ev.f.kw_value(call, "return_X_y", cli=False, default=False)
+    if pair is True:
+        return Pack((Instance("texts", call, LOADED_TEXTS), UNKNOWN))
+    return Instance("loaded_texts", call) if pair is False else UNKNOWN
 
 
 def _split(ev, call) -> Any:
@@ -115,6 +133,8 @@ def method(ev, receiver, call) -> Any:
 def attribute(ev, base, attr: str) -> Any:
     if isinstance(base, Instance) and base.kind == "texts" and attr in COLUMN_ATTRIBUTES:
         return base
+    if isinstance(base, Instance) and base.kind == "loaded_texts":  # `bunch.data`; its other attributes are no texts
+        return Instance("texts", base.call, attr) if attr == LOADED_TEXTS else UNKNOWN
     if isinstance(base, Instance) and base.kind == "table":  # `df.text`: a column, unless a DataFrame attribute
         return UNKNOWN if attr in TABLE_ATTRIBUTES or attr.startswith("_") else Instance("texts", base.call, attr)
     return None
@@ -129,6 +149,8 @@ def item(values, base, key) -> Any:
         return (Instance("texts", base.call, key) if base.detail else Instance("field", base.call, key)) if isinstance(key, str) or key is UNKNOWN else UNKNOWN
     if base.kind == "table" and isinstance(key, str):
         return Instance("texts", base.call, key)
+    if base.kind == "loaded_texts":  # `bunch["data"]`
+        return Instance("texts", base.call, key) if key == LOADED_TEXTS else UNKNOWN
     if base.kind == "texts" and isinstance(key, slice):
         return base
     if base.kind == "hub_dataset" and isinstance(key, (str, slice)):

@@ -45,6 +45,14 @@ PADDERS = {
     "keras.utils.pad_sequences": _KERAS_SIDE, "tensorflow.keras.utils.pad_sequences": _KERAS_SIDE, "keras_preprocessing.sequence.pad_sequences": _KERAS_SIDE,
 }
 PAD_ANY_TENSOR = ("torch.nn.functional.pad",)  # pads any tensor: padded ids only where it held ids
+# torchtext: `ToTensor(padding_value=None, dtype=torch.long)` (torchtext/transforms.py) runs `functional.to_tensor(input,
+# padding_value)`, which for a batch of id lists with a `padding_value` returns `pad_sequence([...], batch_first=True,
+# padding_value=...)` (right padding), and with none `torch.tensor(input)` (no padding) (torchtext/functional.py
+# `to_tensor`, pytorch/text 0fd1c0c); `Sequential(*transforms)` runs them in order and returns the last one's output
+# (torchtext/transforms.py `Sequential.forward`, a `torch.nn.Sequential`).
+TEXT_TO_TENSOR = "torchtext.functional.to_tensor"
+TEXT_PADDING_TRANSFORMS = ("torchtext.transforms.ToTensor",)
+TRANSFORM_SEQUENCES = ("torchtext.transforms.Sequential", "torch.nn.Sequential")
 
 # grad-mode decorators: `decorate_context` runs the function inside the mode when the wrapper is called
 # (torch/utils/_contextlib.py, torch/autograd/grad_mode.py)
@@ -128,6 +136,26 @@ def call(ev, call) -> Any:
         return Binding("ids", call, inner, "padded") if inner is not None and inner.kind in ("ids", "encoding") else UNKNOWN
     if padder(q) is not None:
         return Binding("ids", call, None, "padded")
+    if q == TEXT_TO_TENSOR:
+        return Binding("ids", call, None, "padded") if _pads_with(ev, call, 1) else UNKNOWN
+    if q in TEXT_PADDING_TRANSFORMS:
+        return Binding("padding_transform", call) if _pads_with(ev, call, 0) else UNKNOWN
+    if q in TRANSFORM_SEQUENCES and call.positional and not call.has_star_args:
+        last = ev.eval(call.positional[-1].value)  # the output is what the last transform makes
+        return last if isinstance(last, Binding) and last.kind == "padding_transform" else None
+    return None
+
+
+def _pads_with(ev, call, position: int) -> bool:
+    """torchtext's `padding_value` is given (a value that cannot be told counts as given; `None` pads nothing)."""
+    arg = call.arg(position, "padding_value")
+    return arg is not None and ev.f.value(arg.value, call.scope, order=call.order) is not None
+
+
+def called(ev, obj, call) -> Any:
+    """A torchtext padding transform (or a sequence of transforms ending in one) called on a batch of id lists."""
+    if isinstance(obj, Binding) and obj.kind == "padding_transform":
+        return Binding("ids", call, obj, "padded")
     return None
 
 
@@ -140,7 +168,13 @@ def padder(qualname: str | None) -> tuple | None:
 
 def pad_side(values, call) -> Any:
     """"left" | "right" | UNKNOWN: the side a padding utility pads on; None for a call that is none. `F.pad(x, (a, b))`
-    pads the last dimension `a` before and `b` after."""
+    pads the last dimension `a` before and `b` after; torchtext's `to_tensor` and its transforms pad on the right."""
+    if call.qualname == TEXT_TO_TENSOR:
+        return "right"
+    if call.qualname is None or call.qualname.startswith("<local>."):
+        made = values.kind(call.node.func, call.scope, call.order)
+        if made is not None and made.kind == "padding_transform":
+            return "right"
     if call.qualname in PAD_ANY_TENSOR:
         pad = values.arg_value(call, 1, "pad")
         if isinstance(pad, (tuple, list)) and len(pad) >= 2 and all(isinstance(p, int) for p in pad[:2]):
