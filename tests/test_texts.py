@@ -6,7 +6,7 @@ import textwrap
 
 import libcst as cst
 
-from bertlint.facts import SPECIAL_TOKENS, Facts, longest_text, token_bound
+from bertlint.facts import SPECIAL_TOKENS_ADDED, Facts, longest_text, token_bound
 
 
 def facts_of(source: str) -> Facts:
@@ -23,12 +23,12 @@ HEAD = "from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrai
 
 def test_known_texts_bound_the_tokens_by_their_utf8_bytes_plus_specials():
     facts = facts_of(HEAD + 'texts = ["héllo", "hi"]\ntok(texts, padding="max_length", max_length=8)\n')
-    assert token_bound(facts, tokenizer_call(facts)) == len("héllo".encode()) + 1 + SPECIAL_TOKENS
+    assert token_bound(facts, tokenizer_call(facts)) == len("héllo".encode()) + 1 + SPECIAL_TOKENS_ADDED
 
 
 def test_a_pair_adds_both_sides_and_repeats_and_comprehensions_count_their_element():
     facts = facts_of(HEAD + 'n = int(input())\ntok([""] * n, ["ab" for _ in range(n)], padding="max_length", max_length=8)\n')
-    assert token_bound(facts, tokenizer_call(facts)) == (0 + 1) + (2 + 1) + SPECIAL_TOKENS
+    assert token_bound(facts, tokenizer_call(facts)) == (0 + 1) + (2 + 1) + SPECIAL_TOKENS_ADDED
 
 
 def test_an_unknown_text_gives_no_bound():
