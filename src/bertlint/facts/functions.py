@@ -413,12 +413,17 @@ def hands(values: Model, expr: cst.BaseExpression | None, at: Call, fn: cst.Func
     return bool(defs) and defs[-1].value is fn
 
 
-def handed_parameters(values: Model, owner: Scope) -> list[cst.Param]:
-    """The parameters of the function `owner` is the scope of that a caller fills, the receiver of a method left out."""
+def first_handed_parameter(values: Model, owner: Scope, name: str) -> cst.FunctionDef | cst.Lambda | None:
+    """The function `owner` is the scope of, when `name` is the first of its parameters a caller fills (the receiver of
+    a method left out): the item, batch or example a library hands a function it was given. None otherwise."""
     fn = owner.node
+    if not isinstance(fn, (cst.FunctionDef, cst.Lambda)):
+        return None
     params = [*fn.params.posonly_params, *fn.params.params]
     method = isinstance(fn, cst.FunctionDef) and owner.parent is not None and owner.parent.kind == "class"
-    return params[1:] if method and not any(dotted(d.decorator) == "staticmethod" for d in fn.decorators) else params
+    if method and not any(dotted(d.decorator) == "staticmethod" for d in fn.decorators):
+        params = params[1:]
+    return fn if params and params[0].name.value == name else None
 
 
 def called_directly(values: Model, fn: cst.FunctionDef | cst.Lambda) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint.facts.abstract import UNKNOWN, Binding, Series
-from bertlint.facts.functions import callable_returns, called_directly, function_scope, handed_parameters, hands
+from bertlint.facts.functions import callable_returns, called_directly, function_scope, first_handed_parameter, hands
 from bertlint.facts.names import is_transformers_name, same_symbol
 from bertlint.facts.nodes import dotted
 
@@ -65,11 +65,8 @@ def parameter(ev, owner, name: str) -> Any:
     batch (torch 2.13 utils/data/_utils/fetch.py:49-57 `_MapDatasetFetcher.fetch`: `collate_fn([dataset[i] for i in
     batch])` with automatic batching; dataloader.py:508 automatic batching is on unless `batch_size=None`). UNKNOWN
     where the file also calls the function itself or hands it to another call."""
-    fn = owner.node
-    if not isinstance(fn, (cst.FunctionDef, cst.Lambda)):
-        return None
-    params = handed_parameters(ev.f, owner)
-    if not params or params[0].name.value != name:
+    fn = first_handed_parameter(ev.f, owner, name)
+    if fn is None:
         return None
     loaders = [c for c in ev.f.calls_by_short.get("DataLoader", ()) if c.qualname and c.qualname.startswith("torch.utils.data") and "collate_fn" in c.kwargs]
     sites = [c for c in loaders if hands(ev.f, c.kwargs["collate_fn"].value, c, fn)]

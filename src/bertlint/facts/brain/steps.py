@@ -34,7 +34,7 @@ import libcst as cst
 
 from bertlint.facts.abstract import UNKNOWN, Binding, Function, Instance, agree
 from bertlint.facts.brain.data import ITEMS, handed_elsewhere
-from bertlint.facts.functions import ancestors, callable_returns, called_directly, defined_at, enclosing_class, family, function_scope, handed_parameters, hands, method_sites
+from bertlint.facts.functions import ancestors, callable_returns, called_directly, defined_at, enclosing_class, family, function_scope, first_handed_parameter, hands, method_sites
 from bertlint.facts.nodes import Call, ClassDef, Scope, dotted
 
 LIGHTNING_ROOTS = ("pytorch_lightning", "lightning")
@@ -267,11 +267,8 @@ def _collator_items(ev, owner: Scope, name: str) -> Any:
     """The first parameter of a function the file hands a transformers Trainer as `data_collator`: the list of the
     dataset's items of one batch (the collator is every loader's `collate_fn`); UNKNOWN where the file also calls it
     or hands it to another call. None for any other parameter."""
-    fn = owner.node
-    if not isinstance(fn, (cst.FunctionDef, cst.Lambda)):
-        return None
-    params = handed_parameters(ev.f, owner)
-    if not params or params[0].name.value != name:
+    fn = first_handed_parameter(ev.f, owner, name)
+    if fn is None:
         return None
     sites = [c for c in ev.f.calls if _builds_trainer(ev.f, c) and (arg := c.arg(2, "data_collator")) is not None and hands(ev.f, arg.value, c, fn)]
     if not sites:

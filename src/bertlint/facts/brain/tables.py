@@ -21,7 +21,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint.facts.abstract import UNKNOWN, Binding, Instance, Pack, Series, agree
-from bertlint.facts.functions import callable_returns, called_directly, handed_parameters, hands
+from bertlint.facts.functions import callable_returns, called_directly, first_handed_parameter, hands
 
 TABLE_MAKERS = ("pandas.read_csv", "pandas.read_json", "pandas.read_excel", "pandas.read_parquet", "pandas.read_table", "pandas.DataFrame")
 TABLE_KEEPING = frozenset({
@@ -165,11 +165,8 @@ def mapping(value) -> bool | None:
 def parameter(ev, owner, name: str) -> Any:
     """The first parameter of a function the file passes to a datasets `map`/`filter`: an example, or a batch of
     examples (`batched=True`); UNKNOWN where the call sites disagree, or the file also calls the function itself."""
-    fn = owner.node
-    if not isinstance(fn, (cst.FunctionDef, cst.Lambda)):
-        return None
-    params = handed_parameters(ev.f, owner)
-    if not params or params[0].name.value != name:
+    fn = first_handed_parameter(ev.f, owner, name)
+    if fn is None:
         return None
     sites = [c for short in EXAMPLE_FUNCTIONS for c in ev.f.calls_by_short.get(short, ()) if c.method == short and hands(ev.f, _function(c), c, fn)]
     if not sites:
