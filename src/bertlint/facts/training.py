@@ -354,10 +354,11 @@ def pad_guarded(facts: Facts, store: Store) -> bool:
     return False
 
 
-def eos_pad_in_force(facts: Facts) -> list[Store]:
+@per_file
+def eos_pad_in_force(facts: Facts) -> tuple[Store, ...]:
     """The `eos_as_pad` stores that run: unguarded, or under `if tok.pad_token is None:` for a tokenizer whose
     checkpoint is known to load without a pad token (GPT-2, Llama, Mistral; Flan-T5's and Qwen2's come with one)."""
-    return [s for s in eos_as_pad(facts) if not pad_guarded(facts, s) or _lacks_pad_token(facts, s)]
+    return tuple(s for s in eos_as_pad(facts) if not pad_guarded(facts, s) or _lacks_pad_token(facts, s))
 
 
 def _lacks_pad_token(facts: Facts, store: Store) -> bool:
