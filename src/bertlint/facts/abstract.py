@@ -96,6 +96,33 @@ class Function(Abstract):
     partials: tuple[Call, ...] = ()
 
 
+class _Answer:
+    """A sentinel of the library models' protocol (`brain/__init__.py`), falsy like UNKNOWN."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __bool__(self) -> bool:
+        return False
+
+
+# A hook answers None for what is not its library's; `NONE` is its answer "the value None" (`os.environ.get(k, None)`,
+# an argparse option without a default). `Evaluation.ask` gives the value None for `NONE`, and `UNANSWERED` where no
+# library model answers.
+NONE: Any = _Answer("NONE")
+UNANSWERED: Any = _Answer("UNANSWERED")
+
+
+def answer(value: Any) -> Any:
+    """A hook's answer for `value`: `NONE` for the value None."""
+    return NONE if value is None else value
+
+
 # RecursionError: an expression nested deeper than the interpreter's stack (500 chained calls) is unknown, the file
 # still analysed.
 FAILURES = (ArithmeticError, TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError, RecursionError, MemoryError, SyntaxError)

@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import MAX_DEPTH, Abstract, Frame, Instance, Pack, Record, agree
+from bertlint.facts.abstract import MAX_DEPTH, UNANSWERED, Abstract, Frame, Instance, Pack, Record, agree
 from bertlint.facts.functions import arguments, enclosing_class, function_scope, is_dataclass, returns_of
 from bertlint.facts.instances import self_attribute_sources
 from bertlint.facts.items import subscripted
@@ -80,8 +80,8 @@ class Access:
             found = self.instance_attribute(value, attr)
             if found is None:
                 found = self.f.ask("attribute", self, value, attr)
-            if found is None:
-                return UNKNOWN
+                if found is UNANSWERED:
+                    return UNKNOWN
             if not isinstance(found, Abstract) and ((dotted(base), attr) in self.f.stored_attributes or isinstance(base, cst.Name) and self.f.attribute_stored_through_another(base.value, attr)):
                 return UNKNOWN  # `cfg.lr = ...` somewhere: which one is read depends on the order of execution
             return found

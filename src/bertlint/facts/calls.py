@@ -11,7 +11,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint.facts import folding
-from bertlint.facts.abstract import MAX_DEPTH, MAX_SEQ, Abstract, Frame, Function, Instance, Record, agree
+from bertlint.facts.abstract import MAX_DEPTH, MAX_SEQ, UNANSWERED, Abstract, Frame, Function, Instance, Record, agree
 from bertlint.facts.functions import ancestors, arguments, bind, callee, defined_at, frame_of, function_scope, inherited
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Scope, iter_children
 
@@ -115,7 +115,7 @@ class Calls:
         """A parameter: the argument of the call being evaluated, else what every call site passes, else its default."""
         if frame_of(self.frame, owner) is None:
             given = self.f.ask("parameter", self, owner, name)  # a click command's parameter: click passes it
-            if given is not None:
+            if given is not UNANSWERED:
                 return given
         sources = arguments(self.f, owner, name, self.frame)
         if sources is None:
@@ -132,7 +132,7 @@ class Calls:
         if call.qualname in _BUILTINS:
             return getattr(self, _BUILTINS[call.qualname])(call)
         found = self.f.ask("call", self, call)
-        if found is not None:
+        if found is not UNANSWERED:
             return found
         if call.qualname is None or call.qualname.startswith("<local>."):
             found = self.returned(call)  # a function of the file's own: a constant or an object
@@ -144,7 +144,7 @@ class Calls:
                 if self.f.ask("keeps", call.method, receiver):
                     return receiver
                 found = self.f.ask("method", self, receiver, call)
-                if found is not None:
+                if found is not UNANSWERED:
                     return found
                 if isinstance(receiver, Instance) and receiver.kind == "instance":  # its class's method, or one it inherits
                     cls = receiver.detail
@@ -168,7 +168,7 @@ class Calls:
                 return self.call_value(called, call)
             if isinstance(called, Abstract):
                 found = self.f.ask("called", self, called, call)
-                return UNKNOWN if found is None else found
+                return UNKNOWN if found is UNANSWERED else found
         return UNKNOWN
 
     def _folded_builtin(self, call: Call) -> Any:

@@ -35,7 +35,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import FAILURES, Binding, Frame, constant
+from bertlint.facts.abstract import FAILURES, NONE, UNANSWERED, Binding, Frame, constant
 from bertlint.facts.access import Access
 from bertlint.facts.appending import Appending
 from bertlint.facts.calls import CallFrames, Calls
@@ -113,13 +113,13 @@ class Evaluation(Protocol, Sharing, CallFrames, Model):
         return bool(self.ask("wraps", decorator))
 
     def ask(self, hook: str, *args) -> Any:
-        """The first library model's answer to `hook`, or None."""
+        """The first library model's answer to `hook` (the value None for its `NONE`), or `UNANSWERED` (falsy)."""
         for brain in self.brains:
-            answer = getattr(brain, hook, None)
-            found = answer(*args) if answer is not None else None
+            hooked = getattr(brain, hook, None)
+            found = hooked(*args) if hooked is not None else None
             if found is not None:
-                return found
-        return None
+                return None if found is NONE else found
+        return UNANSWERED
 
 
 class Evaluator(Reads, Access, Operators, Iteration, Calls, Items, Appending):

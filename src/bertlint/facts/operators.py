@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts.abstract import MAX_SEQ, Abstract, Pack, Record
+from bertlint.facts.abstract import MAX_SEQ, UNANSWERED, Abstract, Pack, Record
 from bertlint.facts.nodes import UNKNOWN, literal
 from bertlint.facts.strings import formatted
 
@@ -93,7 +93,7 @@ class Operators:
         left = self.eval(node.left)
         if isinstance(left, Abstract):  # `ids + [pad_id] * (n - len(ids))`: what a library model says
             found = self.f.ask("operation", self, left, node.operator, node.right)
-            return UNKNOWN if found is None else found
+            return UNKNOWN if found is UNANSWERED else found
         if left is UNKNOWN:
             return UNKNOWN
         right = self.const(node.right)

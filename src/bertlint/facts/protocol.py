@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bertlint.facts.abstract import Abstract, Binding, Instance, Pack, Record, Series, Unfinished, agree
+from bertlint.facts.abstract import UNANSWERED, Abstract, Binding, Instance, Pack, Record, Series, Unfinished, agree
 from bertlint.facts.nodes import ENTER, UNKNOWN
 
 
@@ -24,7 +24,7 @@ class Protocol:
                 return value  # some of the elements, each holding the same
             if isinstance(value, Abstract):
                 found = self.ask("item", self, value, key)  # `texts[i : i + bs]`, `ds["input_ids"][:8]`
-                return UNKNOWN if found is None else found
+                return UNKNOWN if found is UNANSWERED else found
             return value[key] if isinstance(value, (list, tuple, str)) else UNKNOWN
         if isinstance(value, Pack):
             return value.items[key] if isinstance(key, int) and -len(value.items) <= key < len(value.items) else UNKNOWN
@@ -36,7 +36,7 @@ class Protocol:
             return dict(value.items).get(key, UNKNOWN)
         if isinstance(value, Abstract):
             found = self.ask("item", self, value, key)
-            return UNKNOWN if found is None else found
+            return UNKNOWN if found is UNANSWERED else found
         if isinstance(value, dict):
             return value.get(key, UNKNOWN)
         if isinstance(value, (list, tuple, str)) and isinstance(key, int) and not isinstance(key, bool):
@@ -53,7 +53,7 @@ class Protocol:
             return agree(list(value))
         if isinstance(value, Abstract):
             found = self.ask("iterate", self, value)
-            return UNKNOWN if found is None else found
+            return UNKNOWN if found is UNANSWERED else found
         return UNKNOWN
 
     def last_of(self, value: Any) -> Any:

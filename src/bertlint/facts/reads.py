@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import MAX_SEQ, Abstract, Instance, Record, agree, constant
+from bertlint.facts.abstract import MAX_SEQ, UNANSWERED, Abstract, Instance, Record, agree, constant
 from bertlint.facts.functions import frame_of
 from bertlint.facts.nodes import UNKNOWN, Event, Scope
 from bertlint.facts.reaching import BINDS as _BINDS
@@ -185,7 +185,7 @@ class Reads:
                 continue
             at = type(self)(self.f, owner, event.order, self.cli, self.frame)
             changed = self.f.ask("operation", at, value, cst.Add(), event.value)
-            if changed is None:
+            if changed is UNANSWERED:
                 continue
             every_time = not event.conditional or self.runs_before_read(event, owner) or _straight(event) and _straight(bind) and event.loops == bind.loops
             value = changed if every_time else UNKNOWN

@@ -1,6 +1,7 @@
 """The library models the evaluator runs: one module per library family, each a set of tables and small hooks.
 
-A hook answers for its library's objects and None for anything else (`evaluator.Evaluation.ask`):
+A hook answers for its library's objects and None for anything else (`evaluator.Evaluation.ask`); its answer "the
+value None" is `abstract.NONE` (`abstract.answer(value)` gives it for None):
 
 - `call(ev, call)`: the value a library call makes;
 - `method(ev, receiver, call)`: what a method of an object gives; `called(ev, obj, call)`: calling the object;

@@ -4,7 +4,9 @@ A command-line or environment default counts only when the evaluation allows it 
 override it. Sources: argparse (`ArgumentParser.add_argument(dest, default=...)`, `parse_args`,
 `parse_known_args` returning `(namespace, extras)`), transformers `HfArgumentParser.parse_args_into_dataclasses`
 (a dataclass instance per class, in order), click `@click.option(..., default=...)`, typer
-`typer.Option(default)`, `os.environ.get(name, default)` / `os.getenv(name, default)`.
+`typer.Option(default)`, `os.environ.get(name, default)` / `os.getenv(name, default)` (CPython os.py `getenv(key,
+default=None)`, `Mapping.get(key, default=None)`). An argparse option without a default holds None unless required or
+positional (`Action(..., default=None)`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import UNKNOWN, Instance, Pack
+from bertlint.facts.abstract import UNKNOWN, Instance, Pack, answer
 from bertlint.facts.functions import is_dataclass
 from bertlint.facts.names import same_symbol
 from bertlint.facts.nodes import Scope, dotted
@@ -23,20 +25,25 @@ CLI_OPTIONS = ("typer.Option", "typer.Argument")
 NAMESPACES = ("types.SimpleNamespace", "argparse.Namespace")
 PARSERS = {"argparse.ArgumentParser": "argparse", "transformers.HfArgumentParser": "hf"}
 CLICK_PARAMETERS = ("click.option", "click.argument")
+# argparse actions whose dest holds None when the flag is not given and no default is set (Python's argparse: `Action(...,
+# default=None)`; `store_true`/`store_false` default to False/True; `help`/`version` set nothing; an Action class of the
+# file or another library may set anything); None: no `action=`, a plain store
+NONE_DEFAULT_ACTIONS = (None, "store", "store_const", "append", "append_const", "count", "extend")
 
 
 def call(ev, call) -> Any:
     q = call.qualname
     if q is None:
         return None
-    if q in ENVIRONMENT_READS and len(call.positional) == 2 and not call.kwargs:
+    if q in ENVIRONMENT_READS and len(call.positional) in (1, 2) and not call.kwargs:
         keys, key = ev.f.environment_set, ev.const(call.positional[0].value)
         if not ev.cli or keys is None or key in keys or key is UNKNOWN and keys:
             return UNKNOWN  # the file sets the variable itself
-        return ev.const(call.positional[1].value)  # the default, unless the environment sets it
+        default = ev.const(call.positional[1].value) if len(call.positional) == 2 else None  # `getenv(key, default=None)`
+        return answer(default)  # the default, unless the environment sets it
     if q in CLI_OPTIONS:  # `lr: float = typer.Option(2e-5)`: its default
         default = call.arg(0, "default")
-        return ev.const(default.value) if default is not None and ev.cli and not isinstance(default.value, cst.Ellipsis) else UNKNOWN
+        return answer(ev.const(default.value)) if default is not None and ev.cli and not isinstance(default.value, cst.Ellipsis) else UNKNOWN
     if q in NAMESPACES:
         return UNKNOWN if call.has_star_args else Instance("namespace", call, "kwargs")
     parser = next((how for name, how in PARSERS.items() if same_symbol(q, name)), None)
@@ -65,13 +72,15 @@ def attribute(ev, base, attr: str) -> Any:
         if found is None or not ev.cli or _given(ev, base.call, found[4]):
             return UNKNOWN
         expr, where, at, convert, _ = found
-        value = ev.f.evaluate(expr, where, at, cli=ev.cli) if expr is not None else None
-        return _converted(value, convert) if isinstance(value, str) and convert is not None else value
+        if expr is None:
+            return UNKNOWN  # a required option or a positional: given on every command line
+        value = ev.f.evaluate(expr, where, at, cli=ev.cli)
+        return answer(_converted(value, convert) if isinstance(value, str) and convert is not None else value)
     if base.kind == "namespace" and base.detail == "kwargs":
         arg = base.call.kwargs.get(attr)
-        return ev.f.evaluate(arg.value, base.call.scope, base.call.order, cli=ev.cli) if arg is not None else UNKNOWN
+        return answer(ev.f.evaluate(arg.value, base.call.scope, base.call.order, cli=ev.cli)) if arg is not None else UNKNOWN
     if base.kind == "namespace":  # a dataclass HfArgumentParser filled: its field's default, a command-line default
-        return ev.class_field(base.detail, attr) if ev.cli else UNKNOWN
+        return answer(ev.class_field(base.detail, attr)) if ev.cli else UNKNOWN
     return None
 
 
@@ -89,7 +98,7 @@ def parameter(ev, owner: Scope, name: str) -> Any:
         dest = names[0] if names else next((x.lstrip("-").replace("-", "_").lower() for x in flags if isinstance(x, str) and x.startswith("--")), None)
         if dest == name:
             default = made.kwargs.get("default")
-            return ev.f.evaluate(default.value, made.scope, made.order, cli=True) if default is not None and ev.cli else UNKNOWN
+            return answer(ev.f.evaluate(default.value, made.scope, made.order, cli=True)) if default is not None and ev.cli else UNKNOWN
     return None
 
 
@@ -150,11 +159,15 @@ def argparse_arguments(values) -> dict[str, tuple]:
         default = made.kwargs.get("default")
         if dest in overridden or default is None and argument_default:
             continue
-        action = values.kw_value(made, "action")
+        action = values.kw_value(made, "action", default=None)
         typed = made.kwargs.get("type")
         convert = None if typed is None else values.qualname(typed.value, made.scope) or "?"
-        if default is None:
-            expr = cst.Name("False" if action == "store_true" else "True") if action in ("store_true", "store_false") else None
+        if default is None and action in ("store_true", "store_false"):
+            expr = cst.Name("False" if action == "store_true" else "True")
+        elif default is None:  # an optional flag not given holds None (a required one or a positional is always given)
+            optional = flags[0].startswith("-") and values.kw_value(made, "required", default=False) is False
+            plain = action in NONE_DEFAULT_ACTIONS and "nargs" not in made.kwargs and not made.has_star_args
+            expr = cst.Name("None") if optional and plain else None
         else:
             expr = default.value
         texts = seen.setdefault(dest, set())
