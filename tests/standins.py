@@ -345,6 +345,9 @@ class Series(list):
     def values(self):
         return list(self)
 
+    def apply(self, fn):
+        return Series(fn(x) for x in self)
+
 
 class DataFrame:
     def __init__(self, columns):
@@ -352,6 +355,9 @@ class DataFrame:
 
     def __getitem__(self, key):
         return self.columns[key]
+
+    def __setitem__(self, key, value):  # a list, a Series or a tensor's rows (`.tolist()`) as a column
+        self.columns[key] = Series(value)
 
     def __getattr__(self, name):  # `df.text`: a column
         try:

@@ -298,3 +298,41 @@ def test_a_peft_adapter_load_names_its_checkpoint_second_and_keeps_the_base_mode
     assert facts.text(checkpoint_argument(adapter.call).value) == '"acme/gpt2-lora"'
     expr, scope, order = probe(facts, "m")
     assert load_behind(facts, facts.kind(expr, scope, order)).checkpoint == "gpt2"
+
+
+# A DataFrame column the file stores holds what was stored (`brain/tables.py` `column`): ids stored into a column read
+# as the ids (never as texts), through any name or function that holds the table, before or after the read in a loop;
+# a table whose columns are not all known (read from a file) joins the file's column with the stored one (unknown).
+STORES = {
+    "the-name": 'df["input_ids"] = ids',
+    "an-alias": 'frame = df\nframe["input_ids"] = ids',
+    "a-function": 'def store(d):\n    d["input_ids"] = ids\nstore(df)',
+    "an-attribute-read": 'df["input_ids"] = ids',
+    "later-in-a-loop": None,
+}
+TABLES = {"a-dict-display": 'pd.DataFrame({"text": ["a b", "c"]})', "a-file": 'pd.read_csv("x.csv")'}
+
+
+@pytest.mark.parametrize("table", TABLES)
+@pytest.mark.parametrize("shape", STORES)
+def test_a_stored_column_holds_what_was_stored(shape, table):
+    read = "df.input_ids" if shape == "an-attribute-read" else 'df["input_ids"]'
+    body = f'df = {TABLES[table]}\nids = tok(["a b", "c"], padding=True, return_tensors="pt")["input_ids"]\n'
+    if STORES[shape] is None:
+        body += f'for _ in range(2):\n    probe(x={read})\n    df["input_ids"] = ids\n'
+    else:
+        body += STORES[shape] + f"\nprobe(x={read})\n"
+    facts = facts_of(body)
+    found = facts.evaluate(*probe(facts, "x"))
+    assert getattr(found, "kind", None) == "ids" if table == "a-dict-display" else found is UNKNOWN, found
+
+
+@pytest.mark.parametrize("store", [
+    'df["clean"] = df["text"].apply(str.strip)',  # the texts again
+    'df["n"] = [1, 2]',  # another column
+    'df.loc[:, "text"] = ["x", "y"]',  # a store the model does not follow: the column unknown
+])
+def test_a_texts_column_stays_several_texts_unless_a_store_may_change_it(store):
+    facts = facts_of(f'df = pd.DataFrame({{"text": ["a b", "c"]}})\n{store}\nprobe(x=df["text"], y=df["clean"])\n')
+    assert batch(facts, "x") is (UNKNOWN if ".loc" in store else True)
+    assert batch(facts, "y") is (UNKNOWN if ".loc" in store else True)

@@ -660,7 +660,16 @@ def _texts(s: Script, used: list[str]) -> str:
     if source == "table":
         df = s.fresh("df")
         s.emit(f'{df} = pd.DataFrame({{"text": {column}}})')
-        return s.draw(st.sampled_from([f'{df}["text"].tolist()', f'{df}["text"].values', f"list({df}.text)", f"{df}.text.tolist()"]))
+        name = "text"
+        if s.draw(st.booleans()):  # a column the file stores: the texts cleaned, or another column stored beside them
+            store = s.draw(st.sampled_from(["clean", "other"]))
+            used.append(f"texts:table-store-{store}")
+            if store == "clean":
+                name = "clean"
+                s.emit(f'{df}["clean"] = {df}["text"].apply(str.strip)')
+            else:
+                s.emit(f'{df}["n"] = [1, 2, 3]')
+        return s.draw(st.sampled_from([f'{df}["{name}"].tolist()', f'{df}["{name}"].values', f"list({df}.{name})", f"{df}.{name}.tolist()"]))
     if source == "dataset-column":
         ds = s.fresh("hub")
         s.emit(f'{ds} = datasets.Dataset.from_dict({{"text": {column}}})')

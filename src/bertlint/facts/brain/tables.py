@@ -4,7 +4,10 @@ lines of a text file.
 A column, a split's column or a file's lines holds several texts (`Instance("texts")`); one row's field does not
 resolve. Sources: pandas `read_csv/read_json/read_excel/read_parquet/read_table/DataFrame` make a DataFrame;
 `df[col]` a Series; `Series.values/.array/.to_numpy()/.tolist()/.to_list()/.astype()` keep its elements; the
-listed DataFrame methods return a DataFrame. datasets `load_dataset` makes a DatasetDict or Dataset; `ds[name]` is a
+listed DataFrame methods return a DataFrame. A column the file stores (`df[col] = value`, through any name or function
+holding the table) holds what was stored, joined with the file's own column unless the table is a dict display
+without it (pandas `DataFrame.__setitem__`: the column replaced or added); unknown where a store the model does not
+follow may reach it (`df.loc[...] = ...`, an unknown key or object, `insert`, `inplace=True`). datasets `load_dataset` makes a DatasetDict or Dataset; `ds[name]` is a
 split or a column; `map(fn)` makes a dataset of what `fn` returns. `file.readlines()`, `str.splitlines()` give lines.
 
 The function a `datasets` `map`/`filter` runs receives, as its first parameter, one example (a dict of one value per
@@ -20,9 +23,14 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import UNKNOWN, Binding, Instance, Pack, Series, agree
+from bertlint.facts.abstract import UNKNOWN, Abstract, Binding, Instance, Pack, Series, agree
 from bertlint.facts.functions import callable_returns, called_directly, first_handed_parameter, hands
+from bertlint.facts.nodes import dotted, literal
 
+# DataFrame methods that change its columns in place (pandas DataFrame API: `insert(loc, column, value)`, `pop(item)`,
+# `update(other)`, `eval("c = a + b")` assigns a column, in place by default before pandas 0.21; any method with
+# `inplace=True`)
+TABLE_CHANGING = frozenset({"insert", "pop", "update", "eval", "__setitem__", "__delitem__"})
 TABLE_MAKERS = ("pandas.read_csv", "pandas.read_json", "pandas.read_excel", "pandas.read_parquet", "pandas.read_table", "pandas.DataFrame")
 TABLE_KEEPING = frozenset({
     "dropna", "drop_duplicates", "sample", "head", "tail", "reset_index", "copy", "fillna", "sort_values", "rename",
@@ -136,7 +144,7 @@ def attribute(ev, base, attr: str) -> Any:
     if isinstance(base, Instance) and base.kind == "loaded_texts":  # `bunch.data`; its other attributes are no texts
         return Instance("texts", base.call, attr) if attr == LOADED_TEXTS else UNKNOWN
     if isinstance(base, Instance) and base.kind == "table":  # `df.text`: a column, unless a DataFrame attribute
-        return UNKNOWN if attr in TABLE_ATTRIBUTES or attr.startswith("_") else Instance("texts", base.call, attr)
+        return UNKNOWN if attr in TABLE_ATTRIBUTES or attr.startswith("_") else column(ev.f, base, attr)
     return None
 
 
@@ -148,7 +156,7 @@ def item(values, base, key) -> Any:
     if base.kind == "examples":  # one example's field, or a batch's column (whichever: `examples[args.text_column]`)
         return (Instance("texts", base.call, key) if base.detail else Instance("field", base.call, key)) if isinstance(key, str) or key is UNKNOWN else UNKNOWN
     if base.kind == "table" and isinstance(key, str):
-        return Instance("texts", base.call, key)
+        return column(values, base, key)
     if base.kind == "loaded_texts":  # `bunch["data"]`
         return Instance("texts", base.call, key) if key == LOADED_TEXTS else UNKNOWN
     if base.kind == "texts" and isinstance(key, slice):
@@ -156,6 +164,99 @@ def item(values, base, key) -> Any:
     if base.kind == "hub_dataset" and isinstance(key, (str, slice)):
         return Instance("hub_dataset", base.call, (*base.detail, key))  # a split, a column, rows
     return UNKNOWN
+
+
+def column(values, table: Instance, key: str) -> Any:
+    """`df[key]` (or `df.key`): the texts the file read, or what the file stores in the column (`df[key] = v`, through
+    any name or function that holds the table): every value it may hold at a read joined, several texts where each is;
+    UNKNOWN where a store or an in-place change may reach it and what it stores is not seen."""
+    return values.memoised(("table column", id(table.call), key), lambda: _column(values, table, key))
+
+
+def _column(values, table: Instance, key: str) -> Any:
+    texts = Instance("texts", table.call, key)
+    stores = _column_stores(values, table, key)
+    if stores is None:
+        return UNKNOWN
+    if not stores:
+        return texts
+    found = [] if _absent(values, table, key) else [texts]  # a read before the stores: the file's column, or a KeyError
+    found += [_stored(values.evaluate(s.value, s.scope, s.order)) for s in stores if not _keeps_column(s, key)]
+    if all(several_texts(v) for v in found):
+        return found[-1] if found else texts  # the object a store stored (a read right after it agrees with that store)
+    return agree(found)
+
+
+def _stored(value: Any) -> Any:
+    """What a column holds after `value` is stored: an object's rows (ids, another column), a list of several texts; a
+    constant is broadcast or made a Series, no value here."""
+    return value if isinstance(value, Abstract) else UNKNOWN
+
+
+def _column_stores(values, table: Instance, key: str) -> list | None:
+    """The stores of column `key` into `table`; None where a change the file makes may reach it unseen: a store or
+    deletion at a key not known, into an object not known, of `columns`, `df.loc[...] = ...`, or an in-place method
+    of the table (`insert`, `inplace=True`)."""
+    found = []
+    for store in (*values.stores, *values.touched):
+        target = store.target
+        if isinstance(target, cst.Attribute):
+            if target.attr.value not in (key, "columns"):
+                continue
+        elif isinstance(target, cst.Subscript):
+            index = target.slice[0].slice if len(target.slice) == 1 else None
+            name = values.evaluate(index.value, store.scope, store.order) if isinstance(index, cst.Index) else UNKNOWN
+            if name is not UNKNOWN and name != key:
+                continue
+        else:
+            continue
+        owner = values.evaluate(target.value, store.scope, store.order)
+        if owner is UNKNOWN:
+            return None  # it may hold the table
+        if not _same_table(owner, table):
+            continue
+        if store in values.touched or isinstance(target, cst.Attribute) and target.attr.value == "columns":
+            return None
+        found.append(store)
+    for call in values.calls:
+        if call.receiver is not None and (call.method in TABLE_CHANGING or "inplace" in call.kwargs):
+            owner = values.evaluate(call.receiver, call.scope, call.order)
+            if owner is UNKNOWN or _same_table(owner, table):
+                return None
+    return found
+
+
+def _same_table(value: Any, table: Instance) -> bool:
+    return isinstance(value, Instance) and value.kind == "table" and value.call is table.call
+
+
+def _absent(values, table: Instance, key: str) -> bool:
+    """`pd.DataFrame({"text": ...})` has no column `key` until the file stores one (its columns: the dict's keys)."""
+    call = table.call
+    data = call.arg(0, "data")
+    if call.qualname != "pandas.DataFrame" or data is None or set(call.kwargs) - {"data"} or call.has_star_args or not isinstance(data.value, cst.Dict):
+        return False
+    keys = [values.value(e.key, call.scope, order=call.order) if isinstance(e, cst.DictElement) else UNKNOWN for e in data.value.elements]
+    return all(isinstance(k, str) for k in keys) and key not in keys
+
+
+def _keeps_column(store, key: str) -> bool:
+    """`df[key] = df[key].apply(f)`: the column again, through methods that keep a column's texts (it holds what the
+    column held before)."""
+    value = store.value
+    while True:
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in COLUMN_KEEPING:
+            value = value.func.value
+        elif isinstance(value, cst.Attribute) and value.attr.value in COLUMN_ATTRIBUTES:
+            value = value.value
+        else:
+            break
+    target = store.target
+    same = isinstance(value, type(target)) and dotted(value.value) is not None and dotted(value.value) == dotted(target.value)
+    if isinstance(target, cst.Attribute):
+        return same and value.attr.value == key
+    index = value.slice[0].slice if same and len(value.slice) == 1 else None
+    return isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString) and literal(index.value) == key
 
 
 def mapping(value) -> bool | None:
