@@ -11,6 +11,7 @@ task head (`model.classifier`): unknown stays silent.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import libcst as cst
@@ -279,7 +280,7 @@ def _dataset_chain(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: 
         while isinstance(expr, cst.Subscript):
             expr = expr.value
         if isinstance(expr, cst.Name):
-            found = facts.definition(expr, scope, order)
+            found = facts.latest_definition(expr, scope, order)
             if found is None or found.value is expr:
                 return chain
             expr, scope, order = found.value, found.scope, found.order
@@ -295,22 +296,39 @@ def _dataset_chain(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: 
 
 
 _DATASET_STEPS = frozenset({"map", "filter", "shuffle", "select", "train_test_split", "with_format", "remove_columns", "rename_column"})
-HANDFUL = 16  # examples: a run over so few takes a few steps, seconds in any precision
+FEW_EXAMPLES = 256  # a training set the file cuts to at most this many examples: a smoke or debug run, minutes of training in any precision
 
 
 def trains_on_a_handful(facts: Facts) -> bool:
-    """The file trains only through Trainers whose training set is built in the file from a literal display of at most
-    `HANDFUL` examples (`Dataset.from_dict({"text": [three strings]})`, `Dataset.from_list([...])`), whatever `.map`s
-    follow: a demo or smoke run, whose speed and activation memory no precision setting changes in a way that matters."""
-    return bool(facts.trainers) and not (facts.backward_calls or facts.fit_calls) and all(_handful(facts, t) for t in facts.trainers)
+    """The file trains only through Trainers whose training set the file itself bounds to at most `FEW_EXAMPLES` examples,
+    whatever `.map`s follow: a literal display (`Dataset.from_dict({"text": [three strings]})`, `Dataset.from_list([...])`), a
+    `.select(range(N))` (`range(min(len(ds), N))` included) or a `load_dataset(..., split="train[:N]")` slice. A demo, smoke or
+    debug run, whose speed no precision setting changes in a way that matters (its memory at the first step is BL502's)."""
+    return bool(facts.trainers) and not (facts.backward_calls or facts.fit_calls) and all(_few_examples(facts, t) for t in facts.trainers)
 
 
-def _handful(facts: Facts, trainer: Call) -> bool:
+def _few_examples(facts: Facts, trainer: Call) -> bool:
     data = trainer.arg(2, "train_dataset")
     chain = _dataset_chain(facts, data.value, trainer.scope, trainer.order) if data is not None else []
-    made = chain[-1] if chain else None
-    if made is None or made.short not in ("from_dict", "from_list") or not (made.qualname or "").startswith("datasets.") or not made.positional:
-        return False
+    bounds = [b for b in (_examples_at_most(facts, call) for call in chain) if b is not None]
+    return bool(bounds) and min(bounds) <= FEW_EXAMPLES
+
+
+def _examples_at_most(facts: Facts, made: Call) -> int | None:
+    """The most examples the dataset `made` returns can hold, where the call itself says; None when it does not."""
+    q = made.qualname or ""
+    if made.short in ("from_dict", "from_list") and q.startswith("datasets.") and made.positional:
+        return _display_length(facts, made)
+    if made.method == "select" and made.positional:
+        return _range_stop(facts, made.positional[0].value, made)
+    if made.short == "load_dataset" and q.startswith("datasets"):
+        split = facts.kw_value(made, "split", cli=False, default=None)
+        match = re.fullmatch(r"\s*\w+\s*\[\s*:\s*(\d+)\s*\]\s*", split) if isinstance(split, str) else None  # "train[:200]"
+        return int(match.group(1)) if match else None
+    return None
+
+
+def _display_length(facts: Facts, made: Call) -> int | None:
     display = made.positional[0].value
     found = facts.definition(display, made.scope, made.order) if isinstance(display, cst.Name) else None
     display = found.value if found is not None else display
@@ -319,10 +337,25 @@ def _handful(facts: Facts, trainer: Call) -> bool:
     elif isinstance(display, cst.Dict) and all(isinstance(e, cst.DictElement) for e in display.elements):
         columns = [e.value for e in display.elements]
     else:
-        return False
-    return bool(columns) and all(isinstance(c, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement) for e in c.elements) for c in columns) and (
-        max(len(c.elements) for c in columns) <= HANDFUL
-    )
+        return None
+    if not columns or not all(isinstance(c, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement) for e in c.elements) for c in columns):
+        return None
+    return max(len(c.elements) for c in columns)
+
+
+def _range_stop(facts: Facts, expr: cst.BaseExpression, at: Call) -> int | None:
+    """The stop of `range(N)`/`range(a, N)` (or `list(range(...))`) as an upper bound; `min(len(ds), N)` bounds it by N."""
+    call = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+    if call is not None and call.qualname == "builtins.list" and len(call.positional) == 1:
+        return _range_stop(facts, call.positional[0].value, at)
+    if call is None or call.qualname != "builtins.range" or not 1 <= len(call.positional) <= 2:
+        return None
+    stop = call.positional[-1].value
+    inner = facts.call_of(stop) if isinstance(stop, cst.Call) else None
+    candidates = [a.value for a in inner.positional] if inner is not None and inner.qualname == "builtins.min" else [stop]
+    values = [facts.value(c, at.scope, order=at.order, cli=False) for c in candidates]
+    known = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+    return min(known) if known else None
 
 
 def _returns_tokenizer_call(facts: Facts, fn: cst.FunctionDef | cst.Lambda) -> bool:
