@@ -112,10 +112,15 @@ _HALF_DTYPES = ("float16", "bfloat16", "half", "bf16", "fp16")
 _QUANTIZATION_KEYWORDS = ("load_in_8bit", "load_in_4bit", "quantization_config")
 
 
+def _dtype_name(facts: Facts, expr: cst.BaseExpression, call: Call) -> Any:
+    """The dtype an expression names as written: "bfloat16" for `torch.bfloat16` or the string "bfloat16"."""
+    q = facts.qualname(expr, call.scope)
+    return q.rsplit(".", 1)[-1] if q is not None and q.startswith("torch.") else facts.value(expr, call.scope, order=call.order, cli=False)
+
+
 def _dtype_named(facts: Facts, expr: cst.BaseExpression, call: Call) -> Any:
     """"half", "fp32", "auto" for an expression naming a dtype (`torch.bfloat16`, "float16"), else UNKNOWN."""
-    q = facts.qualname(expr, call.scope)
-    value = q.rsplit(".", 1)[-1] if q is not None and q.startswith("torch.") else facts.value(expr, call.scope, order=call.order, cli=False)
+    value = _dtype_name(facts, expr, call)
     if value == "auto":
         return "auto"
     if isinstance(value, str):
@@ -563,7 +568,6 @@ def asks_for_tpu(facts: Facts) -> bool:
     return False
 
 
-
 _AMPERE_ATTENTION = ("flash_attention_2", "flash_attention_3")
 
 
@@ -578,7 +582,7 @@ def gpu_card(facts: Facts) -> tuple[float, str] | None:
     asks = [key for key in ("bf16", "tf32") if training_arg(facts, key, None) is True]
     for call in facts.calls:
         q = call.qualname or ""
-        if q.startswith(("torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast")) and any(_dtype_is(facts, a.value, call, "bfloat16") for a in call.node.args):
+        if q.startswith(("torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast")) and any(_dtype_name(facts, a.value, call) == "bfloat16" for a in call.node.args):
             asks.append("bf16")
         elif same_symbol(q, "accelerate.Accelerator") and q.startswith("accelerate") and facts.kw_value(call, "mixed_precision", cli=False, default=None) == "bf16":
             asks.append("bf16")
@@ -587,8 +591,3 @@ def gpu_card(facts: Facts) -> tuple[float, str] | None:
     if not asks:
         return None
     return knowledge.AMPERE_BUDGET_GIB, f"{asks[0]} sets the run for an Ampere-class GPU"
-
-
-def _dtype_is(facts: Facts, expr: cst.BaseExpression, call: Call, name: str) -> bool:
-    q = facts.qualname(expr, call.scope)
-    return q == f"torch.{name}" or facts.value(expr, call.scope, order=call.order, cli=False) == name
