@@ -36,7 +36,7 @@ from bertlint.facts.core import Facts
 from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, column_renames, data_file_of, ignore_index_markers, is_label_call, known_labels, never_served
 from bertlint.facts.branches import not_taken
 from bertlint.facts.liveness import dead_functions, is_script
-from bertlint.facts.stops import stop_statement
+from bertlint.facts.stops import Stop, run_stops, stop_statement
 from bertlint.facts.loops import (
     GRAD_MODES, NO_GRAD_MODES, MisplacedClip, TrainingLoop, calls_reached, epoch_loop, float_cast, forward_model, grad_mode, in_context, in_training_step, is_clip, iterated_loader, is_model_call,
     misplaced_clips, steps_every_n, under_grad_mode,
@@ -71,7 +71,7 @@ __all__ = [
     # liveness
     "dead_functions", "is_script",
     # stops
-    "stop_statement",
+    "Stop", "run_stops", "stop_statement",
     # branches
     "not_taken",
     # values
