@@ -85,13 +85,13 @@ def run_stops(facts: Model) -> tuple[Stop, ...]:
     Empty when the file's names may come from elsewhere."""
     if facts.runtime.notebook or _EXPORTED.search(facts.source):
         return ()
-    bound = _bindings(facts.module)
+    functions: list[cst.FunctionDef] = []
+    bound = _bindings(facts.module, functions)
     if bound is None:
         return ()
     autos = _auto_names(facts.module, bound)
     found = []
-    scopes = [facts.module, *(node for node in walk(facts.module) if isinstance(node, cst.FunctionDef))]
-    for scope in scopes:
+    for scope in (facts.module, *functions):
         body = scope.body if isinstance(scope, cst.Module) else scope.body.body if isinstance(scope.body, cst.IndentedBlock) else ()
         stop = _first_stop(facts, body, bound, autos)
         if stop is not None:
@@ -198,9 +198,10 @@ def _unbound(name: str, bound: dict[str, int]) -> bool:
     return name not in bound and name not in _BUILTINS and not (name.startswith("__") and name.endswith("__"))
 
 
-def _bindings(module: cst.Module) -> dict[str, int] | None:
+def _bindings(module: cst.Module, functions: list[cst.FunctionDef]) -> dict[str, int] | None:
     """How many times each name may be bound anywhere in the file, in any scope (every name inside a target counts:
-    too many, never too few); None when names may be bound where the file does not say (a star import, `exec`)."""
+    too many, never too few); None when names may be bound where the file does not say (a star import, `exec`).
+    Collects the file's functions into `functions` on the way (the same walk)."""
     bound: dict[str, int] = {}
     for node in walk(module):
         kind = type(node)
@@ -211,6 +212,8 @@ def _bindings(module: cst.Module) -> dict[str, int] | None:
         if kind is cst.ImportFrom and (isinstance(node.names, cst.ImportStar) or dotted(node.module) in ("builtins", "__builtin__")) \
                 or kind is cst.Import and any(dotted(a.name) in ("builtins", "__builtin__") for a in node.names):
             return None
+        if kind is cst.FunctionDef:
+            functions.append(node)
         fields = _BINDERS.get(kind)
         if kind is cst.ImportAlias and node.asname is not None:
             fields = ()  # its `as` name binds (`cst.AsName`)
