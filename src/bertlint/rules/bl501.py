@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from bertlint import knowledge
-from bertlint.facts import asks_for_tpu, freezes_parameters, mixed_precision, run_anchor, runs_on_mps, trained_model, trains_on_a_handful, uses_peft
+from bertlint.facts import asks_for_tpu, fails_before_a_step, freezes_parameters, mixed_precision, run_anchor, runs_on_mps, trained_model, trains_on_a_handful, uses_peft
 from bertlint.rules import Context, Rule
-from bertlint.rules.bl602 import training_never_starts
 
 LARGE = 300_000_000
 
@@ -20,7 +19,7 @@ class LargeModelWithoutMixedPrecision(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         known = trained_model(facts)
-        if known is None or not facts.is_training or training_never_starts(ctx) or trains_on_a_handful(facts) or uses_peft(facts) or freezes_parameters(facts) or asks_for_tpu(facts) or runs_on_mps(facts):
+        if known is None or not facts.is_training or fails_before_a_step(facts) or trains_on_a_handful(facts) or uses_peft(facts) or freezes_parameters(facts) or asks_for_tpu(facts) or runs_on_mps(facts):
             return  # a part frozen: what trains (a head?) is not the model; on Apple MPS the CUDA switches of the help do not apply; on a TPU, XLA already multiplies fp32 in bf16 and none of the GPU switches of the help apply
         load, info = known
         if info.params < LARGE or mixed_precision(facts, ctx.version) is not False:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bertlint import knowledge
-from bertlint.facts import UNKNOWN, Facts, ModelLoad, amp_enabled, chunk_length, freezes_parameters, is_label_call, padding_at, run_anchor, steps_every_n, trained_model, training_arg, uses_peft, weight_dtype
+from bertlint.facts import UNKNOWN, Facts, ModelLoad, amp_enabled, chunk_length, fails_before_a_step, freezes_parameters, is_label_call, padding_at, run_anchor, steps_every_n, trained_model, training_arg, uses_peft, weight_dtype
 from bertlint.rules import Context, Rule
-from bertlint.rules.bl602 import training_never_starts
 
 GiB = 2**30
 
@@ -21,7 +20,7 @@ class TrainingMemoryOverBudget(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        run = training_run(facts, ctx.version) if facts.is_training and not training_never_starts(ctx) else None
+        run = training_run(facts, ctx.version) if facts.is_training and not fails_before_a_step(facts) else None
         if run is None:
             return
         info, batch, seq, accum, checkpointing = run.info, run.batch, run.seq, run.accum, run.checkpointing

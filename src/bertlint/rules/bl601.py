@@ -54,10 +54,3 @@ class RemovedTrainingArgument(Rule):
         if replacement is None:
             return entry.note or "remove it: nothing replaces it in the target version"
         return f"use `{replacement}=` instead" + (f" ({entry.note})" if entry.note else "")
-
-
-def removed_keywords(call: Call, group: str, version: versions.Version) -> list[str]:
-    """The keywords of `call` that `version` removed from the callable of `group` (`data/versions.json`): the call
-    raises TypeError there."""
-    table, _ = versions.keywords(group)
-    return [keyword for keyword in call.kwargs if keyword in table and table[keyword].status(version) == "removed"]

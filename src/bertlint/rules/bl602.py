@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from bertlint import versions
-from bertlint.facts import Call, Facts, fails_before_a_step, forwards_kwargs, is_trainer_class
-from bertlint.rules import Context
-from bertlint.rules.bl601 import RemovedTrainingArgument, removed_keywords
+from bertlint.facts import Call, Facts, forwards_kwargs, is_trainer_class
+from bertlint.rules.bl601 import RemovedTrainingArgument
 
 
 class TrainerTokenizerArgument(RemovedTrainingArgument):
@@ -42,26 +40,3 @@ def _inherited_init(facts: Facts, qualname: str | None) -> str | None:
     if qualname is None or not qualname.startswith("transformers.") or not is_trainer_class(qualname):
         return None
     return qualname.rsplit(".", 1)[-1]
-
-
-def training_never_starts(ctx: Context) -> bool:
-    """The file trains only through transformers trainers that never take a step on the target release: each raises at
-    its first step (`fails_before_a_step`), or the target refuses to build it (a keyword removed from `Trainer.__init__`,
-    `tokenizer=` on 5.x, or from the `TrainingArguments` it is given as `args`: TypeError before `train()`). No weights
-    are trained, no gradient or optimizer state is made. Unknown (False) where the target release cannot be known."""
-    facts = ctx.facts
-    if fails_before_a_step(facts):
-        return True
-    if isinstance(ctx.version, versions.Unknown) or not facts.trainers or facts.backward_calls or facts.fit_calls:
-        return False
-    built = {id(call) for call, _ in TrainerTokenizerArgument().calls(facts)}
-    return all(_refused(ctx, call, id(call) in built) for call in facts.trainers)
-
-
-def _refused(ctx: Context, trainer: Call, transformers_init: bool) -> bool:
-    if transformers_init and removed_keywords(trainer, TrainerTokenizerArgument.keywords, ctx.version):
-        return True
-    args = trainer.arg(1, "args")
-    made = ctx.facts.kind(args.value, trainer.scope, trainer.order) if args is not None else None
-    return (made is not None and made.kind == "training_args" and made.call is not None
-            and bool(removed_keywords(made.call, RemovedTrainingArgument.keywords, ctx.version)))
