@@ -1,8 +1,10 @@
-"""Where a script's run certainly stops: the first module-level statement that raises whenever it runs.
+"""Where a script's run certainly stops: in each scope (the module, each function's body), the first statement run
+for certain that raises whenever it runs.
 
 A module-level statement runs once, in order, and nothing catches what it raises: the statements after it never run,
 and what a rule finds there (an argument a later call rejects, a name a later import lacks) cannot happen when the file
-runs as written. Three causes are certain from the text alone:
+runs as written. A function's body is the same whenever the function runs (and when it never runs, nothing in it
+happens either), so its first certain raise ends it. Causes certain from the text alone:
 
 - a name read where the statement certainly evaluates it (not under a lambda, a branch of a conditional expression,
   the right of an `and`/`or`, a comprehension's later clauses, an annotation) that nothing in the file binds, in any
@@ -12,7 +14,14 @@ runs as written. Three causes are certain from the text alone:
 - a transformers Auto class called directly (`AutoTokenizer("bert-base-uncased")`): every Auto class's `__init__`
   raises `OSError` (`EnvironmentError` before 4.23) and says to call `from_pretrained` (transformers 2.x to 5.24:
   `models/auto/tokenization_auto.py`, `configuration_auto.py`, `auto_factory.py`, `processing_auto.py`,
-  `feature_extraction_auto.py`, `image_processing_auto.py`).
+  `feature_extraction_auto.py`, `image_processing_auto.py`);
+- `train_test_split(test_size=0)` of datasets or scikit-learn (`_refused_split`).
+
+One more is probable, not certain: a template's placeholder checkpoint (`_placeholder_load`).
+Whether a stop silences every rule after it or only those whose finding says its own line fails (`Stop.every_rule`):
+a library's refusal and a forgotten import (`_forgotten_import`) are crashes of a program; a name that no library
+exports read unbound is as likely a fragment's object (a test snippet's or a bug report's `model`, a half-written
+file), and a placeholder may name a folder that exists.
 
 Unknown (no stop) wherever the file's names may come from elsewhere: a notebook or a script exported from one (its
 cells ran in a kernel that may hold names of cells since deleted: `get_ipython()`, `# In[1]:`, `# %%`, Colab's header),
