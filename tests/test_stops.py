@@ -112,6 +112,8 @@ def scope_stops(source: str) -> list[tuple[str, str, bool]]:
     # a forgotten import: an unbound name that the library the file imports from exports
     ("from transformers import Trainer\ntok = AutoTokenizer.from_pretrained('gpt2')\n", [("module", "tok = AutoTokenizer.from_pretrained('gpt2')", True)]),
     ("from datasets import load_dataset\nds = Dataset.from_dict({})\n", [("module", "ds = Dataset.from_dict({})", True)]),
+    ("import torch\nloader = DataLoader([1, 2], batch_size=2)\n", [("module", "loader = DataLoader([1, 2], batch_size=2)", True)]),
+    ("import numpy as np\nloader = DataLoader([1, 2], batch_size=2)\n", [("module", "loader = DataLoader([1, 2], batch_size=2)", False)]),
     # a fragment's unbound object: only the findings that say their own line fails go
     ("from transformers import Trainer\ntrainer = Trainer(model=model)\n", [("module", "trainer = Trainer(model=model)", False)]),
     # a template's placeholder checkpoint

@@ -134,7 +134,7 @@ def _forgotten_import(facts: Model, name: str) -> bool:
     Trainer` written, `AutoTokenizer` never imported): a forgotten import in a program, a certain NameError. A
     fragment's unbound names are its objects (`model`, `tokenizer`, `df`), which no library exports."""
     for module in ("datasets", "torch.utils.data"):
-        if facts.imported(module) and name in (knowledge.exported_names(module) or ()):
+        if facts.imported(module.split(".")[0]) and name in (knowledge.exported_names(module) or ()):
             return True
     qualname = f"transformers.{name}"
     return facts.imported("transformers") and (
