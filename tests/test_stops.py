@@ -1,4 +1,4 @@
-"""facts.stops: the module-level statement where a script's run certainly stops (the engine reports nothing after it)."""
+"""facts.stops: where the run of each scope (the module, a function's body) certainly stops (the engine reports nothing after it)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,12 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from bertlint.facts import Facts, Runtime, run_stops, stop_statement
+from bertlint.facts import Facts, Runtime, run_stops
+
+
+def stop_statement(facts: Facts):
+    """The module's own stop, or None."""
+    return next((s.statement for s in run_stops(facts) if isinstance(s.scope, cst.Module)), None)
 
 
 def stop(source: str, runtime: Runtime = Runtime()) -> str | None:

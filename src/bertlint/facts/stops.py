@@ -108,11 +108,6 @@ def run_stops(facts: Model) -> tuple[Stop, ...]:
     return tuple(found)
 
 
-def stop_statement(facts: Model) -> cst.CSTNode | None:
-    """The module's own stop (see `run_stops`), or None."""
-    return next((stop.statement for stop in run_stops(facts) if isinstance(stop.scope, cst.Module)), None)
-
-
 def _first_stop(facts: Model, body, bound: dict[str, int], autos: dict[str, str]) -> tuple[cst.CSTNode, bool] | None:
     """(statement, every_rule) of the first statement of `body` run for certain that certainly raises."""
     for stmt, small in _run_for_certain(body):
