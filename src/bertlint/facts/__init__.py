@@ -28,7 +28,7 @@ runs under), `inspection` (reads that only look
 at a value), `texts` (how long the texts a tokenizer call encodes can be), `graphs` (the calls a
 function traced into a TensorFlow graph runs) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
 one object the rules hold). `liveness` (the functions a script never runs, which the engine reports nothing
-in) and `stops` (the statement where a script's run certainly stops, after which it reports nothing) read only
+in) and `stops` (the statement where the run of the module or of a function's body certainly stops, after which it reports nothing) read only
 the model (and `stops` the knowledge's lists of the names a library exports).
 """
 
@@ -36,7 +36,7 @@ from bertlint.facts.core import Facts
 from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, column_renames, data_file_of, ignore_index_markers, is_label_call, known_labels, never_served
 from bertlint.facts.branches import not_taken
 from bertlint.facts.liveness import dead_functions, is_script
-from bertlint.facts.stops import stop_statement
+from bertlint.facts.stops import Stop, run_stops
 from bertlint.facts.loops import (
     GRAD_MODES, NO_GRAD_MODES, MisplacedClip, TrainingLoop, calls_reached, epoch_loop, float_cast, forward_model, grad_mode, in_context, in_training_step, is_clip, iterated_loader, is_model_call,
     misplaced_clips, steps_every_n, under_grad_mode,
@@ -71,7 +71,7 @@ __all__ = [
     # liveness
     "dead_functions", "is_script",
     # stops
-    "stop_statement",
+    "Stop", "run_stops",
     # branches
     "not_taken",
     # values
