@@ -56,6 +56,8 @@ def _csv(path: Path, columns: list[str], delimiter: str):
         for number, row in enumerate(reader):
             if number >= MAX_ROWS or (number % 10000 == 0 and time.monotonic() > deadline):
                 return None
+            if row == header:
+                continue  # files concatenated with their headers (`cat a.csv b.csv`): a repeated header is no example
             if index < len(row):
                 cell = row[index].strip()
                 counts[int(cell) if cell.lstrip("-").isdigit() else cell] += 1

@@ -374,6 +374,19 @@ def _is_ignore_index(node: cst.CSTNode) -> bool:
 # ---------------------------------------------------------------------------------------------
 # tokenizer calls that make labels
 
+# Collators that build each batch's `labels` from its `input_ids`, replacing any `labels` the dataset holds, with every
+# pad id set to -100 (transformers data/data_collator.py, DataCollatorForLanguageModeling.torch_call: mlm=False
+# `labels = batch["input_ids"].clone(); labels[labels == pad_token_id] = -100`, mlm=True `torch_mask_tokens`; trl's
+# DataCollatorForCompletionOnlyLM calls it and masks the prompt too). DataCollatorForSeq2Seq is not one: it pads the
+# dataset's own labels.
+LABEL_BUILDING_COLLATORS = ("transformers.DataCollatorForLanguageModeling", "trl.DataCollatorForCompletionOnlyLM")
+
+
+def label_building_collators(facts: Facts) -> list[Call]:
+    """The file's calls that make a collator which builds the batches' `labels` itself (`LABEL_BUILDING_COLLATORS`)."""
+    return facts.calls_to(*LABEL_BUILDING_COLLATORS)
+
+
 LABEL_WORDS = ("label", "target")
 
 
