@@ -33,6 +33,17 @@ def label_counts(path: Path, fmt: str, columns: list[str]) -> tuple[Counter, str
     return None
 
 
+def header(path: Path, fmt: str) -> list[str] | None:
+    """The column names of a CSV/TSV file's first row (what `pd.read_csv` names its columns), or None."""
+    if fmt not in ("csv", "tsv"):
+        return None
+    try:
+        with path.open(newline="", encoding="utf-8-sig", errors="replace") as handle:
+            return next(csv.reader(handle, delimiter="\t" if fmt == "tsv" else ","), None)
+    except (OSError, csv.Error):
+        return None
+
+
 def _pick(available, columns):
     return next((c for c in columns if c in available), None)
 

@@ -255,7 +255,7 @@ def label_columns(facts: Facts) -> list[str]:
     sources = [(old, None, None) for old, new, _ in column_renames(facts) if new in LABEL_NAMES]
     sources += [(store.value, store.scope, store.order) for store in facts.stores if isinstance(store.target, cst.Subscript) and store.key in LABEL_NAMES]
     sources += [(value, variable.scope, variable.after) for variable in facts.variables if variable.name.lower() in LABEL_NAMES for value in variable.written]
-    return [column for column in (_column_read(facts, *source) for source in sources) if column] + list(_USUAL_LABEL_COLUMNS)
+    return [column for column in (_column_read(facts, *source) or _column_at(facts, *source) for source in sources) if column] + list(_USUAL_LABEL_COLUMNS)
 
 
 def _column_read(facts: Facts, source: Any, scope: Any, order: int | None) -> str | None:
@@ -270,6 +270,40 @@ def _column_read(facts: Facts, source: Any, scope: Any, order: int | None) -> st
         column = literal(node.slice[0].slice.value)
         return column if isinstance(column, str) else None
     return None
+
+
+# Frame methods that change its columns in place (`inplace=True` on any method does too).
+_COLUMN_MUTATORS = frozenset({"pop", "insert", "set_axis"})
+
+
+def _column_at(facts: Facts, source: Any, scope: Any, order: int | None) -> str | None:
+    """The header name of the column `frame.iloc[:, i]` reads (`y = dataset.iloc[:, -1].values`), where `frame` is bound
+    once to a plain read of a local CSV/TSV file and nothing writes into it or changes its columns in place."""
+    if scope is None or not isinstance(source, cst.BaseExpression):
+        return None
+    node = source
+    while isinstance(node, (cst.Attribute, cst.Call)):
+        node = node.value if isinstance(node, cst.Attribute) else node.func
+    if not isinstance(node, cst.Subscript) or not isinstance(node.value, cst.Attribute) or node.value.attr.value != "iloc" or len(node.slice) != 2:
+        return None
+    rows, column = (element.slice for element in node.slice)
+    if not isinstance(rows, cst.Slice) or any(part is not None for part in (rows.lower, rows.upper, rows.step)) or not isinstance(column, cst.Index):
+        return None
+    index = facts.value(column.value, scope, order=order)
+    frame = node.value.value
+    if not isinstance(index, int) or isinstance(index, bool) or not isinstance(frame, cst.Name):
+        return None
+    made = facts.definition(frame, scope, order)
+    read = facts.call_of(made.value) if made is not None and isinstance(made.value, cst.Call) else None
+    if read is None or read.has_double_star or set(read.kwargs) - _PLAIN_READ_KEYWORDS - {"sep", "delimiter"}:
+        return None
+    if any(isinstance(c.receiver, cst.Name) and c.receiver.value == frame.value and (c.method in _COLUMN_MUTATORS or "inplace" in c.kwargs) for c in facts.calls):
+        return None
+    if any(isinstance(store.target, (cst.Attribute, cst.Subscript)) and isinstance(store.target.value, cst.Name) and store.target.value.value == frame.value for store in facts.stores):
+        return None
+    path, fmt = data_file_of(facts, read)
+    names = datafiles.header(path, fmt) if path is not None else None
+    return names[index] if names and -len(names) <= index < len(names) else None
 
 
 def _coded(facts: Facts, node: Any, scope: Any, order: int | None) -> cst.BaseExpression | None:
