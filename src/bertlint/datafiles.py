@@ -72,6 +72,8 @@ def _csv(path: Path, columns: list[str], delimiter: str):
             if index < len(row):
                 cell = row[index].strip()
                 counts[int(cell) if cell.lstrip("-").isdigit() else cell] += 1
+        if any(isinstance(value, int) for value in counts) and any(isinstance(value, str) and value for value in counts):
+            return None  # integers beside text (a corrupted cell like `0+++`): pandas reads the column as strings, unknown
         return counts, column
 
 
