@@ -21,6 +21,7 @@ from bertlint.facts.brain.transformers import PART
 from bertlint.facts.model import per_file
 from bertlint.facts.nodes import Call, Scope, dotted, walk
 from bertlint.facts.loops import NO_GRAD_MODES, forward_model, is_model_call, under_grad_mode
+from bertlint.facts.functions import enclosing_class
 from bertlint.facts.training import map_calls, uses_peft
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
@@ -335,9 +336,9 @@ def _returns_tokenizer_call(facts: Facts, fn: cst.FunctionDef | cst.Lambda) -> b
 
 def trains_pretrained(facts: Facts, optimizer: Call) -> bool:
     """Whether a torch optimizer built over `x.parameters()` may train pretrained transformer weights: False when `x` is a
-    plain module (an `nn.Sequential`, the file's own head), a head of the model or of the file's own module (`model.classifier`,
-    `model.score`, `model.lm_head`), or a model whose pretrained weights the file freezes; True otherwise (unknown parameters
-    included)."""
+    plain module (an `nn.Sequential`, the file's own head, the file's own module holding no unfrozen pretrained model), a head
+    of the model or of the file's own module (`model.classifier`, `model.score`, `model.lm_head`), or a model whose
+    pretrained weights the file freezes; True otherwise (unknown parameters included)."""
     params = optimizer.arg(0, "params")
     if params is None or not isinstance(params.value, cst.Call) or not isinstance(params.value.func, cst.Attribute):
         return True
@@ -346,6 +347,9 @@ def trains_pretrained(facts: Facts, optimizer: Call) -> bool:
         return True
     owner = func.value
     kind = facts.kind(owner, optimizer.scope, optimizer.order)
+    if kind is not None and kind.kind == "module" and kind.call is not None:
+        idle = frozen_bodies(facts) | untrained_models(facts)  # frozen, or run only under `no_grad`: its gradients stay None
+        return any(model not in idle for model in held_models(facts, kind.call))
     if kind is not None:
         return kind.kind == "model" and (kind.call is None or id(kind.call) not in frozen_bodies(facts))
     if isinstance(owner, cst.Attribute) and knowledge.is_head(owner.attr.value):
@@ -354,6 +358,17 @@ def trains_pretrained(facts: Facts, optimizer: Call) -> bool:
             return False  # the head alone: of a transformers model, or of the file's own module (its `nn.Linear` over a body)
     name = dotted(owner)
     return not (name is not None and "." not in name and bool(facts.assigned_values(name, optimizer.scope)))
+
+
+def held_models(facts: Facts, module_call: Call) -> list[int]:
+    """The pretrained models (by the call that loaded them) an instance of the file's own torch module holds: handed to
+    its constructor (`BERT_Arch(bert)`), or loaded in its class body (`self.bert = BertModel.from_pretrained(...)`)."""
+    held = [id(found.call) for arg in module_call.node.args
+            if (found := facts.kind(arg.value, module_call.scope, module_call.order)) is not None and found.kind == "model" and found.call is not None]
+    cls = facts.classes.get((module_call.qualname or "").rsplit(".", 1)[-1])
+    if cls is not None:
+        held += [id(load.call) for load in facts.model_loads if enclosing_class(load.call.scope) is cls.scope]
+    return held
 
 
 def params_without_rates(facts: Facts, call: Call) -> bool:
