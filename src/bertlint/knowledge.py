@@ -334,7 +334,8 @@ def family_for_model_type(model_type: str | None) -> str | None:
 @functools.cache
 def _bodies() -> tuple[dict[str, str], frozenset[str], frozenset[str]]:
     data = _load("bodies.json")
-    return {_mt_key(t): prefix for t, prefix in data["bodies"].items()}, frozenset(data["fresh_heads"]["names"]), frozenset(data["layer_stacks"]["names"])
+    heads = frozenset(data["fresh_heads"]["names"]) | frozenset(data["output_heads"]["names"])
+    return {_mt_key(t): prefix for t, prefix in data["bodies"].items()}, heads, frozenset(data["layer_stacks"]["names"])
 
 
 def body_attribute(model_type: str | None) -> str | None:
@@ -342,8 +343,9 @@ def body_attribute(model_type: str | None) -> str | None:
     return _bodies()[0].get(_mt_key(model_type)) if isinstance(model_type, str) else None
 
 
-def is_fresh_head(attribute: str) -> bool:
-    """`classifier`, `score`, ...: a task head the pretrained checkpoint does not hold (its weights start fresh)."""
+def is_head(attribute: str) -> bool:
+    """`classifier`, `score`, ...: a task head the pretrained checkpoint does not hold (its weights start fresh), or the
+    output projection of an LM (`lm_head`): one linear layer over the body, no transformer layer of it."""
     return attribute in _bodies()[1]
 
 

@@ -9,8 +9,8 @@ from typing import Callable, NamedTuple
 import libcst as cst
 
 from bertlint.facts.abstract import UNKNOWN, Binding, Frame, Instance
-from bertlint.facts.model import Model
-from bertlint.facts.nodes import Call, ClassDef, Event, Scope, dotted
+from bertlint.facts.model import Model, per_file
+from bertlint.facts.nodes import Call, ClassDef, Event, Scope, dotted, walk
 from bertlint.facts.runs import orders_in_force
 
 # what a call passes (`Items.spread`): its positional expressions up to the first `*args` not known element by element,
@@ -242,6 +242,23 @@ def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Ca
     return sorted(sites, key=lambda c: c.order)
 
 
+@per_file
+def _classes_used_outside(values: Model) -> frozenset[str]:
+    """The file's own classes it names somewhere outside their own body: builds them, or hands them on
+    (`LightningCLI(Model)`, `fire.Fire(Model)`), so that their constructors' defaults are what a run of this file may get."""
+    used = set()
+    for name, cls in values.classes.items():
+        skip, inside = set(), 0
+        for node in walk(cls.node):  # counted as `name_counts` counts: no `x.name` attribute
+            if isinstance(node, cst.Attribute):
+                skip.add(id(node.attr))
+            elif isinstance(node, cst.Name) and node.value == cls.name and id(node) not in skip:
+                inside += 1
+        if values.name_counts.get(cls.name, 0) > inside:
+            used.add(name)
+    return frozenset(used)
+
+
 def _on_super(call: Call) -> bool:
     """`super().method(...)`: in a class's own method it runs an ancestor's, never that class's."""
     return isinstance(call.receiver, cst.Call) and dotted(call.receiver.func) == "super"
@@ -278,6 +295,8 @@ def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.Ba
         sites = method_sites(values, owner.parent.name, fn)
         if sites is None or not sites and fn.name.value != "__init__":
             return None  # an object's method may be called where the file does not show it (a Trainer calls `forward`)
+        if not sites and owner.parent.name not in _classes_used_outside(values):
+            return None  # a class the file defines and never names again (a model module): whoever builds it elsewhere passes what it passes
     else:
         sites = [s for s in values.calls_by_short.get(fn.name.value, ()) if s.method is None and isinstance(s.node.func, cst.Name)]
     position = next((i for i, p in enumerate(params) if p is param), None)

@@ -5,8 +5,9 @@ A model is named by the call that loaded it (`id(load.call)`, what `Binding.call
 spells it out: `model.requires_grad_(False)`, `for p in model.parameters(): p.requires_grad = False` (a flag set directly in
 the loop's body, not under an `if`), `bert.trainable = False`; the same on the model's body (`model.bert`, `model.transformer`,
 `model.base_model`: its `base_model_prefix`). Anything that sets a flag to something else on the model or any part of it
-(`requires_grad = True`, `requires_grad_()`, `trainable = True`, gradual unfreezing) thaws the whole model, except its fresh
-task head (`model.classifier`): unknown stays silent.
+(`requires_grad = True`, `requires_grad_()`, `trainable = True`, gradual unfreezing) thaws the whole model, except its
+head (a fresh task head, `model.classifier`, or an LM's output projection, `model.lm_head`): what trains is then the head
+alone. Unknown stays silent.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from bertlint.facts.brain.transformers import PART
 from bertlint.facts.model import per_file
 from bertlint.facts.nodes import Call, Scope, dotted, walk
 from bertlint.facts.loops import NO_GRAD_MODES, forward_model, is_model_call, under_grad_mode
+from bertlint.facts.functions import enclosing_class
 from bertlint.facts.training import map_calls, uses_peft
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
@@ -88,7 +90,7 @@ def _freezing(facts: Facts) -> tuple[frozenset[tuple[int, str]], frozenset[int]]
 
 
 def _part(facts: Facts, expr: cst.BaseExpression | None, scope: Scope, order: int | None) -> tuple[int, str | None] | None:
-    """(the model `expr` belongs to, WHOLE / BODY / HEAD (a fresh task head and what is in it) / None for another part) for
+    """(the model `expr` belongs to, WHOLE / BODY / HEAD (a task head or `lm_head`, and what is in it) / None for another part) for
     the model itself, its body attribute, or anything reached from it by attributes, items and method calls
     (`model.bert.encoder.layer[-1]`); None when it reaches no model."""
     depth = 0
@@ -97,7 +99,7 @@ def _part(facts: Facts, expr: cst.BaseExpression | None, scope: Scope, order: in
         found = facts.kind(expr, scope, order)
         if found is not None and found.kind == "model" and found.call is not None:
             if depth > 0:
-                return id(found.call), HEAD if child is not None and knowledge.is_fresh_head(child) else None
+                return id(found.call), HEAD if child is not None and knowledge.is_head(child) else None
             if isinstance(expr, cst.Attribute) and (expr.attr.value in ("base_model", "model") or found.detail == PART):
                 # the value layer's same model, or a part of it that is a model (`model.bert`, a seq2seq's `encoder`)
                 body = _is_body(facts, found.call, expr.attr.value) or found.detail == PART and _is_layer_stack(facts, found.call, expr)
@@ -367,8 +369,9 @@ def _returns_tokenizer_call(facts: Facts, fn: cst.FunctionDef | cst.Lambda) -> b
 
 def trains_pretrained(facts: Facts, optimizer: Call) -> bool:
     """Whether a torch optimizer built over `x.parameters()` may train pretrained transformer weights: False when `x` is a
-    plain module (an `nn.Sequential`, the file's own head), a fresh task head of the model (`model.classifier`, `model.score`),
-    or a model whose pretrained weights the file freezes; True otherwise (unknown parameters included)."""
+    plain module (an `nn.Sequential`, the file's own head, the file's own module holding no unfrozen pretrained model), a head
+    of the model or of the file's own module (`model.classifier`, `model.score`, `model.lm_head`), or a model whose
+    pretrained weights the file freezes; True otherwise (unknown parameters included)."""
     params = optimizer.arg(0, "params")
     if params is None or not isinstance(params.value, cst.Call) or not isinstance(params.value.func, cst.Attribute):
         return True
@@ -377,14 +380,28 @@ def trains_pretrained(facts: Facts, optimizer: Call) -> bool:
         return True
     owner = func.value
     kind = facts.kind(owner, optimizer.scope, optimizer.order)
+    if kind is not None and kind.kind == "module" and kind.call is not None:
+        idle = frozen_bodies(facts) | untrained_models(facts)  # frozen, or run only under `no_grad`: its gradients stay None
+        return any(model not in idle for model in held_models(facts, kind.call))
     if kind is not None:
         return kind.kind == "model" and (kind.call is None or id(kind.call) not in frozen_bodies(facts))
-    if isinstance(owner, cst.Attribute) and knowledge.is_fresh_head(owner.attr.value):
+    if isinstance(owner, cst.Attribute) and knowledge.is_head(owner.attr.value):
         model = facts.kind(owner.value, optimizer.scope, optimizer.order)
-        if model is not None and model.kind == "model":
-            return False
+        if model is not None and model.kind in ("model", "module"):
+            return False  # the head alone: of a transformers model, or of the file's own module (its `nn.Linear` over a body)
     name = dotted(owner)
     return not (name is not None and "." not in name and bool(facts.assigned_values(name, optimizer.scope)))
+
+
+def held_models(facts: Facts, module_call: Call) -> list[int]:
+    """The pretrained models (by the call that loaded them) an instance of the file's own torch module holds: handed to
+    its constructor (`BERT_Arch(bert)`), or loaded in its class body (`self.bert = BertModel.from_pretrained(...)`)."""
+    held = [id(found.call) for arg in module_call.node.args
+            if (found := facts.kind(arg.value, module_call.scope, module_call.order)) is not None and found.kind == "model" and found.call is not None]
+    cls = facts.classes.get((module_call.qualname or "").rsplit(".", 1)[-1])
+    if cls is not None:
+        held += [id(load.call) for load in facts.model_loads if enclosing_class(load.call.scope) is cls.scope]
+    return held
 
 
 def params_without_rates(facts: Facts, call: Call) -> bool:
