@@ -352,11 +352,28 @@ def _partials_of(values: Model, fn: cst.FunctionDef) -> list[Call | None]:
 
 
 def _handed_to_library(values: Model, node: cst.BaseExpression) -> bool:
-    """`node` is an argument, as it is, of a call of a library's (no function of the file's)."""
+    """`node` is an argument, as it is, of a call of a library's (no function of the file's), or of the construction
+    of a class of the file whose constructor is a library class's (`class MyTrainer(Trainer)` defining no
+    `__init__` or `__new__`, nor any class of the file it derives from)."""
     arg = values.parent(node)
     call = values.parent(arg) if isinstance(arg, cst.Arg) and arg.value is node else None
     made = values.call_of(call) if isinstance(call, cst.Call) else None
-    return made is not None and made.qualname is not None and not made.qualname.startswith("<local>.")
+    if made is None or made.qualname is None:
+        return False
+    return not made.qualname.startswith("<local>.") or _library_constructor(values, made.qualname)
+
+
+def _library_constructor(values: Model, qualname: str) -> bool:
+    """The class of the file `qualname` names is constructed by a library class's `__init__`: neither it nor any
+    class of the file it derives from defines `__init__` or `__new__`, every base of theirs resolves, and one is a
+    library's."""
+    cls = values.classes.get(qualname.split(".", 1)[1]) if qualname.count(".") == 1 else None
+    if cls is None:
+        return False
+    family = ancestors(values, cls)
+    if any("__init__" in c.methods or "__new__" in c.methods or len(c.bases) != len(c.node.bases) for c in family):
+        return False
+    return any(not b.startswith("<local>.") and b != "builtins.object" for b in values.class_bases(qualname))
 
 
 def defined_at(owner: Scope) -> int | None:
