@@ -1,23 +1,22 @@
-"""A demo forward: one example run through the model only to show its result.
+"""A demo forward: one example of the data run through the model only to show its result.
 
 A tutorial checks its data with one forward before training (`model(input_ids=ds["input_ids"][0].unsqueeze(0),
-labels=...)` then `outputs` in the cell), or shows what the model makes of one sentence. Nothing the run computes
-depends on it: whatever padding does to that one output, the user only looks at it. `shown_example(facts, call, ids)`
-says so when both hold:
+labels=...)` then `outputs` in the cell). Nothing the run computes depends on it: whatever padding does to that one
+output, the user only looks at it. `shown_example(facts, call, ids_expr)` says so when both hold:
 
-- the ids are one example: a row taken out of a batch or dataset by a constant index and made a batch of one again
-  (`.unsqueeze(0)`, `[None]`, `.view(1, -1)`, `.reshape(1, -1)`, `torch.tensor([row])`), through names bound once; or
-  the encoding of one sentence the file writes out (`tokenizer("I loved it", padding="max_length")`; a text the run
-  reads, a parameter, is not a demo: `translate(text)` returns what it makes);
+- the ids are one row taken out of a batch or dataset by a constant index and made a batch of one again
+  (`.unsqueeze(0)`, `[None]`, `.view(1, -1)`, `.reshape(1, -1)`, `torch.tensor([row])`), through names bound once;
 - the forward's output is never fed (`inspection.never_fed`): printed, displayed as a cell's last line, measured, or
   not read at all. An output returned, stored, appended or fed to `backward()` is a use.
+
+One sentence the program exists to process (`generate` on `tokenizer("translate ...: hello", padding="max_length")`,
+the translation printed) is no demo: the printed result is the program's output, and the pads change it.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts.abstract import Binding
 from bertlint.facts.brain import tensors
 from bertlint.facts.inspection import never_fed
 from bertlint.facts.nodes import Call
@@ -26,10 +25,9 @@ from bertlint.facts.values import Values as Facts
 _BATCH_OF_ONE = frozenset({"unsqueeze", "view", "reshape"})  # with a leading 0 (`unsqueeze(0)`) or 1 (`view(1, -1)`)
 
 
-def shown_example(facts: Facts, call: Call, ids_expr: cst.BaseExpression, ids: Binding | None) -> bool:
-    """The forward/`generate` `call` runs one example (its ids `ids_expr`, bound as `ids`) and only shows the output."""
-    one = _batch_of_one_row(facts, ids_expr, call, 3) or ids is not None and _one_sentence(facts, ids.call)
-    return one and never_fed(facts, call.node)
+def shown_example(facts: Facts, call: Call, ids_expr: cst.BaseExpression) -> bool:
+    """The forward/`generate` `call` runs one row of the data (its ids `ids_expr`) and only shows the output."""
+    return _batch_of_one_row(facts, ids_expr, call, 3) and never_fed(facts, call.node)
 
 
 def _batch_of_one_row(facts: Facts, expr: cst.BaseExpression, call: Call, depth: int) -> bool:
@@ -73,9 +71,3 @@ def _kept(expr: cst.BaseExpression, keep_batching: bool) -> cst.BaseExpression:
 
 def _is_none(element: cst.BaseSlice) -> bool:
     return isinstance(element, cst.Index) and isinstance(element.value, cst.Name) and element.value.value == "None"
-
-
-def _one_sentence(facts: Facts, tokenizer_call: Call | None) -> bool:
-    """A tokenizer call that encodes one string the file writes out (a demo sentence, not a text the run reads)."""
-    text = tokenizer_call.arg(0, "text") if tokenizer_call is not None else None
-    return text is not None and isinstance(facts.value(text.value, tokenizer_call.scope, order=tokenizer_call.order), str)
