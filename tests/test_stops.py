@@ -1,4 +1,4 @@
-"""facts.stops: the module-level statement where a script's run certainly stops (the engine reports nothing after it)."""
+"""facts.stops: where the run of each scope (the module, a function's body) certainly stops (the engine reports nothing after it)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,12 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from bertlint.facts import Facts, Runtime, stop_statement
+from bertlint.facts import Facts, Runtime, run_stops
+
+
+def stop_statement(facts: Facts):
+    """The module's own stop, or None."""
+    return next((s.statement for s in run_stops(facts) if isinstance(s.scope, cst.Module)), None)
 
 
 def stop(source: str, runtime: Runtime = Runtime()) -> str | None:
@@ -91,3 +96,63 @@ def test_a_module_of_the_same_name_beside_the_file_is_what_it_imports(tmp_path):
     facts = facts_at(tmp_path / "train.py", "from datasets import tokenized_datasets\n")
     assert stop_statement(facts) is None
     assert str(tmp_path / "datasets.py") in facts.inputs  # looked for: a cached result notices it appear
+
+
+def scope_stops(source: str) -> list[tuple[str, str, bool]]:
+    """(scope, statement, every_rule) of each stop."""
+    source = textwrap.dedent(source)
+    module = cst.parse_module(source)
+    return [("module" if isinstance(s.scope, cst.Module) else s.scope.name.value, module.code_for_node(s.statement).strip(), s.every_rule)
+            for s in run_stops(Facts(module, source, Path("train.py"), Runtime()))]
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    # a function's body stops at its first certain raise, whether or not it is called
+    ("from datasets import load_dataset\ndef main():\n    ds = load_dataset('x')['train']\n    ds = ds.train_test_split(test_size=0)\n    go(ds)\n",
+     [("main", "ds = ds.train_test_split(test_size=0)", True)]),
+    ("from datasets import load_dataset\nds = load_dataset('x')['train'].train_test_split(test_size=0.0, seed=1)\n",
+     [("module", "ds = load_dataset('x')['train'].train_test_split(test_size=0.0, seed=1)", True)]),
+    ("from sklearn.model_selection import train_test_split\na, b = train_test_split(rows, test_size=0)\nrows = []\n",
+     [("module", "a, b = train_test_split(rows, test_size=0)", True)]),
+    # a forgotten import: an unbound name that the library the file imports from exports
+    ("from transformers import Trainer\ntok = AutoTokenizer.from_pretrained('gpt2')\n", [("module", "tok = AutoTokenizer.from_pretrained('gpt2')", True)]),
+    ("from datasets import load_dataset\nds = Dataset.from_dict({})\n", [("module", "ds = Dataset.from_dict({})", True)]),
+    ("import torch\nloader = DataLoader([1, 2], batch_size=2)\n", [("module", "loader = DataLoader([1, 2], batch_size=2)", True)]),
+    ("import numpy as np\nloader = DataLoader([1, 2], batch_size=2)\n", [("module", "loader = DataLoader([1, 2], batch_size=2)", False)]),
+    # a fragment's unbound object: only the findings that say their own line fails go
+    ("from transformers import Trainer\ntrainer = Trainer(model=model)\n", [("module", "trainer = Trainer(model=model)", False)]),
+    # a template's placeholder checkpoint
+    ("from transformers import AutoModel\nmodel_name = 'bert-base-uncased'\nm = AutoModel.from_pretrained('model_name')\n",
+     [("module", "m = AutoModel.from_pretrained('model_name')", False)]),
+    ("from transformers import AutoModel\nm = AutoModel.from_pretrained('/path/to/your/model')\n", [("module", "m = AutoModel.from_pretrained('/path/to/your/model')", False)]),
+    ("from transformers import AutoModel\nm = AutoModel.from_pretrained('<your-model>')\n", [("module", "m = AutoModel.from_pretrained('<your-model>')", False)]),
+    ("from transformers import AutoModel\ndef f():\n    m = AutoModel.from_pretrained('gpt-3.5-turbo')\n", [("f", "m = AutoModel.from_pretrained('gpt-3.5-turbo')", False)]),
+])
+def test_stops_of_each_scope(source, expected):
+    assert scope_stops(source) == expected
+
+
+@pytest.mark.parametrize("source", [
+    "from datasets import load_dataset\nds = load_dataset('x')['train'].train_test_split(test_size=0.1)\n",
+    "from datasets import load_dataset\nds = load_dataset('x')['train'].train_test_split(test_size=n)\nn = 0\n",  # not a literal
+    "class S:\n    def train_test_split(self, test_size):\n        return self\nS().train_test_split(test_size=0)\n",  # not datasets'
+    "from datasets import load_dataset\ndef train_test_split(**kw):\n    pass\nload_dataset('x').train_test_split(test_size=0)\n",
+    "from transformers import AutoModel\nm = AutoModel.from_pretrained('model')\nmodel = 1\n",  # a folder a previous script saved
+    "from transformers import AutoModel\nmodel_name = 'x'\nm = AutoModel.from_pretrained('model_name')\nm.save_pretrained('model_name')\n",
+    "from transformers import AutoModel\nm = AutoModel.from_pretrained('gpt2')\n",
+    "from transformers import AutoModel\nm = AutoModel.from_pretrained('openai-community/gpt2')\n",
+    "import json\nm = json.from_pretrained('/path/to/model')\n",  # not a transformers class
+    "from transformers import AutoModel\ndef f(x):\n    if x:\n        m = AutoModel.from_pretrained('/path/to/model')\n",  # under a branch
+])
+def test_no_stop_of_any_scope(source):
+    assert scope_stops(source) == []
+
+
+def test_findings_after_a_stop_in_a_function_go(lint):
+    """BL602 after a certain crash in the same function body goes; a preview rule after a fragment's unbound object stays."""
+    body = ("from datasets import load_dataset\nfrom transformers import Trainer, TrainingArguments\n"
+            "def main():\n    ds = load_dataset('x')['train']\n    ds = ds.train_test_split(test_size={size})\n"
+            "    trainer = Trainer(model=model, args=TrainingArguments(output_dir='o'), train_dataset=ds, tokenizer=tok)\n"
+            "if __name__ == '__main__':\n    main()\n")
+    assert [f.code for f in lint(body.format(size="0.1"))] == ["BL602"]
+    assert [f.code for f in lint(body.format(size="0"))] == []

@@ -233,3 +233,24 @@ def test_a_dict_display_holds_its_objects_key_by_key_through_the_changes_its_sco
     assert found[0].kind == found[1].kind == "model" and found[0] is found[1]
     assert found[2:4] == [2e-5, None]
     assert found[4:] == [None, None, None, UNKNOWN]
+
+
+def test_a_tokenizer_called_through_the_file_s_class_or_function_is_a_tokenizer_call():
+    """`Config.tokenizer(...)` (a class attribute) and `get_tokenizer()(...)`: calls whose name resolves into the file
+    are encoding calls where what they call holds a tokenizer; a class constructed or a function called is none."""
+    facts = facts_of("""
+        from transformers import AutoTokenizer
+
+        class Config:
+            tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")
+            rate = 1e-05
+
+        def get_tokenizer():
+            return Config.tokenizer
+
+        Config.tokenizer(["a", "b"], padding=True)
+        get_tokenizer()("c", padding=True)
+        Config()
+        get_tokenizer()
+    """)
+    assert [facts.text(c.node.func) for c in facts.tokenizer_calls] == ["Config.tokenizer", "get_tokenizer()"]

@@ -457,15 +457,17 @@ def _c_star_arguments(s: Script, e: str, typ: str) -> str:
 
 def _c_loop(s: Script, e: str, typ: str) -> str:
     v, n = s.fresh("v"), s.fresh("_n")
-    shape = s.draw(st.sampled_from(range(4)))
+    shape = s.draw(st.sampled_from(range(5 if typ in ("tensor", "model", "encoding") else 4)))
     if shape == 0:
         s.emit(f"{v} = None\nfor {n} in range(2):\n    {v} = {e}")
     elif shape == 1:
         s.emit(f"{n} = 0\nwhile {n} < 2:\n    {v} = {e}\n    {n} += 1")
     elif shape == 2:
         s.emit(f"{n} = 0\nwhile True:\n    {v} = {e}\n    {n} += 1\n    if {n} >= 2:\n        break")
-    else:  # read inside the loop, bound again at its end
+    elif shape == 3:  # read inside the loop, bound again at its end
         s.emit(f"{v} = {e}\nfor {n} in range(2):\n    {n} = {v}\n    {v} = {n}")
+    else:  # an object moved to the device on every pass, rebinding its name (`model = model.to(device)` per epoch)
+        s.emit(f"{v} = {e}\nfor {n} in range(2):\n    {v} = {v}.to(device)")
     return v
 
 

@@ -101,6 +101,14 @@ COLLATE = "from torch.utils.data import DataLoader\ndef collate(batch, lr):\n   
     (COLLATE + "fn = functools.partial(collate, lr=0.25)\nDataLoader([1, 2], collate_fn=fn)\nfn([1], lr=0.5)\n", UNKNOWN),
     (COLLATE + "def run(f):\n    return f([1], lr=0.5)\nrun(functools.partial(collate, lr=0.25))\n", UNKNOWN),
     (COLLATE + "DataLoader([1, 2], collate_fn=functools.partial(collate))\n", UNKNOWN),
+    # handed to the construction of a class of the file that a library class constructs (no `__init__` of the file's
+    # in its family); one whose own `__init__` (or an ancestor's of the file) may call it otherwise, or a base unseen
+    (COLLATE + "from transformers import Trainer\nclass T(Trainer):\n    pass\nclass U(T):\n    def step(self):\n        pass\n"
+     "U(data_collator=functools.partial(collate, lr=0.25))\n", 0.25),
+    (COLLATE + "from transformers import Trainer\nclass T(Trainer):\n    def __init__(self, data_collator):\n        data_collator([1], lr=0.5)\n"
+     "class U(T):\n    pass\nU(data_collator=functools.partial(collate, lr=0.25))\n", UNKNOWN),
+    (COLLATE + "class T:\n    pass\nT(functools.partial(collate, lr=0.25))\n", UNKNOWN),
+    (COLLATE + "class T(make_base()):\n    pass\nT(functools.partial(collate, lr=0.25))\n", UNKNOWN),
 ])
 def test_a_parameter_a_partial_binds(body, expected):
     assert rate(body) == expected if expected is not UNKNOWN else rate(body) is UNKNOWN

@@ -55,9 +55,14 @@ def code_of(path: str, text: str) -> str:
                      for c in cells if isinstance(c, dict) and c.get("cell_type") == "code")
 
 
-def picks(repo: str, mirrors: Path, rules: list[str] | None = None, training: bool = False) -> list[dict]:
-    """Up to PER_REPO files of `repo` that trigger the most of `rules` (default: every rule); with `training`, only files
-    of MAX_CHARS or less that train."""
+FRAMEWORKS = ("transformers", "torch")  # a file is taken only if its text names one of these (`--frameworks`)
+
+
+def picks(repo: str, mirrors: Path, rules: list[str] | None = None, training: bool = False, names: str | None = None,
+          without: str | None = None, max_chars: int = MAX_CHARS, frameworks: tuple[str, ...] = FRAMEWORKS) -> list[dict]:
+    """Up to PER_REPO files of `repo` that name one of `frameworks` and trigger the most of `rules` (default: every
+    rule); with `training`, only files of `max_chars` or less that train; with `names`, only files naming a checkpoint
+    that matches it in a quoted string; with `without`, only files whose text does not match it."""
     git_dir = git_dir_of(mirrors, repo)
     commit = subprocess.run(["git", f"--git-dir={git_dir}", "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
     listing = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "-r", "--name-only", commit],
@@ -67,9 +72,11 @@ def picks(repo: str, mirrors: Path, rules: list[str] | None = None, training: bo
         if not path.endswith((".py", ".ipynb")) or path.startswith(".") or "/." in path:
             continue
         text = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{commit}:{path}"], capture_output=True).stdout.decode("utf-8", "replace")
-        if LIBRARY.search(path) or LIBRARY.search(text[:3000]) or "transformers" not in text and "torch" not in text:
+        if LIBRARY.search(path) or LIBRARY.search(text[:3000]) or not any(name in text for name in frameworks):
             continue
-        if training and (len(code_of(path, text)) > MAX_CHARS or not re.search(TRAINS, text)):
+        if training and (len(code_of(path, text)) > max_chars or not re.search(TRAINS, text)):
+            continue
+        if names and not re.search(rf"[\"'](?:[\w./-]*/)?(?:{names})\\?[\"']", text) or without and re.search(without, text):
             continue
         hit = [rule for rule, pattern in TRIGGERS.items() if (rules is None or rule in rules) and re.search(pattern, text)]
         if hit:
@@ -84,9 +91,15 @@ def main() -> None:
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--rules", help="comma-separated: only these rules' triggers (default all)")
     parser.add_argument("--training", action="store_true", help=f"only files of {MAX_CHARS:,} characters or less that train")
+    parser.add_argument("--names", help="only files naming a checkpoint that matches this regular expression in a quoted string")
+    parser.add_argument("--without", help="only files whose text does not match this regular expression")
+    parser.add_argument("--max-chars", type=int, default=MAX_CHARS, help=f"with --training: the most characters of code a file may have (default {MAX_CHARS:,})")
+    parser.add_argument("--frameworks", default=",".join(FRAMEWORKS),
+                        help="comma-separated: a file must name one of these (default transformers,torch; BL401 also reads keras runs: add tensorflow,keras)")
     args = parser.parse_args()
     rules = args.rules.split(",") if args.rules else None
-    print(json.dumps([entry for repo in args.repos for entry in picks(repo, args.mirrors, rules, args.training)], indent=1))
+    frameworks = tuple(args.frameworks.split(","))
+    print(json.dumps([entry for repo in args.repos for entry in picks(repo, args.mirrors, rules, args.training, args.names, args.without, args.max_chars, frameworks)], indent=1))
 
 
 if __name__ == "__main__":

@@ -130,6 +130,7 @@ class Settings:
     force_exclude: bool = False  # apply the exclusions to paths named on the command line too (pre-commit)
     lr_ranges: dict[str, Any] = field(default_factory=dict, hash=False)
     gpu_memory_gib: float = 16.0
+    gpu_memory_set: bool = False  # given in the settings or on the command line (else BL502 may read the card from the file)
     imbalance_ratio: float = 3.0
     transformers_version: str | None = None
     transformers_version_from: str = "the settings"  # where the target version was given, for messages
@@ -172,6 +173,7 @@ class Settings:
             "per_file_ignores": [[p, sorted(c)] for p, c in self.per_file_ignores],
             "lr_ranges": self.lr_ranges,
             "gpu_memory_gib": self.gpu_memory_gib,
+            "gpu_memory_set": self.gpu_memory_set,
             "imbalance_ratio": self.imbalance_ratio,
             "transformers_version": self.transformers_version,
             "library_versions": self.library_versions,
@@ -619,6 +621,7 @@ def load_settings(
         force_exclude=merged.get("force_exclude", False),
         lr_ranges=file_values.get("lr_ranges", {}),
         gpu_memory_gib=merged.get("gpu_memory", 16.0),
+        gpu_memory_set="gpu_memory" in merged and merged["gpu_memory"] is not None,
         imbalance_ratio=merged.get("imbalance_ratio", 3.0),
         transformers_version=merged.get("transformers_version"),
         transformers_version_from=_version_origin(path if "transformers_version" not in cli else None, overrides_from),

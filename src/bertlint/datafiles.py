@@ -33,6 +33,17 @@ def label_counts(path: Path, fmt: str, columns: list[str]) -> tuple[Counter, str
     return None
 
 
+def header(path: Path, fmt: str) -> list[str] | None:
+    """The column names of a CSV/TSV file's first row (what `pd.read_csv` names its columns), or None."""
+    if fmt not in ("csv", "tsv"):
+        return None
+    try:
+        with path.open(newline="", encoding="utf-8-sig", errors="replace") as handle:
+            return next(csv.reader(handle, delimiter="\t" if fmt == "tsv" else ","), None)
+    except (OSError, csv.Error):
+        return None
+
+
 def _pick(available, columns):
     return next((c for c in columns if c in available), None)
 
@@ -56,9 +67,13 @@ def _csv(path: Path, columns: list[str], delimiter: str):
         for number, row in enumerate(reader):
             if number >= MAX_ROWS or (number % 10000 == 0 and time.monotonic() > deadline):
                 return None
+            if row == header:
+                continue  # files concatenated with their headers (`cat a.csv b.csv`): a repeated header is no example
             if index < len(row):
                 cell = row[index].strip()
                 counts[int(cell) if cell.lstrip("-").isdigit() else cell] += 1
+        if any(isinstance(value, int) for value in counts) and any(isinstance(value, str) and value for value in counts):
+            return None  # integers beside text (a corrupted cell like `0+++`): pandas reads the column as strings, unknown
         return counts, column
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
-from bertlint.facts import Facts, Runtime, dead_functions, stop_statement, walk
+from bertlint.facts import Facts, Runtime, dead_functions, run_stops, walk
 from bertlint.ipython import mask_script
 from bertlint.parsing import parse_module
 from bertlint.report import Edit, Finding, Fix, Notice
@@ -374,18 +374,20 @@ def engine_finding(code: str, message: str, path: str, line: int, column: int, t
 def _place(reports: list[Report], facts: Facts, source: str, path: str, selected: frozenset[str], cells: bool = False) -> list[Finding]:
     """Turn reports into positioned findings, drop suppressed ones and those in code that never runs (a function a
     script never calls; for a finding that says its own line fails, what follows a statement that certainly stops the
-    run, unless the text is IPython cells), and report unused suppressions."""
+    run in its scope (the module, or a function's body), unless the text is IPython cells: for every finding where the
+    stop is certain in a program, else only for those that say their own line fails), and report unused suppressions."""
     lines = source_lines(source)
     comments = suppressions(source)
     findings: list[Finding] = []
     if reports:
         dead = dead_functions(facts)  # what a rule finds in code that never runs cannot happen
-        stop = None if cells else stop_statement(facts)  # the run certainly stops there: nothing after it happens
+        ends = () if cells else run_stops(facts)  # the run certainly stops there: nothing after it in its scope happens
         positions = positions_of(facts.module, [
             node for r in reports for node in (r.node, r.anchor, *(rep.node for rep in (r.fix[2] if r.fix else ()))) if node is not None
-        ] + list(dead) + ([stop] if stop is not None else []), source)
+        ] + list(dead) + [node for end in ends for node in (end.statement, end.scope) if not isinstance(node, cst.Module)], source)
         never_run = [(positions[d].start.line, positions[d].end.line) for d in dead if d in positions]
-        stopped = positions[stop].end.line + 1 if stop in positions else len(lines) + 1  # no line after it runs
+        stopped = [(positions[end.statement].end.line + 1, len(lines) if isinstance(end.scope, cst.Module) else positions[end.scope].end.line,
+                    end.every_rule) for end in ends if end.statement in positions and (isinstance(end.scope, cst.Module) or end.scope in positions)]
         seen: set[tuple] = set()
         for report in reports:
             rng = positions.get(report.node)
@@ -401,7 +403,8 @@ def _place(reports: list[Report], facts: Facts, source: str, path: str, selected
             candidates = {line} | ({anchor.start.line} if anchor is not None else set())
             if _suppressed(report.rule.code, candidates, comments):
                 continue
-            if any(start <= line <= end for start, end in never_run) or line >= stopped and report.rule.fails_at_its_line:
+            if any(start <= line <= end for start, end in never_run) or any(
+                    start <= line <= end and (every or report.rule.fails_at_its_line) for start, end, every in stopped):
                 continue
             fix = _fix(report, positions, facts) if report.fix else None
             findings.append(

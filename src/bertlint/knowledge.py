@@ -18,6 +18,16 @@ GiB = 1 << 30
 CUDA_CONTEXT_BYTES = 1343 * MiB  # HF "Model training anatomy": CUDA context + kernels on a V100
 
 
+# The memory of the GPUs a notebook's saved runtime names (Colab's `gpuType`, Kaggle's `accelerator`), in GiB as the
+# device reports it (NVIDIA's data sheets; Colab's T4 shows 15 GiB, its A100 is the 40 GB card, its G4 an RTX PRO 6000).
+CARD_MEMORY_GIB = {"T4": 15.0, "nvidiaTeslaT4": 15.0, "V100": 16.0, "P100": 16.0, "nvidiaTeslaP100": 16.0, "L4": 22.5, "A100": 40.0,
+                   "nvidiaA100": 40.0, "H100": 80.0, "G4": 96.0, "nvidiaRtxPro6000": 96.0}  # fmt: skip
+# A run that asks for what only Ampere or newer GPUs give (tf32, FlashAttention 2; bf16, emulated slowly before them) is
+# not set for the 16 GB cards of the default budget (T4, V100, P100): the smallest common Ampere-class training cards
+# (A10/A10G, L4, RTX 3090/4090) have 24 GB. Smaller consumer Ampere cards exist: the larger reading keeps findings certain.
+AMPERE_BUDGET_GIB = 24.0
+
+
 # --------------------------------------------------------------------------- checkpoints
 
 
@@ -324,7 +334,8 @@ def family_for_model_type(model_type: str | None) -> str | None:
 @functools.cache
 def _bodies() -> tuple[dict[str, str], frozenset[str], frozenset[str]]:
     data = _load("bodies.json")
-    return {_mt_key(t): prefix for t, prefix in data["bodies"].items()}, frozenset(data["fresh_heads"]["names"]), frozenset(data["layer_stacks"]["names"])
+    heads = frozenset(data["fresh_heads"]["names"]) | frozenset(data["output_heads"]["names"])
+    return {_mt_key(t): prefix for t, prefix in data["bodies"].items()}, heads, frozenset(data["layer_stacks"]["names"])
 
 
 def body_attribute(model_type: str | None) -> str | None:
@@ -332,8 +343,9 @@ def body_attribute(model_type: str | None) -> str | None:
     return _bodies()[0].get(_mt_key(model_type)) if isinstance(model_type, str) else None
 
 
-def is_fresh_head(attribute: str) -> bool:
-    """`classifier`, `score`, ...: a task head the pretrained checkpoint does not hold (its weights start fresh)."""
+def is_head(attribute: str) -> bool:
+    """`classifier`, `score`, ...: a task head the pretrained checkpoint does not hold (its weights start fresh), or the
+    output projection of an LM (`lm_head`): one linear layer over the body, no transformer layer of it."""
     return attribute in _bodies()[1]
 
 

@@ -274,11 +274,13 @@ def parse(text: str) -> Notebook:
 
 
 def _accelerator(metadata: object) -> str | None:
-    """The accelerator a notebook's metadata names: Colab's `"accelerator": "TPU"`, Kaggle's `"kaggle": {"accelerator": "tpu1vmV38"}`."""
+    """The accelerator a notebook's metadata names: Colab's `"accelerator": "TPU"`, or for a GPU runtime its card
+    (`"colab": {"gpuType": "T4"}`), Kaggle's `"kaggle": {"accelerator": "tpu1vmV38"}` or `"nvidiaTeslaT4"`."""
     if not isinstance(metadata, dict):
         return None
-    kaggle = metadata.get("kaggle")
-    for name in (metadata.get("accelerator"), kaggle.get("accelerator") if isinstance(kaggle, dict) else None):
+    kaggle, colab = metadata.get("kaggle"), metadata.get("colab")
+    card = colab.get("gpuType") if isinstance(colab, dict) and metadata.get("accelerator") in ("GPU", None) else None
+    for name in (card, metadata.get("accelerator"), kaggle.get("accelerator") if isinstance(kaggle, dict) else None):
         if isinstance(name, str):
             return name
     return None

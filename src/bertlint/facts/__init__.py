@@ -29,15 +29,15 @@ at a value), `demos` (a forward that runs one example only to show its output), 
 tokenizer call encodes can be), `graphs` (the calls a
 function traced into a TensorFlow graph runs) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
 one object the rules hold). `liveness` (the functions a script never runs, which the engine reports nothing
-in) and `stops` (the statement where a script's run certainly stops, after which it reports nothing) read only
+in) and `stops` (the statement where the run of the module or of a function's body certainly stops, after which it reports nothing) read only
 the model (and `stops` the knowledge's lists of the names a library exports).
 """
 
 from bertlint.facts.core import Facts
-from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, column_renames, data_file_of, ignore_index_markers, is_label_call, known_labels, never_served
+from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, column_renames, data_file_of, ignore_index_markers, is_label_call, known_labels, label_building_collators, label_columns, never_served
 from bertlint.facts.branches import not_taken
 from bertlint.facts.liveness import dead_functions, is_script, unreached, unreached_definitions
-from bertlint.facts.stops import stop_statement
+from bertlint.facts.stops import Stop, run_stops
 from bertlint.facts.loops import (
     GRAD_MODES, NO_GRAD_MODES, MisplacedClip, TrainingLoop, calls_reached, epoch_loop, float_cast, forward_model, grad_mode, in_context, in_training_step, is_clip, iterated_loader, is_model_call,
     misplaced_clips, steps_every_n, under_grad_mode,
@@ -46,7 +46,7 @@ from bertlint.facts.model import Runtime
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Definition, Event, Scope, Store, Variable, dotted, iter_children, literal, names_in, walk
 from bertlint.facts.training import (
-    EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, asks_for_tpu, feeds_layout_model, eos_as_pad, eos_pad_in_force, chunk_length, in_call_to, longest_of_a_set, map_calls, map_functions, mapped_function, mixed_precision, only_called_directly, only_evaluated, eos_in_data, same_tokenizer, trained_trainers, pad_guarded, padding_at, padding_of, padding_side, run_anchor, runs_on_mps,
+    EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, asks_for_tpu, feeds_layout_model, eos_as_pad, eos_pad_in_force, chunk_length, in_call_to, longest_of_a_set, map_calls, map_functions, mapped_function, mixed_precision, only_called_directly, only_evaluated, eos_in_data, gpu_card, same_tokenizer, trained_trainers, pad_guarded, padding_at, padding_of, padding_side, run_anchor, runs_on_mps,
     structured_tokenizer, text_container, tokenizer_load_of, tokenizer_names, training_arg, uses_peft, weight_dtype,
 )
 from bertlint.facts.flow import data_path, keyed_values, model_input_ids, same_arrays, same_data, sources, tokens_from_tokenize
@@ -73,17 +73,17 @@ __all__ = [
     # liveness
     "dead_functions", "is_script", "unreached", "unreached_definitions",
     # stops
-    "stop_statement",
+    "Stop", "run_stops",
     # branches
     "not_taken",
     # values
     "Binding", "Instance", "ModelLoad", "Pack", "Series", "checkpoint_argument", "holds_tokenizer", "load_behind",
     # training
-    "EOS_ATTRIBUTES", "STRUCTURED_TOKENIZERS", "Padding", "amp_enabled", "asks_for_tpu", "feeds_layout_model", "chunk_length", "eos_as_pad", "eos_pad_in_force", "in_call_to", "longest_of_a_set", "map_calls", "map_functions", "mapped_function", "mixed_precision",
+    "EOS_ATTRIBUTES", "STRUCTURED_TOKENIZERS", "Padding", "amp_enabled", "asks_for_tpu", "feeds_layout_model", "gpu_card", "chunk_length", "eos_as_pad", "eos_pad_in_force", "in_call_to", "longest_of_a_set", "map_calls", "map_functions", "mapped_function", "mixed_precision",
     "only_called_directly", "only_evaluated", "eos_in_data", "same_tokenizer", "trained_trainers", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor", "runs_on_mps",
     "structured_tokenizer", "text_container", "tokenizer_load_of", "tokenizer_names", "training_arg", "uses_peft", "weight_dtype",
     # labels
-    "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "column_renames", "data_file_of", "ignore_index_markers", "is_label_call", "known_labels", "never_served",
+    "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "column_renames", "data_file_of", "ignore_index_markers", "is_label_call", "known_labels", "label_building_collators", "label_columns", "never_served",
     # loops
     "GRAD_MODES", "NO_GRAD_MODES", "MisplacedClip", "TrainingLoop", "calls_reached", "epoch_loop", "float_cast", "forward_model", "grad_mode", "in_context", "in_training_step", "iterated_loader",
     "is_clip", "is_model_call", "misplaced_clips", "steps_every_n", "under_grad_mode",

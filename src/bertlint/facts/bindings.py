@@ -41,6 +41,21 @@ class Bindings:
         value = _assigned(events[0])
         return Definition(value, owner, events[0].order) if value is not None else None
 
+    def latest_definition(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> Definition | None:
+        """`definition`, or where a name is bound several times before the read (`ds = ds.select(...)`), the value of the
+        last binding before it when that binding is a plain assignment of the whole value that surely ran (in the
+        read's own scope, under no branch or loop), nothing changed the name between them, and no later binding comes
+        round a loop to the read."""
+        found = self.definition(expr, scope, order)
+        if found is not None or not isinstance(expr, cst.Name) or order is None:
+            return found
+        owner, events = self.binding_events(expr.value, scope, order)
+        before = [e for e in events if e.order < order]
+        if owner is not scope or not before or len(before) < len(events) or before[-1].conditional or before[-1].loops:
+            return None
+        value = _assigned(before[-1])
+        return Definition(value, owner, before[-1].order) if value is not None else None
+
     @functools.cached_property
     def variables(self) -> list[Variable]:
         """The names bound in the module and in the file's functions, scope by scope, in the order first bound."""

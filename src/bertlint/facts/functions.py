@@ -9,8 +9,8 @@ from typing import Callable, NamedTuple
 import libcst as cst
 
 from bertlint.facts.abstract import UNKNOWN, Binding, Frame, Instance
-from bertlint.facts.model import Model
-from bertlint.facts.nodes import Call, ClassDef, Event, Scope, dotted
+from bertlint.facts.model import Model, per_file
+from bertlint.facts.nodes import Call, ClassDef, Event, Scope, dotted, walk
 from bertlint.facts.runs import orders_in_force
 
 # what a call passes (`Items.spread`): its positional expressions up to the first `*args` not known element by element,
@@ -242,6 +242,23 @@ def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Ca
     return sorted(sites, key=lambda c: c.order)
 
 
+@per_file
+def _classes_used_outside(values: Model) -> frozenset[str]:
+    """The file's own classes it names somewhere outside their own body: builds them, or hands them on
+    (`LightningCLI(Model)`, `fire.Fire(Model)`), so that their constructors' defaults are what a run of this file may get."""
+    used = set()
+    for name, cls in values.classes.items():
+        skip, inside = set(), 0
+        for node in walk(cls.node):  # counted as `name_counts` counts: no `x.name` attribute
+            if isinstance(node, cst.Attribute):
+                skip.add(id(node.attr))
+            elif isinstance(node, cst.Name) and node.value == cls.name and id(node) not in skip:
+                inside += 1
+        if values.name_counts.get(cls.name, 0) > inside:
+            used.add(name)
+    return frozenset(used)
+
+
 def _on_super(call: Call) -> bool:
     """`super().method(...)`: in a class's own method it runs an ancestor's, never that class's."""
     return isinstance(call.receiver, cst.Call) and dotted(call.receiver.func) == "super"
@@ -278,6 +295,8 @@ def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.Ba
         sites = method_sites(values, owner.parent.name, fn)
         if sites is None or not sites and fn.name.value != "__init__":
             return None  # an object's method may be called where the file does not show it (a Trainer calls `forward`)
+        if not sites and owner.parent.name not in _classes_used_outside(values):
+            return None  # a class the file defines and never names again (a model module): whoever builds it elsewhere passes what it passes
     else:
         sites = [s for s in values.calls_by_short.get(fn.name.value, ()) if s.method is None and isinstance(s.node.func, cst.Name)]
     position = next((i for i, p in enumerate(params) if p is param), None)
@@ -333,11 +352,28 @@ def _partials_of(values: Model, fn: cst.FunctionDef) -> list[Call | None]:
 
 
 def _handed_to_library(values: Model, node: cst.BaseExpression) -> bool:
-    """`node` is an argument, as it is, of a call of a library's (no function of the file's)."""
+    """`node` is an argument, as it is, of a call of a library's (no function of the file's), or of the construction
+    of a class of the file whose constructor is a library class's (`class MyTrainer(Trainer)` defining no
+    `__init__` or `__new__`, nor any class of the file it derives from)."""
     arg = values.parent(node)
     call = values.parent(arg) if isinstance(arg, cst.Arg) and arg.value is node else None
     made = values.call_of(call) if isinstance(call, cst.Call) else None
-    return made is not None and made.qualname is not None and not made.qualname.startswith("<local>.")
+    if made is None or made.qualname is None:
+        return False
+    return not made.qualname.startswith("<local>.") or _library_constructor(values, made.qualname)
+
+
+def _library_constructor(values: Model, qualname: str) -> bool:
+    """The class of the file `qualname` names is constructed by a library class's `__init__`: neither it nor any
+    class of the file it derives from defines `__init__` or `__new__`, every base of theirs resolves, and one is a
+    library's."""
+    cls = values.classes.get(qualname.split(".", 1)[1]) if qualname.count(".") == 1 else None
+    if cls is None:
+        return False
+    family = ancestors(values, cls)
+    if any("__init__" in c.methods or "__new__" in c.methods or len(c.bases) != len(c.node.bases) for c in family):
+        return False
+    return any(not b.startswith("<local>.") and b != "builtins.object" for b in values.class_bases(qualname))
 
 
 def defined_at(owner: Scope) -> int | None:

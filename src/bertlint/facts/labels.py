@@ -242,6 +242,82 @@ def column_renames(facts: Facts) -> list[tuple[Any, Any, Call]]:
     return out
 
 
+# Encoders that give each class one code, so the class counts of the column they encode survive them (scikit-learn
+# preprocessing.LabelEncoder / OrdinalEncoder: `fit_transform(y)` / `transform(y)` return one code per value).
+_CODING_ENCODERS = frozenset({"sklearn.preprocessing.LabelEncoder", "sklearn.preprocessing.OrdinalEncoder"})
+_USUAL_LABEL_COLUMNS = ("label", "labels", "target", "class", "y")
+
+
+def label_columns(facts: Facts) -> list[str]:
+    """Columns the script treats as labels, then the usual names: a column renamed to a label name, a column read into
+    `df["label"]` or a label-named variable (`labels = df["sentiment"].map(...)`), directly or coded by a label encoder
+    (`df["label"] = LabelEncoder().fit_transform(df["emotion"])`)."""
+    sources = [(old, None, None) for old, new, _ in column_renames(facts) if new in LABEL_NAMES]
+    sources += [(store.value, store.scope, store.order) for store in facts.stores if isinstance(store.target, cst.Subscript) and store.key in LABEL_NAMES]
+    sources += [(value, variable.scope, variable.after) for variable in facts.variables if variable.name.lower() in LABEL_NAMES for value in variable.written]
+    return [column for column in (_column_read(facts, *source) or _column_at(facts, *source) for source in sources) if column] + list(_USUAL_LABEL_COLUMNS)
+
+
+def _column_read(facts: Facts, source: Any, scope: Any, order: int | None) -> str | None:
+    """`"sentiment"` for a column name, `df["sentiment"]`, `df["sentiment"].map(...)`, `df["sentiment"].values`, and the
+    same coded by a label encoder (`encoder.fit_transform(df["sentiment"])`)."""
+    if isinstance(source, str):
+        return source
+    node = _coded(facts, source, scope, order) or source
+    while isinstance(node, (cst.Attribute, cst.Call)):
+        node = node.value if isinstance(node, cst.Attribute) else node.func
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        column = literal(node.slice[0].slice.value)
+        return column if isinstance(column, str) else None
+    return None
+
+
+# Frame methods that change its columns in place (`inplace=True` on any method does too).
+_COLUMN_MUTATORS = frozenset({"pop", "insert", "set_axis"})
+
+
+def _column_at(facts: Facts, source: Any, scope: Any, order: int | None) -> str | None:
+    """The header name of the column `frame.iloc[:, i]` reads (`y = dataset.iloc[:, -1].values`), where `frame` is bound
+    once to a plain read of a local CSV/TSV file and nothing writes into it or changes its columns in place."""
+    if scope is None or not isinstance(source, cst.BaseExpression):
+        return None
+    node = source
+    while isinstance(node, (cst.Attribute, cst.Call)):
+        node = node.value if isinstance(node, cst.Attribute) else node.func
+    if not isinstance(node, cst.Subscript) or not isinstance(node.value, cst.Attribute) or node.value.attr.value != "iloc" or len(node.slice) != 2:
+        return None
+    rows, column = (element.slice for element in node.slice)
+    if not isinstance(rows, cst.Slice) or any(part is not None for part in (rows.lower, rows.upper, rows.step)) or not isinstance(column, cst.Index):
+        return None
+    index = facts.value(column.value, scope, order=order)
+    frame = node.value.value
+    if not isinstance(index, int) or isinstance(index, bool) or not isinstance(frame, cst.Name):
+        return None
+    made = facts.definition(frame, scope, order)
+    read = facts.call_of(made.value) if made is not None and isinstance(made.value, cst.Call) else None
+    if read is None or read.has_double_star or set(read.kwargs) - _PLAIN_READ_KEYWORDS - {"sep", "delimiter"}:
+        return None
+    if any(isinstance(c.receiver, cst.Name) and c.receiver.value == frame.value and (c.method in _COLUMN_MUTATORS or "inplace" in c.kwargs) for c in facts.calls):
+        return None
+    if any(isinstance(store.target, (cst.Attribute, cst.Subscript)) and isinstance(store.target.value, cst.Name) and store.target.value.value == frame.value for store in facts.stores):
+        return None
+    path, fmt = data_file_of(facts, read)
+    names = datafiles.header(path, fmt) if path is not None else None
+    return names[index] if names and -len(names) <= index < len(names) else None
+
+
+def _coded(facts: Facts, node: Any, scope: Any, order: int | None) -> cst.BaseExpression | None:
+    """What `encoder.fit_transform(x)` / `encoder.transform(x)` codes (`x`), where the encoder is made by one of
+    `_CODING_ENCODERS` (`LabelEncoder()` itself, or a name bound to it)."""
+    if scope is None or not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute) or node.func.attr.value not in ("fit_transform", "transform"):
+        return None
+    if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+        return None
+    made = facts.definition(node.func.value, scope, order, identity=True)
+    maker = facts.call_of(made.value) if made is not None and isinstance(made.value, cst.Call) else None
+    return node.args[0].value if maker is not None and maker.qualname in _CODING_ENCODERS else None
+
+
 def _without_int_cast(expr: cst.BaseExpression) -> cst.BaseExpression:
     """`df["stars"]` for `df["stars"].astype(int)` (an integer column cast to int keeps its values)."""
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "astype" and len(expr.args) == 1:
@@ -373,6 +449,19 @@ def _is_ignore_index(node: cst.CSTNode) -> bool:
 
 # ---------------------------------------------------------------------------------------------
 # tokenizer calls that make labels
+
+# Collators that build each batch's `labels` from its `input_ids`, replacing any `labels` the dataset holds, with every
+# pad id set to -100 (transformers data/data_collator.py, DataCollatorForLanguageModeling.torch_call: mlm=False
+# `labels = batch["input_ids"].clone(); labels[labels == pad_token_id] = -100`, mlm=True `torch_mask_tokens`; trl's
+# DataCollatorForCompletionOnlyLM calls it and masks the prompt too). DataCollatorForSeq2Seq is not one: it pads the
+# dataset's own labels.
+LABEL_BUILDING_COLLATORS = ("transformers.DataCollatorForLanguageModeling", "trl.DataCollatorForCompletionOnlyLM")
+
+
+def label_building_collators(facts: Facts) -> list[Call]:
+    """The file's calls that make a collator which builds the batches' `labels` itself (`LABEL_BUILDING_COLLATORS`)."""
+    return facts.calls_to(*LABEL_BUILDING_COLLATORS)
+
 
 LABEL_WORDS = ("label", "target")
 

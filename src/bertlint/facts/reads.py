@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import MAX_SEQ, Abstract, Instance, Record, agree, constant
+from bertlint.facts.abstract import MAX_SEQ, Abstract, Binding, Instance, Record, agree, constant
 from bertlint.facts.functions import frame_of
 from bertlint.facts.nodes import UNKNOWN, Event, Scope
 from bertlint.facts.reaching import BINDS as _BINDS
@@ -38,10 +38,43 @@ class Reads:
             if name in owner.params:
                 return self.param(owner, name)
             straight, back = self.f.reaching.events(self, owner, every, None)  # read before any binding: every one
-        folded = self._folded(name, owner, straight, back, every)
-        if folded is not UNKNOWN:
-            return folded
-        return self._object(name, owner, straight, back, every)
+        kept: list[str] = []  # the methods through which a dropped back-edge binding carries the value round the loop
+        back = [e for e in back if not self._carried(name, owner, e, every, kept)]
+        value = self._folded(name, owner, straight, back, every)
+        if value is UNKNOWN:
+            value = self._object(name, owner, straight, back, every)
+        if kept and not (isinstance(value, Binding) and all(self.f.ask("keeps", method, value) for method in kept)):
+            return UNKNOWN  # `x = x.to(device)` round a loop keeps objects only
+        return value
+
+    def _carried(self, name: str, owner: Scope, event: Event, every: list[Event], kept: list[str]) -> bool:
+        """The back-edge binding `event` binds `name` to the value `name` held at the head of the same pass of its
+        innermost loop, through names each bound once, unbranched, earlier in that pass (`n = v; v = n`), and
+        methods that keep their receiver's value (`model = model.to(device)`, added to `kept`): the loop's fixed
+        point `v = join(entry, v)` is `entry`, so the binding adds nothing to what reaches the read. Syntactic and
+        bounded: no value is evaluated."""
+        loop = next((g for g in reversed(event.guards) if g.kind == "loop"), None)
+        if loop is None or event.op != "assign" or event.path or event.whole is None:
+            return False
+        expr, order, methods = event.whole, event.order, []
+        for _ in range(MAX_CARRIED):
+            while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and self.f.ask("keeps", expr.func.attr.value):
+                methods.append(expr.func.attr.value)
+                expr = expr.func.value
+            if not isinstance(expr, cst.Name):
+                return False
+            events = every if expr.value == name else self.f.events_through_aliases(owner, expr.value)
+            inside = [e for e in events if loop.start < e.order < order]
+            if expr.value == name:
+                if inside:
+                    return False  # read after the pass changed it
+                kept.extend(methods)
+                return True
+            last = inside[-1] if inside else None
+            if last is None or last.op != "assign" or last.path or last.whole is None or last.loops != event.loops or not _straight(last):
+                return False
+            expr, order = last.whole, last.order
+        return False
 
     def reads_in(self, owner: Scope) -> bool:
         """The read runs where `owner`'s statements run: in `owner` itself, or in a list, set or dict comprehension of
@@ -219,6 +252,9 @@ class Reads:
             cls = self.f.classes.get(event.value.name.value)
             return Instance("class", None, cls) if cls is not None and cls.node is event.value else UNKNOWN
         return UNKNOWN
+
+
+MAX_CARRIED = 8  # the names a value is followed through round a loop (`_carried`)
 
 
 def _straight(event: Event) -> bool:

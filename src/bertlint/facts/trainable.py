@@ -5,12 +5,14 @@ A model is named by the call that loaded it (`id(load.call)`, what `Binding.call
 spells it out: `model.requires_grad_(False)`, `for p in model.parameters(): p.requires_grad = False` (a flag set directly in
 the loop's body, not under an `if`), `bert.trainable = False`; the same on the model's body (`model.bert`, `model.transformer`,
 `model.base_model`: its `base_model_prefix`). Anything that sets a flag to something else on the model or any part of it
-(`requires_grad = True`, `requires_grad_()`, `trainable = True`, gradual unfreezing) thaws the whole model, except its fresh
-task head (`model.classifier`): unknown stays silent.
+(`requires_grad = True`, `requires_grad_()`, `trainable = True`, gradual unfreezing) thaws the whole model, except its
+head (a fresh task head, `model.classifier`, or an LM's output projection, `model.lm_head`): what trains is then the head
+alone. Unknown stays silent.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import libcst as cst
@@ -20,6 +22,7 @@ from bertlint.facts.brain.transformers import PART
 from bertlint.facts.model import per_file
 from bertlint.facts.nodes import Call, Scope, dotted, walk
 from bertlint.facts.loops import NO_GRAD_MODES, forward_model, is_model_call, under_grad_mode
+from bertlint.facts.functions import enclosing_class
 from bertlint.facts.training import map_calls, uses_peft
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
@@ -87,7 +90,7 @@ def _freezing(facts: Facts) -> tuple[frozenset[tuple[int, str]], frozenset[int]]
 
 
 def _part(facts: Facts, expr: cst.BaseExpression | None, scope: Scope, order: int | None) -> tuple[int, str | None] | None:
-    """(the model `expr` belongs to, WHOLE / BODY / HEAD (a fresh task head and what is in it) / None for another part) for
+    """(the model `expr` belongs to, WHOLE / BODY / HEAD (a task head or `lm_head`, and what is in it) / None for another part) for
     the model itself, its body attribute, or anything reached from it by attributes, items and method calls
     (`model.bert.encoder.layer[-1]`); None when it reaches no model."""
     depth = 0
@@ -96,7 +99,7 @@ def _part(facts: Facts, expr: cst.BaseExpression | None, scope: Scope, order: in
         found = facts.kind(expr, scope, order)
         if found is not None and found.kind == "model" and found.call is not None:
             if depth > 0:
-                return id(found.call), HEAD if child is not None and knowledge.is_fresh_head(child) else None
+                return id(found.call), HEAD if child is not None and knowledge.is_head(child) else None
             if isinstance(expr, cst.Attribute) and (expr.attr.value in ("base_model", "model") or found.detail == PART):
                 # the value layer's same model, or a part of it that is a model (`model.bert`, a seq2seq's `encoder`)
                 body = _is_body(facts, found.call, expr.attr.value) or found.detail == PART and _is_layer_stack(facts, found.call, expr)
@@ -279,7 +282,7 @@ def _dataset_chain(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: 
         while isinstance(expr, cst.Subscript):
             expr = expr.value
         if isinstance(expr, cst.Name):
-            found = facts.definition(expr, scope, order)
+            found = facts.latest_definition(expr, scope, order)
             if found is None or found.value is expr:
                 return chain
             expr, scope, order = found.value, found.scope, found.order
@@ -295,22 +298,39 @@ def _dataset_chain(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: 
 
 
 _DATASET_STEPS = frozenset({"map", "filter", "shuffle", "select", "train_test_split", "with_format", "remove_columns", "rename_column"})
-HANDFUL = 16  # examples: a run over so few takes a few steps, seconds in any precision
+FEW_EXAMPLES = 256  # a training set the file cuts to at most this many examples: a smoke or debug run, minutes of training in any precision
 
 
 def trains_on_a_handful(facts: Facts) -> bool:
-    """The file trains only through Trainers whose training set is built in the file from a literal display of at most
-    `HANDFUL` examples (`Dataset.from_dict({"text": [three strings]})`, `Dataset.from_list([...])`), whatever `.map`s
-    follow: a demo or smoke run, whose speed and activation memory no precision setting changes in a way that matters."""
-    return bool(facts.trainers) and not (facts.backward_calls or facts.fit_calls) and all(_handful(facts, t) for t in facts.trainers)
+    """The file trains only through Trainers whose training set the file itself bounds to at most `FEW_EXAMPLES` examples,
+    whatever `.map`s follow: a literal display (`Dataset.from_dict({"text": [three strings]})`, `Dataset.from_list([...])`), a
+    `.select(range(N))` (`range(min(len(ds), N))` included) or a `load_dataset(..., split="train[:N]")` slice. A demo, smoke or
+    debug run, whose speed no precision setting changes in a way that matters (its memory at the first step is BL502's)."""
+    return bool(facts.trainers) and not (facts.backward_calls or facts.fit_calls) and all(_few_examples(facts, t) for t in facts.trainers)
 
 
-def _handful(facts: Facts, trainer: Call) -> bool:
+def _few_examples(facts: Facts, trainer: Call) -> bool:
     data = trainer.arg(2, "train_dataset")
     chain = _dataset_chain(facts, data.value, trainer.scope, trainer.order) if data is not None else []
-    made = chain[-1] if chain else None
-    if made is None or made.short not in ("from_dict", "from_list") or not (made.qualname or "").startswith("datasets.") or not made.positional:
-        return False
+    bounds = [b for b in (_examples_at_most(facts, call) for call in chain) if b is not None]
+    return bool(bounds) and min(bounds) <= FEW_EXAMPLES
+
+
+def _examples_at_most(facts: Facts, made: Call) -> int | None:
+    """The most examples the dataset `made` returns can hold, where the call itself says; None when it does not."""
+    q = made.qualname or ""
+    if made.short in ("from_dict", "from_list") and q.startswith("datasets.") and made.positional:
+        return _display_length(facts, made)
+    if made.method == "select" and made.positional:
+        return _range_stop(facts, made.positional[0].value, made)
+    if made.short == "load_dataset" and q.startswith("datasets"):
+        split = facts.kw_value(made, "split", cli=False, default=None)
+        match = re.fullmatch(r"\s*\w+\s*\[\s*:\s*(\d+)\s*\]\s*", split) if isinstance(split, str) else None  # "train[:200]"
+        return int(match.group(1)) if match else None
+    return None
+
+
+def _display_length(facts: Facts, made: Call) -> int | None:
     display = made.positional[0].value
     found = facts.definition(display, made.scope, made.order) if isinstance(display, cst.Name) else None
     display = found.value if found is not None else display
@@ -319,10 +339,25 @@ def _handful(facts: Facts, trainer: Call) -> bool:
     elif isinstance(display, cst.Dict) and all(isinstance(e, cst.DictElement) for e in display.elements):
         columns = [e.value for e in display.elements]
     else:
-        return False
-    return bool(columns) and all(isinstance(c, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement) for e in c.elements) for c in columns) and (
-        max(len(c.elements) for c in columns) <= HANDFUL
-    )
+        return None
+    if not columns or not all(isinstance(c, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement) for e in c.elements) for c in columns):
+        return None
+    return max(len(c.elements) for c in columns)
+
+
+def _range_stop(facts: Facts, expr: cst.BaseExpression, at: Call) -> int | None:
+    """The stop of `range(N)`/`range(a, N)` (or `list(range(...))`) as an upper bound; `min(len(ds), N)` bounds it by N."""
+    call = facts.call_of(expr) if isinstance(expr, cst.Call) else None
+    if call is not None and call.qualname == "builtins.list" and len(call.positional) == 1:
+        return _range_stop(facts, call.positional[0].value, at)
+    if call is None or call.qualname != "builtins.range" or not 1 <= len(call.positional) <= 2:
+        return None
+    stop = call.positional[-1].value
+    inner = facts.call_of(stop) if isinstance(stop, cst.Call) else None
+    candidates = [a.value for a in inner.positional] if inner is not None and inner.qualname == "builtins.min" else [stop]
+    values = [facts.value(c, at.scope, order=at.order, cli=False) for c in candidates]
+    known = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+    return min(known) if known else None
 
 
 def _returns_tokenizer_call(facts: Facts, fn: cst.FunctionDef | cst.Lambda) -> bool:
@@ -334,8 +369,9 @@ def _returns_tokenizer_call(facts: Facts, fn: cst.FunctionDef | cst.Lambda) -> b
 
 def trains_pretrained(facts: Facts, optimizer: Call) -> bool:
     """Whether a torch optimizer built over `x.parameters()` may train pretrained transformer weights: False when `x` is a
-    plain module (an `nn.Sequential`, the file's own head), a fresh task head of the model (`model.classifier`, `model.score`),
-    or a model whose pretrained weights the file freezes; True otherwise (unknown parameters included)."""
+    plain module (an `nn.Sequential`, the file's own head, the file's own module holding no unfrozen pretrained model), a head
+    of the model or of the file's own module (`model.classifier`, `model.score`, `model.lm_head`), or a model whose
+    pretrained weights the file freezes; True otherwise (unknown parameters included)."""
     params = optimizer.arg(0, "params")
     if params is None or not isinstance(params.value, cst.Call) or not isinstance(params.value.func, cst.Attribute):
         return True
@@ -344,14 +380,28 @@ def trains_pretrained(facts: Facts, optimizer: Call) -> bool:
         return True
     owner = func.value
     kind = facts.kind(owner, optimizer.scope, optimizer.order)
+    if kind is not None and kind.kind == "module" and kind.call is not None:
+        idle = frozen_bodies(facts) | untrained_models(facts)  # frozen, or run only under `no_grad`: its gradients stay None
+        return any(model not in idle for model in held_models(facts, kind.call))
     if kind is not None:
         return kind.kind == "model" and (kind.call is None or id(kind.call) not in frozen_bodies(facts))
-    if isinstance(owner, cst.Attribute) and knowledge.is_fresh_head(owner.attr.value):
+    if isinstance(owner, cst.Attribute) and knowledge.is_head(owner.attr.value):
         model = facts.kind(owner.value, optimizer.scope, optimizer.order)
-        if model is not None and model.kind == "model":
-            return False
+        if model is not None and model.kind in ("model", "module"):
+            return False  # the head alone: of a transformers model, or of the file's own module (its `nn.Linear` over a body)
     name = dotted(owner)
     return not (name is not None and "." not in name and bool(facts.assigned_values(name, optimizer.scope)))
+
+
+def held_models(facts: Facts, module_call: Call) -> list[int]:
+    """The pretrained models (by the call that loaded them) an instance of the file's own torch module holds: handed to
+    its constructor (`BERT_Arch(bert)`), or loaded in its class body (`self.bert = BertModel.from_pretrained(...)`)."""
+    held = [id(found.call) for arg in module_call.node.args
+            if (found := facts.kind(arg.value, module_call.scope, module_call.order)) is not None and found.kind == "model" and found.call is not None]
+    cls = facts.classes.get((module_call.qualname or "").rsplit(".", 1)[-1])
+    if cls is not None:
+        held += [id(load.call) for load in facts.model_loads if enclosing_class(load.call.scope) is cls.scope]
+    return held
 
 
 def params_without_rates(facts: Facts, call: Call) -> bool:

@@ -112,10 +112,15 @@ _HALF_DTYPES = ("float16", "bfloat16", "half", "bf16", "fp16")
 _QUANTIZATION_KEYWORDS = ("load_in_8bit", "load_in_4bit", "quantization_config")
 
 
+def _dtype_name(facts: Facts, expr: cst.BaseExpression, call: Call) -> Any:
+    """The dtype an expression names as written: "bfloat16" for `torch.bfloat16` or the string "bfloat16"."""
+    q = facts.qualname(expr, call.scope)
+    return q.rsplit(".", 1)[-1] if q is not None and q.startswith("torch.") else facts.value(expr, call.scope, order=call.order, cli=False)
+
+
 def _dtype_named(facts: Facts, expr: cst.BaseExpression, call: Call) -> Any:
     """"half", "fp32", "auto" for an expression naming a dtype (`torch.bfloat16`, "float16"), else UNKNOWN."""
-    q = facts.qualname(expr, call.scope)
-    value = q.rsplit(".", 1)[-1] if q is not None and q.startswith("torch.") else facts.value(expr, call.scope, order=call.order, cli=False)
+    value = _dtype_name(facts, expr, call)
     if value == "auto":
         return "auto"
     if isinstance(value, str):
@@ -562,3 +567,27 @@ def asks_for_tpu(facts: Facts) -> bool:
             return True
     return False
 
+
+_AMPERE_ATTENTION = ("flash_attention_2", "flash_attention_3")
+
+
+def gpu_card(facts: Facts) -> tuple[float, str] | None:
+    """The memory (GiB) of the GPU the file shows it runs on, with why: the card a notebook's saved runtime names (Colab's
+    `gpuType`, Kaggle's accelerator; `knowledge.CARD_MEMORY_GIB`), else, for a run that asks for what only Ampere or newer
+    cards give (`tf32=True`, `attn_implementation="flash_attention_2"`) or is set for them (`bf16=True`, a bfloat16
+    autocast or `Accelerator(mixed_precision="bf16")`), `knowledge.AMPERE_BUDGET_GIB`. None when the file says nothing."""
+    card = facts.runtime.accelerator
+    if card in knowledge.CARD_MEMORY_GIB:
+        return knowledge.CARD_MEMORY_GIB[card], f"the notebook's {card} runtime"
+    asks = [key for key in ("bf16", "tf32") if training_arg(facts, key, None) is True]
+    for call in facts.calls:
+        q = call.qualname or ""
+        if q.startswith(("torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast")) and any(_dtype_name(facts, a.value, call) == "bfloat16" for a in call.node.args):
+            asks.append("bf16")
+        elif same_symbol(q, "accelerate.Accelerator") and q.startswith("accelerate") and facts.kw_value(call, "mixed_precision", cli=False, default=None) == "bf16":
+            asks.append("bf16")
+    if any(facts.kw_value(load.call, "attn_implementation", cli=False, default=None) in _AMPERE_ATTENTION for load in facts.model_loads):
+        asks.append("FlashAttention 2")
+    if not asks:
+        return None
+    return knowledge.AMPERE_BUDGET_GIB, f"{asks[0]} sets the run for an Ampere-class GPU"

@@ -161,7 +161,7 @@ class Values(Evaluation):
             if call.method in ENCODE_METHODS:
                 if holds_tokenizer(self, call.receiver, call.scope, call.order):
                     out.append(call)
-            elif call.qualname is None:
+            elif call.qualname is None or call.qualname.startswith("<local>."):  # `Config.tokenizer(...)`: a class attribute
                 if holds_tokenizer(self, call.node.func, call.scope, call.order):  # `tok(...)`, `self.tokenizer(...)`, `toks[0](...)`
                     out.append(call)
         return out

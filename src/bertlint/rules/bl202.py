@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bertlint.facts import Call, Facts, is_label_call, padding_at
+from bertlint.facts import Call, Facts, is_label_call, label_building_collators, padding_at
 from bertlint.rules import Context, Rule
 
 ALIGNED_HEADS = ("causal-lm", "token-cls", "masked-lm")
@@ -20,6 +20,8 @@ class InputLabelLengthMismatch(Rule):
         heads = {load.head for load in facts.model_loads}
         if not heads or not heads <= set(ALIGNED_HEADS):
             return  # seq2seq (or unknown) models legitimately use other target lengths
+        if label_building_collators(facts):
+            return  # the collator replaces the dataset's labels with the batch's own input ids: the two never meet at the loss
         label_calls = [c for c in facts.tokenizer_calls if is_label_call(facts, c)]
         for label_call in label_calls:
             inputs = [c for c in facts.tokenizer_calls if c not in label_calls and c.function is label_call.function]

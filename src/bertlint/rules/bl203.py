@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Facts, Scope, at_pad_positions, ignore_index_markers, never_served, only_reported, padded_call, padded_ids, unfed_map_function
+from bertlint.facts import Facts, Scope, at_pad_positions, ignore_index_markers, label_building_collators, never_served, only_reported, padded_call, padded_ids, unfed_map_function
 from bertlint.rules import Context, Rule
 
 GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
-# Collators that rebuild the labels from `input_ids` with every pad id set to -100 (DataCollatorForLanguageModeling with
-# mlm=False: `labels[labels == pad_token_id] = -100`). DataCollatorForSeq2Seq is not one: it pads with -100 only the
-# positions it adds itself and leaves pad ids already in the labels (transformers data/data_collator.py,
-# DataCollatorForSeq2Seq.__call__: `label + [self.label_pad_token_id] * (max_label_length - len(label))`).
-MASKING_COLLATORS = ("transformers.DataCollatorForLanguageModeling", "trl.DataCollatorForCompletionOnlyLM")
+# DataCollatorForSeq2Seq pads with -100 only the positions it adds itself and leaves pad ids already in the labels
+# (transformers data/data_collator.py, DataCollatorForSeq2Seq.__call__: `label + [self.label_pad_token_id] * (max_label_length - len(label))`).
 SEQ2SEQ_COLLATOR = "transformers.DataCollatorForSeq2Seq"
 IGNORE_INDEX = 100  # written `-100`: the index the loss skips
 
@@ -31,7 +28,7 @@ class PadTokensInLabels(Rule):
             return
         # a collator that masks the pads builds the batches' `labels`: only a forward handed the batches' padded ids as
         # `labels=` itself (`model(input_ids=ids, labels=ids)`) bypasses it
-        masking = facts.calls_to(*MASKING_COLLATORS)
+        masking = label_building_collators(facts)
         # Labels stored in a dataset reach a loss only where the file trains; a file that tokenizes and saves them (or
         # hands them to another module's Trainer) computes no loss, while a forward given `labels=` computes one here.
         training = facts.is_training

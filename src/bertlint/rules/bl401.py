@@ -7,7 +7,7 @@ from collections import Counter
 import libcst as cst
 
 from bertlint import datafiles
-from bertlint.facts import LABEL_NAMES, Facts, column_renames, data_file_of, literal, names_in, run_anchor
+from bertlint.facts import LABEL_NAMES, Facts, data_file_of, label_columns, literal, names_in, run_anchor
 from bertlint.rules import Context, Rule
 
 MIN_EXAMPLES = 50
@@ -109,31 +109,9 @@ def label_distributions(facts: Facts):
         else:
             path, fmt = data_file_of(facts, call)
             if path is not None:
-                counts = datafiles.label_counts(path, fmt, _label_columns(facts))
+                counts = datafiles.label_counts(path, fmt, label_columns(facts))
                 if counts is not None:
                     yield counts[0], f"`{path.name}` column `{counts[1]}`"
-
-
-def _label_columns(facts: Facts) -> list[str]:
-    """Columns the script treats as labels (`df["sentiment"]` assigned to `labels` or `df["label"]`, a column
-    renamed to `label`), then the usual names."""
-    sources = [old for old, new, _ in column_renames(facts) if new in LABEL_NAMES]
-    sources += [store.value for store in facts.stores if isinstance(store.target, cst.Subscript) and store.key in LABEL_NAMES]
-    sources += [value for variable in facts.variables if variable.name.lower() in LABEL_NAMES for value in variable.written]
-    return [column for column in map(_column_read, sources) if column] + ["label", "labels", "target", "class", "y"]
-
-
-def _column_read(source) -> str | None:
-    """`"sentiment"` for a column name, `df["sentiment"]`, `df["sentiment"].map(...)`, `df["sentiment"].values`."""
-    if isinstance(source, str):
-        return source
-    node = source
-    while isinstance(node, (cst.Attribute, cst.Call)):
-        node = node.value if isinstance(node, cst.Attribute) else node.func
-    if isinstance(node, cst.Subscript) and isinstance(node.slice[0].slice, cst.Index):
-        column = literal(node.slice[0].slice.value)
-        return column if isinstance(column, str) else None
-    return None
 
 
 def _make_classification(facts: Facts, call) -> Counter | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bertlint import knowledge
-from bertlint.facts import UNKNOWN, Facts, ModelLoad, amp_enabled, chunk_length, fails_before_a_step, freezes_parameters, is_label_call, padding_at, run_anchor, steps_every_n, trained_model, training_arg, uses_peft, weight_dtype
+from bertlint.facts import UNKNOWN, Facts, ModelLoad, amp_enabled, chunk_length, fails_before_a_step, freezes_parameters, gpu_card, is_label_call, padding_at, run_anchor, steps_every_n, trained_model, training_arg, uses_peft, weight_dtype
 from bertlint.rules import Context, Rule
 
 GiB = 2**30
@@ -25,7 +25,11 @@ class TrainingMemoryOverBudget(Rule):
             return
         info, batch, seq, accum, checkpointing = run.info, run.batch, run.seq, run.accum, run.checkpointing
         estimate, kwargs = min(((run.estimate(precision, run.micro), run.options(precision)) for precision in run.precisions), key=lambda pair: pair[0].total)
-        budget = ctx.settings.gpu_memory_gib * GiB
+        gib, why = ctx.settings.gpu_memory_gib, None
+        card = gpu_card(facts) if not ctx.settings.gpu_memory_set else None
+        if card is not None:
+            gib, why = card  # the default budget assumes a 16 GB card: the file shows which it runs on
+        budget = gib * GiB
         if estimate.total <= budget:
             return
         fits = knowledge.max_fitting_batch(info, budget, **kwargs)
@@ -43,7 +47,7 @@ class TrainingMemoryOverBudget(Rule):
             run_anchor(facts, ("training_args", "trainer", "fit", "load")),
             f"training `{info.id}` at batch {batch} × {f'{seq} tokens' if run.seq_known else 'any number of tokens'}{f' ({run.target} label tokens)' if run.target else ''}"
             f"{f' with {accum} accumulation steps' if accum > 1 else ''} needs at least {estimate.total / GiB:.1f} GiB "
-            f"({estimate.breakdown()}), over the {ctx.settings.gpu_memory_gib:g} GiB budget; {advice}",
+            f"({estimate.breakdown()}), over the {gib:g} GiB budget{f' ({why})' if why else ''}; {advice}",
             help=help,
         )
 
