@@ -16,6 +16,8 @@ Fire share on the bad programs (the matrix written before the code it measures; 
 - s24-several (texts from scikit-learn's `fetch_20newsgroups`: `.data`, `["data"]`, `return_X_y`, split by
   `train_test_split`; ids padded by torchtext `ToTensor(padding_value=...)`, alone or last in `Sequential`):
   2,976 of 2,976 (1.00); twins silent 5,952 of 5,952 (the new pads 549 + 366 of 915, written before the code).
+- s25-mask (silent where the run as written never reaches the forward, and on a one-row demo forward): 2,976 of 2,976
+  (1.00); twins silent 5,952 of 5,952.
 """
 
 from __future__ import annotations

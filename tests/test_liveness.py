@@ -1,4 +1,5 @@
-"""facts.liveness: which module-level functions of a script never run (the engine drops what rules find in them)."""
+"""facts.liveness: which module-level functions of a script never run (the engine drops what rules find in them), and
+which code the run as written never reaches, in a script or a module (`unreached`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from bertlint.facts import Facts, Runtime, dead_functions, is_script
+from bertlint.facts import Facts, Runtime, dead_functions, is_script, unreached, unreached_definitions, walk
 
 MAIN = '\nif __name__ == "__main__":\n    main()\n'
 
@@ -29,6 +30,7 @@ def dead(source: str, path: str = "train.py", runtime: Runtime = Runtime()) -> l
     ("def main(): pass\ndef unused(): pass\nclass Runner:\n    def run(self): return unused()\n", []),  # from a class body
     ("def main(): pass\ndef unused(): pass\nimport fire\nfire.Fire()\n", []),  # the namespace is the command line
     ("def main(): pass\ndef unused(): pass\nglobals()['un' + 'used']()\n", []),
+    ("def main(): model.eval()\ndef unused(): pass\n", ["unused"]),  # a module's mode switch is no builtin `eval`
 ])
 def test_dead_functions_of_a_script(body, expected):
     assert dead(body + MAIN) == expected
@@ -46,3 +48,30 @@ def test_a_notebook_is_a_script_without_main_block():
 def test_a_main_block_in_a_module_named_for_helpers_is_a_smoke_test():
     assert dead("def main(): pass\ndef unused(): pass\n" + MAIN, "whisper_utils.py") == []
     assert dead("def main(): pass\ndef unused(): pass\n" + MAIN, "data-helpers.py") == []
+
+
+def never_reached(source: str, path: str = "train.py") -> list[str]:
+    source = textwrap.dedent(source)
+    return [d.name.value for d in unreached_definitions(Facts(cst.parse_module(source), source, Path(path)))]
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("def train(): pass\ndef helper(): pass\n", ["train", "helper"]),  # a module of definitions: the run does nothing
+    ("def train(): helper()\ndef helper(): pass\ntrain()\n", []),  # called at top level, no main block
+    ("def train(): pass\ndef unused(): pass\n" + MAIN.replace("main", "train"), ["unused"]),
+    ("class Step:\n    def run(self): pass\nStep().run()\n", []),  # a class named: its methods are reached
+    ("class Step:\n    def run(self): pass\n", ["Step"]),
+    ("def metrics(p): pass\nTrainer(compute_metrics=metrics)\n", []),  # handed to a library
+    ("def collate(b): pass\nDataLoader(ds, collate_fn=collate)\n", []),
+    ("def train(): pass\nimport fire\nfire.Fire()\n", []),
+])
+def test_unreached_definitions(source, expected):
+    assert never_reached(source) == expected
+
+
+def test_a_class_body_runs_where_the_class_is_defined():
+    source = "class Config:\n    size = compute()\n    def run(self): return go()\n"
+    facts = Facts(cst.parse_module(source), source, Path("train.py"))
+    calls = {c.func.value: c for c in walk(facts.module) if isinstance(c, cst.Call)}
+    assert not unreached(facts, calls["compute"])
+    assert unreached(facts, calls["go"])

@@ -25,7 +25,8 @@ reads that consume it, through names, conversions and returns to the file's call
 frozen bodies, fresh heads, what a keras optimizer is compiled into), `weights` (float16 models and
 what trains them), `flow` (what a value is built from, as written), `guards` (the feature tests, `try`s and version branches a line
 runs under), `inspection` (reads that only look
-at a value), `texts` (how long the texts a tokenizer call encodes can be), `graphs` (the calls a
+at a value), `demos` (a forward that runs one example only to show its output), `texts` (how long the texts a
+tokenizer call encodes can be), `graphs` (the calls a
 function traced into a TensorFlow graph runs) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
 one object the rules hold). `liveness` (the functions a script never runs, which the engine reports nothing
 in) and `stops` (the statement where the run of the module or of a function's body certainly stops, after which it reports nothing) read only
@@ -35,7 +36,7 @@ the model (and `stops` the knowledge's lists of the names a library exports).
 from bertlint.facts.core import Facts
 from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, column_renames, data_file_of, ignore_index_markers, is_label_call, known_labels, label_building_collators, label_columns, never_served
 from bertlint.facts.branches import not_taken
-from bertlint.facts.liveness import dead_functions, is_script
+from bertlint.facts.liveness import dead_functions, is_script, unreached, unreached_definitions
 from bertlint.facts.stops import Stop, run_stops
 from bertlint.facts.loops import (
     GRAD_MODES, NO_GRAD_MODES, MisplacedClip, TrainingLoop, calls_reached, epoch_loop, float_cast, forward_model, grad_mode, in_context, in_training_step, is_clip, iterated_loader, is_model_call,
@@ -53,6 +54,7 @@ from bertlint.facts.graphs import traced_calls
 from bertlint.facts.guards import Failure
 from bertlint.facts.functions import forwards_kwargs, in_class_or_lambda
 from bertlint.facts.inspection import INSPECTIONS, SHAPE_READS, inspected, never_fed, only_inspected, only_shape_read, unfed_map_function
+from bertlint.facts.demos import shown_example
 from bertlint.facts.padded import fed_alone, padded_call, padded_ids
 from bertlint.facts.trainable import fails_before_a_step, freezes_parameters, frozen_bodies, frozen_models, keras_trains_pretrained, optimised_models, params_without_rates, trained_model, trains_on_a_handful, trains_pretrained, untrained_models
 from bertlint.facts.texts import SPECIAL_TOKENS_ADDED, longest_text, token_bound
@@ -69,7 +71,7 @@ __all__ = [
     # core
     "Facts", "Runtime",
     # liveness
-    "dead_functions", "is_script",
+    "dead_functions", "is_script", "unreached", "unreached_definitions",
     # stops
     "Stop", "run_stops",
     # branches
@@ -95,6 +97,8 @@ __all__ = [
     "forwards_kwargs", "in_class_or_lambda",
     # inspection
     "INSPECTIONS", "SHAPE_READS", "inspected", "never_fed", "only_inspected", "only_shape_read", "unfed_map_function",
+    # demos
+    "shown_example",
     # padded
     "fed_alone", "padded_call", "padded_ids",
     # texts

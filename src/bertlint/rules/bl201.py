@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Binding, Call, Facts, ModelLoad, dotted, eos_pad_in_force, is_model_call, load_behind, padded_ids, padding_of, padding_side, passed_as
+from bertlint.facts import Binding, Call, Facts, ModelLoad, dotted, eos_pad_in_force, is_model_call, load_behind, padded_ids, padding_of, padding_side, passed_as, shown_example, unreached
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -21,8 +21,8 @@ class MissingAttentionMask(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         for call in facts.calls:
-            if not is_model_call(facts, call):
-                continue
+            if not is_model_call(facts, call) or unreached(facts, call.node):
+                continue  # the run as written never gets there: its outputs cannot differ
             if "attention_mask" in call.kwargs or len(call.positional) >= 2:
                 continue
             star = next((a for a in call.node.args if a.star == "**"), None)
@@ -36,8 +36,8 @@ class MissingAttentionMask(Rule):
                     continue
                 ids = Binding("ids", ids.call, ids, "input_ids")
             why = padded_ids(facts, ids, ctx.version)
-            if why is None:
-                continue
+            if why is None or shown_example(facts, call, ids_arg.value):
+                continue  # a one-example demo: only its shown output would differ
             harm = _harm(facts, call, ids, ctx.version)
             if harm is None:
                 continue
