@@ -882,7 +882,7 @@ def memory(batch: int = 32, length: int = 512, args: str = "", load: str = "", m
 
 
 def test_bl502_message_gives_estimate_budget_and_a_batch_that_fits():
-    [finding] = memory(args=", bf16=True")
+    [finding] = memory(args=", bf16=True", gpu_memory="16")
     assert finding.line == 6 and finding.column == column_of(finding, "TrainingArguments(")
     message = finding.message
     assert "batch 32 × 512 tokens" in message and "needs at least 22.7 GiB" in message and "over the 16 GiB budget" in message
@@ -896,6 +896,12 @@ def test_bl502_fp32_is_costlier_and_the_budget_is_configurable():
     assert "31.1 GiB" in finding.message
     assert memory(gpu_memory="40") == []
     assert "over the 24 GiB budget" in memory(gpu_memory="24")[0].message
+
+
+def test_bl502_bf16_shows_an_ampere_class_card_unless_the_budget_is_set():
+    assert memory(args=", bf16=True") == []  # 22.7 GiB: under the 24 GiB of the smallest common Ampere training card
+    assert "over the 24 GiB budget" in memory(args=", bf16=True", batch=48)[0].message
+    assert "over the 16 GiB budget" in memory(args=", bf16=True", gpu_memory="16")[0].message
 
 
 @pytest.mark.parametrize(

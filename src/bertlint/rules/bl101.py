@@ -28,7 +28,7 @@ class PadToMaxLengthDeprecated(Rule):
             speed = _tokenizer_speed(facts, call)
             if _padded_anyway(ctx, call, speed) or fed_alone(facts, call) and not _raises(ctx, speed):
                 continue  # padded by `padding=` anyway; or one example the model reads alone, where padding changes nothing
-            value = facts.value(arg.value, call.scope, order=call.order)
+            value = facts.value(arg.value, call.scope, order=call.order, cli=False)  # a fix writes only a certain value
             replacement = {True: '"max_length"', False: "False"}.get(value) if value is not UNKNOWN else None
             fix = None
             padding = replacement or '"max_length"'
