@@ -849,6 +849,36 @@ def test_bl501_t5_family_help_offers_bf16_only():
     assert "bf16/fp16" in roberta.message and "fp16=True" in roberta.help
 
 
+def lightning(model: str = "roberta-large", trainer: str = "") -> list:
+    source = "\n".join([
+        "import pytorch_lightning as pl",
+        "from transformers import AutoModelForSeq2SeqLM",
+        "class Module(pl.LightningModule):",
+        "    def __init__(self):",
+        "        super().__init__()",
+        f'        self.model = AutoModelForSeq2SeqLM.from_pretrained("{model}")',
+        "    def training_step(self, batch, batch_idx):",
+        "        return self.model(**batch).loss",
+        f"pl.Trainer(max_epochs=1{trainer}).fit(Module(), loader)\n",
+    ])  # fmt: skip
+    return only("BL501", source)
+
+
+def test_bl501_lightning_help_names_lightnings_precision():
+    [finding] = lightning("t5-large")
+    assert finding.line == 9 and "Trainer(precision=\"bf16-mixed\")" in finding.help and "fp16=True" not in finding.help and "not 16" in finding.help
+    assert lightning("t5-large", ', precision="bf16-mixed"') == [] and lightning("t5-large", ", precision=64") == []
+    assert lightning("t5-large", ", plugins=[plugin]") == [], "a precision plugin decides"
+    [plain] = lightning("roberta-large")
+    assert "bf16/fp16" in plain.message and "precision=\"16-mixed\"" in plain.help and "fp16=True" not in plain.help
+
+
+def test_bl501_deberta_large_is_in_the_table():
+    [finding] = large(model="microsoft/deberta-large", header="# bertlint-test: transformers-version=4.46")
+    assert "405M" in finding.message
+    assert large(model="microsoft/deberta-large") == [], "its stored dtype is not known: on 5.x the load's dtype is unknown"
+
+
 def test_bl501_bl502_silent_on_the_encoder_half_of_an_encoder_decoder_checkpoint():
     source = """\
 import torch

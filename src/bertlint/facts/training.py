@@ -10,6 +10,7 @@ import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts.brain import tensors
+from bertlint.facts.brain.steps import LIGHTNING_PRECISION, LIGHTNING_PRECISION_DEFAULT, LIGHTNING_PRECISION_OVERRIDES
 from bertlint.facts.names import ENCODE_METHODS, same_symbol
 from bertlint.facts.brain.tables import EXAMPLE_FUNCTIONS
 from bertlint.facts.functions import Target, callee, hands
@@ -78,8 +79,8 @@ def text_argument(facts: Facts, call: Call) -> cst.Arg | None:
 
 
 def run_anchor(facts: Facts, prefer: tuple[str, ...] = ("trainer", "training_args", "fit", "load")) -> cst.CSTNode | None:
-    """Where a whole-run finding sits: the call that starts or configures the run (with "loss" in `prefer`, else the
-    construction of the classification loss it trains with)."""
+    """Where a whole-run finding sits: the call that starts or configures the run ("lightning": a Lightning `Trainer(...)`
+    that is fitted; with "loss" in `prefer`, else the construction of the classification loss it trains with)."""
     for what in prefer:
         if what == "trainer" and facts.trainers:
             return facts.trainers[0].node
@@ -87,6 +88,8 @@ def run_anchor(facts: Facts, prefer: tuple[str, ...] = ("trainer", "training_arg
             return facts.training_args[0].node
         if what == "fit" and facts.fit_calls:
             return facts.fit_calls[0].node
+        if what == "lightning" and facts.lightning_trainers:
+            return facts.lightning_trainers[0].node
         if what == "load":
             loads = facts.model_loads
             if loads:
@@ -177,6 +180,11 @@ def amp_enabled(facts: Facts) -> bool | None:
         kind = facts.kind(args.value, trainer.scope, trainer.order) if args is not None else None
         if args is not None and (kind is None or kind.kind != "training_args"):
             unknown = True  # `HfArgumentParser` or a config file built them
+    for call in facts.lightning_trainers:
+        found = lightning_precision(facts, call)
+        if found is True:
+            return True
+        unknown = unknown or found is None
     for call in facts.calls:
         q = call.qualname or ""
         if q.startswith(("torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast", "torch.cpu.amp.autocast")):
@@ -194,6 +202,15 @@ def amp_enabled(facts: Facts) -> bool | None:
     if any(dest in ("fp16", "bf16", "mixed_precision", "amp", "use_amp", "half", "precision") for dest in facts.argparse_arguments):
         unknown = True
     return None if unknown else False
+
+
+def lightning_precision(facts: Facts, trainer: Call) -> bool | None:
+    """Does a Lightning `Trainer(...)` train in 16-bit (mixed or true half) or fp8 (True), in fp32 (False, `precision=32`
+    or none), or is it not known (None: another value, one from the command line or a config, a precision plugin)?"""
+    if trainer.has_double_star or any(k in trainer.kwargs for k in LIGHTNING_PRECISION_OVERRIDES) or len(trainer.positional) > 0:
+        return None
+    value = facts.kw_value(trainer, "precision", cli=False, default=LIGHTNING_PRECISION_DEFAULT)
+    return LIGHTNING_PRECISION.get(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else None
 
 
 def mixed_precision(facts: Facts, version: tuple[int, ...]) -> bool | None:

@@ -193,15 +193,26 @@ class Values(Evaluation):
         return [c for c in self.calls if c.method == "fit" and is_keras_model(self, c)]
 
     @functools.cached_property
+    def lightning_trainers(self) -> list[Call]:
+        """The Lightning `Trainer(...)` constructions whose `fit` the file calls (`trainer.fit(module)`,
+        `pl.Trainer(...).fit(module)`): each trains the module's models by its `training_step`."""
+        found = {}
+        for call in self.calls_by_short.get("fit", ()):
+            made = self.evaluate(call.receiver, call.scope, call.order) if call.method == "fit" and call.receiver is not None else None
+            if isinstance(made, Instance) and made.kind == "lightning_trainer" and made.call is not None:
+                found[id(made.call)] = made.call
+        return list(found.values())
+
+    @functools.cached_property
     def backward_calls(self) -> list[Call]:
         return [c for c in self.calls if c.method == "backward"]
 
     @functools.cached_property
     def is_training(self) -> bool:
-        """Does this script train something (Trainer, a loop with backward, keras fit, accelerate)? A backward pass in a
+        """Does this script train something (Trainer, a loop with backward, keras fit, Lightning's `Trainer.fit`, accelerate)? A backward pass in a
         `for` loop over a name the file never binds does not count: the loop's header raises NameError before its first step."""
         live_backward = any(not self.loops_over_unbound(c) for c in self.backward_calls)
-        return bool(self.trainers or live_backward or self.fit_calls or any(c.method == "apply_gradients" for c in self.calls))
+        return bool(self.trainers or live_backward or self.fit_calls or self.lightning_trainers or any(c.method == "apply_gradients" for c in self.calls))
 
     def loops_over_unbound(self, call: Call) -> bool:
         """A `for` loop around `call` iterates an expression that reads a name bound nowhere in the file, in no enclosing

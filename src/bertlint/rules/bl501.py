@@ -26,11 +26,20 @@ class LargeModelWithoutMixedPrecision(Rule):
             return
         t5 = knowledge.t5_overflows_fp16(checkpoint=info.id, class_name=load.class_name, info=info)  # fp16 overflows there (BL306): bf16 only
         ctx.report(
-            run_anchor(facts, ("training_args", "trainer", "fit", "load")),
+            run_anchor(facts, ("training_args", "trainer", "fit", "lightning", "load")),
             f"`{info.id}` has {info.params / 1e6:.0f}M parameters and is trained in fp32: twice the activation memory and several times slower than "
             f"{'bf16' if t5 else 'bf16/fp16'} mixed precision",
-            help=T5_HELP if t5 else None,
+            help=_help(t5, lightning=bool(facts.lightning_trainers) and not (facts.training_args or facts.trainers)),
         )
 
 
+def _help(t5: bool, lightning: bool) -> str | None:
+    if lightning:
+        return LIGHTNING_T5_HELP if t5 else LIGHTNING_HELP
+    return T5_HELP if t5 else None
+
+
 T5_HELP = "train in bf16 mixed precision: `bf16=True` in TrainingArguments or `torch.autocast(\"cuda\", dtype=torch.bfloat16)` (Ampere or newer); not fp16, whose range T5's activations overflow"
+# Lightning's own switch (its `Trainer(precision=...)`: "16-mixed"/"bf16-mixed" in 2.x, 16/"bf16" in 1.x; facts/brain/steps.py)
+LIGHTNING_HELP = 'train in mixed precision with Lightning\'s `Trainer(precision="bf16-mixed")` (Ampere or newer) or `precision="16-mixed"` (Lightning 1.x: `precision="bf16"` or `precision=16`)'
+LIGHTNING_T5_HELP = 'train in bf16 mixed precision with Lightning\'s `Trainer(precision="bf16-mixed")` (Lightning 1.x: `precision="bf16"`; Ampere or newer); not 16, whose range T5\'s activations overflow'

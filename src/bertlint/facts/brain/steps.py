@@ -38,6 +38,18 @@ from bertlint.facts.functions import ancestors, callable_returns, called_directl
 from bertlint.facts.nodes import Call, ClassDef, Scope, dotted
 
 LIGHTNING_ROOTS = ("pytorch_lightning", "lightning")
+# `Trainer(precision=...)` -> trains in 16-bit (mixed or true half) or fp8: True; in fp32: False. lightning 2.x
+# fabric/plugins/precision/precision.py `_PRECISION_INPUT`: 64/32/16, the aliases "64"/"32"/"16"/"bf16" of
+# "64-true"/"32-true"/"16-mixed"/"bf16-mixed" (`_PRECISION_INPUT_STR_ALIAS_CONVERSION`), "16-true", "bf16-true",
+# "transformer-engine", "transformer-engine-float16"; the default "32-true". 1.x trainer/connectors/
+# accelerator_connector.py: 16 and "bf16" build a mixed precision plugin (native AMP, or apex with `amp_backend="apex"`),
+# 32 (the default) `PrecisionPlugin()`. 64 (double) and any other value: neither.
+LIGHTNING_PRECISION = {
+    16: True, "16": True, "16-mixed": True, "bf16": True, "bf16-mixed": True, "16-true": True, "bf16-true": True,
+    "transformer-engine": True, "transformer-engine-float16": True, 32: False, "32": False, "32-true": False,
+}
+LIGHTNING_PRECISION_DEFAULT = 32
+LIGHTNING_PRECISION_OVERRIDES = ("plugins",)  # a precision plugin handed in decides instead
 # step -> (the module's and datamodule's loader hook, the trainer calls that run it: (method, position, keywords))
 LIGHTNING_STEPS = {
     "training_step": ("train_dataloader", (("fit", 1, ("train_dataloaders", "train_dataloader")),)),
@@ -58,10 +70,14 @@ HF_MODEL_MAKERS = frozenset({"_wrap_model"})
 
 def call(ev, call) -> Any:
     """A Lightning `Trainer(...)`: what its `fit`/`validate`/`test`/`predict` are called on."""
-    q = call.qualname
-    if q and q.split(".", 1)[0] in LIGHTNING_ROOTS and q.rsplit(".", 1)[-1] == "Trainer":
+    if is_lightning_trainer(call.qualname):
         return Instance("lightning_trainer", call)
     return None
+
+
+def is_lightning_trainer(qualname: str | None) -> bool:
+    """`qualname` is Lightning's `Trainer` (`pytorch_lightning.Trainer`, `lightning.Trainer`, `lightning.pytorch.Trainer`)."""
+    return bool(qualname) and _lightning(qualname, "Trainer")
 
 
 def parameter(ev, owner: Scope, name: str) -> Any:
