@@ -818,3 +818,18 @@ def test_a_mapping_indexed_by_position_is_no_copy():
     facts = facts_of(source)
     call = last_call(facts, "print")
     assert facts.value(call.positional[0].value, call.scope, order=call.order) in (UNKNOWN, printed[-1])
+
+
+@pytest.mark.parametrize("source, several", [
+    ("texts = ['a']\ntexts = ['a', 'b c']\nbatch = texts[0:2]\ntok(batch, padding=True)\n", True),
+    ("texts = ['a', 'b']\ntexts = 'one text'\ntok(texts, padding=True)\n", False),
+    ("def main(rows):\n    qs = [r['q'] for r in rows]\n    qs = [f'Q: {q}' for q in qs]\n    for i in range(0, len(qs), 8):\n"
+     "        part = qs[i:i + 8]\n        route(part)\ndef route(questions):\n    tok(questions, padding=True)\nmain(json.load(open('q.json')))\n", True),
+    ("def main(rows):\n    for row in rows:\n        qs = row['q']\n        qs = [qs, qs]\n        tok(qs, padding=True)\nmain([])\n", True),
+    ("import os\ntexts = ['a', 'b']\nif os.environ.get('ONE'):\n    texts = 'one'\ntok(texts, padding=True)\n", UNKNOWN),
+    ("texts = ['a', 'b']\nfor _ in range(2):\n    tok(texts, padding=True)\n    texts = 'one'\n", UNKNOWN),
+])
+def test_several_texts_answer_from_the_last_binding_that_surely_ran(source, several):
+    facts = facts_of(source)
+    call = last_call(facts, "tok")
+    assert facts.is_batch(call.positional[0].value, call.scope, call.order) is several
