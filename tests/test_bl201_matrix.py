@@ -18,6 +18,9 @@ Fire share on the bad programs (the matrix written before the code it measures; 
   2,976 of 2,976 (1.00); twins silent 5,952 of 5,952 (the new pads 549 + 366 of 915, written before the code).
 - s25-mask (silent where the run as written never reaches the forward, and on a one-row demo forward): 2,976 of 2,976
   (1.00); twins silent 5,952 of 5,952.
+- r2-pad (ids padded by hand with `+=` and copied by index into a dict per example; `+=` in a helper; the two pads
+  written after the code): 3,342 of 3,342 (1.00); twins silent 6,684 of 6,684. Main at d5d6ea8 on every 5th
+  combination of the two new pads: 38 of 74 (the copy by index missed whole).
 """
 
 from __future__ import annotations
@@ -128,6 +131,21 @@ PADS = {
             rows.append(tokenizer.encode(text))
             rows[-1] = rows[-1] + [0] * (16 - len(rows[-1]))
         input_ids = torch.tensor(rows)
+    """,
+    "augmented_copied_by_index": """\
+        rows = []
+        for text in texts:
+            ids = tokenizer.encode(text)
+            ids += [tokenizer.pad_token_id] * (16 - len(ids))
+            rows.append({"input_ids": [ids[i] for i in range(len(ids))]})
+        input_ids = torch.tensor([row["input_ids"] for row in rows])
+    """,
+    "augmented_in_function": """\
+        def pad_one(text):
+            ids = tokenizer.encode(text)
+            ids += [0] * (16 - len(ids))
+            return ids
+        input_ids = torch.tensor([pad_one(t) for t in texts])
     """,
 }
 UNPADDED = """\

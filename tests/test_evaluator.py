@@ -760,3 +760,76 @@ def test_a_name_bound_again_first_on_every_pass_stays_known():
     assert ids_reaching(source) is None  # bound again in a branch only: the mask from before the loop may reach the read
     source = source.replace("ids = enc['attention_mask']", "ids = None")  # None: a pass that reads it fails; the others read a batch's
     assert ids_reaching(source) == ("ids", "input_ids", "encoding")
+
+
+# `x += y` / `x *= y` run for real beside the value layer's answer at the `print`: a known answer must be the value
+# the run printed; the shapes marked known must be known (a list changes in place, so a name sharing it may not be).
+AUGMENTED = {
+    "list": ('v = []\nv += ["a", "b"]\nprint(v)\n', True),
+    "list-by-a-tuple-and-a-string": ('v = ["a"]\nv += ("b",)\nv += "cd"\nprint(v)\n', True),
+    "list-repeated": ('v = [0]\nv *= 3\nprint(v)\n', True),
+    "tuple": ('v = ()\nv += ("a", "b")\nprint(v)\n', True),
+    "tuple-then-listed": ('v = ()\nv += tuple(["a", "b"])\nv = list(v)\nprint(v)\n', True),
+    "string": ('v = "a"\nv += "b"\nv *= 2\nprint(v)\n', True),
+    "int-with-float": ('v = 1.5\nv += 2\nprint(v)\n', True),
+    "in-a-function": ('def f():\n    v = [1]\n    v += [2]\n    return v\nprint(f())\n', True),
+    "tuple-shared-the-other-name": ('v = ("a",)\nw = v\nw += ("b",)\nprint(v)\n', True),
+    "string-shared-the-other-name": ('v = "a"\nw = v\nw += "b"\nprint(v)\n', True),
+    "list-shared-the-other-name": ('v = []\nw = v\nw += ["a"]\nprint(v)\n', False),
+    "list-shared-read-through-the-alias": ('v = []\nw = v\nv += [1]\nprint(w)\n', False),
+    "list-held-by-another-list": ('v = [1]\nw = [v, 0]\nv += [2]\nprint(w[0])\n', False),
+    "list-in-a-dict-item": ('d = {"k": [1]}\nb = d["k"]\nd["k"] += [2]\nprint(b)\n', False),
+    "list-through-a-parameter": ('def f(x):\n    x += [2]\na = [1]\nf(a)\nprint(a)\n', False),
+    "global-in-a-function": ('v = (1,)\ndef f():\n    global v\n    v += (2,)\nf()\nprint(v)\n', False),
+    "inside-a-loop": ('v = []\nfor i in range(2):\n    v += ["a"]\nprint(v)\n', False),
+    "in-a-branch": ('import os\nv = [1]\nif os.environ.get("BERTLINT_UNSET"):\n    v += [2]\nprint(v)\n', False),
+    "a-type-error-caught": ('v = 1\ntry:\n    v += "a"\nexcept TypeError:\n    pass\nprint(v)\n', False),
+}
+
+
+@pytest.mark.parametrize("name", AUGMENTED)
+def test_augmented_assignment_gives_the_value_the_run_prints_or_unknown(name):
+    source, known = AUGMENTED[name]
+    printed: list = []
+    exec(compile(source, name, "exec"), {"print": printed.append})
+    facts = facts_of(source)
+    call = last_call(facts, "print")
+    static = facts.value(call.positional[0].value, call.scope, order=call.order)
+    assert static is UNKNOWN or static == printed[-1] and type(static) is type(printed[-1])
+    assert (static is not UNKNOWN) is known
+
+
+@pytest.mark.parametrize("source", [
+    "ids = [101, 7, 102]\ncopy = [ids[i] for i in range(len(ids))]\nprint(copy)\n",
+    "word = 'abc'\nprint([word[k] for k in range(len(word))])\n",
+])
+def test_a_sequence_copied_by_index_is_its_elements_in_order(source):
+    printed: list = []
+    exec(source, {"print": printed.append})
+    facts = facts_of(source)
+    call = last_call(facts, "print")
+    assert facts.value(call.positional[0].value, call.scope, order=call.order) == printed[-1]
+
+
+def test_a_mapping_indexed_by_position_is_no_copy():
+    source = "d = {1: 'a', 0: 'b'}\nprint([d[i] for i in range(len(d))])\n"  # ['b', 'a']; its keys are [1, 0]
+    printed: list = []
+    exec(source, {"print": printed.append})
+    facts = facts_of(source)
+    call = last_call(facts, "print")
+    assert facts.value(call.positional[0].value, call.scope, order=call.order) in (UNKNOWN, printed[-1])
+
+
+@pytest.mark.parametrize("source, several", [
+    ("texts = ['a']\ntexts = ['a', 'b c']\nbatch = texts[0:2]\ntok(batch, padding=True)\n", True),
+    ("texts = ['a', 'b']\ntexts = 'one text'\ntok(texts, padding=True)\n", False),
+    ("def main(rows):\n    qs = [r['q'] for r in rows]\n    qs = [f'Q: {q}' for q in qs]\n    for i in range(0, len(qs), 8):\n"
+     "        part = qs[i:i + 8]\n        route(part)\ndef route(questions):\n    tok(questions, padding=True)\nmain(json.load(open('q.json')))\n", True),
+    ("def main(rows):\n    for row in rows:\n        qs = row['q']\n        qs = [qs, qs]\n        tok(qs, padding=True)\nmain([])\n", True),
+    ("import os\ntexts = ['a', 'b']\nif os.environ.get('ONE'):\n    texts = 'one'\ntok(texts, padding=True)\n", UNKNOWN),
+    ("texts = ['a', 'b']\nfor _ in range(2):\n    tok(texts, padding=True)\n    texts = 'one'\n", UNKNOWN),
+])
+def test_several_texts_answer_from_the_last_binding_that_surely_ran(source, several):
+    facts = facts_of(source)
+    call = last_call(facts, "tok")
+    assert facts.is_batch(call.positional[0].value, call.scope, call.order) is several

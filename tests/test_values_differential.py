@@ -192,6 +192,11 @@ def _c_comprehension(s: Script, e: str, typ: str) -> str:
     ]
     if typ in SCALARS:
         options.append(f"[*{{{a} for {a} in [{e}]}}][0]")
+    if typ not in ("encoding", "loader"):  # a sequence copied by index (a mapping's `x[i]` is no element; a loader has no len)
+        v = s.fresh("v")
+        s.emit(f"{v} = [{e}]" if typ in SCALARS or typ in OBJECTS else f"{v} = {e}")
+        copied = f"[{v}[{a}] for {a} in range(len({v}))]"
+        options.append(f"{copied}[0]" if typ in SCALARS or typ in OBJECTS else copied)
     return s.draw(st.sampled_from(options))
 
 
@@ -549,6 +554,28 @@ def _c_arithmetic(s: Script, e: str, typ: str) -> str:
     return s.draw(st.sampled_from([f"{e} * 1", f"({e}) + 0", f"1 * {e}", f"{e} if True else 0"]))
 
 
+def _c_augmented(s: Script, e: str, typ: str) -> str:
+    """The value through `x += y` / `x *= y`: a number, a string, a list (in place: maybe through another name that
+    shares it), a tuple (a new one), in a loop or once."""
+    v, w, i = s.fresh("v"), s.fresh("w"), s.fresh("_i")
+    if typ == "texts":
+        shape = s.draw(st.sampled_from(range(5)))
+        s.emit([
+            f"{v} = []\n{v} += {e}",
+            f"{v} = []\n{w} = {v}\n{w} += {e}",
+            f"{v} = ()\n{v} += tuple({e})\n{v} = list({v})",
+            f"{v} = []\nfor {i} in range(1):\n    {v} += {e}",
+            f"{v} = list({e})\n{w} = {v}\n{v} += []\n{w} += [\"extra\"]",
+        ][shape])
+        return v
+    if typ == "str":
+        s.emit(s.draw(st.sampled_from([f"{v} = {e}\n{v} += \"\"", f"{v} = \"\"\n{v} += {e}", f"{v} = ({e},)\n{v} += (\"x\",)\n{v} = {v}[0]"])))
+        return v
+    op = s.draw(st.sampled_from(["+= 0", "*= 1"]))
+    s.emit(s.draw(st.sampled_from([f"{v} = {e}\n{v} {op}", f"{v} = [{e}]\n{w} = {v}\n{w} += [0]\n{v} = {v}[0]"])))
+    return v
+
+
 POOL_OF = {"float": "lr", "int": "bs", "str": "ckpt", "bool": "truncation", "texts": "texts"}
 CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "assign": (_c_assign, ()),
@@ -578,6 +605,7 @@ CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "argparse": (_c_argparse, SCALARS + ("texts",)),
     "config": (_c_config, ()),
     "arithmetic": (_c_arithmetic, SCALARS + ("texts",)),
+    "augmented": (_c_augmented, ("float", "int", "str", "texts")),
 }
 
 

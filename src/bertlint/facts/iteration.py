@@ -50,6 +50,14 @@ class Iteration:
             if isinstance(whole, (list, tuple, range, str, dict)) and isinstance(node.elt, cst.Name) and len(whole) <= MAX_SEQ:
                 return list(whole)
             return UNKNOWN
+        indexed = self.indexed_copy(node)
+        if indexed is not None:  # `[ids[i] for i in range(len(ids))]`: the elements of a sequence, in order
+            whole = self.eval(indexed)
+            if isinstance(whole, Abstract):
+                return UNKNOWN if self.f.ask("mapping", whole) else whole
+            if isinstance(whole, (list, tuple, range, str)) and len(whole) <= MAX_SEQ:
+                return list(whole)
+            return UNKNOWN
         mapped = self.mapped_texts(node)
         if mapped is not UNKNOWN:
             return mapped
@@ -128,6 +136,26 @@ class Iteration:
                     count = UNKNOWN
             comp = comp.inner_for_in
         return count
+
+    def indexed_copy(self, node: cst.ListComp | cst.GeneratorExp | cst.SetComp) -> cst.Name | None:
+        """The sequence `xs` of `[xs[i] for i in range(len(xs))]`, whose elements the comprehension lists in order (a
+        sequence's `xs[i]` is the element iterating gives; a mapping's is not, so the caller leaves mappings out)."""
+        comp, elt = node.for_in, node.elt
+        if comp.inner_for_in is not None or comp.ifs or not isinstance(comp.target, cst.Name) or not isinstance(elt, cst.Subscript):
+            return None
+        if not (isinstance(elt.value, cst.Name) and len(elt.slice) == 1 and isinstance(elt.slice[0].slice, cst.Index)):
+            return None
+        index, seq = elt.slice[0].slice.value, elt.value
+        if not (isinstance(index, cst.Name) and index.value == comp.target.value != seq.value):
+            return None
+        ranged = self.f.call_of(comp.iter) if isinstance(comp.iter, cst.Call) else None
+        if ranged is None or ranged.qualname != "builtins.range" or len(ranged.positional) != 1 or ranged.kwargs or ranged.has_star_args:
+            return None
+        sized = self.f.call_of(ranged.positional[0].value) if isinstance(ranged.positional[0].value, cst.Call) else None
+        if sized is None or sized.qualname != "builtins.len" or len(sized.positional) != 1 or sized.kwargs or sized.has_star_args:
+            return None
+        counted = sized.positional[0].value
+        return seq if isinstance(counted, cst.Name) and counted.value == seq.value else None
 
     def keeps(self, expr: cst.BaseExpression, target: cst.BaseExpression) -> bool:
         """`expr` is the comprehension's target itself, through methods that return their receiver's value."""

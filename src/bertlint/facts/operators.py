@@ -3,6 +3,8 @@ unary and binary operators, comparisons, `and`/`or` and conditional expressions 
 
 from __future__ import annotations
 
+from typing import Any
+
 import libcst as cst
 
 from bertlint.facts.abstract import MAX_SEQ, UNANSWERED, Abstract, Pack, Record
@@ -99,17 +101,7 @@ class Operators:
         right = self.const(node.right)
         if right is UNKNOWN:
             return UNKNOWN
-        op = type(node.operator)
-        if op is cst.Multiply and isinstance(left, (list, tuple, str)) and isinstance(right, int) or isinstance(right, (list, tuple, str)) and isinstance(left, int) and op is cst.Multiply:
-            size = (len(left) * right) if isinstance(right, int) else (len(right) * left)
-            if size > MAX_SEQ:
-                return UNKNOWN
-        if op is cst.Power and isinstance(right, (int, float)) and abs(right) > 64:
-            return UNKNOWN
-        fn = _OPERATORS.get(op)
-        if fn is None or isinstance(left, bool) or isinstance(right, bool):
-            return UNKNOWN
-        return fn(left, right)
+        return binary(type(node.operator), left, right)
 
     def _Comparison(self, node):
         """`len(x) == 1`, `mode in ("a", "b")`, `x is None`: on constants (`is` on None, True and False alone)."""
@@ -147,6 +139,30 @@ class Operators:
 
     def _Lambda(self, node):
         return self.function_value(node, self.scope)
+
+
+def binary(op: type, left: Any, right: Any) -> Any:
+    """`left <op> right` on constants, as Python computes it (a TypeError is the caller's to catch); UNKNOWN for an
+    operator not modelled, a bool operand, a repeated sequence too long or a power too large."""
+    if op is cst.Multiply and isinstance(left, (list, tuple, str)) and isinstance(right, int) or isinstance(right, (list, tuple, str)) and isinstance(left, int) and op is cst.Multiply:
+        size = (len(left) * right) if isinstance(right, int) else (len(right) * left)
+        if size > MAX_SEQ:
+            return UNKNOWN
+    if op is cst.Power and isinstance(right, (int, float)) and abs(right) > 64:
+        return UNKNOWN
+    fn = _OPERATORS.get(op)
+    if fn is None or isinstance(left, bool) or isinstance(right, bool):
+        return UNKNOWN
+    return fn(left, right)
+
+
+def augmented(op: str, value: Any, arg: Any) -> Any:
+    """`value += arg` (op "augadd") / `value *= arg` ("augmul") on constants as Python runs them: a list changed in
+    place (`+=` extends it by the elements of any list, tuple or string, `*=` repeats it), any other value (a tuple, a
+    string, a number) replaced by the binary operator's result."""
+    if op == "augadd" and isinstance(value, list):
+        return value + list(arg) if isinstance(arg, (list, tuple, str)) else UNKNOWN
+    return binary({"augadd": cst.Add, "augmul": cst.Multiply}[op], value, arg)
 
 
 _OPERATORS = {

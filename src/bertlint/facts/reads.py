@@ -11,6 +11,7 @@ import libcst as cst
 from bertlint.facts.abstract import MAX_SEQ, UNANSWERED, Abstract, Binding, Instance, Record, agree, constant
 from bertlint.facts.functions import frame_of
 from bertlint.facts.nodes import UNKNOWN, Event, Scope
+from bertlint.facts.operators import augmented
 from bertlint.facts.reaching import BINDS as _BINDS
 from bertlint.facts.runs import orders_in_force
 
@@ -169,12 +170,10 @@ class Reads:
                 return UNKNOWN
             if event.op == "append" and isinstance(value, list):
                 value = value + [arg]
-            elif event.op in ("extend", "augadd") and isinstance(value, list) and isinstance(arg, (list, tuple)):
+            elif event.op == "extend" and isinstance(value, list) and isinstance(arg, (list, tuple)):
                 value = value + list(arg)
-            elif event.op == "augadd" and isinstance(value, (int, float, str)) and type(arg) is type(value):
-                value = value + arg
-            elif event.op == "augmul" and isinstance(value, (int, float)) and isinstance(arg, (int, float)):
-                value = value * arg
+            elif event.op in ("augadd", "augmul") and isinstance(value, (list, tuple, str, int, float)):
+                value = augmented(event.op, value, arg)
             else:
                 return UNKNOWN
             if isinstance(value, list) and len(value) > MAX_SEQ:

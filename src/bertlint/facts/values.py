@@ -25,6 +25,8 @@ from bertlint.facts.functions import param_arguments, returns_of
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, is_trainer_class
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store, dotted
 
+MAX_STEPS = 8  # hops within one scope `is_batch` follows (a name to its binding, a slice to what it slices)
+
 __all__ = ["Binding", "Instance", "ModelLoad", "Pack", "Series", "Values", "checkpoint_argument", "holds_tokenizer", "load_behind"]
 
 
@@ -88,14 +90,17 @@ class Values(Evaluation):
         the parameter's default, as if absent; a value that cannot be told counts as given."""
         return self.kw_value(call, keyword, default=None) is not None
 
-    def is_batch(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, _depth: int = 0, *, words: bool = False) -> Any:
+    def is_batch(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, _depth: int = 0, *, words: bool = False, _steps: int = 0) -> Any:
         """Does `expr` hold several texts? The one answer every rule takes: True for a constant list of two or more,
         a comprehension, `list(...)`, `.tolist()`, a file's lines, a column of a table or a dataset (or a slice of
         one), a list built by appending in a loop, a batch's column in a datasets `map` function, `[t] if
         isinstance(t, str) else t`, a helper returning one, a parameter every call site passes one to; False for one
         string or one example's field; UNKNOWN otherwise. `words` (`is_split_into_words=True`): a list of strings is
-        one pre-split text, so only a column of examples counts as several."""
-        if expr is None or _depth > MAX_DEPTH:
+        one pre-split text, so only a column of examples counts as several. `_depth` counts the hops into the file's
+        functions (a parameter to its call sites, a call to its returns), `_steps` the hops within one scope (a name
+        to its binding, a slice to what it slices), each bounded on its own: a name bound to a slice of a name
+        holding texts, reached through a parameter, is three steps and one hop."""
+        if expr is None or _depth > MAX_DEPTH or _steps > MAX_STEPS:
             return UNKNOWN
         found = self.evaluate(expr, scope, order)
         if isinstance(found, str) or tables.one_text(found):
@@ -119,7 +124,7 @@ class Values(Evaluation):
         if _makes_a_string(self, expr, scope, order):
             return False
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):
-            return True if _is_column(self, expr.value, scope, order) or self.is_batch(expr.value, scope, order, _depth + 1) is True else UNKNOWN
+            return True if _is_column(self, expr.value, scope, order) or self.is_batch(expr.value, scope, order, _depth, _steps=_steps + 1) is True else UNKNOWN
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
             key = self.evaluate(expr.slice[0].slice.value, scope, order)  # `df["text"][i]`: one text of a column
             one = not isinstance(key, (str, Abstract)) and tables.several_texts(self.evaluate(expr.value, scope, order))
@@ -141,13 +146,15 @@ class Values(Evaluation):
                 sources = param_arguments(self, owner, expr.value)
                 return agree([self.is_batch(e, s, o, _depth + 1) for e, s, o in sources or ()])
             assigns = [i for i, e in enumerate(events) if e.op == "assign"]
-            if len(assigns) != 1 or events[assigns[0]].index is not None:
+            if not assigns or events[assigns[-1]].index is not None:
                 return UNKNOWN
-            first, after = events[assigns[0]], events[assigns[0] + 1 :]
+            first, after = events[assigns[-1]], events[assigns[-1] + 1 :]
+            if len(assigns) > 1 and (owner is not scope or order is None or first.order >= order):
+                return UNKNOWN  # the last of several bindings answers only for a read after it in its own scope
             if first.conditional and not Evaluator(self, scope, order, True, None).runs_before_read(first, owner):
-                return UNKNOWN  # (bound in a loop body and read later in the same pass: it ran)
+                return UNKNOWN  # (bound in a loop body and read later in the same pass: it ran, and hides what came before)
             if not after:
-                return self.is_batch(first.value, owner, first.order, _depth + 1)
+                return self.is_batch(first.value, owner, first.order, _depth, _steps=_steps + 1)
             if isinstance(first.value, cst.List) and all(e.op in ("append", "extend") for e in after) and any(len(e.loops) > len(first.loops) for e in after):
                 return True  # a list appended to in a loop
         return UNKNOWN
