@@ -154,13 +154,13 @@ def _reaches(function: cst.FunctionDef, statement: cst.CSTNode) -> bool:
 def _never_run(facts: Model, found: list[Stop], own: dict[str, cst.FunctionDef]) -> tuple[Stop, ...]:
     """The file's plain functions that only statements after a stop name (called only after the run stopped): their
     whole body is after the stop; every_rule when each of those stops is."""
-    after: dict[int, bool] = {}  # id of each node after a stop in its scope -> that stop's every_rule
+    after: dict[int, bool] = {}  # id of each node after a stop in its scope -> whether one such stop is certain
     for stop in found:
         passed = False
         for stmt in dict.fromkeys(stmt for stmt, _small in _run_for_certain(_body(stop.scope))):
             if passed:
                 for node in walk(stmt):
-                    after.setdefault(id(node), stop.every_rule)
+                    after[id(node)] = after.get(id(node), False) or stop.every_rule
             passed = passed or stmt is stop.statement
     if not after:
         return ()
