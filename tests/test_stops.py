@@ -102,7 +102,8 @@ def scope_stops(source: str) -> list[tuple[str, str, bool]]:
     """(scope, statement, every_rule) of each stop."""
     source = textwrap.dedent(source)
     module = cst.parse_module(source)
-    return [("module" if isinstance(s.scope, cst.Module) else s.scope.name.value, module.code_for_node(s.statement).strip(), s.every_rule)
+    return [("module" if isinstance(s.scope, cst.Module) else s.scope.name.value,
+             None if s.statement is None else module.code_for_node(s.statement).strip(), s.every_rule)
             for s in run_stops(Facts(module, source, Path("train.py"), Runtime()))]
 
 
@@ -127,6 +128,22 @@ def scope_stops(source: str) -> list[tuple[str, str, bool]]:
     ("from transformers import AutoModel\nm = AutoModel.from_pretrained('/path/to/your/model')\n", [("module", "m = AutoModel.from_pretrained('/path/to/your/model')", False)]),
     ("from transformers import AutoModel\nm = AutoModel.from_pretrained('<your-model>')\n", [("module", "m = AutoModel.from_pretrained('<your-model>')", False)]),
     ("from transformers import AutoModel\ndef f():\n    m = AutoModel.from_pretrained('gpt-3.5-turbo')\n", [("f", "m = AutoModel.from_pretrained('gpt-3.5-turbo')", False)]),
+    # a placeholder data file given to a loader, followed through a parameter's value from its call sites
+    ("import pandas as pd\ndef load(p):\n    return pd.read_csv(p)\nx = 1\ndf = load('/path/to/your/data.csv')\ny = 2\n",
+     [("module", "df = load('/path/to/your/data.csv')", False), ("load", "return pd.read_csv(p)", False)]),
+    ("f = open('path/to/train.txt')\n", [("module", "f = open('path/to/train.txt')", False)]),
+    ("from datasets import load_dataset\nds = load_dataset('csv', data_files=['a.csv', '<your file>'])\n",
+     [("module", "ds = load_dataset('csv', data_files=['a.csv', '<your file>'])", False)]),
+    # a certain stop propagates to the caller as certain; a function named only after a stop never runs
+    ("from datasets import load_dataset\ndef split(ds):\n    return ds.train_test_split(test_size=0)\n"
+     "def train():\n    pass\ndef main():\n    split(load_dataset('x')['train'])\n    train()\nmain()\n",
+     [("module", "main()", True), ("split", "return ds.train_test_split(test_size=0)", True),
+      ("main", "split(load_dataset('x')['train'])", True), ("train", None, True)]),
+    # a loader that may return before it opens the placeholder, a generator (calling it runs none of its body): no
+    # stop in the caller
+    ("import os\ndef load(p):\n    if not os.path.exists(p):\n        return None\n    return open(p)\nload('/path/to/a.txt')\n",
+     [("load", "return open(p)", False)]),
+    ("def g():\n    yield 1\n    x = Trainer\ng()\n", [("g", "x = Trainer", False)]),
 ])
 def test_stops_of_each_scope(source, expected):
     assert scope_stops(source) == expected
@@ -143,6 +160,9 @@ def test_stops_of_each_scope(source, expected):
     "from transformers import AutoModel\nm = AutoModel.from_pretrained('openai-community/gpt2')\n",
     "import json\nm = json.from_pretrained('/path/to/model')\n",  # not a transformers class
     "from transformers import AutoModel\ndef f(x):\n    if x:\n        m = AutoModel.from_pretrained('/path/to/model')\n",  # under a branch
+    "import pandas as pd\ndf = pd.read_csv('data/train.csv')\n",  # a real-looking path
+    "f = open('/path/to/your/out.txt', 'w')\n",  # writing: no file to find
+    "import pandas as pd\ndef load(p):\n    return pd.read_csv(p)\ndf = load('/path/to/a.csv')\ndg = load('train.csv')\n",  # two values
 ])
 def test_no_stop_of_any_scope(source):
     assert scope_stops(source) == []

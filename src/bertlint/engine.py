@@ -384,10 +384,11 @@ def _place(reports: list[Report], facts: Facts, source: str, path: str, selected
         ends = () if cells else run_stops(facts)  # the run certainly stops there: nothing after it in its scope happens
         positions = positions_of(facts.module, [
             node for r in reports for node in (r.node, r.anchor, *(rep.node for rep in (r.fix[2] if r.fix else ()))) if node is not None
-        ] + list(dead) + [node for end in ends for node in (end.statement, end.scope) if not isinstance(node, cst.Module)], source)
+        ] + list(dead) + [node for end in ends for node in (end.statement, end.scope) if node is not None and not isinstance(node, cst.Module)], source)
         never_run = [(positions[d].start.line, positions[d].end.line) for d in dead if d in positions]
-        stopped = [(positions[end.statement].end.line + 1, len(lines) if isinstance(end.scope, cst.Module) else positions[end.scope].end.line,
-                    end.every_rule) for end in ends if end.statement in positions and (isinstance(end.scope, cst.Module) or end.scope in positions)]
+        stopped = [(positions[end.scope].start.line if end.statement is None else positions[end.statement].end.line + 1,
+                    len(lines) if isinstance(end.scope, cst.Module) else positions[end.scope].end.line, end.every_rule)
+                   for end in ends if (end.statement is None or end.statement in positions) and (isinstance(end.scope, cst.Module) or end.scope in positions)]
         seen: set[tuple] = set()
         for report in reports:
             rng = positions.get(report.node)

@@ -17,7 +17,12 @@ happens either), so its first certain raise ends it. Causes certain from the tex
   `feature_extraction_auto.py`, `image_processing_auto.py`);
 - `train_test_split(test_size=0)` of datasets or scikit-learn (`_refused_split`).
 
-One more is probable, not certain: a template's placeholder checkpoint (`_placeholder_load`).
+One more is probable, not certain: a template's placeholder checkpoint (`_placeholder_load`) or data file
+(`_placeholder_path`), its value followed through the value layer (a parameter's from its call sites).
+A call of one of the file's own functions whose body stops (certainly or probably) whenever it runs stops the caller
+there too (`_reaches`: no `return` before that stop, no generator, no decorator); a function that only statements after
+a stop name never runs, so its whole body counts as stopped (`Stop.statement` None). Each function's stop is computed
+once.
 Whether a stop silences every rule after it or only those whose finding says its own line fails (`Stop.every_rule`):
 a library's refusal and a forgotten import (`_forgotten_import`) are crashes of a program; a name that no library
 exports read unbound is as likely a fragment's object (a test snippet's or a bug report's `model`, a half-written
@@ -59,7 +64,15 @@ _EXPORTED = re.compile(r"^#\s*(?:In\s*\[|%%)|get_ipython\s*\(|^\s*Automatically 
 # transformers' Auto classes, whose `__init__` raises: they are made only by `from_pretrained`/`from_config`.
 _AUTO_CLASSES = frozenset({"AutoConfig", "AutoTokenizer", "AutoProcessor", "AutoFeatureExtractor", "AutoImageProcessor", "AutoVideoProcessor"})
 # Documentation placeholders given as a checkpoint (see `_placeholder_load`).
-_PLACEHOLDER = re.compile(r"^(?:/?path/to/|<[^<>]*>$|your[_-])|/your[_-]|^(?:gpt-3\.5-turbo|gpt-4|text-davinci-\d+)(?:$|-)", re.IGNORECASE)
+_PLACEHOLDER_PATH = re.compile(r"^(?:/?path/to/|<[^<>]*>$|your[_-])|/your[_-]", re.IGNORECASE)
+_PLACEHOLDER = re.compile(_PLACEHOLDER_PATH.pattern + r"|^(?:gpt-3\.5-turbo|gpt-4|text-davinci-\d+)(?:$|-)", re.IGNORECASE)
+# Loaders that read the file they are given, and raise FileNotFoundError when it is not there: qualified name -> the
+# (position, keyword) of the path. `open` in a reading mode (CPython); pandas' readers (`get_handle`/`stat`);
+# `datasets.load_dataset(..., data_files=...)`: `data_files.resolve_pattern` raises FileNotFoundError ("Unable to find
+# ...", `DataFilesNotFoundError` since datasets 2.15), its signature (path, name, data_dir, data_files).
+_PATH_LOADERS = {"builtins.open": (0, "file"), "io.open": (0, "file"), "pandas.read_csv": (0, "filepath_or_buffer"),
+                 "pandas.read_json": (0, "path_or_buf"), "pandas.read_parquet": (0, "path"), "pandas.read_excel": (0, "io"),
+                 "datasets.load_dataset": (3, "data_files")}
 # A variable's name quoted by mistake: the name of a name, path or id (`model_name`, `MODEL_ID`), never `model` or
 # `output`, which a folder a previous script saved may well be called.
 _QUOTED_VARIABLE = re.compile(r"^[A-Za-z_]\w*(?:name|_id|checkpoint)\w*$", re.IGNORECASE)
@@ -79,11 +92,12 @@ _BINDERS: dict[type, tuple[str, ...]] = {
 
 class Stop(NamedTuple):
     """Where a scope's run stops: `statement`, the first of `scope`'s own statements (the module's, or a function's
-    body when the function runs) that certainly raises. `every_rule`: the file is a program, not a fragment, so no
+    body when the function runs) that certainly raises; None when the function never runs (only statements after a
+    stop name it). `every_rule`: the file is a program, not a fragment, so no
     finding after it can happen (a forgotten import, a library's certain crash); otherwise only findings that say their
     own line fails are dropped after it (a fragment's unbound `model`, a template's placeholder checkpoint)."""
     scope: cst.Module | cst.FunctionDef
-    statement: cst.CSTNode
+    statement: cst.CSTNode | None
     every_rule: bool
 
 
@@ -99,17 +113,68 @@ def run_stops(facts: Model) -> tuple[Stop, ...]:
     if bound is None:
         return ()
     autos = _auto_names(facts.module, bound)
-    found = []
-    for scope in (facts.module, *functions):
-        body = scope.body if isinstance(scope, cst.Module) else scope.body.body if isinstance(scope.body, cst.IndentedBlock) else ()
-        stop = _first_stop(facts, body, bound, autos)
-        if stop is not None:
-            found.append(Stop(scope, *stop))
-    return tuple(found)
+    own = {f.name.value: f for f in facts.module.body if isinstance(f, cst.FunctionDef) and bound.get(f.name.value) == 1}
+    stops: dict[cst.CSTNode, tuple[cst.CSTNode, bool] | None] = {}
+
+    def stop_of(scope: cst.Module | cst.FunctionDef) -> tuple[cst.CSTNode, bool] | None:
+        if scope not in stops:
+            stops[scope] = None  # a recursive call meanwhile: no stop
+            stops[scope] = _first_stop(facts, _body(scope), bound, autos, called)
+        return stops[scope]
+
+    def called(name: str) -> bool | None:
+        """every_rule of the stop of the file's function `name` when a call of it certainly reaches one, else None."""
+        function = own.get(name)
+        stop = stop_of(function) if function is not None else None
+        return stop[1] if stop is not None and _reaches(function, stop[0]) else None
+
+    found = [Stop(scope, *stop) for scope in (facts.module, *functions) if (stop := stop_of(scope)) is not None]
+    return tuple(found) + _never_run(facts, found, own)
 
 
-def _first_stop(facts: Model, body, bound: dict[str, int], autos: dict[str, str]) -> tuple[cst.CSTNode, bool] | None:
-    """(statement, every_rule) of the first statement of `body` run for certain that certainly raises."""
+def _body(scope: cst.Module | cst.FunctionDef) -> tuple | list:
+    return scope.body if isinstance(scope, cst.Module) else scope.body.body if isinstance(scope.body, cst.IndentedBlock) else ()
+
+
+def _reaches(function: cst.FunctionDef, statement: cst.CSTNode) -> bool:
+    """Does every call of `function` run its body up to `statement`: a plain function (no decorator, not async, no
+    generator) with no `return` in the statements before it (a return in a branch may skip it)."""
+    if function.decorators or function.asynchronous is not None:
+        return False
+    if any(isinstance(node, (cst.Yield, cst.Await)) for node in walk(function.body)):
+        return False
+    for stmt in _body(function):
+        if stmt is statement:
+            return True
+        if any(isinstance(node, cst.Return) for node in walk(stmt)):
+            return False
+    return False
+
+
+def _never_run(facts: Model, found: list[Stop], own: dict[str, cst.FunctionDef]) -> tuple[Stop, ...]:
+    """The file's plain functions that only statements after a stop name (called only after the run stopped): their
+    whole body is after the stop; every_rule when each of those stops is."""
+    after: dict[int, bool] = {}  # id of each node after a stop in its scope -> whether one such stop is certain
+    for stop in found:
+        passed = False
+        for stmt in dict.fromkeys(stmt for stmt, _small in _run_for_certain(_body(stop.scope))):
+            if passed:
+                for node in walk(stmt):
+                    after[id(node)] = after.get(id(node), False) or stop.every_rule
+            passed = passed or stmt is stop.statement
+    if not after:
+        return ()
+    named: dict[str, list[cst.Name]] = {name: [] for name, f in own.items() if not f.decorators}
+    for node in walk(facts.module):
+        if isinstance(node, cst.Name) and node.value in named and node is not own[node.value].name:
+            named[node.value].append(node)
+    return tuple(Stop(own[name], None, all(after[id(n)] for n in names))
+                 for name, names in named.items() if names and all(id(n) in after for n in names))
+
+
+def _first_stop(facts: Model, body, bound: dict[str, int], autos: dict[str, str], called) -> tuple[cst.CSTNode, bool] | None:
+    """(statement, every_rule) of the first statement of `body` run for certain that certainly raises; `called(name)`:
+    every_rule of the stop that calling the file's function `name` reaches, or None."""
     for stmt, small in _run_for_certain(body):
         if isinstance(small, cst.ImportFrom) and _imports_what_is_not_there(facts, small):
             return stmt, True
@@ -119,8 +184,10 @@ def _first_stop(facts: Model, body, bound: dict[str, int], autos: dict[str, str]
             if isinstance(node, cst.Call):
                 if _auto_class(node.func, autos) or _refused_split(facts, node):
                     return stmt, True
-                if _placeholder_load(facts, node, bound):
+                if _placeholder_load(facts, node, bound) or _placeholder_path(facts, node):
                     return stmt, False
+                if isinstance(node.func, cst.Name) and (every := called(node.func.value)) is not None:
+                    return stmt, every
     return None
 
 
@@ -168,10 +235,40 @@ def _placeholder_load(facts: Model, call: cst.Call, bound: dict[str, int]) -> bo
         return False
     text = literal(call.args[0].value)
     if not isinstance(text, str):
-        return False
+        text = _value(facts, call, call.args[0].value)
+        return isinstance(text, str) and _PLACEHOLDER.search(text) is not None
     if _PLACEHOLDER.search(text):
         return True
     return text in bound and _QUOTED_VARIABLE.search(text) is not None and _string_count(facts, text) == 1
+
+
+def _placeholder_path(facts: Model, call: cst.Call) -> bool:
+    """A loader (`_PATH_LOADERS`) given a documentation placeholder path (`/path/to/...`, `path/to/...`, `<...>`,
+    `your_...`), its value followed through the value layer (a parameter's value from its call sites): the run as
+    written stops there with FileNotFoundError, unless the user made a file of that name (so probable, like a
+    placeholder checkpoint). `open` counts only in a reading mode."""
+    found = _PATH_LOADERS.get(facts.qualname(call.func) or "")
+    wrapped = facts.call_of(call)
+    if found is None or wrapped is None:
+        return False
+    arg = wrapped.arg(*found)
+    if arg is None:
+        return False
+    if found[1] == "file":
+        mode = wrapped.arg(1, "mode")
+        mode = "r" if mode is None else _value(facts, call, mode.value)
+        if not isinstance(mode, str) or set(mode) & set("wax+"):
+            return False
+    paths = _value(facts, call, arg.value)
+    paths = list(paths.values()) if isinstance(paths, dict) else [paths]
+    paths = [p for item in paths for p in (item if isinstance(item, (list, tuple)) else [item])]
+    return any(isinstance(p, str) and _PLACEHOLDER_PATH.search(p) is not None for p in paths)
+
+
+def _value(facts: Model, call: cst.Call, expr: cst.BaseExpression):
+    """The constant `expr`, an argument of `call`, holds (the value layer's; anything else where there is none)."""
+    wrapped = facts.call_of(call)
+    return facts.value(expr, wrapped.scope, order=wrapped.order) if wrapped is not None else None
 
 
 def _string_count(facts: Model, text: str) -> int:
@@ -302,7 +399,7 @@ def _evaluated(stmt: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """The expressions `stmt` evaluates whenever it runs, before any body of its own."""
     if isinstance(stmt, (cst.Expr, cst.Assign, cst.AugAssign)):
         roots = [stmt.value]
-    elif isinstance(stmt, cst.AnnAssign):
+    elif isinstance(stmt, (cst.AnnAssign, cst.Return)):
         roots = [stmt.value] if stmt.value is not None else []
     elif isinstance(stmt, (cst.If, cst.While)):
         roots = [stmt.test]
