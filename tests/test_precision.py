@@ -367,37 +367,33 @@ def test_trigger_files_enter_once_and_at_most_three_a_repository(tmp_path):
     assert "missing 2.py (o/r/2.py at c0, sought for BL201)" in problems
 
 
-def test_a_snapshot_file_brings_the_pins_on_its_way_to_the_root(tmp_path):
+def _committed(repo: Path, files: dict[str, str]) -> str:
+    """A git repository at `repo` holding `files` in one commit; the commit's id."""
     import subprocess
 
-    repo = tmp_path / "repo"
-    for name, text in {"requirements.txt": "transformers==4.40.0\n", "src/train.py": "import torch\n",
-                       "src/pyproject.toml": "[project]\n", "other/requirements.txt": "peft\n", "src/deep/setup.cfg": ""}.items():
+    for name, text in files.items():
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text(text)
     git = ["git", "-C", str(repo), "-c", "user.email=t@t", "-c", "user.name=t"]
     subprocess.run([*git, "init", "-q"], check=True)
     subprocess.run([*git, "add", "."], check=True)
     subprocess.run([*git, "commit", "-qm", "t"], check=True)
-    commit = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def test_a_snapshot_file_brings_the_pins_on_its_way_to_the_root(tmp_path):
+    repo = tmp_path / "repo"
+    commit = _committed(repo, {"requirements.txt": "transformers==4.40.0\n", "src/train.py": "import torch\n",
+                               "src/pyproject.toml": "[project]\n", "other/requirements.txt": "peft\n", "src/deep/setup.cfg": ""})
     pins = corpus_module.project_files(repo / ".git", commit, "src/train.py")
     assert pins == {"requirements.txt": b"transformers==4.40.0\n", "src/pyproject.toml": b"[project]\n"}
 
 
 def test_a_snapshot_file_brings_the_data_it_names(tmp_path):
-    import subprocess
-
     repo = tmp_path / "repo"
     notebook = json.dumps({"cells": [{"cell_type": "code", "source": ['df = pd.read_csv("data/train.csv")\n']}]})
-    for name, text in {"nb/run.ipynb": notebook, "nb/data/train.csv": "text,label\na,0\n", "nb/other.csv": "x\n",
-                       "nb/train.py": "df = pd.read_csv('./other.csv')\n", "top.csv": "y\n"}.items():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(text)
-    git = ["git", "-C", str(repo), "-c", "user.email=t@t", "-c", "user.name=t"]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "t"], check=True)
-    commit = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    commit = _committed(repo, {"nb/run.ipynb": notebook, "nb/data/train.csv": "text,label\na,0\n", "nb/other.csv": "x\n",
+                               "nb/train.py": "df = pd.read_csv('./other.csv')\n", "top.csv": "y\n"})
     # the notebook's JSON text escapes the quotes around the path it reads
     assert corpus_module.data_files(repo / ".git", commit, "nb/run.ipynb", notebook) == {"nb/data/train.csv": b"text,label\na,0\n"}
     assert corpus_module.data_files(repo / ".git", commit, "nb/train.py", "df = pd.read_csv('./other.csv')\n") == {"nb/other.csv": b"x\n"}
