@@ -388,12 +388,14 @@ BERT_LARGE_CLS = ModelInfo(
     max_position_embeddings=512, usable_max_tokens=512, hard_length_limit=True, tokenizer="bert-uncased", stored_dtype="float32",
 )  # fmt: skip
 
-RESEARCH_TOTALS = [  # mem_estimate.txt, MiB
-    (4, "fp32", "eager", 13081),
-    (32, "fp32", "eager", 59449),
-    (32, "amp", "eager", 44728),
-    (32, "amp", "flash", 23224),
-    (8, "amp", "flash", 11128),
+# mem_estimate.txt (MiB) less the gradients (1,278 MiB), which are made as the activations are freed: on an H200
+# (torch 2.11) bert-large fp32 at batch 32 × 512 with SDPA peaked at 29.1 GiB allocated, under the research's sum of all four.
+RESEARCH_TOTALS = [
+    (4, "fp32", "eager", 13081 - 1278),
+    (32, "fp32", "eager", 59449 - 1278),
+    (32, "amp", "eager", 44728 - 1278),
+    (32, "amp", "flash", 23224 - 1278),
+    (8, "amp", "flash", 11128 - 1278),
 ]
 
 
@@ -410,11 +412,14 @@ def test_memory_parts_and_breakdown():
     assert est.weights == 6 * P_BERT_LARGE_CLS and est.gradients == 4 * P_BERT_LARGE_CLS
     assert est.optimizer_states == 8 * P_BERT_LARGE_CLS
     assert est.activations == 16128 * MiB and est.overhead == 1343 * MiB and est.lm_head == 0
-    assert est.total == est.weights + est.gradients + est.optimizer_states + est.activations + est.overhead
+    assert est.total == est.weights + est.optimizer_states + est.activations + est.overhead  # gradients come as activations go
     assert est.breakdown() == (
-        "weights 1.9 GiB + gradients 1.2 GiB + AdamW states 2.5 GiB + activations 15.8 GiB (batch 32 × 512)"
-        " + CUDA context 1.3 GiB = 22.7 GiB"
+        "weights 1.9 GiB + AdamW states 2.5 GiB + activations 15.8 GiB (batch 32 × 512)"
+        " + CUDA context 1.3 GiB = 21.4 GiB (gradients 1.2 GiB: made as the activations are freed)"
     )
+    pure_7b = estimate_training_memory(lookup_checkpoint("meta-llama/Llama-2-7b-hf"), batch_size=8, seq_len=1, precision="bf16_pure", lm_head=True)
+    assert pure_7b.total == pure_7b.weights + pure_7b.optimizer_states + pure_7b.gradients + pure_7b.overhead  # gradients the larger
+    assert pure_7b.breakdown() == "weights 12.6 GiB + AdamW states 25.1 GiB + gradients 12.6 GiB + CUDA context 1.3 GiB = 51.5 GiB"
     assert est.notes and "lower bound" in est.notes[0]
 
 
@@ -455,8 +460,8 @@ def test_max_fitting_batch():
     assert estimate_training_memory(BERT_LARGE_CLS, batch_size=best, **kwargs).total <= 16 * GiB
     assert estimate_training_memory(BERT_LARGE_CLS, batch_size=best + 1, **kwargs).total > 16 * GiB
     assert max_fitting_batch(BERT_LARGE_CLS, 4 * GiB, **kwargs) == 0
-    # fp32 eager: b=4 is 13,081 MiB (research), each further sample 1,656 MiB
-    assert max_fitting_batch(lookup_checkpoint("bert-large-uncased"), 14 * GiB, seq_len=512, attention="eager") == 4
+    # fp32 eager: b=4 is 11,803 MiB (the research's 13,081 less the gradients), each further sample 1,656 MiB
+    assert max_fitting_batch(lookup_checkpoint("bert-large-uncased"), 14 * GiB, seq_len=512, attention="eager") == 5
 
 
 # --------------------------------------------------------------------------- import hygiene

@@ -230,6 +230,8 @@ def test_memory_probes_measure_a_real_step_on_cuda():
     results = by_code(lint_and_verify(VERIFY / "memory.py", device="cuda", timeout=600)[0])
     assert results["BL502"]["status"] == "confirmed", results["BL502"]
     assert results["BL502"]["measurements"]["fp32_peak_gib"] > 16
+    for code in ("BL501", "BL502"):  # the static bound is a lower bound of what the step allocates
+        assert results[code]["measurements"]["allocation_bound_gib"] <= results[code]["measurements"]["fp32_peak_gib"], results[code]
     assert results["BL501"]["status"] == "confirmed", results["BL501"]
     assert results["BL501"]["measurements"]["amp_peak_gib"] < results["BL501"]["measurements"]["fp32_peak_gib"]
 

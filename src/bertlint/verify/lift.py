@@ -343,8 +343,9 @@ def _memory(site: Site, finding: Finding, settings: Settings) -> dict:
         raise CannotLift("the batch size, sequence length or accumulation steps are not known statically, or the weights are quantized")
     precision = min(run.precisions, key=lambda p: run.estimate(p, run.micro).total)
     kind = {"adafactor": "adafactor", "sgd_momentum": "sgd"}.get(run.optimizer, "adamw")
+    estimate = run.estimate(precision, run.micro)
     params = dict(batch=run.micro, seq=run.seq, target=run.target, precision=precision, attention=run.attention, gradient_checkpointing=run.checkpointing,
-                  optimizer=run.optimizer, optimizer_kind=kind, head=run.load.head, estimate_bytes=run.estimate(precision, run.micro).total,
+                  optimizer=run.optimizer, optimizer_kind=kind, head=run.load.head, estimate_bytes=estimate.total, context_bytes=estimate.overhead,
                   activation_bytes_per_example=run.estimate(precision, 2).total - run.estimate(precision, 1).total, budget_gib=settings.gpu_memory_gib)  # fmt: skip
     return {"model": model_spec(site, run.load), "params": params}
 

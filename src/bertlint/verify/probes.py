@@ -882,8 +882,10 @@ def probe_memory(spec: dict, env: Env) -> dict:
     text = "; ".join(f"{_precision_name(prec)}: {_peak_text(r)}" for prec, r in runs.items())
     numbers = {f"{prec}_peak_gib": r["peak"] / GiB for prec, r in runs.items() if r["peak"] is not None}
     numbers |= {f"{prec}_step_seconds": r["seconds"] for prec, r in runs.items() if r["seconds"] is not None}
-    numbers |= dict(estimate_gib=estimate, budget_gib=p["budget_gib"], free_gib=free)
-    head = f"one training step at {shape} (static lower bound {estimate:.1f} GiB, budget {p['budget_gib']:g} GiB, {free:.1f} GiB free): {text}"
+    allocations = (p["estimate_bytes"] - p["context_bytes"]) / GiB  # what torch's allocator must hold: the peaks below count only that
+    numbers |= dict(estimate_gib=estimate, allocation_bound_gib=allocations, budget_gib=p["budget_gib"], free_gib=free)
+    head = (f"one training step at {shape} (static lower bound {estimate:.1f} GiB: {allocations:.1f} GiB of torch allocations + the CUDA context; "
+            f"budget {p['budget_gib']:g} GiB, {free:.1f} GiB free): {text}")
     setup = f"{built.setup}, {p['optimizer']}"
     if spec["code"] == "BL501":
         fp32, amp = runs["fp32"], runs["amp"]
@@ -908,7 +910,7 @@ def _precision_name(precision: str) -> str:
 def _peak_text(run: dict) -> str:
     if run["peak"] is None:
         return "does not fit even at batch 1"
-    shown = f"{run['peak'] / GiB:.1f} GiB peak"
+    shown = f"{run['peak'] / GiB:.1f} GiB allocated at the peak"
     if run["measured_batch"] != run["batch"]:
         shown += f" (extrapolated from batch {run['measured_batch']}, the largest that fit)"
     return shown + (f", {run['seconds']:.2f} s/step" if run["seconds"] is not None else "")
