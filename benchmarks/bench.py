@@ -327,11 +327,85 @@ def imports(report: Report) -> None:
     report.check("the lint path imports none of " + ", ".join(FORBIDDEN), not bad)
 
 
+class LspClient:
+    """Just enough of an LSP client over stdio (Content-Length framed JSON-RPC) to time the server without a library."""
+
+    def __init__(self, command: list[str]):
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=ENV)
+        self.next_id = 0
+
+    def send(self, method: str, params: dict, request: bool = False) -> None:
+        message = {"jsonrpc": "2.0", "method": method, "params": params}
+        if request:
+            self.next_id += 1
+            message["id"] = self.next_id
+        body = json.dumps(message).encode()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
+    def receive(self) -> dict:
+        length = 0
+        while (line := self.process.stdout.readline().strip()):
+            name, _, value = line.partition(b":")
+            if name.lower() == b"content-length":
+                length = int(value)
+        if not length:
+            raise SystemExit("the language server closed its output")
+        return json.loads(self.process.stdout.read(length))
+
+    def until(self, wanted) -> dict:
+        while not wanted(message := self.receive()):
+            pass
+        return message
+
+    def diagnostics(self, uri: str, version: int) -> list:
+        published = self.until(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                               and m["params"]["uri"] == uri and m["params"].get("version") == version)  # fmt: skip
+        return published["params"]["diagnostics"]
+
+    def close(self) -> None:
+        self.send("shutdown", {}, request=True)
+        self.until(lambda m: m.get("id") == self.next_id)
+        self.send("exit", {})
+        self.process.wait(timeout=30)
+
+
+def editor(report: Report, repeat: int) -> None:
+    """(d) The language server, warm: didChange -> publishDiagnostics on the single-file script (the 30 ms debounce
+    included), against a `bertlint check` of the same file and a bare libcst parse, timed in this run."""
+    text = SCRIPT.read_text(encoding="utf-8")
+    uri = (Path(tempfile.mkdtemp()) / SCRIPT.name).as_uri()
+    client = LspClient([sys.executable, "-m", "bertlint", "server"])
+    client.send("initialize", {"processId": os.getpid(), "rootUri": None, "capabilities": {}}, request=True)
+    client.until(lambda m: m.get("id") == client.next_id)
+    client.send("initialized", {})
+    client.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})
+    first = client.diagnostics(uri, 1)
+    latencies = []
+    for version in range(2, 2 + 4 * repeat):  # a real edit each time, with and without the script's findings
+        edited = text if version % 2 else text + f"\nedit_{version} = {version}\n"
+        started = time.perf_counter()
+        client.send("textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": edited}]})
+        found = client.diagnostics(uri, version)
+        latencies.append(time.perf_counter() - started)
+        if len(found) != len(first):
+            raise SystemExit(f"the server gave {len(found)} diagnostics after an edit that changes none ({len(first)} before)")
+    client.close()
+    latency = statistics.median(latencies)
+    times = medians({"libcst parse only": [sys.executable, "-c", LIBCST_PARSE, str(SCRIPT)], "bertlint check": bertlint("--no-cache", SCRIPT)}, repeat)
+    rows = [["what", "median s", "editor / it"], ["didChange -> diagnostics (warm server)", f"{latency:.3f}", "1.00x"]]
+    rows += [[name, f"{t:.3f}", f"{latency / t:.2f}x"] for name, t in times.items()]
+    report.table(f"editor: {SCRIPT.name} ({lines_of([SCRIPT])} lines), {len(first)} diagnostics, median of {len(latencies)} edits", rows)
+    report.results["editor"] = {"latency": latency, "latencies": latencies, **times}
+    report.check(f"editor: a warm server answers an edit in <= 0.5x a `bertlint check` of the file ({latency / times['bertlint check']:.2f}x)",
+                 latency <= 0.5 * times["bertlint check"])  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--peers", type=Path, default=Path("/tmp/peers"), help="folder with the torchfix, fixit, ruff and corpus venvs")
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per single-file figure (bulk figures use a third, at least 1)")
-    parser.add_argument("--only", nargs="+", choices=["single", "bulk", "corpus", "imports", "big", "tiny", "scaling"], default=["single", "bulk", "corpus", "imports", "big", "tiny", "scaling"])
+    parser.add_argument("--only", nargs="+", choices=["single", "bulk", "corpus", "imports", "big", "tiny", "scaling", "editor"], default=["single", "bulk", "corpus", "imports", "big", "tiny", "scaling", "editor"])
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
 
@@ -349,6 +423,8 @@ def main() -> None:
         tiny_files(report, max(1, args.repeat // 3))
     if "scaling" in args.only:
         scaling(report, max(3, args.repeat // 3))  # a growth ratio of two differences: the best of one run is load noise
+    if "editor" in args.only:
+        editor(report, args.repeat)
     if sources is None and {"bulk", "corpus"} & set(args.only):
         print(f"\nno corpus venv at {args.peers / 'corpus'}: bulk and corpus figures skipped (see benchmarks/README.md)")
     elif sources is not None:
