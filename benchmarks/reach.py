@@ -40,10 +40,12 @@ import libcst as cst
 
 from bertlint.engine import positions_of
 from bertlint.facts import UNKNOWN, Binding, Call, Facts, Scope, checkpoint_argument, dotted, is_model_call, iter_children, walk
+from bertlint.facts.functions import param_arguments
 from bertlint.ipython import cleanup, mask
 from bertlint.notebook import NotebookError, parse
 
 DEFAULT_CORPORA = (Path("/work/corpus"), Path("/work/corpus-community"))
+_ITERATION_WRAPPERS = ("enumerate", "tqdm", "tqdm.tqdm", "zip", "tqdm.auto.tqdm")
 MAX_FOLLOW = 8  # bindings followed back from an unknown site
 
 
@@ -223,7 +225,7 @@ class Stopper:
             events = owner.events.get(name, [])
         if not events:
             if name in owner.params:
-                return self._param(owner, name)
+                return self._param(owner, name, depth)
             return "name bound after its use"
         binders = [e for e in events if e.op in ("assign", "for", "import", "def")]
         last = binders[-1] if binders else events[-1]
@@ -233,6 +235,9 @@ class Stopper:
         if last.op == "def":
             return "function or class object"
         if last.op == "for":
+            iterable = self._unwrapped(last.value, owner, last.order)
+            if iterable is not None and not self.known(iterable, owner, last.order):
+                return self.why(iterable, owner, last.order, depth + 1)  # the iterable is where it stops
             return "for target" + self._iterated(last.value)
         parent = self.parents.get(id(last.value)) if last.value is not None else None
         if isinstance(parent, cst.WithItem):
@@ -262,8 +267,16 @@ class Stopper:
         call = self.facts.call_of(value) if isinstance(value, cst.Call) else None
         return call is not None and (call.method or call.short or "") in ("parse_args", "parse_known_args", "parse_args_into_dataclasses", "parse_dict", "parse_yaml_file", "parse_json_file")
 
+    def _unwrapped(self, iterable: cst.BaseExpression | None, scope: Scope, order: int | None) -> cst.BaseExpression | None:
+        """What a loop iterates under `enumerate`, `tqdm` and `zip` (of `zip`, the first argument the evaluator does not
+        know, else the first)."""
+        while isinstance(iterable, cst.Call) and iterable.args and dotted(iterable.func) in _ITERATION_WRAPPERS:
+            args = [a.value for a in iterable.args]
+            iterable = next((a for a in args if not self.known(a, scope, order)), args[0]) if dotted(iterable.func) == "zip" else args[0]
+        return iterable
+
     def _iterated(self, iterable: cst.BaseExpression | None) -> str:
-        while isinstance(iterable, cst.Call) and iterable.args and dotted(iterable.func) in ("enumerate", "tqdm", "tqdm.tqdm", "zip", "tqdm.auto.tqdm"):
+        while isinstance(iterable, cst.Call) and iterable.args and dotted(iterable.func) in _ITERATION_WRAPPERS:
             iterable = iterable.args[0].value
         if isinstance(iterable, cst.Call):
             return f" over {dotted(iterable.func) or 'a call'}()" if dotted(iterable.func) in ("range", "zip") else " over a call's result"
@@ -279,22 +292,30 @@ class Stopper:
             return "call's result (the file's function or method)"
         return "value"
 
-    def _param(self, owner: Scope, name: str) -> str:
+    def _param(self, owner: Scope, name: str, depth: int) -> str:
+        """A parameter's value: where the callback or entry point it is stops it; where the file's calls pass it, the
+        first argument the evaluator does not know (that is where it stops), or the call sites giving different values."""
         fn = owner.node
         passed = self._passed_to(fn, fn.name.value if isinstance(fn, cst.FunctionDef) else None)
         if passed is not None:
             return f"parameter of a function passed to {passed}"
         if owner.kind == "lambda":
             return "lambda parameter"
+        sources = param_arguments(self.facts, owner, name) if isinstance(fn, cst.FunctionDef) else None
+        if sources:
+            unknown = next(((e, s, o) for e, s, o in sources if not self.known(e, s, o)), None)
+            if unknown is not None:
+                return self.why(*unknown, depth + 1)
+            return "parameter the call sites give different values"
         if owner.parent is not None and owner.parent.kind == "class":
-            return "method parameter"
+            return "method parameter (no call of the file the evaluator follows runs it)"
         fn_name = fn.name.value if isinstance(fn, cst.FunctionDef) else ""
         sites = [c for c in self.facts.calls_by_short.get(fn_name, ()) if c.method is None]
         if not sites:
             return "parameter of a function the file never calls (an entry point)"
         if any(c.has_star_args for c in sites):
             return "parameter passed through *args/**kwargs"
-        return "parameter the call sites do not agree on (or pass unknowns)"
+        return "parameter of a call site the evaluator does not follow"
 
     def _passed_to(self, fn: cst.CSTNode | None, name: str | None) -> str | None:
         """`.map()`, `DataLoader()`, ... when the function (by its name, `self.name` or the lambda itself) is an

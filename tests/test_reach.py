@@ -48,8 +48,8 @@ def test_each_site_is_counted_resolved_or_stopped_by_its_construct():
         (13, "tokenize.texts", True, ""),
         (14, "forward.attention_mask", True, ""),
         (14, "forward.input_ids", True, ""),
-        (16, "forward.attention_mask", False, "for target over a call's result"),
-        (16, "forward.input_ids", False, "for target over a call's result"),
+        (16, "forward.attention_mask", False, "library call data.load_batches()"),
+        (16, "forward.input_ids", False, "library call data.load_batches()"),
         (17, "optimizer.lr", False, "library call json.load()"),
         (18, "training_args.learning_rate", True, ""),
     ]
@@ -63,3 +63,33 @@ def test_a_keyword_not_passed_is_no_site_unless_kwargs_may_hide_it():
         torch.optim.AdamW(model.parameters())
         torch.optim.AdamW(model.parameters(), **{"lr": 1e-3})
     """) == [(4, "from_pretrained.checkpoint", True, ""), (6, "optimizer.lr", False, "**kwargs")]
+
+
+def test_a_parameter_or_a_for_target_stops_where_its_argument_or_iterable_does():
+    """A parameter the file's calls pass: stopped where the first argument the evaluator does not know stops, or by
+    call sites giving different values; a `for` target over an unknown iterable: where the iterable stops; a method
+    no call of the file runs: the method parameter itself."""
+    assert sites("""
+        import json
+        import torch
+        from transformers import AutoModel
+        model = AutoModel.from_pretrained("bert-base-uncased")
+        def fit(lr):
+            torch.optim.AdamW(model.parameters(), lr=lr)
+        fit(json.load(open("c.json"))["lr"])
+        def tune(lr):
+            torch.optim.SGD(model.parameters(), lr=lr)
+        tune(1e-3)
+        tune(1e-2)
+        for rate in zip(json.load(open("r.json")), [1, 2]):
+            torch.optim.Adam(model.parameters(), lr=rate)
+        class Head(torch.nn.Module):
+            def step(self, lr):
+                torch.optim.Adam(model.parameters(), lr=lr)
+    """) == [
+        (5, "from_pretrained.checkpoint", True, ""),
+        (7, "optimizer.lr", False, "library call json.load()"),
+        (10, "optimizer.lr", False, "parameter the call sites give different values"),
+        (14, "optimizer.lr", False, "library call json.load()"),
+        (17, "optimizer.lr", False, "method parameter (no call of the file the evaluator follows runs it)"),
+    ]
