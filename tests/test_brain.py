@@ -225,6 +225,22 @@ def test_ids_padded_by_hand_in_a_loop_then_stacked(pad):
     assert why_padded(facts, "ids") == "padded by hand with the pad id"
 
 
+@pytest.mark.parametrize("pad, padded", [
+    ("pad_id = tok.pad_token_id\n        rows = [ids + [pad_id] * (16 - len(ids)) for ids in lists]", True),
+    ("rows = fill(lists, tok.pad_token_id)", True),  # the pad id handed to a helper's parameter
+    ("rows = fill(lists, tok.eos_token_id)", False),  # another special token's id pads nothing the model knows of
+])
+def test_the_pad_id_reaches_the_padding_through_a_name_or_a_parameter(pad, padded):
+    facts = facts_of(f"""
+        def fill(seqs, value):
+            return [seq + [value] * (16 - len(seq)) for seq in seqs]
+        lists = [tok.encode(text) for text in ["a", "b c d"]]
+        {pad}
+        probe(ids=torch.tensor(rows))
+    """)
+    assert (why_padded(facts, "ids") == "padded by hand with the pad id") is padded
+
+
 def test_ids_padded_by_hand_only_on_a_branch_are_unknown():
     facts = facts_of("""
         rows = []

@@ -36,7 +36,8 @@ class Binding(Abstract):
 @dataclass(eq=False)
 class Instance(Abstract):
     """An object a library model or the file's own class describes, that no rule asks for by kind: `instance` (of a
-    class of the file), `parser` and `namespace` (a command line), `table`, `column`, `hub_dataset`, `texts`."""
+    class of the file), `parser` and `namespace` (a command line), `table`, `column`, `hub_dataset`, `texts`, `pad_id` (a
+    tokenizer's `pad_token_id`)."""
 
     kind: str
     call: Call | None

@@ -14,7 +14,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import UNKNOWN, Binding
+from bertlint.facts.abstract import UNKNOWN, Binding, Instance, constant
 
 # methods that return their receiver's value unchanged (moved, cast, reshaped, put in a mode)
 KEEPS = frozenset({
@@ -65,13 +65,15 @@ def wraps(decorator: str | None) -> bool | None:
 
 def operation(ev, left, operator, right) -> Any:
     """`ids + [0] * (n - len(ids))`, `ids + [tok.pad_token_id] * k` (and `ids += ...`, `ids.extend(...)`): ids padded
-    by hand with the pad id (or 0)."""
+    by hand with the pad id (or 0), also where the pad id reaches the list through a name or a parameter
+    (`pad(ids, tok.pad_token_id, n)`, `pad_id = tok.pad_token_id`): its value is the tokenizer's `pad_id`."""
     if not (isinstance(left, Binding) and left.kind in ("ids", "encoding") and isinstance(operator, cst.Add)):
         return None
     if not (isinstance(right, cst.BinaryOperation) and isinstance(right.operator, cst.Multiply) and isinstance(right.left, cst.List) and len(right.left.elements) == 1):
         return None
     pad = right.left.elements[0].value
-    if ev.const(pad) == 0 or isinstance(pad, cst.Attribute) and pad.attr.value == "pad_token_id":
+    value = ev.eval(pad)
+    if constant(value) == 0 or isinstance(value, Instance) and value.kind == "pad_id" or isinstance(pad, cst.Attribute) and pad.attr.value == "pad_token_id":
         return Binding("ids", left.call, left, "padded by hand")
     return None
 

@@ -69,6 +69,10 @@ PADDING_COLLATORS = {
 # `attention_mask` first; an encoder-only model's `encoder` takes hidden states (BertEncoder), so only seq2seq models'.
 BASE_MODEL_PREFIXES = frozenset({"bert", "distilbert", "roberta", "deberta", "albert", "electra", "mpnet", "longformer", "transformer"})
 PART = "part"  # the `detail` of a model binding that is a part of the model (its base model, its encoder)
+# A tokenizer's `pad_token_id` (transformers 5.24 tokenization_utils_base.py `PreTrainedTokenizerBase.__getattr__`:1317,
+# the id of its `pad_token`, None where it has none) is the id it pads with (`_pad`:2865 `[self.pad_token_id] * difference`):
+# a value of its own wherever it is passed or stored, so ids extended with it are padded (brain.tensors `operation`).
+PAD_ID = "pad_token_id"
 # names of functions that make, change or hand over a tokenizer: calling one encodes nothing
 TOKENIZER_VERBS = ("set_", "get_", "load_", "build_", "make_", "create_", "init_", "setup_", "prepare_", "train_", "save_", "update_", "add_", "register_")
 # `EncoderDecoderModel.from_encoder_decoder_pretrained(encoder_pretrained_model_name_or_path,
@@ -192,6 +196,8 @@ def padding_collator(values, collator: Binding | None) -> str | None:
 
 
 def attribute(ev, base, attr: str) -> Any:
+    if isinstance(base, Binding) and base.kind == "tokenizer" and attr == PAD_ID:
+        return Instance("pad_id", base.call)  # the id its pad token has: the value ids padded by hand are extended with
     if isinstance(base, Binding) and base.kind == "encoding":
         return Binding("ids", base.call, base, attr)
     if isinstance(base, Binding) and base.kind == "model" and (attr in BASE_MODEL_PREFIXES or attr == "encoder" and encoder_decoder(ev.f, base)):
