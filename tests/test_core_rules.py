@@ -879,6 +879,38 @@ def test_bl501_deberta_large_is_in_the_table():
     assert large(model="microsoft/deberta-large") == [], "its stored dtype is not known: on 5.x the load's dtype is unknown"
 
 
+def keras(model: str = "bert-large-uncased", header: str = "# bertlint-test: transformers-version=4.40", policy: str = "") -> list:
+    source = "\n".join([
+        header,
+        "import tensorflow as tf",
+        "from transformers import TFAutoModelForSequenceClassification",
+        policy,
+        f'model = TFAutoModelForSequenceClassification.from_pretrained("{model}", num_labels=2)',
+        'model.compile(optimizer=tf.keras.optimizers.Adam(2e-5), loss="sparse_categorical_crossentropy")',
+        "model.fit(dataset, epochs=3)\n",
+    ])  # fmt: skip
+    return only("BL501", source)
+
+
+def test_bl501_keras_help_names_the_keras_policy():
+    [finding] = keras()
+    assert finding.line == 7 and 'set_global_policy("mixed_float16")' in finding.help and "TrainingArguments" not in finding.help
+    [t5] = keras("t5-large")
+    assert 'set_global_policy("mixed_bfloat16")' in t5.help and "not mixed_float16" in t5.help
+    assert keras(policy='tf.keras.mixed_precision.set_global_policy("mixed_float16")') == []
+
+
+def test_bl501_silent_on_a_tf_class_the_target_removed():
+    assert keras(header="") == [], "on transformers 5.x the TF class is gone: the import raises (BL606), nothing trains"
+    assert keras(header="# bertlint-test: transformers-version=5.0") == []
+
+
+def test_bl501_whole_word_masking_bert_large_is_in_the_table():
+    for name in ("bert-large-uncased-whole-word-masking-finetuned-squad", "bert-large-cased-whole-word-masking"):
+        [finding] = large(model=name)
+        assert name in finding.message and ("335M" in finding.message or "334M" in finding.message)
+
+
 def test_bl501_bl502_silent_on_the_encoder_half_of_an_encoder_decoder_checkpoint():
     source = """\
 import torch

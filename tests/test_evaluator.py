@@ -141,6 +141,11 @@ def test_values_built_in_the_files_own_classes_closures_lambdas_and_partials_res
         "class Cfg:\n    def __init__(self, lr=1e-2):\n        self.lr = lr\ncfg = Cfg()\ncfg.lr = 0.5\nprint(lr=cfg.lr)\n",
         "import torch\nclass Cfg(torch.nn.Module):\n    def __init__(self, lr=1e-2):\n        self.lr = lr\nprint(lr=Cfg().lr)\n",
         "import random\nf = lambda: 1e-2\nif random.random() > 0.5:\n    f = lambda: 2e-2\nprint(lr=f())\n",
+        # a dataclass field rebound through the instance's name, read through another object's attribute
+        "from dataclasses import dataclass\n@dataclass\nclass Cfg:\n    lr: float = 1e-2\nclass M:\n    def __init__(self, cfg):\n        self.cfg = cfg\n"
+        "        print(lr=self.cfg.lr)\ncfg = Cfg()\ncfg.lr = 0.5\nM(cfg)\n",
+        "from dataclasses import dataclass\n@dataclass\nclass Cfg:\n    lr: float = 1e-2\ndef run(cfg):\n    holder = [cfg]\n    print(lr=holder[0].lr)\n"
+        "for lr in [0.5]:\n    cfg = Cfg()\n    cfg.lr = lr\n    run(cfg)\n",
     ],
 )
 def test_attributes_set_in_several_places_or_on_foreign_bases_stay_unknown(source):

@@ -10,7 +10,7 @@ import libcst as cst
 
 from bertlint.facts.abstract import MAX_DEPTH, UNANSWERED, Abstract, Frame, Instance, Pack, Record, agree
 from bertlint.facts.functions import arguments, enclosing_class, function_scope, is_dataclass, returns_of
-from bertlint.facts.instances import self_attribute_sources
+from bertlint.facts.instances import bound_elsewhere, self_attribute_sources
 from bertlint.facts.items import subscripted
 from bertlint.facts.model import Model
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Scope, dotted, walk
@@ -102,8 +102,8 @@ class Access:
         cls = value.detail
         if value.kind == "class":
             return self.class_field(cls, attr)
-        if any(base != "builtins.object" for base in cls.bases):
-            return UNKNOWN
+        if any(base != "builtins.object" for base in cls.bases) or bound_elsewhere(self.f, attr):
+            return UNKNOWN  # a base's code, or a store through a name the read need not use (`config.name = n`, read as `self.config.name`)
         construction = value.call
         dataclass_ = is_dataclass(cls)
         if dataclass_ and attr in construction.kwargs:

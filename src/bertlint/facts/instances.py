@@ -98,6 +98,14 @@ def _field_arguments(values: Model, cls: ClassDef, attr: str) -> list[tuple[cst.
     return out
 
 
+def bound_elsewhere(values: Model, attr: str) -> bool:
+    """Whether an attribute `attr` of an instance of the file's classes may be bound where no `self.x = value` of a
+    class shows it: a store through another name (`config.name = ...`, read later as `self.config.name`), `setattr`,
+    `__dict__`, an unpacked or augmented `self.x`."""
+    unseen = _unseen(values)
+    return attr in unseen or None in unseen
+
+
 def _is_property(fn: cst.CSTNode | None) -> bool:
     return isinstance(fn, cst.FunctionDef) and [dotted(d.decorator) for d in fn.decorators] in (["property"], ["functools.cached_property"], ["cached_property"])
 

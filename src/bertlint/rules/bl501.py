@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bertlint import knowledge
+import fnmatch
+
+from bertlint import knowledge, versions
 from bertlint.facts import asks_for_tpu, fails_before_a_step, freezes_parameters, mixed_precision, run_anchor, runs_on_mps, trained_model, trains_on_a_handful, uses_peft
 from bertlint.rules import Context, Rule
 
@@ -22,24 +24,37 @@ class LargeModelWithoutMixedPrecision(Rule):
         if known is None or not facts.is_training or fails_before_a_step(facts) or trains_on_a_handful(facts) or uses_peft(facts) or freezes_parameters(facts) or asks_for_tpu(facts) or runs_on_mps(facts):
             return  # a part frozen: what trains (a head?) is not the model; on Apple MPS the CUDA switches of the help do not apply; on a TPU, XLA already multiplies fp32 in bf16 and none of the GPU switches of the help apply
         load, info = known
-        if info.params < LARGE or mixed_precision(facts, ctx.version) is not False:
-            return
+        if info.params < LARGE or mixed_precision(facts, ctx.version) is not False or _class_removed(load.class_name, ctx.version):
+            return  # a TF/Flax class the target no longer ships: the load raises (BL606) and nothing trains
         t5 = knowledge.t5_overflows_fp16(checkpoint=info.id, class_name=load.class_name, info=info)  # fp16 overflows there (BL306): bf16 only
         ctx.report(
             run_anchor(facts, ("training_args", "trainer", "fit", "lightning", "load")),
             f"`{info.id}` has {info.params / 1e6:.0f}M parameters and is trained in fp32: twice the activation memory and several times slower than "
             f"{'bf16' if t5 else 'bf16/fp16'} mixed precision",
-            help=_help(t5, lightning=bool(facts.lightning_trainers) and not (facts.training_args or facts.trainers)),
+            help=_help(t5, lightning=bool(facts.lightning_trainers) and not (facts.training_args or facts.trainers),
+                       keras=bool(facts.fit_calls) and not (facts.training_args or facts.trainers or facts.backward_calls or facts.lightning_trainers)),
         )
 
 
-def _help(t5: bool, lightning: bool) -> str | None:
+def _class_removed(class_name: str, version: tuple[int, ...]) -> bool:
+    """Whether the model's class is one of transformers' TensorFlow/Flax names (`TFBertModel`, `FlaxT5Model`) that the target removed."""
+    short = class_name.rsplit(".", 1)[-1]  # `ModelLoad.class_name` is qualified: "transformers.TFBertModel"
+    return any(fnmatch.fnmatchcase(short, pattern) for pattern in versions.removed_at("tensorflow", version))
+
+
+def _help(t5: bool, lightning: bool, keras: bool) -> str | None:
     if lightning:
         return LIGHTNING_T5_HELP if t5 else LIGHTNING_HELP
+    if keras:
+        return KERAS_T5_HELP if t5 else KERAS_HELP
     return T5_HELP if t5 else None
 
 
 T5_HELP = "train in bf16 mixed precision: `bf16=True` in TrainingArguments or `torch.autocast(\"cuda\", dtype=torch.bfloat16)` (Ampere or newer); not fp16, whose range T5's activations overflow"
 # Lightning's own switch (its `Trainer(precision=...)`: "16-mixed"/"bf16-mixed" in 2.x, 16/"bf16" in 1.x; facts/brain/steps.py)
 LIGHTNING_HELP = 'train in mixed precision with Lightning\'s `Trainer(precision="bf16-mixed")` (Ampere or newer) or `precision="16-mixed"` (Lightning 1.x: `precision="bf16"` or `precision=16`)'
+# keras's switch: a global dtype policy set before the model is built (tensorflow.org api_docs r2.5-r2.13, tf.keras.mixed_precision.set_global_policy; TF 2.3 had only experimental.set_policy; the policy names
+# "mixed_float16"/"mixed_bfloat16" are the ones facts/training.py counts as mixed precision)
+KERAS_HELP = 'train in mixed precision with keras: `tf.keras.mixed_precision.set_global_policy("mixed_float16")` (or `"mixed_bfloat16"` on Ampere or newer) before the model is loaded'
+KERAS_T5_HELP = 'train in bf16 mixed precision with keras: `tf.keras.mixed_precision.set_global_policy("mixed_bfloat16")` (Ampere or newer) before the model is loaded; not mixed_float16, whose range T5\'s activations overflow'
 LIGHTNING_T5_HELP = 'train in bf16 mixed precision with Lightning\'s `Trainer(precision="bf16-mixed")` (Lightning 1.x: `precision="bf16"`; Ampere or newer); not 16, whose range T5\'s activations overflow'
