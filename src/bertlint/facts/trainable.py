@@ -180,6 +180,23 @@ def untrained_models(facts: Facts) -> frozenset[int]:
 
 
 @per_file
+def trainer_models(facts: Facts) -> frozenset[int] | None:
+    """The models (by the call that made them) a file trains when it trains only through Trainers, each handed a model the
+    file made (`Trainer(model=cls_model)`): a model loaded only to lend its config or weights to another is not among
+    them. None where the file also trains otherwise (a `backward`, a keras `fit`) or a Trainer's model is not known."""
+    if not facts.trainers or facts.backward_calls or facts.fit_calls:
+        return None
+    handed = set()
+    for trainer in facts.trainers:
+        arg = trainer.arg(0, "model")
+        part = _part(facts, arg.value, trainer.scope, trainer.order) if arg is not None else None
+        if part is None or part[1] != WHOLE:
+            return None
+        handed.add(part[0])
+    return frozenset(handed)
+
+
+@per_file
 def optimised_models(facts: Facts) -> frozenset[int]:
     """The models (by the call that made them) whose parameters a torch optimizer gets: `AdamW(model.parameters())`,
     grouped parameters from `model.named_parameters()`, through a name bound once in the statement that reads them."""
