@@ -55,3 +55,16 @@ Trainer(model=model, args=TrainingArguments(output_dir="o", learning_rate={rate}
     assert "LoRA" in finding.message and "10× above" in finding.message
     [finding] = bl301(source.format(mark="", rate="5e-4"))
     assert "RoBERTa" in finding.message
+
+
+def test_one_keras_train_on_batch_is_a_demo_not_a_run():
+    source = '''# bertlint-test: transformers-version=4.40
+import tensorflow as tf
+from transformers import TFAutoModelForSequenceClassification
+model = TFAutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+{step}
+'''
+    assert bl301(source.format(step="model.train_on_batch(batch, labels)")) == []
+    assert len(bl301(source.format(step="model.train_on_batch(batch, labels)\nmodel.fit(dataset, epochs=3)"))) == 1
+    assert len(bl301(source.format(step="for batch, labels in dataset:\n    model.train_on_batch(batch, labels)"))) == 1

@@ -148,7 +148,7 @@ def default_rate_sites(facts: Facts, version: tuple[int, ...]):
         if (q.startswith("torch.optim") and last in TORCH_DEFAULTS) or q == "transformers.AdamW":
             if not call.has_star_args and "lr" not in call.kwargs and len(call.positional) <= 1 and params_without_rates(facts, call) and trains_pretrained(facts, call) and not facts.replaced_before_use(call) and not not_taken(facts, call):
                 yield DefaultRate(call, call.node, "adamw", TORCH_DEFAULTS[last], f"`{facts.text(call.node.func)}(...)`", "lr")
-        elif call.method == "compile" and version < TF_MODELS_REMOVED and (arg := call.arg(0, "optimizer")) is not None and _compiles_transformer(facts, call) and not not_taken(facts, call):
+        elif call.method == "compile" and version < TF_MODELS_REMOVED and (arg := call.arg(0, "optimizer")) is not None and _compiles_transformer(facts, call) and not _keras_one_step(facts, call) and not not_taken(facts, call):
             found = _keras_default(facts, arg.value, call)
             if found is not None and id(found.node) not in seen:  # one optimizer compiled twice: one finding
                 seen.add(id(found.node))
@@ -158,6 +158,15 @@ def default_rate_sites(facts: Facts, version: tuple[int, ...]):
 def _compiles_transformer(facts: Facts, call: Call) -> bool:
     model = facts.kind(call.receiver, call.scope, call.order)
     return model is not None and model.kind == "model" and any(load.call is model.call for load in facts.model_loads)
+
+
+def _keras_one_step(facts: Facts, compile_call: Call) -> bool:
+    """The compiled model is trained only by `train_on_batch` calls run once each (module level, outside any loop), never
+    `fit`: the course's one-batch demonstration of the API (Keras's `one_step_demo`), no run whose rate matters."""
+    model = facts.kind(compile_call.receiver, compile_call.scope, compile_call.order)
+    steps = [c for c in facts.calls if c.method in ("fit", "train_on_batch") and c.receiver is not None
+             and (k := facts.kind(c.receiver, c.scope, c.order)) is not None and k.call is model.call]
+    return bool(steps) and all(c.method == "train_on_batch" and not c.loops and c.function is None for c in steps)
 
 
 def _keras_default(facts: Facts, expr: cst.BaseExpression, compile_call: Call) -> DefaultRate | None:
