@@ -68,3 +68,18 @@ model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentro
     assert bl301(source.format(step="model.train_on_batch(batch, labels)")) == []
     assert len(bl301(source.format(step="model.train_on_batch(batch, labels)\nmodel.fit(dataset, epochs=3)"))) == 1
     assert len(bl301(source.format(step="for batch, labels in dataset:\n    model.train_on_batch(batch, labels)"))) == 1
+
+
+def test_a_training_args_rate_counts_on_the_models_its_trainers_get():
+    source = '''
+from transformers import AutoModelForTokenClassification, Trainer, TrainingArguments
+full = AutoModelForTokenClassification.from_pretrained("bert-base-uncased", num_labels=9)
+Trainer(model=full, args=TrainingArguments(output_dir="a", learning_rate=2e-5), train_dataset=None).train()
+head = AutoModelForTokenClassification.from_pretrained("bert-base-uncased", num_labels=9)
+head.base_model.requires_grad_(False)
+head_args = TrainingArguments(output_dir="b", learning_rate=1e-3)
+Trainer(model={model}, args=head_args, train_dataset=None).train()
+'''
+    assert bl301(source.format(model="head")) == []  # only the frozen-body model gets the 1e-3
+    [finding] = bl301(source.format(model="full"))
+    assert finding.line == 7

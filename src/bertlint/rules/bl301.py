@@ -77,7 +77,10 @@ class LearningRateOutOfRange(Rule):
         if not from_scratch and family is not None:
             for default in default_rate_sites(facts, ctx.version):
                 self._report_default(ctx, default, info, family, method == "lora", severe)
+        heads = frozen_bodies(facts) if method is None else frozenset()
         for call, arg, optimizer in rate_sites(facts):
+            if (models := _models_of_args(facts, call)) and models <= heads:
+                continue  # these TrainingArguments go to Trainers of frozen bodies only: a head's rate, beside a full run's
             value = facts.value(arg.value, call.scope, order=call.order)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
                 continue
@@ -209,6 +212,11 @@ def family_of(facts: Facts, load) -> str | None:
 def model_type_of(loads) -> str | None:
     types = {knowledge.model_type_from_class_name(load.class_name.rsplit(".", 1)[-1]) for load in loads}
     return types.pop() if len(types) == 1 else None
+
+
+def _models_of_args(facts: Facts, call: Call) -> frozenset[int] | None:
+    """The models the Trainers given this TrainingArguments call train (None for an optimizer, or where not known)."""
+    return trainer_models(facts, call) if any(c is call for c in facts.training_args) else None
 
 
 def _optim_kind_of(facts: Facts, call: Call) -> str | None:
