@@ -83,3 +83,17 @@ Trainer(model={model}, args=head_args, train_dataset=None).train()
     assert bl301(source.format(model="head")) == []  # only the frozen-body model gets the 1e-3
     [finding] = bl301(source.format(model="full"))
     assert finding.line == 7
+
+
+def test_several_training_args_rates_in_a_lora_file_are_left_alone():
+    source = '''
+from peft import LoraConfig
+from transformers import AutoModelForCausalLM, Trainer, TrainingArguments
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+config = LoraConfig(r=8)
+Trainer(model=model, args=TrainingArguments(output_dir="a", learning_rate=1e-6), train_dataset=None).train()
+{second}
+'''
+    assert len(bl301(source.format(second=""))) == 1  # one run: the adapters'
+    second = 'Trainer(model=model, args=TrainingArguments(output_dir="b", learning_rate=1e-6), train_dataset=None).train()'
+    assert bl301(source.format(second=second)) == []  # two runs: which one is LoRA is not evident

@@ -78,9 +78,14 @@ class LearningRateOutOfRange(Rule):
             for default in default_rate_sites(facts, ctx.version):
                 self._report_default(ctx, default, info, family, method == "lora", severe)
         heads = frozen_bodies(facts) if method is None else frozenset()
+        # LoRA is read off the whole file: with several TrainingArguments rates in a LoRA file (a `--lora` path beside a
+        # full fine-tune), which run is the adapters' is not evident, so no range is, and those rates are left alone
+        runs = sum("learning_rate" in c.kwargs for c in facts.training_args)
         for call, arg, optimizer in rate_sites(facts):
             if (models := _models_of_args(facts, call)) and models <= heads:
                 continue  # these TrainingArguments go to Trainers of frozen bodies only: a head's rate, beside a full run's
+            if method == "lora" and runs > 1 and any(c is call for c in facts.training_args):
+                continue
             value = facts.value(arg.value, call.scope, order=call.order)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
                 continue
