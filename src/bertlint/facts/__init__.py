@@ -47,7 +47,7 @@ from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFOR
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Definition, Event, Scope, Store, Variable, dotted, iter_children, literal, names_in, walk
 from bertlint.facts.training import (
     EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, asks_for_tpu, feeds_layout_model, eos_as_pad, eos_pad_in_force, chunk_length, in_call_to, longest_of_a_set, map_calls, map_functions, mapped_function, mixed_precision, only_called_directly, only_evaluated, eos_in_data, gpu_card, same_tokenizer, trained_trainers, pad_guarded, padding_at, padding_of, padding_side, run_anchor, runs_on_mps,
-    structured_tokenizer, text_container, tokenizer_load_of, tokenizer_names, training_arg, uses_peft, weight_dtype,
+    structured_tokenizer, text_container, tokenizer_load_of, tokenizer_names, training_arg, training_field, uses_peft, weight_dtype,
 )
 from bertlint.facts.flow import data_path, keyed_values, model_input_ids, same_arrays, same_data, sources, tokens_from_tokenize
 from bertlint.facts.graphs import traced_calls
@@ -56,7 +56,7 @@ from bertlint.facts.functions import forwards_kwargs, in_class_or_lambda
 from bertlint.facts.inspection import INSPECTIONS, SHAPE_READS, inspected, never_fed, only_inspected, only_shape_read, unfed_map_function
 from bertlint.facts.demos import shown_example
 from bertlint.facts.padded import fed_alone, padded_call, padded_ids
-from bertlint.facts.trainable import fails_before_a_step, freezes_parameters, frozen_bodies, frozen_models, keras_trains_pretrained, optimised_models, params_without_rates, trained_model, trains_on_a_handful, trains_pretrained, untrained_models
+from bertlint.facts.trainable import fails_before_a_step, freezes_parameters, frozen_bodies, frozen_models, keras_trains_pretrained, optimised_models, params_without_rates, trained_model, trainer_models, trains_on_a_handful, trains_pretrained, untrained_models
 from bertlint.facts.texts import SPECIAL_TOKENS_ADDED, longest_text, token_bound
 from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
 from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, checkpoint_argument, holds_tokenizer, load_behind
@@ -81,7 +81,7 @@ __all__ = [
     # training
     "EOS_ATTRIBUTES", "STRUCTURED_TOKENIZERS", "Padding", "amp_enabled", "asks_for_tpu", "feeds_layout_model", "gpu_card", "chunk_length", "eos_as_pad", "eos_pad_in_force", "in_call_to", "longest_of_a_set", "map_calls", "map_functions", "mapped_function", "mixed_precision",
     "only_called_directly", "only_evaluated", "eos_in_data", "same_tokenizer", "trained_trainers", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor", "runs_on_mps",
-    "structured_tokenizer", "text_container", "tokenizer_load_of", "tokenizer_names", "training_arg", "uses_peft", "weight_dtype",
+    "structured_tokenizer", "text_container", "tokenizer_load_of", "tokenizer_names", "training_arg", "training_field", "uses_peft", "weight_dtype",
     # labels
     "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "column_renames", "data_file_of", "ignore_index_markers", "is_label_call", "known_labels", "label_building_collators", "label_columns", "never_served",
     # loops
@@ -106,7 +106,7 @@ __all__ = [
     # tensors
     "Inert", "activation", "inert_statements", "is_loss_value", "only_reported", "receiver_role",
     # trainable
-    "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "optimised_models", "params_without_rates", "trained_model", "trains_on_a_handful", "trains_pretrained", "untrained_models",
+    "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "optimised_models", "params_without_rates", "trained_model", "trainer_models", "trains_on_a_handful", "trains_pretrained", "untrained_models",
     # uses
     "passed_as",
     # weights

@@ -179,6 +179,31 @@ def untrained_models(facts: Facts) -> frozenset[int]:
     return frozen_models(facts) | grad_free
 
 
+def trainer_models(facts: Facts, args: Call | None = None) -> frozenset[int] | None:
+    """The models (by the call that made them) a file trains when it trains only through Trainers, each handed a model the
+    file made (`Trainer(model=cls_model)`): a model loaded only to lend its config or weights to another is not among
+    them. With `args` (a TrainingArguments call), only the Trainers given it: the models its rate trains. None where
+    the file also trains otherwise (a `backward`, a keras `fit`), a Trainer's model (or, with `args`, any Trainer's
+    arguments) is not known, or no Trainer gets `args`."""
+    if not facts.trainers or facts.backward_calls or facts.fit_calls:
+        return None
+    handed = set()
+    for trainer in facts.trainers:
+        if args is not None:
+            given = trainer.arg(1, "args")
+            kind = facts.kind(given.value, trainer.scope, trainer.order) if given is not None else None
+            if kind is None or kind.kind != "training_args":
+                return None
+            if kind.call is not args:
+                continue
+        arg = trainer.arg(0, "model")
+        part = _part(facts, arg.value, trainer.scope, trainer.order) if arg is not None else None
+        if part is None or part[1] != WHOLE:
+            return None
+        handed.add(part[0])
+    return frozenset(handed) if handed else None
+
+
 @per_file
 def optimised_models(facts: Facts) -> frozenset[int]:
     """The models (by the call that made them) whose parameters a torch optimizer gets: `AdamW(model.parameters())`,

@@ -227,7 +227,12 @@ def training_arg(facts: Facts, name: str, default: Any = UNKNOWN) -> Any:
     calls = facts.training_args
     if len(calls) != 1:
         return UNKNOWN
-    call = calls[0]
+    return training_field(facts, calls[0], name, default)
+
+
+def training_field(facts: Facts, call: Call, name: str, default: Any = UNKNOWN) -> Any:
+    """One TrainingArguments call's field: the keyword's value, else the field's `default` (UNKNOWN where a `**kwargs`
+    may set it)."""
     if name in call.kwargs:
         return facts.kw_value(call, name)
     return UNKNOWN if call.has_double_star else default

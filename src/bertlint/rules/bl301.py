@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Call, Facts, frozen_bodies, not_taken, keras_trains_pretrained, params_without_rates, trained_model, training_arg, trains_pretrained, uses_peft
+from bertlint.facts import Call, Facts, frozen_bodies, not_taken, keras_trains_pretrained, params_without_rates, trained_model, trainer_models, training_field, trains_pretrained, uses_peft
 from bertlint.rules import Context, Rule
 
 # Only the optimizers whose fine-tuning rates are published (api-facts.md section 8): the Adam family and
@@ -20,6 +20,10 @@ FAR = 10  # this many times outside the range is an error, not a warning
 # higher (peft's prompt-tuning examples use 3e-2; Lester et al. 0.3). The range applies only where the method is
 # evidently LoRA: a `LoraConfig` (and its helpers, exported by peft/tuners/lora) and no other peft method config.
 LORA_CONFIGS = frozenset({"LoraConfig", "LoftQConfig", "EvaConfig", "LoraRuntimeConfig", "ArrowConfig"})
+# LoRA without peft: Microsoft's own loralib (the LoRA paper's code) swaps layers for `lora.Linear` and then calls
+# `mark_only_lora_as_trainable(model)`, which sets requires_grad False on every parameter whose name lacks 'lora_'
+# (microsoft/LoRA, loralib/utils.py): the same adapters, at the paper's rates (4e-4 to 5e-4 for RoBERTa-base).
+LORALIB_FREEZE = "loralib.mark_only_lora_as_trainable"
 # Preference optimization (DPO and its relatives) is not supervised fine-tuning: its loss is measured
 # against a frozen reference model and its recipes sit below every fine-tuning range (DPO paper 1e-6,
 # Zephyr 5e-7, trl's DPOConfig default 1e-6). No published range covers it, so the rule stays silent.
@@ -57,7 +61,9 @@ class LearningRateOutOfRange(Rule):
         method = peft_method(facts)
         if method == "other":
             return  # a PEFT method other than LoRA, or one the file does not show: no range of ours covers it
-        if method is None and all(id(load.call) in frozen_bodies(facts) for load in loads):
+        handed = trainer_models(facts)
+        trained = [load for load in loads if handed is None or id(load.call) in handed] or loads  # not a donor of weights
+        if method is None and all(id(load.call) in frozen_bodies(facts) for load in trained):
             return  # every pretrained body is frozen and no adapter is added: a fresh head or a soft prompt trains, at rates of its own
         families = {family_of(facts, load) for load in loads}
         if method != "lora" and (len(families) != 1 or None in families and "default" not in (ctx.settings.lr_ranges or {})):
@@ -71,7 +77,15 @@ class LearningRateOutOfRange(Rule):
         if not from_scratch and family is not None:
             for default in default_rate_sites(facts, ctx.version):
                 self._report_default(ctx, default, info, family, method == "lora", severe)
+        heads = frozen_bodies(facts) if method is None else frozenset()
+        # LoRA is read off the whole file: with several TrainingArguments rates in a LoRA file (a `--lora` path beside a
+        # full fine-tune), which run is the adapters' is not evident, so no range is, and those rates are left alone
+        runs = sum("learning_rate" in c.kwargs for c in facts.training_args)
         for call, arg, optimizer in rate_sites(facts):
+            if (models := _models_of_args(facts, call)) and models <= heads:
+                continue  # these TrainingArguments go to Trainers of frozen bodies only: a head's rate, beside a full run's
+            if method == "lora" and runs > 1 and any(c is call for c in facts.training_args):
+                continue
             value = facts.value(arg.value, call.scope, order=call.order)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
                 continue
@@ -142,7 +156,7 @@ def default_rate_sites(facts: Facts, version: tuple[int, ...]):
         if (q.startswith("torch.optim") and last in TORCH_DEFAULTS) or q == "transformers.AdamW":
             if not call.has_star_args and "lr" not in call.kwargs and len(call.positional) <= 1 and params_without_rates(facts, call) and trains_pretrained(facts, call) and not facts.replaced_before_use(call) and not not_taken(facts, call):
                 yield DefaultRate(call, call.node, "adamw", TORCH_DEFAULTS[last], f"`{facts.text(call.node.func)}(...)`", "lr")
-        elif call.method == "compile" and version < TF_MODELS_REMOVED and (arg := call.arg(0, "optimizer")) is not None and _compiles_transformer(facts, call) and not not_taken(facts, call):
+        elif call.method == "compile" and version < TF_MODELS_REMOVED and (arg := call.arg(0, "optimizer")) is not None and _compiles_transformer(facts, call) and not _keras_one_step(facts, call) and not not_taken(facts, call):
             found = _keras_default(facts, arg.value, call)
             if found is not None and id(found.node) not in seen:  # one optimizer compiled twice: one finding
                 seen.add(id(found.node))
@@ -152,6 +166,15 @@ def default_rate_sites(facts: Facts, version: tuple[int, ...]):
 def _compiles_transformer(facts: Facts, call: Call) -> bool:
     model = facts.kind(call.receiver, call.scope, call.order)
     return model is not None and model.kind == "model" and any(load.call is model.call for load in facts.model_loads)
+
+
+def _keras_one_step(facts: Facts, compile_call: Call) -> bool:
+    """The compiled model is trained only by `train_on_batch` calls run once each (module level, outside any loop), never
+    `fit`: the course's one-batch demonstration of the API (Keras's `one_step_demo`), no run whose rate matters."""
+    model = facts.kind(compile_call.receiver, compile_call.scope, compile_call.order)
+    steps = [c for c in facts.calls if c.method in ("fit", "train_on_batch") and c.receiver is not None
+             and (k := facts.kind(c.receiver, c.scope, c.order)) is not None and k.call is model.call]
+    return bool(steps) and all(c.method == "train_on_batch" and not c.loops and c.function is None for c in steps)
 
 
 def _keras_default(facts: Facts, expr: cst.BaseExpression, compile_call: Call) -> DefaultRate | None:
@@ -172,12 +195,15 @@ def _keras_default(facts: Facts, expr: cst.BaseExpression, compile_call: Call) -
 
 
 def peft_method(facts: Facts) -> str | None:
-    """"lora" when the run's PEFT method is evidently LoRA/QLoRA, "other" when it is another method or not shown
-    (`PeftModel.from_pretrained` of a saved adapter, `get_peft_config`), None without PEFT."""
+    """"lora" when the run's PEFT method is evidently LoRA/QLoRA (peft's `LoraConfig`, or loralib's adapters made the only
+    trainable weights), "other" when it is another method or not shown (`PeftModel.from_pretrained` of a saved adapter,
+    `get_peft_config`), None without PEFT."""
     configs = {c.qualname.rsplit(".", 1)[-1] for c in facts.calls if c.qualname and c.qualname.startswith("peft.") and c.qualname.endswith("Config")}
     if configs and configs <= LORA_CONFIGS and "LoraConfig" in configs:
         return "lora"
-    return "other" if configs or uses_peft(facts) else None
+    if configs or uses_peft(facts):
+        return "other"
+    return "lora" if facts.calls_to(LORALIB_FREEZE) else None
 
 
 def family_of(facts: Facts, load) -> str | None:
@@ -193,12 +219,19 @@ def model_type_of(loads) -> str | None:
     return types.pop() if len(types) == 1 else None
 
 
-def _optim_kind_from_args(facts: Facts) -> str | None:
-    """The optimizer kind `TrainingArguments(optim=...)` selects; None for one without a published range."""
-    if training_arg(facts, "adafactor", False) is True:
+def _models_of_args(facts: Facts, call: Call) -> frozenset[int] | None:
+    """The models the Trainers given this TrainingArguments call train (None for an optimizer, or where not known)."""
+    return trainer_models(facts, call) if any(c is call for c in facts.training_args) else None
+
+
+def _optim_kind_of(facts: Facts, call: Call) -> str | None:
+    """The optimizer kind one `TrainingArguments(optim=...)` call selects (its own keywords: a file may build several,
+    the tutorial's bare `TrainingArguments("test_trainer")` before the real one); None for one without a published range."""
+    adafactor = training_field(facts, call, "adafactor", False)
+    if adafactor is True:
         return "adafactor"
-    optim = training_arg(facts, "optim", "adamw_torch")
-    if not isinstance(optim, str):
+    optim = training_field(facts, call, "optim", "adamw_torch")
+    if adafactor is not False or not isinstance(optim, str):
         return None
     return "adafactor" if "adafactor" in optim else "adamw" if "adam" in optim else None
 
@@ -206,9 +239,9 @@ def _optim_kind_from_args(facts: Facts) -> str | None:
 def rate_sites(facts: Facts):
     """(call, the arg that sets the initial rate, optimizer kind) for every place a rate takes effect."""
     if not any("optimizers" in t.kwargs for t in facts.trainers):  # `Trainer(optimizers=...)` ignores `learning_rate`
-        kind = _optim_kind_from_args(facts)
         for call in facts.training_args:
-            if "learning_rate" in call.kwargs and kind is not None and not not_taken(facts, call):
+            kind = _optim_kind_of(facts, call) if "learning_rate" in call.kwargs else None
+            if kind is not None and not not_taken(facts, call):
                 yield call, call.kwargs["learning_rate"], kind
     for call in facts.calls:
         site = _optimizer_rate(facts, call) if call.qualname else None
