@@ -282,11 +282,38 @@ def newer_syntax(source: str) -> bool:
     return True
 
 
+# The SyntaxErrors CPython raises only when it compiles what it parsed (compile.c, symtable.c, future.c) that mean the
+# same on every Python bertlint runs on: worded alike in 3.10 to 3.13, and raised there for the same code. A file or cell
+# that raises one runs nothing (a cell stops Run All there). Left out, and so linted as if it compiled: what one Python
+# refuses and another accepts ("asynchronous comprehension outside of an asynchronous function" inside an async
+# function's comprehension: refused by 3.10, accepted from 3.11; `__debug__` as a parameter: refused from 3.12), and
+# limits ("too many statically nested blocks").
+COMPILE_TIME_ERRORS = tuple(re.compile(pattern) for pattern in (
+    r"'return' outside function$", r"'yield' outside function$", r"'await' outside function$",
+    r"'await' outside async function$", r"'async with' outside async function$", r"'async for' outside async function$",
+    r"'yield from' inside async function$", r"'return' with value in async generator$",
+    r"'yield' inside (?:list|set|dict) comprehension$", r"'yield' inside generator expression$",
+    r"'break' outside loop$", r"'continue' not properly in loop$",
+    r"keyword argument repeated: \w+$", r"duplicate argument '\w+' in function definition$",
+    r"nonlocal declaration not allowed at module level$", r"no binding for nonlocal '\w+' found$",
+    r"name '\w+' is (?:assigned to before|used prior to) (?:global|nonlocal) declaration$",
+    r"name '\w+' is parameter and (?:global|nonlocal)$", r"name '\w+' is nonlocal and global$",
+    r"annotated name '\w+' can't be (?:global|nonlocal)$",
+    r"from __future__ imports must occur at the beginning of the file$", r"future feature \w+ is not defined$",
+    r"default 'except:' must be last$",
+))
+
+
+def compile_time_error(exc: SyntaxError) -> bool:
+    """Is `exc`, raised compiling a source the running Python parsed, one of `COMPILE_TIME_ERRORS`?"""
+    return any(pattern.match(str(exc.msg)) for pattern in COMPILE_TIME_ERRORS)
+
+
 def _compile_time_error(source: str) -> tuple[str, int, int] | None:
     """(message, line, column) of the SyntaxError CPython raises only when it compiles what it parsed (`return` or `yield`
-    outside a function, `await` outside an async function, `break` outside a loop, `nonlocal` at module level, a keyword
-    argument repeated): the file runs nothing. None when it compiles, or when the running Python cannot parse what
-    libcst read (`newer_syntax`: not this Python's to judge)."""
+    outside a function, `break` outside a loop, `nonlocal` at module level, a keyword argument repeated, a parameter
+    named twice: `COMPILE_TIME_ERRORS`): the file runs nothing. None when it compiles, when the running Python cannot
+    parse what libcst read (`newer_syntax`: not this Python's to judge), or when the error is none of those."""
     with warnings.catch_warnings():  # its SyntaxWarnings are not ours to print
         warnings.simplefilter("ignore")
         try:
@@ -296,7 +323,7 @@ def _compile_time_error(source: str) -> tuple[str, int, int] | None:
                 compile(source, "<source>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
             except (SyntaxError, RecursionError, MemoryError, ValueError):
                 return None  # the parser refuses it: not a compile-time error (`newer_syntax`, or libcst's to report)
-            return _refusal(exc)
+            return _refusal(exc) if compile_time_error(exc) else None
         except (RecursionError, MemoryError, ValueError):
             pass
     return None

@@ -93,10 +93,15 @@ def _parsed(cell: str) -> ast.Module:
 
 
 def _compiles(tree: ast.Module) -> None:
-    """Raise the SyntaxError CPython raises only when it compiles the parsed cell (`return` outside a function)."""
+    """Raise the SyntaxError CPython raises only when it compiles the parsed cell (`return` outside a function, a keyword
+    argument repeated), where it is one that every Python raises (`engine.compile_time_error`)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        compile(tree, "<cell>", "exec", _TOP_LEVEL_AWAIT, dont_inherit=True)
+        try:
+            compile(tree, "<cell>", "exec", _TOP_LEVEL_AWAIT, dont_inherit=True)
+        except SyntaxError as exc:
+            if engine.compile_time_error(exc):
+                raise
 
 
 class _Module:
