@@ -343,6 +343,18 @@ def test_compile_time_syntax_error_is_the_only_finding(project):
     assert "SyntaxError: 'return' outside function" in result.stdout
 
 
+def test_repeated_keyword_is_bl901_through_the_console_script_and_newer_syntax_is_not(project):
+    """A keyword given twice in one call parses but does not compile (every Python 3.10-3.13 says "keyword argument
+    repeated"): BL901 at the second keyword, the only finding of its file; a file of Python 3.12 syntax (a `type`
+    statement, an f-string reusing its quotes) is linted, never a BL901, whatever Python runs bertlint."""
+    write(project, "twice.py", BAD.replace("truncation=True,", "truncation=True, max_length=16,"))
+    write(project, "newer.py", 'type Ids = list[int]\nrun = {"name": "bert"}\nout = f"runs/{run["name"]}"\n' + BAD)
+    result = run("--format", "concise", "twice.py", "newer.py", cwd=project, script=True)
+    assert result.returncode == 1
+    assert concise(result) == ["newer.py:6:54: BL101", "twice.py:3:54: BL901"]
+    assert "SyntaxError: keyword argument repeated: max_length" in result.stdout
+
+
 # --- suppressions -------------------------------------------------------------------------
 
 

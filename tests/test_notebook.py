@@ -480,6 +480,26 @@ def test_a_cell_that_does_not_compile_is_bl901_and_the_others_are_linted():
     assert found[0].message == "SyntaxError: 'return' outside function"
 
 
+def test_a_cell_repeating_a_keyword_is_bl901_and_a_compile_error_of_some_pythons_is_not():
+    """A keyword given twice in one call: the cell parses, the compiler refuses it (IPython raises SyntaxError when the
+    cell runs), BL901 at the second keyword. A compile-time error outside `engine.COMPILE_TIME_ERRORS` (a limit: more
+    than 20 nested blocks) is no BL901: the cell is linted as written."""
+    twice = "enc = tok(['a'], max_length=8, max_length=16)\n"
+    nested = "".join(f"{'    ' * depth}for i{depth} in range(1):\n" for depth in range(21)) + "    " * 21 + PAD
+    found = lint(nb_json(("code", LOAD), ("code", twice), ("code", nested)))
+    assert where(found) == [(2, 1, 32, "BL901"), (3, 22, 108, "BL101")]
+    assert found[0].message == "SyntaxError: keyword argument repeated: max_length"
+
+
+def test_a_repeated_keyword_cell_through_the_cli(tmp_path):
+    """The same through the command line: the notebook's BL901 names the cell and the line."""
+    path = tmp_path / "twice.ipynb"
+    path.write_text(nb_json(("code", LOAD), ("code", "enc = tok(['a'], max_length=8, max_length=16)\n")))
+    result = cli("--output-format", "concise", "--select", "BL901", str(path))
+    assert result.exit_code == 1
+    assert f"{path}:cell 2:1:32: BL901 SyntaxError: keyword argument repeated: max_length" in result.output
+
+
 def test_a_cell_the_parser_cannot_read_is_left_out_with_a_notice():
     """Python compiles an indent of a tab then spaces, libcst does not: no finding for it, a notice naming the cell and
     the line, and the other cells linted without it."""
