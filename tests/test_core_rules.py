@@ -1011,3 +1011,25 @@ def test_bl502_hand_written_loop_and_manual_accumulation():
     assert only("BL502", accumulated) == []
     on_5x = loop.replace("transformers-version=4.46", "transformers-version=5.2")
     assert only("BL502", on_5x) == [], "5.x loads Llama-2 in its stored fp16: 8 bytes per parameter fit in 80 GiB"
+
+
+def test_bl401_reads_the_separator_a_read_names_and_colab_working_directory_paths(tmp_path):
+    # a one-character sep= (positional or keyword) or delimiter= splits the rows as pandas does; anything else is unknown
+    rows = "".join(f"{k}\tham\n" for k in range(90)) + "".join(f"{k}\tspam\n" for k in range(10))
+    (tmp_path / "sms.txt").write_text("id\tlabel\n" + rows)
+    (tmp_path / "sms.psv").write_text("id|label\n" + rows.replace("\t", "|"))
+    fit = "import pandas as pd\nimport tensorflow as tf\ndf = READ\ny = df['label']\nm = tf.keras.Sequential([])\nm.fit(df[['id']], y)\n"
+    for read, fires in [('pd.read_csv("sms.txt", sep="\\t")', True), ('pd.read_csv("sms.txt", "\\t")', True), ('pd.read_table("sms.txt")', True),
+                        ('pd.read_csv("sms.psv", delimiter="|")', True), ('pd.read_csv("sms.txt")', False),
+                        ('pd.read_csv("sms.txt", sep=None, engine="python")', False), ('pd.read_csv("sms.txt", sep=r"\\s+")', False)]:
+        assert len(only("BL401", fit.replace("READ", read), tmp_path / "train.py")) == fires, read
+    # Colab's working directory is /content: `/content/sms.txt` is the file beside the notebook, a Drive mount is not
+    (tmp_path / "drive").mkdir()
+    (tmp_path / "drive" / "sms.txt").write_text("id\tlabel\n" + rows)
+    for read, fires in [('pd.read_csv("/content/sms.txt", sep="\\t")', True), ('pd.read_csv("/content/drive/sms.txt", sep="\\t")', False),
+                        ('pd.read_csv("/content/../sms.txt", sep="\\t")', False), ('pd.read_csv("/contents/sms.txt", sep="\\t")', False)]:
+        assert len(only("BL401", fit.replace("READ", read), tmp_path / "train.py")) == fires, read
+    # the label column named through a constant
+    named = fit.replace("READ", 'pd.read_csv("sms.txt", sep="\\t")').replace("y = df['label']", "col = 'label'\ny = df[col]")
+    (tmp_path / "sms.txt").write_text("id\tkind\n" + rows)
+    assert "column `kind`" in only("BL401", named.replace("'label'", "'kind'"), tmp_path / "train.py")[0].message
