@@ -542,6 +542,18 @@ def _served_keys(facts: Facts, cls: ClassDef, call: Call, arg: cst.CSTNode) -> f
     return frozenset(keys)
 
 
+# Keywords of a pandas read that make the rows or the header differ from the file's (`nrows=50` reads 50 rows, `names=`
+# and `header=` rename or shift the header, `chunksize=` hands out pieces): the file's label counts are not what trains.
+_ROW_CHANGING_KEYWORDS = frozenset({"nrows", "skiprows", "skipfooter", "header", "names", "chunksize", "iterator", "converters", "true_values", "false_values"})
+
+
+def data_file_rows_of(facts: Facts, call: Call) -> tuple[Path | None, str]:
+    """`data_file_of`, for a read that takes the file's rows under the file's header (no `nrows=`, `names=`, ...)."""
+    if call.has_double_star or set(call.kwargs) & _ROW_CHANGING_KEYWORDS:
+        return None, ""
+    return data_file_of(facts, call)
+
+
 def data_file_of(facts: Facts, call: Call) -> tuple[Path | None, str]:
     """The existing local file a `pd.read_csv`/`load_dataset("csv", data_files=...)`-like call reads."""
     short = call.short or ""

@@ -7,7 +7,7 @@ from collections import Counter
 import libcst as cst
 
 from bertlint import datafiles
-from bertlint.facts import LABEL_NAMES, Facts, data_file_of, label_columns, literal, names_in, run_anchor
+from bertlint.facts import LABEL_NAMES, Facts, data_file_rows_of, label_columns, literal, names_in, run_anchor
 from bertlint.rules import Context, Rule
 
 MIN_EXAMPLES = 50
@@ -107,7 +107,7 @@ def label_distributions(facts: Facts):
             if counts is not None:
                 yield counts, "`make_classification(weights=...)`"
         else:
-            path, fmt = data_file_of(facts, call)
+            path, fmt = data_file_rows_of(facts, call)
             if path is not None:
                 counts = datafiles.label_counts(path, fmt, label_columns(facts))
                 if counts is not None:
