@@ -291,6 +291,9 @@ def _column_at(facts: Facts, source: Any, scope: Any, order: int | None) -> str 
     rows, column = (element.slice for element in node.slice)
     if not isinstance(rows, cst.Slice) or any(part is not None for part in (rows.lower, rows.upper, rows.step)) or not isinstance(column, cst.Index):
         return None
+    named = _located_column(facts, column.value, node.value.value, scope, order)
+    if named is not None:
+        return named
     index = facts.value(column.value, scope, order=order)
     frame = node.value.value
     if not isinstance(index, int) or isinstance(index, bool) or not isinstance(frame, cst.Name):
@@ -306,6 +309,20 @@ def _column_at(facts: Facts, source: Any, scope: Any, order: int | None) -> str 
     path, fmt = data_file_of(facts, read)
     names = datafiles.header(path, fmt) if path is not None else None
     return names[index] if names and -len(names) <= index < len(names) else None
+
+
+def _located_column(facts: Facts, expr: cst.BaseExpression, frame: cst.BaseExpression, scope: Any, order: int | None) -> str | None:
+    """`"Exited"` for `frame.columns.get_loc("Exited")` (pandas `Index.get_loc(key)`: the position of that column in
+    the same frame), so `frame.iloc[:, frame.columns.get_loc("Exited")]` reads the column by its name."""
+    if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Attribute) or expr.func.attr.value != "get_loc":
+        return None
+    owner = expr.func.value
+    if not isinstance(owner, cst.Attribute) or owner.attr.value != "columns" or dotted(owner.value) is None or dotted(owner.value) != dotted(frame):
+        return None
+    if len(expr.args) != 1 or expr.args[0].keyword is not None or expr.args[0].star:
+        return None
+    column = facts.value(expr.args[0].value, scope, order=order)
+    return column if isinstance(column, str) else None
 
 
 def _coded(facts: Facts, node: Any, scope: Any, order: int | None) -> cst.BaseExpression | None:
