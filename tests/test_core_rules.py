@@ -726,7 +726,7 @@ def test_bl401_reads_local_csv_and_jsonl_files(tmp_path):
         "import torch\nloss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor(4.0))",
         "from sklearn.utils.class_weight import compute_class_weight\nw = compute_class_weight('balanced', classes=[0, 1], y=labels)",
         "from torch.utils.data import WeightedRandomSampler\ns = WeightedRandomSampler([1.0] * 100, 100)",
-        "from imblearn.over_sampling import RandomOverSampler",
+        "from imblearn.over_sampling import RandomOverSampler\nbalanced = RandomOverSampler().fit_resample([[0]] * 100, labels)",
         "def focal_loss(logits, target):\n    return logits.mean()\nx = focal_loss(1, 2)",
         "class WeightedTrainer(Trainer):\n    def compute_loss(self, model, inputs, return_outputs=False, **kwargs):\n"
         "        return model(**inputs).loss * class_weights[inputs['labels']].mean()",
@@ -737,6 +737,12 @@ def test_bl401_any_mitigation_silences_it(mitigation):
     source = TRAINER_RUN + "labels = [1] * 80 + [0] * 20\n" + mitigation + '\nTrainer(model=model, train_dataset=Dataset.from_dict({"label": labels})).train()\n'
     assert only("BL401", source) == []
     assert len(only("BL401", source.replace(mitigation, "pass"))) == 1
+
+
+def test_bl401_an_imblearn_import_alone_balances_nothing():
+    # the resampler imported but its call commented out: nothing rebalances the labels
+    source = TRAINER_RUN + "from imblearn.over_sampling import SMOTE\nlabels = [1] * 80 + [0] * 20\n# labels = SMOTE().fit_resample(x, labels)\n"
+    assert len(only("BL401", source + 'Trainer(model=model, train_dataset=Dataset.from_dict({"label": labels})).train()\n')) == 1
 
 
 def test_bl401_keras_class_weight_silences_it():

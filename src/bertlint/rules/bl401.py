@@ -75,8 +75,8 @@ def _mitigated(facts: Facts) -> bool:
             return True
         if short in ("cross_entropy", "nll_loss") and facts.passes(call, "weight"):
             return True
-    if any(q.split(".", 1)[0] == "imblearn" for q in facts.imports.values()):
-        return True
+    if any((call.qualname or "").split(".", 1)[0] == "imblearn" for call in facts.calls):
+        return True  # an imbalanced-learn resampler, pipeline or balanced batch generator runs (an import alone balances nothing)
     return any("compute_loss" in cls.methods and _weights_classes(cls.methods["compute_loss"]) for cls in facts.classes.values())
 
 
