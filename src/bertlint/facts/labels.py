@@ -606,13 +606,13 @@ def data_file_of(facts: Facts, call: Call) -> tuple[Path | None, str]:
     facts.depends_on(path)
     if fmt == "json" and path.suffix == ".jsonl":
         fmt = "jsonl"
-    if fmt == "tsv" or (fmt == "csv" and path.suffix == ".tsv"):
-        fmt = "tsv"
     separator = _separator(call)
     if fmt in datafiles.DELIMITED and separator is not None:
         fmt = datafiles.DELIMITED_BY.get(facts.value(separator.value, call.scope, order=call.order))
         if fmt is None:
             return None, ""  # a regular expression, whitespace, or a separator not known: the rows cannot be split as pandas splits them
+    elif fmt == "csv" and path.suffix.lower() in (".tsv", ".tab"):
+        return None, ""  # pandas (and datasets' csv builder) split on commas whatever the suffix: not the rows the name suggests
     try:
         if not path.is_file() or path.stat().st_size > datafiles.MAX_BYTES:
             return None, ""
