@@ -10,7 +10,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from bertlint.facts import NEVER, PROBABLY_NOT, Facts, Runtime, is_script, liveness, unreached, walk
+from bertlint.facts import NEVER, PROBABLY_NOT, Facts, Runtime, is_script, liveness, run_stops, unreached, walk
 
 MAIN = '\nif __name__ == "__main__":\n    main()\n'
 
@@ -120,5 +120,7 @@ def test_after_a_stop_nothing_runs():
 
 def test_a_cell_script_has_no_stop():
     source = "from transformers import Trainer\ntrainer = Trainer(model=model)\ngo()\n"
-    facts = Facts(cst.parse_module(source), source, Path("train.py"), Runtime(cells=True))
-    assert liveness(facts).stops == ()
+    cells = Facts(cst.parse_module(source), source, Path("train.py"), Runtime(cells=True))
+    assert run_stops(cells) == () and not unreached(cells, next(c for c in walk(cells.module) if isinstance(c, cst.Call) and c.func.value == "go"))
+    script = Facts(cst.parse_module(source), source, Path("train.py"))
+    assert run_stops(script) != () and liveness(script).reach(next(c for c in walk(script.module) if isinstance(c, cst.Call) and c.func.value == "go")) == PROBABLY_NOT

@@ -37,7 +37,7 @@ import libcst as cst
 
 from bertlint.facts.model import Model, per_file
 from bertlint.facts.nodes import walk
-from bertlint.facts.stops import Stop, run_stops, statements_after
+from bertlint.facts.stops import run_stops, statements_after
 from bertlint.facts.walker import is_main_guard
 
 RUNS, PROBABLY_NOT, NEVER = 0, 1, 2
@@ -69,9 +69,9 @@ class Liveness:
     """The reach of every node of one file (see the module's docstring)."""
 
     def __init__(self, facts: Model):
-        self.stops: tuple[Stop, ...] = run_stops(facts)
+        stops = run_stops(facts)
         self._after: dict[int, int] = {}  # id of each node after a stop in its scope -> PROBABLY_NOT or NEVER
-        for stop in self.stops:
+        for stop in stops:
             level = NEVER if stop.every_rule else PROBABLY_NOT
             for stmt in statements_after(stop):
                 for node in walk(stmt):
@@ -79,7 +79,7 @@ class Liveness:
                         self._after[id(node)] = level
         self._definitions = {stmt.name.value: stmt for stmt in facts.module.body if isinstance(stmt, _Definition) and not stmt.decorators}
         self._names = _names(facts.module, self._definitions, self._after)
-        module_stop = max((NEVER if s.every_rule else PROBABLY_NOT for s in self.stops if isinstance(s.scope, cst.Module)), default=RUNS)
+        module_stop = max((NEVER if s.every_rule else PROBABLY_NOT for s in stops if isinstance(s.scope, cst.Module)), default=RUNS)
         # what importers may call: every definition of a module whose import does not certainly raise
         self._importable = module_stop if module_stop < NEVER and not is_script(facts) else None
 
