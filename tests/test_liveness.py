@@ -37,6 +37,10 @@ def dead(source: str, path: str = "train.py", runtime: Runtime = Runtime()) -> l
     ("def main(): pass\ndef unused(): pass\nglobals()['un' + 'used']()\n", []),
     ("def main(): pass\ndef unused(): pass\ndef never(): return globals()\n", ["unused", "never"]),  # a namespace handed over by dead code
     ("def main(): model.eval()\ndef unused(): pass\n", ["unused"]),  # a module's mode switch is no builtin `eval`
+    # unpickling finds classes by the names the pickle holds: every class may run, no function
+    ("import pickle\ndef main(): return pickle.load(f)(x)\nclass Net:\n    def forward(self): pass\ndef unused(): pass\n", ["unused"]),
+    ("import torch\ndef main(): return torch.load(p)\nclass Net:\n    def forward(self): pass\n", []),
+    ("import json\ndef main(): return json.load(f)\nclass Net:\n    def forward(self): pass\n", ["Net"]),
 ])
 def test_dead_functions_of_a_script(body, expected):
     assert dead(body + MAIN) == expected

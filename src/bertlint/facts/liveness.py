@@ -12,7 +12,7 @@ not count, nor a name inside code that never runs (`preprocess` called only by a
 the run stopped). A method runs when its class is named; a class body's own statements run where the class is defined.
 A decorated definition is registered somewhere (`@app.command()`, `@click.command()`): it runs. Code that hands the
 module's namespace to something (`fire.Fire()` with no argument, `globals()`, `vars()`, `eval`, `exec`) names every
-definition, when it runs itself.
+definition, when it runs itself, and code that unpickles (`pickle.load`, `torch.load`) every class.
 
 Each node's reach is RUNS, PROBABLY_NOT (reached only through code after a probable stop) or NEVER (after a certain
 stop, or in a definition that no code that runs names). Two questions:
@@ -47,6 +47,13 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 _NAMESPACE_CALLS = frozenset({"globals", "locals", "vars", "eval", "exec", "__import__", "Fire"})
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 _EVERY = "*"  # a reference to every definition (a call handing the namespace over)
+# Calls that unpickle: the unpickler finds each object's class in the module by the name the pickle holds (Python's
+# `pickle.Unpickler.find_class`), so a class nothing names may run (`model = pickle.load(f)` then `model(x)` runs its
+# `forward`). torch.load unpickles (`weights_only=False`, the default before torch 2.6), joblib, dill and cloudpickle
+# pickle, pandas.read_pickle too.
+_UNPICKLERS = frozenset({"pickle.load", "pickle.loads", "pickle.Unpickler", "dill.load", "dill.loads", "cloudpickle.load",
+                         "cloudpickle.loads", "joblib.load", "torch.load", "pandas.read_pickle"})
+_CLASSES = "class"  # a reference to every class (an unpickling call)
 
 # Words of a file name that say it is a module of helpers for other files to import (`whisper_utils.py`,
 # `train_helpers.py`): its main block, if any, is a smoke test of one of them, not the program that runs the rest.
@@ -78,7 +85,7 @@ class Liveness:
                     if self._after.get(id(node), RUNS) < level:
                         self._after[id(node)] = level
         self._definitions = {stmt.name.value: stmt for stmt in facts.module.body if isinstance(stmt, _Definition) and not stmt.decorators}
-        self._names = _names(facts.module, self._definitions, self._after)
+        self._names = _names(facts, self._definitions, self._after)
         module_stop = max((NEVER if s.every_rule else PROBABLY_NOT for s in stops if isinstance(s.scope, cst.Module)), default=RUNS)
         # what importers may call: every definition of a module whose import does not certainly raise
         self._importable = module_stop if module_stop < NEVER and not is_script(facts) else None
@@ -115,11 +122,11 @@ def unreached(facts: Model, node: cst.CSTNode) -> bool:
     return liveness(facts).reach(node, as_written=True) == NEVER
 
 
-def _names(module: cst.Module, definitions: dict[str, _Definition], after: dict[int, int]) -> dict[str | None, dict[str, int]]:
-    """owner -> {name of a definition (or `_EVERY`): the best reach of a reference to it}: what each definition's code
-    (None: the rest of the file) names, each reference as surely as it runs within its owner."""
+def _names(facts: Model, definitions: dict[str, _Definition], after: dict[int, int]) -> dict[str | None, dict[str, int]]:
+    """owner -> {name of a definition (or `_EVERY`, `_CLASSES`): the best reach of a reference to it}: what each
+    definition's code (None: the rest of the file) names, each reference as surely as it runs within its owner."""
     named: dict[str | None, dict[str, int]] = {}
-    for stmt in module.body:
+    for stmt in facts.module.body:
         own = getattr(stmt, "name", None)
         owner = own.value if isinstance(stmt, _Definition) and definitions.get(own.value) is stmt else None
         refs = named.setdefault(owner, {})
@@ -140,13 +147,16 @@ def _names(module: cst.Module, definitions: dict[str, _Definition], after: dict[
                 continue
             elif isinstance(node, cst.Call) and _hands_namespace(node):
                 words = [_EVERY]
+            elif isinstance(node, cst.Call) and _unpickles(facts, node):
+                words = [_CLASSES]
             else:
                 continue
             level = after.get(id(node), RUNS)
             for word in words:
-                if (word in definitions or word == _EVERY) and refs.get(word, NEVER) > level:
+                if (word in definitions or word in (_EVERY, _CLASSES)) and refs.get(word, NEVER) > level:
                     refs[word] = level
     named[_EVERY] = dict.fromkeys(definitions, RUNS)
+    named[_CLASSES] = {name: RUNS for name, stmt in definitions.items() if isinstance(stmt, cst.ClassDef)}
     return named
 
 
@@ -175,6 +185,12 @@ def _nodes(definitions: dict[_Definition, int]) -> dict[int, int]:
             if id(part) not in out:
                 out.update((id(node), level) for node in walk(part))
     return out
+
+
+def _unpickles(facts: Model, call: cst.Call) -> bool:
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+    return name in ("load", "loads", "Unpickler", "read_pickle") and facts.qualname(func) in _UNPICKLERS
 
 
 def _hands_namespace(call: cst.Call) -> bool:
