@@ -49,8 +49,9 @@ _STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 _EVERY = "*"  # a reference to every definition (a call handing the namespace over)
 # Calls that unpickle: the unpickler finds each object's class in the module by the name the pickle holds (Python's
 # `pickle.Unpickler.find_class`), so a class nothing names may run (`model = pickle.load(f)` then `model(x)` runs its
-# `forward`). torch.load unpickles (`weights_only=False`, the default before torch 2.6), joblib, dill and cloudpickle
-# pickle, pandas.read_pickle too.
+# `forward`). torch.load unpickles with `weights_only=False`, its default before torch 2.6 (torch's own message: "In
+# PyTorch 2.6, we changed the default value of the weights_only argument in torch.load from False to True";
+# serialization.py `_default_to_weights_only`); joblib, dill, cloudpickle and pandas.read_pickle unpickle too.
 _UNPICKLERS = frozenset({"pickle.load", "pickle.loads", "pickle.Unpickler", "dill.load", "dill.loads", "cloudpickle.load",
                          "cloudpickle.loads", "joblib.load", "torch.load", "pandas.read_pickle"})
 _CLASSES = "class"  # a reference to every class (an unpickling call)
