@@ -25,7 +25,8 @@ stop, or in a definition that no code that runs names). Two questions:
   no call: the run does nothing)? Rules whose harm is a property of one run (a forward computing different outputs) ask
   it (`unreached`).
 
-One walk over the module for the names each definition and the top level refer to, one over the code that never runs.
+One walk over the module for the names each definition and the top level refer to (only where a question needs them: a
+module whose importers may call every definition needs none), one over the code that never runs.
 """
 
 from __future__ import annotations
@@ -85,8 +86,8 @@ class Liveness:
                 for node in walk(stmt):
                     if self._after.get(id(node), RUNS) < level:
                         self._after[id(node)] = level
+        self._facts = facts
         self._definitions = {stmt.name.value: stmt for stmt in facts.module.body if isinstance(stmt, _Definition) and not stmt.decorators}
-        self._names = _names(facts, self._definitions, self._after)
         module_stop = max((NEVER if s.every_rule else PROBABLY_NOT for s in stops if isinstance(s.scope, cst.Module)), default=RUNS)
         # what importers may call: every definition of a module whose import does not certainly raise
         self._importable = module_stop if module_stop < NEVER and not is_script(facts) else None
@@ -98,9 +99,15 @@ class Liveness:
 
     def definitions(self, as_written: bool = False) -> dict[_Definition, int]:
         """The module-level definitions that do not surely run, with their reach."""
+        if not as_written and self._importable == RUNS:
+            return {}  # importers may call every definition
         roots = {None: RUNS} if as_written or self._importable is None else {None: RUNS, **dict.fromkeys(self._definitions, self._importable)}
-        reached = _reached(self._names, roots)
+        reached = _reached(self._named, roots)
         return {stmt: reached.get(name, NEVER) for name, stmt in self._definitions.items() if reached.get(name, NEVER) > RUNS}
+
+    @functools.cached_property
+    def _named(self) -> dict[str | None, dict[str, int]]:
+        return _names(self._facts, self._definitions, self._after)
 
     @functools.cached_property
     def _unreached_as_written(self) -> dict[int, int]:
