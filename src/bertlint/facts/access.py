@@ -26,6 +26,22 @@ class Access:
             return self.self_attribute(text)
         return self.attribute(node.value, self.scope, self.order, self.frame, node.attr.value, 0)
 
+    def _getattr(self, call: Call) -> Any:
+        """`getattr(obj, "name")` reads `obj.name`; with a default, the default where `obj` has no such attribute: known
+        only where the attribute and the default agree (an attribute the value layer knows may still be missing when
+        the call runs: bound by a method not yet called)."""
+        if call.kwargs or call.has_star_args or len(call.positional) not in (2, 3):
+            return UNKNOWN
+        name = self.const(call.positional[1].value)
+        if not isinstance(name, str) or not name.isidentifier():
+            return UNKNOWN
+        base = call.positional[0].value
+        if isinstance(base, cst.Name) and base.value == "self":
+            found = self.self_attribute(f"self.{name}")
+        else:
+            found = self.attribute(base, self.scope, self.order, self.frame, name, 0)
+        return found if len(call.positional) == 2 else agree([found, self.eval(call.positional[2].value)])
+
     def self_attribute(self, text: str) -> Any:
         """`self.x` in a method: what every binding of it by the classes whose code may run on `self` gives (their
         methods' `self.x = ...`, their bodies' `x = ...`: `instances`), when they agree."""
