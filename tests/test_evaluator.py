@@ -848,7 +848,10 @@ def test_several_texts_answer_from_the_last_binding_that_surely_ran(source, seve
         ("import argparse\nns = argparse.Namespace(lr=1e-5)\nprint(lr=getattr(ns, 'lr'))\n", 1e-5),  # getattr is the attribute
         ("class C:\n    lr = 1e-5\nprint(lr=getattr(C, 'lr'))\n", 1e-5),
         ("class C:\n    lr = 1e-5\nprint(lr=getattr(C(), 'lr', 1e-5))\n", 1e-5),  # a default that agrees
-        ("class C:\n    lr = 1e-5\nprint(lr=getattr(C(), 'lr', 1e-3))\n", UNKNOWN),  # one that does not: the attribute may be missing
+        ("class C:\n    lr = 1e-5\nprint(lr=getattr(C(), 'lr', 1e-3))\n", 1e-5),  # its class body binds it: it is there
+        ("class C:\n    lr = 1e-5\nprint(lr=getattr(C(), 'lr', None))\n", 1e-5),
+        ("class C:\n    if len(__name__) > 1:\n        lr = 1e-5\nprint(lr=getattr(C(), 'lr', 1e-3))\n", UNKNOWN),  # maybe bound: either
+        ("class C:\n    lr = 1e-5\n    def __getattribute__(self, name):\n        raise AttributeError\nprint(lr=getattr(C(), 'lr', 1e-3))\n", UNKNOWN),
         ("class C:\n    def load(self):\n        self.lr = 1e-5\n    def go(self):\n        print(lr=getattr(self, 'lr', 1e-3))\nC().go()\n", UNKNOWN),
         ("class C:\n    lr = 1e-5\nname = 'lr'\nprint(lr=getattr(C, name))\n", 1e-5),
         ("def f(lr):\n    print(lr=lr)\nf(**{'lr': 1e-5})\n", 1e-5),

@@ -576,6 +576,76 @@ def _c_augmented(s: Script, e: str, typ: str) -> str:
     return v
 
 
+def _c_getattr(s: Script, e: str, typ: str) -> str:
+    """`getattr(obj, "name")` of a namespace, a class or an instance (the name maybe a constant of the file), or with a
+    default (the same value, or None: then whether the attribute is there is what decides)."""
+    c, name = s.fresh("Holder"), s.fresh("NAME")
+    shape = s.draw(st.sampled_from(range(4)))
+    if shape == 0:
+        return f'getattr(types.SimpleNamespace(k={e}), "k")'
+    s.emit(f"class {c}:\n    k = {e}")
+    if shape == 1:
+        s.emit(f'{name} = "k"')
+        return f"getattr({c}, {name})"
+    if shape == 2:
+        return f'getattr({c}(), "k", {e})'
+    return f'getattr({c}(), "k", None)'
+
+
+def _c_conditional(s: Script, e: str, typ: str) -> str:
+    """A conditional expression on a constant flag of the file (`a if FLAG else b`, either way round)."""
+    flag, other = s.fresh("FLAG"), _other(s, typ)
+    taken = s.draw(st.booleans())
+    s.emit(f"{flag} = {taken}")
+    return f"({e} if {flag} else {other})" if taken else f"({other} if {flag} else {e})"
+
+
+def _c_dict_default(s: Script, e: str, typ: str) -> str:
+    """`dict.get` with a default and `dict.setdefault`, as a statement or for its value: the item when the key is
+    there, else the default."""
+    d = s.fresh("d")
+    shape = s.draw(st.sampled_from(range(4)))
+    if shape == 0:
+        s.emit(f'{d} = {{"k": {e}}}')
+        return f'{d}.get("k", {_other(s, typ)})'
+    if shape == 1:
+        s.emit(f'{d} = {{"a": 0}}')
+        return f'{d}.get("k", {e})'
+    if shape == 2:
+        s.emit(f'{d} = {{"a": 0}}\n{d}.setdefault("k", {e})')
+        return f'{d}["k"]'
+    s.emit(f'{d} = {{"k": {e}}}\n{d}.setdefault("k", {_other(s, typ)})')
+    return f'{d}["k"]'
+
+
+def _c_walrus(s: Script, e: str, typ: str) -> str:
+    """A name bound by `:=` in a condition or a comprehension, read after it."""
+    v, x = s.fresh("v"), s.fresh("_x")
+    shape = s.draw(st.sampled_from(range(3)))
+    if shape == 0:
+        s.emit(f"if ({v} := {e}) is not None:\n    pass")
+    elif shape == 1:
+        s.emit(f"_ = [({v} := {e})]")
+    else:
+        s.emit(f"_ = [{v} for {x} in [0] if ({v} := {e}) is not None]")
+    return v
+
+
+def _c_spread_call(s: Script, e: str, typ: str) -> str:
+    """A call of the file's function with `**mapping` (a dict bound to a name, built by `dict(...)`, or updated) that
+    fills a parameter with no default."""
+    f, d = s.fresh("f"), s.fresh("kwargs")
+    shape = s.draw(st.sampled_from(range(3)))
+    s.emit(f"def {f}(p, q=0):\n    return p")
+    if shape == 0:
+        s.emit(f'{d} = {{"p": {e}}}')
+    elif shape == 1:
+        s.emit(f"{d} = dict(p={e}, q=1)")
+    else:
+        s.emit(f'{d} = {{"q": 1}}\n{d}["p"] = {e}')
+    return f"{f}(**{d})"
+
+
 POOL_OF = {"float": "lr", "int": "bs", "str": "ckpt", "bool": "truncation", "texts": "texts"}
 CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "assign": (_c_assign, ()),
@@ -606,6 +676,11 @@ CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "config": (_c_config, ()),
     "arithmetic": (_c_arithmetic, SCALARS + ("texts",)),
     "augmented": (_c_augmented, ("float", "int", "str", "texts")),
+    "getattr": (_c_getattr, ()),
+    "conditional": (_c_conditional, ()),
+    "dict-default": (_c_dict_default, ()),
+    "walrus": (_c_walrus, ()),
+    "spread-call": (_c_spread_call, ()),
 }
 
 

@@ -161,7 +161,7 @@ class Calls:
                 key = self.const(call.positional[0].value)
                 if key is UNKNOWN:
                     return UNKNOWN
-                return receiver[key] if key in receiver else (self.const(call.positional[1].value) if len(call.positional) == 2 else None)
+                return receiver[key] if key in receiver else (self.sub(call.positional[1].value, call.scope, call.order) if len(call.positional) == 2 else None)
         if call.qualname is None or call.qualname.startswith("<local>.") and call.method is not None:
             called = self.eval(call.node.func)  # `tok(texts)`, `toks[0](texts)`, `Config.tok(texts)`: an object called
             if isinstance(called, Function):
