@@ -709,11 +709,14 @@ def _forward(s: Script, model: str, encoded: tuple[str, list[str]]) -> None:
     enc, tok_used = encoded
     m_used: list[str] = []
     m = wrap(s, model, "model", m_used)
-    shape = s.draw(st.sampled_from(range(3)))
+    shape = s.draw(st.sampled_from(range(4)))
     if shape == 0:
         used: list[str] = list(tok_used)
         whole = wrap(s, enc, "encoding", used)
         s.sink(f"{m}(**{whole})", {"model": [], "input_ids": used, "attention_mask": used}, m_used)
+        return
+    if shape == 3:
+        _spread_forward(s, m, m_used, enc, list(tok_used))
         return
     index = s.draw(st.sampled_from(['["input_ids"]', ".input_ids", '.get("input_ids")']))
     ids_used: list[str] = [{'["input_ids"]': "encoding[key]", ".input_ids": "encoding.attribute", '.get("input_ids")': "encoding.get()"}[index], *tok_used]
@@ -728,6 +731,17 @@ def _forward(s: Script, model: str, encoded: tuple[str, list[str]]) -> None:
     labels = wrap(s, "torch.tensor([0, 1])", "tensor", labels_used)
     s.sink(f"{m}(input_ids={ids}, attention_mask={mask}, labels={labels})",
            {"model": [], "input_ids": ids_used, "attention_mask": mask_used, "labels": labels_used}, m_used)
+
+
+def _spread_forward(s: Script, m: str, m_used: list[str], batch: str, used: list[str]) -> None:
+    """The forward in a helper of the file whose parameters a `**batch` fills (`step(**batch)`): what the mapping
+    holds under each parameter's name."""
+    f = s.fresh("step")
+    used = [*used, "forward-spread"]
+    extra = s.draw(st.sampled_from(["", ", **rest", ", token_type_ids=None, **rest"]))
+    with s.block(f"def {f}(input_ids, attention_mask{extra}):"):
+        s.sink(f"return {m}(input_ids=input_ids, attention_mask=attention_mask)", {"model": [], "input_ids": used, "attention_mask": used}, m_used)
+    s.emit(f"{f}(**{batch})")
 
 
 def _tokenize(s: Script, tok: str, texts: str | None = None, target: str | None = None, through: list[str] | None = None) -> tuple[str, list[str]]:
@@ -858,10 +872,11 @@ def _loader_forward(s: Script, model: str, tok: str) -> None:
         return
     m_used: list[str] = []
     m = wrap(s, model, "model", m_used)
-    iterate = s.draw(st.sampled_from(("for", "enumerate", "next")))
+    iterate = s.draw(st.sampled_from(("for", "enumerate", "next", "zip")))
     batch = s.fresh("batch")
     through = [f"loader:{shape}", f"batches:{iterate}", *tok_used]
-    header = {"for": f"for {batch} in {loader}:", "enumerate": f"for step, {batch} in enumerate({loader}):"}.get(iterate)
+    header = {"for": f"for {batch} in {loader}:", "enumerate": f"for step, {batch} in enumerate({loader}):",
+              "zip": f"for {batch}, _paired in zip({loader}, {loader}):"}.get(iterate)
     epochs = header is not None and s.draw(st.booleans())
     with s.block("for epoch in range(2):") if epochs else contextlib.nullcontext():
         with s.block(header) if header else contextlib.nullcontext():
@@ -889,7 +904,10 @@ def _consume(s: Script, m: str, m_used: list[str], batch: str, through: list[str
         ids, mask = wrap(s, a, "tensor", ids_used), wrap(s, b, "tensor", mask_used)
         s.sink(f"{m}(input_ids={ids}, attention_mask={mask})", {"model": [], "input_ids": ids_used, "attention_mask": mask_used}, m_used)
     elif s.draw(st.booleans()):
-        s.sink(f"{m}(**{batch})", {"model": [], "input_ids": ids_used, "attention_mask": ids_used}, m_used)
+        if s.draw(st.booleans()):
+            s.sink(f"{m}(**{batch})", {"model": [], "input_ids": ids_used, "attention_mask": ids_used}, m_used)
+        else:
+            _spread_forward(s, m, m_used, batch, ids_used)
     else:
         ids = wrap(s, f'{batch}["input_ids"]', "tensor", ids_used)
         mask = wrap(s, f'{batch}["attention_mask"]', "tensor", mask_used)
