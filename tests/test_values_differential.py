@@ -7,7 +7,8 @@ must equal what the call received, or be UNKNOWN: never a different value (a wro
 The scripts build those values through the constructs of Python that real training code uses (assignment, `for`,
 `with` and comprehension targets of every shape, displays, indexing, slicing, the file's functions, classes,
 closures, lambdas and `functools.partial`, builtins, branches, loops, value-keeping methods, argparse through a
-helper, DataLoader batches, encodings indexed). Objects compare by the line that made them: this ids tensor came
+helper, DataLoader batches (zipped too), encodings indexed, `getattr`, conditional expressions, `dict.get` with a
+default and `setdefault`, `:=`, `**mapping` into the file's functions and a forward helper filled by `**batch`). Objects compare by the line that made them: this ids tensor came
 from that tokenizer call's "input_ids" (or that loader's batches under that key), this model from that load.
 
 In CI the examples are derandomized and bounded. `python tests/test_values_differential.py [N]` runs N examples
