@@ -726,7 +726,7 @@ def test_bl401_reads_local_csv_and_jsonl_files(tmp_path):
         "import torch\nloss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor(4.0))",
         "from sklearn.utils.class_weight import compute_class_weight\nw = compute_class_weight('balanced', classes=[0, 1], y=labels)",
         "from torch.utils.data import WeightedRandomSampler\ns = WeightedRandomSampler([1.0] * 100, 100)",
-        "from imblearn.over_sampling import RandomOverSampler",
+        "from imblearn.over_sampling import RandomOverSampler\nbalanced = RandomOverSampler().fit_resample([[0]] * 100, labels)",
         "def focal_loss(logits, target):\n    return logits.mean()\nx = focal_loss(1, 2)",
         "class WeightedTrainer(Trainer):\n    def compute_loss(self, model, inputs, return_outputs=False, **kwargs):\n"
         "        return model(**inputs).loss * class_weights[inputs['labels']].mean()",
@@ -737,6 +737,12 @@ def test_bl401_any_mitigation_silences_it(mitigation):
     source = TRAINER_RUN + "labels = [1] * 80 + [0] * 20\n" + mitigation + '\nTrainer(model=model, train_dataset=Dataset.from_dict({"label": labels})).train()\n'
     assert only("BL401", source) == []
     assert len(only("BL401", source.replace(mitigation, "pass"))) == 1
+
+
+def test_bl401_an_imblearn_import_alone_balances_nothing():
+    # the resampler imported but its call commented out: nothing rebalances the labels
+    source = TRAINER_RUN + "from imblearn.over_sampling import SMOTE\nlabels = [1] * 80 + [0] * 20\n# labels = SMOTE().fit_resample(x, labels)\n"
+    assert len(only("BL401", source + 'Trainer(model=model, train_dataset=Dataset.from_dict({"label": labels})).train()\n')) == 1
 
 
 def test_bl401_keras_class_weight_silences_it():
@@ -1043,3 +1049,25 @@ def test_bl502_hand_written_loop_and_manual_accumulation():
     assert only("BL502", accumulated) == []
     on_5x = loop.replace("transformers-version=4.46", "transformers-version=5.2")
     assert only("BL502", on_5x) == [], "5.x loads Llama-2 in its stored fp16: 8 bytes per parameter fit in 80 GiB"
+
+
+def test_bl401_reads_the_separator_a_read_names_and_colab_working_directory_paths(tmp_path):
+    # a one-character sep= (positional or keyword) or delimiter= splits the rows as pandas does; anything else is unknown
+    rows = "".join(f"{k}\tham\n" for k in range(90)) + "".join(f"{k}\tspam\n" for k in range(10))
+    (tmp_path / "sms.txt").write_text("id\tlabel\n" + rows)
+    (tmp_path / "sms.psv").write_text("id|label\n" + rows.replace("\t", "|"))
+    fit = "import pandas as pd\nimport tensorflow as tf\ndf = READ\ny = df['label']\nm = tf.keras.Sequential([])\nm.fit(df[['id']], y)\n"
+    for read, fires in [('pd.read_csv("sms.txt", sep="\\t")', True), ('pd.read_csv("sms.txt", "\\t")', True), ('pd.read_table("sms.txt")', True),
+                        ('pd.read_csv("sms.psv", delimiter="|")', True), ('pd.read_csv("sms.txt")', False),
+                        ('pd.read_csv("sms.txt", sep=None, engine="python")', False), ('pd.read_csv("sms.txt", sep=r"\\s+")', False)]:
+        assert len(only("BL401", fit.replace("READ", read), tmp_path / "train.py")) == fires, read
+    # Colab's working directory is /content: `/content/sms.txt` is the file beside the notebook, a Drive mount is not
+    (tmp_path / "drive").mkdir()
+    (tmp_path / "drive" / "sms.txt").write_text("id\tlabel\n" + rows)
+    for read, fires in [('pd.read_csv("/content/sms.txt", sep="\\t")', True), ('pd.read_csv("/content/drive/sms.txt", sep="\\t")', False),
+                        ('pd.read_csv("/content/../sms.txt", sep="\\t")', False), ('pd.read_csv("/contents/sms.txt", sep="\\t")', False)]:
+        assert len(only("BL401", fit.replace("READ", read), tmp_path / "train.py")) == fires, read
+    # the label column named through a constant
+    named = fit.replace("READ", 'pd.read_csv("sms.txt", sep="\\t")').replace("y = df['label']", "col = 'label'\ny = df[col]")
+    (tmp_path / "sms.txt").write_text("id\tkind\n" + rows)
+    assert "column `kind`" in only("BL401", named.replace("'label'", "'kind'"), tmp_path / "train.py")[0].message

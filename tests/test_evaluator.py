@@ -308,7 +308,9 @@ def test_an_argparse_field_stored_after_parsing_is_unknown():
     "source",
     [
         "import json\ncfg = {'lr': 1e-5}\ncfg.update(json.load(open('c.json')))\nprint(lr=cfg['lr'])\n",
-        "cfg = {}\ncfg.setdefault('lr', 1e-3)\nprint(lr=cfg.get('lr', 1e-5))\n",
+        "cfg = {}\nif len(__name__) > 100:\n    cfg.setdefault('lr', 1e-3)\nprint(lr=cfg.get('lr', 1e-5))\n",
+        "cfg = {}\ncfg['opt'] = {}\ncfg['opt'].setdefault('lr', 1e-3)\nprint(lr=cfg['opt'].get('lr', 1e-5))\n",
+        "cfg = {}\ncfg['opt'] = {}\ncfg['opt'].update(lr=1e-3)\nprint(lr=cfg['opt'].get('lr', 1e-5))\n",  # was 1e-5: a wrong value
         "lrs = [1e-5, 2e-5]\nlrs.insert(0, 1e-3)\nprint(lr=lrs[0])\n",
         "lrs = [1e-5, 2e-5]\nlrs.pop()\nprint(lr=lrs[-1])\n",
         "class Cfg:\n    lr = 1e-5\ncfg = Cfg()\nsetattr(cfg, 'lr', 1e-3)\nprint(lr=cfg.lr)\n",
@@ -838,3 +840,57 @@ def test_several_texts_answer_from_the_last_binding_that_surely_ran(source, seve
     facts = facts_of(source)
     call = last_call(facts, "tok")
     assert facts.is_batch(call.positional[0].value, call.scope, call.order) is several
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("cfg = {}\ncfg.setdefault('lr', 1e-3)\nprint(lr=cfg.get('lr', 1e-5))\n", 1e-3),  # stored when absent
+        ("cfg = {'lr': 1e-5}\ncfg.setdefault('lr', 1e-3)\nprint(lr=cfg['lr'])\n", 1e-5),  # kept when present
+        ("cfg = {'lr': 1e-5}\nif len(__name__) > 100:\n    cfg.setdefault('lr', 1e-3)\nprint(lr=cfg['lr'])\n", 1e-5),
+        ("print(lr={'a': 1}.setdefault('lr', 1e-3))\n", 1e-3),  # its value: the item, else the default
+        ("print(lr={'lr': 1e-5}.setdefault('lr', 1e-3))\n", 1e-5),
+        ("import argparse\nns = argparse.Namespace(lr=1e-5)\nprint(lr=getattr(ns, 'lr'))\n", 1e-5),  # getattr is the attribute
+        ("class C:\n    lr = 1e-5\nprint(lr=getattr(C, 'lr'))\n", 1e-5),
+        ("class C:\n    lr = 1e-5\nprint(lr=getattr(C(), 'lr', 1e-5))\n", 1e-5),  # a default that agrees
+        ("class C:\n    lr = 1e-5\nprint(lr=getattr(C(), 'lr', 1e-3))\n", 1e-5),  # its class body binds it: it is there
+        ("class C:\n    lr = 1e-5\nprint(lr=getattr(C(), 'lr', None))\n", 1e-5),
+        ("class C:\n    if len(__name__) > 1:\n        lr = 1e-5\nprint(lr=getattr(C(), 'lr', 1e-3))\n", UNKNOWN),  # maybe bound: either
+        ("class C:\n    lr = 1e-5\n    def __getattribute__(self, name):\n        raise AttributeError\nprint(lr=getattr(C(), 'lr', 1e-3))\n", UNKNOWN),
+        ("class C:\n    def load(self):\n        self.lr = 1e-5\n    def go(self):\n        print(lr=getattr(self, 'lr', 1e-3))\nC().go()\n", UNKNOWN),
+        ("class C:\n    lr = 1e-5\nname = 'lr'\nprint(lr=getattr(C, name))\n", 1e-5),
+        ("def f(lr):\n    print(lr=lr)\nf(**{'lr': 1e-5})\n", 1e-5),
+    ],
+)
+def test_setdefault_and_getattr_follow_python(source, expected):
+    facts = facts_of(source)
+    assert facts.kw_value(last_call(facts, "print"), "lr") == expected if expected is not UNKNOWN else facts.kw_value(last_call(facts, "print"), "lr") is UNKNOWN
+
+
+SPREAD_PRELUDE = """\
+from transformers import AutoModel, AutoTokenizer
+tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+model = AutoModel.from_pretrained("bert-base-uncased")
+enc = tok(["a b", "c"], padding=True, return_tensors="pt")
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "known"),
+    [
+        ("def fwd(input_ids, attention_mask):\n    print(ids=input_ids)\nfwd(**enc)\n", True),  # only the mapping can fill it
+        ("def fwd(*, input_ids):\n    print(ids=input_ids)\nfwd(**enc)\n", True),
+        ("class R:\n    def step(self, input_ids, **rest):\n        print(ids=input_ids)\nR().step(**enc)\n", True),
+        ("def fwd(input_ids=None, **kw):\n    print(ids=input_ids)\nfwd(**enc)\n", False),  # a default: the mapping may lack the key
+        ("def fwd(input_ids, attention_mask):\n    print(ids=input_ids)\nfwd(*extra, **enc)\n", False),  # a `*` may fill it
+        ("def fwd(input_ids, attention_mask):\n    print(ids=input_ids)\nfwd(**enc, **extra)\n", False),  # two mappings: either
+        ("def fwd(input_ids, /, attention_mask):\n    print(ids=input_ids)\nfwd(enc['input_ids'], **enc)\n", True),
+        ("def fwd(input_ids, /, attention_mask=None):\n    print(ids=input_ids)\nfwd(**enc)\n", False),  # positional-only: a TypeError
+    ],
+)
+def test_a_parameter_only_a_mapping_can_fill_is_its_item(source, known):
+    """`fwd(**batch)` with `batch`'s keys unknown: a parameter with no default that no other argument can fill is
+    `batch["name"]` (else the call is a TypeError and its body never runs)."""
+    facts = facts_of(SPREAD_PRELUDE + source)
+    found = facts.kind(last_call(facts, "print").kwargs["ids"].value, last_call(facts, "print").scope, last_call(facts, "print").order)
+    assert (found is not None and found.kind == "ids" and found.detail == "input_ids") is known

@@ -176,6 +176,8 @@ def test_commands_of_a_cell(source: str, bound: tuple, found: list[str]) -> None
         "%matplotlib inline\n!curl https://example.com/a.py -o a.py\nimport torch\n",
         "import os\nfor name in ['a']:\n    !echo {name}\n",  # an escape in a block
         "!pip install \\\n    transformers\nimport torch\n",  # continued by a backslash
+        "!pip install transformers\nfiles = !ls\nhere, there = %pwd\nimport torch\n",  # a command's output assigned
+        "files = !ls data\nimport torch\n",
     ],
 )
 def test_a_script_whose_only_errors_are_escapes_is_a_notebook_export(source: str) -> None:
@@ -191,6 +193,7 @@ def test_a_script_whose_only_errors_are_escapes_is_a_notebook_export(source: str
         "pip install transformers\nimport torch\n",  # a shell line without an escape is no IPython syntax
         "!pip install transformers\nx = (1,\n",  # another syntax error beside the escape
         "!pip install transformers\nlen?\n",  # help syntax: more than the plain escapes
+        "!pip install transformers\nfiles == !ls\n",  # compared, not assigned: IPython refuses it too
         "s = '''\n!not an escape\n'''\n",  # inside a string
     ],
 )

@@ -167,7 +167,7 @@ MAX_DATA_BYTES = 64 * 2**20  # what bertlint's datafiles.py reads at most
 def data_files(git_dir: Path, commit: str, path: str, text: str) -> dict[str, bytes]:
     """The repository's data files (CSV/TSV/JSON/JSONL/Parquet) at or below `path`'s folder that the script names by
     their path from that folder (`"train.csv"`, `'data/train.csv'`, `"./data/train.csv"`; in a notebook's JSON text also
-    `\\"train.csv\\"`), by their path in the repository.
+    `\\"train.csv\\"`; from Colab's working directory, `"/content/train.csv"`), by their path in the repository.
     Files the snapshot lacks (4 MiB and more) are left out."""
     folder = Path(path).parent
     listing = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "-r", "-l", commit, *([f"{folder}/"] if str(folder) != "." else [])],
@@ -179,7 +179,7 @@ def data_files(git_dir: Path, commit: str, path: str, text: str) -> dict[str, by
         if not name.endswith(DATA_SUFFIXES) or not size.isdigit() or int(size) > MAX_DATA_BYTES:
             continue
         relative = Path(name).relative_to(folder).as_posix()
-        if not re.search(rf"[\"'](\./)?{re.escape(relative)}\\?[\"']", text):  # a notebook's JSON escapes `"` as `\"`
+        if not re.search(rf"[\"'](\./|/content/)?{re.escape(relative)}\\?[\"']", text):  # a notebook's JSON escapes `"` as `\"`; Colab runs in /content
             continue
         blob = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{commit}:{name}"], capture_output=True)
         if blob.returncode == 0 and len(blob.stdout) == int(size):

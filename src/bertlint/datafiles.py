@@ -15,13 +15,17 @@ READERS = {
     "from_csv": "csv", "from_json": "json", "from_parquet": "parquet",
 }
 BUILDERS = {"csv": "csv", "json": "json", "parquet": "parquet"}
+# Delimited text: the format each one-character `sep=`/`delimiter=` of `pd.read_csv` names, and its delimiter.
+DELIMITERS = {"csv": ",", "tsv": "\t", "ssv": ";", "psv": "|"}
+DELIMITED = frozenset(DELIMITERS)
+DELIMITED_BY = {delimiter: fmt for fmt, delimiter in DELIMITERS.items()}
 
 
 def label_counts(path: Path, fmt: str, columns: list[str]) -> tuple[Counter, str] | None:
     """Counts of the first column in `columns` that the file has, or None if it cannot be read quickly."""
     try:
-        if fmt in ("csv", "tsv"):
-            return _csv(path, columns, "\t" if fmt == "tsv" else ",")
+        if fmt in DELIMITED:
+            return _csv(path, columns, DELIMITERS[fmt])
         if fmt == "jsonl":
             return _records(_jsonl(path), columns)
         if fmt == "json":
@@ -34,12 +38,12 @@ def label_counts(path: Path, fmt: str, columns: list[str]) -> tuple[Counter, str
 
 
 def header(path: Path, fmt: str) -> list[str] | None:
-    """The column names of a CSV/TSV file's first row (what `pd.read_csv` names its columns), or None."""
-    if fmt not in ("csv", "tsv"):
+    """The column names of a delimited file's first row (what `pd.read_csv` names its columns), or None."""
+    if fmt not in DELIMITED:
         return None
     try:
         with path.open(newline="", encoding="utf-8-sig", errors="replace") as handle:
-            return next(csv.reader(handle, delimiter="\t" if fmt == "tsv" else ","), None)
+            return next(csv.reader(handle, delimiter=DELIMITERS[fmt]), None)
     except (OSError, csv.Error):
         return None
 

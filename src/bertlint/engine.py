@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
-from bertlint.facts import Facts, Runtime, dead_functions, run_stops, walk
+from bertlint.facts import NEVER, RUNS, Facts, Runtime, liveness, walk
 from bertlint.ipython import mask_script
 from bertlint.parsing import parse_module
 from bertlint.report import Edit, Finding, Fix, Notice
@@ -191,7 +191,7 @@ def noqa_fixes(findings: list[Finding], source: str) -> list[Finding]:
 
 
 def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[str] | None = None, *, target: "Target",
-                reads: list[str] | None = None, notices: list[Notice] | None = None, runtime: Runtime = Runtime(), cells: bool = False) -> list[Finding]:
+                reads: list[str] | None = None, notices: list[Notice] | None = None, runtime: Runtime = Runtime()) -> list[Finding]:
     """All findings for one decoded source text, suppression applied, sorted. `target` is the
     transformers release the file targets (`target.target_version`), resolved by the caller; the other
     files the lint read or looked for (a label CSV, a local checkpoint's config.json) go to `reads`.
@@ -204,7 +204,7 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
         return []
     masked = None if runtime.notebook else mask_script(source)
     if masked is not None and masked != source and _compile_error(source) is not None:  # a cell script: linted as IPython runs it
-        findings = lint_source(masked, path, settings, selected, target=target, reads=reads, notices=notices, runtime=runtime, cells=True)
+        findings = lint_source(masked, path, settings, selected, target=target, reads=reads, notices=notices, runtime=replace(runtime, cells=True))
         return _unmasked(findings, source, masked)
     refusal = _refused(source)
     if refusal is None:
@@ -212,7 +212,7 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
             module = parse_module(source)
             refusal = None if runtime.notebook else _compile_time_error(source)
             if refusal is None:
-                return _analyse(module, source, path, settings, selected, target, reads, runtime, cells)
+                return _analyse(module, source, path, settings, selected, target, reads, runtime)
         except cst.ParserSyntaxError as exc:  # CPython's message is clearer (libcst says "Syntax Error @ 1:1" for a TabError)
             cpython = _compile_error(source)
             if cpython is None:
@@ -370,7 +370,7 @@ def _refusal(exc: BaseException) -> tuple[str, int, int]:
 
 
 def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", selected: frozenset[str], target: "Target",
-             reads: list[str] | None, runtime: Runtime, cells: bool = False) -> list[Finding]:
+             reads: list[str] | None, runtime: Runtime) -> list[Finding]:
     """Facts once, every selected rule, then positions and suppressions."""
     facts = Facts(module, source, path, runtime)
     ctx = Context(facts, settings, *target, libraries=getattr(target, "libraries", {}))
@@ -386,7 +386,7 @@ def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", 
             del ctx.reports[before:]
     if reads is not None:
         reads += facts.inputs
-    return _place(ctx.reports, facts, source, str(path), selected, cells)
+    return _place(ctx.reports, facts, source, str(path), selected)
 
 
 def engine_finding(code: str, message: str, path: str, line: int, column: int, text: str, end_column: int | None = None, fix: Fix | None = None) -> Finding:
@@ -398,24 +398,18 @@ def engine_finding(code: str, message: str, path: str, line: int, column: int, t
     return Finding(code, name, severity, message, help_text, path, line, column, line, end_column or column + 1, fix=fix, source_line=text)
 
 
-def _place(reports: list[Report], facts: Facts, source: str, path: str, selected: frozenset[str], cells: bool = False) -> list[Finding]:
-    """Turn reports into positioned findings, drop suppressed ones and those in code that never runs (a function a
-    script never calls; for a finding that says its own line fails, what follows a statement that certainly stops the
-    run in its scope (the module, or a function's body), unless the text is IPython cells: for every finding where the
-    stop is certain in a program, else only for those that say their own line fails), and report unused suppressions."""
+def _place(reports: list[Report], facts: Facts, source: str, path: str, selected: frozenset[str]) -> list[Finding]:
+    """Turn reports into positioned findings, drop suppressed ones and those in code that never runs (`liveness`: after
+    a statement that certainly stops the run in its scope, a definition that no code that runs names; where the run
+    only probably never gets there, the findings that say their own line fails), and report unused suppressions."""
     lines = source_lines(source)
     comments = suppressions(source)
     findings: list[Finding] = []
     if reports:
-        dead = dead_functions(facts)  # what a rule finds in code that never runs cannot happen
-        ends = () if cells else run_stops(facts)  # the run certainly stops there: nothing after it in its scope happens
+        live = liveness(facts)  # what a rule finds in code that never runs cannot happen
         positions = positions_of(facts.module, [
             node for r in reports for node in (r.node, r.anchor, *(rep.node for rep in (r.fix[2] if r.fix else ()))) if node is not None
-        ] + list(dead) + [node for end in ends for node in (end.statement, end.scope) if node is not None and not isinstance(node, cst.Module)], source)
-        never_run = [(positions[d].start.line, positions[d].end.line) for d in dead if d in positions]
-        stopped = [(positions[end.scope].start.line if end.statement is None else positions[end.statement].end.line + 1,
-                    len(lines) if isinstance(end.scope, cst.Module) else positions[end.scope].end.line, end.every_rule)
-                   for end in ends if (end.statement is None or end.statement in positions) and (isinstance(end.scope, cst.Module) or end.scope in positions)]
+        ], source)
         seen: set[tuple] = set()
         for report in reports:
             rng = positions.get(report.node)
@@ -431,8 +425,8 @@ def _place(reports: list[Report], facts: Facts, source: str, path: str, selected
             candidates = {line} | ({anchor.start.line} if anchor is not None else set())
             if _suppressed(report.rule.code, candidates, comments):
                 continue
-            if any(start <= line <= end for start, end in never_run) or any(
-                    start <= line <= end and (every or report.rule.fails_at_its_line) for start, end, every in stopped):
+            reach = live.reach(report.node)
+            if reach == NEVER or reach > RUNS and report.rule.fails_at_its_line:
                 continue
             fix = _fix(report, positions, facts) if report.fix else None
             findings.append(

@@ -28,15 +28,16 @@ runs under), `inspection` (reads that only look
 at a value), `demos` (a forward that runs one example only to show its output), `texts` (how long the texts a
 tokenizer call encodes can be), `graphs` (the calls a
 function traced into a TensorFlow graph runs) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
-one object the rules hold). `liveness` (the functions a script never runs, which the engine reports nothing
-in) and `stops` (the statement where the run of the module or of a function's body certainly stops, after which it reports nothing) read only
+one object the rules hold). `liveness` (which code runs when the file runs, computed
+once: the engine reports nothing in code that never runs, and every rule asking "does this run?" queries it) and `stops`
+(the statement where the run of the module or of a function's body certainly stops, which `liveness` reads) read only
 the model (and `stops` the knowledge's lists of the names a library exports).
 """
 
 from bertlint.facts.core import Facts
-from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, column_renames, data_file_of, ignore_index_markers, is_label_call, known_labels, label_building_collators, label_columns, never_served
+from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, column_renames, data_file_of, data_file_rows_of, ignore_index_markers, is_label_call, known_labels, label_building_collators, label_columns, never_served
 from bertlint.facts.branches import not_taken
-from bertlint.facts.liveness import dead_functions, is_script, unreached, unreached_definitions
+from bertlint.facts.liveness import NEVER, PROBABLY_NOT, RUNS, Liveness, is_script, liveness, unreached
 from bertlint.facts.stops import Stop, run_stops
 from bertlint.facts.loops import (
     GRAD_MODES, NO_GRAD_MODES, MisplacedClip, TrainingLoop, calls_reached, epoch_loop, float_cast, forward_model, grad_mode, in_context, in_training_step, is_clip, iterated_loader, is_model_call,
@@ -71,7 +72,7 @@ __all__ = [
     # core
     "Facts", "Runtime",
     # liveness
-    "dead_functions", "is_script", "unreached", "unreached_definitions",
+    "NEVER", "PROBABLY_NOT", "RUNS", "Liveness", "is_script", "liveness", "unreached",
     # stops
     "Stop", "run_stops",
     # branches
@@ -83,7 +84,7 @@ __all__ = [
     "only_called_directly", "only_evaluated", "eos_in_data", "same_tokenizer", "trained_trainers", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor", "runs_on_mps",
     "structured_tokenizer", "text_container", "tokenizer_load_of", "tokenizer_names", "training_arg", "training_field", "uses_peft", "weight_dtype",
     # labels
-    "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "column_renames", "data_file_of", "ignore_index_markers", "is_label_call", "known_labels", "label_building_collators", "label_columns", "never_served",
+    "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "column_renames", "data_file_of", "data_file_rows_of", "ignore_index_markers", "is_label_call", "known_labels", "label_building_collators", "label_columns", "never_served",
     # loops
     "GRAD_MODES", "NO_GRAD_MODES", "MisplacedClip", "TrainingLoop", "calls_reached", "epoch_loop", "float_cast", "forward_model", "grad_mode", "in_context", "in_training_step", "iterated_loader",
     "is_clip", "is_model_call", "misplaced_clips", "steps_every_n", "under_grad_mode",

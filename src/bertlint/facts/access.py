@@ -9,7 +9,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint.facts.abstract import MAX_DEPTH, UNANSWERED, Abstract, Frame, Instance, Pack, Record, agree
-from bertlint.facts.functions import arguments, enclosing_class, function_scope, is_dataclass, returns_of
+from bertlint.facts.functions import ancestors, arguments, enclosing_class, function_scope, is_dataclass, returns_of
 from bertlint.facts.instances import bound_elsewhere, self_attribute_sources
 from bertlint.facts.items import subscripted
 from bertlint.facts.model import Model
@@ -25,6 +25,34 @@ class Access:
         if text and text.startswith("self.") and text.count(".") == 1:
             return self.self_attribute(text)
         return self.attribute(node.value, self.scope, self.order, self.frame, node.attr.value, 0)
+
+    def _getattr(self, call: Call) -> Any:
+        """`getattr(obj, "name")` reads `obj.name`; with a default, the default where `obj` has no such attribute: known
+        only where the attribute and the default agree (an attribute the value layer knows may still be missing when
+        the call runs: bound by a method not yet called)."""
+        if call.kwargs or call.has_star_args or len(call.positional) not in (2, 3):
+            return UNKNOWN
+        name = self.const(call.positional[1].value)
+        if not isinstance(name, str) or not name.isidentifier():
+            return UNKNOWN
+        base = call.positional[0].value
+        if isinstance(base, cst.Name) and base.value == "self":
+            found = self.self_attribute(f"self.{name}")
+        else:
+            found = self.attribute(base, self.scope, self.order, self.frame, name, 0)
+        if len(call.positional) == 2 or self._has_class_attribute(self.eval(base), name):
+            return found
+        return agree([found, self.eval(call.positional[2].value)])
+
+    def _has_class_attribute(self, value: Any, name: str) -> bool:
+        """`value`, a class of the file or an instance of one, surely has the attribute `name`: its class or a base of
+        the file binds it unconditionally in its body, and none of them defines `__getattr__`/`__getattribute__`."""
+        if not isinstance(value, Instance) or value.kind not in ("class", "instance") or not isinstance(value.detail, ClassDef):
+            return False
+        classes = [value.detail, *ancestors(self.f, value.detail)]
+        if any(hook in c.methods for c in classes for hook in ("__getattr__", "__getattribute__")):
+            return False
+        return any(any(e.op in ("assign", "def") and not e.conditional for e in c.scope.events.get(name, ())) for c in classes)
 
     def self_attribute(self, text: str) -> Any:
         """`self.x` in a method: what every binding of it by the classes whose code may run on `self` gives (their

@@ -157,11 +157,11 @@ class Calls:
                 return self.view(receiver, call.method)
             if isinstance(receiver, str) and not call.has_star_args:  # `"a\nb".splitlines()`, `line.strip()`
                 return folding.str_method(receiver, call.method, [self.const(a.value) for a in call.positional], {k: self.const(a.value) for k, a in call.kwargs.items()})
-            if call.method == "get" and isinstance(receiver, dict) and len(call.positional) in (1, 2) and not call.kwargs:
+            if call.method in ("get", "setdefault") and isinstance(receiver, dict) and len(call.positional) in (1, 2) and not call.kwargs:
                 key = self.const(call.positional[0].value)
                 if key is UNKNOWN:
                     return UNKNOWN
-                return receiver[key] if key in receiver else (self.const(call.positional[1].value) if len(call.positional) == 2 else None)
+                return receiver[key] if key in receiver else (self.sub(call.positional[1].value, call.scope, call.order) if len(call.positional) == 2 else None)
         if call.qualname is None or call.qualname.startswith("<local>.") and call.method is not None:
             called = self.eval(call.node.func)  # `tok(texts)`, `toks[0](texts)`, `Config.tok(texts)`: an object called
             if isinstance(called, Function):
@@ -190,4 +190,5 @@ _BUILTINS = {
     "builtins.list": "_sequence_builtin", "builtins.tuple": "_sequence_builtin", "builtins.sorted": "_sequence_builtin",
     "builtins.enumerate": "_enumerate", "builtins.zip": "_zip", "builtins.dict": "_dict", "builtins.map": "_map",
     "builtins.iter": "_iter", "builtins.next": "_next", "contextlib.nullcontext": "_nullcontext", "functools.partial": "partial_value", "builtins.isinstance": "_isinstance",
+    "builtins.getattr": "_getattr",
 }

@@ -14,8 +14,10 @@ from bertlint.facts.nodes import Call, ClassDef, Event, Scope, dotted, walk
 from bertlint.facts.runs import orders_in_force
 
 # what a call passes (`Items.spread`): its positional expressions up to the first `*args` not known element by element,
-# its keyword expressions, and whether some `*args` or `**kwargs` hides more
-Passed = tuple[list[cst.BaseExpression], dict[str, cst.BaseExpression], bool]
+# its keyword expressions, whether some `*args` or `**kwargs` hides more, and where the one hidden thing is a
+# `**mapping` of unknown keys (every positional known), the item `mapping["p"]` for a name `p`: a parameter nothing
+# else can fill (no default, not positional-only, given by no other argument) is that item, or the call is a TypeError
+Passed = tuple[list[cst.BaseExpression], dict[str, cst.BaseExpression], bool, "Callable[[str], cst.BaseExpression] | None"]
 
 def is_dataclass(cls: ClassDef) -> bool:
     return any(dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in ("dataclass", "dataclasses.dataclass") for d in cls.node.decorators)
@@ -189,9 +191,10 @@ def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Fra
         found = passed(site)
         if found is None:
             return None
-        positional, named, opaque = found
+        positional, named, opaque, item = found
         given.extend((expr, site) for expr in (positional[1:] if site is not call else positional))
         keywords.update((k, (expr, site)) for k, expr in named.items())
+        item = item if not hidden else None  # a partial's own hidden arguments: unknown
         hidden = hidden or opaque
     args: dict[str, tuple | None] = {}
     for param, (expr, site) in zip(params, given):
@@ -204,8 +207,11 @@ def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Fra
         args[keyword] = (expr, site.scope, site.order)
     if hidden:
         fixed = {p.name.value for p, _ in zip(params, given)} | {k for k, (_, site) in keywords.items() if site is call}
+        fillable = unfilled(fn, method, fixed | set(keywords)) if item is not None else set()
         for name in names:  # `train(model, **kw)`: what `*args` or `**kwargs` may pass (a partial's keyword too) is not known
-            if name not in fixed:
+            if name in fillable:
+                args[name] = (item(name), call.scope, call.order)  # `train(**batch)`: `batch["input_ids"]`, else a TypeError
+            elif name not in fixed:
                 args[name] = None
     return Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1, call, closure, closed)
 
@@ -278,6 +284,20 @@ def returns_of(values: Model, call: Call) -> list[tuple[cst.BaseExpression, Scop
     return None if any(r is None for r in returned) else [(r, target.scope) for r in returned]
 
 
+def unfilled(fn: cst.FunctionDef | cst.Lambda, method: bool, given: set[str], positional: int = 0) -> set[str]:
+    """The parameters of `fn` that only a `**mapping` can fill: no default, not positional-only, not `*args` or
+    `**kwargs`, neither among the first `positional` (after `self` of a method) nor among the names `given`."""
+    params = list(fn.params.posonly_params) + list(fn.params.params)
+    if method:
+        params = params[1:]
+    posonly = {p.name.value for p in fn.params.posonly_params}
+    by_position = {p.name.value for p in params[:positional]}
+    return {
+        p.name.value for p in (*params, *fn.params.kwonly_params)
+        if p.default is None and p.name.value not in posonly | by_position | given
+    }
+
+
 def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.BaseExpression, Scope, int | None]] | None:
     """(expression, scope, order) each call site of a plain function (or of a method of the file's own torch module:
     `model(ids)` for its `forward`) passes for a parameter, the default where a site omits it; [] when the file never
@@ -310,8 +330,10 @@ def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.Ba
             found = values.passed(site)
             if found is None:
                 return None
-            positional, keywords, hidden = found
+            positional, keywords, hidden, item = found
             expr = keywords.get(name, positional[position] if position is not None and position < len(positional) else None)
+            if expr is None and item is not None and name in unfilled(fn, owner.parent.kind == "class", set(keywords), len(positional)):
+                expr = item(name)  # `train(**batch)`: `batch["input_ids"]`, else a TypeError
             if expr is None and hidden:
                 return None
         if expr is not None:

@@ -5,6 +5,7 @@ and the arguments a `*sequence` or `**mapping` passes.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Iterator
 
 import libcst as cst
@@ -85,8 +86,8 @@ class Items:
 
     def item_changes(self, value: Any, event: Event, owner: Scope) -> Any:
         """`value` (a dict, or a `Record`) after `event`: `d["k"] = v` (a plain store of one level at a constant key)
-        or `d.update(...)` (a mapping and keywords); UNKNOWN for any other change (a deletion, `d["k"] += 1`, a
-        nested store) or a key not known."""
+        or `d.update(...)` (a mapping and keywords) or `d.setdefault(key[, value])` (the key stored when absent);
+        UNKNOWN for any other change (a deletion, `d["k"] += 1`, a nested store) or a key not known."""
         items = dict(value.items) if isinstance(value, Record) else value
         if not isinstance(items, dict):
             return UNKNOWN
@@ -99,6 +100,12 @@ class Items:
             if key is UNKNOWN:
                 return UNKNOWN
             items[key] = self.sub(store.value, store.scope, store.order)
+        elif event.op == "update" and (call := self.f.call_of(event.value)) is not None and call.method == "setdefault":
+            key = self.const_at(call.positional[0].value, call.scope, call.order) if len(call.positional) in (1, 2) and not call.node.args[-1].keyword and not call.has_star_args else UNKNOWN
+            if key is UNKNOWN:
+                return UNKNOWN
+            if key not in items:
+                items[key] = self.sub(call.positional[1].value, call.scope, call.order) if len(call.positional) == 2 else None
         elif event.op == "update":
             call = self.f.call_of(event.value)
             if call is None or len(call.positional) > 1 or call.has_star_args:
@@ -122,23 +129,27 @@ class Items:
     def spread(self, call: Call) -> Passed | None:
         """What `call`'s arguments pass, `*sequence` and `**mapping` spread (`bind` and each call site of a parameter
         read them so): its positional expressions up to the first `*` not known element by element, its keyword
-        expressions, and whether some `*` or `**` hides more; None for a keyword given twice (a TypeError). A spread
-        element is the subscript `seq[i]` / `mapping["k"]` Python reads it as."""
+        expressions, whether some `*` or `**` hides more, and where only one `**mapping` of unknown keys does, its item
+        for a name; None for a keyword given twice (a TypeError). A spread element is the subscript `seq[i]` /
+        `mapping["k"]` Python reads it as."""
         positional: list[cst.BaseExpression] = []
         keywords: dict[str, cst.BaseExpression] = {}
         hidden = False
+        opaque: list[cst.BaseExpression | None] = []  # what hides more: a `**mapping`'s expression, None for a `*sequence`
         for arg in call.node.args:
             if arg.star == "*":
                 found = self.sub(arg.value, call.scope, call.order)
                 items = found.items if isinstance(found, Pack) else found if isinstance(found, (list, tuple)) else None
                 if items is None or hidden:
                     hidden = True
+                    opaque.append(None)
                     continue
                 positional += [self.f.element_of(arg.value, i) for i in range(len(items))]
             elif arg.star == "**":
                 found = self.mapping(arg.value, call.scope, call.order)
                 if found is UNKNOWN or not all(isinstance(k, str) for k in found):
                     hidden = True
+                    opaque.append(arg.value)
                     continue
                 if set(found) & set(keywords):
                     return None
@@ -149,7 +160,8 @@ class Items:
                 keywords[arg.keyword.value] = arg.value
             elif not hidden:
                 positional.append(arg.value)
-        return positional, keywords, hidden
+        mapping = opaque[0] if len(opaque) == 1 else None
+        return positional, keywords, hidden, functools.partial(self.f.element_of, mapping) if mapping is not None else None
 
 def items_value(items: dict) -> Any:
     """A dict of values as the evaluator holds it: a `Record` when some value is an object, else the dict."""

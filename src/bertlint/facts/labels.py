@@ -259,15 +259,17 @@ def label_columns(facts: Facts) -> list[str]:
 
 
 def _column_read(facts: Facts, source: Any, scope: Any, order: int | None) -> str | None:
-    """`"sentiment"` for a column name, `df["sentiment"]`, `df["sentiment"].map(...)`, `df["sentiment"].values`, and the
-    same coded by a label encoder (`encoder.fit_transform(df["sentiment"])`)."""
+    """`"sentiment"` for a column name, `df["sentiment"]`, `df["sentiment"].map(...)`, `df["sentiment"].values`, the
+    column named by a constant (`target = "Exited"; y = df[target]`), and the same coded by a label encoder
+    (`encoder.fit_transform(df["sentiment"])`)."""
     if isinstance(source, str):
         return source
     node = _coded(facts, source, scope, order) or source
     while isinstance(node, (cst.Attribute, cst.Call)):
         node = node.value if isinstance(node, cst.Attribute) else node.func
     if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-        column = literal(node.slice[0].slice.value)
+        key = node.slice[0].slice.value
+        column = literal(key) if scope is None else facts.value(key, scope, order=order)
         return column if isinstance(column, str) else None
     return None
 
@@ -289,6 +291,9 @@ def _column_at(facts: Facts, source: Any, scope: Any, order: int | None) -> str 
     rows, column = (element.slice for element in node.slice)
     if not isinstance(rows, cst.Slice) or any(part is not None for part in (rows.lower, rows.upper, rows.step)) or not isinstance(column, cst.Index):
         return None
+    named = _located_column(facts, column.value, node.value.value, scope, order)
+    if named is not None:
+        return named
     index = facts.value(column.value, scope, order=order)
     frame = node.value.value
     if not isinstance(index, int) or isinstance(index, bool) or not isinstance(frame, cst.Name):
@@ -304,6 +309,20 @@ def _column_at(facts: Facts, source: Any, scope: Any, order: int | None) -> str 
     path, fmt = data_file_of(facts, read)
     names = datafiles.header(path, fmt) if path is not None else None
     return names[index] if names and -len(names) <= index < len(names) else None
+
+
+def _located_column(facts: Facts, expr: cst.BaseExpression, frame: cst.BaseExpression, scope: Any, order: int | None) -> str | None:
+    """`"Exited"` for `frame.columns.get_loc("Exited")` (pandas `Index.get_loc(key)`: the position of that column in
+    the same frame), so `frame.iloc[:, frame.columns.get_loc("Exited")]` reads the column by its name."""
+    if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Attribute) or expr.func.attr.value != "get_loc":
+        return None
+    owner = expr.func.value
+    if not isinstance(owner, cst.Attribute) or owner.attr.value != "columns" or dotted(owner.value) is None or dotted(owner.value) != dotted(frame):
+        return None
+    if len(expr.args) != 1 or expr.args[0].keyword is not None or expr.args[0].star:
+        return None
+    column = facts.value(expr.args[0].value, scope, order=order)
+    return column if isinstance(column, str) else None
 
 
 def _coded(facts: Facts, node: Any, scope: Any, order: int | None) -> cst.BaseExpression | None:
@@ -540,6 +559,18 @@ def _served_keys(facts: Facts, cls: ClassDef, call: Call, arg: cst.CSTNode) -> f
     return frozenset(keys)
 
 
+# Keywords of a pandas read that make the rows or the header differ from the file's (`nrows=50` reads 50 rows, `names=`
+# and `header=` rename or shift the header, `chunksize=` hands out pieces): the file's label counts are not what trains.
+_ROW_CHANGING_KEYWORDS = frozenset({"nrows", "skiprows", "skipfooter", "header", "names", "chunksize", "iterator", "converters", "true_values", "false_values"})
+
+
+def data_file_rows_of(facts: Facts, call: Call) -> tuple[Path | None, str]:
+    """`data_file_of`, for a read that takes the file's rows under the file's header (no `nrows=`, `names=`, ...)."""
+    if call.has_double_star or set(call.kwargs) & _ROW_CHANGING_KEYWORDS:
+        return None, ""
+    return data_file_of(facts, call)
+
+
 def data_file_of(facts: Facts, call: Call) -> tuple[Path | None, str]:
     """The existing local file a `pd.read_csv`/`load_dataset("csv", data_files=...)`-like call reads."""
     short = call.short or ""
@@ -567,7 +598,7 @@ def data_file_of(facts: Facts, call: Call) -> tuple[Path | None, str]:
         value = value[0]
     if not isinstance(value, str) or "://" in value:
         return None, ""
-    path = Path(value)
+    path = _colab_relative(value, facts.base_dir)
     if not path.is_absolute() and facts.base_dir is not None:
         facts.depends_on(facts.base_dir / path)  # cached results must notice it appear or change
         if (facts.base_dir / path).is_file():
@@ -575,11 +606,40 @@ def data_file_of(facts: Facts, call: Call) -> tuple[Path | None, str]:
     facts.depends_on(path)
     if fmt == "json" and path.suffix == ".jsonl":
         fmt = "jsonl"
-    if fmt == "tsv" or (fmt == "csv" and path.suffix == ".tsv"):
-        fmt = "tsv"
+    separator = _separator(call)
+    if fmt in datafiles.DELIMITED and separator is not None:
+        fmt = datafiles.DELIMITED_BY.get(facts.value(separator.value, call.scope, order=call.order))
+        if fmt is None:
+            return None, ""  # a regular expression, whitespace, or a separator not known: the rows cannot be split as pandas splits them
+    elif fmt == "csv" and path.suffix.lower() in (".tsv", ".tab"):
+        return None, ""  # pandas (and datasets' csv builder) split on commas whatever the suffix: not the rows the name suggests
     try:
         if not path.is_file() or path.stat().st_size > datafiles.MAX_BYTES:
             return None, ""
     except OSError:
         return None, ""
     return path, fmt
+
+
+# Colab runs a notebook in /content, where the files uploaded beside it land: `/content/train.csv` there is what
+# `train.csv` is beside the notebook in its repository (a Drive mount, /content/drive, and Colab's own sample_data are not).
+_COLAB_HOME = "/content/"
+_COLAB_ELSEWHERE = ("/content/drive/", "/content/gdrive/", "/content/sample_data/")
+
+
+def _colab_relative(value: str, base_dir: Path | None) -> Path:
+    """`value` as a path; a Colab working-directory path (`/content/train.csv`) relative to the script's folder when that
+    folder holds the file."""
+    if base_dir is not None and value.startswith(_COLAB_HOME) and not value.startswith(_COLAB_ELSEWHERE):
+        relative = Path(value[len(_COLAB_HOME):])
+        if relative.parts and ".." not in relative.parts and (base_dir / relative).is_file():
+            return relative
+    return Path(value)
+
+
+def _separator(call: Call) -> cst.Arg | None:
+    """The `sep=`/`delimiter=` argument of a delimited-text read (pandas `read_csv(filepath_or_buffer, sep, ...)`,
+    `read_table`; datasets `from_csv(path_or_paths, split, ...)` passes its keywords on to `read_csv`)."""
+    if call.short in ("read_csv", "read_table"):
+        return call.arg(1, "sep") or call.kwargs.get("delimiter")
+    return call.kwargs.get("sep") or call.kwargs.get("delimiter")

@@ -1,44 +1,67 @@
-"""Code that never runs: the module-level functions a script never refers to.
+"""Which code runs: the one liveness fact of a file, computed once, that the engine and every rule asking "does this
+run?" query (`reach`, `unreached`).
 
-A script (a file with an `if __name__ == "__main__":` block, or a notebook's cells) runs what its
-top level calls; a function defined there and never named again is dead, and what a rule finds inside
-it cannot happen when the file runs. Conservative by construction: a library module (no main block,
-not a notebook, or a main block in a file named for helpers: `whisper_utils.py`) may be imported and
-called from anywhere, so all of it is live; in a script a
-function is live when its name appears in the live code (called, passed, assigned, an attribute of the
-same name, a word of a string: `__all__`, a dispatch table of names; its own name inside itself does not
-count, nor a name inside a dead function: `preprocess` called only by a dead `prepare`), when it is
-decorated (`@app.command()`, `@click.command()` register it), and every function is live when the file
-hands its namespace to something (`fire.Fire()` with no argument, `globals()`, `vars()`, `eval`, `exec`).
-One walk over the tree, once per file.
+The run as written: the file executed as it is, by itself. Its top-level code runs in order (a notebook's cells one
+after another, the `if __name__ == "__main__":` block in its place) up to the statement where it stops
+(`stops.run_stops`: a certain raise, or a probable one such as a template's placeholder checkpoint), and a function's
+body up to its own stop: the statements after a stop never run (`stops.statements_after`). A module-level function or
+class runs when code that runs names it: called, passed (`Trainer(compute_metrics=f)`, `collate_fn=f`), assigned, an
+attribute of the same name, a word of a string (`__all__`, a dispatch table of names; not a key of data: `ds["train"]`,
+`{"train": path}` name no function `train`, nor a docstring); its own name inside itself does
+not count, nor a name inside code that never runs (`preprocess` called only by a `prepare` nothing calls, or only after
+the run stopped). A method runs when its class is named; a class body's own statements run where the class is defined.
+A decorated definition is registered somewhere (`@app.command()`, `@click.command()`): it runs. Code that hands the
+module's namespace to something (`fire.Fire()` with no argument, `globals()`, `vars()`, `eval`, `exec`) names every
+definition, when it runs itself, and code that unpickles (`pickle.load`, `torch.load`) every class.
 
-`unreached(facts, node)` asks the stricter question of the run as written: the file executed as it is, by itself.
-Its top-level code (a main block included) is what runs; a module-level function or class that this code never names
-(directly or through the functions and classes it names) never runs, whether the file is a script or a module of
-definitions that nothing in it calls (`def train(...)` and no call: the run does nothing). A method runs when its
-class is named; a function handed to a library (`Trainer(compute_metrics=f)`, `ds.map(f)`, `collate_fn=f`) is named
-there. Rules whose harm is a property of one run (a forward computing different outputs) ask it; the engine keeps
-its own rule (`dead_functions`, scripts only), since a module's code also runs when another file imports it.
+Each node's reach is RUNS, PROBABLY_NOT (reached only through code after a probable stop) or NEVER (after a certain
+stop, or in a definition that no code that runs names). Two questions:
+
+- `reach(node)`: can this code run at all? A module of definitions (no main block, or one in a file named for helpers:
+  `whisper_utils.py`, whose main block is a smoke test) may also be imported and any of its definitions called from
+  elsewhere, unless its own top level certainly stops (then importing it raises). The engine drops what a rule finds
+  where the reach is NEVER, and where it is PROBABLY_NOT the findings that say their own line fails.
+- `reach(node, as_written=True)`: does the run as written reach it, in a script or a module alike (`def train(...)` and
+  no call: the run does nothing)? Rules whose harm is a property of one run (a forward computing different outputs) ask
+  it (`unreached`).
+
+One walk over the module for the names each definition and the top level refer to (only where a question needs them: a
+module whose importers may call every definition needs none), one over the code that never runs.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 import libcst as cst
 
 from bertlint.facts.model import Model, per_file
-from bertlint.facts.walker import is_main_guard
 from bertlint.facts.nodes import walk
+from bertlint.facts.stops import run_stops, statements_after
+from bertlint.facts.walker import is_main_guard
+
+RUNS, PROBABLY_NOT, NEVER = 0, 1, 2
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
 # Calls that reach the module's functions by a name computed at run time.
 _NAMESPACE_CALLS = frozenset({"globals", "locals", "vars", "eval", "exec", "__import__", "Fire"})
-
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+_EVERY = "*"  # a reference to every definition (a call handing the namespace over)
+# Calls that unpickle: the unpickler finds each object's class in the module by the name the pickle holds (Python's
+# `pickle.Unpickler.find_class`), so a class nothing names may run (`model = pickle.load(f)` then `model(x)` runs its
+# `forward`). torch.load unpickles with `weights_only=False`, its default before torch 2.6 (torch's own message: "In
+# PyTorch 2.6, we changed the default value of the weights_only argument in torch.load from False to True";
+# serialization.py `_default_to_weights_only`); joblib, dill, cloudpickle and pandas.read_pickle unpickle too.
+_UNPICKLERS = frozenset({"pickle.load", "pickle.loads", "pickle.Unpickler", "dill.load", "dill.loads", "cloudpickle.load",
+                         "cloudpickle.loads", "joblib.load", "torch.load", "pandas.read_pickle"})
+_CLASSES = "class"  # a reference to every class (an unpickling call)
 
 # Words of a file name that say it is a module of helpers for other files to import (`whisper_utils.py`,
 # `train_helpers.py`): its main block, if any, is a smoke test of one of them, not the program that runs the rest.
 HELPER_MODULE_WORDS = frozenset({"util", "utils", "helper", "helpers", "common", "lib", "tools", "functions", "modules"})
+
+_Definition = cst.FunctionDef | cst.ClassDef
 
 
 def is_script(facts: Model) -> bool:
@@ -51,61 +74,131 @@ def is_script(facts: Model) -> bool:
     return any(isinstance(stmt, cst.If) and is_main_guard(stmt) for stmt in facts.module.body)
 
 
-@per_file
-def dead_functions(facts: Model) -> tuple[cst.FunctionDef, ...]:
-    """The module-level functions of a script that no code that runs refers to: named nowhere but inside
-    functions that are dead themselves (see the module's docstring)."""
-    if not is_script(facts):
-        return ()
-    return _never_named(facts, (cst.FunctionDef,))
+class Liveness:
+    """The reach of every node of one file (see the module's docstring)."""
+
+    def __init__(self, facts: Model):
+        stops = run_stops(facts)
+        self._after: dict[int, int] = {}  # id of each node after a stop in its scope -> PROBABLY_NOT or NEVER
+        for stop in stops:
+            level = NEVER if stop.every_rule else PROBABLY_NOT
+            for stmt in statements_after(stop):
+                for node in walk(stmt):
+                    if self._after.get(id(node), RUNS) < level:
+                        self._after[id(node)] = level
+        self._facts = facts
+        self._definitions = {stmt.name.value: stmt for stmt in facts.module.body if isinstance(stmt, _Definition) and not stmt.decorators}
+        module_stop = max((NEVER if s.every_rule else PROBABLY_NOT for s in stops if isinstance(s.scope, cst.Module)), default=RUNS)
+        # what importers may call: every definition of a module whose import does not certainly raise
+        self._importable = module_stop if module_stop < NEVER and not is_script(facts) else None
+
+    def reach(self, node: cst.CSTNode, as_written: bool = False) -> int:
+        """RUNS, PROBABLY_NOT or NEVER: how surely `node` runs when the file runs (as written, or also imported)."""
+        dead = self._unreached_as_written if as_written or self._importable is None else self._unreached_imported
+        return max(self._after.get(id(node), RUNS), dead.get(id(node), RUNS))
+
+    def definitions(self, as_written: bool = False) -> dict[_Definition, int]:
+        """The module-level definitions that do not surely run, with their reach."""
+        if not as_written and self._importable == RUNS:
+            return {}  # importers may call every definition
+        roots = {None: RUNS} if as_written or self._importable is None else {None: RUNS, **dict.fromkeys(self._definitions, self._importable)}
+        reached = _reached(self._named, roots)
+        return {stmt: reached.get(name, NEVER) for name, stmt in self._definitions.items() if reached.get(name, NEVER) > RUNS}
+
+    @functools.cached_property
+    def _named(self) -> dict[str | None, dict[str, int]]:
+        return _names(self._facts, self._definitions, self._after)
+
+    @functools.cached_property
+    def _unreached_as_written(self) -> dict[int, int]:
+        return _nodes(self.definitions(as_written=True))
+
+    @functools.cached_property
+    def _unreached_imported(self) -> dict[int, int]:
+        return _nodes(self.definitions())
 
 
 @per_file
-def unreached_definitions(facts: Model) -> tuple[cst.FunctionDef | cst.ClassDef, ...]:
-    """The module-level functions and classes that the file's top-level code, run as written, never names (see the
-    module's docstring), in a script or a module alike."""
-    return _never_named(facts, (cst.FunctionDef, cst.ClassDef))
+def liveness(facts: Model) -> Liveness:
+    """The file's liveness fact, computed once."""
+    return Liveness(facts)
 
 
 def unreached(facts: Model, node: cst.CSTNode) -> bool:
-    """`node` sits in a module-level function, or a method of a module-level class, that the run as written never
-    reaches (a class body's own statements run where the class is defined)."""
-    dead = unreached_definitions(facts)
-    if not dead:
-        return False
-    own = top = facts.scope_of(node)
-    while top is not None and top.parent is not None and top.parent.kind != "module":
-        top = top.parent
-    if top is None or top.kind == "class" and top is own:
-        return False
-    return any(top.node is d for d in dead)
+    """The run as written certainly never reaches `node`: after a certain stop, or in a module-level function, or a method
+    of a module-level class, that no code that runs names."""
+    return liveness(facts).reach(node, as_written=True) == NEVER
 
 
-def _never_named(facts: Model, kinds: tuple[type, ...]) -> tuple[cst.FunctionDef | cst.ClassDef, ...]:
-    """The undecorated module-level definitions of `kinds` named nowhere but inside definitions that are never
-    named themselves; none where the file hands its namespace to something."""
-    candidates = {stmt.name.value: stmt for stmt in facts.module.body if isinstance(stmt, kinds) and not stmt.decorators}
-    if not candidates:
-        return ()
-    named: dict[str | None, set[str]] = {}  # the names each candidate's code refers to; None: the rest of the file
+def _names(facts: Model, definitions: dict[str, _Definition], after: dict[int, int]) -> dict[str | None, dict[str, int]]:
+    """owner -> {name of a definition (or `_EVERY`, `_CLASSES`): the best reach of a reference to it}: what each
+    definition's code (None: the rest of the file) names, each reference as surely as it runs within its owner."""
+    named: dict[str | None, dict[str, int]] = {}
     for stmt in facts.module.body:
-        owner = stmt.name.value if isinstance(stmt, kinds) and candidates.get(stmt.name.value) is stmt else None
-        refs = named.setdefault(owner, set())
+        own = getattr(stmt, "name", None)
+        owner = own.value if isinstance(stmt, _Definition) and definitions.get(own.value) is stmt else None
+        refs = named.setdefault(owner, {})
+        prose: set[int] = set()  # strings that name nothing: data's keys (`ds["train"]`, `{"train": path}`), docstrings
         for node in walk(stmt):
-            if isinstance(node, cst.Name) and node is not getattr(stmt, "name", None):
-                refs.add(node.value)
+            if isinstance(node, cst.Name) and node is not own:
+                words: list[str] = [node.value]
             elif isinstance(node, (cst.SimpleString, cst.FormattedStringText)):
-                refs.update(_WORD.findall(node.value))
+                words = [] if id(node) in prose else _WORD.findall(node.value)
+            elif isinstance(node, cst.Subscript):
+                prose.update(id(e.slice.value) for e in node.slice if isinstance(e.slice, cst.Index))
+                continue
+            elif isinstance(node, cst.DictElement):
+                prose.add(id(node.key))
+                continue
+            elif isinstance(node, cst.Expr) and isinstance(node.value, _STRINGS):
+                prose.update(id(part) for part in walk(node.value))
+                continue
             elif isinstance(node, cst.Call) and _hands_namespace(node):
-                return ()
-    live: set[str] = set()
-    todo = [name for name in named.get(None, ()) if name in candidates]
+                words = [_EVERY]
+            elif isinstance(node, cst.Call) and _unpickles(facts, node):
+                words = [_CLASSES]
+            else:
+                continue
+            level = after.get(id(node), RUNS)
+            for word in words:
+                if (word in definitions or word in (_EVERY, _CLASSES)) and refs.get(word, NEVER) > level:
+                    refs[word] = level
+    named[_EVERY] = dict.fromkeys(definitions, RUNS)
+    named[_CLASSES] = {name: RUNS for name, stmt in definitions.items() if isinstance(stmt, cst.ClassDef)}
+    return named
+
+
+def _reached(named: dict[str | None, dict[str, int]], roots: dict[str | None, int]) -> dict[str | None, int]:
+    """The best reach of each owner from `roots`: a reference runs as surely as the less sure of its owner and its place
+    in it. Each owner's reach only improves, at most twice: linear in the references."""
+    best = dict(roots)
+    todo = list(roots)
     while todo:
-        name = todo.pop()
-        if name not in live:
-            live.add(name)
-            todo += [other for other in named.get(name, ()) if other in candidates]
-    return tuple(stmt for name, stmt in candidates.items() if name not in live)
+        owner = todo.pop()
+        for name, level in named.get(owner, {}).items():
+            level = max(level, best[owner])
+            if level < best.get(name, NEVER):
+                best[name] = level
+                todo.append(name)
+    return best
+
+
+def _nodes(definitions: dict[_Definition, int]) -> dict[int, int]:
+    """id of each node inside the definitions -> their reach; a class body's own statements run where it is defined,
+    so only what its functions and nested classes hold."""
+    out: dict[int, int] = {}
+    for stmt, level in definitions.items():
+        inner = [stmt] if isinstance(stmt, cst.FunctionDef) else [node for node in walk(stmt.body) if isinstance(node, _Definition)]
+        for part in inner:
+            if id(part) not in out:
+                out.update((id(node), level) for node in walk(part))
+    return out
+
+
+def _unpickles(facts: Model, call: cst.Call) -> bool:
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+    return name in ("load", "loads", "Unpickler", "read_pickle") and facts.qualname(func) in _UNPICKLERS
 
 
 def _hands_namespace(call: cst.Call) -> bool:

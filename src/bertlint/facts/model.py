@@ -27,10 +27,13 @@ T = TypeVar("T")
 @dataclass(frozen=True)
 class Runtime:
     """What the caller knows of how the code runs, beyond its text: whether it is a notebook's code cells
-    (run one by one in a kernel) and the accelerator its saved metadata names (Colab's `"accelerator": "TPU"`)."""
+    (run one by one in a kernel), whether it is a script of IPython cells (`# %%` markers, an export that kept its `!pip`
+    lines: linted masked, run in a kernel that may hold names of cells since deleted) and the accelerator its saved
+    metadata names (Colab's `"accelerator": "TPU"`)."""
 
     notebook: bool = False
     accelerator: str | None = None
+    cells: bool = False
 
 
 def per_file(query: Callable[[Any], T]) -> Callable[[Any], T]:

@@ -65,7 +65,7 @@ def model_head(class_name: str) -> str:
 
 ENCODE_METHODS = frozenset({"__call__", "encode_plus", "batch_encode_plus", "encode", "prepare_seq2seq_batch"})
 TRAINING_ARGS_CLASSES = ("TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig", "DPOConfig", "RewardConfig")
-BUILTINS = frozenset({"int", "float", "str", "len", "list", "dict", "tuple", "range", "round", "min", "max", "sum", "abs", "print", "open", "set", "sorted", "zip", "enumerate", "map", "bool", "isinstance", "super", "iter", "next"})
+BUILTINS = frozenset({"int", "float", "str", "len", "list", "dict", "tuple", "range", "round", "min", "max", "sum", "abs", "print", "open", "set", "sorted", "zip", "enumerate", "map", "bool", "isinstance", "super", "iter", "next", "getattr"})
 
 
 def same_symbol(found: str, wanted: str) -> bool:

@@ -68,7 +68,7 @@ class Event:
     """An assignment or a mutation of a name, in source order."""
 
     order: int
-    op: str  # "assign" | "append" | "extend" | "augadd" | "augmul" | "unpack" | "for" | "import" | "def" | "setitem" | "update"
+    op: str  # "assign" | "append" | "extend" | "augadd" | "augmul" | "unpack" | "for" | "import" | "def" | "setitem" | "update" (`d.update(...)` or `d.setdefault(...)`, a statement)
     value: cst.CSTNode | None
     conditional: bool  # inside an if/for/while/try/with-less branch of its scope
     loops: tuple[cst.CSTNode, ...]  # loops of its own scope that enclose it

@@ -129,7 +129,8 @@ class Reads:
         name or a function's parameter may change (`alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its
         parameter)."""
         fresh = first is not None and isinstance(first.whole, cst.Dict) and self.reads_in(owner) and self.order is not None  # a display each run binds anew
-        return isinstance(value, (list, dict, set, Record)) and self.f.shared_and_changed(name, owner, self.f.calls_by_order.get(self.order) if fresh else None)
+        return isinstance(value, (list, dict, set, Record)) and (
+            self.f.shared_and_changed(name, owner, self.f.calls_by_order.get(self.order), first.order) if fresh else self.f.shared_and_changed(name, owner))
 
     def _items_changed(self, value: Any, loops: tuple, owner: Scope, later: list[tuple[Event, bool]]) -> Any:
         """`value` (a dict or a `Record`, bound in `loops`) with the items stored and updated after it, in order: a
@@ -194,6 +195,8 @@ class Reads:
         value = agree(found) if found else UNKNOWN
         if self._shared(name, owner, self._sure(straight), value):
             return UNKNOWN
+        if (id(owner), name) in self.f.mutated and (isinstance(value, Record) or any(e.op in ("setitem", "update") for e, _ in straight)):
+            return UNKNOWN  # `cfg["opt"].update(...)`: a change its events do not show
         if any(e.op in ("setitem", "update") for e in (*(e for e, _ in straight), *back)):  # a dict's items changed
             first = self._sure(straight)
             if first is not None and first.op == "assign":

@@ -120,23 +120,27 @@ class Sharing:
                 changes.setdefault(groups[name], set()).add((scope_id, name))
         return groups, {group: frozenset(found) for group, found in changes.items()}, frozenset(attributes)
 
-    def shared_and_changed(self, name: str, owner: Scope | None = None, at: Call | None = None) -> bool:
+    def shared_and_changed(self, name: str, owner: Scope | None = None, at: Call | None = None, since: int = -1) -> bool:
         """`name` may hold the object another name holds, and some name of them changes it in place (other than
         `name` itself in `owner` and its plain aliases there, whose events say how; other than a function's parameter
-        when the read is an argument of the call `at` and that function has not run yet: `changed_later`)."""
+        when the read is an argument of the call `at` and that function has not run on the object `name` holds, made
+        at `since` in `owner`: `changed_later`)."""
         found = self._sharing[1].get(self._sharing[0].get(name), ())
         own = {name, *self._aliases[0].get((id(owner), name), ())} if owner is not None else ()
-        return any((owner is None or scope_id != id(owner) or changer not in own) and not self.changed_later(scope_id, changer, owner, at) for scope_id, changer in found)
+        return any((owner is None or scope_id != id(owner) or changer not in own) and not self.changed_later(scope_id, changer, owner, at, since) for scope_id, changer in found)
 
     @functools.cached_property
     def calls_by_order(self) -> dict[int, Call]:
         return {c.order: c for c in self.calls}
 
-    def changed_later(self, scope_id: int, changer: str, owner: Scope | None, at: Call | None) -> bool:
+    def changed_later(self, scope_id: int, changer: str, owner: Scope | None, at: Call | None, since: int = -1) -> bool:
         """The change is a function's (defined in a module or function body), through its parameter `changer`, and no
-        call of that function has run when the arguments of the call `at` in `owner` are evaluated: the function's name
-        (there the one that def binds) is read only as the function of calls in `owner`, outside loops, each `at` itself or in a later statement (`config = {...}` then
-        `train(config)`, which stores `config["epochs"]`: `train`'s argument is the display)."""
+        call of that function has run on the object read when the arguments of the call `at` in `owner` are evaluated:
+        the function's name (there the one that def binds) is read only as the function of calls in `owner`, outside
+        loops, each `at` itself, in a later statement (`config = {...}` then `train(config)`, which stores
+        `config["epochs"]`: `train`'s argument is the display) or before `since`, where the object read was made (a
+        call that ran before the display was evaluated was handed another object: `train(a)`, then `b = {...}`,
+        `train(b)`)."""
         found = next((s for s in self.scopes if id(s) == scope_id and changer in s.params), None)
         if at is None or owner is None or found is None or not isinstance(found.node, cst.FunctionDef):
             return False
@@ -146,7 +150,7 @@ class Sharing:
         calls = [c for c in self.calls_by_short.get(name, ()) if c.method is None and isinstance(c.node.func, cst.Name) and c.node.func.value == name]
         if len(calls) != len(self.name_loads.get(name, ())) or len(parent.events.get(name, ())) != 1 or name in parent.params:
             return False  # handed along, or bound more than once
-        return all(c.scope is owner and not c.loops and (c is at or c.order > at.order and c.stmt is not at.stmt) for c in calls)
+        return all(c.scope is owner and not c.loops and (c is at or c.order > at.order and c.stmt is not at.stmt or c.order < since) for c in calls)
 
     @functools.cached_property
     def _aliases(self) -> tuple[dict[tuple[int, str], list[str]], dict[tuple[int, str], list[Event]]]:

@@ -20,9 +20,8 @@ happens either), so its first certain raise ends it. Causes certain from the tex
 One more is probable, not certain: a template's placeholder checkpoint (`_placeholder_load`) or data file
 (`_placeholder_path`), its value followed through the value layer (a parameter's from its call sites).
 A call of one of the file's own functions whose body stops (certainly or probably) whenever it runs stops the caller
-there too (`_reaches`: no `return` before that stop, no generator, no decorator); a function that only statements after
-a stop name never runs, so its whole body counts as stopped (`Stop.statement` None). Each function's stop is computed
-once.
+there too (`_reaches`: no `return` before that stop, no generator, no decorator). Each function's stop is computed
+once. What never runs because of a stop (the statements after it, the functions only they name) is `liveness`'s.
 Whether a stop silences every rule after it or only those whose finding says its own line fails (`Stop.every_rule`):
 a library's refusal and a forgotten import (`_forgotten_import`) are crashes of a program; a name that no library
 exports read unbound is as likely a fragment's object (a test snippet's or a bug report's `model`, a half-written
@@ -92,12 +91,11 @@ _BINDERS: dict[type, tuple[str, ...]] = {
 
 class Stop(NamedTuple):
     """Where a scope's run stops: `statement`, the first of `scope`'s own statements (the module's, or a function's
-    body when the function runs) that certainly raises; None when the function never runs (only statements after a
-    stop name it). `every_rule`: the file is a program, not a fragment, so no
+    body when the function runs) that certainly raises. `every_rule`: the file is a program, not a fragment, so no
     finding after it can happen (a forgotten import, a library's certain crash); otherwise only findings that say their
     own line fails are dropped after it (a fragment's unbound `model`, a template's placeholder checkpoint)."""
     scope: cst.Module | cst.FunctionDef
-    statement: cst.CSTNode | None
+    statement: cst.CSTNode
     every_rule: bool
 
 
@@ -105,8 +103,8 @@ class Stop(NamedTuple):
 def run_stops(facts: Model) -> tuple[Stop, ...]:
     """The stop of the module and of each function of the file (see the module's docstring): a function's body stops
     at its first certain raise whenever the function runs, so what follows it in the body never runs either way.
-    Empty when the file's names may come from elsewhere."""
-    if facts.runtime.notebook or _EXPORTED.search(facts.source):
+    Empty when the file's names may come from elsewhere (notebook cells, a cell script, a notebook's export)."""
+    if facts.runtime.notebook or facts.runtime.cells or _EXPORTED.search(facts.source):
         return ()
     functions: list[cst.FunctionDef] = []
     bound = _bindings(facts.module, functions)
@@ -128,8 +126,17 @@ def run_stops(facts: Model) -> tuple[Stop, ...]:
         stop = stop_of(function) if function is not None else None
         return stop[1] if stop is not None and _reaches(function, stop[0]) else None
 
-    found = [Stop(scope, *stop) for scope in (facts.module, *functions) if (stop := stop_of(scope)) is not None]
-    return tuple(found) + _never_run(facts, found, own)
+    return tuple(Stop(scope, *stop) for scope in (facts.module, *functions) if (stop := stop_of(scope)) is not None)
+
+
+def statements_after(stop: Stop) -> Iterator[cst.CSTNode]:
+    """The statements of `stop`'s scope that run after its statement (none of them runs), in order, the main block's in
+    their place."""
+    passed = False
+    for stmt in dict.fromkeys(stmt for stmt, _small in _run_for_certain(_body(stop.scope))):
+        if passed:
+            yield stmt
+        passed = passed or stmt is stop.statement
 
 
 def _body(scope: cst.Module | cst.FunctionDef) -> tuple | list:
@@ -149,27 +156,6 @@ def _reaches(function: cst.FunctionDef, statement: cst.CSTNode) -> bool:
         if any(isinstance(node, cst.Return) for node in walk(stmt)):
             return False
     return False
-
-
-def _never_run(facts: Model, found: list[Stop], own: dict[str, cst.FunctionDef]) -> tuple[Stop, ...]:
-    """The file's plain functions that only statements after a stop name (called only after the run stopped): their
-    whole body is after the stop; every_rule when each of those stops is."""
-    after: dict[int, bool] = {}  # id of each node after a stop in its scope -> whether one such stop is certain
-    for stop in found:
-        passed = False
-        for stmt in dict.fromkeys(stmt for stmt, _small in _run_for_certain(_body(stop.scope))):
-            if passed:
-                for node in walk(stmt):
-                    after[id(node)] = after.get(id(node), False) or stop.every_rule
-            passed = passed or stmt is stop.statement
-    if not after:
-        return ()
-    named: dict[str, list[cst.Name]] = {name: [] for name, f in own.items() if not f.decorators}
-    for node in walk(facts.module):
-        if isinstance(node, cst.Name) and node.value in named and node is not own[node.value].name:
-            named[node.value].append(node)
-    return tuple(Stop(own[name], None, all(after[id(n)] for n in names))
-                 for name, names in named.items() if names and all(id(n) in after for n in names))
 
 
 def _first_stop(facts: Model, body, bound: dict[str, int], autos: dict[str, str], called) -> tuple[cst.CSTNode, bool] | None:

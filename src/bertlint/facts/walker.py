@@ -241,8 +241,8 @@ class Walker:
                 method = value.func.attr.value
                 if method in ("append", "extend") and len(value.args) == 1:
                     self._bind(scope, value.func.value.value, method, value.args[0].value, ctx, mutation=True)
-                elif method == "update":  # `cfg.update(lr=1e-4)`: the call itself, which the evaluator may follow
-                    self._bind(scope, value.func.value.value, method, value, ctx, mutation=True)
+                elif method in ("update", "setdefault"):  # `cfg.update(lr=1e-4)`: the call itself, which the evaluator may follow
+                    self._bind(scope, value.func.value.value, "update", value, ctx, mutation=True)
             return
         for node in iter_children(small):
             if isinstance(node, cst.BaseExpression):

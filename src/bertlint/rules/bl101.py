@@ -101,7 +101,7 @@ def _tokenizer_speed(facts: Facts, call: Call) -> str | None:
     """"fast" or "slow" when the tokenizer's class says so (4.x only has both kinds), else None."""
     fn = call.receiver if call.method in ENCODE_METHODS else call.node.func
     tok = facts.kind(fn, call.scope, call.order)
-    if tok is None or tok.kind != "tokenizer" or tok.call.qualname is None:
+    if tok is None or tok.kind != "tokenizer" or tok.call is None or tok.call.qualname is None:
         return None
     names = sorted(q for q in facts.class_bases(tok.call.qualname.removesuffix(".from_pretrained")) if is_transformers_name(q))
     if not names:

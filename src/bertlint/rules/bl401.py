@@ -7,7 +7,7 @@ from collections import Counter
 import libcst as cst
 
 from bertlint import datafiles
-from bertlint.facts import LABEL_NAMES, Facts, data_file_of, label_columns, literal, names_in, run_anchor
+from bertlint.facts import LABEL_NAMES, Facts, data_file_rows_of, label_columns, literal, names_in, run_anchor
 from bertlint.rules import Context, Rule
 
 MIN_EXAMPLES = 50
@@ -75,8 +75,8 @@ def _mitigated(facts: Facts) -> bool:
             return True
         if short in ("cross_entropy", "nll_loss") and facts.passes(call, "weight"):
             return True
-    if any(q.split(".", 1)[0] == "imblearn" for q in facts.imports.values()):
-        return True
+    if any((call.qualname or "").split(".", 1)[0] == "imblearn" for call in facts.calls):
+        return True  # an imbalanced-learn resampler, pipeline or balanced batch generator runs (an import alone balances nothing)
     return any("compute_loss" in cls.methods and _weights_classes(cls.methods["compute_loss"]) for cls in facts.classes.values())
 
 
@@ -107,7 +107,7 @@ def label_distributions(facts: Facts):
             if counts is not None:
                 yield counts, "`make_classification(weights=...)`"
         else:
-            path, fmt = data_file_of(facts, call)
+            path, fmt = data_file_rows_of(facts, call)
             if path is not None:
                 counts = datafiles.label_counts(path, fmt, label_columns(facts))
                 if counts is not None:

@@ -326,11 +326,25 @@ def encoder_decoder(values, model: Binding) -> bool:
     return info.architecture == "seq2seq" if info is not None else load.head == "seq2seq"
 
 
+# Libraries whose estimators also have `fit(X, y)` and are no keras model (scikit-learn `BaseEstimator.fit`, the
+# xgboost/lightgbm/catboost scikit-learn wrappers).
+NOT_KERAS_FIT = ("sklearn.", "xgboost.", "lightgbm.", "catboost.")
+
+
 def is_keras_model(values, call: Call) -> bool:
     recv = values.kind(call.receiver, call.scope, call.order)
     if recv is not None and recv.kind in ("model", "keras_model"):
         return True
-    return values.imported("tensorflow", "keras", "tf_keras") and recv is None and call.receiver is not None and "model" in (dotted(call.receiver) or "").lower()
+    if not (values.imported("tensorflow", "keras", "tf_keras") and recv is None and call.receiver is not None and "model" in (dotted(call.receiver) or "").lower()):
+        return False
+    return not _estimator(values, call)
+
+
+def _estimator(values, call: Call) -> bool:
+    """The receiver of `call` is bound, where it runs, to a scikit-learn-style estimator (`model = LogisticRegression()`)."""
+    made = values.definition(call.receiver, call.scope, call.order, identity=True)
+    maker = values.call_of(made.value) if made is not None and isinstance(made.value, cst.Call) else None
+    return maker is not None and (maker.qualname or "").startswith(NOT_KERAS_FIT)
 
 
 def object_kind(qualname: str) -> str | None:
