@@ -2,6 +2,7 @@
 
 import libcst as cst
 import pytest
+from conftest import lint_text
 
 from bertlint.facts import Facts, epochs_of, never_iterates, never_steps
 from bertlint.rules.bl301 import run_epochs
@@ -80,9 +81,16 @@ def test_single_loop_has_no_known_epochs():
     assert epochs_of(facts, _optimizer(facts)) is None
 
 
+def test_hand_loop_accumulating_by_hand_has_no_known_epochs():
+    source = LOOP.format(epochs=100, batches=3).replace("        optimizer.step()\n", "        if epoch % 4 == 0:\n            optimizer.step()\n")
+    facts = facts_of(source)
+    assert epochs_of(facts, _optimizer(facts)) is None
+
+
 @pytest.mark.parametrize("kwargs, expected", [
     ("num_train_epochs=3000", 3000),
     ("", 3.0),  # TrainingArguments' default
+    ("num_train_epochs=32, gradient_accumulation_steps=16", 2.0),  # 16 times fewer updates
     ("num_train_epochs=3000, max_steps=500", None),  # the step count wins and the dataset's size is unknown
     ("num_train_epochs=3000, **extra", None),  # the `**` may set max_steps
     ("**extra", None),
@@ -91,3 +99,23 @@ def test_trainer_run_epochs(kwargs, expected):
     source = f"from transformers import TrainingArguments\nextra = {{}}\nargs = TrainingArguments('out', learning_rate=1e-6, {kwargs})\n"
     facts = facts_of(source)
     assert run_epochs(facts, facts.training_args[0]) == expected
+
+
+TRAINER = """
+from datasets import load_dataset
+from transformers import AutoModelForSequenceClassification, Trainer, TrainingArguments
+model = AutoModelForSequenceClassification.from_pretrained("distilbert-base-uncased", num_labels=2)
+args = TrainingArguments("out", learning_rate=1e-6, {kwargs})
+Trainer(model=model, args=args, train_dataset=load_dataset("imdb")["train"]).train()
+"""
+
+
+@pytest.mark.parametrize("kwargs, fires", [
+    ("num_train_epochs=100", False),  # 1e-6 x 100 >= 2.2e-5 (the middle of 5e-6..1e-4) x 3
+    ("num_train_epochs=15", True),  # only the range's low end x 3: still a stall
+    ("num_train_epochs=100, gradient_accumulation_steps=16", True),  # 16 times fewer updates
+    ("num_train_epochs=100, max_steps=200", True),  # the length in epochs is not known
+])
+def test_stall_is_rate_times_updates(kwargs, fires):
+    findings = [f for f in lint_text(TRAINER.format(kwargs=kwargs)) if f.code == "BL301"]
+    assert bool(findings) == fires
