@@ -76,6 +76,13 @@ def test_hand_loop_epochs_are_the_outer_ranges():
     assert epochs_of(facts, _optimizer(facts)) == 100
 
 
+def test_folds_that_build_the_optimizer_anew_are_no_epochs():
+    source = LOOP.format(epochs=4, batches=3).replace("optimizer = torch.optim.AdamW(model.parameters(), lr=1e-6)\n", "")
+    source = source.replace("for epoch in range(EPOCHS):\n", "for fold in range(50):\n  optimizer = torch.optim.AdamW(model.parameters(), lr=1e-6)\n  for epoch in range(EPOCHS):\n")
+    facts = facts_of(source)
+    assert epochs_of(facts, _optimizer(facts)) == 4
+
+
 def test_single_loop_has_no_known_epochs():
     facts = facts_of(LOOP.format(epochs=100, batches=3).replace("    for ids in batches:\n", "    if True:\n        ids = batches[0]\n"))
     assert epochs_of(facts, _optimizer(facts)) is None

@@ -128,12 +128,13 @@ def epochs_of(facts: Facts, optimizer: Call) -> int | None:
     """How many passes a hand-written loop makes with the optimizer `optimizer` builds, where the file says: every step of it
     sits in an inner loop (over the batches) inside `for ... in range(N)` loops of known N (`for epoch in range(EPOCHS):`),
     under no `if` (accumulation by hand, `if (i + 1) % k == 0:`, steps less often) in loops without a `break`, and all
-    steps agree; the product of those N. None otherwise (a step in a single loop, or in a function, or an unknown count)."""
+    steps agree; the product of those N (a loop that also builds the optimizer, one per fold, not counted). None otherwise (a step in a single loop, or in a function, or an unknown count)."""
     counts = set()
     for step in _steps_of(facts, optimizer):
         if not step.loops or any(isinstance(s, cst.If) for s in _in_loop(facts, step.loops[0], step.stmt)) or any(isinstance(n, cst.Break) for n in walk(step.loops[0])):
             return None
-        sizes = [len(value) for loop in step.loops[:-1] if isinstance(value := _iterated(facts, loop), range)]
+        fresh = {id(loop) for loop in optimizer.loops}  # a loop that builds the optimizer anew (k folds) restarts it: no more epochs
+        sizes = [len(value) for loop in step.loops[:-1] if id(loop) not in fresh and isinstance(value := _iterated(facts, loop), range)]
         if not sizes:
             return None
         counts.add(math.prod(sizes))
