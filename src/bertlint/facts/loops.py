@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -11,6 +12,7 @@ from bertlint.facts.brain.wrappers import ITERATION_WRAPPERS
 from bertlint.facts.model import per_file
 from bertlint.facts.names import same_symbol
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, dotted, names_in, walk
+from bertlint.facts.reaching import length
 from bertlint.facts.values import Values as Facts
 
 
@@ -45,8 +47,9 @@ def gradient_calls(facts: Facts) -> list[Call]:
 
 @per_file
 def training_loops(facts: Facts) -> list[TrainingLoop]:
-    steps = {id(c) for c in facts.calls if c.loops and _is_update(facts, c)}
-    grads = {id(c) for c in gradient_calls(facts) if c.loops}
+    """The loops around the file's updates and backward passes; one that never runs (`never_runs`) steps nothing."""
+    steps = {id(c) for c in facts.calls if c.loops and _is_update(facts, c) and not never_runs(facts, c)}
+    grads = {id(c) for c in gradient_calls(facts) if c.loops and not never_runs(facts, c)}
     index: dict[int, list[Call]] = {}  # id(loop or function) -> the calls inside it
     for call in facts.calls:
         for owner in (*call.loops, call.function):
@@ -65,6 +68,77 @@ def steps_every_n(facts: Facts) -> bool:
                 if any(c.method == "step" for c in facts.calls_in(node.body)):
                     return True
     return False
+
+
+@per_file
+def _loop_emptiness(facts: Facts) -> dict[int, bool]:
+    """id(for loop) -> whether its iterable is certainly empty (filled lazily by `never_iterates`)."""
+    return {}
+
+
+def never_iterates(facts: Facts, loop: cst.CSTNode) -> bool:
+    """A `for` whose iterable is certainly empty where the loop reads it runs its body zero times: `range(0)`,
+    `range(EPOCHS)` with `EPOCHS = 0`, `()`, a `train = []` that no code that runs appends to (its `append` loop left
+    inside a string literal). Only what the value layer knows: a list appended to anywhere reachable, extended, built from
+    data or read from a file has no known length, and neither has a parameter nor a `while` loop's test."""
+    known = _loop_emptiness(facts)
+    if id(loop) not in known:
+        size = length(_iterated(facts, loop))
+        known[id(loop)] = size is not UNKNOWN and size == 0
+    return known[id(loop)]
+
+
+def _iterated(facts: Facts, loop: cst.CSTNode) -> Any:
+    """The value a `for` loop iterates, as its header reads it; UNKNOWN for a `while` or an unknown value."""
+    scope = next((s for node, s, _ in facts.loops if node is loop), None)
+    if not isinstance(loop, cst.For) or scope is None:
+        return UNKNOWN
+    return facts.value(loop.iter, scope, order=facts.loop_spans[id(loop)][0])
+
+
+def never_runs(facts: Facts, call: Call) -> bool:
+    """`call` sits in a `for` loop (of its own scope) that never iterates (`never_iterates`)."""
+    return any(never_iterates(facts, loop) for loop in call.loops)
+
+
+def _steps_of(facts: Facts, optimizer: Call) -> list[Call]:
+    """The update calls (`opt.step()`, `scaler.step(opt)`, ...) that step the optimizer `optimizer` builds."""
+    found = []
+    for call in facts.calls:
+        if call.method in ("step", "apply_gradients", "optimizer_step") and _is_update(facts, call):
+            first = call.arg(0, "optimizer")
+            for expr in (call.receiver, first.value if first is not None else None):
+                made = facts.kind(expr, call.scope, call.order)
+                if made is not None and made.kind == "optimizer" and made.call is optimizer:
+                    found.append(call)
+                    break
+    return found
+
+
+def never_steps(facts: Facts, optimizer: Call) -> bool:
+    """The optimizer `optimizer` builds is stepped by hand, and only inside loops that never run (`never_runs`), and no
+    Trainer is handed optimizers to step: no update ever happens, whatever its rate."""
+    if any("optimizers" in t.kwargs for t in facts.trainers):
+        return False
+    steps = _steps_of(facts, optimizer)
+    return bool(steps) and all(never_runs(facts, c) for c in steps)
+
+
+def epochs_of(facts: Facts, optimizer: Call) -> int | None:
+    """How many passes a hand-written loop makes with the optimizer `optimizer` builds, where the file says: every step of it
+    sits in an inner loop (over the batches) inside `for ... in range(N)` loops of known N (`for epoch in range(EPOCHS):`),
+    under no `if` (accumulation by hand, `if (i + 1) % k == 0:`, steps less often) in loops without a `break`, and all
+    steps agree; the product of those N (a loop that also builds the optimizer, one per fold, not counted). None otherwise (a step in a single loop, or in a function, or an unknown count)."""
+    counts = set()
+    for step in _steps_of(facts, optimizer):
+        if not step.loops or any(isinstance(s, cst.If) for s in _in_loop(facts, step.loops[0], step.stmt)) or any(isinstance(n, cst.Break) for n in walk(step.loops[0])):
+            return None
+        fresh = {id(loop) for loop in optimizer.loops}  # a loop that builds the optimizer anew (k folds) restarts it: no more epochs
+        sizes = [len(value) for loop in step.loops[:-1] if id(loop) not in fresh and isinstance(value := _iterated(facts, loop), range)]
+        if not sizes:
+            return None
+        counts.add(math.prod(sizes))
+    return counts.pop() if len(counts) == 1 else None
 
 
 def _training_loop(facts: Facts, node, step_ids: set[int], grad_ids: set[int], index: dict[int, list[Call]]) -> TrainingLoop:

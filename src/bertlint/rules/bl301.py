@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Call, Facts, frozen_bodies, not_taken, keras_trains_pretrained, params_without_rates, trained_model, trainer_models, training_field, trains_pretrained, uses_peft
+from bertlint.facts import Call, Facts, epochs_of, frozen_bodies, never_steps, not_taken, keras_trains_pretrained, params_without_rates, trained_model, trainer_models, training_field, trains_pretrained, uses_peft
 from bertlint.rules import Context, Rule
 
 # Only the optimizers whose fine-tuning rates are published (api-facts.md section 8): the Adam family and
@@ -40,6 +41,13 @@ RATE_SETTING_SCHEDULERS = ("torch.optim.lr_scheduler.OneCycleLR", "torch.optim.l
 EFFECT = {True: "diverges (loss rises or turns NaN, or the model collapses to one class)", False: "barely moves the weights: the loss stalls"}
 TF_MODELS_REMOVED = (5,)  # transformers 5.0 removed the TensorFlow models: on 5.x a Keras fine-tune fails at its import (BL606)
 SUGGESTED = 2e-5  # the rate of the BERT paper's and the Trainer examples' recipes, kept inside the family's range
+# A stall is about the whole update, not the rate alone: with AdamW each update moves a weight by about the rate, so a
+# run moves its weights about rate x updates. The ranges are those of recipes that run about 3 epochs (the BERT paper's
+# 2-4; TrainingArguments' `num_train_epochs=3.0`), and the recipes cluster in the middle of the range on a log scale
+# (2.2e-5 for BERT-base's 5e-6..1e-4, the BERT paper's 2e-5..5e-5). A rate below the range over a run known to make at
+# least as many updates x rate as that typical recipe over 3 epochs (accumulating k batches makes k times fewer updates)
+# moves the weights as far, and is no stall; matching only the range's low end is not enough.
+TYPICAL_EPOCHS = 3
 
 
 class LearningRateOutOfRange(Rule):
@@ -96,6 +104,8 @@ class LearningRateOutOfRange(Rule):
             if low <= value <= high:
                 continue
             above = value > high
+            if not above and (epochs := run_epochs(facts, call)) is not None and value * epochs >= math.sqrt(low * high) * TYPICAL_EPOCHS:
+                continue  # a low rate made up for by a long run (t5-base at 1e-6 for 3,000 epochs): the weights do move
             factor = value / high if above else low / value
             effect = EFFECT[above]
             ctx.report(
@@ -245,8 +255,23 @@ def rate_sites(facts: Facts):
                 yield call, call.kwargs["learning_rate"], kind
     for call in facts.calls:
         site = _optimizer_rate(facts, call) if call.qualname else None
-        if site is not None and site[0] is not None and not facts.replaced_before_use(call) and not not_taken(facts, call):
+        if site is not None and site[0] is not None and not facts.replaced_before_use(call) and not not_taken(facts, call) and not never_steps(facts, call):
             yield call, *site
+
+
+def run_epochs(facts: Facts, call: Call) -> float | None:
+    """How many epochs' worth of updates the run a rate site sets makes, where the file says: a TrainingArguments'
+    `num_train_epochs` (3 by default) over its `gradient_accumulation_steps` (1), unless `max_steps` overrides the epochs;
+    or a hand loop's `range(EPOCHS)` around the optimizer's steps."""
+    if any(c is call for c in facts.training_args):
+        fields = [training_field(facts, call, name, default) for name, default in (("max_steps", -1), ("num_train_epochs", 3.0), ("gradient_accumulation_steps", 1))]
+        if not all(isinstance(f, (int, float)) and not isinstance(f, bool) for f in fields):
+            return None
+        max_steps, epochs, accumulation = fields
+        if max_steps > 0 or epochs <= 0 or accumulation < 1:
+            return None  # a step count replaces the epochs, and the dataset's size is not known
+        return epochs / accumulation
+    return epochs_of(facts, call)
 
 
 def _optimizer_rate(facts: Facts, call: Call):
