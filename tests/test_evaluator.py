@@ -838,3 +838,36 @@ def test_several_texts_answer_from_the_last_binding_that_surely_ran(source, seve
     facts = facts_of(source)
     call = last_call(facts, "tok")
     assert facts.is_batch(call.positional[0].value, call.scope, call.order) is several
+
+
+# --------------------------------------------------------------------------- a name bound again by an import, a class, a def
+
+SHADOW = "from torch.utils.data import Dataset\n"
+
+
+@pytest.mark.parametrize("source, callee, qualname", [
+    (SHADOW + "class Dataset(Dataset):\n    pass\nd = Dataset()\n", "Dataset", "<local>.Dataset"),
+    (SHADOW + "d0 = Dataset()\nclass Dataset(Dataset):\n    pass\nprint(d0)\n", "Dataset", "torch.utils.data.Dataset"),
+    (SHADOW + "class Dataset(Dataset):\n    pass\ndef main():\n    return Dataset()\n", "Dataset", "<local>.Dataset"),
+    ("def main():\n    " + SHADOW + "    class Dataset(Dataset):\n        pass\n    return Dataset()\n", "Dataset", "<local>.Dataset"),
+    ("class Dataset:\n    pass\n" + SHADOW + "d = Dataset()\n", "Dataset", "torch.utils.data.Dataset"),
+    (SHADOW + "def Dataset():\n    return 0\nd = Dataset()\n", "Dataset", None),
+    (SHADOW + "Dataset = dict\nd = Dataset()\n", "Dataset", None),
+    (SHADOW + "import os\nif os.environ.get('OWN'):\n    class Dataset(Dataset):\n        pass\nd = Dataset()\n", "Dataset", None),
+    ("try:\n    from transformers import AdamW\nexcept ImportError:\n    from torch.optim import AdamW\nopt = AdamW([])\n", "AdamW", "torch.optim.AdamW"),
+    ("try:\n    import wandb\nexcept ImportError:\n    wandb = None\nwandb.init()\n", "wandb.init", None),
+])
+def test_a_name_stands_for_the_binding_that_ran_last_before_the_read(source, callee, qualname):
+    facts = facts_of(source)
+    assert last_call(facts, callee).qualname == qualname
+
+
+def test_a_class_that_shadows_the_import_it_derives_from_is_the_files_class():
+    source = SHADOW + (
+        "class Dataset(Dataset):\n    def __init__(self, n):\n        self.max_len = n\n\n"
+        "    def __getitem__(self, i):\n        return print(self.max_len)\nds = Dataset(128)\n"
+    )
+    facts = facts_of(source)
+    call = last_call(facts, "print")
+    assert facts.value(call.positional[0].value, call.scope, order=call.order) == 128
+    assert facts.classes["Dataset"].bases == ("torch.utils.data.Dataset",)  # the base reads the import, bound before
