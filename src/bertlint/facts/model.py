@@ -136,6 +136,8 @@ class Model(Bindings):
         if owner is None:
             return _UNBOUND
         binds = [e for e in owner.events.get(name, ()) if e.op not in MUTATIONS]
+        if not any(e.op in ("import", "def") for e in binds):
+            return None  # a variable: no binding of it names a symbol
         if owner is scope and len(binds) > 1:
             _, events = self.binding_events(name, scope, self._read_order(expr, name))
             binds = [e for e in events if e.op not in MUTATIONS]
