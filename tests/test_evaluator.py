@@ -871,3 +871,21 @@ def test_a_class_that_shadows_the_import_it_derives_from_is_the_files_class():
     call = last_call(facts, "print")
     assert facts.value(call.positional[0].value, call.scope, order=call.order) == 128
     assert facts.classes["Dataset"].bases == ("torch.utils.data.Dataset",)  # the base reads the import, bound before
+
+
+@pytest.mark.parametrize("source, several", [
+    ('for t in ["a b", "c d"]:\n    tok(t, padding=True)\n', False),
+    ('for t in ("a b",):\n    tok(t, padding=True)\n', False),
+    ('texts = ["a b", "c d"]\nfor t in texts:\n    tok(t, padding=True)\n', False),
+    ('a, b = "x", "y"\nfor t in [a, b]:\n    tok(t, padding=True)\n', False),
+    ('for pair in [["a", "b"], ["c", "d"]]:\n    tok(pair, padding=True)\n', True),
+    ('for t in ["a b", ["c", "d"]]:\n    tok(t, padding=True)\n', UNKNOWN),
+    ('for t in ["a b", "c d"]:\n    tok(t, padding=True)\n    t = [t, t]\n', False),  # each pass binds the target first
+    ('for t in ["a b", "c d"]:\n    t = [t, t]\n    tok(t, padding=True)\n', True),
+    ('texts = ["a b"]\ntexts.append(["c", "d"])\nfor t in texts:\n    tok(t, padding=True)\n', UNKNOWN),
+    ('for t in []:\n    tok(t, padding=True)\n', UNKNOWN),
+])
+def test_a_loop_target_over_a_display_is_what_every_element_is(source, several):
+    facts = facts_of(source)
+    call = last_call(facts, "tok")
+    assert facts.is_batch(call.positional[0].value, call.scope, call.order) is several
