@@ -145,7 +145,7 @@ class Values(Evaluation):
             if not events and expr.value in owner.params:
                 sources = param_arguments(self, owner, expr.value)
                 return agree([self.is_batch(e, s, o, _depth + 1) for e, s, o in sources or ()])
-            if len(events) == 1 and events[0].op == "for" and not events[0].path and events[0].guards[-1].kind == "loop":
+            if len(events) == 1 and events[0].op == "for" and not events[0].path and events[0].guards and events[0].guards[-1].kind == "loop":
                 return self._elements_batch(events[0].whole, owner, events[0].guards[-1].at, _depth, _steps)
             assigns = [i for i, e in enumerate(events) if e.op == "assign"]
             if not assigns or events[assigns[-1]].index is not None:
