@@ -894,3 +894,54 @@ def test_a_parameter_only_a_mapping_can_fill_is_its_item(source, known):
     facts = facts_of(SPREAD_PRELUDE + source)
     found = facts.kind(last_call(facts, "print").kwargs["ids"].value, last_call(facts, "print").scope, last_call(facts, "print").order)
     assert (found is not None and found.kind == "ids" and found.detail == "input_ids") is known
+
+
+# --------------------------------------------------------------------------- a name bound again by an import, a class, a def
+
+SHADOW = "from torch.utils.data import Dataset\n"
+
+
+@pytest.mark.parametrize("source, callee, qualname", [
+    (SHADOW + "class Dataset(Dataset):\n    pass\nd = Dataset()\n", "Dataset", "<local>.Dataset"),
+    (SHADOW + "d0 = Dataset()\nclass Dataset(Dataset):\n    pass\nprint(d0)\n", "Dataset", "torch.utils.data.Dataset"),
+    (SHADOW + "class Dataset(Dataset):\n    pass\ndef main():\n    return Dataset()\n", "Dataset", "<local>.Dataset"),
+    ("def main():\n    " + SHADOW + "    class Dataset(Dataset):\n        pass\n    return Dataset()\n", "Dataset", "<local>.Dataset"),
+    ("class Dataset:\n    pass\n" + SHADOW + "d = Dataset()\n", "Dataset", "torch.utils.data.Dataset"),
+    (SHADOW + "def Dataset():\n    return 0\nd = Dataset()\n", "Dataset", None),
+    (SHADOW + "Dataset = dict\nd = Dataset()\n", "Dataset", None),
+    (SHADOW + "import os\nif os.environ.get('OWN'):\n    class Dataset(Dataset):\n        pass\nd = Dataset()\n", "Dataset", None),
+    ("try:\n    from transformers import AdamW\nexcept ImportError:\n    from torch.optim import AdamW\nopt = AdamW([])\n", "AdamW", "torch.optim.AdamW"),
+    ("try:\n    import wandb\nexcept ImportError:\n    wandb = None\nwandb.init()\n", "wandb.init", None),
+])
+def test_a_name_stands_for_the_binding_that_ran_last_before_the_read(source, callee, qualname):
+    facts = facts_of(source)
+    assert last_call(facts, callee).qualname == qualname
+
+
+def test_a_class_that_shadows_the_import_it_derives_from_is_the_files_class():
+    source = SHADOW + (
+        "class Dataset(Dataset):\n    def __init__(self, n):\n        self.max_len = n\n\n"
+        "    def __getitem__(self, i):\n        return print(self.max_len)\nds = Dataset(128)\n"
+    )
+    facts = facts_of(source)
+    call = last_call(facts, "print")
+    assert facts.value(call.positional[0].value, call.scope, order=call.order) == 128
+    assert facts.classes["Dataset"].bases == ("torch.utils.data.Dataset",)  # the base reads the import, bound before
+
+
+@pytest.mark.parametrize("source, several", [
+    ('for t in ["a b", "c d"]:\n    tok(t, padding=True)\n', False),
+    ('for t in ("a b",):\n    tok(t, padding=True)\n', False),
+    ('texts = ["a b", "c d"]\nfor t in texts:\n    tok(t, padding=True)\n', False),
+    ('a, b = "x", "y"\nfor t in [a, b]:\n    tok(t, padding=True)\n', False),
+    ('for pair in [["a", "b"], ["c", "d"]]:\n    tok(pair, padding=True)\n', True),
+    ('for t in ["a b", ["c", "d"]]:\n    tok(t, padding=True)\n', UNKNOWN),
+    ('for t in ["a b", "c d"]:\n    tok(t, padding=True)\n    t = [t, t]\n', False),  # each pass binds the target first
+    ('for t in ["a b", "c d"]:\n    t = [t, t]\n    tok(t, padding=True)\n', True),
+    ('texts = ["a b"]\ntexts.append(["c", "d"])\nfor t in texts:\n    tok(t, padding=True)\n', UNKNOWN),
+    ('for t in []:\n    tok(t, padding=True)\n', UNKNOWN),
+])
+def test_a_loop_target_over_a_display_is_what_every_element_is(source, several):
+    facts = facts_of(source)
+    call = last_call(facts, "tok")
+    assert facts.is_batch(call.positional[0].value, call.scope, call.order) is several

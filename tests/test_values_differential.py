@@ -310,6 +310,30 @@ def _c_class(s: Script, e: str, typ: str) -> str:
     return f"{c}.value"
 
 
+def _c_rebound(s: Script, e: str, typ: str) -> str:
+    """A name bound again by an import, a `class`, a `def` or an assignment, in some order, at module level or in a
+    function: the binding that runs last before the read decides (a base class expression reads the binding before
+    its own `class` statement's)."""
+    r, f = s.fresh("R"), s.fresh("f")
+    imported = f"from torch.utils.data import Dataset as {r}"
+    shapes = [
+        f"{imported}\nclass {r}({r}):\n    def __init__(self, p):\n        self.p = p\n\n    def get(self):\n        return self.p\n#{r}({e}).get()",
+        f"{imported}\ndef {r}(p):\n    return p\n#{r}({e})",
+        f"def {r}():\n    return 0\n{r} = lambda: {e}\n#{r}()",
+        f"{r} = 0\ndef {r}():\n    return {e}\n#{r}()",
+        f"class {r}:\n    value = 0\ndef {r}():\n    return {e}\n#{r}()",
+        f"def {r}():\n    return 0\nclass {r}:\n    def __init__(self, p):\n        self.p = p\n#{r}({e}).p",
+        f"class {r}:\n    value = 0\nclass {r}:\n    value = {e}\n#{r}.value",
+        f"{imported}\nclass {r}:\n    value = {e}\nclass {r}({r}):\n    pass\n#{r}.value",
+    ]
+    body, read = s.draw(st.sampled_from(shapes)).split("#")
+    if not s.draw(st.booleans()):
+        s.emit(body)
+        return read
+    s.emit(f"def {f}():\n" + "\n".join("    " + line for line in body.split("\n")) + f"\n    return {read}")
+    return f"{f}()"
+
+
 def _c_closure(s: Script, e: str, typ: str) -> str:
     f = s.fresh("f")
     if s.draw(st.booleans()):
@@ -660,6 +684,7 @@ CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "function": (_c_function, ()),
     "class": (_c_class, ()),
     "closure": (_c_closure, ()),
+    "rebound-name": (_c_rebound, ()),
     "lambda": (_c_lambda, ()),
     "partial": (_c_partial, ()),
     "builtin": (_c_builtin, ()),

@@ -18,10 +18,14 @@ import libcst as cst
 
 from bertlint.facts.bindings import Bindings
 from bertlint.facts.names import BUILTINS, CONVENTIONAL_MODULES, same_symbol
-from bertlint.facts.nodes import Call, ClassDef, Scope, Store, dotted, walk
+from bertlint.facts.nodes import Call, ClassDef, Event, Scope, Store, dotted, walk
 from bertlint.facts.walker import Walker
 
 T = TypeVar("T")
+
+_UNBOUND = object()  # `Model.bound_symbol`: no scope around the read binds the name
+# the events that change the object a name holds without binding the name anew
+MUTATIONS = frozenset({"append", "extend", "setitem", "update"})
 
 
 @dataclass(frozen=True)
@@ -100,25 +104,20 @@ class Model(Bindings):
 
     # ---- names ---------------------------------------------------------------------------
     def qualname(self, expr: cst.BaseExpression | None, scope: Scope | None = None) -> str | None:
-        """Resolve `T.from_pretrained` to `transformers.AutoTokenizer.from_pretrained` via imports."""
+        """Resolve `T.from_pretrained` to `transformers.AutoTokenizer.from_pretrained` via the bindings of `T` that
+        reach the read (`bound_symbol`), else the file's imports elsewhere, builtins, conventional module names."""
         text = dotted(expr)
         if text is None:
             return None
         head, _, rest = text.partition(".")
-        if scope is not None:
-            owner = scope.lookup_scope(head)
-            if owner is not None and owner is not self.module_scope:
-                base = self._scoped_import(owner, head)  # an import in a function body binds its name there
-                if base is None:
-                    return None  # a local variable shadows any import
-                return f"{base}.{rest}" if rest else base
-        if head in self.imports:
-            base = self.imports[head]
-        elif head in self.classes and self.classes[head].scope.parent is self.module_scope:
-            base = f"<local>.{head}"
+        found = self.bound_symbol(expr, head, scope or self.module_scope)
+        if found is not _UNBOUND:
+            base = found
+        elif head in self.imports:
+            base = self.imports[head]  # imported in another function only
         elif head in BUILTINS:
             base = f"builtins.{head}"
-        elif head in self.module_scope.events or hasattr(builtins, head):
+        elif hasattr(builtins, head):
             return None
         elif head in CONVENTIONAL_MODULES:
             base = CONVENTIONAL_MODULES[head]  # `torch.no_grad()` in a notebook cell whose import ran in another cell
@@ -126,18 +125,51 @@ class Model(Bindings):
             base = f"{self.star_imports[0]}.{head}"  # `from transformers import *`: the one library it can come from
         else:
             return None
-        return f"{base}.{rest}" if rest else base
+        return None if base is None else f"{base}.{rest}" if rest else base
 
-    def _scoped_import(self, owner: Scope, name: str) -> str | None:
-        """The qualified name `name` is bound to in a function's scope where only imports of one name bind it, or
-        only the `class` statement of the file's class of that name (a class defined in `main()`)."""
-        if name in owner.params:
-            return None
-        events = owner.events.get(name, [])
-        if len(events) == 1 and events[0].op == "def" and name in self.classes and self.classes[name].node is events[0].value:
-            return f"<local>.{name}"
-        quals = {self.alias_qualnames.get(id(e.value)) if e.op == "import" else None for e in events}
-        return quals.pop() if len(quals) == 1 and None not in quals else None
+    def bound_symbol(self, expr: cst.BaseExpression, name: str, scope: Scope) -> Any:
+        """The symbol the bindings of `name` that may reach the read `expr` (starting with `name`) bind it to: walking
+        back from the last binding before the read (in the read's own scope; a read from a nested scope comes after
+        every binding) to one that surely ran, each an import (its qualified name) or the `class` statement of the
+        file's class of that name (`<local>.name`). One symbol when they agree; when they are imports only, the last
+        (`try: from a import X` / `except ImportError: from b import X`); None when they differ otherwise, when another
+        binding (an assignment, a `def`, a loop target) reaches, or a parameter may; `_UNBOUND` when nothing in a scope
+        around the read binds `name`."""
+        owner = scope.lookup_scope(name)
+        if owner is None:
+            return _UNBOUND
+        binds = [e for e in owner.events.get(name, ()) if e.op not in MUTATIONS]
+        if not any(e.op in ("import", "def") for e in binds):
+            return None  # a variable: no binding of it names a symbol
+        if owner is scope and len(binds) > 1:
+            _, events = self.binding_events(name, scope, self._read_order(expr, name))
+            binds = [e for e in events if e.op not in MUTATIONS]
+        reaching = []
+        for event in reversed(binds):
+            reaching.append(event)
+            if not event.conditional:
+                break
+        else:
+            if name in owner.params or not reaching:
+                return None
+        found = {self._symbol(event, name) for event in reaching}
+        if len(found) == 1 or all(e.op == "import" for e in reaching):
+            return self._symbol(reaching[0], name)
+        return None
+
+    def _symbol(self, event: Event, name: str) -> str | None:
+        if event.op == "import":
+            return self.alias_qualnames.get(id(event.value))
+        cls = self.classes.get(name)
+        return f"<local>.{name}" if event.op == "def" and cls is not None and cls.node is event.value else None
+
+    def _read_order(self, expr: cst.BaseExpression, name: str) -> int | None:
+        """The order a read of `name` (the head of `expr`) sees bindings before (None while the walk has not
+        recorded it: every binding recorded so far comes before it)."""
+        while isinstance(expr, cst.Attribute):
+            expr = expr.value
+        at = next((o for node, _, o, _ in self.name_loads.get(name, ()) if node is expr), None)
+        return None if at is None else at + 1
 
     def imported(self, *roots: str) -> bool:
         return any(q.split(".", 1)[0] in roots for q in (*self.imports.values(), *self.star_imports))

@@ -145,6 +145,8 @@ class Values(Evaluation):
             if not events and expr.value in owner.params:
                 sources = param_arguments(self, owner, expr.value)
                 return agree([self.is_batch(e, s, o, _depth + 1) for e, s, o in sources or ()])
+            if len(events) == 1 and events[0].op == "for" and not events[0].path and events[0].guards and events[0].guards[-1].kind == "loop":
+                return self._elements_batch(events[0].whole, owner, events[0].guards[-1].at, _depth, _steps)
             assigns = [i for i, e in enumerate(events) if e.op == "assign"]
             if not assigns or events[assigns[-1]].index is not None:
                 return UNKNOWN
@@ -158,6 +160,16 @@ class Values(Evaluation):
             if isinstance(first.value, cst.List) and all(e.op in ("append", "extend") for e in after) and any(len(e.loops) > len(first.loops) for e in after):
                 return True  # a list appended to in a loop
         return UNKNOWN
+
+    def _elements_batch(self, iterable: cst.BaseExpression | None, scope: Scope, order: int, _depth: int, _steps: int) -> Any:
+        """`is_batch` of a loop target over `iterable` (its one binding): when the iterable is a display (or a name
+        bound once to one), what every element answers (`for t in ["a b", "c d"]`: one text each pass)."""
+        found = self.latest_definition(iterable, scope, order)
+        if found is None or not isinstance(found.value, (cst.List, cst.Tuple, cst.Set)) or not found.value.elements:
+            return UNKNOWN
+        if any(isinstance(e, cst.StarredElement) for e in found.value.elements):
+            return UNKNOWN
+        return agree([self.is_batch(e.value, found.scope, found.order, _depth, _steps=_steps + 1) for e in found.value.elements])
 
     # ---- the file's run-wide lists --------------------------------------------------
     @functools.cached_property
