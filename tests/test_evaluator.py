@@ -827,6 +827,13 @@ def test_a_mapping_indexed_by_position_is_no_copy():
     assert facts.value(call.positional[0].value, call.scope, order=call.order) in (UNKNOWN, printed[-1])
 
 
+def tok_texts_are_several(source: str):
+    """The value layer's answer to "one text or several" for the last `tok(...)` call's first argument."""
+    facts = facts_of(source)
+    call = last_call(facts, "tok")
+    return facts.is_batch(call.positional[0].value, call.scope, call.order)
+
+
 @pytest.mark.parametrize("source, several", [
     ("texts = ['a']\ntexts = ['a', 'b c']\nbatch = texts[0:2]\ntok(batch, padding=True)\n", True),
     ("texts = ['a', 'b']\ntexts = 'one text'\ntok(texts, padding=True)\n", False),
@@ -837,9 +844,7 @@ def test_a_mapping_indexed_by_position_is_no_copy():
     ("texts = ['a', 'b']\nfor _ in range(2):\n    tok(texts, padding=True)\n    texts = 'one'\n", UNKNOWN),
 ])
 def test_several_texts_answer_from_the_last_binding_that_surely_ran(source, several):
-    facts = facts_of(source)
-    call = last_call(facts, "tok")
-    assert facts.is_batch(call.positional[0].value, call.scope, call.order) is several
+    assert tok_texts_are_several(source) is several
 
 
 @pytest.mark.parametrize(
@@ -942,6 +947,4 @@ def test_a_class_that_shadows_the_import_it_derives_from_is_the_files_class():
     ('for t in []:\n    tok(t, padding=True)\n', UNKNOWN),
 ])
 def test_a_loop_target_over_a_display_is_what_every_element_is(source, several):
-    facts = facts_of(source)
-    call = last_call(facts, "tok")
-    assert facts.is_batch(call.positional[0].value, call.scope, call.order) is several
+    assert tok_texts_are_several(source) is several
