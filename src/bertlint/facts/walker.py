@@ -349,6 +349,7 @@ class Walker:
                 parent_kind = _EXPR_KIND[type(parent)]
                 if not (parent_kind is cst.Attribute and parent.attr is node or parent_kind is cst.Arg and parent.keyword is node):
                     f.name_loads.setdefault(node.value, []).append((node, sc, f.last_order, ctx.loops))
+                    f.load_order[id(node)] = f.last_order
             elif kind is cst.Lambda:
                 inner = Scope("lambda", node, sc, at=f.last_order + 1, loops=ctx.loops)
                 f.scope_of_node[id(node)] = inner
