@@ -18,6 +18,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint import knowledge
+from bertlint.facts.brain.tensors import own_tensors
 from bertlint.facts.brain.transformers import PART
 from bertlint.facts.model import per_file
 from bertlint.facts.nodes import Call, Scope, dotted, walk
@@ -396,8 +397,11 @@ def trains_pretrained(facts: Facts, optimizer: Call) -> bool:
     """Whether a torch optimizer built over `x.parameters()` may train pretrained transformer weights: False when `x` is a
     plain module (an `nn.Sequential`, the file's own head, the file's own module holding no unfrozen pretrained model), a head
     of the model or of the file's own module (`model.classifier`, `model.score`, `model.lm_head`), or a model whose
-    pretrained weights the file freezes; True otherwise (unknown parameters included)."""
+    pretrained weights the file freezes, or tensors the file made itself (`[torch.randn(..., requires_grad=True)]`, an
+    `nn.Parameter`: a gradient-inversion attack's dummy input, a soft prompt); True otherwise (unknown parameters included)."""
     params = optimizer.arg(0, "params")
+    if params is not None and own_tensors(facts.evaluate(params.value, optimizer.scope, optimizer.order)):
+        return False
     if params is None or not isinstance(params.value, cst.Call) or not isinstance(params.value.func, cst.Attribute):
         return True
     func = params.value.func
