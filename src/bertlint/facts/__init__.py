@@ -41,7 +41,7 @@ from bertlint.facts.liveness import NEVER, PROBABLY_NOT, RUNS, Liveness, is_scri
 from bertlint.facts.stops import Stop, run_stops
 from bertlint.facts.loops import (
     GRAD_MODES, NO_GRAD_MODES, MisplacedClip, TrainingLoop, calls_reached, epoch_loop, epochs_of, float_cast, forward_model, grad_mode, in_context, in_training_step, is_clip, iterated_loader, is_model_call,
-    misplaced_clips, never_iterates, never_runs, never_steps, steps_every_n, under_grad_mode,
+    misplaced_clips, never_steps, steps_every_n, under_grad_mode,
 )
 from bertlint.facts.model import Runtime
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
@@ -87,7 +87,7 @@ __all__ = [
     "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "column_renames", "data_file_of", "data_file_rows_of", "ignore_index_markers", "is_label_call", "known_labels", "label_building_collators", "label_columns", "never_served",
     # loops
     "GRAD_MODES", "NO_GRAD_MODES", "MisplacedClip", "TrainingLoop", "calls_reached", "epoch_loop", "epochs_of", "float_cast", "forward_model", "grad_mode", "in_context", "in_training_step", "iterated_loader",
-    "is_clip", "is_model_call", "misplaced_clips", "never_iterates", "never_runs", "never_steps", "steps_every_n", "under_grad_mode",
+    "is_clip", "is_model_call", "misplaced_clips", "never_steps", "steps_every_n", "under_grad_mode",
     # graphs
     "traced_calls",
     # guards
