@@ -419,7 +419,17 @@ def trains_pretrained(facts: Facts, optimizer: Call) -> bool:
         if model is not None and model.kind in ("model", "module"):
             return False  # the head alone: of a transformers model, or of the file's own module (its `nn.Linear` over a body)
     name = dotted(owner)
-    return not (name is not None and "." not in name and bool(facts.assigned_values(name, optimizer.scope)))
+    if name is None or "." in name or not (values := facts.assigned_values(name, optimizer.scope)):
+        return True
+    return any(_handed_a_model(facts, value) for value in values)  # an object of a class the file imports from its project
+
+
+def _handed_a_model(facts: Facts, value: cst.BaseExpression | None) -> bool:
+    """`value` builds an object out of a transformers model or module it is handed (`models.Model(backbone=xlmr, head=head)`):
+    it may train that model's pretrained weights."""
+    call = facts.call_of(value) if isinstance(value, cst.Call) else None
+    return call is not None and any(
+        (found := facts.kind(arg.value, call.scope, call.order)) is not None and found.kind in ("model", "module") for arg in call.node.args)
 
 
 def held_models(facts: Facts, module_call: Call) -> list[int]:
