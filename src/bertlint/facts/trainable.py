@@ -426,9 +426,10 @@ def trains_pretrained(facts: Facts, optimizer: Call) -> bool:
 
 def _handed_a_model(facts: Facts, value: cst.BaseExpression | None) -> bool:
     """`value` builds an object out of a transformers model or module it is handed (`models.Model(backbone=xlmr, head=head)`):
-    it may train that model's pretrained weights."""
+    it may train that model's pretrained weights; unless the file freezes parameters anywhere (`name.startswith("bert")`
+    over the object's `named_parameters()`): which of the object's train is then not evident."""
     call = facts.call_of(value) if isinstance(value, cst.Call) else None
-    return call is not None and any(
+    return call is not None and not freezes_parameters(facts) and any(
         (found := facts.kind(arg.value, call.scope, call.order)) is not None and found.kind in ("model", "module") for arg in call.node.args)
 
 
