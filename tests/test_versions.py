@@ -280,6 +280,19 @@ def test_cli_pin_in_requirements(tmp_path):
     assert "(target 4.46.3 from the pin transformers==4.46.3 in requirements.txt)" in finding["message"]
 
 
+def test_cli_pin_at_the_top_of_the_working_directory(tmp_path, monkeypatch):
+    """`bertlint src/train.py` run at a repository's top, no config file anywhere: the repository's requirements.txt
+    pins the script in src/ (the working directory is the project root, as ruff takes it); run from src/ itself, the
+    top's file lies outside the project and pins nothing."""
+    write(tmp_path / "requirements.txt", "transformers==4.46.3\n")
+    write(tmp_path / "src" / "train.py", SCRIPT.replace("no_cuda=True", "evaluation_strategy='epoch'"))
+    [finding] = json.loads(cli("--format", "json", "--select", "BL601", "src/train.py", cwd=tmp_path).stdout)
+    assert "(target 4.46.3 from the pin transformers==4.46.3 in requirements.txt)" in finding["message"]
+    monkeypatch.chdir(tmp_path / "src")
+    [finding] = json.loads(cli("--format", "json", "--select", "BL601", "train.py", cwd=tmp_path / "src").stdout)
+    assert "4.46.3" not in finding["message"]
+
+
 # --- the other requirement files, and where the project runs ------------------------------------
 
 REAL_INSTALLED_IN = stage._installed_in  # the autouse fixture replaces it
