@@ -2,6 +2,7 @@
 
     python benchmarks/precision/audit_sample.py > /tmp/audit_s27_sample.csv          # the sample, verdicts hidden
     python benchmarks/precision/audit_sample.py --messages > /tmp/audit_s27_blind.txt  # plus a fresh lint's message
+    python benchmarks/precision/audit_sample.py --compare audit_s27.csv                # afterwards: agreement with the judgments
 
 The population: every judged row (verdict right or wrong) of every `*judgments.csv` beside this file
 whose code is on by default (`bertlint rules --format json`: `"preview": false`). Strata: each
@@ -14,7 +15,9 @@ is left out of the population and listed after the 80.
 
 Nothing printed shows a verdict or a reason: the auditor judges from the file and the fresh finding.
 `--messages` lints each sampled file with this checkout's bertlint (every rule on, `--isolated`) and
-prints the finding of the row's code nearest the row's line, with its help.
+prints the finding of the row's code nearest the row's line, with its help. `--compare AUDIT` (only after
+the audit's verdicts are written) prints the agreement of AUDIT's verdicts with the judgments files, per code,
+and every row where they differ with both reasons.
 """
 
 from __future__ import annotations
@@ -96,10 +99,38 @@ def fresh_finding(row: dict) -> str:
     return f"  fresh {f['line']}:{f['column']} {f['message']}{extra}"
 
 
+def judgment_of(row: dict) -> dict:
+    """The judgments-file row the sampled row was drawn from."""
+    with CORPORA[row["set"]].judgments.open(newline="", encoding="utf-8") as handle:
+        return next(j for j in csv.DictReader(handle)
+                    if all(j[k] == row[k] for k in ("code", "path", "cell", "line")))
+
+
+def compare(audit: Path) -> None:
+    with audit.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    agree: dict[str, list[int]] = {}
+    for row in rows:
+        ours = judgment_of(row)
+        same = ours["verdict"] == row["verdict"]
+        agree.setdefault(row["code"], []).append(same)
+        if not same:
+            print(f"DIFFER {row['code']} {row['set']} {row['path']}{':' + row['cell'] if row['cell'] else ''}:{row['line']}\n"
+                  f"  judgments: {ours['verdict']}: {ours['reason']}\n  audit:     {row['verdict']}: {row['reason']}")
+    for code, marks in sorted(agree.items()):
+        print(f"{code}: {sum(marks)}/{len(marks)} agree")
+    total = [m for marks in agree.values() for m in marks]
+    print(f"all: {sum(total)}/{len(total)} agree")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", action="store_true", help="lint each sampled file and print the finding")
+    parser.add_argument("--compare", type=Path, help="the audit's verdicts (beside this file): print the agreement")
     args = parser.parse_args(argv)
+    if args.compare:
+        compare(args.compare if args.compare.is_absolute() else HERE / args.compare)
+        return 0
     sample, extra = draw()
     rows = [*sample, *extra]
     if not args.messages:
