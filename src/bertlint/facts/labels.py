@@ -566,28 +566,42 @@ _ROW_CHANGING_KEYWORDS = frozenset({"nrows", "skiprows", "skipfooter", "header",
 
 # Calls that add rows to a frame: `pd.concat([df, extra])`, `df.append(extra)` (pandas < 2).
 _ROW_JOINING = frozenset({"concat", "append"})
+# Frame methods whose result keeps some of the rows: `df.head(200)`, `df.tail(n)`, `df.sample(n=500)` (`sample(frac=1)`
+# keeps every row, shuffled).
+_ROW_TAKING = frozenset({"head", "tail", "sample"})
 
 
 def data_file_rows_of(facts: Facts, call: Call) -> tuple[Path | None, str]:
     """`data_file_of`, for a read that takes the file's rows under the file's header (no `nrows=`, `names=`, ...) into a
-    frame that gains no rows later (a name bound to the read that `pd.concat`/`.append` joins or is rebound by)."""
-    if call.has_double_star or set(call.kwargs) & _ROW_CHANGING_KEYWORDS or _rows_joined(facts, call):
+    frame whose rows stay the file's (no name bound to the read is joined by `pd.concat`/`.append`, or bound to a part of
+    it: `data = data.head(200)`)."""
+    if call.has_double_star or set(call.kwargs) & _ROW_CHANGING_KEYWORDS or _rows_changed(facts, call):
         return None, ""
     return data_file_of(facts, call)
 
 
-def _rows_joined(facts: Facts, call: Call) -> bool:
+def _rows_changed(facts: Facts, call: Call) -> bool:
     """A name the read is bound to (`df = pd.read_csv(...)`) is joined by a row-adding call (`pd.concat([df, augmented])`,
-    `df.append(extra)`) or rebound to one (`df = pd.concat([majority, upsampled])`): the rows that train are not the file's."""
+    `df.append(extra)`), rebound to one (`df = pd.concat([majority, upsampled])`), or read by a row-taking call whose
+    result a name holds (`df = df.head(200)`, `small = df.sample(n=500)`): the rows that train are not the file's."""
     frames = {(v.scope, v.name) for v in facts.variables if any(w is call.node for w in v.written)}
     if not frames:
         return False
     names = {name for _, name in frames}
     for v in facts.variables:
         for written in v.written:
-            if isinstance(written, cst.Call) and _joins_rows(written) and ((v.scope, v.name) in frames or names & names_in(written)):
+            if isinstance(written, cst.Call) and (_joins_rows(written) or _takes_rows(written, names)) and ((v.scope, v.name) in frames or names & names_in(written)):
                 return True
     return any(c.method in _ROW_JOINING and isinstance(c.receiver, cst.Name) and c.receiver.value in names for c in facts.calls)
+
+
+def _takes_rows(node: cst.Call, frames: set[str]) -> bool:
+    """`df.head(200)`, `df.tail()`, `df.sample(n=500)` of one of `frames` (`df.sample(frac=1)` keeps every row)."""
+    func = node.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in _ROW_TAKING and isinstance(func.value, cst.Name) and func.value.value in frames):
+        return False
+    frac = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "frac"), None)
+    return func.attr.value != "sample" or not (isinstance(frac, (cst.Integer, cst.Float)) and float(frac.value) == 1)
 
 
 def _joins_rows(node: cst.Call) -> bool:
