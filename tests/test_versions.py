@@ -280,6 +280,19 @@ def test_cli_pin_in_requirements(tmp_path):
     assert "(target 4.46.3 from the pin transformers==4.46.3 in requirements.txt)" in finding["message"]
 
 
+def test_cli_pin_at_the_top_of_the_working_directory(tmp_path, monkeypatch):
+    """`bertlint src/train.py` run at a repository's top, no config file anywhere: the repository's requirements.txt
+    pins the script in src/ (the working directory is the project root, as ruff takes it); run from src/ itself, the
+    top's file lies outside the project and pins nothing."""
+    write(tmp_path / "requirements.txt", "transformers==4.46.3\n")
+    write(tmp_path / "src" / "train.py", SCRIPT.replace("no_cuda=True", "evaluation_strategy='epoch'"))
+    [finding] = json.loads(cli("--format", "json", "--select", "BL601", "src/train.py", cwd=tmp_path).stdout)
+    assert "(target 4.46.3 from the pin transformers==4.46.3 in requirements.txt)" in finding["message"]
+    monkeypatch.chdir(tmp_path / "src")
+    [finding] = json.loads(cli("--format", "json", "--select", "BL601", "train.py", cwd=tmp_path / "src").stdout)
+    assert "4.46.3" not in finding["message"]
+
+
 # --- the other requirement files, and where the project runs ------------------------------------
 
 REAL_INSTALLED_IN = stage._installed_in  # the autouse fixture replaces it
@@ -291,14 +304,21 @@ REAL_INSTALLED_IN = stage._installed_in  # the autouse fixture replaces it
     ("environment.yml", "name: ft\ndependencies:\n  - pip\n  - pip:\n    - transformers==4.41.1\n", (4, 41, 1)),
     ("Pipfile", '[packages]\ntorch = "*"\ntransformers = "==4.42.4"\n', (4, 42, 4)),
     ("Pipfile", '[packages]\ntransformers = {version = "<4.44", extras = ["torch"]}\n', (4, 43, 0)),
-], ids=["setup.cfg", "conda", "conda-pip", "pipfile", "pipfile-table"])
+    ("pyproject.toml", '[tool.poetry.dependencies]\npython = "^3.10"\ntransformers = "~4.39"\n', (4, 39, 0)),
+    ("pyproject.toml", '[tool.poetry.group.train.dependencies]\ntransformers = {version = "^4.24.0", extras = ["torch"]}\n', (4, 57, 0)),
+    ("pyproject.toml", '[tool.poetry.dependencies]\ntransformers = "4.30.2"\n', (4, 30, 2)),
+], ids=["setup.cfg", "conda", "conda-pip", "pipfile", "pipfile-table", "poetry-tilde", "poetry-group-caret", "poetry-bare"])
 def test_other_requirement_files_pin(tmp_path, name, body, version):
     write(tmp_path / name, body)
     found, source = target(write(tmp_path / "train.py", SCRIPT))
     assert found == version and source.endswith(f" in {name}")
 
 
-@pytest.mark.parametrize(("name", "body"), [("environment.yml", "dependencies:\n  - transformers\n"), ("Pipfile", '[packages]\ntransformers = "*"\n')])
+@pytest.mark.parametrize(("name", "body"), [
+    ("environment.yml", "dependencies:\n  - transformers\n"),
+    ("Pipfile", '[packages]\ntransformers = "*"\n'),
+    ("pyproject.toml", '[tool.poetry.dependencies]\ntransformers = "*"\ntorch = {git = "https://github.com/pytorch/pytorch"}\n'),
+])
 def test_unpinned_entries_of_other_files_pin_nothing(tmp_path, name, body):
     write(tmp_path / name, body)
     assert target(write(tmp_path / "train.py", SCRIPT)) == (versions.latest(), stage.LATEST)

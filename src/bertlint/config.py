@@ -628,5 +628,12 @@ def load_settings(
         library_versions=file_values.get("library_versions", ()),
         library_versions_from=f"library-versions in {_display(path)}" if path is not None else "the settings",
         config_path=Path(os.path.abspath(path)) if path is not None else None,
-        project_root=Path(os.path.abspath(path)).parent if path is not None else start,
+        project_root=Path(os.path.abspath(path)).parent if path is not None else _unconfigured_root(start),
     )
+
+
+def _unconfigured_root(start: Path) -> Path:
+    """The project root where no config file names one: the working directory when `start` lies in it (ruff's
+    rule: `bertlint src/train.py` run at a repository's top sees its requirements.txt), else `start` itself."""
+    here = Path.cwd()
+    return here if start == here or here in start.parents else start

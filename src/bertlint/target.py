@@ -698,21 +698,55 @@ def _conda_requirement(item: re.Match) -> str:
 def _pipfile_dependencies(text: str) -> list[str]:
     """`transformers = "==4.30.0"` or `{version = "<4.31"}` in a Pipfile's packages; `"*"` pins nothing."""
     doc = _toml(text)
+    return _table_requirements(doc.get("packages")) + _table_requirements(doc.get("dev-packages"))
+
+
+def _table_requirements(table: Any) -> list[str]:
+    """Requirements of a TOML table of `name = "spec"` or `name = {version = "spec", ...}` (Pipfile, Poetry), each
+    spec in PEP 440 (`_pep440`); `"*"` and entries without a version (a path, a git source) pin nothing."""
     out = []
-    for group in ("packages", "dev-packages"):
-        for name, value in doc.get(group, {}).items() if isinstance(doc.get(group), dict) else ():
-            spec = value.get("version") if isinstance(value, dict) else value
-            if isinstance(spec, str) and spec.strip() != "*":
-                out.append(f"{name}{spec.strip()}")
+    for name, value in table.items() if isinstance(table, dict) else ():
+        spec = value.get("version") if isinstance(value, dict) else value
+        if isinstance(spec, str) and spec.strip() not in ("*", ""):
+            out.append(f"{name}{_pep440(spec.strip())}")
     return out
 
 
+_POETRY_RANGE = re.compile(r"^(?P<op>[\^~])\s*(?P<version>\d+(?:\.\d+)*)(?:\.\*)?$")
+
+
+def _pep440(spec: str) -> str:
+    """A Poetry constraint as PEP 440 (poetry-core's `parse_constraint`): `^4.24.0` -> `>=4.24.0,<5.0.0` (the first
+    non-zero part is kept), `~4.24` -> `>=4.24,<4.25`, a bare `4.24.0` -> `==4.24.0`; a PEP 440 spec is kept as it is
+    (`~=` included)."""
+    if spec[0].isdigit():
+        return "==" + spec
+    match = _POETRY_RANGE.match(spec)
+    if match is None:
+        return spec
+    parts = [int(part) for part in match.group("version").split(".")]
+    if match.group("op") == "^":
+        keep = next((i for i, part in enumerate(parts) if part), len(parts) - 1)
+    else:
+        keep = min(1, len(parts) - 1)
+    ceiling = parts[:keep] + [parts[keep] + 1]
+    return f">={match.group('version')},<{'.'.join(map(str, ceiling))}"
+
+
 def _pyproject_dependencies(text: str) -> list[str]:
+    """PEP 621's `[project]` dependencies and optional ones, PEP 735's `[dependency-groups]`, and Poetry's
+    `[tool.poetry.dependencies]` / `dev-dependencies` / `group.<name>.dependencies` tables."""
     doc = _toml(text)
     project = doc.get("project", {})
     groups = [project.get("dependencies", [])]
     groups += list(project.get("optional-dependencies", {}).values()) + list(doc.get("dependency-groups", {}).values())
-    return [item for group in groups if isinstance(group, list) for item in group if isinstance(item, str)]
+    listed = [item for group in groups if isinstance(group, list) for item in group if isinstance(item, str)]
+    poetry = doc.get("tool", {}).get("poetry", {})
+    if not isinstance(poetry, dict):
+        return listed
+    tables = [poetry.get("dependencies"), poetry.get("dev-dependencies")]
+    tables += [group.get("dependencies") for group in poetry.get("group", {}).values() if isinstance(group, dict)] if isinstance(poetry.get("group"), dict) else []
+    return listed + [item for table in tables for item in _table_requirements(table)]
 
 
 def _installed_in(paths: tuple[str, ...], library: str) -> Version | None:
