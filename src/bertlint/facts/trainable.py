@@ -24,6 +24,7 @@ from bertlint.facts.model import per_file
 from bertlint.facts.nodes import Call, Scope, dotted, walk
 from bertlint.facts.loops import NO_GRAD_MODES, forward_model, is_model_call, under_grad_mode
 from bertlint.facts.functions import enclosing_class
+from bertlint.facts.liveness import NEVER, liveness
 from bertlint.facts.training import map_calls, uses_peft
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
@@ -239,7 +240,9 @@ def freezes_parameters(facts: Facts) -> bool:
 def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
     """The one known checkpoint the script trains; None when there are several different ones or none. A model the file
     never trains (`untrained_models`: frozen whole, or run only under `no_grad`) does not count, nor does the
-    encoder-only class of an encoder-decoder checkpoint (its size is not the checkpoint's)."""
+    encoder-only class of an encoder-decoder checkpoint (its size is not the checkpoint's), nor a load that never runs (reach NEVER: in a
+    script, a helper nothing calls, `def load_model(): ... from_pretrained("roberta-large")` left beside the
+    `load_local_model(path)` that the run does call; a module of definitions keeps its functions, an importer may call them)."""
     if facts.trainers and not (facts.backward_calls or facts.fit_calls) and not any(
         t.arg(0, "model") is not None or "model_init" in t.kwargs or t.has_double_star for t in facts.trainers
     ):
@@ -247,7 +250,7 @@ def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
     found = []
     untrained = untrained_models(facts)
     for load in facts.model_loads:
-        if id(load.call) in untrained:
+        if id(load.call) in untrained or liveness(facts).reach(load.call.node) == NEVER:
             continue
         info = facts.checkpoint_info(load)
         if info is not None and not (info.architecture == "seq2seq" and load.class_name.endswith("EncoderModel")):
