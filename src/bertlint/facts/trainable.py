@@ -210,7 +210,7 @@ def trainer_models(facts: Facts, args: Call | None = None) -> frozenset[int] | N
 def optimised_models(facts: Facts) -> frozenset[int]:
     """The models (by the call that made them) whose parameters a torch optimizer gets: `AdamW(model.parameters())`,
     grouped parameters from `model.named_parameters()`, through a name bound once in the statement that reads them."""
-    optimizers = [c for c in facts.calls if (c.qualname or "").startswith("torch.optim.") and c.qualname.rsplit(".", 1)[-1][:1].isupper()]
+    optimizers = _torch_optimizers(facts)
     found = set()
     for call in facts.calls:
         if call.method in ("parameters", "named_parameters") and call.receiver is not None:
@@ -218,6 +218,11 @@ def optimised_models(facts: Facts) -> frozenset[int]:
             if model is not None and model.kind in ("model", "module") and model.call is not None and _feeds(call, optimizers):
                 found.add(id(model.call))
     return frozenset(found)
+
+
+def _torch_optimizers(facts: Facts) -> list[Call]:
+    """The file's torch optimizers: calls of the classes of `torch.optim`."""
+    return [c for c in facts.calls if (c.qualname or "").startswith("torch.optim.") and c.qualname.rsplit(".", 1)[-1][:1].isupper()]
 
 
 def _feeds(call: Call, optimizers: list[Call]) -> bool:
@@ -247,6 +252,10 @@ def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
         t.arg(0, "model") is not None or "model_init" in t.kwargs or t.has_double_star for t in facts.trainers
     ):
         return None  # `Trainer(args=...)` without a model raises at construction: nothing is trained
+    if facts.backward_calls and not (facts.trainers or facts.fit_calls) and (optimizers := _torch_optimizers(facts)) and not any(
+        trains_pretrained(facts, optimizer) for optimizer in optimizers
+    ):
+        return None  # every optimizer of the hand loop updates tensors the file made (a gradient-inversion attack's dummy inputs): no weights train
     found = []
     untrained = untrained_models(facts)
     for load in facts.model_loads:
