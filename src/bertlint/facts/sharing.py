@@ -70,7 +70,8 @@ class Sharing:
 
         def find(name: str) -> str:
             while parent.get(name, name) != name:
-                name = parent[name] = parent.get(parent[name], parent[name])
+                parent[name] = parent.get(parent[name], parent[name])  # path halving: point at the grandparent, then go there
+                name = parent[name]
             return name
 
         def join(a: str, b: str) -> None:
