@@ -782,7 +782,11 @@ AUGMENTED = {
     "in-a-function": ('def f():\n    v = [1]\n    v += [2]\n    return v\nprint(f())\n', True),
     "tuple-shared-the-other-name": ('v = ("a",)\nw = v\nw += ("b",)\nprint(v)\n', True),
     "string-shared-the-other-name": ('v = "a"\nw = v\nw += "b"\nprint(v)\n', True),
-    "list-shared-the-other-name": ('v = []\nw = v\nw += ["a"]\nprint(v)\n', False),
+    "list-shared-the-other-name": ('v = []\nw = v\nw += ["a"]\nprint(v)\n', True),  # a list's `+=` is its `extend`, through any name
+    "list-shared-both-names": ('v = list("ab")\nw = v\nv += []\nw += ["c"]\nprint(v)\n', True),
+    "list-shared-then-rebound": ('v = [1]\nw = v\nw += [2]\nv = v[-1]\nprint(v)\n', True),
+    "list-shared-changed-after-a-rebinding": ('v = [1]\nw = v\nv = [5]\nw += [2]\nprint(v)\n', False),
+    "list-shared-changed-in-a-branch": ('import os\nv = [1]\nw = v\nif os.environ.get("BERTLINT_UNSET"):\n    w += [2]\nprint(v)\n', False),
     "list-shared-read-through-the-alias": ('v = []\nw = v\nv += [1]\nprint(w)\n', False),
     "list-held-by-another-list": ('v = [1]\nw = [v, 0]\nv += [2]\nprint(w[0])\n', False),
     "list-in-a-dict-item": ('d = {"k": [1]}\nb = d["k"]\nd["k"] += [2]\nprint(b)\n', False),
