@@ -313,6 +313,20 @@ def _c_class(s: Script, e: str, typ: str) -> str:
     return f"{c}.value"
 
 
+def _c_hparams(s: Script, e: str, typ: str) -> str:
+    """A Lightning module's (or datamodule's) `__init__` argument read back as `self.hparams.p` after
+    `self.save_hyperparameters()`: passed, a default, beside an ignored one, or rebound before the call."""
+    c = s.fresh("C")
+    base = s.draw(st.sampled_from(("pl.LightningModule", "pl.LightningDataModule")))
+    shape = s.draw(st.sampled_from(range(4)))
+    signature = {1: f"p={e}, q=0", 2: "p, q=None"}.get(shape, "p, q=0")
+    saver = 'ignore=["q"]' if shape == 2 else ""
+    before = "\n        p = q or p" if shape == 3 else ""
+    s.emit(f"class {c}({base}):\n    def __init__(self, {signature}):\n        super().__init__(){before}\n"
+           f"        self.save_hyperparameters({saver})\n\n    def get(self):\n        return self.hparams.p")
+    return f"{c}().get()" if shape == 1 else f"{c}({e}).get()"
+
+
 def _c_rebound(s: Script, e: str, typ: str) -> str:
     """A name bound again by an import, a `class`, a `def` or an assignment, in some order, at module level or in a
     function: the binding that runs last before the read decides (a base class expression reads the binding before
@@ -702,6 +716,7 @@ CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "keeping-method": (_c_keeping, ("tensor", "model", "encoding")),
     "last-replaced": (_c_last_replaced, OBJECTS),
     "argparse": (_c_argparse, SCALARS + ("texts",)),
+    "lightning-hparams": (_c_hparams, ()),
     "config": (_c_config, ()),
     "arithmetic": (_c_arithmetic, SCALARS + ("texts",)),
     "augmented": (_c_augmented, ("float", "int", "str", "texts")),
