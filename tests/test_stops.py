@@ -88,6 +88,10 @@ def facts_at(path: Path, source: str) -> Facts:
     ("from torch.utils.data import DataLoader2\n", False),  # torch 1.11-1.13
     ("from torch.utils import Dataloader\n", False),  # no list of torch.utils
     ("from datasets import *\n", False),
+    ("from transformers import BertModel, BertConfig, DNATokenizer\n", True),  # DNABERT's fork
+    ("from transformers import DPOTrainer\n", True),  # trl's
+    ("from transformers import AdamW, TFBertModel, modeling_bert, WarmupLinearSchedule\n", False),  # removed, a module, 2.x
+    ("from transformers.models.bert import DNATokenizer\n", False),  # no list of a submodule: unknown
 ])
 def test_imports_of_names_no_release_has(tmp_path, source, stops):
     assert (stop_statement(facts_at(tmp_path / "train.py", source)) is not None) is stops
@@ -98,6 +102,8 @@ def test_a_module_of_the_same_name_beside_the_file_is_what_it_imports(tmp_path):
     facts = facts_at(tmp_path / "train.py", "from datasets import tokenized_datasets\n")
     assert stop_statement(facts) is None
     assert str(tmp_path / "datasets.py") in facts.inputs  # looked for: a cached result notices it appear
+    (tmp_path / "transformers.py").write_text("DNATokenizer = object\n")
+    assert stop_statement(facts_at(tmp_path / "run.py", "from transformers import BertModel, DNATokenizer\n")) is None
 
 
 def scope_stops(source: str) -> list[tuple[str, str, bool]]:

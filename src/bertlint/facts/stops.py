@@ -13,7 +13,9 @@ happens either), so its first certain raise ends it. Causes certain from the tex
   there comes later in the file (or it is the statement's own target, bound after its value is read), and no `global`
   declaration lets a function bind it first (`train_dataset.train_test_split(...)` above the line that loads it);
 - an import of a name that no release of the library has, where bertlint has the library's list of names
-  (data/exports.json: `datasets`, `torch.utils.data`): `from torch.utils.data import Dataloader` raises ImportError;
+  (data/exports.json: `datasets`, `torch.utils.data`, `transformers` over its releases 2.0 to 5.x):
+  `from torch.utils.data import Dataloader` raises ImportError, and `from transformers import DNATokenizer` says the
+  file runs on a fork of transformers (DNABERT's), not on any release bertlint knows;
 - a transformers Auto class called directly (`AutoTokenizer("bert-base-uncased")`): every Auto class's `__init__`
   raises `OSError` (`EnvironmentError` before 4.23) and says to call `from_pretrained` (transformers 2.x to 5.24:
   `models/auto/tokenization_auto.py`, `configuration_auto.py`, `auto_factory.py`, `processing_auto.py`,
@@ -290,7 +292,8 @@ def _defined(facts: Model) -> set[str]:
 
 def _imports_what_is_not_there(facts: Model, stmt: cst.ImportFrom) -> bool:
     """`from datasets import tokenized_datasets`: a name no release of the library has (`knowledge.exported_names`),
-    from the library itself, not a module of the file's folder of the same name (`datasets.py`, `datasets/`)."""
+    from the library itself, not a module of the file's folder of the same name (`datasets.py`, `datasets/`). From a
+    submodule (`from transformers.models.bert import X`) there is no list: no stop."""
     module = dotted(stmt.module) if stmt.module is not None and not stmt.relative else None
     names = knowledge.exported_names(module) if module else None
     if names is None or isinstance(stmt.names, cst.ImportStar) or facts.base_dir is None:
