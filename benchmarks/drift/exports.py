@@ -16,8 +16,8 @@ another project), each wheel fetched with `pip download --no-deps` into WHEEL_DI
 again) and read without installing it: the names its `transformers/__init__.py` binds in any branch (the `if
 is_torch_available():` imports of 2.x-3.x, the `TYPE_CHECKING` imports of 4.x-5.x) and every identifier it writes as a
 string (the lazy `_import_structure` lists, under every `is_*_available()` branch), a star import's names as for
-datasets, the classes and functions of `utils/dummy_*.py` (a list 4.x builds with `dir()`), the package's own modules
-and folders, and where the init builds its structure from the model folders (`define_import_structure`, 4.48 on) the
+datasets, every public name `utils/dummy_*.py` binds (a list 4.x builds with `dir()`: `DummyObject` too), the
+package's own modules and folders, and where the init builds its structure from the model folders (`define_import_structure`, 4.48 on) the
 `__all__` of every module under `models/` and what it decorates `@requires` (`@export`). Too many names,
 never too few: `facts/stops.py` says a file stops at `from MODULE import NAME` only for a NAME outside the union.
 """
@@ -172,8 +172,8 @@ def release_names(wheel: zipfile.ZipFile) -> set[str]:
     for path in files:
         parts = path.split("/")
         names.add(parts[1].removesuffix(".py") if len(parts) == 2 else parts[1])
-        if re.fullmatch(r"transformers/utils/dummy_\w+\.py", path):
-            names |= _public(wheel.read(path).decode("utf-8"))
+        if re.fullmatch(r"transformers/utils/dummy_\w+\.py", path):  # 4.x lists `dir()` of it: its imports too
+            names |= {name for name in _module_names(wheel.read(path).decode("utf-8"), strings=False) if not name.startswith("_")}
         elif "define_import_structure" in init and parts[1] == "models" and path.endswith(".py"):
             names |= _structure(wheel.read(path).decode("utf-8"))
     return {name for name in names if name.isidentifier()}
