@@ -338,7 +338,12 @@ def _coded(facts: Facts, node: Any, scope: Any, order: int | None) -> cst.BaseEx
 
 
 def _without_int_cast(expr: cst.BaseExpression) -> cst.BaseExpression:
-    """`df["stars"]` for `df["stars"].astype(int)` (an integer column cast to int keeps its values)."""
+    """`df["stars"]` for `df["stars"].astype(int)` (an integer column cast to int keeps its values) and for
+    `df["stars"].astype("category").cat.codes` (each category its own code: one-to-one)."""
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "codes" and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "cat":
+        inner = expr.value.value
+        if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.func.attr.value == "astype" and len(inner.args) == 1 and literal(inner.args[0].value) == "category":
+            return inner.func.value
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "astype" and len(expr.args) == 1:
         if dotted(expr.args[0].value) in ("int", "np.int64", "numpy.int64") or literal(expr.args[0].value) in ("int", "int64"):
             return expr.func.value
