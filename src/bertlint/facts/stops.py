@@ -164,6 +164,8 @@ def _first_stop(facts: Model, body, bound: dict[str, int], autos: dict[str, str]
     for stmt, small in _run_for_certain(body):
         if isinstance(small, cst.ImportFrom) and _imports_what_is_not_there(facts, small):
             return stmt, True
+        if _removed_api(facts, small):
+            return stmt, True
         for node in _evaluated(small):
             if isinstance(node, cst.Name) and _unbound(node.value, bound):
                 return stmt, _forgotten_import(facts, node.value)
@@ -278,6 +280,37 @@ def _imports_what_is_not_there(facts: Model, stmt: cst.ImportFrom) -> bool:
         for path in shadows:
             facts.depends_on(path)  # a cached result must notice one appear
         return not any(path.exists() for path in shadows)
+    return False
+
+
+def _removed_api(facts: Model, stmt: cst.CSTNode) -> bool:
+    """`stmt` certainly uses an API that the target release of its library removed and that no rule reports
+    (data/removed.json; the targets in `facts.runtime.releases`, where a library's release is not known: silent): an
+    import of a removed module or name (`from sklearn.metrics import plot_confusion_matrix` on scikit-learn >= 1.2:
+    ImportError), unless a module of the file's folder has the library's name; or a keyword that `from_pretrained` of a
+    transformers PyTorch model class no longer takes (`load_in_8bit=` on transformers >= 5.0: TypeError from the
+    model's `__init__`; a tokenizer's swallows it)."""
+    releases = dict(facts.runtime.releases)
+    if isinstance(stmt, (cst.Import, cst.ImportFrom)):
+        if isinstance(stmt, cst.Import):
+            pairs = [(dotted(alias.name), None) for alias in stmt.names]
+        elif stmt.module is None or stmt.relative or isinstance(stmt.names, cst.ImportStar):
+            return False
+        else:
+            pairs = [(dotted(stmt.module), alias.name.value) for alias in stmt.names if isinstance(alias.name, cst.Name)]
+        gone = [module for module, name in pairs if module and knowledge.removed_import(module, name, releases)]
+        if not gone or facts.base_dir is None:
+            return False
+        shadows = [path for module in gone for top in [module.split(".")[0]] for path in (facts.base_dir / f"{top}.py", facts.base_dir / top)]
+        for path in shadows:
+            facts.depends_on(path)  # a cached result must notice one appear
+        return not any(path.exists() for path in shadows)
+    for node in _evaluated(stmt):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "from_pretrained":
+            owner = facts.qualname(node.func.value)
+            if is_model_class(owner) and not owner.rpartition(".")[2].startswith(("TF", "Flax")) and any(
+                    arg.keyword is not None and knowledge.removed_keyword("transformers", arg.keyword.value, releases) for arg in node.args):
+                return True
     return False
 
 
