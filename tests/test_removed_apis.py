@@ -36,6 +36,9 @@ def stop(source: str, releases=NEWEST, path: Path = Path("train.py"), **runtime)
     ("import torchtext.legacy as tl\n", "import torchtext.legacy as tl"),
     ("from pytorch_lightning.core.lightning import LightningModule\n", "from pytorch_lightning.core.lightning import LightningModule"),
     ("from trl import SFTTrainer, DataCollatorForCompletionOnlyLM\n", "from trl import SFTTrainer, DataCollatorForCompletionOnlyLM"),
+    ("import torchtext\nTEXT = torchtext.data.Field()\n", "TEXT = torchtext.data.Field()"),  # AttributeError
+    ("from torchtext import data\ndef prep():\n    return data.TabularDataset.splits(path='d')\nif __name__ == '__main__':\n    prep()\n",
+     "prep()"),  # the call of a function whose body stops
     ("from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('gpt2', load_in_4bit=True)\n",
      "m = AutoModelForCausalLM.from_pretrained('gpt2', load_in_4bit=True)"),
     ("import transformers\nm = transformers.BertModel.from_pretrained('b', use_auth_token='hf_x')\n",
@@ -59,6 +62,8 @@ def test_a_removed_api_stops_the_run_on_the_newest_release(source, expected):
     "import sys\nfrom transformers import AutoModel\nif sys.argv[1:]:\n    m = AutoModel.from_pretrained('b', load_in_8bit=True)\n",  # under a branch
     "try:\n    from torchtext.data import Field\nexcept ImportError:\n    from torchtext.legacy.data import Field\n",  # guarded
     "from .torchtext.data import Field\n",  # the package's own module
+    "import torchtext\ntok = torchtext.data.utils.get_tokenizer('basic_english')\n",
+    "import torchtext\ndef legacy():\n    return torchtext.data.Field()\n",  # never called
 ])
 def test_what_still_runs(source):
     assert stop(source) is None

@@ -287,7 +287,8 @@ def _removed_api(facts: Model, stmt: cst.CSTNode) -> bool:
     """`stmt` certainly uses an API that the target release of its library removed and that no rule reports
     (data/removed.json; the targets in `facts.runtime.releases`, where a library's release is not known: silent): an
     import of a removed module or name (`from sklearn.metrics import plot_confusion_matrix` on scikit-learn >= 1.2:
-    ImportError), unless a module of the file's folder has the library's name; or a keyword that `from_pretrained` of a
+    ImportError), unless a module of the file's folder has the library's name; an attribute read of one
+    (`torchtext.data.Field()` after `import torchtext`: AttributeError); or a keyword that `from_pretrained` of a
     transformers PyTorch model class no longer takes (`load_in_8bit=` on transformers >= 5.0: TypeError from the
     model's `__init__`; a tokenizer's swallows it)."""
     releases = dict(facts.runtime.releases)
@@ -306,6 +307,10 @@ def _removed_api(facts: Model, stmt: cst.CSTNode) -> bool:
             facts.depends_on(path)  # a cached result must notice one appear
         return not any(path.exists() for path in shadows)
     for node in _evaluated(stmt):
+        if isinstance(node, cst.Attribute) and (name := facts.qualname(node)) and "." in name:
+            module, _, attribute = name.rpartition(".")
+            if knowledge.removed_import(module, attribute, releases):
+                return True  # `torchtext.data.Field(...)` with `import torchtext`: AttributeError
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "from_pretrained":
             owner = facts.qualname(node.func.value)
             if is_model_class(owner) and not owner.rpartition(".")[2].startswith(("TF", "Flax")) and any(
