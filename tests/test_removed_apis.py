@@ -58,6 +58,8 @@ def test_a_removed_api_stops_the_run_on_the_newest_release(source, expected):
     "from trl import SFTTrainer\n",
     "from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained('b', use_auth_token=True)\n",  # a tokenizer swallows it
     "from transformers import AutoModel\nm = AutoModel.from_pretrained('b', token='hf_x')\n",
+    "from transformers import AutoModel\nm = AutoModel.from_pretrained('b', trust_remote_code=True, load_in_8bit=True)\n",  # the Hub's class
+    "from transformers import AutoModel\nkw = {}\nm = AutoModel.from_pretrained('b', load_in_8bit=True, **kw)\n",
     "from transformers import TFAutoModel\nm = TFAutoModel.from_pretrained('b', load_in_8bit=True)\n",  # not the PyTorch source read
     "import sys\nfrom transformers import AutoModel\nif sys.argv[1:]:\n    m = AutoModel.from_pretrained('b', load_in_8bit=True)\n",  # under a branch
     "try:\n    from torchtext.data import Field\nexcept ImportError:\n    from torchtext.legacy.data import Field\n",  # guarded

@@ -290,7 +290,8 @@ def _removed_api(facts: Model, stmt: cst.CSTNode) -> bool:
     ImportError), unless a module of the file's folder has the library's name; an attribute read of one
     (`torchtext.data.Field()` after `import torchtext`: AttributeError); or a keyword that `from_pretrained` of a
     transformers PyTorch model class no longer takes (`load_in_8bit=` on transformers >= 5.0: TypeError from the
-    model's `__init__`; a tokenizer's swallows it)."""
+    model's `__init__`; a tokenizer's swallows it), unless the class may be a Hub model's own code (`trust_remote_code=`,
+    or a `**` argument that may hold it)."""
     releases = dict(facts.runtime.releases)
     if isinstance(stmt, (cst.Import, cst.ImportFrom)):
         if isinstance(stmt, cst.Import):
@@ -313,9 +314,11 @@ def _removed_api(facts: Model, stmt: cst.CSTNode) -> bool:
                 return True  # `torchtext.data.Field(...)` with `import torchtext`: AttributeError
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "from_pretrained":
             owner = facts.qualname(node.func.value)
-            if is_model_class(owner) and not owner.rpartition(".")[2].startswith(("TF", "Flax")) and any(
-                    arg.keyword is not None and knowledge.removed_keyword("transformers", arg.keyword.value, releases) for arg in node.args):
-                return True
+            keywords = {arg.keyword.value for arg in node.args if arg.keyword is not None}
+            if is_model_class(owner) and not owner.rpartition(".")[2].startswith(("TF", "Flax")) and "trust_remote_code" not in keywords \
+                    and not any(arg.star == "**" for arg in node.args) \
+                    and any(knowledge.removed_keyword("transformers", keyword, releases) for keyword in keywords):
+                return True  # a Hub model's own class (`trust_remote_code=`, maybe in `**kwargs`) may take any keyword
     return False
 
 
