@@ -15,7 +15,10 @@ happens either), so its first certain raise ends it. Causes certain from the tex
   raises `OSError` (`EnvironmentError` before 4.23) and says to call `from_pretrained` (transformers 2.x to 5.24:
   `models/auto/tokenization_auto.py`, `configuration_auto.py`, `auto_factory.py`, `processing_auto.py`,
   `feature_extraction_auto.py`, `image_processing_auto.py`);
-- `train_test_split(test_size=0)` of datasets or scikit-learn (`_refused_split`).
+- `train_test_split(test_size=0)` of datasets or scikit-learn (`_refused_split`);
+- an API that the target release of its library removed and that no rule reports (`_removed_api`, data/removed.json:
+  `from sklearn.metrics import plot_confusion_matrix` on scikit-learn >= 1.2, `load_in_8bit=` of a model class's
+  `from_pretrained` on transformers >= 5.0); a removal a drift rule reports is reported there, with its fix.
 
 One more is probable, not certain: a template's placeholder checkpoint (`_placeholder_load`) or data file
 (`_placeholder_path`), its value followed through the value layer (a parameter's from its call sites).
