@@ -282,12 +282,65 @@ class Trainer:
 # ---- pytorch_lightning ----------------------------------------------------------------------
 
 
-class LightningModule(Module):
+class AttributeDict(dict):
+    def __getattr__(self, key):
+        try:
+            return self[key]
+        except KeyError as missing:
+            raise AttributeError(key) from missing
+
+
+class HyperparametersMixin:
+    """`save_hyperparameters(ignore=None)` as lightning 2.5.0 does it without positional arguments
+    (utilities/parsing.py `save_hyperparameters`, `collect_init_args`, `_get_init_args`): the `__init__` arguments its
+    caller's frame holds at the call (none where the frame has no `__class__` cell), the frames above that are `__init__`
+    frames of such an object too, outermost last; `self`, `*args`, `**kwargs` left out (`**kwargs` merged), less
+    `ignore`."""
+
+    def save_hyperparameters(self, *args, ignore=None, logger=True):
+        if args:
+            raise NotImplementedError("save_hyperparameters(names or a mapping): not modelled")
+        frame, found = sys._getframe(1), []
+        while frame.f_back is not None and "__class__" in frame.f_locals and isinstance(frame.f_locals.get(_first_parameter(frame)), HyperparametersMixin):
+            found.append(_init_args(frame))
+            frame = frame.f_back
+        hp = {}
+        for local in found:
+            hp.update(local)
+        ignore = [ignore] if isinstance(ignore, str) else [i for i in ignore or () if isinstance(i, str)]
+        self._hparams = AttributeDict({k: v for k, v in hp.items() if k not in ignore})
+
+    @property
+    def hparams(self):
+        if not hasattr(self, "_hparams"):
+            self._hparams = AttributeDict()
+        return self._hparams
+
+
+def _first_parameter(frame) -> str | None:
+    names = frame.f_code.co_varnames[: frame.f_code.co_argcount]
+    return names[0] if names else None
+
+
+def _init_args(frame) -> dict:
+    import inspect
+
+    local_vars = frame.f_locals
+    params = inspect.signature(local_vars["__class__"].__init__).parameters
+    stars = [n for n, p in params.items() if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    kwargs = next((n for n, p in params.items() if p.kind == p.VAR_KEYWORD), None)
+    args = {k: local_vars[k] for k in params}
+    if kwargs:
+        args.update(args.get(kwargs, {}))
+    return {k: v for k, v in args.items() if k not in (next(iter(params)), *stars, "__class__", "frame", "frame_args")}
+
+
+class LightningModule(HyperparametersMixin, Module):
     def __call__(self, *args, **kwargs):
         return self.forward(*args, **kwargs)
 
 
-class LightningDataModule:
+class LightningDataModule(HyperparametersMixin):
     pass
 
 

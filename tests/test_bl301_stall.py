@@ -4,7 +4,7 @@ import libcst as cst
 import pytest
 from conftest import lint_text
 
-from bertlint.facts import Facts, epochs_of, never_iterates, never_steps
+from bertlint.facts import Facts, epochs_of, never_steps
 from bertlint.rules.bl301 import run_epochs
 
 
@@ -24,7 +24,7 @@ def loop_over(facts: Facts, name: str) -> cst.For:
 ])
 def test_certainly_empty_iterable_never_iterates(source):
     facts = facts_of(source)
-    assert never_iterates(facts, next(node for node, _, _ in facts.loops))
+    assert facts.never_iterates(next(node for node, _, _ in facts.loops))
 
 
 @pytest.mark.parametrize("source", [
@@ -38,7 +38,7 @@ def test_certainly_empty_iterable_never_iterates(source):
 ])
 def test_possibly_filled_iterable_is_not_empty(source):
     facts = facts_of(source)
-    assert not any(never_iterates(facts, node) for node, _, _ in facts.loops)
+    assert not any(facts.never_iterates(node) for node, _, _ in facts.loops)
 
 
 LOOP = """

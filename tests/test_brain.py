@@ -11,6 +11,7 @@ import pytest
 from conftest import probe
 
 from bertlint.facts import UNKNOWN, Facts, checkpoint_argument, load_behind, padded_ids, padding_of
+from bertlint.facts.brain.tensors import own_tensors
 
 VERSION = (5, 23)
 HEADER = """\
@@ -352,3 +353,24 @@ def test_a_texts_column_stays_several_texts_unless_a_store_may_change_it(store):
     facts = facts_of(f'df = pd.DataFrame({{"text": ["a b", "c"]}})\n{store}\nprobe(x=df["text"], y=df["clean"])\n')
     assert batch(facts, "x") is (UNKNOWN if ".loc" in store else True)
     assert batch(facts, "y") is (UNKNOWN if ".loc" in store else True)
+
+
+# ---- torch: tensors the file makes itself ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("params, own", [
+    ("[torch.randn(1, 8, requires_grad=True)]", True),
+    ("[torch.zeros(4, 8).to('cuda').requires_grad_()]", True),  # moved and switched on: still the file's own tensor
+    ("(torch.nn.Parameter(torch.ones(8)), torch.rand_like(torch.ones(8)))", True),
+    ("[dummy]", True),  # through a name
+    ("[]", False),  # nothing in it: no claim
+    ("list(model.parameters())", False),
+    ("[torch.randn(8), *model.parameters()]", False),  # the model's weights among them
+])
+def test_a_list_of_tensors_the_file_made_is_no_models_parameters(params, own):
+    facts = facts_of(f"""
+        dummy = torch.randn(1, 8, requires_grad=True)
+        probe(params={params})
+        """)
+    expr, scope, order = probe(facts, "params")
+    assert own_tensors(facts.evaluate(expr, scope, order)) is own

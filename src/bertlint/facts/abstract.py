@@ -37,7 +37,7 @@ class Binding(Abstract):
 class Instance(Abstract):
     """An object a library model or the file's own class describes, that no rule asks for by kind: `instance` (of a
     class of the file), `parser` and `namespace` (a command line), `table`, `column`, `hub_dataset`, `texts`, `pad_id` (a
-    tokenizer's `pad_token_id`)."""
+    tokenizer's `pad_token_id`), `tensor` (one the file makes itself: `torch.randn`, `nn.Parameter`)."""
 
     kind: str
     call: Call | None

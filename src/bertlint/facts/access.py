@@ -66,7 +66,10 @@ class Access:
     def _self_attribute(self, text: str, cls: ClassDef | None, key: tuple) -> Any:
         attr = text.split(".", 1)[1]
         found = self_attribute_sources(self.f, cls, attr)
-        if found is None or not any(found):
+        if found is not None and not any(found):  # bound by no code of the file: a library base's attribute
+            made = self.f.ask("self_attribute", self, cls, attr)
+            return UNKNOWN if made is UNANSWERED else made
+        if found is None:
             return UNKNOWN
         getters = [agree([self.sub(v, function_scope(self.f, fn), None, None) if v is not None else None for v in self.f.return_values(fn)] or [UNKNOWN]) for fn in found.getters]
         assigned = [a for a in found.assigned if not is_none(a[0])]

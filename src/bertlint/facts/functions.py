@@ -118,7 +118,9 @@ def inherited(values: Model, cls: ClassDef, method: str, classes: list[ClassDef]
 
 
 def _binding_in_force(values: Model, name: str, call: Call, frame: Frame | None) -> Event | None:
-    """The one unconditional binding (def, assignment, import) of `name` in force where `call` runs, or None."""
+    """The one binding (def, assignment, import) of `name` in force where `call` runs, or None: an unconditional one,
+    or one earlier in every region (branch, loop body, `try`) the call sits in, which ran whenever the call runs
+    (a `class` statement in a loop's body, its class called later in the same pass)."""
     owner, events = values.binding_events(name, call.scope, call.order)
     if owner is None:
         return None
@@ -126,7 +128,11 @@ def _binding_in_force(values: Model, name: str, call: Call, frame: Frame | None)
     if owner is not call.scope and len(owner.events.get(name, [])) > 1:  # which one depends on when the calling code runs
         found = {_last_before(owner.events[name], order) for order in orders_in_force(values, name, call.scope, owner, frame) or ()}
         return found.pop() if len(found) == 1 else None
-    return binds[-1] if binds and not binds[-1].conditional else None
+    if not binds:
+        return None
+    last = binds[-1]
+    ran = owner is call.scope and last.order < call.order and all(g.start < call.order <= g.end for g in last.guards)
+    return last if not last.conditional or ran else None
 
 
 def _last_before(events: list[Event], order: int) -> Event | None:

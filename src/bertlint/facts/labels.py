@@ -10,7 +10,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint import datafiles
-from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Store, dotted, literal, walk
+from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Store, dotted, literal, names_in, walk
 from bertlint.facts.uses import uses
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
@@ -564,11 +564,103 @@ def _served_keys(facts: Facts, cls: ClassDef, call: Call, arg: cst.CSTNode) -> f
 _ROW_CHANGING_KEYWORDS = frozenset({"nrows", "skiprows", "skipfooter", "header", "names", "chunksize", "iterator", "converters", "true_values", "false_values"})
 
 
+# Calls that add rows to a frame: `pd.concat([df, extra])`, `df.append(extra)` (pandas < 2).
+_ROW_JOINING = frozenset({"concat", "append"})
+# Frame methods whose result keeps some of the rows: `df.head(200)`, `df.tail(n)`, `df.sample(n=500)` (`sample(frac=1)`
+# keeps every row, shuffled).
+_ROW_TAKING = frozenset({"head", "tail", "sample"})
+
+
 def data_file_rows_of(facts: Facts, call: Call) -> tuple[Path | None, str]:
-    """`data_file_of`, for a read that takes the file's rows under the file's header (no `nrows=`, `names=`, ...)."""
-    if call.has_double_star or set(call.kwargs) & _ROW_CHANGING_KEYWORDS:
+    """`data_file_of`, for a read that takes the file's rows under the file's header (no `nrows=`, `names=`, ...) into a
+    frame whose rows stay the file's (no name bound to the read is joined by `pd.concat`/`.append`, or bound to a part of
+    it: `data = data.head(200)`)."""
+    if call.has_double_star or set(call.kwargs) & _ROW_CHANGING_KEYWORDS or _rows_changed(facts, call):
         return None, ""
     return data_file_of(facts, call)
+
+
+def _rows_changed(facts: Facts, call: Call) -> bool:
+    """A name the read is bound to (`df = pd.read_csv(...)`) is joined by a row-adding call (`pd.concat([df, augmented])`,
+    `df.append(extra)`), rebound to one (`df = pd.concat([majority, upsampled])`), or read by a row-taking call whose
+    result a name holds (`df = df.head(200)`, `small = df.sample(n=500)`): the rows that train are not the file's."""
+    frames = {(v.scope, v.name) for v in facts.variables if any(w is call.node for w in v.written)}
+    if not frames:
+        return False
+    names = {name for _, name in frames}
+    for v in facts.variables:
+        for written in v.written:
+            if isinstance(written, cst.Call) and (_joins_rows(written) or _takes_rows(written, names)) and ((v.scope, v.name) in frames or names & names_in(written)):
+                return True
+    return any(c.method in _ROW_JOINING and isinstance(c.receiver, cst.Name) and c.receiver.value in names for c in facts.calls)
+
+
+def _takes_rows(node: cst.Call, frames: set[str]) -> bool:
+    """`df.head(200)`, `df.tail()`, `df.sample(n=500)` of one of `frames` (`df.sample(frac=1)` keeps every row)."""
+    func = node.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in _ROW_TAKING and isinstance(func.value, cst.Name) and func.value.value in frames):
+        return False
+    frac = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "frac"), None)
+    return func.attr.value != "sample" or not (isinstance(frac, (cst.Integer, cst.Float)) and float(frac.value) == 1)
+
+
+def _joins_rows(node: cst.Call) -> bool:
+    """A row-adding call; `pd.concat(..., axis=1)` joins columns side by side and adds no rows."""
+    func = node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+    axis = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "axis"), None)
+    by_columns = isinstance(axis, cst.Integer) and axis.value == "1" or literal(axis) == "columns" if axis is not None else False
+    return name in _ROW_JOINING and not by_columns
+
+
+def rewritten_columns(facts: Facts) -> frozenset[str]:
+    """Columns the script rewrites in place with other values (`df["quality"] = df["quality"].apply(bin)`,
+    `df["y"].replace(old, new, inplace=True)`): their counts in the file are not the ones that train. A one-to-one recoding
+    of the column keeps its counts: a label encoder (`LabelEncoder().fit_transform(df["y"])`), `.map`/`.replace` with a
+    dict literal of distinct literal values, `.astype(...)`, or a copy of another column."""
+    rewritten = set()
+    for store in facts.stores:
+        key = store.key
+        if key is not None and isinstance(store.target, cst.Subscript) and not _recodes(facts, store.value, key, store.scope, store.order):
+            rewritten.add(key)  # and the column it is derived from (`df["label"] = df["stars"].apply(...)`), whose raw counts label_columns would read
+            rewritten.update(column for column in [_column_read(facts, store.value, None, None)] if column is not None)
+    for call in facts.calls:
+        receiver = call.receiver
+        if "inplace" in call.kwargs and isinstance(receiver, cst.Subscript) and len(receiver.slice) == 1:
+            index = receiver.slice[0].slice
+            if isinstance(index, cst.Index) and isinstance(literal(index.value), str):
+                rewritten.add(literal(index.value))
+    return frozenset(rewritten)
+
+
+def _one_to_one(facts: Facts, mapping: Any, scope: Any, order: int) -> bool:
+    """A `.map`/`.replace` mapping taken to recode one-to-one: a dict literal of distinct literal values, a dict
+    comprehension (`{name: i for i, name in enumerate(names)}`), or a name whose value is not known to map two keys to
+    one value (`label2id`). A function or lambda (`.map(lambda s: s > 3)`) is not."""
+    if isinstance(mapping, cst.DictComp):
+        return True
+    if not isinstance(mapping, (cst.Dict, cst.Name, cst.Attribute)):
+        return False
+    known = facts.value(mapping, scope, order=order)
+    if isinstance(known, dict):
+        return len(set(map(repr, known.values()))) == len(known)
+    return not isinstance(mapping, cst.Dict)  # a dict literal whose values are not known: unknown
+
+
+def _recodes(facts: Facts, value: cst.BaseExpression, key: str, scope: Any, order: int) -> bool:
+    """`value` stored into column `key` keeps that column's counts: it reads another column as it is (a copy or rename),
+    or recodes `key` itself one-to-one."""
+    coded = _coded(facts, value, scope, order)
+    source = _without_int_cast(coded if coded is not None else value)
+    if isinstance(source, cst.Call) and isinstance(source.func, cst.Attribute) and source.func.attr.value in ("map", "replace"):
+        mapping = source.args[0].value if len(source.args) == 1 and source.args[0].keyword is None else None
+        if not _one_to_one(facts, mapping, scope, order):
+            return False
+        source = source.func.value
+    if isinstance(source, cst.Subscript) and len(source.slice) == 1 and isinstance(source.slice[0].slice, cst.Index):
+        column = literal(source.slice[0].slice.value)
+        return isinstance(column, str) and (column != key or coded is not None or source is not value)
+    return False
 
 
 def data_file_of(facts: Facts, call: Call) -> tuple[Path | None, str]:

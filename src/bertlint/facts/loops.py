@@ -12,7 +12,6 @@ from bertlint.facts.brain.wrappers import ITERATION_WRAPPERS
 from bertlint.facts.model import per_file
 from bertlint.facts.names import same_symbol
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, dotted, names_in, walk
-from bertlint.facts.reaching import length
 from bertlint.facts.values import Values as Facts
 
 
@@ -47,9 +46,9 @@ def gradient_calls(facts: Facts) -> list[Call]:
 
 @per_file
 def training_loops(facts: Facts) -> list[TrainingLoop]:
-    """The loops around the file's updates and backward passes; one that never runs (`never_runs`) steps nothing."""
-    steps = {id(c) for c in facts.calls if c.loops and _is_update(facts, c) and not never_runs(facts, c)}
-    grads = {id(c) for c in gradient_calls(facts) if c.loops and not never_runs(facts, c)}
+    """The loops around the file's updates and backward passes; one that never runs (`Values.never_runs`) steps nothing."""
+    steps = {id(c) for c in facts.calls if c.loops and _is_update(facts, c) and not facts.never_runs(c)}
+    grads = {id(c) for c in gradient_calls(facts) if c.loops and not facts.never_runs(c)}
     index: dict[int, list[Call]] = {}  # id(loop or function) -> the calls inside it
     for call in facts.calls:
         for owner in (*call.loops, call.function):
@@ -70,37 +69,6 @@ def steps_every_n(facts: Facts) -> bool:
     return False
 
 
-@per_file
-def _loop_emptiness(facts: Facts) -> dict[int, bool]:
-    """id(for loop) -> whether its iterable is certainly empty (filled lazily by `never_iterates`)."""
-    return {}
-
-
-def never_iterates(facts: Facts, loop: cst.CSTNode) -> bool:
-    """A `for` whose iterable is certainly empty where the loop reads it runs its body zero times: `range(0)`,
-    `range(EPOCHS)` with `EPOCHS = 0`, `()`, a `train = []` that no code that runs appends to (its `append` loop left
-    inside a string literal). Only what the value layer knows: a list appended to anywhere reachable, extended, built from
-    data or read from a file has no known length, and neither has a parameter nor a `while` loop's test."""
-    known = _loop_emptiness(facts)
-    if id(loop) not in known:
-        size = length(_iterated(facts, loop))
-        known[id(loop)] = size is not UNKNOWN and size == 0
-    return known[id(loop)]
-
-
-def _iterated(facts: Facts, loop: cst.CSTNode) -> Any:
-    """The value a `for` loop iterates, as its header reads it; UNKNOWN for a `while` or an unknown value."""
-    scope = next((s for node, s, _ in facts.loops if node is loop), None)
-    if not isinstance(loop, cst.For) or scope is None:
-        return UNKNOWN
-    return facts.value(loop.iter, scope, order=facts.loop_spans[id(loop)][0])
-
-
-def never_runs(facts: Facts, call: Call) -> bool:
-    """`call` sits in a `for` loop (of its own scope) that never iterates (`never_iterates`)."""
-    return any(never_iterates(facts, loop) for loop in call.loops)
-
-
 def _steps_of(facts: Facts, optimizer: Call) -> list[Call]:
     """The update calls (`opt.step()`, `scaler.step(opt)`, ...) that step the optimizer `optimizer` builds."""
     found = []
@@ -116,12 +84,12 @@ def _steps_of(facts: Facts, optimizer: Call) -> list[Call]:
 
 
 def never_steps(facts: Facts, optimizer: Call) -> bool:
-    """The optimizer `optimizer` builds is stepped by hand, and only inside loops that never run (`never_runs`), and no
+    """The optimizer `optimizer` builds is stepped by hand, and only inside loops that never run (`Values.never_runs`), and no
     Trainer is handed optimizers to step: no update ever happens, whatever its rate."""
     if any("optimizers" in t.kwargs for t in facts.trainers):
         return False
     steps = _steps_of(facts, optimizer)
-    return bool(steps) and all(never_runs(facts, c) for c in steps)
+    return bool(steps) and all(facts.never_runs(c) for c in steps)
 
 
 def epochs_of(facts: Facts, optimizer: Call) -> int | None:
@@ -134,7 +102,7 @@ def epochs_of(facts: Facts, optimizer: Call) -> int | None:
         if not step.loops or any(isinstance(s, cst.If) for s in _in_loop(facts, step.loops[0], step.stmt)) or any(isinstance(n, cst.Break) for n in walk(step.loops[0])):
             return None
         fresh = {id(loop) for loop in optimizer.loops}  # a loop that builds the optimizer anew (k folds) restarts it: no more epochs
-        sizes = [len(value) for loop in step.loops[:-1] if id(loop) not in fresh and isinstance(value := _iterated(facts, loop), range)]
+        sizes = [len(value) for loop in step.loops[:-1] if id(loop) not in fresh and isinstance(value := facts.iterated(loop), range)]
         if not sizes:
             return None
         counts.add(math.prod(sizes))

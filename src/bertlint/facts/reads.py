@@ -166,12 +166,14 @@ class Reads:
             if event.op in ("setitem", "update"):
                 value = constant(self.item_changes(value, event, owner))
                 continue
+            if event.op == "iadd" and isinstance(value, IMMUTABLE):
+                continue  # `alias += x` on a string, number or tuple another name holds binds the alias anew
             arg = self.const_at(event.value, owner, event.order) if event.value is not None else UNKNOWN
             if arg is UNKNOWN:
                 return UNKNOWN
             if event.op == "append" and isinstance(value, list):
                 value = value + [arg]
-            elif event.op == "extend" and isinstance(value, list) and isinstance(arg, (list, tuple)):
+            elif event.op in ("extend", "iadd") and isinstance(value, list) and isinstance(arg, (list, tuple, str)):
                 value = value + list(arg)
             elif event.op in ("augadd", "augmul") and isinstance(value, (list, tuple, str, int, float)):
                 value = augmented(event.op, value, arg)
@@ -256,6 +258,7 @@ class Reads:
         return UNKNOWN
 
 
+IMMUTABLE = (str, bytes, tuple, int, float, complex)  # constants whose `+=` makes a new object
 MAX_CARRIED = 8  # the names a value is followed through round a loop (`_carried`)
 
 

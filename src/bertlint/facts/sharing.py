@@ -4,6 +4,7 @@ parameter it is passed to, `self.cfg = cfg`) and which of them change it (items 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any
 
@@ -70,7 +71,8 @@ class Sharing:
 
         def find(name: str) -> str:
             while parent.get(name, name) != name:
-                name = parent[name] = parent.get(parent[name], parent[name])
+                parent[name] = parent.get(parent[name], parent[name])  # path halving: point at the grandparent, then go there
+                name = parent[name]
             return name
 
         def join(a: str, b: str) -> None:
@@ -154,9 +156,11 @@ class Sharing:
 
     @functools.cached_property
     def _aliases(self) -> tuple[dict[tuple[int, str], list[str]], dict[tuple[int, str], list[Event]]]:
-        """The plain aliases of each name bound once in a scope's own body (`alias = cfg`, unconditional, after the
-        one binding of `cfg`, and then only changing its items: stores, `update`, `append`, `extend`, all
-        unconditional), and those changes: they change the object `cfg` holds."""
+        """The plain aliases of each name in a scope's own body (`alias = cfg`, unconditional, after an unconditional
+        binding of `cfg` and before any other, and then only changing its items: stores, `update`, `append`,
+        `extend`, `+=`, all unconditional and before `cfg` is bound anew), and those changes: they change the object
+        `cfg` holds. `alias += xs` is handed on as an "iadd": it changes a list as `extend` does (a list's
+        `__iadd__`) and binds `alias` anew for a string, a number or a tuple, leaving `cfg`'s value as it was."""
         names: dict[tuple[int, str], list[str]] = {}
         changes: dict[tuple[int, str], list[Event]] = {}
         for scope in self.scopes:
@@ -164,14 +168,18 @@ class Sharing:
                 first, rest = events[0], events[1:]
                 if first.op != "assign" or first.path or first.guards or not isinstance(first.whole, cst.Name) or alias in scope.params:
                     continue
-                if (id(scope), alias) in self.mutated or any(e.op not in ("setitem", "update", "append", "extend") or e.guards for e in rest):
+                if (id(scope), alias) in self.mutated or any(e.op not in ("setitem", "update", "append", "extend", "augadd") or e.guards for e in rest):
                     continue
                 name = first.whole.value
                 binds = [e for e in scope.events.get(name, ()) if e.op in _BINDS]
-                if name == alias or name in scope.params or len(binds) != 1 or binds[0].op != "assign" or binds[0].guards or binds[0].order > first.order:
+                before = [e for e in binds if e.order < first.order]
+                anew = next((e.order for e in binds if e.order > first.order), None)
+                if name == alias or name in scope.params or not before or before[-1].op != "assign" or before[-1].guards:
                     continue
+                if anew is not None and any(e.order > anew for e in rest):
+                    continue  # a change after `cfg` is bound anew changes the object `cfg` held before
                 names.setdefault((id(scope), name), []).append(alias)
-                changes.setdefault((id(scope), name), []).extend(rest)
+                changes.setdefault((id(scope), name), []).extend(dataclasses.replace(e, op="iadd") if e.op == "augadd" else e for e in rest)
         return names, changes
 
     def events_through_aliases(self, owner: Scope, name: str) -> list[Event]:

@@ -18,11 +18,13 @@ from typing import Any
 import libcst as cst
 
 from bertlint import knowledge
+from bertlint.facts.brain.tensors import own_tensors
 from bertlint.facts.brain.transformers import PART
 from bertlint.facts.model import per_file
 from bertlint.facts.nodes import Call, Scope, dotted, walk
 from bertlint.facts.loops import NO_GRAD_MODES, forward_model, is_model_call, under_grad_mode
 from bertlint.facts.functions import enclosing_class
+from bertlint.facts.liveness import NEVER, liveness
 from bertlint.facts.training import map_calls, uses_peft
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
@@ -208,7 +210,7 @@ def trainer_models(facts: Facts, args: Call | None = None) -> frozenset[int] | N
 def optimised_models(facts: Facts) -> frozenset[int]:
     """The models (by the call that made them) whose parameters a torch optimizer gets: `AdamW(model.parameters())`,
     grouped parameters from `model.named_parameters()`, through a name bound once in the statement that reads them."""
-    optimizers = [c for c in facts.calls if (c.qualname or "").startswith("torch.optim.") and c.qualname.rsplit(".", 1)[-1][:1].isupper()]
+    optimizers = _torch_optimizers(facts)
     found = set()
     for call in facts.calls:
         if call.method in ("parameters", "named_parameters") and call.receiver is not None:
@@ -216,6 +218,11 @@ def optimised_models(facts: Facts) -> frozenset[int]:
             if model is not None and model.kind in ("model", "module") and model.call is not None and _feeds(call, optimizers):
                 found.add(id(model.call))
     return frozenset(found)
+
+
+def _torch_optimizers(facts: Facts) -> list[Call]:
+    """The file's torch optimizers: calls of the classes of `torch.optim`."""
+    return [c for c in facts.calls if (c.qualname or "").startswith("torch.optim.") and c.qualname.rsplit(".", 1)[-1][:1].isupper()]
 
 
 def _feeds(call: Call, optimizers: list[Call]) -> bool:
@@ -238,15 +245,21 @@ def freezes_parameters(facts: Facts) -> bool:
 def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
     """The one known checkpoint the script trains; None when there are several different ones or none. A model the file
     never trains (`untrained_models`: frozen whole, or run only under `no_grad`) does not count, nor does the
-    encoder-only class of an encoder-decoder checkpoint (its size is not the checkpoint's)."""
+    encoder-only class of an encoder-decoder checkpoint (its size is not the checkpoint's), nor a load that never runs (reach NEVER: in a
+    script, a helper nothing calls, `def load_model(): ... from_pretrained("roberta-large")` left beside the
+    `load_local_model(path)` that the run does call; a module of definitions keeps its functions, an importer may call them)."""
     if facts.trainers and not (facts.backward_calls or facts.fit_calls) and not any(
         t.arg(0, "model") is not None or "model_init" in t.kwargs or t.has_double_star for t in facts.trainers
     ):
         return None  # `Trainer(args=...)` without a model raises at construction: nothing is trained
+    if facts.backward_calls and not (facts.trainers or facts.fit_calls) and (optimizers := _torch_optimizers(facts)) and not any(
+        trains_pretrained(facts, optimizer) for optimizer in optimizers
+    ):
+        return None  # every optimizer of the hand loop updates tensors the file made (a gradient-inversion attack's dummy inputs): no weights train
     found = []
     untrained = untrained_models(facts)
     for load in facts.model_loads:
-        if id(load.call) in untrained:
+        if id(load.call) in untrained or liveness(facts).reach(load.call.node) == NEVER:
             continue
         info = facts.checkpoint_info(load)
         if info is not None and not (info.architecture == "seq2seq" and load.class_name.endswith("EncoderModel")):
@@ -396,8 +409,11 @@ def trains_pretrained(facts: Facts, optimizer: Call) -> bool:
     """Whether a torch optimizer built over `x.parameters()` may train pretrained transformer weights: False when `x` is a
     plain module (an `nn.Sequential`, the file's own head, the file's own module holding no unfrozen pretrained model), a head
     of the model or of the file's own module (`model.classifier`, `model.score`, `model.lm_head`), or a model whose
-    pretrained weights the file freezes; True otherwise (unknown parameters included)."""
+    pretrained weights the file freezes, or tensors the file made itself (`[torch.randn(..., requires_grad=True)]`, an
+    `nn.Parameter`: a gradient-inversion attack's dummy input, a soft prompt); True otherwise (unknown parameters included)."""
     params = optimizer.arg(0, "params")
+    if params is not None and own_tensors(facts.evaluate(params.value, optimizer.scope, optimizer.order)):
+        return False
     if params is None or not isinstance(params.value, cst.Call) or not isinstance(params.value.func, cst.Attribute):
         return True
     func = params.value.func
@@ -415,7 +431,18 @@ def trains_pretrained(facts: Facts, optimizer: Call) -> bool:
         if model is not None and model.kind in ("model", "module"):
             return False  # the head alone: of a transformers model, or of the file's own module (its `nn.Linear` over a body)
     name = dotted(owner)
-    return not (name is not None and "." not in name and bool(facts.assigned_values(name, optimizer.scope)))
+    if name is None or "." in name or not (values := facts.assigned_values(name, optimizer.scope)):
+        return True
+    return any(_handed_a_model(facts, value) for value in values)  # an object of a class the file imports from its project
+
+
+def _handed_a_model(facts: Facts, value: cst.BaseExpression | None) -> bool:
+    """`value` builds an object out of a transformers model or module it is handed (`models.Model(backbone=xlmr, head=head)`):
+    it may train that model's pretrained weights; unless the file freezes parameters anywhere (`name.startswith("bert")`
+    over the object's `named_parameters()`): which of the object's train is then not evident."""
+    call = facts.call_of(value) if isinstance(value, cst.Call) else None
+    return call is not None and not freezes_parameters(facts) and any(
+        (found := facts.kind(arg.value, call.scope, call.order)) is not None and found.kind in ("model", "module") for arg in call.node.args)
 
 
 def held_models(facts: Facts, module_call: Call) -> list[int]:

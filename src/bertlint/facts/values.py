@@ -24,6 +24,7 @@ from bertlint.facts.evaluator import Evaluation, Evaluator
 from bertlint.facts.functions import param_arguments, returns_of
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, is_trainer_class
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store, dotted
+from bertlint.facts.reaching import length
 
 MAX_STEPS = 8  # hops within one scope `is_batch` follows (a name to its binding, a slice to what it slices)
 
@@ -229,9 +230,28 @@ class Values(Evaluation):
     @functools.cached_property
     def is_training(self) -> bool:
         """Does this script train something (Trainer, a loop with backward, keras fit, Lightning's `Trainer.fit`, accelerate)? A backward pass in a
-        `for` loop over a name the file never binds does not count: the loop's header raises NameError before its first step."""
-        live_backward = any(not self.loops_over_unbound(c) for c in self.backward_calls)
+        `for` loop over a name the file never binds does not count: the loop's header raises NameError before its first step;
+        nor does one in a loop that never iterates (`never_runs`)."""
+        live_backward = any(not self.loops_over_unbound(c) and not self.never_runs(c) for c in self.backward_calls)
         return bool(self.trainers or live_backward or self.fit_calls or self.lightning_trainers or any(c.method == "apply_gradients" for c in self.calls))
+
+    def iterated(self, loop: cst.CSTNode) -> Any:
+        """The value a `for` loop of the file iterates, as its header reads it; UNKNOWN for a `while` or an unknown value."""
+        scope = next((s for node, s, _ in self.loops if node is loop), None)
+        if not isinstance(loop, cst.For) or scope is None:
+            return UNKNOWN
+        return self.value(loop.iter, scope, order=self.loop_spans[id(loop)][0])
+
+    def never_iterates(self, loop: cst.CSTNode) -> bool:
+        """A `for` whose iterable is certainly empty where the loop reads it runs its body zero times: `range(0)`,
+        `range(EPOCHS)` with `EPOCHS = 0`, `()`, a `train = []` that no code that runs appends to (its `append` loop left
+        inside a string literal). Only what the value layer knows: a list appended to anywhere reachable, extended, built from
+        data or read from a file has no known length, and neither has a parameter nor a `while` loop's test."""
+        return self.memoised(("never_iterates", id(loop)), lambda: (size := length(self.iterated(loop))) is not UNKNOWN and size == 0)
+
+    def never_runs(self, call: Call) -> bool:
+        """`call` sits in a `for` loop (of its own scope) that never iterates (`never_iterates`)."""
+        return any(self.never_iterates(loop) for loop in call.loops)
 
     def loops_over_unbound(self, call: Call) -> bool:
         """A `for` loop around `call` iterates an expression that reads a name bound nowhere in the file, in no enclosing

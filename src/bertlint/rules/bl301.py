@@ -278,11 +278,9 @@ def _optimizer_rate(facts: Facts, call: Call):
     """(the rate argument, optimizer kind) of an optimizer or schedule construction, or None."""
     q = call.qualname
     root, last = q.split(".", 1)[0], q.rsplit(".", 1)[-1]
-    if (q.startswith("torch.optim") or root == "bitsandbytes") and last in ADAM_FAMILY:
+    if (q.startswith("torch.optim") or root == "bitsandbytes") and last in ADAM_FAMILY or root == "transformers" and last == "AdamW":
         return (call.arg(1, "lr"), "adamw") if trains_pretrained(facts, call) else None
     if root == "transformers":
-        if last == "AdamW":
-            return call.arg(1, "lr"), "adamw"
         if last == "Adafactor" and facts.kw_value(call, "relative_step", default=True) is False:
             return call.arg(1, "lr"), "adafactor"  # with relative steps Adafactor ignores `lr`
         if last == "AdamWeightDecay":

@@ -7,7 +7,7 @@ from collections import Counter
 import libcst as cst
 
 from bertlint import datafiles
-from bertlint.facts import LABEL_NAMES, Facts, data_file_rows_of, label_columns, literal, names_in, run_anchor
+from bertlint.facts import LABEL_NAMES, Facts, data_file_rows_of, label_columns, literal, names_in, rewritten_columns, run_anchor
 from bertlint.rules import Context, Rule
 
 MIN_EXAMPLES = 50
@@ -110,7 +110,7 @@ def label_distributions(facts: Facts):
             path, fmt = data_file_rows_of(facts, call)
             if path is not None:
                 counts = datafiles.label_counts(path, fmt, label_columns(facts))
-                if counts is not None:
+                if counts is not None and counts[1] not in rewritten_columns(facts):  # a column rewritten in place trains other counts
                     yield counts[0], f"`{path.name}` column `{counts[1]}`"
 
 

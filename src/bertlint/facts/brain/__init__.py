@@ -11,6 +11,8 @@ value None" is `abstract.NONE` (`abstract.answer(value)` gives it for None):
 - `keeps(method, receiver)`: the method returns its receiver's value unchanged (receiver None: a comprehension's
   element);
 - `mapping(value)`: an object whose iteration gives its keys;
+- `self_attribute(ev, class_scope, attr)`: `self.attr` in a method of the file's class where no code of the file binds
+  it (Lightning's `self.hparams`: `hparams`);
 - `parameter(ev, scope, name)`: a parameter a library fills in (click; a datasets `map` function's example; a
   Lightning or Trainer step's batch: `steps`).
 - `calls_back(ev, call)`: the library runs a function passed to `call` before it returns (`datasets` `map`);
@@ -21,6 +23,6 @@ A new library API is a row in a table here, never code in the evaluator.
 `BRAINS` is the order they are asked in.
 """
 
-from bertlint.facts.brain import config, data, steps, tables, tensors, tf_data, transformers, wrappers
+from bertlint.facts.brain import config, data, hparams, steps, tables, tensors, tf_data, transformers, wrappers
 
-BRAINS = (tensors, wrappers, transformers, tf_data, data, tables, config, steps)
+BRAINS = (tensors, wrappers, transformers, tf_data, data, tables, config, steps, hparams)

@@ -6,6 +6,11 @@ returns itself); `torch.tensor/as_tensor/LongTensor/stack/cat` build a tensor of
 `torch.nn.utils.rnn.pad_sequence(sequences, batch_first, padding_value=0.0)`, `torch.nn.functional.pad(input, pad,
 mode="constant", value=None)` (0), keras `pad_sequences(sequences, ..., padding="pre", value=0.0)` pad with a
 value that is no token of the text.
+
+A tensor the file makes itself, by a torch factory (`torch.randn/rand/zeros/ones/empty/full/randint/normal/arange/linspace/
+eye` and their `*_like` twins, torch 2.13 `torch/_torch_docs.py`) or as `nn.Parameter(data)` (torch/nn/parameter.py: a new
+leaf tensor over `data`), is `Instance("tensor")`: no model's weights. An optimizer over such tensors (a gradient-inversion
+attack's dummy input, a soft prompt) trains no model (`torch.optim.Adam(params)`: "an iterable of `torch.Tensor`s or dicts").
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import UNKNOWN, Binding, Instance, constant
+from bertlint.facts.abstract import UNKNOWN, Binding, Instance, Pack, constant
 
 # methods that return their receiver's value unchanged (moved, cast, reshaped, put in a mode)
 KEEPS = frozenset({
@@ -24,6 +29,11 @@ KEEPS = frozenset({
 COPIES = ("copy.copy", "copy.deepcopy")  # a copy holds what the original holds
 # the objects those methods are called on (a trainer's `train()` returns no trainer)
 KEEPING_KINDS = frozenset({"model", "module", "encoding", "ids", "dataloader_item"})
+# factories of a tensor of the file's own (no model's weights): `Instance(TENSOR)`
+TENSOR = "tensor"
+TENSOR_FACTORIES = frozenset({
+    f"torch.{name}{like}" for name in ("randn", "rand", "zeros", "ones", "empty", "full", "randint") for like in ("", "_like")
+} | {"torch.normal", "torch.arange", "torch.linspace", "torch.eye", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 # constructors of a tensor from their first argument's elements
 TENSOR_CONSTRUCTORS = ("torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.stack", "torch.cat")
 # arrays of their first argument's elements (numpy `array(object)`, tensorflow `constant(value)`/`convert_to_tensor(value)`)
@@ -109,13 +119,26 @@ def keeps(method: str, receiver=None) -> bool | None:
     a module or an encoding."""
     if method not in KEEPS:
         return None
-    return True if receiver is None or isinstance(receiver, Binding) and receiver.kind in KEEPING_KINDS else None
+    return True if receiver is None or isinstance(receiver, Binding) and receiver.kind in KEEPING_KINDS or own_tensor(receiver) else None
+
+
+def own_tensor(value: Any) -> bool:
+    """`value` is a tensor the file made itself (`TENSOR_FACTORIES`), no model's weights."""
+    return isinstance(value, Instance) and value.kind == TENSOR
+
+
+def own_tensors(value: Any) -> bool:
+    """`value` is a list or tuple of one or more tensors the file made itself, nothing else: parameters of no model."""
+    items = value.items if isinstance(value, Pack) else value if isinstance(value, (list, tuple)) else (value,)
+    return bool(items) and all(own_tensor(item) for item in items)
 
 
 def call(ev, call) -> Any:
     q = call.qualname
     if not q:
         return None
+    if q in TENSOR_FACTORIES:
+        return Instance(TENSOR, call)
     if q in COPIES and len(call.positional) == 1:
         found = ev.eval(call.positional[0].value)
         return found if isinstance(found, Binding) else UNKNOWN
