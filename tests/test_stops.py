@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import random
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -39,9 +43,7 @@ def test_certain_stops(source, expected):
 @pytest.mark.parametrize("source", [
     "from datasets import Dataset\nds = Dataset.from_pandas(x := 1)\n",
     "print(len, __file__, ExceptionGroup, WindowsError)\n",  # builtins (any Python's), module dunders
-    "x.eval()\nprint(x)\nx = 1\n",  # bound later in the file: NameError only maybe (a loop, a retry); said nothing
     "def f():\n    global Dataset\n    Dataset = 1\nprint(Dataset)\n",
-    "def f(Dataset):\n    return Dataset\nprint(Dataset)\n",  # bound in any scope counts
     "from m import *\nprint(Dataset)\n",
     "exec('Dataset = 1')\nprint(Dataset)\n",
     "globals()['Dataset'] = 1\nprint(Dataset)\n",
@@ -86,6 +88,10 @@ def facts_at(path: Path, source: str) -> Facts:
     ("from torch.utils.data import DataLoader2\n", False),  # torch 1.11-1.13
     ("from torch.utils import Dataloader\n", False),  # no list of torch.utils
     ("from datasets import *\n", False),
+    ("from transformers import BertModel, BertConfig, DNATokenizer\n", True),  # DNABERT's fork
+    ("from transformers import DPOTrainer\n", True),  # trl's
+    ("from transformers import AdamW, TFBertModel, modeling_bert, WarmupLinearSchedule\n", False),  # removed, a module, 2.x
+    ("from transformers.models.bert import DNATokenizer\n", False),  # no list of a submodule: unknown
 ])
 def test_imports_of_names_no_release_has(tmp_path, source, stops):
     assert (stop_statement(facts_at(tmp_path / "train.py", source)) is not None) is stops
@@ -96,6 +102,8 @@ def test_a_module_of_the_same_name_beside_the_file_is_what_it_imports(tmp_path):
     facts = facts_at(tmp_path / "train.py", "from datasets import tokenized_datasets\n")
     assert stop_statement(facts) is None
     assert str(tmp_path / "datasets.py") in facts.inputs  # looked for: a cached result notices it appear
+    (tmp_path / "transformers.py").write_text("DNATokenizer = object\n")
+    assert stop_statement(facts_at(tmp_path / "run.py", "from transformers import BertModel, DNATokenizer\n")) is None
 
 
 def scope_stops(source: str) -> list[tuple[str, str, bool]]:
@@ -151,7 +159,7 @@ def test_stops_of_each_scope(source, expected):
 
 @pytest.mark.parametrize("source", [
     "from datasets import load_dataset\nds = load_dataset('x')['train'].train_test_split(test_size=0.1)\n",
-    "from datasets import load_dataset\nds = load_dataset('x')['train'].train_test_split(test_size=n)\nn = 0\n",  # not a literal
+    "from datasets import load_dataset\nn = 0\nds = load_dataset('x')['train'].train_test_split(test_size=n)\n",  # not a literal
     "class S:\n    def train_test_split(self, test_size):\n        return self\nS().train_test_split(test_size=0)\n",  # not datasets'
     "from datasets import load_dataset\ndef train_test_split(**kw):\n    pass\nload_dataset('x').train_test_split(test_size=0)\n",
     "from transformers import AutoModel\nm = AutoModel.from_pretrained('model')\nmodel = 1\n",  # a folder a previous script saved
@@ -176,3 +184,112 @@ def test_findings_after_a_stop_in_a_function_go(lint):
             "if __name__ == '__main__':\n    main()\n")
     assert [f.code for f in lint(body.format(size="0.1"))] == ["BL602"]
     assert [f.code for f in lint(body.format(size="0"))] == []
+
+
+# A module-level read before the module's scope binds the name: (program, the statement it stops at). Each program runs
+# for real (`python -c`) and raises NameError at that statement.
+READ_FIRST = [
+    ("x.eval()\nprint(x)\nx = 1\n", "x.eval()"),
+    ("import random\ntrain, test = train.split()\ntrain = random.random()\n", "train, test = train.split()"),  # its own target
+    ("rows = [rows, 1]\n", "rows = [rows, 1]"),
+    ("def load():\n    data = 1\n    return data\nprint(data)\ndata = load()\n", "print(data)"),  # a function's own `data`
+    ("def f(Dataset):\n    return Dataset\nprint(Dataset)\n", "print(Dataset)"),  # a parameter binds only the function's
+    ("if __name__ == '__main__':\n    main()\ndef main():\n    pass\n", "main()"),
+    ("class A(Base):\n    pass\nclass Base:\n    pass\n", "class A(Base):\n    pass"),
+    ("@register\ndef f():\n    pass\ndef register(g):\n    return g\n", "@register\ndef f():\n    pass"),
+    ("def f(n=size):\n    return n\nsize = 3\n", "def f(n=size):\n    return n"),
+    ("g = lambda x: x\nprint(g(1), x)\nx = 2\n", "print(g(1), x)"),  # a lambda's parameter is its own
+    ("import os\ndef f():\n    global seen\n    seen = 1\nprint(os.sep, later)\nlater = 1\n", "print(os.sep, later)"),
+]
+
+# Reads that may find the name bound: no stop.
+READ_MAYBE = [
+    "x = 1\nprint(x)\nx = 2\n",
+    "def f():\n    global x\n    x = 1\nf()\nprint(x)\nx = 2\n",  # a function declares it global
+    "import os\nif os.environ:\n    x = 1\nprint(x)\nx = 2\n",  # bound before under a branch
+    "import os\nfor x in os.environ:\n    pass\nprint(x)\nx = 2\n",
+    "try:\n    import yaml\nexcept ImportError:\n    yaml = None\nprint(yaml)\n",
+    "y = (x := 1) + x\nx = 2\n",  # bound by the statement's own value first
+    "print((x := 1), x)\nx = 2\n",
+    "class A:\n    x = 1\nprint(x)\nx = 2\n",  # a class's body: counted as the module's (too early, never too late)
+    "print([x for x in range(2)], x)\nx = 1\n",  # a comprehension's target: the same
+    "print(len)\nlen = 1\n",  # a builtin until it is bound
+    "import a.b\nprint(a)\n",
+    "with open('f') as f, open(f.name) as g:\n    pass\n",  # the same compound statement binds it first
+    "if __name__ == '__main__':\n    x = 1\n    x = [x, 2]\n    y = x\n",  # the main block's statements bind in order
+]
+
+
+def test_reads_before_the_first_binding_stop():
+    assert [stop(source) for source, _ in READ_FIRST] == [expected for _, expected in READ_FIRST]
+    assert [stop(source) for source in READ_MAYBE] == [None] * len(READ_MAYBE)
+
+
+def test_reads_before_the_first_binding_raise_name_error_when_run():
+    """Each program of READ_FIRST run for real by `python -c` raises NameError on the first line of its stop."""
+    for source, expected in READ_FIRST:
+        result = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=30)
+        last = result.stderr.strip().splitlines()[-1] if result.stderr.strip() else ""
+        line = source.splitlines().index(expected.splitlines()[0].strip()) + 1 if expected.splitlines()[0] in source.splitlines() \
+            else next(i for i, text in enumerate(source.splitlines(), 1) if text.strip() == expected.splitlines()[0].strip())
+        assert last.startswith("NameError"), (source, result.stderr)
+        assert f'line {line}' in result.stderr, (source, result.stderr)
+
+
+# The driver that runs generated programs: each top-level statement (each of the main block's) by itself in the
+# program's namespace, what an earlier one raised ignored, so a statement's own error shows whatever ran before it.
+_DRIVER = """
+import ast, contextlib, io, json, sys
+out = []
+for source in json.load(sys.stdin):
+    namespace = {"__name__": "__main__"}
+    statements = []
+    for stmt in ast.parse(source).body:
+        main = isinstance(stmt, ast.If) and ast.unparse(stmt.test) in ("__name__ == '__main__'",)
+        statements += stmt.body if main else [stmt]
+    raised = {}
+    for stmt in statements:
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(compile(ast.Module([stmt], []), "<program>", "exec"), namespace)
+        except Exception as error:
+            raised[stmt.lineno] = type(error).__name__
+    out.append(raised)
+json.dump(out, sys.stdout)
+"""
+
+
+def _program(rng: random.Random) -> str:
+    """A few module-level statements that bind and read `a`, `b`, `c` in every way the order walk weighs."""
+    lines = []
+    for k in range(rng.randint(2, 7)):
+        n, m = rng.choice("abc"), rng.choice("abc")
+        f = f"f{rng.randint(0, 2)}"
+        lines += rng.choice([
+            [f"{n} = {k}"], [f"{n} = [{m}, {k}]"], [f"print({k}, {m})"], [f"{n}, {m} = {m}, {k}"],
+            [f"def {f}():", f"    {n} = {k}", f"    return {n}"], [f"def {f}():", f"    global {n}", f"    {n} = {k}"], [f"def {f}():", f"    global {n}", f"    {n} = {k}", f"{f}()"],
+            [f"def {f}({n}={m}):", f"    return {n}"], [f"{f}()"], [f"if {k} % 2:", f"    {n} = {k}"],
+            [f"for {n} in range({k} % 2):", "    pass"], [f"class C{k}:", f"    {n} = {k}"],
+            [f"{m} = [{n} for {n} in range({k})]"], [f"print({k}, ({n} := {k}), {m})"], [f"{n} = {m} if {k} % 2 else {k}"],
+            [f"import os as {n}"], [f"g{k} = lambda {n}: {n}"], [f"{n} = {m} = {k}"],
+            ["if __name__ == '__main__':", f"    print({k}, {m})", f"    {n} = {k}", f"    {m} = [{n}, {k}]"],
+        ])
+    return "\n".join(lines) + "\n"
+
+
+def test_generated_programs_raise_name_error_where_they_stop():
+    """On 600 generated programs, every module stop that bertlint finds is a statement that raises NameError when it
+    runs, whatever the statements before it did."""
+    rng = random.Random(27)
+    programs = list(dict.fromkeys(_program(rng) for _ in range(600)))
+    stops = [stop(source) for source in programs]
+    result = subprocess.run([sys.executable, "-c", _DRIVER], input=json.dumps(programs), capture_output=True, text=True, timeout=120)
+    raised = json.loads(result.stdout)
+    checked = 0
+    for source, found, errors in zip(programs, stops, raised):
+        if found is None:
+            continue
+        line = [text.strip() for text in source.splitlines()].index(found.splitlines()[0].strip()) + 1
+        assert errors.get(str(line)) == "NameError", (source, found, errors)
+        checked += 1
+    assert checked > 100  # most programs read some name first

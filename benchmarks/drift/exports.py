@@ -1,13 +1,25 @@
 """Regenerate `src/bertlint/data/exports.json`: every name `from MODULE import NAME` can import, over all releases.
 
-    python benchmarks/drift/exports.py DATASETS_GIT_DIR     # a clone (or bare mirror) of huggingface/datasets
+    python benchmarks/drift/exports.py datasets DATASETS_GIT_DIR  # a clone (or bare mirror) of huggingface/datasets
+    python benchmarks/drift/exports.py torch                      # the torch installed here
+    python benchmarks/drift/exports.py transformers WHEEL_DIR     # wheels fetched there by `pip download --no-deps`
+
+Each command rewrites its module's entry and keeps the others.
 
 For `datasets`: for every release tag from 1.0.0 on (and the default branch), the names `src/datasets/__init__.py`
 binds (its imports, assignments, functions and classes; a star import adds its module's `__all__`, else every name that
 module binds, at any depth: too many, never too few) and the package's own modules and folders (`from datasets import
 arrow_reader` imports a submodule). For `torch.utils.data`: the names of the torch installed here (`dir()`, and its
 submodules), plus those of earlier releases that it no longer has (`DATALOADER2`: 1.11-1.13's experimental loader).
-`facts/stops.py` says a file stops at `from MODULE import NAME` only for a NAME outside the union.
+For `transformers`: the first and the last release of every minor version from 2.0.0 on (the package index's `0.1` is
+another project), each wheel fetched with `pip download --no-deps` into WHEEL_DIR (kept there, so a rerun reads them
+again) and read without installing it: the names its `transformers/__init__.py` binds in any branch (the `if
+is_torch_available():` imports of 2.x-3.x, the `TYPE_CHECKING` imports of 4.x-5.x) and every identifier it writes as a
+string (the lazy `_import_structure` lists, under every `is_*_available()` branch), a star import's names as for
+datasets, every public name `utils/dummy_*.py` binds (a list 4.x builds with `dir()`: `DummyObject` too), the
+package's own modules and folders, and where the init builds its structure from the model folders (`define_import_structure`, 4.48 on) the
+`__all__` of every module under `models/` and what it decorates `@requires` (`@export`). Too many names,
+never too few: `facts/stops.py` says a file stops at `from MODULE import NAME` only for a NAME outside the union.
 """
 
 from __future__ import annotations
@@ -15,8 +27,10 @@ from __future__ import annotations
 import ast
 import json
 import pkgutil
+import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,6 +90,105 @@ def datasets_names(repo: str) -> tuple[list[str], list[str]]:
     return sorted(names), sorted(tags, key=lambda t: [int(p) if p.isdigit() else 0 for p in t.split(".")])
 
 
+def _releases() -> list[str]:
+    """The first and the last release of every minor version of transformers from 2.0.0 on, from the package index."""
+    out = subprocess.run([sys.executable, "-m", "pip", "index", "versions", "transformers"], capture_output=True, text=True).stdout
+    listed = re.search(r"Available versions: (.*)", out).group(1).split(", ")
+    minors: dict[tuple[int, int], list[tuple[int, ...]]] = {}
+    for version in listed:
+        if re.fullmatch(r"\d+\.\d+\.\d+", version) and int(version.split(".")[0]) >= 2:
+            parts = tuple(int(p) for p in version.split("."))
+            minors.setdefault(parts[:2], []).append(parts)
+    picked = {p for patches in minors.values() for p in (min(patches), max(patches))}
+    return [".".join(map(str, p)) for p in sorted(picked)]
+
+
+def _wheel(folder: Path, version: str) -> zipfile.ZipFile:
+    path = folder / f"transformers-{version}-py3-none-any.whl"
+    if not path.exists():
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q", "-d", str(folder),
+                        f"transformers=={version}"], check=True)
+    return zipfile.ZipFile(path)
+
+
+def _module_names(text: str, strings: bool) -> set[str]:
+    """The names a module's text binds at any depth (too many, never too few) and, with `strings`, every identifier it
+    writes as a string (the head of a dotted one: `"models.bert"` names the folder `models`)."""
+    found = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found |= {(alias.asname or alias.name).split(".")[0] for alias in node.names if alias.name != "*"}
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            found.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif strings and isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.split(".")[0].isidentifier():
+            found.add(node.value.split(".")[0])
+    return found
+
+
+def _public(text: str) -> set[str]:
+    """A module's `__all__` where it lists one, else its public top-level classes and functions."""
+    tree = ast.parse(text)
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return set(ast.literal_eval(node.value))
+    return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and not n.name.startswith("_")}
+
+
+def _structure(text: str) -> set[str]:
+    """What `define_import_structure` exports from one module under `models/`: its `__all__` and the classes and
+    functions decorated `@requires(...)` (`@export(...)` before 4.47)."""
+    names = set()
+    listed = re.search(r"^__all__\s*=\s*([\[(][^\])]*[\])])", text, re.MULTILINE)
+    if listed:
+        names |= set(ast.literal_eval(listed.group(1)))
+    if "@requires" in text or "@export" in text or "__all__" in text and not listed:
+        tree = ast.parse(text)
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+                names |= set(ast.literal_eval(node.value))
+            decorators = [d.func if isinstance(d, ast.Call) else d for d in getattr(node, "decorator_list", ())]
+            if any(isinstance(d, ast.Name) and d.id in ("requires", "export") for d in decorators):
+                names.add(node.name)
+    return names
+
+
+def _star(wheel: zipfile.ZipFile, files: set[str], module: str) -> str | None:
+    base = "transformers/" + module.replace(".", "/")
+    path = next((p for p in (f"{base}.py", f"{base}/__init__.py") if p in files), None)
+    return wheel.read(path).decode("utf-8") if path else None
+
+
+def release_names(wheel: zipfile.ZipFile) -> set[str]:
+    """Every name `from transformers import NAME` can import in one release (see the module's docstring)."""
+    files = {name for name in wheel.namelist() if name.startswith("transformers/")}
+    init = wheel.read("transformers/__init__.py").decode("utf-8")
+    names = _module_names(init, strings=True)
+    for node in ast.walk(ast.parse(init)):
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module and any(a.name == "*" for a in node.names):
+            text = _star(wheel, files, node.module)
+            names |= _public(text) if text else set()
+    for path in files:
+        parts = path.split("/")
+        names.add(parts[1].removesuffix(".py") if len(parts) == 2 else parts[1])
+        if re.fullmatch(r"transformers/utils/dummy_\w+\.py", path):  # 4.x lists `dir()` of it: its imports too
+            names |= {name for name in _module_names(wheel.read(path).decode("utf-8"), strings=False) if not name.startswith("_")}
+        elif "define_import_structure" in init and parts[1] == "models" and path.endswith(".py"):
+            names |= _structure(wheel.read(path).decode("utf-8"))
+    return {name for name in names if name.isidentifier()}
+
+
+def transformers_names(folder: Path) -> tuple[list[str], list[str]]:
+    folder.mkdir(parents=True, exist_ok=True)
+    releases = _releases()
+    names: set[str] = set()
+    for version in releases:
+        with _wheel(folder, version) as wheel:
+            names |= release_names(wheel)
+    return sorted(names), releases
+
+
 def torch_names() -> tuple[list[str], str]:
     import torch
     import torch.utils.data as data
@@ -85,13 +198,23 @@ def torch_names() -> tuple[list[str], str]:
 
 
 def main() -> None:
-    datasets, tags = datasets_names(sys.argv[1])
-    torch, release = torch_names()
-    TABLE.write_text(json.dumps({
-        "_doc": "Every name `from MODULE import NAME` can import from the module, in any release: written by benchmarks/drift/exports.py. A name outside the list raises ImportError in every release.",
-        "datasets": {"source": f"huggingface/datasets src/datasets/__init__.py and the package's modules, tags {tags[0]} to {tags[-1]} and the default branch", "names": datasets},
-        "torch.utils.data": {"source": f"torch {release} installed (dir() and submodules), plus torch 1.11-1.13's DataLoader2, dataloader_experimental, communication, backward_compatibility, _decorator, _typing", "names": torch},
-    }, indent=1) + "\n", encoding="utf-8")
+    table = json.loads(TABLE.read_text(encoding="utf-8"))
+    table["_doc"] = "Every name `from MODULE import NAME` can import from the module, in any release: written by benchmarks/drift/exports.py. A name outside the list raises ImportError in every release."
+    if sys.argv[1] == "datasets":
+        names, tags = datasets_names(sys.argv[2])
+        source = f"huggingface/datasets src/datasets/__init__.py and the package's modules, tags {tags[0]} to {tags[-1]} and the default branch"
+        table["datasets"] = {"source": source, "names": names}
+    elif sys.argv[1] == "torch":
+        names, release = torch_names()
+        source = f"torch {release} installed (dir() and submodules), plus torch 1.11-1.13's DataLoader2, dataloader_experimental, communication, backward_compatibility, _decorator, _typing"
+        table["torch.utils.data"] = {"source": source, "names": names}
+    else:
+        names, releases = transformers_names(Path(sys.argv[2]))
+        source = (f"the wheels of transformers {releases[0]} to {releases[-1]} from the package index, the first and the last release "
+                  f"of every minor version ({len(releases)} releases): transformers/__init__.py, utils/dummy_*.py, the package's modules "
+                  "and, where the init reads them (4.48 on), the __all__ of the modules under models/")
+        table["transformers"] = {"source": source, "names": names}
+    TABLE.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

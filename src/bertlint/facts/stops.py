@@ -9,8 +9,13 @@ happens either), so its first certain raise ends it. Causes certain from the tex
 - a name read where the statement certainly evaluates it (not under a lambda, a branch of a conditional expression,
   the right of an `and`/`or`, a comprehension's later clauses, an annotation) that nothing in the file binds, in any
   scope, and that is no builtin: `NameError` (`dataset = Dataset.from_pandas(df)` with `Dataset` never imported);
+- such a name read by a module-level statement before the module's scope binds it: every statement that may bind it
+  there comes later in the file (or it is the statement's own target, bound after its value is read), and no `global`
+  declaration lets a function bind it first (`train_dataset.train_test_split(...)` above the line that loads it);
 - an import of a name that no release of the library has, where bertlint has the library's list of names
-  (data/exports.json: `datasets`, `torch.utils.data`): `from torch.utils.data import Dataloader` raises ImportError;
+  (data/exports.json: `datasets`, `torch.utils.data`, `transformers` over its releases 2.0 to 5.x):
+  `from torch.utils.data import Dataloader` raises ImportError, and `from transformers import DNATokenizer` says the
+  file runs on a fork of transformers (DNABERT's), not on any release bertlint knows;
 - a transformers Auto class called directly (`AutoTokenizer("bert-base-uncased")`): every Auto class's `__init__`
   raises `OSError` (`EnvironmentError` before 4.23) and says to call `from_pretrained` (transformers 2.x to 5.24:
   `models/auto/tokenization_auto.py`, `configuration_auto.py`, `auto_factory.py`, `processing_auto.py`,
@@ -92,6 +97,18 @@ _BINDERS: dict[type, tuple[str, ...]] = {
 }
 
 
+class _Order(NamedTuple):
+    """Where the module's scope binds each name, for a module-level read before its first binding: `first`, the order of
+    the first module-level statement that may bind the name in the module's scope (anywhere inside it but a function's
+    body, a lambda and a parameter); `order`, each module-level statement (each small statement of a line, a compound
+    statement; those of the main block take the block's) -> its order; `units`, the statement of each order;
+    `declared`, the names a `global` statement declares (a function may bind them whenever it is called)."""
+    first: dict[str, int]
+    order: dict[cst.CSTNode, int]
+    units: list[cst.CSTNode]
+    declared: set[str]
+
+
 class Stop(NamedTuple):
     """Where a scope's run stops: `statement`, the first of `scope`'s own statements (the module's, or a function's
     body when the function runs) that certainly raises. `every_rule`: the file is a program, not a fragment, so no
@@ -110,9 +127,10 @@ def run_stops(facts: Model) -> tuple[Stop, ...]:
     if facts.runtime.notebook or facts.runtime.cells or _EXPORTED.search(facts.source):
         return ()
     functions: list[cst.FunctionDef] = []
-    bound = _bindings(facts.module, functions)
-    if bound is None:
+    found = _bindings(facts.module, functions)
+    if found is None:
         return ()
+    bound, module_order = found
     autos = _auto_names(facts.module, bound)
     own = {f.name.value: f for f in facts.module.body if isinstance(f, cst.FunctionDef) and bound.get(f.name.value) == 1}
     stops: dict[cst.CSTNode, tuple[cst.CSTNode, bool] | None] = {}
@@ -120,7 +138,8 @@ def run_stops(facts: Model) -> tuple[Stop, ...]:
     def stop_of(scope: cst.Module | cst.FunctionDef) -> tuple[cst.CSTNode, bool] | None:
         if scope not in stops:
             stops[scope] = None  # a recursive call meanwhile: no stop
-            stops[scope] = _first_stop(facts, _body(scope), bound, autos, called)
+            order = module_order if isinstance(scope, cst.Module) else None
+            stops[scope] = _first_stop(facts, _body(scope), bound, autos, called, order)
         return stops[scope]
 
     def called(name: str) -> bool | None:
@@ -161,17 +180,23 @@ def _reaches(function: cst.FunctionDef, statement: cst.CSTNode) -> bool:
     return False
 
 
-def _first_stop(facts: Model, body, bound: dict[str, int], autos: dict[str, str], called) -> tuple[cst.CSTNode, bool] | None:
+def _first_stop(facts: Model, body, bound: dict[str, int], autos: dict[str, str], called,
+                order: _Order | None) -> tuple[cst.CSTNode, bool] | None:
     """(statement, every_rule) of the first statement of `body` run for certain that certainly raises; `called(name)`:
-    every_rule of the stop that calling the file's function `name` reaches, or None."""
+    every_rule of the stop that calling the file's function `name` reaches, or None; `order`: the module's (the
+    module's own body only), for a read before the module binds the name."""
     for stmt, small in _run_for_certain(body):
         if isinstance(small, cst.ImportFrom) and _imports_what_is_not_there(facts, small):
             return stmt, True
         if _removed_api(facts, small):
             return stmt, True
         for node in _evaluated(small):
-            if isinstance(node, cst.Name) and _unbound(node.value, bound):
-                return stmt, _forgotten_import(facts, node.value)
+            if isinstance(node, cst.Name):
+                first = _read_first(node.value, small, order) if order is not None else None
+                if _unbound(node.value, bound) or first is False:
+                    return stmt, _forgotten_import(facts, node.value)
+                if first:
+                    return stmt, True
             if isinstance(node, cst.Call):
                 if _auto_class(node.func, autos) or _refused_split(facts, node):
                     return stmt, True
@@ -272,7 +297,8 @@ def _defined(facts: Model) -> set[str]:
 
 def _imports_what_is_not_there(facts: Model, stmt: cst.ImportFrom) -> bool:
     """`from datasets import tokenized_datasets`: a name no release of the library has (`knowledge.exported_names`),
-    from the library itself, not a module of the file's folder of the same name (`datasets.py`, `datasets/`)."""
+    from the library itself, not a module of the file's folder of the same name (`datasets.py`, `datasets/`). From a
+    submodule (`from transformers.models.bert import X`) there is no list: no stop."""
     module = dotted(stmt.module) if stmt.module is not None and not stmt.relative else None
     names = knowledge.exported_names(module) if module else None
     if names is None or isinstance(stmt.names, cst.ImportStar) or facts.base_dir is None:
@@ -326,16 +352,62 @@ def _removed_api(facts: Model, stmt: cst.CSTNode) -> bool:
 
 
 def _unbound(name: str, bound: dict[str, int]) -> bool:
-    return name not in bound and name not in _BUILTINS and not (name.startswith("__") and name.endswith("__"))
+    return name not in bound and _not_builtin(name)
 
 
-def _bindings(module: cst.Module, functions: list[cst.FunctionDef]) -> dict[str, int] | None:
+def _not_builtin(name: str) -> bool:
+    return name not in _BUILTINS and not (name.startswith("__") and name.endswith("__"))
+
+
+def _read_first(name: str, small: cst.CSTNode, order: _Order) -> bool | None:
+    """A read of `name` by the module-level statement `small` before the module's scope binds it, a certain NameError
+    (no builtin, no `global` declaration that lets a function bind it whenever called): True where a later statement of
+    the module binds it (a program's name read too early: `train_dataset` split before the line that loads it), or
+    `small` itself, an assignment that binds it only in its targets, after its value is read (`ds = ds.map(f)` as the
+    first `ds`); False where the module's scope binds it nowhere, only a function's body or a parameter does (as good
+    as unbound: a fragment's object, or a forgotten import); None where it may be bound before."""
+    at = order.order.get(small)
+    if at is None or name in order.declared or not _not_builtin(name):
+        return None
+    first = order.first.get(name)
+    if first is None:
+        return False
+    if first > at:
+        return True
+    return first == at and order.units[at] is small and isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign)) \
+        and small.value is not None and not any(name in _bound_by(node) for node in walk(small.value)) or None
+
+
+def _bound_by(node: cst.CSTNode) -> Iterator[str]:
+    """The names `node` binds, when it is a binding node (`_BINDERS`, `global`/`nonlocal`): every name inside its target."""
+    kind = type(node)
+    fields = () if kind is cst.ImportAlias and node.asname is not None else _BINDERS.get(kind, ())  # an `as` name binds
+    for field in fields:
+        target = getattr(node, field)
+        if kind is cst.ImportAlias and field == "name":
+            target = _head(target)
+        for name in ([target] if isinstance(target, cst.Name) else walk(target) if target is not None else ()):
+            if isinstance(name, cst.Name):
+                yield name.value
+    if kind in (cst.Global, cst.Nonlocal):
+        yield from (item.name.value for item in node.names)
+
+
+def _bindings(module: cst.Module, functions: list[cst.FunctionDef]) -> tuple[dict[str, int], _Order] | None:
     """How many times each name may be bound anywhere in the file, in any scope (every name inside a target counts:
-    too many, never too few); None when names may be bound where the file does not say (a star import, `exec`).
-    Collects the file's functions into `functions` on the way (the same walk)."""
+    too many, never too few), and where the module's scope first binds each (`_Order`: anything but a function's body,
+    a lambda or a parameter counts as the module's scope, a class's body and a comprehension's target too: too early,
+    never too late); None when names may be bound where the file does not say (a star import, `exec`). Collects the
+    file's functions into `functions` on the way (the same walk)."""
     bound: dict[str, int] = {}
-    for node in walk(module):
+    order = _Order({}, {}, [], set())
+    _units(module, order)
+    stack = [(unit, False) for unit in reversed(order.units)]
+    unit_at = 0
+    while stack:
+        node, local = stack.pop()
         kind = type(node)
+        unit_at = order.order.get(node, unit_at)
         if kind is cst.Name and node.value == "__builtins__" or kind is cst.Call and _namespace_call(node.func):
             return None
         if kind is cst.Attribute and node.attr.value in ("modules", "__dict__"):
@@ -345,20 +417,27 @@ def _bindings(module: cst.Module, functions: list[cst.FunctionDef]) -> dict[str,
             return None
         if kind is cst.FunctionDef:
             functions.append(node)
-        fields = _BINDERS.get(kind)
-        if kind is cst.ImportAlias and node.asname is not None:
-            fields = ()  # its `as` name binds (`cst.AsName`)
-        for field in fields or ():
-            target = getattr(node, field)
-            if kind is cst.ImportAlias and field == "name":
-                target = _head(target)
-            for name in ([target] if isinstance(target, cst.Name) else walk(target) if target is not None else ()):
-                if isinstance(name, cst.Name):
-                    bound[name.value] = bound.get(name.value, 0) + 1
-        if kind in (cst.Global, cst.Nonlocal):
-            for item in node.names:
-                bound[item.name.value] = bound.get(item.name.value, 0) + 1
-    return bound
+        if kind in _BINDERS or kind in (cst.Global, cst.Nonlocal):
+            for name in _bound_by(node):
+                bound[name] = bound.get(name, 0) + 1
+                if not local and kind is not cst.Param:
+                    order.first.setdefault(name, unit_at)
+            if kind is cst.Global:
+                order.declared.update(item.name.value for item in node.names)
+        inner = kind is cst.FunctionDef or kind is cst.Lambda
+        stack.extend((child, local or inner and child is node.body) for child in reversed(list(iter_children(node))))
+    return bound, order
+
+
+def _units(module: cst.Module, order: _Order) -> None:
+    """The module's statements in order (each small statement of a line, each compound statement) into `order.units`,
+    each given its order in `order.order`, the main block's statements the block's."""
+    for stmt in module.body:
+        for unit in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else (stmt,):
+            order.order[unit] = len(order.units)
+            order.units.append(unit)
+        if isinstance(stmt, cst.If) and _main_guard(stmt.test) and isinstance(stmt.body, cst.IndentedBlock):
+            order.order.update((small, order.order[stmt]) for _stmt, small in _run_for_certain(stmt.body.body))
 
 
 def _namespace_call(func: cst.BaseExpression) -> bool:

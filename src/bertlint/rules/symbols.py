@@ -6,6 +6,7 @@ import fnmatch
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from bertlint import knowledge
 from bertlint.facts import Failure
 from bertlint.versions import Lifecycle, symbols
 
@@ -52,7 +53,9 @@ def _framework_module(module: str) -> bool:
 def symbol_uses(facts: "Facts", group: str, library: str = "transformers") -> list[SymbolUse]:
     """One use per symbol name of the group, the import first (a notebook importing it in two cells: reported once).
     A guarded import (`try: from transformers import AdamW` / `except ImportError: from torch.optim import AdamW`)
-    is the report's to drop: `SymbolUse.failure` says what the line raises (facts/guards.py)."""
+    is the report's to drop: `SymbolUse.failure` says what the line raises (facts/guards.py). A name that no release of
+    the module ever exported (`knowledge.exported_names`: `TFDebertaV3ForSequenceClassification`, which a pattern
+    such as `TF*` matches) has no lifecycle to tell: no use of it is returned."""
     entries, _ = symbols(group, library)
     found: dict[str, SymbolUse] = {}
     for qualname, alias, stmt in facts.import_nodes:
@@ -72,5 +75,8 @@ def symbol_uses(facts: "Facts", group: str, library: str = "transformers") -> li
 def _match(entries: tuple[Lifecycle, ...], qualname: str | None, library: str) -> Lifecycle | None:
     if not qualname or not qualname.startswith(library + "."):
         return None
-    name = qualname.rsplit(".", 1)[-1]
+    module, name = qualname.rsplit(".", 1)
+    exported = knowledge.exported_names(module)
+    if exported is not None and name not in exported:
+        return None  # no release had it: neither removed nor deprecated
     return next((e for e in entries if fnmatch.fnmatchcase(name, e.name)), None)
