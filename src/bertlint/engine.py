@@ -372,8 +372,10 @@ def _refusal(exc: BaseException) -> tuple[str, int, int]:
 def _analyse(module: cst.Module, source: str, path: Path, settings: "Settings", selected: frozenset[str], target: "Target",
              reads: list[str] | None, runtime: Runtime) -> list[Finding]:
     """Facts once, every selected rule, then positions and suppressions."""
-    facts = Facts(module, source, path, runtime)
-    ctx = Context(facts, settings, *target, libraries=getattr(target, "libraries", {}))
+    libraries = getattr(target, "libraries", {})
+    releases = tuple((library, release) for library, (release, _) in (("transformers", target), *libraries.items()) if not isinstance(release, Unknown))
+    facts = Facts(module, source, path, replace(runtime, releases=releases))
+    ctx = Context(facts, settings, *target, libraries=libraries)
     unknown = [release for release, _ in (target, *ctx.libraries.values()) if isinstance(release, Unknown)]
     for code, rule in selected_rules(selected):
         if rule.needs and not facts.imported(*rule.needs):

@@ -509,6 +509,53 @@ def exported_names(module: str) -> frozenset[str] | None:
     return _exports().get(module)
 
 
+# --------------------------------------------------------------------------- removed APIs no rule reports (stops)
+
+Release = tuple[int, ...]
+
+
+@functools.cache
+def _removed() -> dict[str, Any]:
+    return _load("removed.json")["libraries"]
+
+
+def _release(text: str) -> Release:
+    parts = tuple(int(p) for p in text.split("."))
+    return parts + (0,) * (3 - len(parts))
+
+
+def removal_libraries() -> tuple[str, ...]:
+    """The package names of the libraries of data/removed.json outside transformers and the libraries around it (those
+    with releases of their own there): the target stage resolves their targets as it does those (a pin, else the
+    installed one, else the newest release)."""
+    return tuple(name for name, group in _removed().items() if "latest" in group)
+
+
+def removed_import(module: str, name: str | None, releases: Mapping[str, Release]) -> bool:
+    """Does `import module` (`name` None) or `from module import name` raise ImportError on the target `releases`
+    (package name -> release; a library missing from it is unknown: False), because its library removed the module, a
+    module above it, or the name (data/removed.json)? A module's own file beside the script is the caller's to rule out."""
+    for library, group in _removed().items():
+        release = releases.get(library)
+        for entry in group.get("imports", ()) if release is not None else ():
+            gone = entry["module"]
+            if "names" in entry:
+                hit = module == gone and name in entry["names"]
+            else:  # the module, one below it, or one imported from its parent (`from torchtext import legacy`)
+                hit = any(path == gone or path.startswith(gone + ".") for path in (module, f"{module}.{name}" if name else module))
+            if hit and release >= _release(entry["removed"]):
+                return True
+    return False
+
+
+def removed_keyword(library: str, keyword: str, releases: Mapping[str, Release]) -> bool:
+    """Does `keyword=` of `library`'s `from_pretrained` of a model class raise on the target `releases` (its library
+    removed it, data/removed.json)?"""
+    release = releases.get(library)
+    return release is not None and any(
+        keyword in entry["names"] and release >= _release(entry["removed"]) for entry in _removed().get(library, {}).get("keywords", ()))
+
+
 # --------------------------------------------------------------------------- checkpoint traits (BL209, BL210, BL306)
 
 

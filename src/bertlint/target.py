@@ -1,5 +1,6 @@
 """Which release of transformers (and of the libraries around it: datasets, huggingface_hub, trl, peft,
-accelerate) a file targets: a stage of its own, run once per file before the cache and the lint, which
+accelerate; and of those whose removed APIs stop a run, data/removed.json: scikit-learn, torchtext,
+pytorch-lightning) a file targets: a stage of its own, run once per file before the cache and the lint, which
 both receive its answer. Every step below is the same for each library, by package name.
 
 In this order (the README has the table):
@@ -40,6 +41,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bertlint import knowledge
 from bertlint.config import LIBRARIES as AROUND
 from bertlint.versions import Unknown, Version, latest, parse_version, required_by, resolve_specifier, satisfies, unknown
 
@@ -47,6 +49,9 @@ if TYPE_CHECKING:
     from bertlint.config import Settings
 
 LIBRARIES = ("transformers", *AROUND)
+# Libraries whose removed APIs stop a run (data/removed.json): resolved like those around transformers (a pin, else the
+# installed one, else the newest), for that stop alone.
+OTHERS = knowledge.removal_libraries()
 Pin = tuple[Version, str]  # (the release, where that came from: said in drift messages)
 
 
@@ -104,7 +109,7 @@ class Targets:
         here = self._folder(path)
         transformers = self._pinned("transformers", path, text, here)
         libraries = {library: self._pinned(library, path, text, here) or self._required(transformers, library) or self._fallback(library)
-                     for library in AROUND}
+                     for library in (*AROUND, *OTHERS)}
         return Target(*(transformers or self._fallback("transformers")), libraries)
 
     def _folder(self, path: Path) -> Path:

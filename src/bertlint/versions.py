@@ -74,9 +74,12 @@ def show(version: Version) -> str:
 
 @functools.cache
 def data(library: str = "transformers") -> dict[str, Any]:
-    """The release knowledge of `library`: versions.json for transformers, its group of libraries.json otherwise."""
-    loaded = _data_file("versions.json" if library == "transformers" else "libraries.json")
-    return loaded if library == "transformers" else loaded[library]
+    """The release knowledge of `library`: versions.json for transformers, its group of libraries.json otherwise, or of
+    removed.json for a library whose removed APIs only stop a run (scikit-learn, torchtext: its releases alone)."""
+    if library == "transformers":
+        return _data_file("versions.json")
+    groups = _data_file("libraries.json")
+    return groups[library] if library in groups else _data_file("removed.json")["libraries"][library]
 
 
 @functools.cache

@@ -33,11 +33,13 @@ class Runtime:
     """What the caller knows of how the code runs, beyond its text: whether it is a notebook's code cells
     (run one by one in a kernel), whether it is a script of IPython cells (`# %%` markers, an export that kept its `!pip`
     lines: linted masked, run in a kernel that may hold names of cells since deleted) and the accelerator its saved
-    metadata names (Colab's `"accelerator": "TPU"`)."""
+    metadata names (Colab's `"accelerator": "TPU"`), and the release of each library it targets where that is known
+    (`releases`: package name -> release, from the target stage; a release that cannot be known is left out)."""
 
     notebook: bool = False
     accelerator: str | None = None
     cells: bool = False
+    releases: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
 
 def per_file(query: Callable[[Any], T]) -> Callable[[Any], T]:

@@ -20,7 +20,10 @@ happens either), so its first certain raise ends it. Causes certain from the tex
   raises `OSError` (`EnvironmentError` before 4.23) and says to call `from_pretrained` (transformers 2.x to 5.24:
   `models/auto/tokenization_auto.py`, `configuration_auto.py`, `auto_factory.py`, `processing_auto.py`,
   `feature_extraction_auto.py`, `image_processing_auto.py`);
-- `train_test_split(test_size=0)` of datasets or scikit-learn (`_refused_split`).
+- `train_test_split(test_size=0)` of datasets or scikit-learn (`_refused_split`);
+- an API that the target release of its library removed and that no rule reports (`_removed_api`, data/removed.json:
+  `from sklearn.metrics import plot_confusion_matrix` on scikit-learn >= 1.2, `load_in_8bit=` of a model class's
+  `from_pretrained` on transformers >= 5.0); a removal a drift rule reports is reported there, with its fix.
 
 One more is probable, not certain: a template's placeholder checkpoint (`_placeholder_load`) or data file
 (`_placeholder_path`), its value followed through the value layer (a parameter's from its call sites).
@@ -185,6 +188,8 @@ def _first_stop(facts: Model, body, bound: dict[str, int], autos: dict[str, str]
     for stmt, small in _run_for_certain(body):
         if isinstance(small, cst.ImportFrom) and _imports_what_is_not_there(facts, small):
             return stmt, True
+        if _removed_api(facts, small):
+            return stmt, True
         for node in _evaluated(small):
             if isinstance(node, cst.Name):
                 first = _read_first(node.value, small, order) if order is not None else None
@@ -304,6 +309,45 @@ def _imports_what_is_not_there(facts: Model, stmt: cst.ImportFrom) -> bool:
         for path in shadows:
             facts.depends_on(path)  # a cached result must notice one appear
         return not any(path.exists() for path in shadows)
+    return False
+
+
+def _removed_api(facts: Model, stmt: cst.CSTNode) -> bool:
+    """`stmt` certainly uses an API that the target release of its library removed and that no rule reports
+    (data/removed.json; the targets in `facts.runtime.releases`, where a library's release is not known: silent): an
+    import of a removed module or name (`from sklearn.metrics import plot_confusion_matrix` on scikit-learn >= 1.2:
+    ImportError), unless a module of the file's folder has the library's name; an attribute read of one
+    (`torchtext.data.Field()` after `import torchtext`: AttributeError); or a keyword that `from_pretrained` of a
+    transformers PyTorch model class no longer takes (`load_in_8bit=` on transformers >= 5.0: TypeError from the
+    model's `__init__`; a tokenizer's swallows it), unless the class may be a Hub model's own code (`trust_remote_code=`,
+    or a `**` argument that may hold it)."""
+    releases = dict(facts.runtime.releases)
+    if isinstance(stmt, (cst.Import, cst.ImportFrom)):
+        if isinstance(stmt, cst.Import):
+            pairs = [(dotted(alias.name), None) for alias in stmt.names]
+        elif stmt.module is None or stmt.relative or isinstance(stmt.names, cst.ImportStar):
+            return False
+        else:
+            pairs = [(dotted(stmt.module), alias.name.value) for alias in stmt.names if isinstance(alias.name, cst.Name)]
+        gone = [module for module, name in pairs if module and knowledge.removed_import(module, name, releases)]
+        if not gone or facts.base_dir is None:
+            return False
+        shadows = [path for module in gone for top in [module.split(".")[0]] for path in (facts.base_dir / f"{top}.py", facts.base_dir / top)]
+        for path in shadows:
+            facts.depends_on(path)  # a cached result must notice one appear
+        return not any(path.exists() for path in shadows)
+    for node in _evaluated(stmt):
+        if isinstance(node, cst.Attribute) and (name := facts.qualname(node)) and "." in name:
+            module, _, attribute = name.rpartition(".")
+            if knowledge.removed_import(module, attribute, releases):
+                return True  # `torchtext.data.Field(...)` with `import torchtext`: AttributeError
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "from_pretrained":
+            owner = facts.qualname(node.func.value)
+            keywords = {arg.keyword.value for arg in node.args if arg.keyword is not None}
+            if is_model_class(owner) and not owner.rpartition(".")[2].startswith(("TF", "Flax")) and "trust_remote_code" not in keywords \
+                    and not any(arg.star == "**" for arg in node.args) \
+                    and any(knowledge.removed_keyword("transformers", keyword, releases) for keyword in keywords):
+                return True  # a Hub model's own class (`trust_remote_code=`, maybe in `**kwargs`) may take any keyword
     return False
 
 

@@ -1,0 +1,133 @@
+"""A statement that certainly uses an API the target release of its library removed, and that no rule reports
+(data/removed.json), stops the run (facts/stops.py); the target of a library outside transformers and the libraries
+around it comes from the same stage (a pin, else the newest release)."""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from bertlint import knowledge, versions
+from bertlint.facts import Facts, Runtime, run_stops
+
+DATA = Path(knowledge.__file__).with_name("data")
+NEWEST = (("transformers", (5, 24, 0)), ("trl", (1, 16, 0)), ("scikit-learn", (1, 9, 1)), ("torchtext", (0, 18, 0)),
+          ("pytorch-lightning", (2, 6, 6)))
+
+
+def stop(source: str, releases=NEWEST, path: Path = Path("train.py"), **runtime) -> str | None:
+    source = textwrap.dedent(source)
+    module = cst.parse_module(source)
+    found = next((s.statement for s in run_stops(Facts(module, source, path, Runtime(releases=releases, **runtime)))
+                  if isinstance(s.scope, cst.Module)), None)
+    return None if found is None else module.code_for_node(found).strip()
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("from sklearn.metrics import accuracy_score, plot_confusion_matrix\nx = 1\n", "from sklearn.metrics import accuracy_score, plot_confusion_matrix"),
+    ("from torchtext.data import Field, BucketIterator\n", "from torchtext.data import Field, BucketIterator"),
+    ("from torchtext.legacy.data import Field\n", "from torchtext.legacy.data import Field"),
+    ("from torchtext import legacy\n", "from torchtext import legacy"),  # the removed module imported from its parent
+    ("import torchtext.legacy as tl\n", "import torchtext.legacy as tl"),
+    ("from pytorch_lightning.core.lightning import LightningModule\n", "from pytorch_lightning.core.lightning import LightningModule"),
+    ("from trl import SFTTrainer, DataCollatorForCompletionOnlyLM\n", "from trl import SFTTrainer, DataCollatorForCompletionOnlyLM"),
+    ("import torchtext\nTEXT = torchtext.data.Field()\n", "TEXT = torchtext.data.Field()"),  # AttributeError
+    ("from torchtext import data\ndef prep():\n    return data.TabularDataset.splits(path='d')\nif __name__ == '__main__':\n    prep()\n",
+     "prep()"),  # the call of a function whose body stops
+    ("from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('gpt2', load_in_4bit=True)\n",
+     "m = AutoModelForCausalLM.from_pretrained('gpt2', load_in_4bit=True)"),
+    ("import transformers\nm = transformers.BertModel.from_pretrained('b', use_auth_token='hf_x')\n",
+     "m = transformers.BertModel.from_pretrained('b', use_auth_token='hf_x')"),
+    ("from transformers import AutoModel\ndef main():\n    pass\nif __name__ == '__main__':\n    m = AutoModel.from_pretrained('b', load_in_8bit=False)\n",
+     "m = AutoModel.from_pretrained('b', load_in_8bit=False)"),  # even False reaches `__init__`
+])
+def test_a_removed_api_stops_the_run_on_the_newest_release(source, expected):
+    assert stop(source) == expected
+
+
+@pytest.mark.parametrize("source", [
+    "from torchtext.data.utils import get_tokenizer\n",  # still there
+    "from torchtext.datasets import IMDB\n",
+    "from sklearn.metrics import ConfusionMatrixDisplay\n",
+    "from pytorch_lightning.core.module import LightningModule\nimport pytorch_lightning.core\n",
+    "from trl import SFTTrainer\n",
+    "from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained('b', use_auth_token=True)\n",  # a tokenizer swallows it
+    "from transformers import AutoModel\nm = AutoModel.from_pretrained('b', token='hf_x')\n",
+    "from transformers import AutoModel\nm = AutoModel.from_pretrained('b', trust_remote_code=True, load_in_8bit=True)\n",  # the Hub's class
+    "from transformers import AutoModel\nkw = {}\nm = AutoModel.from_pretrained('b', load_in_8bit=True, **kw)\n",
+    "from transformers import TFAutoModel\nm = TFAutoModel.from_pretrained('b', load_in_8bit=True)\n",  # not the PyTorch source read
+    "import sys\nfrom transformers import AutoModel\nif sys.argv[1:]:\n    m = AutoModel.from_pretrained('b', load_in_8bit=True)\n",  # under a branch
+    "try:\n    from torchtext.data import Field\nexcept ImportError:\n    from torchtext.legacy.data import Field\n",  # guarded
+    "from .torchtext.data import Field\n",  # the package's own module
+    "import torchtext\ntok = torchtext.data.utils.get_tokenizer('basic_english')\n",
+    "import torchtext\ndef legacy():\n    return torchtext.data.Field()\n",  # never called
+])
+def test_what_still_runs(source):
+    assert stop(source) is None
+
+
+@pytest.mark.parametrize(("source", "releases"), [
+    ("from sklearn.metrics import plot_roc_curve\n", (("scikit-learn", (1, 1, 3)),)),
+    ("from torchtext.data import Field\n", (("torchtext", (0, 8, 1)),)),
+    ("from torchtext.legacy.data import Field\n", (("torchtext", (0, 11, 2)),)),
+    ("from pytorch_lightning.core.lightning import LightningModule\n", (("pytorch-lightning", (1, 8, 6)),)),
+    ("from trl import DataCollatorForCompletionOnlyLM\n", (("trl", (0, 19, 1)),)),
+    ("from transformers import AutoModel\nm = AutoModel.from_pretrained('b', load_in_8bit=True)\n", (("transformers", (4, 57, 0)),)),
+    ("from sklearn.metrics import plot_roc_curve\n", ()),  # a release that cannot be known: silent
+])
+def test_an_older_target_or_an_unknown_one_does_not_stop(source, releases):
+    assert stop(source, releases) is None
+
+
+def test_a_module_of_the_library_s_name_beside_the_file_is_what_it_imports(tmp_path):
+    (tmp_path / "torchtext").mkdir()
+    assert stop("from torchtext.data import Field\n", path=tmp_path / "train.py") is None
+    assert stop("from sklearn.metrics import plot_roc_curve\n", path=tmp_path / "train.py") is not None
+
+
+def test_a_notebook_never_stops_on_a_removed_import():
+    assert stop("from torchtext.data import Field\n", notebook=True) is None
+
+
+def test_the_target_comes_from_a_pin_else_the_newest_release(tmp_path, lint):
+    """The pin in the folder's requirements.txt decides; no pin: the newest release known (removed.json's `latest`)."""
+    source = ("from torchtext.data import Field\nfrom transformers import AutoModel, AutoTokenizer\n"
+              "tok = AutoTokenizer.from_pretrained('bert-base-uncased')\nm = AutoModel.from_pretrained('bert-base-uncased')\n"
+              "b = tok(['a b', 'c'], padding=True, return_tensors='pt')\nout = m(b['input_ids'])\n")
+    script = tmp_path / "train.py"
+    assert "BL201" not in [f.code for f in lint(source, script)]
+    for pin, fires in (("torchtext==0.8.1", True), ("torchtext==0.10.0", False), ("torchtext<0.9", True), ("torchtext>=0.6", False)):
+        (tmp_path / "requirements.txt").write_text(pin + "\n")
+        assert ("BL201" in [f.code for f in lint(source, script)]) is fires, pin
+
+
+def _entries():
+    for library, group in json.loads((DATA / "removed.json").read_text())["libraries"].items():
+        for kind in ("imports", "keywords"):
+            for entry in group.get(kind, ()):
+                yield library, entry
+
+
+@pytest.mark.parametrize(("library", "entry"), list(_entries()))
+def test_every_removal_has_its_release_and_its_source(library, entry):
+    assert re.fullmatch(r"\d+(\.\d+)*", entry["removed"])
+    assert re.search(r"\d+\.\d+\.\d+ \S+\.py(:\d+)?", entry["source"]), "a file (and line) of a released wheel"
+
+
+@pytest.mark.parametrize(("library", "entry"), list(_entries()))
+def test_no_removal_here_is_one_a_drift_rule_reports(library, entry):
+    """A removal a drift rule reports (with its fix) is a reported stop, never a silent one: not listed twice."""
+    data = versions.data(library) if library == "transformers" else json.loads((DATA / "libraries.json").read_text()).get(library, {})
+    text = json.dumps({key: value for key, value in data.items() if key in ("symbols", "keywords", "arguments", "classes")})
+    for name in entry.get("names", [entry.get("module", "").rpartition(".")[2]]):
+        assert f'"{name}"' not in text, name
+
+
+def test_every_library_with_releases_of_its_own_is_resolved():
+    for library in knowledge.removal_libraries():
+        assert versions.latest(library) >= (0, 1, 0)
