@@ -3,6 +3,7 @@
     python benchmarks/drift/exports.py datasets DATASETS_GIT_DIR  # a clone (or bare mirror) of huggingface/datasets
     python benchmarks/drift/exports.py torch                      # the torch installed here
     python benchmarks/drift/exports.py transformers WHEEL_DIR     # wheels fetched there by `pip download --no-deps`
+    python benchmarks/drift/exports.py transformers-removed WHEEL_DIR  # data/removed.json's transformers imports (below)
 
 Each command rewrites its module's entry and keeps the others.
 
@@ -20,6 +21,13 @@ datasets, every public name `utils/dummy_*.py` binds (a list 4.x builds with `di
 package's own modules and folders, and where the init builds its structure from the model folders (`define_import_structure`, 4.48 on) the
 `__all__` of every module under `models/` and what it decorates `@requires` (`@export`). Too many names,
 never too few: `facts/stops.py` says a file stops at `from MODULE import NAME` only for a NAME outside the union.
+
+`transformers-removed` writes the other side into `data/removed.json`: the names `from transformers import NAME` imported
+in some release and no longer imports, by the release that first lacks them (of the releases read, the one after the last
+that had the name), for the stop "an API the target release removed that no rule reports". Only names the newest
+release read lacks by the reading above AND that the transformers installed here (which must be that release) refuses
+(`getattr` raises: 5.x serves some old names through a module `__getattr__`, `XLNetTokenizerFast` among them); names a
+drift rule reports (the `symbols` tables of versions.json: `AdamW`, `TF*`, `create_optimizer`, ...) are left out.
 """
 
 from __future__ import annotations
@@ -189,6 +197,40 @@ def transformers_names(folder: Path) -> tuple[list[str], list[str]]:
     return sorted(names), releases
 
 
+def transformers_removals(folder: Path) -> list[dict]:
+    """data/removed.json's rows of transformers names removed by a release (see the module's docstring)."""
+    import fnmatch
+
+    import transformers
+
+    sys.path.insert(0, str(ROOT / "src"))
+    from bertlint import versions
+
+    releases = _releases()
+    if transformers.__version__ != releases[-1]:
+        raise SystemExit(f"the installed transformers is {transformers.__version__}, not the newest release {releases[-1]}")
+    last: dict[str, int] = {}
+    for index, version in enumerate(releases):
+        with _wheel(folder, version) as wheel:
+            for name in release_names(wheel):
+                last[name] = index
+    reported = [entry.name for group in versions.data("transformers")["symbols"] for entry in versions.symbols(group)[0]]
+    newest = len(releases) - 1
+    gone: dict[str, list[str]] = {}
+    for name, index in last.items():
+        if index == newest or name.startswith("_") or any(fnmatch.fnmatchcase(name, pattern) for pattern in reported):
+            continue
+        try:
+            getattr(transformers, name)
+        except Exception:  # ImportError/AttributeError: the newest release has no such name
+            gone.setdefault(releases[index + 1], []).append(name)
+    return [{"module": "transformers", "names": sorted(names), "removed": release.rpartition(".")[0] if release.endswith(".0") else release,
+             "source": (f"{releases[releases.index(release) - 1]} transformers/__init__.py (with the package's files, read by "
+                        f"benchmarks/drift/exports.py transformers-removed) has the names; {release}'s and every later release's read have "
+                        f"none of them, and `getattr(transformers, NAME)` raises on the installed {releases[-1]}")}
+            for release, names in sorted(gone.items(), key=lambda item: tuple(map(int, item[0].split("."))))]
+
+
 def torch_names() -> tuple[list[str], str]:
     import torch
     import torch.utils.data as data
@@ -204,6 +246,12 @@ def main() -> None:
         names, tags = datasets_names(sys.argv[2])
         source = f"huggingface/datasets src/datasets/__init__.py and the package's modules, tags {tags[0]} to {tags[-1]} and the default branch"
         table["datasets"] = {"source": source, "names": names}
+    elif sys.argv[1] == "transformers-removed":
+        removed_path = TABLE.with_name("removed.json")
+        removed = json.loads(removed_path.read_text(encoding="utf-8"))
+        removed["libraries"]["transformers"]["imports"] = transformers_removals(Path(sys.argv[2]))
+        removed_path.write_text(json.dumps(removed, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        return
     elif sys.argv[1] == "torch":
         names, release = torch_names()
         source = f"torch {release} installed (dir() and submodules), plus torch 1.11-1.13's DataLoader2, dataloader_experimental, communication, backward_compatibility, _decorator, _typing"
