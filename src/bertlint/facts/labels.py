@@ -10,6 +10,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint import datafiles
+from bertlint.facts.model import per_file
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Store, dotted, literal, names_in, walk
 from bertlint.facts.uses import uses
 from bertlint.facts.values import ModelLoad
@@ -589,24 +590,40 @@ def _rows_changed(facts: Facts, call: Call) -> bool:
     """A name the read is bound to (`df = pd.read_csv(...)`) is joined by a row-adding call (`pd.concat([df, augmented])`,
     `df.append(extra)`), rebound to one (`df = pd.concat([majority, upsampled])`), or read by a row-taking call whose
     result a name holds (`df = df.head(200)`, `small = df.sample(n=500)`): the rows that train are not the file's."""
-    frames = {(v.scope, v.name) for v in facts.variables if any(w is call.node for w in v.written)}
+    bound, changers, appended = _row_changes(facts)
+    frames = bound.get(id(call.node), set())
     if not frames:
         return False
     names = {name for _, name in frames}
+    return bool(names & appended) or any(
+        (joins or taken in names) and (key in frames or names & read) for key, read, taken, joins in changers)
+
+
+@per_file
+def _row_changes(facts: Facts) -> tuple[dict[int, set[tuple[Any, str]]], list[tuple[tuple[Any, str], set[str], str | None, bool]], set[str]]:
+    """One pass over the file's variables for `_rows_changed`: (scope, name) of the variables each written value is bound
+    to (by the value's id); each variable written by a row-changing call, with the names that call reads, the frame a
+    row-taking call takes rows of, and whether it joins rows; the names a `.append(...)` call is made on."""
+    bound: dict[int, set[tuple[Any, str]]] = {}
+    changers = []
     for v in facts.variables:
         for written in v.written:
-            if isinstance(written, cst.Call) and (_joins_rows(written) or _takes_rows(written, names)) and ((v.scope, v.name) in frames or names & names_in(written)):
-                return True
-    return any(c.method in _ROW_JOINING and isinstance(c.receiver, cst.Name) and c.receiver.value in names for c in facts.calls)
+            bound.setdefault(id(written), set()).add((v.scope, v.name))
+            if isinstance(written, cst.Call) and ((joins := _joins_rows(written)) or (taken := _taken_frame(written)) is not None):
+                changers.append(((v.scope, v.name), names_in(written), None if joins else taken, joins))
+    appended = {c.receiver.value for c in facts.calls if c.method in _ROW_JOINING and isinstance(c.receiver, cst.Name)}
+    return bound, changers, appended
 
 
-def _takes_rows(node: cst.Call, frames: set[str]) -> bool:
-    """`df.head(200)`, `df.tail()`, `df.sample(n=500)` of one of `frames` (`df.sample(frac=1)` keeps every row)."""
+def _taken_frame(node: cst.Call) -> str | None:
+    """The frame `df.head(200)`, `df.tail()`, `df.sample(n=500)` takes part of the rows of (`df.sample(frac=1)` keeps
+    every row: None)."""
     func = node.func
-    if not (isinstance(func, cst.Attribute) and func.attr.value in _ROW_TAKING and isinstance(func.value, cst.Name) and func.value.value in frames):
-        return False
+    if not (isinstance(func, cst.Attribute) and func.attr.value in _ROW_TAKING and isinstance(func.value, cst.Name)):
+        return None
     frac = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "frac"), None)
-    return func.attr.value != "sample" or not (isinstance(frac, (cst.Integer, cst.Float)) and float(frac.value) == 1)
+    keeps_all = func.attr.value == "sample" and isinstance(frac, (cst.Integer, cst.Float)) and float(frac.value) == 1
+    return None if keeps_all else func.value.value
 
 
 def _joins_rows(node: cst.Call) -> bool:
