@@ -4,6 +4,9 @@
     python benchmarks/precision/audit_sample.py --messages > /tmp/audit_s27_blind.txt  # plus a fresh lint's message
     python benchmarks/precision/audit_sample.py --compare audit_s27.csv                # afterwards: agreement with the judgments
 
+The second audit (after stop 27's mechanisms: BL401 on, BL201/BL203 off) drew with
+    python benchmarks/precision/audit_sample.py --seed 28 --total 60 --measured BL101,BL401 --exclude audit_s27.csv --messages
+
 The population: every judged row (verdict right or wrong) of every `*judgments.csv` beside this file
 whose code is on by default (`bertlint rules --format json`: `"preview": false`). Strata: each
 default rule that is measured rather than exact (`precision.json`'s `exact` empty: BL101, BL201, BL203
@@ -71,16 +74,22 @@ def population(codes: set[str]) -> list[dict]:
     return rows
 
 
-def draw() -> tuple[list[dict], list[dict]]:
+def draw(seed: int = SEED, total: int = TOTAL, measured_codes: set[str] | None = None,
+         exclude: list[dict] = ()) -> tuple[list[dict], list[dict]]:
+    """The sample and the named extras; `measured_codes` overrides the measured default rules, `exclude` drops rows."""
     measured, exact = default_codes()
-    rows = population(measured | exact)
-    extra = [r for r in rows if (r["set"], r["code"], r["path"]) in EXTRA]
+    if measured_codes is not None:
+        measured = measured_codes
+    gone = {tuple(r[k] for k in FIELDS) for r in exclude}
+    rows = [r for r in population(measured | exact) if tuple(r[k] for k in FIELDS) not in gone]
+    extra = [r for r in rows if (r["set"], r["code"], r["path"]) in EXTRA] if seed == SEED else []
     rows = [r for r in rows if r not in extra]
-    rng = random.Random(SEED)
+    rng = random.Random(seed)
     sample = []
     for code in sorted(measured):
-        sample += rng.sample([r for r in rows if r["code"] == code], PER_MEASURED)
-    sample += rng.sample([r for r in rows if r["code"] in exact], TOTAL - len(sample))
+        stratum = [r for r in rows if r["code"] == code]
+        sample += rng.sample(stratum, min(PER_MEASURED, len(stratum)))
+    sample += rng.sample([r for r in rows if r["code"] in exact], total - len(sample))
     return sample, extra
 
 
@@ -127,11 +136,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", action="store_true", help="lint each sampled file and print the finding")
     parser.add_argument("--compare", type=Path, help="the audit's verdicts (beside this file): print the agreement")
+    parser.add_argument("--seed", type=int, default=SEED, help="the draw's seed (the named extra only with 27)")
+    parser.add_argument("--total", type=int, default=TOTAL, help="rows in all strata together")
+    parser.add_argument("--measured", help="comma-separated measured default rules (default: from precision.json)")
+    parser.add_argument("--exclude", type=Path, help="an earlier audit's csv (beside this file): its rows are not drawn")
     args = parser.parse_args(argv)
     if args.compare:
         compare(args.compare if args.compare.is_absolute() else HERE / args.compare)
         return 0
-    sample, extra = draw()
+    exclude = []
+    if args.exclude:
+        with (args.exclude if args.exclude.is_absolute() else HERE / args.exclude).open(newline="", encoding="utf-8") as f:
+            exclude = list(csv.DictReader(f))
+    measured = set(args.measured.split(",")) if args.measured else None
+    sample, extra = draw(args.seed, args.total, measured, exclude)
     rows = [*sample, *extra]
     if not args.messages:
         writer = csv.DictWriter(sys.stdout, FIELDS, lineterminator="\n")
