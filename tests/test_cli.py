@@ -527,14 +527,14 @@ def test_rules_json_lists_every_code(project):
 
 @pytest.mark.parametrize("after, args", [
     ("The default rule set finds", ["demo/train.py"]),
-    ("come from rules still in preview", ["--preview", "--format", "concise", "demo/train.py"]),
+    ("comes from rules still in preview", ["--preview", "--format", "concise", "demo/train.py"]),
 ])
 def test_readme_quick_start_shows_what_the_cli_prints(after, args):
     """The quick start's shown outputs are what `bertlint` prints on the demo, byte for byte (its pin in
     demo/requirements.txt makes them the same with or without transformers installed). Which rules are on by default
     comes from data/precision.json: when that moves a rule, paste the new output into README.md."""
     result = run(*args, cwd=ROOT, script=True)
-    assert result.returncode == 1, result.stderr
+    assert result.returncode == (1 if "\nFound " in result.stdout else 0), result.stderr
     assert result.stdout == readme_block(after, "text"), f"README.md's quick start shows another output than:\n{result.stdout}"
 
 
