@@ -798,15 +798,20 @@ AUGMENTED = {
 }
 
 
-@pytest.mark.parametrize("name", AUGMENTED)
-def test_augmented_assignment_gives_the_value_the_run_prints_or_unknown(name):
-    source, known = AUGMENTED[name]
+def printed_and_answered(name: str, source: str) -> tuple:
+    """(what the last `print` of `source` prints when it runs for real, the value layer's answer there)."""
     printed: list = []
     exec(compile(source, name, "exec"), {"print": printed.append})
     facts = facts_of(source)
     call = last_call(facts, "print")
-    static = facts.value(call.positional[0].value, call.scope, order=call.order)
-    assert static is UNKNOWN or static == printed[-1] and type(static) is type(printed[-1])
+    return printed[-1], facts.value(call.positional[0].value, call.scope, order=call.order)
+
+
+@pytest.mark.parametrize("name", AUGMENTED)
+def test_augmented_assignment_gives_the_value_the_run_prints_or_unknown(name):
+    source, known = AUGMENTED[name]
+    ran, static = printed_and_answered(name, source)
+    assert static is UNKNOWN or static == ran and type(static) is type(ran)
     assert (static is not UNKNOWN) is known
 
 
@@ -825,12 +830,8 @@ IN_A_REGION = {
 @pytest.mark.parametrize("name", IN_A_REGION)
 def test_a_function_defined_in_the_region_of_its_call_runs(name):
     source, known = IN_A_REGION[name]
-    printed: list = []
-    exec(compile(source, name, "exec"), {"print": printed.append})
-    facts = facts_of(source)
-    call = last_call(facts, "print")
-    static = facts.value(call.positional[0].value, call.scope, order=call.order)
-    assert static is UNKNOWN or static == printed[-1]
+    ran, static = printed_and_answered(name, source)
+    assert static is UNKNOWN or static == ran
     assert (static is not UNKNOWN) is known
 
 
