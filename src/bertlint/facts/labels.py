@@ -214,10 +214,10 @@ def _label_copy(facts: Facts) -> tuple[str, int, frozenset[int], Store | None] |
     if len(stores) != 1 or not isinstance(stores[0].target, cst.Subscript) or stores[0].function is not None:
         return None
     store = stores[0]
-    expr, shift = _without_int_cast(store.value), 0
+    expr, shift = _without_one_to_one_cast(store.value), 0
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)) and isinstance(expr.right, cst.Integer):
         shift = expr.right.evaluated_value * (-1 if isinstance(expr.operator, cst.Subtract) else 1)
-        expr = _without_int_cast(expr.left)
+        expr = _without_one_to_one_cast(expr.left)
     if not isinstance(expr, cst.Subscript) or len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
         return None
     column = literal(expr.slice[0].slice.value)
@@ -338,7 +338,7 @@ def _coded(facts: Facts, node: Any, scope: Any, order: int | None) -> cst.BaseEx
     return node.args[0].value if maker is not None and maker.qualname in _CODING_ENCODERS else None
 
 
-def _without_int_cast(expr: cst.BaseExpression) -> cst.BaseExpression:
+def _without_one_to_one_cast(expr: cst.BaseExpression) -> cst.BaseExpression:
     """`df["stars"]` for `df["stars"].astype(int)` (an integer column cast to int keeps its values) and for
     `df["stars"].astype("category").cat.codes` (each category its own code: one-to-one)."""
     if isinstance(expr, cst.Attribute) and expr.attr.value == "codes" and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "cat":
@@ -673,7 +673,7 @@ def _recodes(facts: Facts, value: cst.BaseExpression, key: str, scope: Any, orde
     """`value` stored into column `key` keeps that column's counts: it reads another column as it is (a copy or rename),
     or recodes `key` itself one-to-one."""
     coded = _coded(facts, value, scope, order)
-    source = _without_int_cast(coded if coded is not None else value)
+    source = _without_one_to_one_cast(coded if coded is not None else value)
     if isinstance(source, cst.Call) and isinstance(source.func, cst.Attribute) and source.func.attr.value in ("map", "replace"):
         mapping = source.args[0].value if len(source.args) == 1 and source.args[0].keyword is None else None
         if not _one_to_one(facts, mapping, scope, order):
