@@ -7,6 +7,9 @@
 The second audit (after stop 27's mechanisms: BL401 on, BL201/BL203 off) drew with
     python benchmarks/precision/audit_sample.py --seed 28 --total 60 --measured BL101,BL401 --exclude audit_s27.csv --messages
 
+The third (stop 28, the default set = the exact rules only) drew with
+    python benchmarks/precision/audit_sample.py --seed 29 --total 180 --exclude audit_s27.csv --exclude audit_s27b.csv
+
 The population: every judged row (verdict right or wrong) of every `*judgments.csv` beside this file
 whose code is on by default (`bertlint rules --format json`: `"preview": false`). Strata: each
 default rule that is measured rather than exact (`precision.json`'s `exact` empty: BL101, BL201, BL203
@@ -139,15 +142,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=SEED, help="the draw's seed (the named extra only with 27)")
     parser.add_argument("--total", type=int, default=TOTAL, help="rows in all strata together")
     parser.add_argument("--measured", help="comma-separated measured default rules (default: from precision.json)")
-    parser.add_argument("--exclude", type=Path, help="an earlier audit's csv (beside this file): its rows are not drawn")
+    parser.add_argument("--exclude", type=Path, action="append", default=[],
+                        help="an earlier audit's csv (beside this file): its rows are not drawn; repeatable")
     args = parser.parse_args(argv)
     if args.compare:
         compare(args.compare if args.compare.is_absolute() else HERE / args.compare)
         return 0
     exclude = []
-    if args.exclude:
-        with (args.exclude if args.exclude.is_absolute() else HERE / args.exclude).open(newline="", encoding="utf-8") as f:
-            exclude = list(csv.DictReader(f))
+    for path in args.exclude:
+        with (path if path.is_absolute() else HERE / path).open(newline="", encoding="utf-8") as f:
+            exclude.extend(csv.DictReader(f))
     measured = set(args.measured.split(",")) if args.measured else None
     sample, extra = draw(args.seed, args.total, measured, exclude)
     rows = [*sample, *extra]
