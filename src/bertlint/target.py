@@ -16,8 +16,10 @@ In this order (the README has the table):
    (`%%writefile NAME.py`): the script runs with those;
 4. the project's pin, from the file's folder up to the project root: requirements*.txt, pyproject.toml,
    setup.cfg, environment.yml, Pipfile;
-   (for a library other than transformers that none of these pins: the ceiling the pinned transformers release
-   requires of it, its wheel's Requires-Dist in data/requires.json, as a resolver would take it;)
+   (for a library other than transformers that none of these pins, as a resolver installing the pinned transformers
+   release would take it: the newest release within the ceiling that release requires of it, its wheel's Requires-Dist
+   in data/requires.json, whose own requirement of transformers admits that release, its wheels' Requires-Dist in
+   data/admits.json: a project pinned to transformers 4.39 gets a trl 0.x, not trl 1.x;)
 5. the transformers installed where the project runs: its own virtual environment (`.venv`, `venv` or
    `env` at the project root), else the environment bertlint runs in, else an activated virtual
    environment on PATH (package metadata: never an import). The last is what a pre-commit hook, whose
@@ -43,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from bertlint import knowledge
 from bertlint.config import LIBRARIES as AROUND
-from bertlint.versions import Unknown, Version, latest, parse_version, required_by, resolve_specifier, satisfies, unknown
+from bertlint.versions import Unknown, Version, latest, newest_admitting, parse_version, required_by, resolve_specifier, satisfies, show, unknown
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
@@ -146,19 +148,29 @@ class Targets:
         return pinned
 
     def _required(self, transformers: Pin | None, library: str) -> Pin | None:
-        """For a library the project does not pin: what the pinned transformers release requires of it (its wheel's
-        `Requires-Dist`), as a resolver installing that release would take it; the installed one where it fits."""
+        """For a library the project does not pin: what a resolver installing the pinned transformers release takes of
+        it. The newest release within the ceiling that transformers release requires of it (its wheel's `Requires-Dist`,
+        `data/requires.json`) whose own requirement of transformers admits that release (its wheels', `data/admits.json`:
+        trl 1.x requires a transformers far newer than 4.39); the installed one where it fits both. None where neither
+        bounds it, or the tables cannot tell."""
         if transformers is None or isinstance(transformers[0], Unknown):
             return None
-        spec = required_by(transformers[0], library)
-        newest = resolve_specifier(spec, library) if spec else None
-        if newest is None:
-            return None  # `>=0.11` alone: no ceiling
-        installed = self._fallback(library)
-        if installed[1] != LATEST and satisfies(spec, installed[0]):
-            return installed
         release = transformers[0]
-        return newest, f"{library}{spec}, which transformers {release[0]}.{release[1]} requires ({transformers[1]})"
+        spec = required_by(release, library)
+        ceiling = resolve_specifier(spec, library) if spec else None  # None: `>=0.11` alone sets no ceiling
+        admitting = newest_admitting(library, release, ceiling or latest(library))
+        if admitting is not None and admitting[0][:2] == (ceiling or latest(library))[:2]:
+            admitting = None  # its own requirement bounds it no lower than the ceiling does
+        if ceiling is None and admitting is None:
+            return None
+        installed = self._fallback(library)
+        if installed[1] != LATEST and (ceiling is None or satisfies(spec, installed[0])) and _admits(library, release, installed[0]):
+            return installed
+        required = f"{library}{spec}, which transformers {release[0]}.{release[1]} requires"
+        if admitting is None:
+            return ceiling, f"{required} ({transformers[1]})"
+        return admitting[0], (f"{library} {show(admitting[0])}, the newest release whose own requirement transformers{admitting[1]} "
+                              f"admits transformers {show(release)} ({transformers[1]})" + (f"; within {required}" if ceiling else ""))
 
     def _fallback(self, library: str) -> Pin:
         """The `library` installed where the project runs, else the newest release known."""
@@ -187,6 +199,13 @@ class Targets:
 
 LATEST = "the latest release known to bertlint"
 HOW_TO_PIN = "pin it with `transformers-version` in [tool.bertlint] or transformers==X.Y in requirements.txt"
+
+
+def _admits(library: str, transformers: Version, release: Version) -> bool:
+    """Does the `library` release's own requirement admit the `transformers` release? True where `data/admits.json`
+    cannot tell."""
+    found = newest_admitting(library, transformers, release)
+    return found is None or found[0][:2] == release[:2]
 
 
 def _installed_for(root: Path, library: str) -> Pin | None:
