@@ -418,4 +418,5 @@ def test_the_admits_table_is_generated_from_requires_dist():
     assert admits.ends_of_minors(["0.1.0", "0.1.1", "0.1.2", "0.2.0"]) == {"0.1": ["0.1.0", "0.1.2"], "0.2": ["0.2.0"]}
     table = json.loads(admits.TABLE.read_text(encoding="utf-8"))["libraries"]
     assert sorted(table) == sorted(admits.LIBRARIES)
+    assert table["trl"]["0.24"]["0.24.0"] == ">=4.56.1,!=4.57.0"  # two unconditional lines of transformers, joined
     assert all(minor.count(".") == 1 and all(v.startswith(minor + ".") for v in releases) for rows in table.values() for minor, releases in rows.items())

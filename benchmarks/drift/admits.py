@@ -46,14 +46,14 @@ def ends_of_minors(releases: list[str]) -> dict[str, list[str]]:
 
 
 def transformers_spec(library: str, release: str) -> str | None:
-    """The specifier `library`==`release` requires of transformers ("" when none: no requirement of it, or one
-    without a bound); None when pip cannot read the release's wheel metadata."""
+    """The specifier `library`==`release` requires of transformers, its unconditional lines joined ("" when none: no
+    requirement of it, or one without a bound); None when pip cannot read the release's wheel metadata."""
     try:
         lines = requires_dist(release, package=library)
     except (RuntimeError, subprocess.TimeoutExpired) as error:
         print(f"{library} {release}: {error}", file=sys.stderr)
         return None
-    return next((spec for name, spec in filter(None, map(requirement, lines)) if name == "transformers"), "")
+    return ",".join(spec for name, spec in filter(None, map(requirement, lines)) if name == "transformers" and spec)
 
 
 def table(jobs: int = 6) -> dict:
