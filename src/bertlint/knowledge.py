@@ -556,6 +556,14 @@ def removed_keyword(library: str, keyword: str, releases: Mapping[str, Release])
         keyword in entry["names"] and release >= _release(entry["removed"]) for entry in _removed().get(library, {}).get("keywords", ()))
 
 
+def before_post_init(library: str, releases: Mapping[str, Release]) -> frozenset[str]:
+    """The methods that a subclass of `library`'s `*PreTrainedModel` base may not call in its `__init__` before
+    `self.post_init()` on the target `releases` (data/removed.json: `init_weights` from transformers 5.0 on)."""
+    release = releases.get(library)
+    return frozenset(method for entry in _removed().get(library, {}).get("before_post_init", ()) if release is not None
+                     and release >= _release(entry["removed"]) for method in entry["methods"])
+
+
 # --------------------------------------------------------------------------- checkpoint traits (BL209, BL210, BL306)
 
 

@@ -21,6 +21,8 @@ happens either), so its first certain raise ends it. Causes certain from the tex
   `models/auto/tokenization_auto.py`, `configuration_auto.py`, `auto_factory.py`, `processing_auto.py`,
   `feature_extraction_auto.py`, `image_processing_auto.py`);
 - `train_test_split(test_size=0)` of datasets or scikit-learn (`_refused_split`);
+- building a model class of the file whose `__init__` calls `self.init_weights()` before `self.post_init()` on
+  transformers >= 5.0 (`_unready_model`, data/removed.json `before_post_init`): AttributeError;
 - an API that the target release of its library removed and that no rule reports (`_removed_api`, data/removed.json:
   `from sklearn.metrics import plot_confusion_matrix` on scikit-learn >= 1.2, `load_in_8bit=` of a model class's
   `from_pretrained` on transformers >= 5.0); a removal a drift rule reports is reported there, with its fix.
@@ -209,7 +211,7 @@ def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[st
                 if first:
                     return stmt, True
             if isinstance(node, cst.Call):
-                if _auto_class(node.func, autos) or _refused_split(facts, node):
+                if _auto_class(node.func, autos) or _refused_split(facts, node) or _unready_model(facts, node):
                     return stmt, True
                 if _placeholder_load(facts, node, bound) or _placeholder_path(facts, node):
                     return stmt, False
@@ -245,6 +247,60 @@ def _refused_split(facts: Model, call: cst.Call) -> bool:
     if isinstance(func, cst.Attribute) and func.attr.value == "train_test_split":
         return facts.imported("datasets") and "train_test_split" not in _defined(facts)
     return facts.qualname(func) == "sklearn.model_selection.train_test_split"
+
+
+def _unready_model(facts: Model, call: cst.Call) -> bool:
+    """`Model(config)` or `Model.from_pretrained(...)` of a class the module defines once, a subclass of a transformers
+    `*PreTrainedModel` base (`BertPreTrainedModel`, `PreTrainedModel`: none of them calls `post_init`, which each
+    concrete model's own `__init__` does last), whose `__init__` calls `self.init_weights()` before `self.post_init()`
+    in the statements it runs for certain: from transformers 5.0 on `init_weights` reads what only `post_init` sets,
+    and building the model raises AttributeError (data/removed.json `before_post_init`)."""
+    func = call.func.value if isinstance(call.func, cst.Attribute) and call.func.attr.value == "from_pretrained" else call.func
+    return isinstance(func, cst.Name) and func.value in _unready_classes(facts)
+
+
+@per_file
+def _unready_classes(facts: Model) -> frozenset[str]:
+    """The names of the module's classes that `_unready_model` stops at, on the file's target."""
+    methods = knowledge.before_post_init("transformers", dict(facts.runtime.releases))
+    if not methods:
+        return frozenset()
+    names: dict[str, int] = {}  # bindings of each name anywhere in the file: a class bound once is that class
+    for node in walk(facts.module):
+        for name in _bound_by(node):
+            names[name] = names.get(name, 0) + 1
+    found = set()
+    for stmt in facts.module.body:
+        if isinstance(stmt, cst.ClassDef) and names.get(stmt.name.value) == 1 and any(
+                _pretrained_base(facts.qualname(base.value)) for base in stmt.bases) and _calls_first(stmt, methods):
+            found.add(stmt.name.value)
+    return frozenset(found)
+
+
+def _pretrained_base(name: str | None) -> bool:
+    """A transformers PyTorch `*PreTrainedModel` base class (not a concrete model, whose `__init__` calls `post_init`)."""
+    if not name or not name.startswith("transformers."):
+        return False
+    last = name.rpartition(".")[2]
+    return last.endswith("PreTrainedModel") and not last.startswith(("TF", "Flax"))
+
+
+def _calls_first(cls: cst.ClassDef, methods: frozenset[str]) -> bool:
+    """Does the class's `__init__` call `self.METHOD()` (one of `methods`) before `self.post_init()`, both among the
+    statements of its body that run for certain (before any statement holding a `return`)?"""
+    init = next((f for f in cls.body.body if isinstance(f, cst.FunctionDef) and f.name.value == "__init__"), None) \
+        if isinstance(cls.body, cst.IndentedBlock) else None
+    for stmt in _body(init) if init is not None else ():
+        if any(isinstance(node, cst.Return) for node in walk(stmt)):
+            return False
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            call = small.value if isinstance(small, cst.Expr) else None
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and dotted(call.func.value) == "self":
+                if call.func.attr.value == "post_init":
+                    return False
+                if call.func.attr.value in methods:
+                    return True
+    return False
 
 
 def _placeholder_load(facts: Model, call: cst.Call, bound: dict[str, int] | None) -> bool:
