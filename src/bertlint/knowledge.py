@@ -538,14 +538,30 @@ def removed_import(module: str, name: str | None, releases: Mapping[str, Release
     for library, group in _removed().items():
         release = releases.get(library)
         for entry in group.get("imports", ()) if release is not None else ():
-            gone = entry["module"]
-            if "names" in entry:
-                hit = module == gone and name in entry["names"]
-            else:  # the module, one below it, or one imported from its parent (`from torchtext import legacy`)
-                hit = any(path == gone or path.startswith(gone + ".") for path in (module, f"{module}.{name}" if name else module))
-            if hit and release >= _release(entry["removed"]):
+            if "names" in entry and module == entry["module"] and name in entry["names"] and release >= _release(entry["removed"]):
+                return True
+    # the module, one below it, or one imported from its parent (`from torchtext import legacy`)
+    for path in (module, f"{module}.{name}") if name else (module,):
+        parts = path.split(".")
+        for depth in range(1, len(parts) + 1):
+            found = _removed_modules().get(".".join(parts[:depth]))
+            if found is not None and (release := releases.get(found[0])) is not None and release >= found[1]:
                 return True
     return False
+
+
+@functools.cache
+def _removed_modules() -> dict[str, tuple[str, Release]]:
+    """Module -> (library, the release that removed it and every module below it), from data/removed.json's `imports`
+    without `names` (`module`, or `modules` removed by the same release)."""
+    found: dict[str, tuple[str, Release]] = {}
+    for library, group in _removed().items():
+        for entry in group.get("imports", ()):
+            if "names" not in entry:
+                for module in entry.get("modules", [entry.get("module")]):
+                    removed = _release(entry["removed"])
+                    found[module] = (library, min(removed, found.get(module, (library, removed))[1]))
+    return found
 
 
 def removed_keyword(library: str, keyword: str, releases: Mapping[str, Release]) -> bool:
