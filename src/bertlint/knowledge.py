@@ -531,6 +531,12 @@ def removal_libraries() -> tuple[str, ...]:
     return tuple(name for name, group in _removed().items() if "latest" in group)
 
 
+def brought_by(library: str) -> dict[str, Any] | None:
+    """What release of `library` each release of the library that brings it requires (data/removed.json `required_by`:
+    keras of tensorflow): {"library": the one that brings it, "specifiers": its "X.Y" -> the specifier it requires}."""
+    return _removed().get(library, {}).get("required_by")
+
+
 def removed_import(module: str, name: str | None, releases: Mapping[str, Release]) -> bool:
     """Does `import module` (`name` None) or `from module import name` raise ImportError on the target `releases`
     (package name -> release; a library missing from it is unknown: False), because its library removed the module, a

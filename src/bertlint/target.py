@@ -108,8 +108,8 @@ class Targets:
     def __call__(self, path: Path, text: str | None = None) -> Target:
         here = self._folder(path)
         transformers = self._pinned("transformers", path, text, here)
-        libraries = {library: self._pinned(library, path, text, here) or self._required(transformers, library) or self._fallback(library)
-                     for library in (*AROUND, *OTHERS)}
+        libraries = {library: self._pinned(library, path, text, here) or self._required(transformers, library)
+                     or self._brought(library, path, text, here) or self._fallback(library) for library in (*AROUND, *OTHERS)}
         return Target(*(transformers or self._fallback("transformers")), libraries)
 
     def _folder(self, path: Path) -> Path:
@@ -151,14 +151,35 @@ class Targets:
         if transformers is None or isinstance(transformers[0], Unknown):
             return None
         spec = required_by(transformers[0], library)
-        newest = resolve_specifier(spec, library) if spec else None
+        return self._resolved(library, spec, "transformers", transformers) if spec else None
+
+    def _brought(self, library: str, path: Path, text: str | None, here: Path) -> Pin | None:
+        """For a library the project does not pin that a library it pins brings (data/removed.json `required_by`: keras,
+        which tensorflow 2.6 and later requires): what the pinned release requires of it, as a resolver would take it
+        (no ceiling, tensorflow >= 2.16: None, the installed one or the newest); unknown where the pinned release is older than any that requires it (tensorflow < 2.6
+        holds its own Keras) or unknown itself. None when the bringing library is not pinned either."""
+        row = knowledge.brought_by(library)
+        pin = self._pinned(row["library"], path, text, here) if row is not None else None
+        if pin is None:
+            return None
+        release, table = pin[0], row["specifiers"]
+        key, newest = f"{release[0]}.{release[1]}", max(table, key=parse_version)
+        if isinstance(release, Unknown) or key not in table and release < parse_version(newest):
+            return unknown(library), f"{row['library']} {key} ({pin[1]}), whose {library} is not known"
+        spec = table.get(key, table[newest])
+        return self._resolved(library, spec, row["library"], pin)
+
+    def _resolved(self, library: str, spec: str, by: str, pin: Pin) -> Pin | None:
+        """The release of `library` a resolver takes for `spec`, which `by`'s pinned release `pin` requires: the installed
+        one where it fits, else the newest the specifier allows; None where it sets no ceiling (`>=0.11` alone)."""
+        newest = resolve_specifier(spec, library)
         if newest is None:
-            return None  # `>=0.11` alone: no ceiling
+            return None
         installed = self._fallback(library)
         if installed[1] != LATEST and satisfies(spec, installed[0]):
             return installed
-        release = transformers[0]
-        return newest, f"{library}{spec}, which transformers {release[0]}.{release[1]} requires ({transformers[1]})"
+        release = pin[0]
+        return newest, f"{library}{spec}, which {by} {release[0]}.{release[1]} requires ({pin[1]})"
 
     def _fallback(self, library: str) -> Pin:
         """The `library` installed where the project runs, else the newest release known."""
