@@ -562,6 +562,14 @@ def removed_keyword(library: str, keyword: str, releases: Mapping[str, Release])
         keyword in entry["names"] and release >= _release(entry["removed"]) for entry in _removed().get(library, {}).get("keywords", ()))
 
 
+def removed_hooks(module: str, method: str, releases: Mapping[str, Release]) -> tuple[str, ...]:
+    """The hooks of a module class whose definition makes `Trainer.method` of the library `module` names (its import
+    name's top: `pytorch_lightning`, `lightning`) raise on the target `releases` (data/removed.json `hooks`)."""
+    return tuple(hook for library, group in _removed().items() if (release := releases.get(library)) is not None
+                 for entry in group.get("hooks", ()) if entry["module"] == module and release >= _release(entry["removed"])
+                 for hook in entry["methods"].get(method, ()))
+
+
 # --------------------------------------------------------------------------- checkpoint traits (BL209, BL210, BL306)
 
 

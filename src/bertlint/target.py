@@ -521,14 +521,14 @@ def _direct_pin(line: str, where: str, library: str) -> Pin | None:
     which is at least its latest release, as the latest release known; else an unknown release (a fork's branch, a
     commit: frozen wherever it was)."""
     match = _DIRECT.match(line)
-    if match is None or _canonical(match.group("name") or _named_by(match.group("url"))) != library:
+    if match is None or _canonical(match.group("name") or _named_by(match.group("url"))) != _canonical(library):
         return None
     url = match.group("url").split("#")[0]
     ref = _ref_of(url)
     release = _RELEASE_REF.match(ref)
     if release:
         return parse_version(release.group("version")), f"the install of {library} from {url} (a release tag) in {where}"
-    if ref in ("", "main") and _UPSTREAM.search(url) and _canonical(_named_by(url)) == library:
+    if ref in ("", "main") and _UPSTREAM.search(url) and _canonical(_named_by(url)) == _canonical(library):
         return latest(library), f"the main branch of {library}, installed from {url} in {where}: at least the latest release known to bertlint"
     if url.startswith("file:"):
         return unknown(library), f"{library} installed from the local folder {url.removeprefix('file:')} in {where}: whatever release it holds is unknown"
@@ -543,7 +543,7 @@ def _first_pin(lines: list[str], where: str, library: str) -> Pin | None:
         if direct is not None:
             return direct
         requirement = _REQUIREMENT.match(line)
-        if requirement is None or _canonical(requirement.group("name")) != library:
+        if requirement is None or _canonical(requirement.group("name")) != _canonical(library):
             continue
         version = resolve_specifier(requirement.group("spec"), library)
         if version is not None:
@@ -783,7 +783,7 @@ def _installed_in(paths: tuple[str, ...], library: str) -> Version | None:
             listing = os.stat(entry or ".").st_mtime_ns
         except OSError:
             continue
-        release = _distributions(entry, listing).get(library)
+        release = _distributions(entry, listing).get(_canonical(library))
         if release is not None:
             return parse_version(release)
     return None
