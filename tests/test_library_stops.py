@@ -158,3 +158,34 @@ def test_every_hook_row_has_its_release_and_source():
     for library, group in json.loads((DATA / "removed.json").read_text())["libraries"].items():
         for entry in group.get("hooks", ()):
             assert entry["removed"] and entry["methods"] and " " in entry["source"], library
+
+
+@pytest.mark.parametrize("source", [
+    "import pandas as pd\ndf = pd.read_csv('a.csv', error_bad_lines=False)\n",
+    "from pandas import read_table\ndf = read_table('a.tsv', warn_bad_lines=True)\n",
+    "import pandas as pd\ndf = pd.read_csv('a.csv')\nextra = pd.DataFrame({'a': [1]})\ndf = df.append(extra, ignore_index=True)\n",
+    "import pandas as pd\ndf = pd.read_csv('a.csv').dropna()\nfor name, column in df.iteritems():\n    pass\n",
+    "import pandas as pd\ndef load():\n    return pd.read_json('a.json')\nframe = load()\nframe.append({'a': 1}, ignore_index=True)\n",
+])
+def test_pandas_2_refuses_a_removed_keyword_or_method(source):
+    assert stop(source) is not None and stop(source, (("pandas", (1, 5, 3)),)) is None
+
+
+@pytest.mark.parametrize("source", [
+    "import pandas as pd\ndf = pd.read_csv('a.csv', on_bad_lines='skip')\n",  # the keyword that replaced them
+    "import pandas as pd\ndf = []\ndf.append(1)\n",  # a name is no type
+    "import pandas as pd\nimport sys\nif sys.argv[1:]:\n    df = pd.read_csv('a.csv')\nelse:\n    df = []\ndf.append(1)\n",
+    "import pandas as pd\ndef add(df, row):\n    return df.append(row)\n",  # a parameter: any caller's object
+    "import pandas as pd\ndf = pd.read_csv('a.csv')\nfor name, column in df.items():\n    pass\n",
+    "import pandas as pd\ndf = pd.read_csv('a.csv')\nrows = df.to_dict('records')\nrows.append({})\n",
+])
+def test_what_pandas_2_still_runs(source):
+    assert stop(source) is None
+
+
+def test_a_folder_named_pandas_is_what_the_file_imports(tmp_path):
+    source = "import pandas as pd\ndf = pd.read_csv('a.csv', error_bad_lines=False)\n"
+    assert stop(source, path=tmp_path / "train.py") is not None
+    (tmp_path / "pandas").mkdir()
+    assert stop(source, path=tmp_path / "train.py") is None
+    assert stop(source, ()) is None  # no known release

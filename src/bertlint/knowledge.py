@@ -562,6 +562,22 @@ def removed_keyword(library: str, keyword: str, releases: Mapping[str, Release])
         keyword in entry["names"] and release >= _release(entry["removed"]) for entry in _removed().get(library, {}).get("keywords", ()))
 
 
+def removed_keywords(qualname: str, releases: Mapping[str, Release]) -> frozenset[str]:
+    """The keywords the function `qualname` (`pandas.read_csv`) no longer takes on the target `releases`
+    (data/removed.json `keywords` with `functions`): passing one raises TypeError."""
+    return frozenset(name for library, group in _removed().items() if (release := releases.get(library)) is not None
+                     for entry in group.get("keywords", ()) if qualname in entry.get("functions", ()) and release >= _release(entry["removed"])
+                     for name in entry["names"])
+
+
+def removed_methods(cls: str, releases: Mapping[str, Release]) -> frozenset[str]:
+    """The methods that an instance of the library class `cls` (`pandas.DataFrame`) no longer has on the target
+    `releases` (data/removed.json `methods`): calling one raises AttributeError."""
+    return frozenset(name for library, group in _removed().items() if (release := releases.get(library)) is not None
+                     for entry in group.get("methods", ()) if entry["class"] == cls and release >= _release(entry["removed"])
+                     for name in entry["names"])
+
+
 def removed_hooks(module: str, method: str, releases: Mapping[str, Release]) -> tuple[str, ...]:
     """The hooks of a module class whose definition makes `Trainer.method` of the library `module` names (its import
     name's top: `pytorch_lightning`, `lightning`) raise on the target `releases` (data/removed.json `hooks`)."""

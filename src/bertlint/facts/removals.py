@@ -1,6 +1,11 @@
 """Calls that the target release of a library refuses for the object the value layer certainly knows they are made
 on or given, and that no rule reports (data/removed.json), for facts/stops.py: such a call stops the run.
 
+- a keyword a library function no longer takes (`pd.read_csv(path, error_bad_lines=False)` on pandas >= 2.0:
+  TypeError; `keywords` with `functions`);
+- a method an instance of a library class no longer has, called on an object the value layer certainly knows is one
+  (`df.append(other)`, `df` what `pd.read_csv(...)` or `pd.DataFrame(...)` returned, on pandas >= 2.0: AttributeError;
+  `methods`); never guessed from a name (`df`);
 - `trainer.fit(model)` (and `validate`, `test`) of a Lightning `Trainer`, `model` an instance of the file's
   LightningModule subclass that (or a class of the file it derives from) defines `training_epoch_end`,
   `validation_epoch_end` or `test_epoch_end`: Lightning 2.0 raises NotImplementedError before it trains (`hooks`).
@@ -24,14 +29,19 @@ from bertlint.facts.model import Model
 from bertlint.facts.nodes import Call
 
 _MODULE_CLASS = "LightningModule"
+# The library class each kind of the value layer's objects is an instance of (facts/brain/tables.py: "table", what
+# pandas' readers and `DataFrame(...)` return, and the DataFrame methods that keep it).
+_CLASSES = {"table": "pandas.DataFrame"}
 
 
 def refused(facts: Model, node: cst.Call) -> bool:
     """Does the target release of its library certainly refuse the call `node` (see the module's docstring)?"""
     call = facts.call_of(node)
-    if call is None or call.method is None or call.receiver is None:
+    if call is None:
         return False
-    return _removed_hook(facts, call)
+    if call.receiver is None or call.method is None:
+        return _removed_keyword(facts, call)
+    return _removed_keyword(facts, call) or _removed_method(facts, call) or _removed_hook(facts, call)
 
 
 def shadowed(facts: Model, top: str) -> bool:
@@ -43,6 +53,20 @@ def shadowed(facts: Model, top: str) -> bool:
     for path in paths:
         facts.depends_on(path)
     return any(path.exists() for path in paths)
+
+
+def _removed_keyword(facts: Model, call: Call) -> bool:
+    """`pd.read_csv(path, error_bad_lines=False)`: a keyword the target release of the function's library removed."""
+    gone = knowledge.removed_keywords(call.qualname, dict(facts.runtime.releases)) if call.qualname else ()
+    return any(keyword in gone for keyword in call.kwargs) and not shadowed(facts, call.qualname.split(".", 1)[0])
+
+
+def _removed_method(facts: Model, call: Call) -> bool:
+    """`df.append(row)`, `df` certainly an instance of a library class whose target release removed the method."""
+    held = _held(facts, call.receiver, call)
+    cls = _CLASSES.get(held.kind) if isinstance(held, Instance) else None
+    return cls is not None and call.method in knowledge.removed_methods(cls, dict(facts.runtime.releases)) \
+        and not shadowed(facts, cls.split(".", 1)[0])
 
 
 def _removed_hook(facts: Model, call: Call) -> bool:
