@@ -1,6 +1,6 @@
 """Which release of transformers (and of the libraries around it: datasets, huggingface_hub, trl, peft,
 accelerate; and of those whose removed APIs stop a run, data/removed.json: scikit-learn, torchtext,
-pytorch-lightning) a file targets: a stage of its own, run once per file before the cache and the lint, which
+pytorch-lightning, lightning, pandas, keras, tensorflow) a file targets: a stage of its own, run once per file before the cache and the lint, which
 both receive its answer. Every step below is the same for each library, by package name.
 
 In this order (the README has the table):
@@ -17,7 +17,8 @@ In this order (the README has the table):
 4. the project's pin, from the file's folder up to the project root: requirements*.txt, pyproject.toml,
    setup.cfg, environment.yml, Pipfile;
    (for a library other than transformers that none of these pins: the ceiling the pinned transformers release
-   requires of it, its wheel's Requires-Dist in data/requires.json, as a resolver would take it;)
+   requires of it, its wheel's Requires-Dist in data/requires.json, as a resolver would take it; for keras, what the
+   pinned tensorflow requires of it, data/removed.json `required_by`;)
 5. the transformers installed where the project runs: its own virtual environment (`.venv`, `venv` or
    `env` at the project root), else the environment bertlint runs in, else an activated virtual
    environment on PATH (package metadata: never an import). The last is what a pre-commit hook, whose

@@ -23,7 +23,12 @@ happens either), so its first certain raise ends it. Causes certain from the tex
 - `train_test_split(test_size=0)` of datasets or scikit-learn (`_refused_split`);
 - an API that the target release of its library removed and that no rule reports (`_removed_api`, data/removed.json:
   `from sklearn.metrics import plot_confusion_matrix` on scikit-learn >= 1.2, `load_in_8bit=` of a model class's
-  `from_pretrained` on transformers >= 5.0); a removal a drift rule reports is reported there, with its fix.
+  `from_pretrained` on transformers >= 5.0, `from keras.engine.topology import Layer` on Keras >= 2.6); a removal a
+  drift rule reports is reported there, with its fix;
+- a call that the target release of a library refuses for the object the value layer certainly knows it is made on or
+  given (`removals.refused`, the same data): `pd.read_csv(..., error_bad_lines=False)` and `df.append(...)` of a
+  DataFrame on pandas >= 2.0, Lightning's `trainer.fit(model)` of a module that defines `training_epoch_end` on
+  Lightning >= 2.0.
 
 One more is probable, not certain: a template's placeholder checkpoint (`_placeholder_load`) or data file
 (`_placeholder_path`), its value followed through the value layer (a parameter's from its call sites).
