@@ -300,6 +300,26 @@ def test_the_configured_version_wins_over_the_notebooks_pin(tmp_path: Path) -> N
 # --- linting ---------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("cells, codes", [
+    (["from torchtext.data import Field", TRAIN], []),  # removed in torchtext 0.9; unpinned: the newest release
+    (["import torchtext\nTEXT = torchtext.data.Field(lower=True)", TRAIN], []),
+    (["from transformers import TextDataset", TRAIN], []),  # removed in transformers 5.0; the tests' target is 5.x
+    (["import torchtext", TRAIN], ["BL601"]),  # the module is still there
+    ([TRAIN, "from torchtext.data import Field"], ["BL601"]),  # the refusal comes after
+    (["print(tokenizer)", TRAIN], ["BL601"]),  # a name the cells never bind: the kernel may hold it from a deleted cell
+    (["!pip install torchtext==0.8.1", "from torchtext.data import Field", TRAIN], ["BL601"]),  # the pinned release has it
+    (["try:\n    from torchtext.data import Field\nexcept ImportError:\n    Field = None", TRAIN], ["BL601"]),
+])
+def test_run_all_stops_at_the_first_cell_a_library_refuses(tmp_path: Path, cells: list[str], codes: list[str]) -> None:
+    """A notebook's Run All stops at the first cell that raises, as a script does: a library's certain refusal (an API
+    the target release removed, that no rule reports) silences what comes after it; a name's binding stops nothing in
+    a notebook (its kernel may hold names of cells since deleted)."""
+    path = tmp_path / "nb.ipynb"
+    text = nb_json(*[("code", cell) for cell in cells])
+    assert [f.code for f in lint(text, path)] == codes
+
+
+
 def test_names_flow_across_cells_and_cells_count_markdown() -> None:
     text = nb_json(("markdown", "# title"), ("code", LOAD), ("markdown", "text"), ("code", "!pip list\n" + PAD))
     assert where(lint(text)) == [(4, 2, 24, "BL101")]

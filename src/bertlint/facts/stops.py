@@ -40,10 +40,12 @@ a library's refusal and a forgotten import (`_forgotten_import`) are crashes of 
 exports read unbound is as likely a fragment's object (a test snippet's or a bug report's `model`, a half-written
 file), and a placeholder may name a folder that exists.
 
-Unknown (no stop) wherever the file's names may come from elsewhere: a notebook or a script exported from one (its
-cells ran in a kernel that may hold names of cells since deleted: `get_ipython()`, `# In[1]:`, `# %%`, Colab's header),
-a star import, `exec`/`eval`/`globals()`/`vars()`/`locals()`/`setattr()`, `__builtins__`, `sys.modules`, an import
-of `builtins`, a call of an `install()` (`gettext.install()` adds `_` to the builtins).
+No stop of a name's binding (an unbound name, a read before the binding, a call of the file's function) wherever the
+file's names may come from elsewhere: a notebook or a script exported from one (its cells ran in a kernel that may hold
+names of cells since deleted: `get_ipython()`, `# In[1]:`, `# %%`, Colab's header), a star import,
+`exec`/`eval`/`globals()`/`vars()`/`locals()`/`setattr()`, `__builtins__`, `sys.modules`, an import of `builtins`, a
+call of an `install()` (`gettext.install()` adds `_` to the builtins). A library's refusal stops such a file's module
+all the same (a notebook's Run All stops at the first cell that raises).
 Statements run for certain: the module's own, and those of the `if __name__ == "__main__":` block; only the parts
 of a compound statement that run before its body (an `if`'s test, a `for`'s iterable, a `with`'s managers, a class's
 bases and a function's decorators and defaults). A name counts as bound when it appears anywhere inside what a
@@ -129,13 +131,15 @@ class Stop(NamedTuple):
 def run_stops(facts: Model) -> tuple[Stop, ...]:
     """The stop of the module and of each function of the file (see the module's docstring): a function's body stops
     at its first certain raise whenever the function runs, so what follows it in the body never runs either way.
-    Empty when the file's names may come from elsewhere (notebook cells, a cell script, a notebook's export)."""
-    if facts.runtime.notebook or facts.runtime.cells or _EXPORTED.search(facts.source):
-        return ()
+    Where the file's names may come from elsewhere (notebook cells, a cell script, a notebook's export, `exec`), only
+    the module's stop, and only where a library certainly refuses what the statement asks (a removed import, a name
+    no release has, a refused split, a placeholder path): a name's binding cannot be known there, a library's refusal
+    does not depend on it. A notebook's Run All stops at the first cell that raises, as a script does."""
     functions: list[cst.FunctionDef] = []
-    found = _bindings(facts.module, functions)
+    found = None if _names_from_elsewhere(facts) else _bindings(facts.module, functions)
     if found is None:
-        return ()
+        stop = _first_stop(facts, _body(facts.module), None, {}, lambda name: None, None)
+        return (Stop(facts.module, *stop),) if stop is not None else ()
     bound, module_order = found
     autos = _auto_names(facts.module, bound)
     own = {f.name.value: f for f in facts.module.body if isinstance(f, cst.FunctionDef) and bound.get(f.name.value) == 1}
@@ -155,6 +159,12 @@ def run_stops(facts: Model) -> tuple[Stop, ...]:
         return stop[1] if stop is not None and _reaches(function, stop[0]) else None
 
     return tuple(Stop(scope, *stop) for scope in (facts.module, *functions) if (stop := stop_of(scope)) is not None)
+
+
+def _names_from_elsewhere(facts: Model) -> bool:
+    """The file's names may be bound where its text does not say: a notebook's cells or a cell script (a kernel may
+    hold names of cells since deleted), a notebook's export."""
+    return facts.runtime.notebook or facts.runtime.cells or _EXPORTED.search(facts.source) is not None
 
 
 def statements_after(stop: Stop) -> Iterator[cst.CSTNode]:
@@ -186,9 +196,10 @@ def _reaches(function: cst.FunctionDef, statement: cst.CSTNode) -> bool:
     return False
 
 
-def _first_stop(facts: Model, body, bound: dict[str, int], autos: dict[str, str], called,
+def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[str, str], called,
                 order: _Order | None) -> tuple[cst.CSTNode, bool] | None:
-    """(statement, every_rule) of the first statement of `body` run for certain that certainly raises; `called(name)`:
+    """(statement, every_rule) of the first statement of `body` run for certain that certainly raises; `bound`: how
+    often the file binds each name, None where that cannot be known (then no stop of a name's binding); `called(name)`:
     every_rule of the stop that calling the file's function `name` reaches, or None; `order`: the module's (the
     module's own body only), for a read before the module binds the name."""
     for stmt, small in _run_for_certain(body):
@@ -197,7 +208,7 @@ def _first_stop(facts: Model, body, bound: dict[str, int], autos: dict[str, str]
         if _removed_api(facts, small):
             return stmt, True
         for node in _evaluated(small):
-            if isinstance(node, cst.Name):
+            if isinstance(node, cst.Name) and bound is not None:
                 first = _read_first(node.value, small, order) if order is not None else None
                 if _unbound(node.value, bound) or first is False:
                     return stmt, _forgotten_import(facts, node.value)
@@ -242,7 +253,7 @@ def _refused_split(facts: Model, call: cst.Call) -> bool:
     return facts.qualname(func) == "sklearn.model_selection.train_test_split"
 
 
-def _placeholder_load(facts: Model, call: cst.Call, bound: dict[str, int]) -> bool:
+def _placeholder_load(facts: Model, call: cst.Call, bound: dict[str, int] | None) -> bool:
     """`X.from_pretrained("<placeholder>")` of a transformers class, the checkpoint a documentation placeholder: the
     file is a template whose run as written stops there (OSError: no such checkpoint). Placeholders: `/path/to/...`,
     `path/to/...`, `<...>`, `your_...`, an OpenAI model name (`gpt-3.5-turbo`, `gpt-4`: no Hub checkpoint), and the
@@ -261,7 +272,7 @@ def _placeholder_load(facts: Model, call: cst.Call, bound: dict[str, int]) -> bo
         return isinstance(text, str) and _PLACEHOLDER.search(text) is not None
     if _PLACEHOLDER.search(text):
         return True
-    return text in bound and _QUOTED_VARIABLE.search(text) is not None and _string_count(facts, text) == 1
+    return bound is not None and text in bound and _QUOTED_VARIABLE.search(text) is not None and _string_count(facts, text) == 1
 
 
 def _placeholder_path(facts: Model, call: cst.Call) -> bool:
