@@ -63,14 +63,18 @@ def _removed_keyword(facts: Model, call: Call) -> bool:
 
 def _removed_method(facts: Model, call: Call) -> bool:
     """`df.append(row)`, `df` certainly an instance of a library class whose target release removed the method."""
+    releases = dict(facts.runtime.releases)
+    if not any(call.method in knowledge.removed_methods(cls, releases) for cls in _CLASSES.values()):
+        return False  # the common case, decided before any value is evaluated
     held = _held(facts, call.receiver, call)
     cls = _CLASSES.get(held.kind) if isinstance(held, Instance) else None
-    return cls is not None and call.method in knowledge.removed_methods(cls, dict(facts.runtime.releases)) \
-        and not shadowed(facts, cls.split(".", 1)[0])
+    return cls is not None and call.method in knowledge.removed_methods(cls, releases) and not shadowed(facts, cls.split(".", 1)[0])
 
 
 def _removed_hook(facts: Model, call: Call) -> bool:
     """`trainer.fit(model)` of a Lightning trainer whose target release refuses a hook `model`'s class defines."""
+    if not any(knowledge.removed_hooks(top, call.method, dict(facts.runtime.releases)) for top in LIGHTNING_ROOTS):
+        return False  # no trainer method that refuses a hook: nothing to evaluate
     trainer = _held(facts, call.receiver, call)
     if not (isinstance(trainer, Instance) and trainer.kind == "lightning_trainer" and trainer.call is not None and trainer.call.qualname):
         return False
