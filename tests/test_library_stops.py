@@ -189,3 +189,10 @@ def test_a_folder_named_pandas_is_what_the_file_imports(tmp_path):
     (tmp_path / "pandas").mkdir()
     assert stop(source, path=tmp_path / "train.py") is None
     assert stop(source, ()) is None  # no known release
+
+
+@pytest.mark.parametrize("pins", ["tensorflow-gpu==2.10.0", "tensorflow-macos\n", "tensorflow_cpu>=2.9"])
+def test_keras_under_a_variant_of_tensorflow_is_unknown(tmp_path, pins):
+    from bertlint.versions import Unknown
+    (tmp_path / "requirements.txt").write_text(pins + "\n")
+    assert isinstance(target_version(Settings(project_root=tmp_path), tmp_path / "train.py").of("keras")[0], Unknown)

@@ -158,11 +158,15 @@ class Targets:
         """For a library the project does not pin that a library it pins brings (data/removed.json `required_by`: keras,
         which tensorflow 2.6 and later requires): what the pinned release requires of it, as a resolver would take it
         (no ceiling, tensorflow >= 2.16: None, the installed one or the newest); unknown where the pinned release is older than any that requires it (tensorflow < 2.6
-        holds its own Keras) or unknown itself. None when the bringing library is not pinned either."""
+        holds its own Keras) or unknown itself, or where the project's requirement files name a variant package of it
+        (`tensorflow-gpu`, whose releases bertlint does not list). None when neither is pinned."""
         row = knowledge.brought_by(library)
         pin = self._pinned(row["library"], path, text, here) if row is not None else None
         if pin is None:
-            return None
+            named = row is not None and any(_canonical(m.group(1)) in {_canonical(v) for v in row["variants"]}
+                                            for _where, lines in self._requirement_files(here) for line in lines
+                                            if (m := re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line)))
+            return (unknown(library), f"a variant of {row['library']} the project requires") if named else None
         release, table = pin[0], row["specifiers"]
         key, newest = f"{release[0]}.{release[1]}", max(table, key=parse_version)
         if isinstance(release, Unknown) or key not in table and release < parse_version(newest):
