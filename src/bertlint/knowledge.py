@@ -531,6 +531,12 @@ def removal_libraries() -> tuple[str, ...]:
     return tuple(name for name, group in _removed().items() if "latest" in group)
 
 
+def brought_by(library: str) -> dict[str, Any] | None:
+    """What release of `library` each release of the library that brings it requires (data/removed.json `required_by`:
+    keras of tensorflow): {"library": the one that brings it, "specifiers": its "X.Y" -> the specifier it requires}."""
+    return _removed().get(library, {}).get("required_by")
+
+
 def removed_import(module: str, name: str | None, releases: Mapping[str, Release]) -> bool:
     """Does `import module` (`name` None) or `from module import name` raise ImportError on the target `releases`
     (package name -> release; a library missing from it is unknown: False), because its library removed the module, a
@@ -578,6 +584,30 @@ def before_post_init(library: str, releases: Mapping[str, Release]) -> frozenset
     release = releases.get(library)
     return frozenset(method for entry in _removed().get(library, {}).get("before_post_init", ()) if release is not None
                      and release >= _release(entry["removed"]) for method in entry["methods"])
+
+
+def removed_keywords(qualname: str, releases: Mapping[str, Release]) -> frozenset[str]:
+    """The keywords the function `qualname` (`pandas.read_csv`) no longer takes on the target `releases`
+    (data/removed.json `keywords` with `functions`): passing one raises TypeError."""
+    return frozenset(name for library, group in _removed().items() if (release := releases.get(library)) is not None
+                     for entry in group.get("keywords", ()) if qualname in entry.get("functions", ()) and release >= _release(entry["removed"])
+                     for name in entry["names"])
+
+
+def removed_methods(cls: str, releases: Mapping[str, Release]) -> frozenset[str]:
+    """The methods that an instance of the library class `cls` (`pandas.DataFrame`) no longer has on the target
+    `releases` (data/removed.json `methods`): calling one raises AttributeError."""
+    return frozenset(name for library, group in _removed().items() if (release := releases.get(library)) is not None
+                     for entry in group.get("methods", ()) if entry["class"] == cls and release >= _release(entry["removed"])
+                     for name in entry["names"])
+
+
+def removed_hooks(module: str, method: str, releases: Mapping[str, Release]) -> tuple[str, ...]:
+    """The hooks of a module class whose definition makes `Trainer.method` of the library `module` names (its import
+    name's top: `pytorch_lightning`, `lightning`) raise on the target `releases` (data/removed.json `hooks`)."""
+    return tuple(hook for library, group in _removed().items() if (release := releases.get(library)) is not None
+                 for entry in group.get("hooks", ()) if entry["module"] == module and release >= _release(entry["removed"])
+                 for hook in entry["methods"].get(method, ()))
 
 
 # --------------------------------------------------------------------------- checkpoint traits (BL209, BL210, BL306)

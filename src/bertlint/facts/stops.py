@@ -25,7 +25,12 @@ happens either), so its first certain raise ends it. Causes certain from the tex
   transformers >= 5.0 (`_unready_model`, data/removed.json `before_post_init`): AttributeError;
 - an API that the target release of its library removed and that no rule reports (`_removed_api`, data/removed.json:
   `from sklearn.metrics import plot_confusion_matrix` on scikit-learn >= 1.2, `load_in_8bit=` of a model class's
-  `from_pretrained` on transformers >= 5.0); a removal a drift rule reports is reported there, with its fix.
+  `from_pretrained` on transformers >= 5.0, `from keras.engine.topology import Layer` on Keras >= 2.6); a removal a
+  drift rule reports is reported there, with its fix;
+- a call that the target release of a library refuses for the object the value layer certainly knows it is made on or
+  given (`removals.refused`, the same data): `pd.read_csv(..., error_bad_lines=False)` and `df.append(...)` of a
+  DataFrame on pandas >= 2.0, Lightning's `trainer.fit(model)` of a module that defines `training_epoch_end` on
+  Lightning >= 2.0.
 
 One more is probable, not certain: a template's placeholder checkpoint (`_placeholder_load`) or data file
 (`_placeholder_path`), its value followed through the value layer (a parameter's from its call sites).
@@ -62,6 +67,7 @@ from bertlint import knowledge
 from bertlint.facts.model import Model, per_file
 from bertlint.facts.names import TRAINING_ARGS_CLASSES, is_model_class, is_tokenizer_class, is_transformers_name
 from bertlint.facts.nodes import dotted, iter_children, literal, walk
+from bertlint.facts.removals import refused, shadowed
 
 # Builtins of a Python other than the one running bertlint: newer releases' (3.13) and Windows' own.
 _OTHER_BUILTINS = frozenset({"PythonFinalizationError", "_IncompleteInputError", "WindowsError"})
@@ -211,7 +217,7 @@ def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[st
                 if first:
                     return stmt, True
             if isinstance(node, cst.Call):
-                if _auto_class(node.func, autos) or _refused_split(facts, node) or _unready_model(facts, node):
+                if _auto_class(node.func, autos) or _refused_split(facts, node) or _unready_model(facts, node) or refused(facts, node):
                     return stmt, True
                 if _placeholder_load(facts, node, bound) or _placeholder_path(facts, node):
                     return stmt, False
@@ -368,15 +374,10 @@ def _imports_what_is_not_there(facts: Model, stmt: cst.ImportFrom) -> bool:
     submodule (`from transformers.models.bert import X`) there is no list: no stop."""
     module = dotted(stmt.module) if stmt.module is not None and not stmt.relative else None
     names = knowledge.exported_names(module) if module else None
-    if names is None or isinstance(stmt.names, cst.ImportStar) or facts.base_dir is None:
+    if names is None or isinstance(stmt.names, cst.ImportStar):
         return False
-    if any(isinstance(alias.name, cst.Name) and alias.name.value not in names for alias in stmt.names):
-        top = module.split(".")[0]
-        shadows = (facts.base_dir / f"{top}.py", facts.base_dir / top)
-        for path in shadows:
-            facts.depends_on(path)  # a cached result must notice one appear
-        return not any(path.exists() for path in shadows)
-    return False
+    return any(isinstance(alias.name, cst.Name) and alias.name.value not in names for alias in stmt.names) \
+        and not shadowed(facts, module.split(".")[0])
 
 
 def _removed_api(facts: Model, stmt: cst.CSTNode) -> bool:
@@ -397,12 +398,7 @@ def _removed_api(facts: Model, stmt: cst.CSTNode) -> bool:
         else:
             pairs = [(dotted(stmt.module), alias.name.value) for alias in stmt.names if isinstance(alias.name, cst.Name)]
         gone = [module for module, name in pairs if module and knowledge.removed_import(module, name, releases)]
-        if not gone or facts.base_dir is None:
-            return False
-        shadows = [path for module in gone for top in [module.split(".")[0]] for path in (facts.base_dir / f"{top}.py", facts.base_dir / top)]
-        for path in shadows:
-            facts.depends_on(path)  # a cached result must notice one appear
-        return not any(path.exists() for path in shadows)
+        return bool(gone) and not any(shadowed(facts, module.split(".")[0]) for module in gone)
     for node in _evaluated(stmt):
         if isinstance(node, cst.Attribute) and (name := facts.qualname(node)) and "." in name:
             module, _, attribute = name.rpartition(".")
