@@ -90,8 +90,23 @@ def test_a_module_of_the_library_s_name_beside_the_file_is_what_it_imports(tmp_p
     assert stop("from sklearn.metrics import plot_roc_curve\n", path=tmp_path / "train.py") is not None
 
 
-def test_a_notebook_never_stops_on_a_removed_import():
-    assert stop("from torchtext.data import Field\n", notebook=True) is None
+def test_a_notebook_stops_on_a_removed_import_but_never_on_a_name_it_does_not_bind():
+    """Run All stops at the first cell that raises; a name no cell binds may be the kernel's (a cell since deleted)."""
+    assert stop("from torchtext.data import Field\n", notebook=True) == "from torchtext.data import Field"
+    assert stop("print(undefined_name)\nfrom torchtext.data import Field\n", notebook=True) == "from torchtext.data import Field"
+
+
+@pytest.mark.parametrize(("source", "releases", "expected"), [
+    ("from transformers.modeling_bert import BertModel\n", {"transformers": (5, 24, 0)}, True),  # moved to models.bert in 4.0
+    ("import transformers.modeling_bert\n", {"transformers": (4, 0, 0)}, True),
+    ("from transformers import modeling_bert\n", {"transformers": (4, 57, 6)}, True),
+    ("from transformers.modeling_bert import BertModel\n", {"transformers": (3, 5, 1)}, False),
+    ("from transformers.models.bert.modeling_bert import BertModel\n", {"transformers": (5, 24, 0)}, False),
+    ("from transformers.modeling_utils import PreTrainedModel\n", {"transformers": (5, 24, 0)}, False),
+    ("from transformers.modeling_bert import BertModel\n", {}, False),  # the target unknown
+])
+def test_a_module_a_release_removed_stops_the_run(source, releases, expected):
+    assert (stop(source, releases=releases) is not None) is expected
 
 
 def test_the_target_comes_from_a_pin_else_the_newest_release(tmp_path, lint):
@@ -124,7 +139,7 @@ def test_no_removal_here_is_one_a_drift_rule_reports(library, entry):
     """A removal a drift rule reports (with its fix) is a reported stop, never a silent one: not listed twice."""
     data = versions.data(library) if library == "transformers" else json.loads((DATA / "libraries.json").read_text()).get(library, {})
     text = json.dumps({key: value for key, value in data.items() if key in ("symbols", "keywords", "arguments", "classes")})
-    for name in entry.get("names", [entry.get("module", "").rpartition(".")[2]]):
+    for name in entry.get("names") or entry.get("modules") or [entry["module"].rpartition(".")[2]]:
         assert f'"{name}"' not in text, name
 
 

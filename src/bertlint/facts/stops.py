@@ -27,9 +27,16 @@ happens either), so its first certain raise ends it. Causes certain from the tex
   `TrainingArguments(load_best_model_at_end=True, ...)` on >= 4.9 whose evaluation and save strategies certainly
   differ (`eval_strategy="epoch"` beside the default save strategy "steps") or whose `save_steps` is certainly no
   multiple of `eval_steps` (ValueError in `__post_init__`);
+- building a model class of the file whose `__init__` calls `self.init_weights()` before `self.post_init()` on
+  transformers >= 5.0 (`_unready_model`, data/removed.json `before_post_init`): AttributeError;
 - an API that the target release of its library removed and that no rule reports (`_removed_api`, data/removed.json:
   `from sklearn.metrics import plot_confusion_matrix` on scikit-learn >= 1.2, `load_in_8bit=` of a model class's
-  `from_pretrained` on transformers >= 5.0); a removal a drift rule reports is reported there, with its fix.
+  `from_pretrained` on transformers >= 5.0, `from keras.engine.topology import Layer` on Keras >= 2.6); a removal a
+  drift rule reports is reported there, with its fix;
+- a call that the target release of a library refuses for the object the value layer certainly knows it is made on or
+  given (`removals.refused`, the same data): `pd.read_csv(..., error_bad_lines=False)` and `df.append(...)` of a
+  DataFrame on pandas >= 2.0, Lightning's `trainer.fit(model)` of a module that defines `training_epoch_end` on
+  Lightning >= 2.0.
 
 One more is probable, not certain: a template's placeholder checkpoint (`_placeholder_load`) or data file
 (`_placeholder_path`), its value followed through the value layer (a parameter's from its call sites).
@@ -66,6 +73,7 @@ from bertlint import knowledge
 from bertlint.facts.model import Model, per_file
 from bertlint.facts.names import TRAINING_ARGS_CLASSES, is_model_class, is_tokenizer_class, is_transformers_name
 from bertlint.facts.nodes import dotted, iter_children, literal, walk
+from bertlint.facts.removals import refused, shadowed
 
 # Builtins of a Python other than the one running bertlint: newer releases' (3.13) and Windows' own.
 _OTHER_BUILTINS = frozenset({"PythonFinalizationError", "_IncompleteInputError", "WindowsError"})
@@ -215,7 +223,8 @@ def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[st
                 if first:
                     return stmt, True
             if isinstance(node, cst.Call):
-                if _auto_class(node.func, autos) or _refused_split(facts, node) or _refused_arguments(facts, node):
+                if _auto_class(node.func, autos) or _refused_split(facts, node) or _refused_arguments(facts, node) \
+                        or _unready_model(facts, node) or refused(facts, node):
                     return stmt, True
                 if _placeholder_load(facts, node, bound) or _placeholder_path(facts, node):
                     return stmt, False
@@ -298,6 +307,60 @@ def _best_model_refused(facts: Model, call: cst.Call, check: knowledge.BestModel
     return strategies[0] == "steps" and all(type(n) is int and n >= 1 for n in steps) and steps[1] % steps[0] != 0
 
 
+def _unready_model(facts: Model, call: cst.Call) -> bool:
+    """`Model(config)` or `Model.from_pretrained(...)` of a class the module defines once, a subclass of a transformers
+    `*PreTrainedModel` base (`BertPreTrainedModel`, `PreTrainedModel`: none of them calls `post_init`, which each
+    concrete model's own `__init__` does last), whose `__init__` calls `self.init_weights()` before `self.post_init()`
+    in the statements it runs for certain: from transformers 5.0 on `init_weights` reads what only `post_init` sets,
+    and building the model raises AttributeError (data/removed.json `before_post_init`)."""
+    func = call.func.value if isinstance(call.func, cst.Attribute) and call.func.attr.value == "from_pretrained" else call.func
+    return isinstance(func, cst.Name) and func.value in _unready_classes(facts)
+
+
+@per_file
+def _unready_classes(facts: Model) -> frozenset[str]:
+    """The names of the module's classes that `_unready_model` stops at, on the file's target."""
+    methods = knowledge.before_post_init("transformers", dict(facts.runtime.releases))
+    if not methods:
+        return frozenset()
+    names: dict[str, int] = {}  # bindings of each name anywhere in the file: a class bound once is that class
+    for node in walk(facts.module):
+        for name in _bound_by(node):
+            names[name] = names.get(name, 0) + 1
+    found = set()
+    for stmt in facts.module.body:
+        if isinstance(stmt, cst.ClassDef) and names.get(stmt.name.value) == 1 and any(
+                _pretrained_base(facts.qualname(base.value)) for base in stmt.bases) and _calls_first(stmt, methods):
+            found.add(stmt.name.value)
+    return frozenset(found)
+
+
+def _pretrained_base(name: str | None) -> bool:
+    """A transformers PyTorch `*PreTrainedModel` base class (not a concrete model, whose `__init__` calls `post_init`)."""
+    if not name or not name.startswith("transformers."):
+        return False
+    last = name.rpartition(".")[2]
+    return last.endswith("PreTrainedModel") and not last.startswith(("TF", "Flax"))
+
+
+def _calls_first(cls: cst.ClassDef, methods: frozenset[str]) -> bool:
+    """Does the class's `__init__` call `self.METHOD()` (one of `methods`) before `self.post_init()`, both among the
+    statements of its body that run for certain (before any statement holding a `return`)?"""
+    init = next((f for f in cls.body.body if isinstance(f, cst.FunctionDef) and f.name.value == "__init__"), None) \
+        if isinstance(cls.body, cst.IndentedBlock) else None
+    for stmt in _body(init) if init is not None else ():
+        if any(isinstance(node, cst.Return) for node in walk(stmt)):
+            return False
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            call = small.value if isinstance(small, cst.Expr) else None
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and dotted(call.func.value) == "self":
+                if call.func.attr.value == "post_init":
+                    return False
+                if call.func.attr.value in methods:
+                    return True
+    return False
+
+
 def _placeholder_load(facts: Model, call: cst.Call, bound: dict[str, int] | None) -> bool:
     """`X.from_pretrained("<placeholder>")` of a transformers class, the checkpoint a documentation placeholder: the
     file is a template whose run as written stops there (OSError: no such checkpoint). Placeholders: `/path/to/...`,
@@ -363,15 +426,10 @@ def _imports_what_is_not_there(facts: Model, stmt: cst.ImportFrom) -> bool:
     submodule (`from transformers.models.bert import X`) there is no list: no stop."""
     module = dotted(stmt.module) if stmt.module is not None and not stmt.relative else None
     names = knowledge.exported_names(module) if module else None
-    if names is None or isinstance(stmt.names, cst.ImportStar) or facts.base_dir is None:
+    if names is None or isinstance(stmt.names, cst.ImportStar):
         return False
-    if any(isinstance(alias.name, cst.Name) and alias.name.value not in names for alias in stmt.names):
-        top = module.split(".")[0]
-        shadows = (facts.base_dir / f"{top}.py", facts.base_dir / top)
-        for path in shadows:
-            facts.depends_on(path)  # a cached result must notice one appear
-        return not any(path.exists() for path in shadows)
-    return False
+    return any(isinstance(alias.name, cst.Name) and alias.name.value not in names for alias in stmt.names) \
+        and not shadowed(facts, module.split(".")[0])
 
 
 def _removed_api(facts: Model, stmt: cst.CSTNode) -> bool:
@@ -392,12 +450,7 @@ def _removed_api(facts: Model, stmt: cst.CSTNode) -> bool:
         else:
             pairs = [(dotted(stmt.module), alias.name.value) for alias in stmt.names if isinstance(alias.name, cst.Name)]
         gone = [module for module, name in pairs if module and knowledge.removed_import(module, name, releases)]
-        if not gone or facts.base_dir is None:
-            return False
-        shadows = [path for module in gone for top in [module.split(".")[0]] for path in (facts.base_dir / f"{top}.py", facts.base_dir / top)]
-        for path in shadows:
-            facts.depends_on(path)  # a cached result must notice one appear
-        return not any(path.exists() for path in shadows)
+        return bool(gone) and not any(shadowed(facts, module.split(".")[0]) for module in gone)
     for node in _evaluated(stmt):
         if isinstance(node, cst.Attribute) and (name := facts.qualname(node)) and "." in name:
             module, _, attribute = name.rpartition(".")
