@@ -146,3 +146,50 @@ def test_no_removal_here_is_one_a_drift_rule_reports(library, entry):
 def test_every_library_with_releases_of_its_own_is_resolved():
     for library in knowledge.removal_libraries():
         assert versions.latest(library) >= (0, 1, 0)
+
+
+TA = "from transformers import TrainingArguments\n"
+
+
+@pytest.mark.parametrize(("source", "releases"), [
+    ("from transformers import BertConfig\nc = BertConfig('roberta-large', num_labels=2)\n", NEWEST),
+    ("import transformers\nc = transformers.RobertaConfig(5)\n", (("transformers", (5, 4, 0)),)),
+    ("from transformers.models.bert.configuration_bert import BertConfig\nc = BertConfig('b')\n", NEWEST),
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True)\n", NEWEST),  # "no" against "steps"
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True, evaluation_strategy='epoch')\n", (("transformers", (4, 9, 0)),)),
+    (TA + "S = 'epoch'\na = TrainingArguments('o', load_best_model_at_end=True, eval_strategy=S, save_strategy='steps')\n", NEWEST),
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True, eval_strategy='steps', eval_steps=300)\n", NEWEST),
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True, eval_strategy='steps', logging_steps=30)\n", NEWEST),
+])
+def test_a_class_made_from_arguments_its_release_refuses_stops_the_run(source, releases):
+    assert stop(source, releases) == source.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize(("source", "releases"), [
+    ("from transformers import BertConfig\nc = BertConfig('roberta-large', num_labels=2)\n", (("transformers", (5, 3, 0)),)),
+    ("from transformers import BertConfig\nc = BertConfig('roberta-large', num_labels=2)\n", ()),  # target unknown
+    ("from transformers import BertConfig\nc = BertConfig(num_labels=2)\n", NEWEST),
+    ("from transformers import BertConfig\nargs = []\nc = BertConfig(*args)\n", NEWEST),  # may be empty
+    ("from transformers import BayesianDetectorConfig\nc = BayesianDetectorConfig(30)\n", NEWEST),  # an __init__ of its own
+    ("from transformers import GenerationConfig\nc = GenerationConfig(5)\n", NEWEST),  # no PreTrainedConfig
+    ("from my_model import MyConfig\nc = MyConfig('b')\n", NEWEST),  # a Hub model's own class
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True, evaluation_strategy='epoch')\n", (("transformers", (4, 8, 2)),)),
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True)\n", ()),
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True, eval_strategy='epoch', save_strategy='epoch')\n", NEWEST),
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True, eval_strategy='steps')\n", NEWEST),  # 500 and 500
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True, eval_strategy='steps', eval_steps=250)\n", NEWEST),
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True, eval_strategy='epoch', save_strategy='best')\n", NEWEST),
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=False, eval_strategy='epoch')\n", NEWEST),
+    (TA + "import sys\na = TrainingArguments('o', load_best_model_at_end=True, eval_strategy=sys.argv[1])\n", NEWEST),
+    (TA + "kw = {}\na = TrainingArguments('o', load_best_model_at_end=True, **kw)\n", NEWEST),
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True, eval_strategy='epoch', evaluation_strategy='steps')\n", NEWEST),
+    ("from trl import SFTConfig\na = SFTConfig('o', load_best_model_at_end=True)\n", NEWEST),  # defaults of its own
+])
+def test_arguments_the_release_takes_or_that_are_not_known_do_not_stop(source, releases):
+    assert stop(source, releases) is None
+
+
+def test_every_refusal_has_its_release_and_its_source():
+    for entry in json.loads((DATA / "refusals.json").read_text())["transformers"].values():
+        assert re.fullmatch(r"\d+(\.\d+)*", entry["since"]) and entry["classes"]
+        assert re.search(r"\d+\.\d+\.\d+ \S+\.py:\d+", entry["source"]), "a file and line of a released wheel"

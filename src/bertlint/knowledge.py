@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 MiB = 1 << 20
 GiB = 1 << 30
@@ -608,6 +608,40 @@ def removed_hooks(module: str, method: str, releases: Mapping[str, Release]) -> 
     return tuple(hook for library, group in _removed().items() if (release := releases.get(library)) is not None
                  for entry in group.get("hooks", ()) if entry["module"] == module and release >= _release(entry["removed"])
                  for hook in entry["methods"].get(method, ()))
+
+
+# --------------------------------------------------------------------------- calls refused by their arguments (stops)
+
+class BestModelCheck(NamedTuple):
+    """transformers' `TrainingArguments.__post_init__` check of `load_best_model_at_end=True` (data/refusals.json):
+    the keywords that set the evaluation strategy (`eval_strategy`, its old name `evaluation_strategy`), the strategies
+    it compares (`strategies`; any other value, `"best"` among them, is not this check's), and each field's default."""
+    eval_keywords: tuple[str, ...]
+    strategies: frozenset[str]
+    defaults: Mapping[str, Any]
+
+
+@functools.cache
+def _refusals() -> dict[str, Any]:
+    return _load("refusals.json")["transformers"]
+
+
+def keyword_only_config(name: str, releases: Mapping[str, Release]) -> bool:
+    """Does transformers' config class `name` refuse every positional argument on the target `releases` (a release
+    at or after data/refusals.json's 'since'; an unknown target: False)?"""
+    entry = _refusals()["keyword_only_configs"]
+    release = releases.get("transformers")
+    return release is not None and release >= _release(entry["since"]) and name in entry["classes"]
+
+
+def best_model_check(name: str, releases: Mapping[str, Release]) -> BestModelCheck | None:
+    """The `load_best_model_at_end` check of transformers' training-arguments class `name` on the target `releases`,
+    or None where the target predates it, is unknown, or the class is not one whose defaults are known."""
+    entry = _refusals()["best_model_strategies"]
+    release = releases.get("transformers")
+    if release is None or release < _release(entry["since"]) or name not in entry["classes"]:
+        return None
+    return BestModelCheck(tuple(entry["eval_keywords"]), frozenset(entry["strategies"]), entry["defaults"])
 
 
 # --------------------------------------------------------------------------- checkpoint traits (BL209, BL210, BL306)

@@ -21,6 +21,12 @@ happens either), so its first certain raise ends it. Causes certain from the tex
   `models/auto/tokenization_auto.py`, `configuration_auto.py`, `auto_factory.py`, `processing_auto.py`,
   `feature_extraction_auto.py`, `image_processing_auto.py`);
 - `train_test_split(test_size=0)` of datasets or scikit-learn (`_refused_split`);
+- a transformers class that the target release refuses to make from the arguments given (`_refused_arguments`,
+  data/refusals.json): a config class given a positional argument on transformers >= 5.4
+  (`BertConfig('roberta-large', num_labels=2)`: ValueError "accepts only keyword arguments"), and
+  `TrainingArguments(load_best_model_at_end=True, ...)` on >= 4.9 whose evaluation and save strategies certainly
+  differ (`eval_strategy="epoch"` beside the default save strategy "steps") or whose `save_steps` is certainly no
+  multiple of `eval_steps` (ValueError in `__post_init__`);
 - building a model class of the file whose `__init__` calls `self.init_weights()` before `self.post_init()` on
   transformers >= 5.0 (`_unready_model`, data/removed.json `before_post_init`): AttributeError;
 - an API that the target release of its library removed and that no rule reports (`_removed_api`, data/removed.json:
@@ -217,7 +223,8 @@ def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[st
                 if first:
                     return stmt, True
             if isinstance(node, cst.Call):
-                if _auto_class(node.func, autos) or _refused_split(facts, node) or _unready_model(facts, node) or refused(facts, node):
+                if _auto_class(node.func, autos) or _refused_split(facts, node) or _refused_arguments(facts, node) \
+                        or _unready_model(facts, node) or refused(facts, node):
                     return stmt, True
                 if _placeholder_load(facts, node, bound) or _placeholder_path(facts, node):
                     return stmt, False
@@ -253,6 +260,51 @@ def _refused_split(facts: Model, call: cst.Call) -> bool:
     if isinstance(func, cst.Attribute) and func.attr.value == "train_test_split":
         return facts.imported("datasets") and "train_test_split" not in _defined(facts)
     return facts.qualname(func) == "sklearn.model_selection.train_test_split"
+
+
+def _refused_arguments(facts: Model, call: cst.Call) -> bool:
+    """A transformers class that its target release refuses to make from these arguments (data/refusals.json): a
+    config class given a positional argument (`BertConfig('roberta-large', num_labels=2)`: from 5.4 every config class
+    is a keyword-only dataclass and raises ValueError "accepts only keyword arguments"), or training arguments whose
+    `load_best_model_at_end=True` the target refuses in `__post_init__` (`_best_model_refused`). A class named from
+    transformers is transformers' own, never a Hub model's code; a `*` argument may be empty: no stop."""
+    name = facts.qualname(call.func)
+    if not is_transformers_name(name):
+        return False
+    name, releases = name.rpartition(".")[2], dict(facts.runtime.releases)
+    if any(arg.keyword is None and not arg.star for arg in call.args) and knowledge.keyword_only_config(name, releases):
+        return True
+    check = knowledge.best_model_check(name, releases)
+    return check is not None and _best_model_refused(facts, call, check)
+
+
+def _best_model_refused(facts: Model, call: cst.Call, check: knowledge.BestModelCheck) -> bool:
+    """`TrainingArguments(load_best_model_at_end=True, ...)` whose evaluation and save strategies certainly differ,
+    or are both "steps" with `save_steps` certainly no multiple of `eval_steps` (which falls back to `logging_steps`):
+    ValueError "--load_best_model_at_end requires the save and eval strategy to match" / "... a round multiple of the
+    evaluation steps". Each value a constant (the value layer's) or the field's default; `eval_strategy` and its old
+    name `evaluation_strategy` alike (the drift rules report the one the target lacks, and the user's rename keeps the
+    value); `save_strategy="best"`, a value not known, a `**` argument or a second positional one: no stop."""
+    if any(arg.star for arg in call.args) or sum(arg.keyword is None for arg in call.args) > 1:
+        return False
+    given = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    evaluation = [keyword for keyword in check.eval_keywords if keyword in given]
+    if len(evaluation) > 1:
+        return False
+
+    def value(keyword: str):
+        return _value(facts, call, given[keyword]) if keyword in given else check.defaults[keyword]
+
+    if value("load_best_model_at_end") is not True:
+        return False
+    strategies = (value(evaluation[0]) if evaluation else check.defaults["eval_strategy"], value("save_strategy"))
+    if not all(isinstance(s, str) and s in check.strategies for s in strategies):
+        return False
+    if strategies[0] != strategies[1]:
+        return True
+    steps = value("eval_steps")
+    steps = (value("logging_steps") if steps is None or steps == 0 else steps, value("save_steps"))
+    return strategies[0] == "steps" and all(type(n) is int and n >= 1 for n in steps) and steps[1] % steps[0] != 0
 
 
 def _unready_model(facts: Model, call: cst.Call) -> bool:
