@@ -572,58 +572,145 @@ _ROW_CHANGING_KEYWORDS = frozenset({"nrows", "skiprows", "skipfooter", "header",
 
 # Calls that add rows to a frame: `pd.concat([df, extra])`, `df.append(extra)` (pandas < 2).
 _ROW_JOINING = frozenset({"concat", "append"})
-# Frame methods whose result keeps some of the rows: `df.head(200)`, `df.tail(n)`, `df.sample(n=500)` (`sample(frac=1)`
-# keeps every row, shuffled).
-_ROW_TAKING = frozenset({"head", "tail", "sample"})
+# Frame (and `datasets` Dataset) methods whose result holds only some of the rows, or other rows: `df.head(200)`,
+# `df.sample(n=500)` (`sample(frac=1)` keeps every row, shuffled), `df.dropna()`, `df.query("x > 0")`,
+# `ds.filter(fn)`, `ds.select(range(1000))` (pandas DataFrame API; datasets arrow_dataset.py `Dataset.filter/select/shard`).
+_ROW_TAKING = frozenset({
+    "head", "tail", "sample", "dropna", "drop_duplicates", "query", "nlargest", "nsmallest", "truncate", "explode",
+    "filter", "select", "shard", "take", "skip", "groupby", "resample", "where", "mask", "melt", "pivot", "stack", "unstack",
+})
+# Frame methods whose result has the frame's rows, one to one (a copy, a rename, a reorder, a cast, a column selection
+# or a column drop): the file's label counts hold for it.
+_ROW_KEEPING = frozenset({"copy", "reset_index", "rename", "astype", "fillna", "sort_values", "sort_index", "set_index", "replace", "assign", "infer_objects"})
+# Attributes that give the same rows: a frame's or column's values and its accessors.
+_ROW_KEEPING_ATTRIBUTES = frozenset({"values", "array", "str", "cat", "dt"})
+# Column methods that make a row mask: `df[df["label"].isin(kept)]`, `df[df.text.notna()]`.
+_MASKS = frozenset({"isin", "notna", "notnull", "isna", "isnull", "between", "contains", "startswith", "endswith", "duplicated", "eq", "ne", "gt", "lt", "ge", "le"})
+_KEEPS, _TAKES, _UNKNOWN = "keeps", "takes", "unknown"
 
 
 def data_file_rows_of(facts: Facts, call: Call) -> tuple[Path | None, str]:
     """`data_file_of`, for a read that takes the file's rows under the file's header (no `nrows=`, `names=`, ...) into a
-    frame whose rows stay the file's (no name bound to the read is joined by `pd.concat`/`.append`, or bound to a part of
-    it: `data = data.head(200)`)."""
+    frame whose rows stay the file's (`_rows_changed`)."""
     if call.has_double_star or set(call.kwargs) & _ROW_CHANGING_KEYWORDS or _rows_changed(facts, call):
         return None, ""
     return data_file_of(facts, call)
 
 
 def _rows_changed(facts: Facts, call: Call) -> bool:
-    """A name the read is bound to (`df = pd.read_csv(...)`) is joined by a row-adding call (`pd.concat([df, augmented])`,
-    `df.append(extra)`), rebound to one (`df = pd.concat([majority, upsampled])`), or read by a row-taking call whose
-    result a name holds (`df = df.head(200)`, `small = df.sample(n=500)`): the rows that train are not the file's."""
-    bound, changers, appended = _row_changes(facts)
-    frames = bound.get(id(call.node), set())
-    if not frames:
-        return False
-    names = {name for _, name in frames}
-    return bool(names & appended) or any(
-        (joins or taken in names) and (key in frames or names & read) for key, read, taken, joins in changers)
+    """The rows that train may not be the file's: the file's counts hold only for frames whose rows are certainly the
+    file's rows, the read itself or what keeps its rows one to one (`df.sample(frac=1)`, `df[["text", "label"]]`).
+    Changed: the read is taken part of as it is made (`pd.read_csv(...)[:4000]`); a frame derived from it is a part of
+    its rows (`df[df["class"] == 0]`, `df.head(200)`, `df.iloc[:500]`), joined with other rows (`pd.concat([df, extra])`,
+    `df.append(x)`), or rebound to either; a label-named variable reads a column of a frame derived from it in a way
+    not known to keep the rows (`y = df.pipe(clean)["label"]`)."""
+    top = call.node
+    while _wraps(facts.parent(top), top):  # `pd.read_csv(...)[:4000]`, `pd.read_csv(...).head(100)`
+        top = facts.parent(top)
+    _, verdict = _derivation(facts, top, call.node)
+    if verdict == _TAKES:
+        return True
+    variables, appended = _frame_derivations(facts)
+    holders = {name for _, name, written, *_ in variables if written is top}
+    kept, derived = (holders, set()) if verdict == _KEEPS else (set(), holders)
+    grown = True
+    while grown:
+        grown = False
+        for _, name, written, base, how, joined in variables:
+            if joined & (kept | derived) or base in kept and how == _TAKES:
+                return True
+            into = kept if base in kept and how == _KEEPS else derived if base in kept | derived else None
+            if into is not None and name not in into:
+                into.add(name)
+                grown = True
+    if (kept | derived) & appended:
+        return True
+    return any(name.lower() in LABEL_NAMES and base in derived for _, name, _, base, _, _ in variables)
+
+
+def _wraps(parent: cst.CSTNode | None, node: cst.CSTNode) -> bool:
+    """`parent` subscripts `node`, takes an attribute of it, or calls it (the method `node` names)."""
+    if isinstance(parent, (cst.Subscript, cst.Attribute)):
+        return parent.value is node
+    return isinstance(parent, cst.Call) and parent.func is node
+
+
+def _worse(a: str, b: str) -> str:
+    return _TAKES if _TAKES in (a, b) else _UNKNOWN if _UNKNOWN in (a, b) else _KEEPS
 
 
 @per_file
-def _row_changes(facts: Facts) -> tuple[dict[int, set[tuple[Any, str]]], list[tuple[tuple[Any, str], set[str], str | None, bool]], set[str]]:
-    """One pass over the file's variables for `_rows_changed`: (scope, name) of the variables each written value is bound
-    to (by the value's id); each variable written by a row-changing call, with the names that call reads, the frame a
-    row-taking call takes rows of, and whether it joins rows; the names a `.append(...)` call is made on."""
-    bound: dict[int, set[tuple[Any, str]]] = {}
-    changers = []
+def _frame_derivations(facts: Facts) -> tuple[list[tuple[Any, str, Any, str | None, str, set[str]]], set[str]]:
+    """For `_rows_changed`, one pass over the file's variables: each written value with (scope, name, the value, the
+    frame name it is derived from by a chain of subscripts, attributes and method calls, whether that chain keeps the
+    rows, takes part of them (outside a loop) or is not known to do either, the names a row-joining call joins); and the names a
+    `.append(...)` is called on."""
+    out = []
     for v in facts.variables:
         for written in v.written:
-            bound.setdefault(id(written), set()).add((v.scope, v.name))
-            if isinstance(written, cst.Call) and ((joins := _joins_rows(written)) or (taken := _taken_frame(written)) is not None):
-                changers.append(((v.scope, v.name), names_in(written), None if joins else taken, joins))
+            if not isinstance(written, cst.BaseExpression):
+                continue
+            base, how = _derivation(facts, written)
+            if how == _TAKES and any(isinstance(s, (cst.For, cst.While)) for s in facts.enclosing(facts.statement_of(written))):
+                how = _UNKNOWN  # a batch a loop takes at each step (`rows = df.iloc[i:i + 16]`): the steps may cover every row
+            joined = names_in(written) if isinstance(written, cst.Call) and _joins_rows(written) else set()
+            out.append((v.scope, v.name, written, base, how, joined))
     appended = {c.receiver.value for c in facts.calls if c.method in _ROW_JOINING and isinstance(c.receiver, cst.Name)}
-    return bound, changers, appended
+    return out, appended
 
 
-def _taken_frame(node: cst.Call) -> str | None:
-    """The frame `df.head(200)`, `df.tail()`, `df.sample(n=500)` takes part of the rows of (`df.sample(frac=1)` keeps
-    every row: None)."""
-    func = node.func
-    if not (isinstance(func, cst.Attribute) and func.attr.value in _ROW_TAKING and isinstance(func.value, cst.Name)):
-        return None
-    frac = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "frac"), None)
-    keeps_all = func.attr.value == "sample" and isinstance(frac, (cst.Integer, cst.Float)) and float(frac.value) == 1
-    return None if keeps_all else func.value.value
+def _derivation(facts: Facts, expr: cst.BaseExpression, stop: cst.CSTNode | None = None) -> tuple[str | None, str]:
+    """(the name of the frame `expr` is derived from, how: keeps / takes / unknown) for a chain of subscripts, attributes
+    and method calls on a name, or on the node `stop` (`df[df["class"] == 1].sample(n=3500)`: `df`, takes); (None,
+    unknown) for anything else."""
+    verdict, node = _KEEPS, expr
+    while node is not stop:
+        if isinstance(node, cst.Name):
+            return node.value, verdict
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            verdict, node = _worse(verdict, _step(facts, node)), node.func.value
+        elif isinstance(node, cst.Subscript):
+            verdict, inner = _worse(verdict, _step(facts, node)), node.value
+            node = inner.value if isinstance(inner, cst.Attribute) and inner.attr.value in ("iloc", "loc") else inner
+        elif isinstance(node, cst.Attribute):
+            verdict, node = _worse(verdict, _step(facts, node)), node.value
+        else:
+            return None, _UNKNOWN
+    return None, verdict
+
+
+def _step(facts: Facts, node: cst.CSTNode) -> str:
+    """What one link of a chain does to the rows of the frame it is applied to."""
+    if isinstance(node, cst.Attribute):
+        return _KEEPS if node.attr.value in _ROW_KEEPING_ATTRIBUTES or node.attr.value in ("iloc", "loc") else _UNKNOWN
+    if isinstance(node, cst.Call):
+        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+        if method == "sample":
+            frac = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "frac"), None)
+            return _KEEPS if isinstance(frac, (cst.Integer, cst.Float)) and float(frac.value) == 1 else _TAKES
+        if method == "drop":  # `df.drop(columns=[...])`, `df.drop([...], axis=1)` drop columns; any other drop drops rows
+            keywords = {arg.keyword.value: arg.value for arg in node.args if arg.keyword is not None}
+            by_columns = "columns" in keywords and "index" not in keywords or literal(keywords.get("axis")) in (1, "columns")
+            return _KEEPS if by_columns else _TAKES
+        return _KEEPS if method in _ROW_KEEPING else _TAKES if method in _ROW_TAKING or method in _ROW_JOINING else _UNKNOWN
+    if isinstance(node, cst.Subscript):
+        if isinstance(node.value, cst.Attribute) and node.value.attr.value in ("iloc", "loc"):
+            rows = node.slice[0].slice
+            every = isinstance(rows, cst.Slice) and rows.lower is None and rows.upper is None and rows.step is None
+            return _KEEPS if every else _TAKES
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return _TAKES if len(node.slice) == 1 else _UNKNOWN  # `df[:4000]`: the first rows
+        key = node.slice[0].slice.value
+        if _drops_repeated_header(key):
+            return _KEEPS
+        if isinstance(key, (cst.Comparison, cst.BooleanOperation, cst.BinaryOperation, cst.UnaryOperation)):
+            return _TAKES  # a row mask: `df[df["class"] == 0]`, `df[~df.text.isna()]`, `df[(a) & (b)]`
+        if isinstance(key, cst.Call) and isinstance(key.func, cst.Attribute) and key.func.attr.value in _MASKS:
+            return _TAKES  # `df[df["label"].isin(kept)]`
+        if isinstance(key, cst.List) and all(isinstance(e.value, cst.SimpleString) for e in key.elements):
+            return _KEEPS  # `df[["text", "label"]]`: columns
+        return _KEEPS if isinstance(literal(key), str) else _UNKNOWN
+    return _UNKNOWN
 
 
 def _joins_rows(node: cst.Call) -> bool:
@@ -757,3 +844,13 @@ def _separator(call: Call) -> cst.Arg | None:
     if call.short in ("read_csv", "read_table"):
         return call.arg(1, "sep") or call.kwargs.get("delimiter")
     return call.kwargs.get("sep") or call.kwargs.get("delimiter")
+
+
+def _drops_repeated_header(mask: cst.BaseExpression) -> bool:
+    """`frame["label"] != "label"`: the rows whose column holds its own header name, the repeated header of files
+    concatenated with their headers, which datafiles.py does not count as examples either."""
+    if not isinstance(mask, cst.Comparison) or len(mask.comparisons) != 1 or not isinstance(mask.comparisons[0].operator, cst.NotEqual):
+        return False
+    left, right = mask.left, mask.comparisons[0].comparator
+    column = literal(left.slice[0].slice.value) if isinstance(left, cst.Subscript) and len(left.slice) == 1 and isinstance(left.slice[0].slice, cst.Index) else None
+    return isinstance(column, str) and literal(right) == column
