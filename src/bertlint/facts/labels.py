@@ -138,6 +138,44 @@ def known_labels(facts: Facts) -> list[KnownLabels]:
 
 
 # ---------------------------------------------------------------------------------------------
+# regression: a loss that fits numbers, not classes
+
+# Losses that fit numbers rather than classes: there are no classes to count or weight. Keras: the "Regression" group of
+# keras/src/losses/__init__.py `ALL_OBJECTS` (Keras 3, commit 0bd7bf0e), classes and functions, and the string aliases
+# its `get(identifier)` resolves (`ALL_OBJECTS_DICT`: "mse", "MAE", ...); CosineSimilarity, grouped there too, also
+# compares embeddings and is left out. torch: torch.nn MSELoss/L1Loss/SmoothL1Loss/HuberLoss and their
+# torch.nn.functional forms (torch 2.13 `dir(torch.nn)`, `dir(torch.nn.functional)`).
+REGRESSION_LOSSES = frozenset({
+    "MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercentageError", "MeanSquaredLogarithmicError", "LogCosh", "Huber",
+    "mean_squared_error", "mean_absolute_error", "mean_absolute_percentage_error", "mean_squared_logarithmic_error", "log_cosh", "huber",
+    "mse", "MSE", "mae", "MAE", "mape", "MAPE", "msle", "MSLE",
+    "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+})
+_LOSS_MODULES = ("tensorflow.keras.losses.", "keras.losses.", "tf_keras.losses.", "tensorflow.losses.", "torch.nn.")
+
+
+def regression_loss(facts: Facts) -> Call | None:
+    """A call that makes or applies a regression loss (`nn.MSELoss()`, `F.l1_loss(...)`, `keras.losses.Huber()`), or a
+    Keras `compile` whose `loss` is one (a name such as `"mse"`, a loss function, or a dict of per-output losses holding
+    one): the model fits numbers, not classes."""
+    for call in facts.calls:
+        if _regression_name(call.qualname):
+            return call
+        loss = call.arg(1, "loss") if call.method == "compile" else None
+        if loss is None:
+            continue
+        value = facts.value(loss.value, call.scope, order=call.order)
+        names = list(value.values()) if isinstance(value, dict) else list(value) if isinstance(value, (list, tuple)) else [value]
+        if any(isinstance(name, str) and name in REGRESSION_LOSSES for name in names) or _regression_name(facts.qualname(loss.value, call.scope)):
+            return call
+    return None
+
+
+def _regression_name(qualname: str | None) -> bool:
+    return qualname is not None and qualname.startswith(_LOSS_MODULES) and qualname.rsplit(".", 1)[-1] in REGRESSION_LOSSES
+
+
+# ---------------------------------------------------------------------------------------------
 # labels from the data file a script loads
 
 # The columns a transformers Trainer takes the labels from without being told (its default collator renames `label`
