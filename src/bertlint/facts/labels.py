@@ -9,7 +9,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint import datafiles
+from bertlint import datafiles, knowledge
 from bertlint.facts.model import per_file
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Store, dotted, literal, names_in, walk
 from bertlint.facts.uses import uses
@@ -305,6 +305,8 @@ def _column_read(facts: Facts, source: Any, scope: Any, order: int | None) -> st
         return source
     node = _coded(facts, source, scope, order) or source
     while isinstance(node, (cst.Attribute, cst.Call)):
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            return _column_attribute(facts, node, scope, order)
         node = node.value if isinstance(node, cst.Attribute) else node.func
     if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
         key = node.slice[0].slice.value
@@ -337,17 +339,33 @@ def _column_at(facts: Facts, source: Any, scope: Any, order: int | None) -> str 
     frame = node.value.value
     if not isinstance(index, int) or isinstance(index, bool) or not isinstance(frame, cst.Name):
         return None
-    made = facts.definition(frame, scope, order)
-    read = facts.call_of(made.value) if made is not None and isinstance(made.value, cst.Call) else None
-    if read is None or read.has_double_star or set(read.kwargs) - _PLAIN_READ_KEYWORDS - {"sep", "delimiter"}:
-        return None
     if any(isinstance(c.receiver, cst.Name) and c.receiver.value == frame.value and (c.method in _COLUMN_MUTATORS or "inplace" in c.kwargs) for c in facts.calls):
         return None
     if any(isinstance(store.target, (cst.Attribute, cst.Subscript)) and isinstance(store.target.value, cst.Name) and store.target.value.value == frame.value for store in facts.stores):
         return None
-    path, fmt = data_file_of(facts, read)
-    names = datafiles.header(path, fmt) if path is not None else None
+    names = _read_header(facts, frame, scope, order)
     return names[index] if names and -len(names) <= index < len(names) else None
+
+
+def _column_attribute(facts: Facts, node: cst.Attribute, scope: Any, order: int | None) -> str | None:
+    """`"v1"` for `df.v1`, where `df` is bound once to a plain read of a local CSV/TSV file whose header names `v1` and
+    `v1` is no attribute or method of a DataFrame (`df.size`, `df.T`, `df.values` are never columns: pandas falls back
+    to the columns only where attribute lookup fails)."""
+    column = node.attr.value
+    if scope is None or column.startswith("_") or column in knowledge.pandas_frame_attributes():
+        return None
+    names = _read_header(facts, node.value, scope, order)
+    return column if names and column in names else None
+
+
+def _read_header(facts: Facts, frame: cst.Name, scope: Any, order: int | None) -> list[str] | None:
+    """The header of the local file `frame` is bound to by one plain read (no keyword that renames or shifts it)."""
+    made = facts.definition(frame, scope, order)
+    read = facts.call_of(made.value) if made is not None and isinstance(made.value, cst.Call) else None
+    if read is None or read.has_double_star or set(read.kwargs) - _PLAIN_READ_KEYWORDS - {"sep", "delimiter"}:
+        return None
+    path, fmt = data_file_of(facts, read)
+    return datafiles.header(path, fmt) if path is not None else None
 
 
 def _located_column(facts: Facts, expr: cst.BaseExpression, frame: cst.BaseExpression, scope: Any, order: int | None) -> str | None:
@@ -620,8 +638,6 @@ _ROW_TAKING = frozenset({
 # Frame methods whose result has the frame's rows, one to one (a copy, a rename, a reorder, a cast, a column selection
 # or a column drop): the file's label counts hold for it.
 _ROW_KEEPING = frozenset({"copy", "reset_index", "rename", "astype", "fillna", "sort_values", "sort_index", "set_index", "replace", "assign", "infer_objects"})
-# Attributes that give the same rows: a frame's or column's values and its accessors.
-_ROW_KEEPING_ATTRIBUTES = frozenset({"values", "array", "str", "cat", "dt"})
 # Column methods that make a row mask: `df[df["label"].isin(kept)]`, `df[df.text.notna()]`.
 _MASKS = frozenset({"isin", "notna", "notnull", "isna", "isnull", "between", "contains", "startswith", "endswith", "duplicated", "eq", "ne", "gt", "lt", "ge", "le"})
 _KEEPS, _TAKES, _UNKNOWN = "keeps", "takes", "unknown"
@@ -663,7 +679,20 @@ def _rows_changed(facts: Facts, call: Call) -> bool:
                 grown = True
     if (kept | derived) & appended:
         return True
-    return any(name.lower() in LABEL_NAMES and base in derived for _, name, _, base, _, _ in variables)
+    return any(name.lower() in LABEL_NAMES and _column_frame(written) in derived for _, name, written, *_ in variables)
+
+
+def _column_frame(expr: cst.BaseExpression) -> str | None:
+    """The name of the frame a column is read from in `frame["label"]`, `frame["label"].values`, `frame.label.map(f)`."""
+    node = expr
+    while isinstance(node, (cst.Attribute, cst.Call, cst.Subscript)):
+        if isinstance(node, cst.Call):  # a method call (`y.reshape(-1, 1)`) reads no column
+            node = node.func.value if isinstance(node.func, cst.Attribute) else node.func
+        elif isinstance(node.value, cst.Name):
+            return node.value.value
+        else:
+            node = node.value
+    return None
 
 
 def _wraps(parent: cst.CSTNode | None, node: cst.CSTNode) -> bool:
@@ -719,8 +748,8 @@ def _derivation(facts: Facts, expr: cst.BaseExpression, stop: cst.CSTNode | None
 
 def _step(facts: Facts, node: cst.CSTNode) -> str:
     """What one link of a chain does to the rows of the frame it is applied to."""
-    if isinstance(node, cst.Attribute):
-        return _KEEPS if node.attr.value in _ROW_KEEPING_ATTRIBUTES or node.attr.value in ("iloc", "loc") else _UNKNOWN
+    if isinstance(node, cst.Attribute):  # a column (`df.v1`), its values or an accessor; `df.T` turns columns into rows
+        return _UNKNOWN if node.attr.value == "T" else _KEEPS
     if isinstance(node, cst.Call):
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
         if method == "sample":
