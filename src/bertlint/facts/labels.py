@@ -640,6 +640,8 @@ _ROW_TAKING = frozenset({
 _ROW_KEEPING = frozenset({"copy", "reset_index", "rename", "astype", "fillna", "sort_values", "sort_index", "set_index", "replace", "assign", "infer_objects"})
 # Column methods that make a row mask: `df[df["label"].isin(kept)]`, `df[df.text.notna()]`.
 _MASKS = frozenset({"isin", "notna", "notnull", "isna", "isnull", "between", "contains", "startswith", "endswith", "duplicated", "eq", "ne", "gt", "lt", "ge", "le"})
+# Frame attributes that hold no rows (the column names, the index, the dtypes, the shape): what is taken of them takes no rows.
+_NOT_ROWS = frozenset({"columns", "index", "dtypes", "shape", "size", "ndim", "axes"})
 _KEEPS, _TAKES, _UNKNOWN = "keeps", "takes", "unknown"
 
 
@@ -740,6 +742,8 @@ def _derivation(facts: Facts, expr: cst.BaseExpression, stop: cst.CSTNode | None
             verdict, inner = _worse(verdict, _step(facts, node)), node.value
             node = inner.value if isinstance(inner, cst.Attribute) and inner.attr.value in ("iloc", "loc") else inner
         elif isinstance(node, cst.Attribute):
+            if node.attr.value in _NOT_ROWS:
+                return None, _UNKNOWN  # `df.columns[df.columns != "Exited"]` masks the column names, not the rows
             verdict, node = _worse(verdict, _step(facts, node)), node.value
         else:
             return None, _UNKNOWN
@@ -757,7 +761,8 @@ def _step(facts: Facts, node: cst.CSTNode) -> str:
             return _KEEPS if isinstance(frac, (cst.Integer, cst.Float)) and float(frac.value) == 1 else _TAKES
         if method == "drop":  # `df.drop(columns=[...])`, `df.drop([...], axis=1)` drop columns; any other drop drops rows
             keywords = {arg.keyword.value: arg.value for arg in node.args if arg.keyword is not None}
-            by_columns = "columns" in keywords and "index" not in keywords or literal(keywords.get("axis")) in (1, "columns")
+            axis = keywords.get("axis")
+            by_columns = "columns" in keywords and "index" not in keywords or _column_axis(axis)
             return _KEEPS if by_columns else _TAKES
         return _KEEPS if method in _ROW_KEEPING else _TAKES if method in _ROW_TAKING or method in _ROW_JOINING else _UNKNOWN
     if isinstance(node, cst.Subscript):
@@ -785,8 +790,12 @@ def _joins_rows(node: cst.Call) -> bool:
     func = node.func
     name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
     axis = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "axis"), None)
-    by_columns = isinstance(axis, cst.Integer) and axis.value == "1" or literal(axis) == "columns" if axis is not None else False
-    return name in _ROW_JOINING and not by_columns
+    return name in _ROW_JOINING and not _column_axis(axis)
+
+
+def _column_axis(axis: cst.BaseExpression | None) -> bool:
+    """`axis=1` / `axis="columns"`: the call works along the columns."""
+    return axis is not None and (isinstance(axis, cst.Integer) and axis.value == "1" or literal(axis) == "columns")
 
 
 def rewritten_columns(facts: Facts) -> frozenset[str]:
