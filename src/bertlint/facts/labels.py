@@ -648,9 +648,10 @@ _KEEPS, _TAKES, _UNKNOWN = "keeps", "takes", "unknown"
 def data_file_rows_of(facts: Facts, call: Call) -> tuple[Path | None, str]:
     """`data_file_of`, for a read that takes the file's rows under the file's header (no `nrows=`, `names=`, ...) into a
     frame whose rows stay the file's (`_rows_changed`)."""
-    if call.has_double_star or set(call.kwargs) & _ROW_CHANGING_KEYWORDS or _rows_changed(facts, call):
+    if call.has_double_star or set(call.kwargs) & _ROW_CHANGING_KEYWORDS:
         return None, ""
-    return data_file_of(facts, call)
+    path, fmt = data_file_of(facts, call)
+    return (None, "") if path is None or _rows_changed(facts, call) else (path, fmt)
 
 
 def _rows_changed(facts: Facts, call: Call) -> bool:
@@ -669,17 +670,21 @@ def _rows_changed(facts: Facts, call: Call) -> bool:
     variables, appended = _frame_derivations(facts)
     holders = {name for _, name, written, *_ in variables if written is top}
     kept, derived = (holders, set()) if verdict == _KEEPS else (set(), holders)
-    grown = True
-    while grown:
-        grown = False
-        for _, name, written, base, how, joined in variables:
-            if joined & (kept | derived) or base in kept and how == _TAKES:
+    by_base: dict[str, list[tuple[str, str]]] = {}
+    for _, name, _, base, how, _ in variables:
+        if base is not None:
+            by_base.setdefault(base, []).append((name, how))
+    work = [(name, name in kept) for name in holders]
+    while work:  # each name enters each set once: linear in the derivations
+        frame, whole = work.pop()
+        for name, how in by_base.get(frame, ()):
+            if whole and how == _TAKES:
                 return True
-            into = kept if base in kept and how == _KEEPS else derived if base in kept | derived else None
-            if into is not None and name not in into:
+            into = kept if whole and how == _KEEPS else derived
+            if name not in into:
                 into.add(name)
-                grown = True
-    if (kept | derived) & appended:
+                work.append((name, into is kept))
+    if (kept | derived) & appended or any(joined & (kept | derived) for *_, joined in variables):
         return True
     return any(name.lower() in LABEL_NAMES and _column_frame(written) in derived for _, name, written, *_ in variables)
 
