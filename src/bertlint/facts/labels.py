@@ -631,6 +631,8 @@ _ROW_JOINING = frozenset({"concat", "append"})
 # Frame (and `datasets` Dataset) methods whose result holds only some of the rows, or other rows: `df.head(200)`,
 # `df.sample(n=500)` (`sample(frac=1)` keeps every row, shuffled), `df.dropna()`, `df.query("x > 0")`,
 # `ds.filter(fn)`, `ds.select(range(1000))` (pandas DataFrame API; datasets arrow_dataset.py `Dataset.filter/select/shard`).
+# Where a name is ambiguous the safe reading is taken: pandas `df.filter(items=...)` selects columns and `df.where(cond)`
+# keeps the rows, but reading them as taking rows only makes the counts unknown.
 _ROW_TAKING = frozenset({
     "head", "tail", "sample", "dropna", "drop_duplicates", "query", "nlargest", "nsmallest", "truncate", "explode",
     "filter", "select", "shard", "take", "skip", "groupby", "resample", "where", "mask", "melt", "pivot", "stack", "unstack",
