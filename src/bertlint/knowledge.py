@@ -855,3 +855,10 @@ def max_fitting_batch(info: ModelInfo, budget_bytes: int, **kwargs: Any) -> int:
         mid = (low + high) // 2
         low, high = (mid, high) if fits(mid) else (low, mid)
     return low
+
+
+@functools.cache
+def pandas_frame_attributes() -> frozenset[str]:
+    """The public attributes and methods of a pandas DataFrame (data/pandas_frame.json): `df.NAME` for one of them is
+    never the column NAME."""
+    return frozenset(_load("pandas_frame.json")["attributes"])
