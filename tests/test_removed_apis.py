@@ -193,3 +193,20 @@ def test_every_refusal_has_its_release_and_its_source():
     for entry in json.loads((DATA / "refusals.json").read_text())["transformers"].values():
         assert re.fullmatch(r"\d+(\.\d+)*", entry["since"]) and entry["classes"]
         assert re.search(r"\d+\.\d+\.\d+ \S+\.py:\d+", entry["source"]), "a file and line of a released wheel"
+
+
+@pytest.mark.parametrize(("source", "releases", "expected"), [
+    ("from transformers import Trainer\nm, init, a = object(), object(), object()\nt = Trainer(model=m, model_init=init, args=a)\n", {"transformers": (5, 2, 0)}, True),
+    ("from transformers import Seq2SeqTrainer\nm, init = object(), object()\nt = Seq2SeqTrainer(model=m, model_init=init)\n", {"transformers": (5, 24, 0)}, True),
+    ("from transformers import Trainer\nm, init, a = object(), object(), object()\nt = Trainer(model=m, model_init=init)\n", {"transformers": (5, 1, 0)}, False),  # 5.1 warns
+    ("from transformers import Trainer\nm, init, a = object(), object(), object()\nt = Trainer(model=None, model_init=init)\n", {"transformers": (5, 24, 0)}, False),
+    ("from transformers import Trainer\nm, init, a = object(), object(), object()\nt = Trainer(model=m, args=a)\n", {"transformers": (5, 24, 0)}, False),
+    ("from transformers import BertModel\nm = BertModel.from_pretrained('bert-base-uncased', gradient_checkpointing=True)\n",
+     {"transformers": (5, 0, 0)}, True),
+    ("from transformers import BertModel\nm = BertModel.from_pretrained('bert-base-uncased', gradient_checkpointing=True)\n",
+     {"transformers": (4, 57, 6)}, False),
+])
+def test_a_trainer_given_model_and_model_init_and_a_config_keyword_5_removed(source, releases, expected):
+    """`Trainer(model=..., model_init=...)` raises ValueError from 5.2 (5.1 warned); `from_pretrained(...,
+    gradient_checkpointing=True)` reaches the model's `__init__` from 5.0 (4.x took it as a deprecated config keyword)."""
+    assert (stop(source, releases=releases) is not None) is expected

@@ -644,6 +644,14 @@ def best_model_check(name: str, releases: Mapping[str, Release]) -> BestModelChe
     return BestModelCheck(tuple(entry["eval_keywords"]), frozenset(entry["strategies"]), entry["defaults"])
 
 
+def exclusive_keywords(name: str, releases: Mapping[str, Release]) -> tuple[str, ...]:
+    """The keywords that transformers' class `name` refuses all together on the target `releases` (data/refusals.json
+    'exclusive_keywords': `Trainer(model=..., model_init=...)` from 5.2 on), or () where it accepts them."""
+    entry = _refusals()["exclusive_keywords"]
+    release = releases.get("transformers")
+    return tuple(entry["keywords"]) if release is not None and release >= _release(entry["since"]) and name in entry["classes"] else ()
+
+
 # --------------------------------------------------------------------------- checkpoint traits (BL209, BL210, BL306)
 
 

@@ -26,7 +26,8 @@ happens either), so its first certain raise ends it. Causes certain from the tex
   (`BertConfig('roberta-large', num_labels=2)`: ValueError "accepts only keyword arguments"), and
   `TrainingArguments(load_best_model_at_end=True, ...)` on >= 4.9 whose evaluation and save strategies certainly
   differ (`eval_strategy="epoch"` beside the default save strategy "steps") or whose `save_steps` is certainly no
-  multiple of `eval_steps` (ValueError in `__post_init__`);
+  multiple of `eval_steps` (ValueError in `__post_init__`), and `Trainer(model=..., model_init=...)` on >= 5.2
+  (ValueError: "either a `model` or `model_init` argument, but not both");
 - building a model class of the file whose `__init__` calls `self.init_weights()` before `self.post_init()` on
   transformers >= 5.0 (`_unready_model`, data/removed.json `before_post_init`): AttributeError;
 - an API that the target release of its library removed and that no rule reports (`_removed_api`, data/removed.json:
@@ -266,7 +267,8 @@ def _refused_arguments(facts: Model, call: cst.Call) -> bool:
     """A transformers class that its target release refuses to make from these arguments (data/refusals.json): a
     config class given a positional argument (`BertConfig('roberta-large', num_labels=2)`: from 5.4 every config class
     is a keyword-only dataclass and raises ValueError "accepts only keyword arguments"), or training arguments whose
-    `load_best_model_at_end=True` the target refuses in `__post_init__` (`_best_model_refused`). A class named from
+    `load_best_model_at_end=True` the target refuses in `__post_init__` (`_best_model_refused`), or a trainer given
+    both `model=` and `model_init=` (from 5.2: ValueError; `None` written for either is no stop). A class named from
     transformers is transformers' own, never a Hub model's code; a `*` argument may be empty: no stop."""
     name = facts.qualname(call.func)
     if not is_transformers_name(name):
@@ -274,6 +276,10 @@ def _refused_arguments(facts: Model, call: cst.Call) -> bool:
     name, releases = name.rpartition(".")[2], dict(facts.runtime.releases)
     if any(arg.keyword is None and not arg.star for arg in call.args) and knowledge.keyword_only_config(name, releases):
         return True
+    exclusive = knowledge.exclusive_keywords(name, releases)
+    given = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    if exclusive and all(keyword in given and dotted(given[keyword]) != "None" for keyword in exclusive):
+        return True  # `Trainer(model=model, model_init=init)`: ValueError "... either a `model` or `model_init` argument, but not both"
     check = knowledge.best_model_check(name, releases)
     return check is not None and _best_model_refused(facts, call, check)
 
