@@ -210,3 +210,13 @@ def test_a_trainer_given_model_and_model_init_and_a_config_keyword_5_removed(sou
     """`Trainer(model=..., model_init=...)` raises ValueError from 5.2 (5.1 warned); `from_pretrained(...,
     gradient_checkpointing=True)` reaches the model's `__init__` from 5.0 (4.x took it as a deprecated config keyword)."""
     assert (stop(source, releases=releases) is not None) is expected
+
+
+@pytest.mark.parametrize(("source", "releases", "expected"), [
+    ("import pandas as pd\ncounts = pd.value_counts([1, 1, 2])\n", {"pandas": (3, 0, 0)}, True),
+    ("from pandas import value_counts\n", {"pandas": (3, 1, 1)}, True),
+    ("import pandas as pd\ncounts = pd.value_counts([1, 1, 2])\n", {"pandas": (2, 3, 2)}, False),
+    ("import pandas as pd\ncounts = pd.Series([1, 1, 2]).value_counts()\n", {"pandas": (3, 1, 1)}, False),
+])
+def test_pandas_3_has_no_top_level_value_counts(source, releases, expected):
+    assert (stop(source, releases=releases) is not None) is expected
