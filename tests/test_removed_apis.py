@@ -90,8 +90,23 @@ def test_a_module_of_the_library_s_name_beside_the_file_is_what_it_imports(tmp_p
     assert stop("from sklearn.metrics import plot_roc_curve\n", path=tmp_path / "train.py") is not None
 
 
-def test_a_notebook_never_stops_on_a_removed_import():
-    assert stop("from torchtext.data import Field\n", notebook=True) is None
+def test_a_notebook_stops_on_a_removed_import_but_never_on_a_name_it_does_not_bind():
+    """Run All stops at the first cell that raises; a name no cell binds may be the kernel's (a cell since deleted)."""
+    assert stop("from torchtext.data import Field\n", notebook=True) == "from torchtext.data import Field"
+    assert stop("print(undefined_name)\nfrom torchtext.data import Field\n", notebook=True) == "from torchtext.data import Field"
+
+
+@pytest.mark.parametrize(("source", "releases", "expected"), [
+    ("from transformers.modeling_bert import BertModel\n", {"transformers": (5, 24, 0)}, True),  # moved to models.bert in 4.0
+    ("import transformers.modeling_bert\n", {"transformers": (4, 0, 0)}, True),
+    ("from transformers import modeling_bert\n", {"transformers": (4, 57, 6)}, True),
+    ("from transformers.modeling_bert import BertModel\n", {"transformers": (3, 5, 1)}, False),
+    ("from transformers.models.bert.modeling_bert import BertModel\n", {"transformers": (5, 24, 0)}, False),
+    ("from transformers.modeling_utils import PreTrainedModel\n", {"transformers": (5, 24, 0)}, False),
+    ("from transformers.modeling_bert import BertModel\n", {}, False),  # the target unknown
+])
+def test_a_module_a_release_removed_stops_the_run(source, releases, expected):
+    assert (stop(source, releases=releases) is not None) is expected
 
 
 def test_the_target_comes_from_a_pin_else_the_newest_release(tmp_path, lint):
@@ -124,10 +139,84 @@ def test_no_removal_here_is_one_a_drift_rule_reports(library, entry):
     """A removal a drift rule reports (with its fix) is a reported stop, never a silent one: not listed twice."""
     data = versions.data(library) if library == "transformers" else json.loads((DATA / "libraries.json").read_text()).get(library, {})
     text = json.dumps({key: value for key, value in data.items() if key in ("symbols", "keywords", "arguments", "classes")})
-    for name in entry.get("names", [entry.get("module", "").rpartition(".")[2]]):
+    for name in entry.get("names") or entry.get("modules") or [entry["module"].rpartition(".")[2]]:
         assert f'"{name}"' not in text, name
 
 
 def test_every_library_with_releases_of_its_own_is_resolved():
     for library in knowledge.removal_libraries():
         assert versions.latest(library) >= (0, 1, 0)
+
+
+TA = "from transformers import TrainingArguments\n"
+
+
+@pytest.mark.parametrize(("source", "releases"), [
+    ("from transformers import BertConfig\nc = BertConfig('roberta-large', num_labels=2)\n", NEWEST),
+    ("import transformers\nc = transformers.RobertaConfig(5)\n", (("transformers", (5, 4, 0)),)),
+    ("from transformers.models.bert.configuration_bert import BertConfig\nc = BertConfig('b')\n", NEWEST),
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True)\n", NEWEST),  # "no" against "steps"
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True, evaluation_strategy='epoch')\n", (("transformers", (4, 9, 0)),)),
+    (TA + "S = 'epoch'\na = TrainingArguments('o', load_best_model_at_end=True, eval_strategy=S, save_strategy='steps')\n", NEWEST),
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True, eval_strategy='steps', eval_steps=300)\n", NEWEST),
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True, eval_strategy='steps', logging_steps=30)\n", NEWEST),
+])
+def test_a_class_made_from_arguments_its_release_refuses_stops_the_run(source, releases):
+    assert stop(source, releases) == source.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize(("source", "releases"), [
+    ("from transformers import BertConfig\nc = BertConfig('roberta-large', num_labels=2)\n", (("transformers", (5, 3, 0)),)),
+    ("from transformers import BertConfig\nc = BertConfig('roberta-large', num_labels=2)\n", ()),  # target unknown
+    ("from transformers import BertConfig\nc = BertConfig(num_labels=2)\n", NEWEST),
+    ("from transformers import BertConfig\nargs = []\nc = BertConfig(*args)\n", NEWEST),  # may be empty
+    ("from transformers import BayesianDetectorConfig\nc = BayesianDetectorConfig(30)\n", NEWEST),  # an __init__ of its own
+    ("from transformers import GenerationConfig\nc = GenerationConfig(5)\n", NEWEST),  # no PreTrainedConfig
+    ("from my_model import MyConfig\nc = MyConfig('b')\n", NEWEST),  # a Hub model's own class
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True, evaluation_strategy='epoch')\n", (("transformers", (4, 8, 2)),)),
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True)\n", ()),
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True, eval_strategy='epoch', save_strategy='epoch')\n", NEWEST),
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True, eval_strategy='steps')\n", NEWEST),  # 500 and 500
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True, eval_strategy='steps', eval_steps=250)\n", NEWEST),
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True, eval_strategy='epoch', save_strategy='best')\n", NEWEST),
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=False, eval_strategy='epoch')\n", NEWEST),
+    (TA + "import sys\na = TrainingArguments('o', load_best_model_at_end=True, eval_strategy=sys.argv[1])\n", NEWEST),
+    (TA + "kw = {}\na = TrainingArguments('o', load_best_model_at_end=True, **kw)\n", NEWEST),
+    (TA + "a = TrainingArguments('o', load_best_model_at_end=True, eval_strategy='epoch', evaluation_strategy='steps')\n", NEWEST),
+    ("from trl import SFTConfig\na = SFTConfig('o', load_best_model_at_end=True)\n", NEWEST),  # defaults of its own
+])
+def test_arguments_the_release_takes_or_that_are_not_known_do_not_stop(source, releases):
+    assert stop(source, releases) is None
+
+
+def test_every_refusal_has_its_release_and_its_source():
+    for entry in json.loads((DATA / "refusals.json").read_text())["transformers"].values():
+        assert re.fullmatch(r"\d+(\.\d+)*", entry["since"]) and entry["classes"]
+        assert re.search(r"\d+\.\d+\.\d+ \S+\.py:\d+", entry["source"]), "a file and line of a released wheel"
+
+
+@pytest.mark.parametrize(("source", "releases", "expected"), [
+    ("from transformers import Trainer\nm, init, a = object(), object(), object()\nt = Trainer(model=m, model_init=init, args=a)\n", {"transformers": (5, 2, 0)}, True),
+    ("from transformers import Seq2SeqTrainer\nm, init = object(), object()\nt = Seq2SeqTrainer(model=m, model_init=init)\n", {"transformers": (5, 24, 0)}, True),
+    ("from transformers import Trainer\nm, init, a = object(), object(), object()\nt = Trainer(model=m, model_init=init)\n", {"transformers": (5, 1, 0)}, False),  # 5.1 warns
+    ("from transformers import Trainer\nm, init, a = object(), object(), object()\nt = Trainer(model=None, model_init=init)\n", {"transformers": (5, 24, 0)}, False),
+    ("from transformers import Trainer\nm, init, a = object(), object(), object()\nt = Trainer(model=m, args=a)\n", {"transformers": (5, 24, 0)}, False),
+    ("from transformers import BertModel\nm = BertModel.from_pretrained('bert-base-uncased', gradient_checkpointing=True)\n",
+     {"transformers": (5, 0, 0)}, True),
+    ("from transformers import BertModel\nm = BertModel.from_pretrained('bert-base-uncased', gradient_checkpointing=True)\n",
+     {"transformers": (4, 57, 6)}, False),
+])
+def test_a_trainer_given_model_and_model_init_and_a_config_keyword_5_removed(source, releases, expected):
+    """`Trainer(model=..., model_init=...)` raises ValueError from 5.2 (5.1 warned); `from_pretrained(...,
+    gradient_checkpointing=True)` reaches the model's `__init__` from 5.0 (4.x took it as a deprecated config keyword)."""
+    assert (stop(source, releases=releases) is not None) is expected
+
+
+@pytest.mark.parametrize(("source", "releases", "expected"), [
+    ("import pandas as pd\ncounts = pd.value_counts([1, 1, 2])\n", {"pandas": (3, 0, 0)}, True),
+    ("from pandas import value_counts\n", {"pandas": (3, 1, 1)}, True),
+    ("import pandas as pd\ncounts = pd.value_counts([1, 1, 2])\n", {"pandas": (2, 3, 2)}, False),
+    ("import pandas as pd\ncounts = pd.Series([1, 1, 2]).value_counts()\n", {"pandas": (3, 1, 1)}, False),
+])
+def test_pandas_3_has_no_top_level_value_counts(source, releases, expected):
+    assert (stop(source, releases=releases) is not None) is expected

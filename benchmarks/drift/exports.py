@@ -22,7 +22,8 @@ package's own modules and folders, and where the init builds its structure from 
 `__all__` of every module under `models/` and what it decorates `@requires` (`@export`). Too many names,
 never too few: `facts/stops.py` says a file stops at `from MODULE import NAME` only for a NAME outside the union.
 
-`transformers-removed` writes the other side into `data/removed.json`: the names `from transformers import NAME` imported
+`transformers-removed` writes the other side into `data/removed.json`: the modules a release removed
+(`transformers.modeling_bert`, moved to `transformers.models.bert` in 4.0; `transformers_module_removals`), and the names `from transformers import NAME` imported
 in some release and no longer imports, by the release that first lacks them (of the releases read, the one after the last
 that had the name), for the stop "an API the target release removed that no rule reports". Only names the newest
 release read lacks by the reading above AND that the transformers installed here (which must be that release) refuses
@@ -231,6 +232,52 @@ def transformers_removals(folder: Path) -> list[dict]:
             for release, names in sorted(gone.items(), key=lambda item: tuple(map(int, item[0].split("."))))]
 
 
+def transformers_module_removals(folder: Path) -> list[dict]:
+    """data/removed.json's rows of transformers modules removed by a release: every module file (`transformers/X.py`,
+    `transformers/X/__init__.py`) of a release read that the newest release read lacks, by the release that first lacks
+    it after the last that had it, where importing it raises ModuleNotFoundError (for the module itself) on the
+    transformers installed here; a module below a removed one of the same or an earlier release is covered by it;
+    TensorFlow and Flax modules are left to BL606."""
+    import importlib
+
+    releases = _releases()
+    last: dict[str, int] = {}
+    for index, version in enumerate(releases):
+        with _wheel(folder, version) as wheel:
+            for name in wheel.namelist():
+                if name.startswith("transformers/") and name.endswith(".py"):
+                    last[name[:-3].removesuffix("/__init__").replace("/", ".")] = index
+    newest = len(releases) - 1
+    gone: dict[str, str] = {}
+    for module, index in sorted(last.items()):
+        leaf = module.rpartition(".")[2]
+        if index == newest or leaf == "__main__" or leaf.startswith("tf") or "_tf" in leaf or "tf_" in leaf or "flax" in leaf:
+            continue
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as error:
+            if error.name and (module == error.name or module.startswith(error.name + ".")):
+                gone[module] = releases[index + 1]
+        except Exception:  # noqa: BLE001 - the module is there and fails on something else: not removed
+            continue
+    key = lambda release: tuple(map(int, release.split(".")))  # noqa: E731
+    kept = {m: r for m, r in gone.items() if not any(m.startswith(p + ".") and key(gone[p]) <= key(r) for p in _parents(m) if p in gone)}
+    by_release: dict[str, list[str]] = {}
+    for module, release in kept.items():
+        by_release.setdefault(release, []).append(module)
+    return [{"modules": sorted(modules), "removed": release,
+             "source": (f"{releases[releases.index(release) - 1]} transformers/MODULE.py (each module's file or package, read from the "
+                        f"wheels by benchmarks/drift/exports.py transformers-removed) is the last release read with the file; {release} "
+                        f"is the first without; importing it raises ModuleNotFoundError on the installed {releases[-1]}; TensorFlow "
+                        f"and Flax modules left to BL606")}
+            for release, modules in sorted(by_release.items(), key=lambda item: key(item[0]))]
+
+
+def _parents(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
 def torch_names() -> tuple[list[str], str]:
     import torch
     import torch.utils.data as data
@@ -249,7 +296,8 @@ def main() -> None:
     elif sys.argv[1] == "transformers-removed":
         removed_path = TABLE.with_name("removed.json")
         removed = json.loads(removed_path.read_text(encoding="utf-8"))
-        removed["libraries"]["transformers"]["imports"] = transformers_removals(Path(sys.argv[2]))
+        wheels = Path(sys.argv[2])
+        removed["libraries"]["transformers"]["imports"] = transformers_removals(wheels) + transformers_module_removals(wheels)
         removed_path.write_text(json.dumps(removed, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         return
     elif sys.argv[1] == "torch":

@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 MiB = 1 << 20
 GiB = 1 << 30
@@ -531,6 +531,12 @@ def removal_libraries() -> tuple[str, ...]:
     return tuple(name for name, group in _removed().items() if "latest" in group)
 
 
+def brought_by(library: str) -> dict[str, Any] | None:
+    """What release of `library` each release of the library that brings it requires (data/removed.json `required_by`:
+    keras of tensorflow): {"library": the one that brings it, "specifiers": its "X.Y" -> the specifier it requires}."""
+    return _removed().get(library, {}).get("required_by")
+
+
 def removed_import(module: str, name: str | None, releases: Mapping[str, Release]) -> bool:
     """Does `import module` (`name` None) or `from module import name` raise ImportError on the target `releases`
     (package name -> release; a library missing from it is unknown: False), because its library removed the module, a
@@ -538,14 +544,30 @@ def removed_import(module: str, name: str | None, releases: Mapping[str, Release
     for library, group in _removed().items():
         release = releases.get(library)
         for entry in group.get("imports", ()) if release is not None else ():
-            gone = entry["module"]
-            if "names" in entry:
-                hit = module == gone and name in entry["names"]
-            else:  # the module, one below it, or one imported from its parent (`from torchtext import legacy`)
-                hit = any(path == gone or path.startswith(gone + ".") for path in (module, f"{module}.{name}" if name else module))
-            if hit and release >= _release(entry["removed"]):
+            if "names" in entry and module == entry["module"] and name in entry["names"] and release >= _release(entry["removed"]):
+                return True
+    # the module, one below it, or one imported from its parent (`from torchtext import legacy`)
+    for path in (module, f"{module}.{name}") if name else (module,):
+        parts = path.split(".")
+        for depth in range(1, len(parts) + 1):
+            found = _removed_modules().get(".".join(parts[:depth]))
+            if found is not None and (release := releases.get(found[0])) is not None and release >= found[1]:
                 return True
     return False
+
+
+@functools.cache
+def _removed_modules() -> dict[str, tuple[str, Release]]:
+    """Module -> (library, the release that removed it and every module below it), from data/removed.json's `imports`
+    without `names` (`module`, or `modules` removed by the same release)."""
+    found: dict[str, tuple[str, Release]] = {}
+    for library, group in _removed().items():
+        for entry in group.get("imports", ()):
+            if "names" not in entry:
+                for module in entry.get("modules", [entry.get("module")]):
+                    removed = _release(entry["removed"])
+                    found[module] = (library, min(removed, found.get(module, (library, removed))[1]))
+    return found
 
 
 def removed_keyword(library: str, keyword: str, releases: Mapping[str, Release]) -> bool:
@@ -554,6 +576,80 @@ def removed_keyword(library: str, keyword: str, releases: Mapping[str, Release])
     release = releases.get(library)
     return release is not None and any(
         keyword in entry["names"] and release >= _release(entry["removed"]) for entry in _removed().get(library, {}).get("keywords", ()))
+
+
+def before_post_init(library: str, releases: Mapping[str, Release]) -> frozenset[str]:
+    """The methods that a subclass of `library`'s `*PreTrainedModel` base may not call in its `__init__` before
+    `self.post_init()` on the target `releases` (data/removed.json: `init_weights` from transformers 5.0 on)."""
+    release = releases.get(library)
+    return frozenset(method for entry in _removed().get(library, {}).get("before_post_init", ()) if release is not None
+                     and release >= _release(entry["removed"]) for method in entry["methods"])
+
+
+def removed_keywords(qualname: str, releases: Mapping[str, Release]) -> frozenset[str]:
+    """The keywords the function `qualname` (`pandas.read_csv`) no longer takes on the target `releases`
+    (data/removed.json `keywords` with `functions`): passing one raises TypeError."""
+    return frozenset(name for library, group in _removed().items() if (release := releases.get(library)) is not None
+                     for entry in group.get("keywords", ()) if qualname in entry.get("functions", ()) and release >= _release(entry["removed"])
+                     for name in entry["names"])
+
+
+def removed_methods(cls: str, releases: Mapping[str, Release]) -> frozenset[str]:
+    """The methods that an instance of the library class `cls` (`pandas.DataFrame`) no longer has on the target
+    `releases` (data/removed.json `methods`): calling one raises AttributeError."""
+    return frozenset(name for library, group in _removed().items() if (release := releases.get(library)) is not None
+                     for entry in group.get("methods", ()) if entry["class"] == cls and release >= _release(entry["removed"])
+                     for name in entry["names"])
+
+
+def removed_hooks(module: str, method: str, releases: Mapping[str, Release]) -> tuple[str, ...]:
+    """The hooks of a module class whose definition makes `Trainer.method` of the library `module` names (its import
+    name's top: `pytorch_lightning`, `lightning`) raise on the target `releases` (data/removed.json `hooks`)."""
+    return tuple(hook for library, group in _removed().items() if (release := releases.get(library)) is not None
+                 for entry in group.get("hooks", ()) if entry["module"] == module and release >= _release(entry["removed"])
+                 for hook in entry["methods"].get(method, ()))
+
+
+# --------------------------------------------------------------------------- calls refused by their arguments (stops)
+
+class BestModelCheck(NamedTuple):
+    """transformers' `TrainingArguments.__post_init__` check of `load_best_model_at_end=True` (data/refusals.json):
+    the keywords that set the evaluation strategy (`eval_strategy`, its old name `evaluation_strategy`), the strategies
+    it compares (`strategies`; any other value, `"best"` among them, is not this check's), and each field's default."""
+    eval_keywords: tuple[str, ...]
+    strategies: frozenset[str]
+    defaults: Mapping[str, Any]
+
+
+@functools.cache
+def _refusals() -> dict[str, Any]:
+    return _load("refusals.json")["transformers"]
+
+
+def keyword_only_config(name: str, releases: Mapping[str, Release]) -> bool:
+    """Does transformers' config class `name` refuse every positional argument on the target `releases` (a release
+    at or after data/refusals.json's 'since'; an unknown target: False)?"""
+    entry = _refusals()["keyword_only_configs"]
+    release = releases.get("transformers")
+    return release is not None and release >= _release(entry["since"]) and name in entry["classes"]
+
+
+def best_model_check(name: str, releases: Mapping[str, Release]) -> BestModelCheck | None:
+    """The `load_best_model_at_end` check of transformers' training-arguments class `name` on the target `releases`,
+    or None where the target predates it, is unknown, or the class is not one whose defaults are known."""
+    entry = _refusals()["best_model_strategies"]
+    release = releases.get("transformers")
+    if release is None or release < _release(entry["since"]) or name not in entry["classes"]:
+        return None
+    return BestModelCheck(tuple(entry["eval_keywords"]), frozenset(entry["strategies"]), entry["defaults"])
+
+
+def exclusive_keywords(name: str, releases: Mapping[str, Release]) -> tuple[str, ...]:
+    """The keywords that transformers' class `name` refuses all together on the target `releases` (data/refusals.json
+    'exclusive_keywords': `Trainer(model=..., model_init=...)` from 5.2 on), or () where it accepts them."""
+    entry = _refusals()["exclusive_keywords"]
+    release = releases.get("transformers")
+    return tuple(entry["keywords"]) if release is not None and release >= _release(entry["since"]) and name in entry["classes"] else ()
 
 
 # --------------------------------------------------------------------------- checkpoint traits (BL209, BL210, BL306)
@@ -767,3 +863,10 @@ def max_fitting_batch(info: ModelInfo, budget_bytes: int, **kwargs: Any) -> int:
         mid = (low + high) // 2
         low, high = (mid, high) if fits(mid) else (low, mid)
     return low
+
+
+@functools.cache
+def pandas_frame_attributes() -> frozenset[str]:
+    """The public attributes and methods of a pandas DataFrame (data/pandas_frame.json): `df.NAME` for one of them is
+    never the column NAME."""
+    return frozenset(_load("pandas_frame.json")["attributes"])

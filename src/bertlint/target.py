@@ -1,6 +1,6 @@
 """Which release of transformers (and of the libraries around it: datasets, huggingface_hub, trl, peft,
 accelerate; and of those whose removed APIs stop a run, data/removed.json: scikit-learn, torchtext,
-pytorch-lightning) a file targets: a stage of its own, run once per file before the cache and the lint, which
+pytorch-lightning, lightning, pandas, keras, tensorflow) a file targets: a stage of its own, run once per file before the cache and the lint, which
 both receive its answer. Every step below is the same for each library, by package name.
 
 In this order (the README has the table):
@@ -19,7 +19,8 @@ In this order (the README has the table):
    (for a library other than transformers that none of these pins, as a resolver installing the pinned transformers
    release would take it: the newest release within the ceiling that release requires of it, its wheel's Requires-Dist
    in data/requires.json, whose own requirement of transformers admits that release, its wheels' Requires-Dist in
-   data/admits.json: a project pinned to transformers 4.39 gets a trl 0.x, not trl 1.x;)
+   data/admits.json: a project pinned to transformers 4.39 gets a trl 0.x, not trl 1.x; for keras, what the pinned
+   tensorflow requires of it, data/removed.json `required_by`;)
 5. the transformers installed where the project runs: its own virtual environment (`.venv`, `venv` or
    `env` at the project root), else the environment bertlint runs in, else an activated virtual
    environment on PATH (package metadata: never an import). The last is what a pre-commit hook, whose
@@ -110,8 +111,8 @@ class Targets:
     def __call__(self, path: Path, text: str | None = None) -> Target:
         here = self._folder(path)
         transformers = self._pinned("transformers", path, text, here)
-        libraries = {library: self._pinned(library, path, text, here) or self._required(transformers, library) or self._fallback(library)
-                     for library in (*AROUND, *OTHERS)}
+        libraries = {library: self._pinned(library, path, text, here) or self._required(transformers, library)
+                     or self._brought(library, path, text, here) or self._fallback(library) for library in (*AROUND, *OTHERS)}
         return Target(*(transformers or self._fallback("transformers")), libraries)
 
     def _folder(self, path: Path) -> Path:
@@ -151,26 +152,55 @@ class Targets:
         """For a library the project does not pin: what a resolver installing the pinned transformers release takes of
         it. The newest release within the ceiling that transformers release requires of it (its wheel's `Requires-Dist`,
         `data/requires.json`) whose own requirement of transformers admits that release (its wheels', `data/admits.json`:
-        trl 1.x requires a transformers far newer than 4.39); the installed one where it fits both. None where neither
-        bounds it, or the tables cannot tell."""
+        trl 1.x requires a transformers far newer than 4.39); the installed one where it fits both. The ceiling alone
+        where the table cannot tell or the newest release within it admits that transformers; None where neither
+        bounds it."""
         if transformers is None or isinstance(transformers[0], Unknown):
             return None
         release = transformers[0]
         spec = required_by(release, library)
         ceiling = resolve_specifier(spec, library) if spec else None  # None: `>=0.11` alone sets no ceiling
         admitting = newest_admitting(library, release, ceiling or latest(library))
-        if admitting is not None and admitting[0][:2] == (ceiling or latest(library))[:2]:
-            admitting = None  # its own requirement bounds it no lower than the ceiling does
-        if ceiling is None and admitting is None:
-            return None
+        if admitting is None or admitting[0][:2] == (ceiling or latest(library))[:2]:
+            return self._resolved(library, spec, "transformers", transformers) if spec else None
         installed = self._fallback(library)
         if installed[1] != LATEST and (ceiling is None or satisfies(spec, installed[0])) and _admits(library, release, installed[0]):
             return installed
-        required = f"{library}{spec}, which transformers {release[0]}.{release[1]} requires"
-        if admitting is None:
-            return ceiling, f"{required} ({transformers[1]})"
+        within = f"; within {library}{spec}, which transformers {release[0]}.{release[1]} requires" if ceiling else ""
         return admitting[0], (f"{library} {show(admitting[0])}, the newest release whose own requirement transformers{admitting[1]} "
-                              f"admits transformers {show(release)} ({transformers[1]})" + (f"; within {required}" if ceiling else ""))
+                              f"admits transformers {show(release)} ({transformers[1]}){within}")
+
+    def _brought(self, library: str, path: Path, text: str | None, here: Path) -> Pin | None:
+        """For a library the project does not pin that a library it pins brings (data/removed.json `required_by`: keras,
+        which tensorflow 2.6 and later requires): what the pinned release requires of it, as a resolver would take it
+        (no ceiling, tensorflow >= 2.16: None, the installed one or the newest); unknown where the pinned release is older than any that requires it (tensorflow < 2.6
+        holds its own Keras) or unknown itself, or where the project's requirement files name a variant package of it
+        (`tensorflow-gpu`, whose releases bertlint does not list). None when neither is pinned."""
+        row = knowledge.brought_by(library)
+        pin = self._pinned(row["library"], path, text, here) if row is not None else None
+        if pin is None:
+            named = row is not None and any(_canonical(m.group(1)) in {_canonical(v) for v in row["variants"]}
+                                            for _where, lines in self._requirement_files(here) for line in lines
+                                            if (m := re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line)))
+            return (unknown(library), f"a variant of {row['library']} the project requires") if named else None
+        release, table = pin[0], row["specifiers"]
+        key, newest = f"{release[0]}.{release[1]}", max(table, key=parse_version)
+        if isinstance(release, Unknown) or key not in table and release < parse_version(newest):
+            return unknown(library), f"{row['library']} {key} ({pin[1]}), whose {library} is not known"
+        spec = table.get(key, table[newest])
+        return self._resolved(library, spec, row["library"], pin)
+
+    def _resolved(self, library: str, spec: str, by: str, pin: Pin) -> Pin | None:
+        """The release of `library` a resolver takes for `spec`, which `by`'s pinned release `pin` requires: the installed
+        one where it fits, else the newest the specifier allows; None where it sets no ceiling (`>=0.11` alone)."""
+        newest = resolve_specifier(spec, library)
+        if newest is None:
+            return None
+        installed = self._fallback(library)
+        if installed[1] != LATEST and satisfies(spec, installed[0]):
+            return installed
+        release = pin[0]
+        return newest, f"{library}{spec}, which {by} {release[0]}.{release[1]} requires ({pin[1]})"
 
     def _fallback(self, library: str) -> Pin:
         """The `library` installed where the project runs, else the newest release known."""
@@ -519,14 +549,14 @@ def _direct_pin(line: str, where: str, library: str) -> Pin | None:
     which is at least its latest release, as the latest release known; else an unknown release (a fork's branch, a
     commit: frozen wherever it was)."""
     match = _DIRECT.match(line)
-    if match is None or _canonical(match.group("name") or _named_by(match.group("url"))) != library:
+    if match is None or _canonical(match.group("name") or _named_by(match.group("url"))) != _canonical(library):
         return None
     url = match.group("url").split("#")[0]
     ref = _ref_of(url)
     release = _RELEASE_REF.match(ref)
     if release:
         return parse_version(release.group("version")), f"the install of {library} from {url} (a release tag) in {where}"
-    if ref in ("", "main") and _UPSTREAM.search(url) and _canonical(_named_by(url)) == library:
+    if ref in ("", "main") and _UPSTREAM.search(url) and _canonical(_named_by(url)) == _canonical(library):
         return latest(library), f"the main branch of {library}, installed from {url} in {where}: at least the latest release known to bertlint"
     if url.startswith("file:"):
         return unknown(library), f"{library} installed from the local folder {url.removeprefix('file:')} in {where}: whatever release it holds is unknown"
@@ -541,7 +571,7 @@ def _first_pin(lines: list[str], where: str, library: str) -> Pin | None:
         if direct is not None:
             return direct
         requirement = _REQUIREMENT.match(line)
-        if requirement is None or _canonical(requirement.group("name")) != library:
+        if requirement is None or _canonical(requirement.group("name")) != _canonical(library):
             continue
         version = resolve_specifier(requirement.group("spec"), library)
         if version is not None:
@@ -781,7 +811,7 @@ def _installed_in(paths: tuple[str, ...], library: str) -> Version | None:
             listing = os.stat(entry or ".").st_mtime_ns
         except OSError:
             continue
-        release = _distributions(entry, listing).get(library)
+        release = _distributions(entry, listing).get(_canonical(library))
         if release is not None:
             return parse_version(release)
     return None

@@ -35,7 +35,7 @@ the model (and `stops` the knowledge's lists of the names a library exports).
 """
 
 from bertlint.facts.core import Facts
-from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, column_renames, data_file_of, data_file_rows_of, ignore_index_markers, is_label_call, known_labels, label_building_collators, label_columns, never_served, rewritten_columns
+from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, column_renames, data_file_of, data_file_rows_of, ignore_index_markers, is_label_call, known_labels, label_building_collators, label_columns, never_served, regression_loss, rewritten_columns
 from bertlint.facts.branches import not_taken
 from bertlint.facts.liveness import NEVER, PROBABLY_NOT, RUNS, Liveness, is_script, liveness, unreached
 from bertlint.facts.stops import Stop, run_stops
@@ -84,7 +84,7 @@ __all__ = [
     "only_called_directly", "only_evaluated", "eos_in_data", "same_tokenizer", "trained_trainers", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor", "runs_on_mps",
     "structured_tokenizer", "text_container", "tokenizer_load_of", "tokenizer_names", "training_arg", "training_field", "uses_peft", "weight_dtype",
     # labels
-    "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "column_renames", "data_file_of", "data_file_rows_of", "ignore_index_markers", "is_label_call", "known_labels", "label_building_collators", "label_columns", "never_served", "rewritten_columns",
+    "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "column_renames", "data_file_of", "data_file_rows_of", "ignore_index_markers", "is_label_call", "known_labels", "label_building_collators", "label_columns", "never_served", "regression_loss", "rewritten_columns",
     # loops
     "GRAD_MODES", "NO_GRAD_MODES", "MisplacedClip", "TrainingLoop", "calls_reached", "epoch_loop", "epochs_of", "float_cast", "forward_model", "grad_mode", "in_context", "in_training_step", "iterated_loader",
     "is_clip", "is_model_call", "misplaced_clips", "never_steps", "steps_every_n", "under_grad_mode",

@@ -21,9 +21,23 @@ happens either), so its first certain raise ends it. Causes certain from the tex
   `models/auto/tokenization_auto.py`, `configuration_auto.py`, `auto_factory.py`, `processing_auto.py`,
   `feature_extraction_auto.py`, `image_processing_auto.py`);
 - `train_test_split(test_size=0)` of datasets or scikit-learn (`_refused_split`);
+- a transformers class that the target release refuses to make from the arguments given (`_refused_arguments`,
+  data/refusals.json): a config class given a positional argument on transformers >= 5.4
+  (`BertConfig('roberta-large', num_labels=2)`: ValueError "accepts only keyword arguments"), and
+  `TrainingArguments(load_best_model_at_end=True, ...)` on >= 4.9 whose evaluation and save strategies certainly
+  differ (`eval_strategy="epoch"` beside the default save strategy "steps") or whose `save_steps` is certainly no
+  multiple of `eval_steps` (ValueError in `__post_init__`), and `Trainer(model=..., model_init=...)` on >= 5.2
+  (ValueError: "either a `model` or `model_init` argument, but not both");
+- building a model class of the file whose `__init__` calls `self.init_weights()` before `self.post_init()` on
+  transformers >= 5.0 (`_unready_model`, data/removed.json `before_post_init`): AttributeError;
 - an API that the target release of its library removed and that no rule reports (`_removed_api`, data/removed.json:
   `from sklearn.metrics import plot_confusion_matrix` on scikit-learn >= 1.2, `load_in_8bit=` of a model class's
-  `from_pretrained` on transformers >= 5.0); a removal a drift rule reports is reported there, with its fix.
+  `from_pretrained` on transformers >= 5.0, `from keras.engine.topology import Layer` on Keras >= 2.6); a removal a
+  drift rule reports is reported there, with its fix;
+- a call that the target release of a library refuses for the object the value layer certainly knows it is made on or
+  given (`removals.refused`, the same data): `pd.read_csv(..., error_bad_lines=False)` and `df.append(...)` of a
+  DataFrame on pandas >= 2.0, Lightning's `trainer.fit(model)` of a module that defines `training_epoch_end` on
+  Lightning >= 2.0.
 
 One more is probable, not certain: a template's placeholder checkpoint (`_placeholder_load`) or data file
 (`_placeholder_path`), its value followed through the value layer (a parameter's from its call sites).
@@ -60,6 +74,7 @@ from bertlint import knowledge
 from bertlint.facts.model import Model, per_file
 from bertlint.facts.names import TRAINING_ARGS_CLASSES, is_model_class, is_tokenizer_class, is_transformers_name
 from bertlint.facts.nodes import dotted, iter_children, literal, walk
+from bertlint.facts.removals import refused, shadowed
 
 # Builtins of a Python other than the one running bertlint: newer releases' (3.13) and Windows' own.
 _OTHER_BUILTINS = frozenset({"PythonFinalizationError", "_IncompleteInputError", "WindowsError"})
@@ -209,7 +224,8 @@ def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[st
                 if first:
                     return stmt, True
             if isinstance(node, cst.Call):
-                if _auto_class(node.func, autos) or _refused_split(facts, node):
+                if _auto_class(node.func, autos) or _refused_split(facts, node) or _refused_arguments(facts, node) \
+                        or _unready_model(facts, node) or refused(facts, node):
                     return stmt, True
                 if _placeholder_load(facts, node, bound) or _placeholder_path(facts, node):
                     return stmt, False
@@ -245,6 +261,110 @@ def _refused_split(facts: Model, call: cst.Call) -> bool:
     if isinstance(func, cst.Attribute) and func.attr.value == "train_test_split":
         return facts.imported("datasets") and "train_test_split" not in _defined(facts)
     return facts.qualname(func) == "sklearn.model_selection.train_test_split"
+
+
+def _refused_arguments(facts: Model, call: cst.Call) -> bool:
+    """A transformers class that its target release refuses to make from these arguments (data/refusals.json): a
+    config class given a positional argument (`BertConfig('roberta-large', num_labels=2)`: from 5.4 every config class
+    is a keyword-only dataclass and raises ValueError "accepts only keyword arguments"), or training arguments whose
+    `load_best_model_at_end=True` the target refuses in `__post_init__` (`_best_model_refused`), or a trainer given
+    both `model=` and `model_init=` (from 5.2: ValueError; `None` written for either is no stop). A class named from
+    transformers is transformers' own, never a Hub model's code; a `*` argument may be empty: no stop."""
+    name = facts.qualname(call.func)
+    if not is_transformers_name(name):
+        return False
+    name, releases = name.rpartition(".")[2], dict(facts.runtime.releases)
+    if any(arg.keyword is None and not arg.star for arg in call.args) and knowledge.keyword_only_config(name, releases):
+        return True
+    exclusive = knowledge.exclusive_keywords(name, releases)
+    given = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    if exclusive and all(keyword in given and dotted(given[keyword]) != "None" for keyword in exclusive):
+        return True  # `Trainer(model=model, model_init=init)`: ValueError "... either a `model` or `model_init` argument, but not both"
+    check = knowledge.best_model_check(name, releases)
+    return check is not None and _best_model_refused(facts, call, check)
+
+
+def _best_model_refused(facts: Model, call: cst.Call, check: knowledge.BestModelCheck) -> bool:
+    """`TrainingArguments(load_best_model_at_end=True, ...)` whose evaluation and save strategies certainly differ,
+    or are both "steps" with `save_steps` certainly no multiple of `eval_steps` (which falls back to `logging_steps`):
+    ValueError "--load_best_model_at_end requires the save and eval strategy to match" / "... a round multiple of the
+    evaluation steps". Each value a constant (the value layer's) or the field's default; `eval_strategy` and its old
+    name `evaluation_strategy` alike (the drift rules report the one the target lacks, and the user's rename keeps the
+    value); `save_strategy="best"`, a value not known, a `**` argument or a second positional one: no stop."""
+    if any(arg.star for arg in call.args) or sum(arg.keyword is None for arg in call.args) > 1:
+        return False
+    given = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    evaluation = [keyword for keyword in check.eval_keywords if keyword in given]
+    if len(evaluation) > 1:
+        return False
+
+    def value(keyword: str):
+        return _value(facts, call, given[keyword]) if keyword in given else check.defaults[keyword]
+
+    if value("load_best_model_at_end") is not True:
+        return False
+    strategies = (value(evaluation[0]) if evaluation else check.defaults["eval_strategy"], value("save_strategy"))
+    if not all(isinstance(s, str) and s in check.strategies for s in strategies):
+        return False
+    if strategies[0] != strategies[1]:
+        return True
+    steps = value("eval_steps")
+    steps = (value("logging_steps") if steps is None or steps == 0 else steps, value("save_steps"))
+    return strategies[0] == "steps" and all(type(n) is int and n >= 1 for n in steps) and steps[1] % steps[0] != 0
+
+
+def _unready_model(facts: Model, call: cst.Call) -> bool:
+    """`Model(config)` or `Model.from_pretrained(...)` of a class the module defines once, a subclass of a transformers
+    `*PreTrainedModel` base (`BertPreTrainedModel`, `PreTrainedModel`: none of them calls `post_init`, which each
+    concrete model's own `__init__` does last), whose `__init__` calls `self.init_weights()` before `self.post_init()`
+    in the statements it runs for certain: from transformers 5.0 on `init_weights` reads what only `post_init` sets,
+    and building the model raises AttributeError (data/removed.json `before_post_init`)."""
+    func = call.func.value if isinstance(call.func, cst.Attribute) and call.func.attr.value == "from_pretrained" else call.func
+    return isinstance(func, cst.Name) and func.value in _unready_classes(facts)
+
+
+@per_file
+def _unready_classes(facts: Model) -> frozenset[str]:
+    """The names of the module's classes that `_unready_model` stops at, on the file's target."""
+    methods = knowledge.before_post_init("transformers", dict(facts.runtime.releases))
+    if not methods:
+        return frozenset()
+    names: dict[str, int] = {}  # bindings of each name anywhere in the file: a class bound once is that class
+    for node in walk(facts.module):
+        for name in _bound_by(node):
+            names[name] = names.get(name, 0) + 1
+    found = set()
+    for stmt in facts.module.body:
+        if isinstance(stmt, cst.ClassDef) and names.get(stmt.name.value) == 1 and any(
+                _pretrained_base(facts.qualname(base.value)) for base in stmt.bases) and _calls_first(stmt, methods):
+            found.add(stmt.name.value)
+    return frozenset(found)
+
+
+def _pretrained_base(name: str | None) -> bool:
+    """A transformers PyTorch `*PreTrainedModel` base class (not a concrete model, whose `__init__` calls `post_init`)."""
+    if not name or not name.startswith("transformers."):
+        return False
+    last = name.rpartition(".")[2]
+    return last.endswith("PreTrainedModel") and not last.startswith(("TF", "Flax"))
+
+
+def _calls_first(cls: cst.ClassDef, methods: frozenset[str]) -> bool:
+    """Does the class's `__init__` call `self.METHOD()` (one of `methods`) before `self.post_init()`, both among the
+    statements of its body that run for certain (before any statement holding a `return`)?"""
+    init = next((f for f in cls.body.body if isinstance(f, cst.FunctionDef) and f.name.value == "__init__"), None) \
+        if isinstance(cls.body, cst.IndentedBlock) else None
+    for stmt in _body(init) if init is not None else ():
+        if any(isinstance(node, cst.Return) for node in walk(stmt)):
+            return False
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            call = small.value if isinstance(small, cst.Expr) else None
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and dotted(call.func.value) == "self":
+                if call.func.attr.value == "post_init":
+                    return False
+                if call.func.attr.value in methods:
+                    return True
+    return False
 
 
 def _placeholder_load(facts: Model, call: cst.Call, bound: dict[str, int] | None) -> bool:
@@ -312,15 +432,10 @@ def _imports_what_is_not_there(facts: Model, stmt: cst.ImportFrom) -> bool:
     submodule (`from transformers.models.bert import X`) there is no list: no stop."""
     module = dotted(stmt.module) if stmt.module is not None and not stmt.relative else None
     names = knowledge.exported_names(module) if module else None
-    if names is None or isinstance(stmt.names, cst.ImportStar) or facts.base_dir is None:
+    if names is None or isinstance(stmt.names, cst.ImportStar):
         return False
-    if any(isinstance(alias.name, cst.Name) and alias.name.value not in names for alias in stmt.names):
-        top = module.split(".")[0]
-        shadows = (facts.base_dir / f"{top}.py", facts.base_dir / top)
-        for path in shadows:
-            facts.depends_on(path)  # a cached result must notice one appear
-        return not any(path.exists() for path in shadows)
-    return False
+    return any(isinstance(alias.name, cst.Name) and alias.name.value not in names for alias in stmt.names) \
+        and not shadowed(facts, module.split(".")[0])
 
 
 def _removed_api(facts: Model, stmt: cst.CSTNode) -> bool:
@@ -341,12 +456,7 @@ def _removed_api(facts: Model, stmt: cst.CSTNode) -> bool:
         else:
             pairs = [(dotted(stmt.module), alias.name.value) for alias in stmt.names if isinstance(alias.name, cst.Name)]
         gone = [module for module, name in pairs if module and knowledge.removed_import(module, name, releases)]
-        if not gone or facts.base_dir is None:
-            return False
-        shadows = [path for module in gone for top in [module.split(".")[0]] for path in (facts.base_dir / f"{top}.py", facts.base_dir / top)]
-        for path in shadows:
-            facts.depends_on(path)  # a cached result must notice one appear
-        return not any(path.exists() for path in shadows)
+        return bool(gone) and not any(shadowed(facts, module.split(".")[0]) for module in gone)
     for node in _evaluated(stmt):
         if isinstance(node, cst.Attribute) and (name := facts.qualname(node)) and "." in name:
             module, _, attribute = name.rpartition(".")

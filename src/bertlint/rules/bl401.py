@@ -7,7 +7,7 @@ from collections import Counter
 import libcst as cst
 
 from bertlint import datafiles
-from bertlint.facts import LABEL_NAMES, Facts, data_file_rows_of, label_columns, literal, names_in, rewritten_columns, run_anchor
+from bertlint.facts import LABEL_NAMES, Facts, data_file_rows_of, label_columns, literal, names_in, regression_loss, rewritten_columns, run_anchor
 from bertlint.rules import Context, Rule
 
 MIN_EXAMPLES = 50
@@ -52,7 +52,10 @@ class ImbalancedLabelsUnweighted(Rule):
 
 
 def _classification(facts: Facts) -> bool:
-    """No model the script loads is a regression head or a language model (whose labels are tokens)."""
+    """No model the script loads is a regression head or a language model (whose labels are tokens), and no loss it
+    makes or compiles fits numbers (`loss="mse"`, `nn.MSELoss()`)."""
+    if regression_loss(facts) is not None:
+        return False
     for load in facts.model_loads:
         if load.head in LM_HEADS:
             return False
