@@ -355,3 +355,68 @@ def test_other_installs_pin_nothing(project, text):
     path.write_text(text)
     assert target(path)[0] == (5, 0, 0)
     assert lint(path, "BL601") == ["BL601"]
+
+
+# --------------------------------------------------------------------------- what the others require of the pinned transformers
+
+_admits_spec = importlib.util.spec_from_file_location("drift_admits", ROOT / "benchmarks" / "drift" / "admits.py")
+admits = importlib.util.module_from_spec(_admits_spec)
+_admits_spec.loader.exec_module(admits)
+
+# trl 0.13 requires transformers>=4.46.0; 0.12.0 too, but 0.12.2 only transformers<4.47.0: a resolver takes it
+TRL_FOR_439, TRL_FOR_439_SPEC = (0, 12, 0), "<4.47.0"
+SFT_SCRIPT = """\
+from transformers import AutoModelForCausalLM, TrainingArguments
+from trl import SFTTrainer
+
+model = AutoModelForCausalLM.from_pretrained("facebook/opt-350m")
+trainer = SFTTrainer(model, train_dataset=dataset, dataset_text_field="text", max_seq_length=512,
+                     args=TrainingArguments(output_dir="opt-sft"))
+"""
+
+
+def severities(path: Path, select: str) -> list[str]:
+    result = CliRunner().invoke(main, ["--format", "json", "--preview", "--no-cache", "--select", select, path.name], catch_exceptions=False)
+    return [f["severity"] for f in json.loads(result.stdout)]
+
+
+def test_an_unpinned_library_takes_the_newest_release_that_admits_the_pinned_transformers(project):
+    (project / "requirements.txt").write_text("transformers==4.39.3\n")
+    script = project / "sft.py"
+    script.write_text(SFT_SCRIPT)
+    found = target(script)
+    assert found.of("trl") == (TRL_FOR_439, f"trl {versions.show(TRL_FOR_439)}, the newest release whose own requirement "
+                               f"transformers{TRL_FOR_439_SPEC} admits transformers 4.39.3 (the pin transformers==4.39.3 in requirements.txt)")
+    assert found.of("datasets") == (versions.latest("datasets"), stage.LATEST)  # datasets requires no transformers
+    assert severities(script, "BL614") == ["warning", "warning"]  # trl 0.12 still takes these keywords: deprecated, not removed
+    (project / "requirements.txt").write_text("transformers==4.39.3\ntrl==0.13.0\n")
+    assert severities(script, "BL614") == ["error", "error"]  # pinned itself: the pin is what it says, and 0.13 removed them
+    (project / "requirements.txt").write_text("accelerate\n")
+    assert target(script).of("trl") == (versions.latest("trl"), stage.LATEST)  # no transformers pin: the newest of both
+
+
+def test_an_installed_library_is_kept_only_where_it_admits_the_pinned_transformers(project, monkeypatch):
+    (project / "requirements.txt").write_text("transformers==4.39.3\n")
+    monkeypatch.setattr(stage, "_installed_in", lambda paths, library: (0, 10, 1) if library == "trl" else None)
+    assert target(project / "train.py").of("trl") == ((0, 10, 1), "the installed trl package")  # requires transformers>=4.31.0
+    for installed in ((0, 11, 4), (1, 2, 0)):  # transformers>=4.40.0, >=4.56.2: neither runs with 4.39
+        monkeypatch.setattr(stage, "_installed_in", lambda paths, library: installed if library == "trl" else None)
+        assert target(project / "train.py").of("trl")[0] == TRL_FOR_439
+
+
+def test_the_admits_table_tells_only_what_it_read():
+    assert versions.newest_admitting("trl", (4, 39, 3), (99, 0, 0)) is None  # a ceiling newer than the table: cannot tell
+    assert versions.newest_admitting("trl", (4, 39, 3), (1, 16, 0)) == (TRL_FOR_439, TRL_FOR_439_SPEC)
+    assert versions.newest_admitting("datasets", (4, 39, 3), versions.latest("datasets"))[0][:2] == versions.latest("datasets")[:2]
+    assert versions.newest_admitting("nothing", (4, 39, 3), (1, 0, 0)) is None
+
+
+def test_the_admits_table_is_generated_from_requires_dist():
+    assert requires.requirement("transformers (>=4.31.0)") == ("transformers", ">=4.31.0")
+    assert requires.requirement("transformers") == ("transformers", "")
+    assert requires.requirement("transformers>=4.46; extra == 'dev'") is None
+    assert admits.ends_of_minors(["0.1.0", "0.1.1", "0.1.2", "0.2.0"]) == {"0.1": ["0.1.0", "0.1.2"], "0.2": ["0.2.0"]}
+    table = json.loads(admits.TABLE.read_text(encoding="utf-8"))["libraries"]
+    assert sorted(table) == sorted(admits.LIBRARIES)
+    assert table["trl"]["0.24"]["0.24.0"] == ">=4.56.1,!=4.57.0"  # two unconditional lines of transformers, joined
+    assert all(minor.count(".") == 1 and all(v.startswith(minor + ".") for v in releases) for rows in table.values() for minor, releases in rows.items())

@@ -33,30 +33,30 @@ def releases() -> list[str]:
     return [f"{major}.{minor}.0" for major, newest in sorted(known.items(), key=lambda kv: int(kv[0])) for minor in range(newest + 1)]
 
 
-def requires_dist(version: str, timeout: float = 120) -> list[str]:
-    """The `Requires-Dist` lines of transformers==`version`'s wheel, read by pip from the index's metadata."""
+def requires_dist(version: str, timeout: float = 120, package: str = "transformers") -> list[str]:
+    """The `Requires-Dist` lines of `package`==`version`'s wheel, read by pip from the index's metadata."""
     with tempfile.TemporaryDirectory() as folder:
         report = Path(folder) / "report.json"
         command = [sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--ignore-installed", "--only-binary=:all:",
-                   "--disable-pip-version-check", "-q", "--report", str(report), f"transformers=={version}"]
+                   "--disable-pip-version-check", "-q", "--report", str(report), f"{package}=={version}"]
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
         if done.returncode or not report.is_file():
-            raise RuntimeError(f"pip could not resolve transformers=={version}: {(done.stderr or done.stdout).strip()[-300:]}")
+            raise RuntimeError(f"pip could not resolve {package}=={version}: {(done.stderr or done.stdout).strip()[-300:]}")
         return json.loads(report.read_text(encoding="utf-8"))["install"][0]["metadata"].get("requires_dist", [])
+
+
+def requirement(line: str) -> tuple[str, str] | None:
+    """(normalized name, specifier) of one unconditional `Requires-Dist` line (`huggingface-hub (<1.0,>=0.11.0)` ->
+    `("huggingface_hub", "<1.0,>=0.11.0")`; the specifier "" when it sets none); None for one under an `extra` marker."""
+    match = _REQUIREMENT.match(line)
+    if match is None or (match.group("marker") and "extra" in match.group("marker")):
+        return None
+    return re.sub(r"[-_.]+", "_", match.group("name")).lower(), re.sub(r"\s+", "", match.group("spec"))
 
 
 def ceilings(lines: list[str]) -> dict[str, str]:
     """library -> its specifier (`<1.0,>=0.11.0`), from the unconditional requirements among `lines`."""
-    out = {}
-    for line in lines:
-        match = _REQUIREMENT.match(line)
-        if match is None or (match.group("marker") and "extra" in match.group("marker")):
-            continue
-        name = re.sub(r"[-_.]+", "_", match.group("name")).lower()
-        spec = re.sub(r"\s+", "", match.group("spec"))
-        if name in LIBRARIES and spec:
-            out[name] = spec
-    return out
+    return {name: spec for name, spec in filter(None, map(requirement, lines)) if name in LIBRARIES and spec}
 
 
 def table() -> dict:

@@ -16,9 +16,11 @@ In this order (the README has the table):
    (`%%writefile NAME.py`): the script runs with those;
 4. the project's pin, from the file's folder up to the project root: requirements*.txt, pyproject.toml,
    setup.cfg, environment.yml, Pipfile;
-   (for a library other than transformers that none of these pins: the ceiling the pinned transformers release
-   requires of it, its wheel's Requires-Dist in data/requires.json, as a resolver would take it; for keras, what the
-   pinned tensorflow requires of it, data/removed.json `required_by`;)
+   (for a library other than transformers that none of these pins, as a resolver installing the pinned transformers
+   release would take it: the newest release within the ceiling that release requires of it, its wheel's Requires-Dist
+   in data/requires.json, whose own requirement of transformers admits that release, its wheels' Requires-Dist in
+   data/admits.json: a project pinned to transformers 4.39 gets a trl 0.x, not trl 1.x; for keras, what the pinned
+   tensorflow requires of it, data/removed.json `required_by`;)
 5. the transformers installed where the project runs: its own virtual environment (`.venv`, `venv` or
    `env` at the project root), else the environment bertlint runs in, else an activated virtual
    environment on PATH (package metadata: never an import). The last is what a pre-commit hook, whose
@@ -44,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from bertlint import knowledge
 from bertlint.config import LIBRARIES as AROUND
-from bertlint.versions import Unknown, Version, latest, parse_version, required_by, resolve_specifier, satisfies, unknown
+from bertlint.versions import Unknown, Version, latest, newest_admitting, parse_version, required_by, resolve_specifier, satisfies, show, unknown
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
@@ -147,12 +149,26 @@ class Targets:
         return pinned
 
     def _required(self, transformers: Pin | None, library: str) -> Pin | None:
-        """For a library the project does not pin: what the pinned transformers release requires of it (its wheel's
-        `Requires-Dist`), as a resolver installing that release would take it; the installed one where it fits."""
+        """For a library the project does not pin: what a resolver installing the pinned transformers release takes of
+        it. The newest release within the ceiling that transformers release requires of it (its wheel's `Requires-Dist`,
+        `data/requires.json`) whose own requirement of transformers admits that release (its wheels', `data/admits.json`:
+        trl 1.x requires a transformers far newer than 4.39); the installed one where it fits both. The ceiling alone
+        where the table cannot tell or the newest release within it admits that transformers; None where neither
+        bounds it."""
         if transformers is None or isinstance(transformers[0], Unknown):
             return None
-        spec = required_by(transformers[0], library)
-        return self._resolved(library, spec, "transformers", transformers) if spec else None
+        release = transformers[0]
+        spec = required_by(release, library)
+        ceiling = resolve_specifier(spec, library) if spec else None  # None: `>=0.11` alone sets no ceiling
+        admitting = newest_admitting(library, release, ceiling or latest(library))
+        if admitting is None or admitting[0][:2] == (ceiling or latest(library))[:2]:
+            return self._resolved(library, spec, "transformers", transformers) if spec else None
+        installed = self._fallback(library)
+        if installed[1] != LATEST and (ceiling is None or satisfies(spec, installed[0])) and _admits(library, release, installed[0]):
+            return installed
+        within = f"; within {library}{spec}, which transformers {release[0]}.{release[1]} requires" if ceiling else ""
+        return admitting[0], (f"{library} {show(admitting[0])}, the newest release whose own requirement transformers{admitting[1]} "
+                              f"admits transformers {show(release)} ({transformers[1]}){within}")
 
     def _brought(self, library: str, path: Path, text: str | None, here: Path) -> Pin | None:
         """For a library the project does not pin that a library it pins brings (data/removed.json `required_by`: keras,
@@ -213,6 +229,13 @@ class Targets:
 
 LATEST = "the latest release known to bertlint"
 HOW_TO_PIN = "pin it with `transformers-version` in [tool.bertlint] or transformers==X.Y in requirements.txt"
+
+
+def _admits(library: str, transformers: Version, release: Version) -> bool:
+    """Does the `library` release's own requirement admit the `transformers` release? True where `data/admits.json`
+    cannot tell."""
+    found = newest_admitting(library, transformers, release)
+    return found is None or found[0][:2] == release[:2]
 
 
 def _installed_for(root: Path, library: str) -> Pin | None:

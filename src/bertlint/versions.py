@@ -120,6 +120,28 @@ def required_by(release: Version, library: str) -> str | None:
     return _data_file("requires.json")["releases"].get(f"{release[0]}.{release[1]}", {}).get(library)
 
 
+def newest_admitting(library: str, transformers: Version, ceiling: Version) -> tuple[Version, str] | None:
+    """The newest minor release of `library`, at most `ceiling`, whose own requirement of transformers admits the release
+    `transformers` (its wheels' `Requires-Dist: transformers`, `data/admits.json`), with that requirement ("" when it
+    sets none): what a resolver installing that transformers takes of a library the project leaves unpinned. None
+    where the table cannot tell: the ceiling is newer than its newest minor, or a minor it could not read (or whose
+    requirement does not parse) is met before one that admits."""
+    minors = _data_file("admits.json")["libraries"].get(library, {})
+    known = sorted(((parse_version(minor), minor) for minor in minors), reverse=True)
+    if not known or ceiling[:2] > known[0][0][:2]:
+        return None
+    for release, minor in known:
+        if release[:2] > ceiling[:2]:
+            continue
+        specs = [spec for _, spec in sorted(minors[minor].items(), key=lambda item: parse_version(item[0]), reverse=True)]
+        answers = [satisfies(spec, transformers) if spec else True for spec in specs]
+        if True in answers:  # the newest of its releases that admits it
+            return release, specs[answers.index(True)]
+        if not specs or None in answers:
+            return None
+    return None
+
+
 def _allows(clause: re.Match, version: Version) -> bool:
     op, text = clause.group("op"), clause.group("version")
     bound = parse_version(text)
