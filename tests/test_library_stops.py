@@ -196,3 +196,17 @@ def test_keras_under_a_variant_of_tensorflow_is_unknown(tmp_path, pins):
     from bertlint.versions import Unknown
     (tmp_path / "requirements.txt").write_text(pins + "\n")
     assert isinstance(target_version(Settings(project_root=tmp_path), tmp_path / "train.py").of("keras")[0], Unknown)
+
+
+@pytest.mark.parametrize(("source", "releases", "expected"), [
+    ("from tensorflow.keras.optimizers import Adam\nopt = Adam(lr=1e-5)\n", {"keras": (3, 15, 1)}, True),
+    ("import keras\nopt = keras.optimizers.SGD(lr=0.1)\n", {"keras": (3, 0, 0)}, True),
+    ("from tensorflow.keras.optimizers import Adam\nopt = Adam(lr=1e-5)\n", {"keras": (2, 15, 0)}, False),  # warns
+    ("from tensorflow.keras.optimizers import Adam\nopt = Adam(learning_rate=1e-5)\n", {"keras": (3, 15, 1)}, False),
+    ("import pytorch_lightning as pl\ntrainer = pl.Trainer(gpus=1, max_epochs=3)\n", {"pytorch-lightning": (2, 0, 0)}, True),
+    ("from lightning.pytorch import Trainer\ntrainer = Trainer(tpu_cores=8)\n", {"lightning": (2, 6, 6)}, True),
+    ("import pytorch_lightning as pl\ntrainer = pl.Trainer(gpus=1)\n", {"pytorch-lightning": (1, 9, 5)}, False),
+    ("import pytorch_lightning as pl\ntrainer = pl.Trainer(accelerator='gpu', devices=1)\n", {"pytorch-lightning": (2, 0, 0)}, False),
+])
+def test_keras_3_optimizers_refuse_lr_and_lightning_2_trainers_refuse_their_removed_keywords(source, releases, expected):
+    assert (stop(source, releases=releases) is not None) is expected
