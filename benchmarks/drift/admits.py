@@ -14,7 +14,6 @@ requires.json: trl 1.x requires a transformers far newer than 4.39, so a project
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import subprocess
 import sys
@@ -22,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from requires import DATA, LIBRARIES, requirement, requires_dist  # noqa: E402
+from requires import DATA, LIBRARIES, requirement, requires_dist, write_or_check  # noqa: E402
 
 TABLE = DATA / "admits.json"
 _FINAL = re.compile(r"^\d+(\.\d+)*$")
@@ -84,13 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="compare with the committed table instead of writing it")
     parser.add_argument("--jobs", type=int, default=6, help="pip processes at once (default 6)")
     args = parser.parse_args(argv)
-    text = json.dumps(table(args.jobs), indent=1, sort_keys=True) + "\n"
-    if args.check:
-        same = TABLE.read_text(encoding="utf-8") == text
-        print("admits.json is current" if same else "admits.json differs from the index: rerun without --check")
-        return 0 if same else 1
-    TABLE.write_text(text, encoding="utf-8")
-    return 0
+    return write_or_check(TABLE, table(args.jobs), args.check)
 
 
 if __name__ == "__main__":

@@ -76,12 +76,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="compare with the committed table instead of writing it")
     args = parser.parse_args(argv)
-    text = json.dumps(table(), indent=1, sort_keys=True) + "\n"
-    if args.check:
-        same = TABLE.read_text(encoding="utf-8") == text
-        print("requires.json is current" if same else "requires.json differs from the index: rerun without --check")
+    return write_or_check(TABLE, table(), args.check)
+
+
+def write_or_check(path: Path, data: dict, check: bool) -> int:
+    """Write the generated table `data` to `path`, or (`check`) say whether the committed one is the same: exit status."""
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    if check:
+        same = path.read_text(encoding="utf-8") == text
+        print(f"{path.name} is current" if same else f"{path.name} differs from the index: rerun without --check")
         return 0 if same else 1
-    TABLE.write_text(text, encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     return 0
 
 
