@@ -541,11 +541,9 @@ def removed_import(module: str, name: str | None, releases: Mapping[str, Release
     """Does `import module` (`name` None) or `from module import name` raise ImportError on the target `releases`
     (package name -> release; a library missing from it is unknown: False), because its library removed the module, a
     module above it, or the name (data/removed.json)? A module's own file beside the script is the caller's to rule out."""
-    for library, group in _removed().items():
-        release = releases.get(library)
-        for entry in group.get("imports", ()) if release is not None else ():
-            if "names" in entry and module == entry["module"] and name in entry["names"] and release >= _release(entry["removed"]):
-                return True
+    for library, names, removed in _removed_names().get(module, ()) if name else ():
+        if name in names and (release := releases.get(library)) is not None and release >= removed:
+            return True
     # the module, one below it, or one imported from its parent (`from torchtext import legacy`)
     for path in (module, f"{module}.{name}") if name else (module,):
         parts = path.split(".")
@@ -554,6 +552,17 @@ def removed_import(module: str, name: str | None, releases: Mapping[str, Release
             if found is not None and (release := releases.get(found[0])) is not None and release >= found[1]:
                 return True
     return False
+
+
+@functools.cache
+def _removed_names() -> dict[str, list[tuple[str, frozenset[str], Release]]]:
+    """Module -> (library, names, the release that removed them) of data/removed.json's `imports` with `names`."""
+    found: dict[str, list[tuple[str, frozenset[str], Release]]] = {}
+    for library, group in _removed().items():
+        for entry in group.get("imports", ()):
+            if "names" in entry:
+                found.setdefault(entry["module"], []).append((library, frozenset(entry["names"]), _release(entry["removed"])))
+    return found
 
 
 @functools.cache

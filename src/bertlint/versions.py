@@ -120,6 +120,7 @@ def required_by(release: Version, library: str) -> str | None:
     return _data_file("requires.json")["releases"].get(f"{release[0]}.{release[1]}", {}).get(library)
 
 
+@functools.cache
 def newest_admitting(library: str, transformers: Version, ceiling: Version) -> tuple[Version, str] | None:
     """The newest minor release of `library`, at most `ceiling`, whose own requirement of transformers admits the release
     `transformers` (its wheels' `Requires-Dist: transformers`, `data/admits.json`), with that requirement ("" when it

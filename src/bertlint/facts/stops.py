@@ -327,18 +327,15 @@ def _unready_model(facts: Model, call: cst.Call) -> bool:
 def _unready_classes(facts: Model) -> frozenset[str]:
     """The names of the module's classes that `_unready_model` stops at, on the file's target."""
     methods = knowledge.before_post_init("transformers", dict(facts.runtime.releases))
-    if not methods:
+    found = {stmt.name.value for stmt in facts.module.body if methods and isinstance(stmt, cst.ClassDef) and any(
+        _pretrained_base(facts.qualname(base.value)) for base in stmt.bases) and _calls_first(stmt, methods)}
+    if not found:
         return frozenset()
     names: dict[str, int] = {}  # bindings of each name anywhere in the file: a class bound once is that class
     for node in walk(facts.module):
         for name in _bound_by(node):
             names[name] = names.get(name, 0) + 1
-    found = set()
-    for stmt in facts.module.body:
-        if isinstance(stmt, cst.ClassDef) and names.get(stmt.name.value) == 1 and any(
-                _pretrained_base(facts.qualname(base.value)) for base in stmt.bases) and _calls_first(stmt, methods):
-            found.add(stmt.name.value)
-    return frozenset(found)
+    return frozenset(name for name in found if names.get(name) == 1)
 
 
 def _pretrained_base(name: str | None) -> bool:
