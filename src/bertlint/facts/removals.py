@@ -64,11 +64,12 @@ def _removed_keyword(facts: Model, call: Call) -> bool:
 def _removed_method(facts: Model, call: Call) -> bool:
     """`df.append(row)`, `df` certainly an instance of a library class whose target release removed the method."""
     releases = dict(facts.runtime.releases)
-    if not any(call.method in knowledge.removed_methods(cls, releases) for cls in _CLASSES.values()):
+    gone = {cls for cls in _CLASSES.values() if call.method in knowledge.removed_methods(cls, releases)}
+    if not gone:
         return False  # the common case, decided before any value is evaluated
     held = _held(facts, call.receiver, call)
     cls = _CLASSES.get(held.kind) if isinstance(held, Instance) else None
-    return cls is not None and call.method in knowledge.removed_methods(cls, releases) and not shadowed(facts, cls.split(".", 1)[0])
+    return cls in gone and not shadowed(facts, cls.split(".", 1)[0])
 
 
 def _removed_hook(facts: Model, call: Call) -> bool:
