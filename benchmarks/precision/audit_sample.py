@@ -10,6 +10,12 @@ The second audit (after stop 27's mechanisms: BL401 on, BL201/BL203 off) drew wi
 The third (stop 28, the default set = the exact rules only) drew with
     python benchmarks/precision/audit_sample.py --seed 29 --total 180 --exclude audit_s27.csv --exclude audit_s27b.csv
 
+The fourth (stop 29, the default set = the exact rules and BL401; only the corpora rebuilt on that machine) drew with
+    python benchmarks/precision/audit_sample.py --seed 30 --total 60 --set official --set community \
+        --set trigger_evidence_r --set trigger_evidence_w --set trigger_evidence_x \
+        --exclude audit_s27.csv --exclude audit_s27b.csv --exclude audit_s28a.csv --exclude audit_s28b.csv \
+        --exclude audit_s28c.csv --exclude audit_s28d.csv --messages
+
 The population: every judged row (verdict right or wrong) of every `*judgments.csv` beside this file
 whose code is on by default (`bertlint rules --format json`: `"preview": false`). Strata: each
 default rule that is measured rather than exact (`precision.json`'s `exact` empty: BL101, BL201, BL203
@@ -63,10 +69,11 @@ def default_codes() -> tuple[set[str], set[str]]:
     return measured, on - measured
 
 
-def population(codes: set[str]) -> list[dict]:
+def population(codes: set[str], sets: set[str] | None = None) -> list[dict]:
+    """The judged rows of `codes`, of every corpus or of the corpora named in `sets`."""
     rows = []
     for corpus in CORPORA.values():
-        if not corpus.judgments.exists():
+        if not corpus.judgments.exists() or (sets is not None and corpus.name not in sets):
             continue
         with corpus.judgments.open(newline="", encoding="utf-8") as handle:
             for row in csv.DictReader(handle):
@@ -78,13 +85,14 @@ def population(codes: set[str]) -> list[dict]:
 
 
 def draw(seed: int = SEED, total: int = TOTAL, measured_codes: set[str] | None = None,
-         exclude: list[dict] = ()) -> tuple[list[dict], list[dict]]:
-    """The sample and the named extras; `measured_codes` overrides the measured default rules, `exclude` drops rows."""
+         exclude: list[dict] = (), sets: set[str] | None = None) -> tuple[list[dict], list[dict]]:
+    """The sample and the named extras; `measured_codes` overrides the measured default rules, `exclude` drops rows,
+    `sets` keeps only those corpora's rows."""
     measured, exact = default_codes()
     if measured_codes is not None:
         measured = measured_codes
     gone = {tuple(r[k] for k in FIELDS) for r in exclude}
-    rows = [r for r in population(measured | exact) if tuple(r[k] for k in FIELDS) not in gone]
+    rows = [r for r in population(measured | exact, sets) if tuple(r[k] for k in FIELDS) not in gone]
     extra = [r for r in rows if (r["set"], r["code"], r["path"]) in EXTRA] if seed == SEED else []
     rows = [r for r in rows if r not in extra]
     rng = random.Random(seed)
@@ -144,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--measured", help="comma-separated measured default rules (default: from precision.json)")
     parser.add_argument("--exclude", type=Path, action="append", default=[],
                         help="an earlier audit's csv (beside this file): its rows are not drawn; repeatable")
+    parser.add_argument("--set", dest="sets", action="append", choices=sorted(CORPORA),
+                        help="draw only from this corpus's judged rows; repeatable (default: every corpus)")
     args = parser.parse_args(argv)
     if args.compare:
         compare(args.compare if args.compare.is_absolute() else HERE / args.compare)
@@ -153,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         with (path if path.is_absolute() else HERE / path).open(newline="", encoding="utf-8") as f:
             exclude.extend(csv.DictReader(f))
     measured = set(args.measured.split(",")) if args.measured else None
-    sample, extra = draw(args.seed, args.total, measured, exclude)
+    sample, extra = draw(args.seed, args.total, measured, exclude, set(args.sets) if args.sets else None)
     rows = [*sample, *extra]
     if not args.messages:
         writer = csv.DictWriter(sys.stdout, FIELDS, lineterminator="\n")
