@@ -196,6 +196,20 @@ def test_pin_above_the_project_root_is_not_the_project_s(tmp_path):
     assert target(script)[0] == versions.latest()
 
 
+def test_pin_of_the_repository_found_when_run_from_elsewhere(tmp_path, monkeypatch):
+    """`bertlint ~/repo/src/train.py` run outside the repository: the root is the folder holding `.git`, so the
+    repository's requirements.txt pins the target (a folder without one keeps the file's own folder as root)."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    write(repo / "requirements.txt", "transformers==4.45.2\n")
+    script = write(repo / "src" / "train.py", SCRIPT)
+    monkeypatch.chdir(write(tmp_path / "elsewhere" / "x.txt", "").parent)
+    assert target(script)[0] == (4, 45, 2)
+    bare = tmp_path / "bare"
+    write(bare / "requirements.txt", "transformers==4.45.2\n")
+    assert target(write(bare / "src" / "train.py", SCRIPT))[0] == versions.latest()
+
+
 def test_installed_metadata_next(tmp_path, monkeypatch):
     monkeypatch.setattr(stage, "_installed_in", lambda paths, library: (4, 33, 3) if library == "transformers" else None)
     assert target(write(tmp_path / "train.py", SCRIPT)) == ((4, 33, 3), "the installed transformers package")

@@ -55,9 +55,9 @@ EXTRA = [("trigger_evidence_d", "BL201", "960758653.py")]
 FIELDS = ("code", "path", "cell", "line", "set")
 
 
-def bertlint(*args: str) -> str:
+def bertlint(*args: str, cwd: Path | None = None) -> str:
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
-    return subprocess.run([sys.executable, "-m", "bertlint", *args], capture_output=True, text=True, env=env).stdout
+    return subprocess.run([sys.executable, "-m", "bertlint", *args], capture_output=True, text=True, env=env, cwd=cwd).stdout
 
 
 def default_codes() -> tuple[set[str], set[str]]:
@@ -105,10 +105,12 @@ def draw(seed: int = SEED, total: int = TOTAL, measured_codes: set[str] | None =
 
 
 def fresh_finding(row: dict) -> str:
-    """The finding of the row's code nearest its line, from a fresh lint of the file in its corpus."""
-    file = CORPORA[row["set"]].folder / row["path"]
+    """The finding of the row's code nearest its line, from a fresh lint of the file in its corpus, run from the
+    corpus folder so that the project root, and so the pins found, are the harness's (stop 29: run from elsewhere,
+    the root was the file's own folder and a repository's requirements.txt above it went unseen)."""
+    folder = CORPORA[row["set"]].folder
     raw = json.loads(bertlint("check", "--format", "json", "--no-cache", "--isolated", "--preview", "--select", "BL",
-                              "--exit-zero", str(file)) or "[]")
+                              "--exit-zero", str(folder / row["path"]), cwd=folder) or "[]")
     cell = int(row["cell"]) if row["cell"] else None
     hits = [f for f in raw if f["code"] == row["code"] and f.get("cell") == cell]
     if not hits:

@@ -632,8 +632,15 @@ def load_settings(
     )
 
 
+VCS_MARKERS = (".git", ".hg", ".svn")
+
+
 def _unconfigured_root(start: Path) -> Path:
     """The project root where no config file names one: the working directory when `start` lies in it (ruff's
-    rule: `bertlint src/train.py` run at a repository's top sees its requirements.txt), else `start` itself."""
+    rule: `bertlint src/train.py` run at a repository's top sees its requirements.txt), else the nearest folder
+    from `start` up that holds a repository (`.git`, `.hg`, `.svn`: `bertlint ~/repo/src/train.py` run from
+    elsewhere sees the repository's pins too), else `start` itself."""
     here = Path.cwd()
-    return here if start == here or here in start.parents else start
+    if start == here or here in start.parents:
+        return here
+    return next((folder for folder in (start, *start.parents) if any((folder / m).exists() for m in VCS_MARKERS)), start)
