@@ -36,9 +36,10 @@ import re
 
 import libcst as cst
 
+from bertlint import knowledge
 from bertlint.facts.model import Model, per_file
-from bertlint.facts.nodes import walk
-from bertlint.facts.stops import run_stops, statements_after
+from bertlint.facts.nodes import dotted, walk
+from bertlint.facts.stops import run_stops, statements_after, unbuildable
 from bertlint.facts.walker import is_main_guard
 
 RUNS, PROBABLY_NOT, NEVER = 0, 1, 2
@@ -111,11 +112,33 @@ class Liveness:
 
     @functools.cached_property
     def _unreached_as_written(self) -> dict[int, int]:
-        return _nodes(self.definitions(as_written=True))
+        dead = _nodes(self.definitions(as_written=True))
+        return {**dead, **self._idle(dead, driven=True)}
 
     @functools.cached_property
     def _unreached_imported(self) -> dict[int, int]:
-        return _nodes(self.definitions())
+        dead = _nodes(self.definitions())
+        return {**dead, **self._idle(dead, driven=False)}
+
+    def _idle(self, dead: dict[int, int], driven: bool) -> dict[int, int]:
+        """id of each node of the methods that no instance runs -> NEVER: every method but `__init__` (and what it
+        calls) of a class that never yields an instance (`stops.unbuildable`), and, with `driven` (the run as
+        written: an importer may drive them), the methods a library drives (data/driven.json) of a class whose every
+        instance is held by a name that code that runs never reads."""
+        if any(refs.get(word, NEVER) < NEVER for refs in self._named.values() for word in (_EVERY, _CLASSES)):
+            return {}  # the namespace handed over, or an unpickled instance, which no `__init__` made
+        idle: list[cst.FunctionDef] = []
+        for cls in unbuildable(self._facts):
+            methods = _own_methods(cls)
+            idle.extend(f for name, f in methods.items() if name not in _called_by_init(methods) and not f.decorators)
+        if driven:
+            live = _Live(self._facts, {**dead, **{k: v for k, v in self._after.items() if v == NEVER}})
+            for stmt in self._definitions.values():
+                table = next(filter(None, (knowledge.driven(self._facts.qualname(b.value)) for b in getattr(stmt, "bases", ()))), None)
+                if table is not None and live.held_only(stmt, table):
+                    methods = _own_methods(stmt)
+                    idle.extend(f for name, f in methods.items() if name in table.methods and not live.named(name, stmt, table))
+        return {id(node): NEVER for f in idle for node in walk(f)}
 
 
 @per_file
@@ -193,6 +216,83 @@ def _nodes(definitions: dict[_Definition, int]) -> dict[int, int]:
             if id(part) not in out:
                 out.update((id(node), level) for node in walk(part))
     return out
+
+
+def _own_methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    return {stmt.name.value: stmt for stmt in body if isinstance(stmt, cst.FunctionDef)}
+
+
+def _called_by_init(methods: dict[str, cst.FunctionDef]) -> set[str]:
+    """The methods that `__init__` names, and those they name, in turn: they may run while the instance is built
+    (class-level hooks too: `__init_subclass__`, `__class_getitem__` run with no instance)."""
+    found = {"__init__", "__init_subclass__", "__class_getitem__", "__new__"}
+    todo = ["__init__"]
+    while todo:
+        name = todo.pop()
+        for node in walk(methods[name]) if name in methods else ():
+            word = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else None
+            if word in methods and word not in found:
+                found.add(word)
+                todo.append(word)
+    return found
+
+
+class _Live:
+    """The reads of each name in code that runs (nodes not in `dead`), for `Liveness._idle`."""
+
+    def __init__(self, facts: Model, dead: dict[int, int]):
+        self._facts = facts
+        self._dead = dead
+        self._reads: dict[str, list[cst.Name]] = {}  # name -> its nodes in code that runs
+        self._attributes: dict[str, list[cst.Name]] = {}  # attribute -> its nodes in code that runs
+        self._assigns: list[cst.Assign] = []
+        words: set[int] = set()  # an attribute's name and a keyword's are no reads of a name
+        for node in walk(facts.module):
+            if id(node) in dead:
+                continue
+            if isinstance(node, cst.Name) and id(node) not in words:
+                self._reads.setdefault(node.value, []).append(node)
+            elif isinstance(node, cst.Attribute):
+                words.add(id(node.attr))
+                self._attributes.setdefault(node.attr.value, []).append(node.attr)
+            elif isinstance(node, cst.Arg) and node.keyword is not None:
+                words.add(id(node.keyword))
+            elif isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                self._assigns.append(node)
+
+    def held_only(self, cls: cst.ClassDef, table: knowledge.Driven) -> bool:
+        """Every instance of `cls` that code that runs makes is held by a name that code that runs never reads:
+        `ds = Tweets(...)`, or `loader = DataLoader(Tweets(...), batch_size=8)` of a wrapper given none of its driving
+        keywords; any other mention of the class (a subclass, an argument, a return) may hand it to the library."""
+        inside = {id(node) for node in walk(cls)}
+        held: set[int] = set()
+        for assign in self._assigns:
+            call, target = assign.value, assign.targets[0].target
+            if isinstance(call, cst.Call) and (made := self._made(call, cls.name.value, table)) is not None \
+                    and all(node is target for node in self._reads.get(target.value, ())):
+                held.add(id(made))
+        return all(id(node) in held or id(node) in inside for node in self._reads.get(cls.name.value, ()))
+
+    def _made(self, call: cst.Call, name: str, table: knowledge.Driven) -> cst.Name | None:
+        """The class's name that `call` builds an instance of directly, or inside a wrapper that does not drive it."""
+        if isinstance(call.func, cst.Name) and call.func.value == name:
+            return call.func
+        wrapper = table.wrappers.get(self._facts.qualname(call.func) or "")
+        if wrapper is None or any(arg.star for arg in call.args):
+            return None
+        position, keyword, driving = wrapper
+        given = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+        positional = [arg.value for arg in call.args if arg.keyword is None]
+        inner = positional[position] if position < len(positional) else given.get(keyword)
+        if driving & set(given) or not isinstance(inner, cst.Call):
+            return None
+        return inner.func if isinstance(inner.func, cst.Name) and inner.func.value == name else None
+
+    def named(self, method: str, cls: cst.ClassDef, table: knowledge.Driven) -> bool:
+        """Code that runs names `method` outside the driven methods of `cls` (`self.setup()` in `__init__`)."""
+        driven = {id(node) for name, f in _own_methods(cls).items() if name in table.methods for node in walk(f)}
+        return any(id(node) not in driven for node in (*self._reads.get(method, ()), *self._attributes.get(method, ())))
 
 
 def _unpickles(facts: Model, call: cst.Call) -> bool:
