@@ -1,8 +1,9 @@
-"""BL310: the DataLoader that feeds a training loop walks its map-style dataset in the same order every epoch."""
+"""BL310: the DataLoader that feeds a training loop walks its map-style dataset in the same order every epoch (a loop
+that the run as written never reaches trains nothing: no finding)."""
 
 from __future__ import annotations
 
-from bertlint.facts import Call, Facts, iterated_loader
+from bertlint.facts import Call, Facts, iterated_loader, unreached
 from bertlint.rules import Context, Replacement, Rule
 
 ORDERING = ("sampler", "batch_sampler", "shuffle")
@@ -22,7 +23,7 @@ class TrainingLoaderNotShuffled(Rule):
         facts = ctx.facts
         seen: set[int] = set()
         for loop in facts.training_loops:
-            loader = iterated_loader(facts, loop.node) if loop.backward else None
+            loader = iterated_loader(facts, loop.node) if loop.backward and not unreached(facts, loop.node) else None
             if loader is None or id(loader.node) in seen or not _unshuffled_map_style(facts, loader):
                 continue
             seen.add(id(loader.node))
