@@ -10,6 +10,16 @@ attribute of the same name, a word of a string (`__all__`, a dispatch table of n
 `{"train": path}` name no function `train`, nor a docstring); its own name inside itself does
 not count, nor a name inside code that never runs (`preprocess` called only by a `prepare` nothing calls, or only after
 the run stopped). A method runs when its class is named; a class body's own statements run where the class is defined.
+Two exceptions, methods that no instance runs: a class whose `__init__` certainly stops (`stops.unbuildable`) never
+yields an instance, so of its methods only `__init__` and what it names run (and its static and class methods); and a
+method that only a library calls (data/driven.json: a torch Dataset's `__getitem__`/`__len__`, a LightningModule's or
+LightningDataModule's hooks, a Keras layer's `call`/`build`) runs only when the library drives the instance
+(`trainer.fit(module)`, iterating a DataLoader of the dataset, `model(x)`), which the run as written never does where
+every instance that code that runs makes is held by a name (`module = Classifier()`, `loader = DataLoader(Rows(),
+batch_size=8)`: a wrapper given none of the keywords that make it call them) that code that runs never reads: read
+only after a certain stop (`trainer.fit(module)` after `pl.Trainer(gpus=1)`, which Lightning 2 refuses). Any other
+mention of the class or its instance, a subclass, a method named elsewhere, an unpickling call or the namespace handed
+over, and the methods run as before.
 A decorated definition is registered somewhere (`@app.command()`, `@click.command()`): it runs. Code that hands the
 module's namespace to something (`fire.Fire()` with no argument, `globals()`, `vars()`, `eval`, `exec`) names every
 definition, when it runs itself, and code that unpickles (`pickle.load`, `torch.load`) every class.
@@ -39,7 +49,7 @@ import libcst as cst
 from bertlint import knowledge
 from bertlint.facts.model import Model, per_file
 from bertlint.facts.nodes import dotted, walk
-from bertlint.facts.stops import run_stops, statements_after, unbuildable
+from bertlint.facts.stops import methods_of, run_stops, statements_after, unbuildable
 from bertlint.facts.walker import is_main_guard
 
 RUNS, PROBABLY_NOT, NEVER = 0, 1, 2
@@ -124,20 +134,23 @@ class Liveness:
         """id of each node of the methods that no instance runs -> NEVER: every method but `__init__` (and what it
         calls) of a class that never yields an instance (`stops.unbuildable`), and, with `driven` (the run as
         written: an importer may drive them), the methods a library drives (data/driven.json) of a class whose every
-        instance is held by a name that code that runs never reads."""
-        if any(refs.get(word, NEVER) < NEVER for refs in self._named.values() for word in (_EVERY, _CLASSES)):
-            return {}  # the namespace handed over, or an unpickled instance, which no `__init__` made
+        instance is held by a name that code that runs never reads. None where the file hands its namespace over or
+        unpickles (an instance no `__init__` made, its name unknown)."""
+        tables = {stmt: table for stmt in self._definitions.values() if driven and isinstance(stmt, cst.ClassDef)
+                  and (table := next(filter(None, (knowledge.driven(self._facts.qualname(b.value)) for b in stmt.bases)), None))}
+        classes = unbuildable(self._facts)
+        if not (tables or classes) or any(refs.get(word, NEVER) < NEVER for refs in self._named.values() for word in (_EVERY, _CLASSES)):
+            return {}
         idle: list[cst.FunctionDef] = []
-        for cls in unbuildable(self._facts):
-            methods = _own_methods(cls)
+        for cls in classes:
+            methods = methods_of(cls)
             idle.extend(f for name, f in methods.items() if name not in _called_by_init(methods) and not f.decorators)
-        if driven:
-            live = _Live(self._facts, {**dead, **{k: v for k, v in self._after.items() if v == NEVER}})
-            for stmt in self._definitions.values():
-                table = next(filter(None, (knowledge.driven(self._facts.qualname(b.value)) for b in getattr(stmt, "bases", ()))), None)
-                if table is not None and live.held_only(stmt, table):
-                    methods = _own_methods(stmt)
-                    idle.extend(f for name, f in methods.items() if name in table.methods and not live.named(name, stmt, table))
+        live = _Live(self._facts, {**dead, **{node: level for node, level in self._after.items() if level == NEVER}}) if tables else None
+        for cls, table in tables.items():
+            if live.held_only(cls, table):
+                methods = {name: f for name, f in methods_of(cls).items() if name in table.methods}
+                inside = {id(node) for f in methods.values() for node in walk(f)}
+                idle.extend(f for name, f in methods.items() if not live.named(name, inside))
         return {id(node): NEVER for f in idle for node in walk(f)}
 
 
@@ -218,11 +231,6 @@ def _nodes(definitions: dict[_Definition, int]) -> dict[int, int]:
     return out
 
 
-def _own_methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
-    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
-    return {stmt.name.value: stmt for stmt in body if isinstance(stmt, cst.FunctionDef)}
-
-
 def _called_by_init(methods: dict[str, cst.FunctionDef]) -> set[str]:
     """The methods that `__init__` names, and those they name, in turn: they may run while the instance is built
     (class-level hooks too: `__init_subclass__`, `__class_getitem__` run with no instance)."""
@@ -243,7 +251,6 @@ class _Live:
 
     def __init__(self, facts: Model, dead: dict[int, int]):
         self._facts = facts
-        self._dead = dead
         self._reads: dict[str, list[cst.Name]] = {}  # name -> its nodes in code that runs
         self._attributes: dict[str, list[cst.Name]] = {}  # attribute -> its nodes in code that runs
         self._assigns: list[cst.Assign] = []
@@ -289,10 +296,9 @@ class _Live:
             return None
         return inner.func if isinstance(inner.func, cst.Name) and inner.func.value == name else None
 
-    def named(self, method: str, cls: cst.ClassDef, table: knowledge.Driven) -> bool:
-        """Code that runs names `method` outside the driven methods of `cls` (`self.setup()` in `__init__`)."""
-        driven = {id(node) for name, f in _own_methods(cls).items() if name in table.methods for node in walk(f)}
-        return any(id(node) not in driven for node in (*self._reads.get(method, ()), *self._attributes.get(method, ())))
+    def named(self, method: str, inside: set[int]) -> bool:
+        """Code that runs names `method` outside the nodes `inside` (the driven methods: `self.setup()` in `__init__`)."""
+        return any(id(node) not in inside for node in (*self._reads.get(method, ()), *self._attributes.get(method, ())))
 
 
 def _unpickles(facts: Model, call: cst.Call) -> bool:

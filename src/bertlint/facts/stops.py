@@ -42,7 +42,11 @@ happens either), so its first certain raise ends it. Causes certain from the tex
 One more is probable, not certain: a template's placeholder checkpoint (`_placeholder_load`) or data file
 (`_placeholder_path`), its value followed through the value layer (a parameter's from its call sites).
 A call of one of the file's own functions whose body stops (certainly or probably) whenever it runs stops the caller
-there too (`_reaches`: no `return` before that stop, no generator, no decorator). Each function's stop is computed
+there too (`_reaches`: no `return` before that stop, no generator, no decorator but `staticmethod`/`classmethod`), and
+so do `self.METHOD(...)` in a method of the file's class (one no class of the file subclasses) and the construction of
+the file's class, whose `__init__` runs (no `__new__`, decorator or metaclass): a class whose `__init__` certainly stops
+never yields an instance (`unbuildable`; `RelationModel.__init__` loads a Keras model through a method that compiles it
+with `Adam(lr=...)`, which Keras 3 refuses). Each function's stop is computed
 once. What never runs because of a stop (the statements after it, the functions only they name) is `liveness`'s.
 Whether a stop silences every rule after it or only those whose finding says its own line fails (`Stop.every_rule`):
 a library's refusal and a forgotten import (`_forgotten_import`) are crashes of a program; a name that no library
@@ -168,7 +172,7 @@ def _stops_and_classes(facts: Model) -> tuple[tuple[Stop, ...], frozenset[cst.Cl
     autos = _auto_names(facts.module, bound)
     own = {f.name.value: f for f in facts.module.body if isinstance(f, cst.FunctionDef) and bound.get(f.name.value) == 1}
     classes = {c.name.value: c for c in facts.module.body if isinstance(c, cst.ClassDef) and bound.get(c.name.value) == 1}
-    methods = {id(m): cls for cls in classes.values() for m in _methods(cls).values()}
+    methods = {id(m): cls for cls in classes.values() for m in methods_of(cls).values()}
     subclassed = {dotted(base.value) for node in walk(facts.module) if isinstance(node, cst.ClassDef) for base in node.bases}
     stops: dict[cst.CSTNode, tuple[cst.CSTNode, bool] | None] = {}
 
@@ -193,14 +197,14 @@ def _stops_and_classes(facts: Model) -> tuple[tuple[Stop, ...], frozenset[cst.Cl
                 return reached(own[func.value])
             return reached(_constructor(classes[func.value])) if func.value in classes else None
         if cls is not None and isinstance(func, cst.Attribute) and dotted(func.value) == "self" and cls.name.value not in subclassed:
-            return reached(_methods(cls).get(func.attr.value))
+            return reached(methods_of(cls).get(func.attr.value))
         return None
 
     found_stops = tuple(Stop(scope, *stop) for scope in (facts.module, *functions) if (stop := stop_of(scope)) is not None)
     return found_stops, frozenset(cls for name, cls in classes.items() if called(cst.Name(name), None) is True)
 
 
-def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
+def methods_of(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
     """The functions a class's body defines, each by its name, where it defines that name once."""
     body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
     defined = [stmt for stmt in body if isinstance(stmt, cst.FunctionDef)]
@@ -211,7 +215,7 @@ def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
 def _constructor(cls: cst.ClassDef) -> cst.FunctionDef | None:
     """The `__init__` that `cls(...)` certainly runs: its own, where no decorator, metaclass or `__new__` may make
     something else."""
-    methods = _methods(cls)
+    methods = methods_of(cls)
     if cls.decorators or cls.keywords or "__new__" in methods:
         return None
     return methods.get("__init__")
