@@ -661,6 +661,28 @@ def exclusive_keywords(name: str, releases: Mapping[str, Release]) -> tuple[str,
     return tuple(entry["keywords"]) if release is not None and release >= _release(entry["since"]) and name in entry["classes"] else ()
 
 
+class Driven(NamedTuple):
+    """What a library drives in a subclass of one of its classes (data/driven.json): the `methods` only the library
+    calls, and the `wrappers` (qualified name -> (position, keyword) of the instance, the keywords that make the
+    wrapper's constructor call those methods)."""
+    methods: frozenset[str]
+    wrappers: Mapping[str, tuple[int, str, frozenset[str]]]
+
+
+@functools.cache
+def _driven() -> dict[str, Driven]:
+    table: dict[str, Driven] = {}
+    for row in _load("driven.json")["classes"]:
+        wrappers = {name: (*entry["dataset"], frozenset(entry["driving_keywords"])) for name, entry in row["wrappers"].items()}
+        table.update(dict.fromkeys(row["bases"], Driven(frozenset(row["methods"]), wrappers)))
+    return table
+
+
+def driven(base: str | None) -> Driven | None:
+    """What the library drives in a subclass of `base` (a qualified name: `torch.utils.data.Dataset`), or None."""
+    return _driven().get(base or "")
+
+
 # --------------------------------------------------------------------------- checkpoint traits (BL209, BL210, BL306)
 
 

@@ -10,6 +10,16 @@ attribute of the same name, a word of a string (`__all__`, a dispatch table of n
 `{"train": path}` name no function `train`, nor a docstring); its own name inside itself does
 not count, nor a name inside code that never runs (`preprocess` called only by a `prepare` nothing calls, or only after
 the run stopped). A method runs when its class is named; a class body's own statements run where the class is defined.
+Two exceptions, methods that no instance runs: a class whose `__init__` certainly stops (`stops.unbuildable`) never
+yields an instance, so of its methods only `__init__` and what it names run (and its static and class methods); and a
+method that only a library calls (data/driven.json: a torch Dataset's `__getitem__`/`__len__`, a LightningModule's or
+LightningDataModule's hooks, a Keras layer's `call`/`build`) runs only when the library drives the instance
+(`trainer.fit(module)`, iterating a DataLoader of the dataset, `model(x)`), which the run as written never does where
+every instance that code that runs makes is held by a name (`module = Classifier()`, `loader = DataLoader(Rows(),
+batch_size=8)`: a wrapper given none of the keywords that make it call them) that code that runs never reads: read
+only after a certain stop (`trainer.fit(module)` after `pl.Trainer(gpus=1)`, which Lightning 2 refuses). Any other
+mention of the class or its instance, a subclass, a method named elsewhere, an unpickling call or the namespace handed
+over, and the methods run as before.
 A decorated definition is registered somewhere (`@app.command()`, `@click.command()`): it runs. Code that hands the
 module's namespace to something (`fire.Fire()` with no argument, `globals()`, `vars()`, `eval`, `exec`) names every
 definition, when it runs itself, and code that unpickles (`pickle.load`, `torch.load`) every class.
@@ -36,9 +46,10 @@ import re
 
 import libcst as cst
 
+from bertlint import knowledge
 from bertlint.facts.model import Model, per_file
-from bertlint.facts.nodes import walk
-from bertlint.facts.stops import run_stops, statements_after
+from bertlint.facts.nodes import dotted, walk
+from bertlint.facts.stops import methods_of, run_stops, statements_after, unbuildable
 from bertlint.facts.walker import is_main_guard
 
 RUNS, PROBABLY_NOT, NEVER = 0, 1, 2
@@ -111,11 +122,36 @@ class Liveness:
 
     @functools.cached_property
     def _unreached_as_written(self) -> dict[int, int]:
-        return _nodes(self.definitions(as_written=True))
+        dead = _nodes(self.definitions(as_written=True))
+        return {**dead, **self._idle(dead, driven=True)}
 
     @functools.cached_property
     def _unreached_imported(self) -> dict[int, int]:
-        return _nodes(self.definitions())
+        dead = _nodes(self.definitions())
+        return {**dead, **self._idle(dead, driven=False)}
+
+    def _idle(self, dead: dict[int, int], driven: bool) -> dict[int, int]:
+        """id of each node of the methods that no instance runs -> NEVER: every method but `__init__` (and what it
+        calls) of a class that never yields an instance (`stops.unbuildable`), and, with `driven` (the run as
+        written: an importer may drive them), the methods a library drives (data/driven.json) of a class whose every
+        instance is held by a name that code that runs never reads. None where the file hands its namespace over or
+        unpickles (an instance no `__init__` made, its name unknown)."""
+        tables = {stmt: table for stmt in self._definitions.values() if driven and isinstance(stmt, cst.ClassDef)
+                  and (table := next(filter(None, (knowledge.driven(self._facts.qualname(b.value)) for b in stmt.bases)), None))}
+        classes = unbuildable(self._facts)
+        if not (tables or classes) or any(refs.get(word, NEVER) < NEVER for refs in self._named.values() for word in (_EVERY, _CLASSES)):
+            return {}
+        idle: list[cst.FunctionDef] = []
+        for cls in classes:
+            methods = methods_of(cls)
+            idle.extend(f for name, f in methods.items() if name not in _called_by_init(methods) and not f.decorators)
+        live = _Live(self._facts, {**dead, **{node: level for node, level in self._after.items() if level == NEVER}}) if tables else None
+        for cls, table in tables.items():
+            if live.held_only(cls, table):
+                methods = {name: f for name, f in methods_of(cls).items() if name in table.methods}
+                inside = {id(node) for f in methods.values() for node in walk(f)}
+                idle.extend(f for name, f in methods.items() if not live.named(name, inside))
+        return {id(node): NEVER for f in idle for node in walk(f)}
 
 
 @per_file
@@ -193,6 +229,76 @@ def _nodes(definitions: dict[_Definition, int]) -> dict[int, int]:
             if id(part) not in out:
                 out.update((id(node), level) for node in walk(part))
     return out
+
+
+def _called_by_init(methods: dict[str, cst.FunctionDef]) -> set[str]:
+    """The methods that `__init__` names, and those they name, in turn: they may run while the instance is built
+    (class-level hooks too: `__init_subclass__`, `__class_getitem__` run with no instance)."""
+    found = {"__init__", "__init_subclass__", "__class_getitem__", "__new__"}
+    todo = ["__init__"]
+    while todo:
+        name = todo.pop()
+        for node in walk(methods[name]) if name in methods else ():
+            word = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else None
+            if word in methods and word not in found:
+                found.add(word)
+                todo.append(word)
+    return found
+
+
+class _Live:
+    """The reads of each name in code that runs (nodes not in `dead`), for `Liveness._idle`."""
+
+    def __init__(self, facts: Model, dead: dict[int, int]):
+        self._facts = facts
+        self._reads: dict[str, list[cst.Name]] = {}  # name -> its nodes in code that runs
+        self._attributes: dict[str, list[cst.Name]] = {}  # attribute -> its nodes in code that runs
+        self._assigns: list[cst.Assign] = []
+        words: set[int] = set()  # an attribute's name and a keyword's are no reads of a name
+        for node in walk(facts.module):
+            if id(node) in dead:
+                continue
+            if isinstance(node, cst.Name) and id(node) not in words:
+                self._reads.setdefault(node.value, []).append(node)
+            elif isinstance(node, cst.Attribute):
+                words.add(id(node.attr))
+                self._attributes.setdefault(node.attr.value, []).append(node.attr)
+            elif isinstance(node, cst.Arg) and node.keyword is not None:
+                words.add(id(node.keyword))
+            elif isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                self._assigns.append(node)
+
+    def held_only(self, cls: cst.ClassDef, table: knowledge.Driven) -> bool:
+        """Every instance of `cls` that code that runs makes is held by a name that code that runs never reads:
+        `ds = Tweets(...)`, or `loader = DataLoader(Tweets(...), batch_size=8)` of a wrapper given none of its driving
+        keywords; any other mention of the class (a subclass, an argument, a return) may hand it to the library."""
+        inside = {id(node) for node in walk(cls)}
+        held: set[int] = set()
+        for assign in self._assigns:
+            call, target = assign.value, assign.targets[0].target
+            if isinstance(call, cst.Call) and (made := self._made(call, cls.name.value, table)) is not None \
+                    and all(node is target for node in self._reads.get(target.value, ())):
+                held.add(id(made))
+        return all(id(node) in held or id(node) in inside for node in self._reads.get(cls.name.value, ()))
+
+    def _made(self, call: cst.Call, name: str, table: knowledge.Driven) -> cst.Name | None:
+        """The class's name that `call` builds an instance of directly, or inside a wrapper that does not drive it."""
+        if isinstance(call.func, cst.Name) and call.func.value == name:
+            return call.func
+        wrapper = table.wrappers.get(self._facts.qualname(call.func) or "")
+        if wrapper is None or any(arg.star for arg in call.args):
+            return None
+        position, keyword, driving = wrapper
+        given = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+        positional = [arg.value for arg in call.args if arg.keyword is None]
+        inner = positional[position] if position < len(positional) else given.get(keyword)
+        if driving & set(given) or not isinstance(inner, cst.Call):
+            return None
+        return inner.func if isinstance(inner.func, cst.Name) and inner.func.value == name else None
+
+    def named(self, method: str, inside: set[int]) -> bool:
+        """Code that runs names `method` outside the nodes `inside` (the driven methods: `self.setup()` in `__init__`)."""
+        return any(id(node) not in inside for node in (*self._reads.get(method, ()), *self._attributes.get(method, ())))
 
 
 def _unpickles(facts: Model, call: cst.Call) -> bool:

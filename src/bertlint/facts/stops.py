@@ -42,7 +42,11 @@ happens either), so its first certain raise ends it. Causes certain from the tex
 One more is probable, not certain: a template's placeholder checkpoint (`_placeholder_load`) or data file
 (`_placeholder_path`), its value followed through the value layer (a parameter's from its call sites).
 A call of one of the file's own functions whose body stops (certainly or probably) whenever it runs stops the caller
-there too (`_reaches`: no `return` before that stop, no generator, no decorator). Each function's stop is computed
+there too (`_reaches`: no `return` before that stop, no generator, no decorator but `staticmethod`/`classmethod`), and
+so do `self.METHOD(...)` in a method of the file's class (one no class of the file subclasses) and the construction of
+the file's class, whose `__init__` runs (no `__new__`, decorator or metaclass): a class whose `__init__` certainly stops
+never yields an instance (`unbuildable`; `RelationModel.__init__` loads a Keras model through a method that compiles it
+with `Adam(lr=...)`, which Keras 3 refuses). Each function's stop is computed
 once. What never runs because of a stop (the statements after it, the functions only they name) is `liveness`'s.
 Whether a stop silences every rule after it or only those whose finding says its own line fails (`Stop.every_rule`):
 a library's refusal and a forgotten import (`_forgotten_import`) are crashes of a program; a name that no library
@@ -81,6 +85,8 @@ _OTHER_BUILTINS = frozenset({"PythonFinalizationError", "_IncompleteInputError",
 _BUILTINS = frozenset(dir(builtins)) | _OTHER_BUILTINS
 # Names that hand the module's namespace to code bertlint does not see, or bind names by a computed string.
 _NAMESPACE_NAMES = frozenset({"exec", "eval", "globals", "vars", "locals", "__import__", "setattr"})
+# Decorators that leave a method's body as it is: calling it runs the body.
+_PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
 # Calls that add names to the builtins: `gettext.install()` binds `_`, icecream's `install()` binds `ic`.
 _INSTALLS = "install"
 # A script exported from a notebook (Jupyter's `# In[3]:`, the percent format's `# %%`, Colab's header) or run by IPython.
@@ -144,30 +150,75 @@ def run_stops(facts: Model) -> tuple[Stop, ...]:
     the module's stop, and only where a library certainly refuses what the statement asks (a removed import, a name
     no release has, a refused split, a placeholder path): a name's binding cannot be known there, a library's refusal
     does not depend on it. A notebook's Run All stops at the first cell that raises, as a script does."""
+    return _stops_and_classes(facts)[0]
+
+
+def unbuildable(facts: Model) -> frozenset[cst.ClassDef]:
+    """The module's classes whose construction certainly raises (every rule): `C(...)` runs `C.__init__`, whose body
+    certainly reaches its stop (`Adam(lr=...)` on Keras 3 in a method it calls): no instance of them ever exists."""
+    return _stops_and_classes(facts)[1]
+
+
+@per_file
+def _stops_and_classes(facts: Model) -> tuple[tuple[Stop, ...], frozenset[cst.ClassDef]]:
+    """`run_stops` and `unbuildable`, in one pass: a call of the file's function, the construction of its class (its
+    `__init__`) and `self.METHOD(...)` in a method of its class stop where the body they run stops."""
     functions: list[cst.FunctionDef] = []
     found = None if _names_from_elsewhere(facts) else _bindings(facts.module, functions)
     if found is None:
-        stop = _first_stop(facts, _body(facts.module), None, {}, lambda name: None, None)
-        return (Stop(facts.module, *stop),) if stop is not None else ()
+        stop = _first_stop(facts, _body(facts.module), None, {}, lambda func: None, None)
+        return ((Stop(facts.module, *stop),) if stop is not None else ()), frozenset()
     bound, module_order = found
     autos = _auto_names(facts.module, bound)
     own = {f.name.value: f for f in facts.module.body if isinstance(f, cst.FunctionDef) and bound.get(f.name.value) == 1}
+    classes = {c.name.value: c for c in facts.module.body if isinstance(c, cst.ClassDef) and bound.get(c.name.value) == 1}
+    methods = {id(m): cls for cls in classes.values() for m in methods_of(cls).values()}
+    subclassed = {dotted(base.value) for node in walk(facts.module) if isinstance(node, cst.ClassDef) for base in node.bases}
     stops: dict[cst.CSTNode, tuple[cst.CSTNode, bool] | None] = {}
 
     def stop_of(scope: cst.Module | cst.FunctionDef) -> tuple[cst.CSTNode, bool] | None:
         if scope not in stops:
             stops[scope] = None  # a recursive call meanwhile: no stop
             order = module_order if isinstance(scope, cst.Module) else None
-            stops[scope] = _first_stop(facts, _body(scope), bound, autos, called, order)
+            cls = methods.get(id(scope))
+            stops[scope] = _first_stop(facts, _body(scope), bound, autos, lambda func: called(func, cls), order)
         return stops[scope]
 
-    def called(name: str) -> bool | None:
-        """every_rule of the stop of the file's function `name` when a call of it certainly reaches one, else None."""
-        function = own.get(name)
+    def reached(function: cst.FunctionDef | None) -> bool | None:
         stop = stop_of(function) if function is not None else None
         return stop[1] if stop is not None and _reaches(function, stop[0]) else None
 
-    return tuple(Stop(scope, *stop) for scope in (facts.module, *functions) if (stop := stop_of(scope)) is not None)
+    def called(func: cst.BaseExpression, cls: cst.ClassDef | None) -> bool | None:
+        """every_rule of the stop that calling `func` certainly reaches, else None: the file's function `name`, the
+        `__init__` of its class `name` (one without a `__new__`, a decorator or a metaclass), or `self.name` in a method
+        of its class that no class of the file subclasses (a subclass's method of that name may run instead)."""
+        if isinstance(func, cst.Name):
+            if func.value in own:
+                return reached(own[func.value])
+            return reached(_constructor(classes[func.value])) if func.value in classes else None
+        if cls is not None and isinstance(func, cst.Attribute) and dotted(func.value) == "self" and cls.name.value not in subclassed:
+            return reached(methods_of(cls).get(func.attr.value))
+        return None
+
+    found_stops = tuple(Stop(scope, *stop) for scope in (facts.module, *functions) if (stop := stop_of(scope)) is not None)
+    return found_stops, frozenset(cls for name, cls in classes.items() if called(cst.Name(name), None) is True)
+
+
+def methods_of(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
+    """The functions a class's body defines, each by its name, where it defines that name once."""
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    defined = [stmt for stmt in body if isinstance(stmt, cst.FunctionDef)]
+    names = [f.name.value for f in defined]
+    return {f.name.value: f for f in defined if names.count(f.name.value) == 1}
+
+
+def _constructor(cls: cst.ClassDef) -> cst.FunctionDef | None:
+    """The `__init__` that `cls(...)` certainly runs: its own, where no decorator, metaclass or `__new__` may make
+    something else."""
+    methods = methods_of(cls)
+    if cls.decorators or cls.keywords or "__new__" in methods:
+        return None
+    return methods.get("__init__")
 
 
 def _names_from_elsewhere(facts: Model) -> bool:
@@ -191,9 +242,10 @@ def _body(scope: cst.Module | cst.FunctionDef) -> tuple | list:
 
 
 def _reaches(function: cst.FunctionDef, statement: cst.CSTNode) -> bool:
-    """Does every call of `function` run its body up to `statement`: a plain function (no decorator, not async, no
-    generator) with no `return` in the statements before it (a return in a branch may skip it)."""
-    if function.decorators or function.asynchronous is not None:
+    """Does every call of `function` run its body up to `statement`: a plain function (no decorator but `staticmethod`
+    or `classmethod`, not async, no generator) with no `return` in the statements before it (a return in a branch may
+    skip it)."""
+    if any(dotted(d.decorator) not in _PLAIN_DECORATORS for d in function.decorators) or function.asynchronous is not None:
         return False
     if any(isinstance(node, (cst.Yield, cst.Await)) for node in walk(function.body)):
         return False
@@ -208,8 +260,8 @@ def _reaches(function: cst.FunctionDef, statement: cst.CSTNode) -> bool:
 def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[str, str], called,
                 order: _Order | None) -> tuple[cst.CSTNode, bool] | None:
     """(statement, every_rule) of the first statement of `body` run for certain that certainly raises; `bound`: how
-    often the file binds each name, None where that cannot be known (then no stop of a name's binding); `called(name)`:
-    every_rule of the stop that calling the file's function `name` reaches, or None; `order`: the module's (the
+    often the file binds each name, None where that cannot be known (then no stop of a name's binding); `called(func)`:
+    every_rule of the stop that calling `func` (the file's function or class, or a method of its class) reaches, or None; `order`: the module's (the
     module's own body only), for a read before the module binds the name."""
     for stmt, small in _run_for_certain(body):
         if isinstance(small, cst.ImportFrom) and _imports_what_is_not_there(facts, small):
@@ -229,7 +281,7 @@ def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[st
                     return stmt, True
                 if _placeholder_load(facts, node, bound) or _placeholder_path(facts, node):
                     return stmt, False
-                if isinstance(node.func, cst.Name) and (every := called(node.func.value)) is not None:
+                if (every := called(node.func)) is not None:
                     return stmt, every
     return None
 

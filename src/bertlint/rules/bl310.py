@@ -1,8 +1,10 @@
-"""BL310: the DataLoader that feeds a training loop walks its map-style dataset in the same order every epoch."""
+"""BL310: the DataLoader that feeds a training loop walks its map-style dataset in the same order every epoch (a loop
+that never runs, after a certain stop, trains nothing: no finding; one in a module's function that importers may
+call runs)."""
 
 from __future__ import annotations
 
-from bertlint.facts import Call, Facts, iterated_loader
+from bertlint.facts import NEVER, Call, Facts, iterated_loader, liveness
 from bertlint.rules import Context, Replacement, Rule
 
 ORDERING = ("sampler", "batch_sampler", "shuffle")
@@ -22,7 +24,7 @@ class TrainingLoaderNotShuffled(Rule):
         facts = ctx.facts
         seen: set[int] = set()
         for loop in facts.training_loops:
-            loader = iterated_loader(facts, loop.node) if loop.backward else None
+            loader = iterated_loader(facts, loop.node) if loop.backward and liveness(facts).reach(loop.node) < NEVER else None
             if loader is None or id(loader.node) in seen or not _unshuffled_map_style(facts, loader):
                 continue
             seen.add(id(loader.node))
