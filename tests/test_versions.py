@@ -344,10 +344,11 @@ def test_lock_file_comes_before_the_manifest_it_resolves(tmp_path):
     assert target(script)[0] == (4, 46, 3)
 
 
-def test_precision_corpus_carries_every_pin_file(tmp_path):
+def test_precision_corpus_carries_every_pin_file(monkeypatch):
     """benchmarks/precision/corpus.py copies into a corpus the files the target stage reads (`PIN_FILES`)."""
     spec = importlib.util.spec_from_file_location("precision_corpus", Path(__file__).parent.parent / "benchmarks" / "precision" / "corpus.py")
     corpus = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, corpus)  # its dataclasses look their module up there
     spec.loader.exec_module(corpus)
     for name in (*stage._OTHER_FILES, "requirements.txt", "requirements-dev.txt"):
         assert corpus.PIN_FILES.fullmatch(name), name
