@@ -3,6 +3,7 @@ then a pin near the script, then the installed package's metadata (never an impo
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -321,7 +322,11 @@ REAL_INSTALLED_IN = stage._installed_in  # the autouse fixture replaces it
     ("pyproject.toml", '[tool.poetry.dependencies]\npython = "^3.10"\ntransformers = "~4.39"\n', (4, 39, 0)),
     ("pyproject.toml", '[tool.poetry.group.train.dependencies]\ntransformers = {version = "^4.24.0", extras = ["torch"]}\n', (4, 57, 0)),
     ("pyproject.toml", '[tool.poetry.dependencies]\ntransformers = "4.30.2"\n', (4, 30, 2)),
-], ids=["setup.cfg", "conda", "conda-pip", "pipfile", "pipfile-table", "poetry-tilde", "poetry-group-caret", "poetry-bare"])
+    ("poetry.lock", '[[package]]\nname = "torch"\nversion = "2.0.1"\n\n[[package]]\nname = "transformers"\nversion = "4.30.2"\n', (4, 30, 2)),
+    ("uv.lock", 'version = 1\n[[package]]\nname = "transformers"\nversion = "4.44.2"\nsource = { registry = "https://pypi.org/simple" }\n', (4, 44, 2)),
+    ("Pipfile.lock", '{"_meta": {}, "default": {"transformers": {"hashes": [], "version": "==4.41.1"}}, "develop": {}}', (4, 41, 1)),
+], ids=["setup.cfg", "conda", "conda-pip", "pipfile", "pipfile-table", "poetry-tilde", "poetry-group-caret", "poetry-bare",
+        "poetry.lock", "uv.lock", "Pipfile.lock"])
 def test_other_requirement_files_pin(tmp_path, name, body, version):
     write(tmp_path / name, body)
     found, source = target(write(tmp_path / "train.py", SCRIPT))
@@ -332,10 +337,35 @@ def test_other_requirement_files_pin(tmp_path, name, body, version):
     ("environment.yml", "dependencies:\n  - transformers\n"),
     ("Pipfile", '[packages]\ntransformers = "*"\n'),
     ("pyproject.toml", '[tool.poetry.dependencies]\ntransformers = "*"\ntorch = {git = "https://github.com/pytorch/pytorch"}\n'),
-])
+    ("uv.lock", '[[package]]\nname = "transformers"\nversion = "4.44.2"\nresolution-markers = ["python_full_version < \'3.9\'"]\n'
+                '[[package]]\nname = "transformers"\nversion = "4.57.1"\nresolution-markers = ["python_full_version >= \'3.9\'"]\n'),
+    ("Pipfile.lock", '{"default": {"transformers": {"git": "https://github.com/huggingface/transformers", "ref": "abc"}}}'),
+    ("poetry.lock", '[[package]\nname = "transformers"\nversion = "4.30.2"\n'),
+], ids=["conda", "pipfile", "poetry", "uv-fork", "pipfile.lock-git", "broken-lock"])
 def test_unpinned_entries_of_other_files_pin_nothing(tmp_path, name, body):
     write(tmp_path / name, body)
     assert target(write(tmp_path / "train.py", SCRIPT)) == (versions.latest(), stage.LATEST)
+
+
+def test_lock_file_comes_before_the_manifest_it_resolves(tmp_path):
+    """`poetry install` installs poetry.lock's release, not the newest that pyproject.toml's `^4.24.0` admits; a
+    requirements.txt beside them still comes first, as before."""
+    write(tmp_path / "pyproject.toml", '[tool.poetry.dependencies]\ntransformers = "^4.24.0"\n')
+    write(tmp_path / "poetry.lock", '[[package]]\nname = "Transformers"\nversion = "4.24.0"\n')
+    script = write(tmp_path / "train.py", SCRIPT)
+    assert target(script) == ((4, 24, 0), "the pin transformers==4.24.0 in poetry.lock")
+    write(tmp_path / "requirements.txt", "transformers==4.46.3\n")
+    assert target(script)[0] == (4, 46, 3)
+
+
+def test_precision_corpus_carries_every_pin_file(monkeypatch):
+    """benchmarks/precision/corpus.py copies into a corpus the files the target stage reads (`PIN_FILES`)."""
+    spec = importlib.util.spec_from_file_location("precision_corpus", Path(__file__).parent.parent / "benchmarks" / "precision" / "corpus.py")
+    corpus = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, corpus)  # its dataclasses look their module up there
+    spec.loader.exec_module(corpus)
+    for name in (*stage._OTHER_FILES, "requirements.txt", "requirements-dev.txt"):
+        assert corpus.PIN_FILES.fullmatch(name), name
 
 
 def fake_environment(env: Path, version: str) -> Path:

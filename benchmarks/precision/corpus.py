@@ -189,7 +189,7 @@ def data_files(git_dir: Path, commit: str, path: str, text: str) -> dict[str, by
     return found
 
 
-PIN_FILES = re.compile(r"requirements[^/]*\.txt|pyproject\.toml|setup\.cfg|environment\.ya?ml|Pipfile")
+PIN_FILES = re.compile(r"requirements[^/]*\.txt|pyproject\.toml|setup\.cfg|environment\.ya?ml|Pipfile(\.lock)?|poetry\.lock|uv\.lock")
 
 
 def project_files(git_dir: Path, commit: str, path: str) -> dict[str, bytes]:

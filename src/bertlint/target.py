@@ -14,8 +14,8 @@ In this order (the README has the table):
 3. for a script, what a notebook or shell script in its folder that runs it installs (`!python NAME.py`,
    `!accelerate launch NAME.py`, `%run NAME.py`, `torchrun ... NAME.py` in a .sh), or a notebook there that writes it
    (`%%writefile NAME.py`): the script runs with those;
-4. the project's pin, from the file's folder up to the project root: requirements*.txt, pyproject.toml,
-   setup.cfg, environment.yml, Pipfile;
+4. the project's pin, from the file's folder up to the project root: requirements*.txt, the lock files (poetry.lock,
+   uv.lock, Pipfile.lock: the release each resolved, an exact pin), pyproject.toml, setup.cfg, environment.yml, Pipfile;
    (for a library other than transformers that none of these pins, as a resolver installing the pinned transformers
    release would take it: the newest release within the ceiling that release requires of it, its wheel's Requires-Dist
    in data/requires.json, whose own requirement of transformers admits that release, its wheels' Requires-Dist in
@@ -676,7 +676,10 @@ def _candidates(directory: Path, listing: int | None) -> tuple[Path, ...]:
     return tuple(directory / name for name in found) + tuple(directory / name for name in _OTHER_FILES if name in names and (directory / name).is_file())
 
 
-_OTHER_FILES = ("pyproject.toml", "setup.cfg", "environment.yml", "environment.yaml", "Pipfile")
+# A folder's lock files come before the manifests they resolve: `poetry install` installs poetry.lock's release, not the
+# newest that pyproject.toml's `^4.24.0` admits.
+_LOCK_FILES = ("poetry.lock", "uv.lock", "Pipfile.lock")
+_OTHER_FILES = (*_LOCK_FILES, "pyproject.toml", "setup.cfg", "environment.yml", "environment.yaml", "Pipfile")
 _CONDA_ITEM = re.compile(r"^\s*-\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?P<spec>(?<![<>!~=])=(?!=)\s*[\d.*]+|[<>=!~].*)?\s*$", re.IGNORECASE)
 
 
@@ -724,6 +727,8 @@ def _requirement_lines(path: Path, mtime_ns: int, size: int) -> list[str]:
         return _pyproject_dependencies(text)
     if path.name == "Pipfile":
         return _pipfile_dependencies(text)
+    if path.name in _LOCK_FILES:
+        return _locked(text, path.name)
     if path.name.startswith("environment."):
         return [_conda_requirement(m) for m in map(_CONDA_ITEM.match, text.splitlines()) if m and m.group("spec")]
     return text.splitlines()  # requirements*.txt; setup.cfg's install_requires lines read the same
@@ -753,6 +758,31 @@ def _pipfile_dependencies(text: str) -> list[str]:
     """`transformers = "==4.30.0"` or `{version = "<4.31"}` in a Pipfile's packages; `"*"` pins nothing."""
     doc = _toml(text)
     return _table_requirements(doc.get("packages")) + _table_requirements(doc.get("dev-packages"))
+
+
+def _locked(text: str, name: str) -> list[str]:
+    """`name==version` for each package a lock file resolved: poetry.lock's and uv.lock's `[[package]]` tables
+    (`name`, `version`), Pipfile.lock's JSON `default` / `develop` sections (`"version": "==4.30.2"`). A package
+    the lock resolves to more than one release (uv's forks by environment markers) pins nothing; nor does one
+    without a version (a git source, a workspace member), nor a lock that does not parse."""
+    found: dict[str, set[str]] = {}
+    if name == "Pipfile.lock":
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            return []
+        for section in (doc.get("default"), doc.get("develop")) if isinstance(doc, dict) else ():
+            for package, entry in section.items() if isinstance(section, dict) else ():
+                version = entry.get("version") if isinstance(entry, dict) else None
+                if isinstance(version, str) and version.startswith("==") and version[2:].strip():
+                    found.setdefault(_canonical(package), set()).add(version[2:].strip())
+    else:
+        packages = _toml(text).get("package")
+        for entry in packages if isinstance(packages, list) else ():
+            package, version = (entry.get("name"), entry.get("version")) if isinstance(entry, dict) else (None, None)
+            if isinstance(package, str) and isinstance(version, str) and version:
+                found.setdefault(_canonical(package), set()).add(version)
+    return [f"{package}=={next(iter(versions))}" for package, versions in found.items() if len(versions) == 1]
 
 
 def _table_requirements(table: Any) -> list[str]:
