@@ -580,11 +580,8 @@ def _removed_modules() -> dict[str, tuple[str, Release]]:
 
 
 def removed_keyword(library: str, keyword: str, releases: Mapping[str, Release]) -> bool:
-    """Does `keyword=` of `library`'s `from_pretrained` of a model class raise on the target `releases` (its library
-    removed it, data/removed.json)?"""
-    release = releases.get(library)
-    return release is not None and any(
-        keyword in entry["names"] and release >= _release(entry["removed"]) for entry in _removed().get(library, {}).get("keywords", ()))
+    """Does `keyword=` of `library`'s `from_pretrained` of a model class raise on the target `releases`?"""
+    return keyword in removed_keywords(model_from_pretrained(library), releases)
 
 
 def before_post_init(library: str, releases: Mapping[str, Release]) -> frozenset[str]:
@@ -595,12 +592,29 @@ def before_post_init(library: str, releases: Mapping[str, Release]) -> frozenset
                      and release >= _release(entry["removed"]) for method in entry["methods"])
 
 
-def removed_keywords(qualname: str, releases: Mapping[str, Release]) -> frozenset[str]:
-    """The keywords the function `qualname` (`pandas.read_csv`) no longer takes on the target `releases`
-    (data/removed.json `keywords` with `functions`): passing one raises TypeError."""
-    return frozenset(name for library, group in _removed().items() if (release := releases.get(library)) is not None
-                     for entry in group.get("keywords", ()) if qualname in entry.get("functions", ()) and release >= _release(entry["removed"])
-                     for name in entry["names"])
+def model_from_pretrained(library: str) -> str:
+    """The callable `from_pretrained` of any (PyTorch) model class of `library`, as `removed_keywords` knows it: what the
+    data/removed.json `keywords` entries without `functions` are of."""
+    return f"{library}.<model class>.from_pretrained"
+
+
+def removed_keywords(callable_: str, releases: Mapping[str, Release]) -> frozenset[str]:
+    """The keywords the callable `callable_` no longer takes on the target `releases`: passing one raises TypeError. A
+    function by its qualified name (`pandas.read_csv`, data/removed.json `keywords` with `functions`), or
+    `model_from_pretrained(library)` (`keywords` without `functions`)."""
+    return frozenset(name for library, names, removed in _removed_keyword_index().get(callable_, ())
+                     if (release := releases.get(library)) is not None and release >= removed for name in names)
+
+
+@functools.cache
+def _removed_keyword_index() -> dict[str, list[tuple[str, frozenset[str], Release]]]:
+    """Callable -> (library, keywords, the release that removed them) of data/removed.json's `keywords`."""
+    found: dict[str, list[tuple[str, frozenset[str], Release]]] = {}
+    for library, group in _removed().items():
+        for entry in group.get("keywords", ()):
+            for callable_ in entry.get("functions", [model_from_pretrained(library)]):
+                found.setdefault(callable_, []).append((library, frozenset(entry["names"]), _release(entry["removed"])))
+    return found
 
 
 def removed_methods(cls: str, releases: Mapping[str, Release]) -> frozenset[str]:

@@ -9,7 +9,7 @@ file's own functions, classes, loaders and configuration. UNKNOWN is the one sen
 treats as "say nothing": precision beats recall.
 
 The modules import in one direction, each only from those before it:
-`nodes` (the data model, UNKNOWN, tree helpers) <- `names` (library vocabulary) <- `walker` (the one walk that
+`nodes` (the data model, UNKNOWN, tree helpers) <- `names` (library vocabulary, the names a script gives its labels) <- `walker` (the one walk that
 records a file) and `bindings` (which binding events a read sees) <- `model` (the semantic model) <- `abstract`
 (the abstract values) <- `runs` (where a function's code runs, seen from the scope around it) <- `functions` (the
 file's own functions: callees, arguments, returns) <- the parts of the evaluator, each knowing Python and no
@@ -21,7 +21,11 @@ a value), `sharing` (aliasing and change in place) <- `evaluator` (`Evaluation`:
 `brain/*` (the library models the evaluator runs: tables and small hooks, one module per library
 family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `uses` (where a value goes: the
 reads that consume it, through names, conversions and returns to the file's callers) <- `training`,
-`labels`, `loops`, `tensors` (where a training step's values came from), `trainable` (the weights a run really trains:
+`loops`, the label queries (`file_reads`: the local data file a read call reads <- `frame_columns`: the columns a script
+renames, reads into its labels and rewrites, and `frame_rows`: whether a frame keeps its file's rows <- `data_labels`:
+the label values counted from that file <- `labels`: a classifier's labels, the known label values, regression losses;
+`token_labels`: the ignore index, the collators and tokenizer calls that make labels), `tensors` (where a training
+step's values came from), `trainable` (the weights a run really trains:
 frozen bodies, fresh heads, what a keras optimizer is compiled into), `weights` (float16 models and
 what trains them), `flow` (what a value is built from, as written), `guards` (the feature tests, `try`s and version branches a line
 runs under), `inspection` (reads that only look
@@ -35,7 +39,11 @@ the model (and `stops` the knowledge's lists of the names a library exports).
 """
 
 from bertlint.facts.core import Facts
-from bertlint.facts.labels import LABEL_NAMES, Classifier, KnownLabels, at_pad_positions, classifier, column_renames, data_file_of, data_file_rows_of, ignore_index_markers, is_label_call, known_labels, label_building_collators, label_columns, never_served, regression_loss, rewritten_columns
+from bertlint.facts.labels import Classifier, KnownLabels, classifier, known_labels, regression_loss
+from bertlint.facts.token_labels import at_pad_positions, ignore_index_markers, is_label_call, label_building_collators, never_served
+from bertlint.facts.file_reads import data_file_of
+from bertlint.facts.frame_columns import column_renames, label_columns, rewritten_columns
+from bertlint.facts.frame_rows import data_file_rows_of
 from bertlint.facts.branches import not_taken
 from bertlint.facts.liveness import NEVER, PROBABLY_NOT, RUNS, Liveness, is_script, liveness, unreached
 from bertlint.facts.stops import Stop, run_stops
@@ -44,7 +52,7 @@ from bertlint.facts.loops import (
     misplaced_clips, never_steps, steps_every_n, under_grad_mode,
 )
 from bertlint.facts.model import Runtime
-from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
+from bertlint.facts.names import ENCODE_METHODS, LABEL_NAMES, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Definition, Event, Scope, Store, Variable, dotted, iter_children, literal, names_in, walk
 from bertlint.facts.training import (
     EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, asks_for_tpu, feeds_layout_model, eos_as_pad, eos_pad_in_force, chunk_length, in_call_to, longest_of_a_set, map_calls, map_functions, mapped_function, mixed_precision, only_called_directly, only_evaluated, eos_in_data, gpu_card, same_tokenizer, trained_trainers, pad_guarded, padding_at, padding_of, padding_side, run_anchor, runs_on_mps,
@@ -68,7 +76,7 @@ __all__ = [
     # nodes
     "UNKNOWN", "Call", "ClassDef", "Definition", "Event", "Scope", "Store", "Variable", "dotted", "iter_children", "literal", "names_in", "walk",
     # names
-    "ENCODE_METHODS", "TRAINING_ARGS_CLASSES", "TRANSFORMERS_ROOTS", "is_model_class", "is_tokenizer_class", "is_trainer_class", "is_transformers_name", "model_head",
+    "ENCODE_METHODS", "LABEL_NAMES", "TRAINING_ARGS_CLASSES", "TRANSFORMERS_ROOTS", "is_model_class", "is_tokenizer_class", "is_trainer_class", "is_transformers_name", "model_head",
     # core
     "Facts", "Runtime",
     # liveness
@@ -84,7 +92,15 @@ __all__ = [
     "only_called_directly", "only_evaluated", "eos_in_data", "same_tokenizer", "trained_trainers", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor", "runs_on_mps",
     "structured_tokenizer", "text_container", "tokenizer_load_of", "tokenizer_names", "training_arg", "training_field", "uses_peft", "weight_dtype",
     # labels
-    "LABEL_NAMES", "Classifier", "KnownLabels", "at_pad_positions", "classifier", "column_renames", "data_file_of", "data_file_rows_of", "ignore_index_markers", "is_label_call", "known_labels", "label_building_collators", "label_columns", "never_served", "regression_loss", "rewritten_columns",
+    "Classifier", "KnownLabels", "classifier", "known_labels", "regression_loss",
+    # token_labels
+    "at_pad_positions", "ignore_index_markers", "is_label_call", "label_building_collators", "never_served",
+    # file_reads
+    "data_file_of",
+    # frame_columns
+    "column_renames", "label_columns", "rewritten_columns",
+    # frame_rows
+    "data_file_rows_of",
     # loops
     "GRAD_MODES", "NO_GRAD_MODES", "MisplacedClip", "TrainingLoop", "calls_reached", "epoch_loop", "epochs_of", "float_cast", "forward_model", "grad_mode", "in_context", "in_training_step", "iterated_loader",
     "is_clip", "is_model_call", "misplaced_clips", "never_steps", "steps_every_n", "under_grad_mode",

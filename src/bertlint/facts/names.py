@@ -1,4 +1,5 @@
-"""Name classification: which qualified names are transformers tokenizers, models, trainers and training arguments."""
+"""Name classification: which qualified names are transformers tokenizers, models, trainers and training arguments, and
+the names a script gives its labels."""
 
 from __future__ import annotations
 
@@ -65,6 +66,8 @@ def model_head(class_name: str) -> str:
 
 ENCODE_METHODS = frozenset({"__call__", "encode_plus", "batch_encode_plus", "encode", "prepare_seq2seq_batch"})
 TRAINING_ARGS_CLASSES = ("TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig", "DPOConfig", "RewardConfig")
+# The names a script gives its labels (`labels`, `y_train`, ...): read as label variables and label columns.
+LABEL_NAMES = frozenset({"labels", "label", "y", "y_train", "train_labels", "targets", "target", "train_y", "ytrain", "classes"})
 BUILTINS = frozenset({"int", "float", "str", "len", "list", "dict", "tuple", "range", "round", "min", "max", "sum", "abs", "print", "open", "set", "sorted", "zip", "enumerate", "map", "bool", "isinstance", "super", "iter", "next", "getattr"})
 
 

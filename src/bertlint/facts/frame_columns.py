@@ -1,0 +1,197 @@
+"""Frame columns: which columns of a pandas frame or dataset a script renames, reads into its labels, and rewrites with
+other values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from bertlint import knowledge
+from bertlint.facts.file_reads import read_header
+from bertlint.facts.names import LABEL_NAMES
+from bertlint.facts.nodes import Call, dotted, literal
+from bertlint.facts.values import Values as Facts
+
+
+def column_renames(facts: Facts) -> list[tuple[Any, Any, Call]]:
+    """(old, new, call) column names from `ds.rename_column(old, new)`, `rename_columns({...})`, `df.rename(columns={...})`
+    (datasets `Dataset.rename_column(original_column_name, new_column_name)` / `rename_columns(column_mapping)`, pandas
+    `DataFrame.rename(columns=...)`)."""
+    out = []
+    for call in facts.calls:
+        if call.method == "rename_column" and len(call.positional) == 2:
+            old, new = (facts.value(a.value, call.scope, order=call.order) for a in call.positional)
+            out.append((old, new, call))
+        elif call.method in ("rename_columns", "rename"):
+            arg = call.kwargs.get("columns") if call.method == "rename" else call.arg(0, "column_mapping")
+            mapping = facts.value(arg.value, call.scope, order=call.order) if arg is not None else None
+            if isinstance(mapping, dict):
+                out.extend((old, new, call) for old, new in mapping.items())
+    return out
+
+
+# Encoders that give each class one code, so the class counts of the column they encode survive them (scikit-learn
+# preprocessing.LabelEncoder / OrdinalEncoder: `fit_transform(y)` / `transform(y)` return one code per value).
+_CODING_ENCODERS = frozenset({"sklearn.preprocessing.LabelEncoder", "sklearn.preprocessing.OrdinalEncoder"})
+_USUAL_LABEL_COLUMNS = ("label", "labels", "target", "class", "y")
+
+
+def label_columns(facts: Facts) -> list[str]:
+    """Columns the script treats as labels, then the usual names: a column renamed to a label name, a column read into
+    `df["label"]` or a label-named variable (`labels = df["sentiment"].map(...)`), directly or coded by a label encoder
+    (`df["label"] = LabelEncoder().fit_transform(df["emotion"])`)."""
+    sources = [(old, None, None) for old, new, _ in column_renames(facts) if new in LABEL_NAMES]
+    sources += [(store.value, store.scope, store.order) for store in facts.stores if isinstance(store.target, cst.Subscript) and store.key in LABEL_NAMES]
+    sources += [(value, variable.scope, variable.after) for variable in facts.variables if variable.name.lower() in LABEL_NAMES for value in variable.written]
+    return [column for column in (_column_read(facts, *source) or _column_at(facts, *source) for source in sources) if column] + list(_USUAL_LABEL_COLUMNS)
+
+
+def _column_read(facts: Facts, source: Any, scope: Any, order: int | None) -> str | None:
+    """`"sentiment"` for a column name, `df["sentiment"]`, `df["sentiment"].map(...)`, `df["sentiment"].values`, the
+    column named by a constant (`target = "Exited"; y = df[target]`), and the same coded by a label encoder
+    (`encoder.fit_transform(df["sentiment"])`)."""
+    if isinstance(source, str):
+        return source
+    node = _coded(facts, source, scope, order) or source
+    while isinstance(node, (cst.Attribute, cst.Call)):
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            return _column_attribute(facts, node, scope, order)
+        node = node.value if isinstance(node, cst.Attribute) else node.func
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        key = node.slice[0].slice.value
+        column = literal(key) if scope is None else facts.value(key, scope, order=order)
+        return column if isinstance(column, str) else None
+    return None
+
+
+# Frame methods that change its columns in place (`inplace=True` on any method does too).
+_COLUMN_MUTATORS = frozenset({"pop", "insert", "set_axis"})
+
+
+def _column_at(facts: Facts, source: Any, scope: Any, order: int | None) -> str | None:
+    """The header name of the column `frame.iloc[:, i]` reads (`y = dataset.iloc[:, -1].values`), where `frame` is bound
+    once to a plain read of a local CSV/TSV file and nothing writes into it or changes its columns in place."""
+    if scope is None or not isinstance(source, cst.BaseExpression):
+        return None
+    node = source
+    while isinstance(node, (cst.Attribute, cst.Call)):
+        node = node.value if isinstance(node, cst.Attribute) else node.func
+    if not isinstance(node, cst.Subscript) or not isinstance(node.value, cst.Attribute) or node.value.attr.value != "iloc" or len(node.slice) != 2:
+        return None
+    rows, column = (element.slice for element in node.slice)
+    if not isinstance(rows, cst.Slice) or any(part is not None for part in (rows.lower, rows.upper, rows.step)) or not isinstance(column, cst.Index):
+        return None
+    named = _located_column(facts, column.value, node.value.value, scope, order)
+    if named is not None:
+        return named
+    index = facts.value(column.value, scope, order=order)
+    frame = node.value.value
+    if not isinstance(index, int) or isinstance(index, bool) or not isinstance(frame, cst.Name):
+        return None
+    if any(isinstance(c.receiver, cst.Name) and c.receiver.value == frame.value and (c.method in _COLUMN_MUTATORS or "inplace" in c.kwargs) for c in facts.calls):
+        return None
+    if any(isinstance(store.target, (cst.Attribute, cst.Subscript)) and isinstance(store.target.value, cst.Name) and store.target.value.value == frame.value for store in facts.stores):
+        return None
+    names = read_header(facts, frame, scope, order)
+    return names[index] if names and -len(names) <= index < len(names) else None
+
+
+def _column_attribute(facts: Facts, node: cst.Attribute, scope: Any, order: int | None) -> str | None:
+    """`"v1"` for `df.v1`, where `df` is bound once to a plain read of a local CSV/TSV file whose header names `v1` and
+    `v1` is no attribute or method of a DataFrame (`df.size`, `df.T`, `df.values` are never columns: pandas falls back
+    to the columns only where attribute lookup fails)."""
+    column = node.attr.value
+    if scope is None or column.startswith("_") or column in knowledge.pandas_frame_attributes():
+        return None
+    names = read_header(facts, node.value, scope, order)
+    return column if names and column in names else None
+
+
+def _located_column(facts: Facts, expr: cst.BaseExpression, frame: cst.BaseExpression, scope: Any, order: int | None) -> str | None:
+    """`"Exited"` for `frame.columns.get_loc("Exited")` (pandas `Index.get_loc(key)`: the position of that column in
+    the same frame), so `frame.iloc[:, frame.columns.get_loc("Exited")]` reads the column by its name."""
+    if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Attribute) or expr.func.attr.value != "get_loc":
+        return None
+    owner = expr.func.value
+    if not isinstance(owner, cst.Attribute) or owner.attr.value != "columns" or dotted(owner.value) is None or dotted(owner.value) != dotted(frame):
+        return None
+    if len(expr.args) != 1 or expr.args[0].keyword is not None or expr.args[0].star:
+        return None
+    column = facts.value(expr.args[0].value, scope, order=order)
+    return column if isinstance(column, str) else None
+
+
+def _coded(facts: Facts, node: Any, scope: Any, order: int | None) -> cst.BaseExpression | None:
+    """What `encoder.fit_transform(x)` / `encoder.transform(x)` codes (`x`), where the encoder is made by one of
+    `_CODING_ENCODERS` (`LabelEncoder()` itself, or a name bound to it)."""
+    if scope is None or not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute) or node.func.attr.value not in ("fit_transform", "transform"):
+        return None
+    if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+        return None
+    made = facts.definition(node.func.value, scope, order, identity=True)
+    maker = facts.call_of(made.value) if made is not None and isinstance(made.value, cst.Call) else None
+    return node.args[0].value if maker is not None and maker.qualname in _CODING_ENCODERS else None
+
+
+def without_one_to_one_cast(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`df["stars"]` for `df["stars"].astype(int)` (an integer column cast to int keeps its values) and for
+    `df["stars"].astype("category").cat.codes` (each category its own code: one-to-one)."""
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "codes" and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "cat":
+        inner = expr.value.value
+        if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.func.attr.value == "astype" and len(inner.args) == 1 and literal(inner.args[0].value) == "category":
+            return inner.func.value
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "astype" and len(expr.args) == 1:
+        if dotted(expr.args[0].value) in ("int", "np.int64", "numpy.int64") or literal(expr.args[0].value) in ("int", "int64"):
+            return expr.func.value
+    return expr
+
+
+def rewritten_columns(facts: Facts) -> frozenset[str]:
+    """Columns the script rewrites in place with other values (`df["quality"] = df["quality"].apply(bin)`,
+    `df["y"].replace(old, new, inplace=True)`): their counts in the file are not the ones that train. A one-to-one recoding
+    of the column keeps its counts: a label encoder (`LabelEncoder().fit_transform(df["y"])`), `.map`/`.replace` with a
+    dict literal of distinct literal values, `.astype(...)`, or a copy of another column."""
+    rewritten = set()
+    for store in facts.stores:
+        key = store.key
+        if key is not None and isinstance(store.target, cst.Subscript) and not _recodes(facts, store.value, key, store.scope, store.order):
+            rewritten.add(key)  # and the column it is derived from (`df["label"] = df["stars"].apply(...)`), whose raw counts label_columns would read
+            rewritten.update(column for column in [_column_read(facts, store.value, None, None)] if column is not None)
+    for call in facts.calls:
+        receiver = call.receiver
+        if "inplace" in call.kwargs and isinstance(receiver, cst.Subscript) and len(receiver.slice) == 1:
+            index = receiver.slice[0].slice
+            if isinstance(index, cst.Index) and isinstance(literal(index.value), str):
+                rewritten.add(literal(index.value))
+    return frozenset(rewritten)
+
+
+def _one_to_one(facts: Facts, mapping: Any, scope: Any, order: int) -> bool:
+    """A `.map`/`.replace` mapping taken to recode one-to-one: a dict literal of distinct literal values, a dict
+    comprehension (`{name: i for i, name in enumerate(names)}`), or a name whose value is not known to map two keys to
+    one value (`label2id`). A function or lambda (`.map(lambda s: s > 3)`) is not."""
+    if isinstance(mapping, cst.DictComp):
+        return True
+    if not isinstance(mapping, (cst.Dict, cst.Name, cst.Attribute)):
+        return False
+    known = facts.value(mapping, scope, order=order)
+    if isinstance(known, dict):
+        return len(set(map(repr, known.values()))) == len(known)
+    return not isinstance(mapping, cst.Dict)  # a dict literal whose values are not known: unknown
+
+
+def _recodes(facts: Facts, value: cst.BaseExpression, key: str, scope: Any, order: int) -> bool:
+    """`value` stored into column `key` keeps that column's counts: it reads another column as it is (a copy or rename),
+    or recodes `key` itself one-to-one."""
+    coded = _coded(facts, value, scope, order)
+    source = without_one_to_one_cast(coded if coded is not None else value)
+    if isinstance(source, cst.Call) and isinstance(source.func, cst.Attribute) and source.func.attr.value in ("map", "replace"):
+        mapping = source.args[0].value if len(source.args) == 1 and source.args[0].keyword is None else None
+        if not _one_to_one(facts, mapping, scope, order):
+            return False
+        source = source.func.value
+    if isinstance(source, cst.Subscript) and len(source.slice) == 1 and isinstance(source.slice[0].slice, cst.Index):
+        column = literal(source.slice[0].slice.value)
+        return isinstance(column, str) and (column != key or coded is not None or source is not value)
+    return False
