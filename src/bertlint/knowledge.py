@@ -579,11 +579,6 @@ def _removed_modules() -> dict[str, tuple[str, Release]]:
     return found
 
 
-def removed_keyword(library: str, keyword: str, releases: Mapping[str, Release]) -> bool:
-    """Does `keyword=` of `library`'s `from_pretrained` of a model class raise on the target `releases`?"""
-    return keyword in removed_keywords(model_from_pretrained(library), releases)
-
-
 def before_post_init(library: str, releases: Mapping[str, Release]) -> frozenset[str]:
     """The methods that a subclass of `library`'s `*PreTrainedModel` base may not call in its `__init__` before
     `self.post_init()` on the target `releases` (data/removed.json: `init_weights` from transformers 5.0 on)."""

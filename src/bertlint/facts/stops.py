@@ -516,7 +516,7 @@ def _removed_api(facts: Model, stmt: cst.CSTNode) -> bool:
             keywords = {arg.keyword.value for arg in node.args if arg.keyword is not None}
             if is_model_class(owner) and not owner.rpartition(".")[2].startswith(("TF", "Flax")) and "trust_remote_code" not in keywords \
                     and not any(arg.star == "**" for arg in node.args) \
-                    and any(knowledge.removed_keyword("transformers", keyword, releases) for keyword in keywords):
+                    and keywords & knowledge.removed_keywords(knowledge.model_from_pretrained("transformers"), releases):
                 return True  # a Hub model's own class (`trust_remote_code=`, maybe in `**kwargs`) may take any keyword
     return False
 
