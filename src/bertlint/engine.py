@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import math
 import re
@@ -288,7 +289,7 @@ def newer_syntax(source: str) -> bool:
 # refuses and another accepts ("asynchronous comprehension outside of an asynchronous function" inside an async
 # function's comprehension: refused by 3.10, accepted from 3.11; `__debug__` as a parameter: refused from 3.12), and
 # limits ("too many statically nested blocks").
-COMPILE_TIME_ERRORS = tuple(re.compile(pattern) for pattern in (
+COMPILE_TIME_ERRORS = (
     r"'return' outside function$", r"'yield' outside function$", r"'await' outside function$",
     r"'await' outside async function$", r"'async with' outside async function$", r"'async for' outside async function$",
     r"'yield from' inside async function$", r"'return' with value in async generator$",
@@ -301,12 +302,18 @@ COMPILE_TIME_ERRORS = tuple(re.compile(pattern) for pattern in (
     r"annotated name '\w+' can't be (?:global|nonlocal)$",
     r"from __future__ imports must occur at the beginning of the file$", r"future feature \w+ is not defined$",
     r"default 'except:' must be last$",
-))
+)
+
+
+@functools.cache
+def _compile_time_errors() -> re.Pattern[str]:
+    """`COMPILE_TIME_ERRORS` as one pattern, compiled the first time a file fails to compile (most runs never)."""
+    return re.compile("|".join(f"(?:{pattern})" for pattern in COMPILE_TIME_ERRORS))
 
 
 def compile_time_error(exc: SyntaxError) -> bool:
     """Is `exc`, raised compiling a source the running Python parsed, one of `COMPILE_TIME_ERRORS`?"""
-    return any(pattern.match(str(exc.msg)) for pattern in COMPILE_TIME_ERRORS)
+    return _compile_time_errors().match(str(exc.msg)) is not None
 
 
 def _compile_time_error(source: str) -> tuple[str, int, int] | None:

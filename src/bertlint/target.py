@@ -107,8 +107,16 @@ class Targets:
         self._files: dict[Path, tuple[tuple[str, list[str]], ...]] = {}  # resolved folder -> the requirement files from it up to the root
         self._installed: dict[str, Pin | None] = {}  # library -> where the project runs
         self._launched: dict[Path, dict[str, tuple[tuple[list[str], str], ...]]] = {}  # resolved folder -> its launchers' installs by script
+        self._targets: dict[tuple[Path, str | None], Target] = {}  # (file, the text read for its own pins) -> its target
 
     def __call__(self, path: Path, text: str | None = None) -> Target:
+        """The file's target; asked again for the same file and text (the cache's key, then the lint), the same answer."""
+        key = (path, text)
+        if key not in self._targets:
+            self._targets[key] = self._target(path, text)
+        return self._targets[key]
+
+    def _target(self, path: Path, text: str | None) -> Target:
         here = self._folder(path)
         transformers = self._pinned("transformers", path, text, here)
         libraries = {library: self._pinned(library, path, text, here) or self._required(transformers, library)
