@@ -391,6 +391,42 @@ def test_bl608_fix_renames_the_batch_keyword():
     assert "self.tokenizer(text=list(rows))" in text  # `rows` may be any iterable: the tokenizer takes a list
 
 
+@pytest.mark.parametrize("method, text", [("batch_encode_plus", '["a b", "a"]'), ("encode_plus", '"a b"')])
+def test_bl608_fix_keeps_the_padding_pad_to_max_length_asked_for(method, text):
+    """BL608 alone (BL101 is in preview): `tokenizer(...)` on 5.x ignores `pad_to_max_length=` without a word, so the
+    fix writes `padding="max_length"`; the fixed call, run on the installed transformers, pads to `max_length`."""
+    source = HEADER + f"enc = tok.{method}({text}, max_length=8, pad_to_max_length=True, truncation=True)\n"
+    finding, = only("BL608", source)
+    assert 'padding="max_length"' in finding.help
+    text_fixed = fixed("BL608", source)
+    assert f'enc = tok({text}, max_length=8, padding="max_length", truncation=True)' in text_fixed
+    tok = _tiny_tokenizer()
+    enc = eval(text_fixed.splitlines()[-1].split(" = ", 1)[1], {"tok": tok})
+    ids = enc["input_ids"] if method == "batch_encode_plus" else [enc["input_ids"]]
+    assert all(len(row) == 8 for row in ids)
+    ignored = tok(["a b", "a"], max_length=8, pad_to_max_length=True, truncation=True)["input_ids"]
+    assert [len(row) for row in ignored] == [4, 3]  # the fact the fix rests on: the keyword pads nothing on 5.x
+
+
+@pytest.mark.parametrize("value", ["flag", "True, **opts"])
+def test_bl608_fix_with_an_uncertain_pad_to_max_length_is_unsafe(value):
+    source = HEADER + f'opts = {{}}\nflag = input() == "y"\nenc = tok.batch_encode_plus(["a", "b"], pad_to_max_length={value})\n'
+    finding, = only("BL608", source)
+    assert "padding=" in finding.help
+    assert (finding.fix is None) if "**" in value else (finding.fix.applicability == "unsafe")  # `**opts`: no fix at all
+
+
+def _tiny_tokenizer():
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "a", "b"]
+    inner = Tokenizer(models.WordPiece({w: i for i, w in enumerate(vocab)}, unk_token="[UNK]"))
+    inner.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    inner.post_processor = processors.TemplateProcessing(single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
+    return PreTrainedTokenizerFast(tokenizer_object=inner, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]")
+
+
 def test_bl608_silent_for_tokenizers_that_keep_encode_plus():
     source = 'from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained("microsoft/layoutlmv3-base")\nenc = tok.encode_plus(words, boxes=boxes)\n'
     assert only("BL608", source) == []

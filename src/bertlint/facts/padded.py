@@ -22,6 +22,17 @@ from bertlint.facts.values import Values as Facts
 PAD_TOKENS = ("[PAD]", "<pad>")
 
 
+def padding_for_pad_to_max_length(facts: Facts, call: Call) -> str | None:
+    """The `padding=` argument (source text) that does what the call's `pad_to_max_length=` did before transformers
+    stopped reading it (`True`: `"max_length"`; `False`: `False`), or None when the call passes none or its value is
+    not certain (a fix writes only a certain value)."""
+    arg = call.kwargs.get("pad_to_max_length")
+    if arg is None:
+        return None
+    value = facts.value(arg.value, call.scope, order=call.order, cli=False)
+    return '"max_length"' if value is True else "False" if value is False else None
+
+
 def padded_ids(facts: Facts, ids: Binding | None, version: tuple[int, ...]) -> str | None:
     """Why these ids are padded (words for a message), or None when they may not be (on the target version)."""
     if ids is None or ids.kind != "ids":

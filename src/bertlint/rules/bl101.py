@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bertlint import versions
-from bertlint.facts import ENCODE_METHODS, UNKNOWN, Call, Facts, fed_alone, is_transformers_name, structured_tokenizer
+from bertlint.facts import ENCODE_METHODS, Call, Facts, fed_alone, is_transformers_name, padding_for_pad_to_max_length, structured_tokenizer
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -28,8 +28,7 @@ class PadToMaxLengthDeprecated(Rule):
             speed = _tokenizer_speed(facts, call)
             if _padded_anyway(ctx, call, speed) or fed_alone(facts, call) and not _raises(ctx, speed):
                 continue  # padded by `padding=` anyway; or one example the model reads alone, where padding changes nothing
-            value = facts.value(arg.value, call.scope, order=call.order, cli=False)  # a fix writes only a certain value
-            replacement = {True: '"max_length"', False: "False"}.get(value) if value is not UNKNOWN else None
+            replacement = padding_for_pad_to_max_length(facts, call)
             fix = None
             padding = replacement or '"max_length"'
             help = f"use `padding={padding}` instead (with `max_length=N, truncation=True`)"

@@ -4,8 +4,11 @@ itself where the text's shape is one `tokenizer(...)` takes (preconditions: rule
 from __future__ import annotations
 
 from bertlint import versions
-from bertlint.facts import Call, Facts, Failure, structured_tokenizer, text_container
+from bertlint.facts import Call, Facts, Failure, padding_for_pad_to_max_length, structured_tokenizer, text_container
 from bertlint.rules import Context, Replacement, Rule
+
+
+DEFAULT_PADDING = '"max_length"'  # what `pad_to_max_length=True`, the keyword's usual value, did
 
 
 class EncodePlusRemoved(Rule):
@@ -27,7 +30,7 @@ class EncodePlusRemoved(Rule):
         for call in facts.tokenizer_calls:
             if call.method not in removed or structured_tokenizer(facts, call):
                 continue
-            fix, unsafe, help = (_batch_fix if call.method == "batch_encode_plus" else _single_fix)(facts, call)
+            fix, unsafe, help = _keep_padding(facts, call, *(_batch_fix if call.method == "batch_encode_plus" else _single_fix)(facts, call))
             ctx.report(
                 call.node.func,
                 f"`{call.method}` was removed in transformers 5 (target {ctx.version_text()}): this call raises "
@@ -73,3 +76,23 @@ def _single_fix(facts: Facts, call: Call) -> tuple[list[Replacement] | None, boo
     return fix, True, ("call the tokenizer itself: `tokenizer(text, ...)` encodes one string as `encode_plus` did, but "
                        "a list is a batch for it where `encode_plus` read one pretokenized sequence or a pair; check "
                        "that `text` is one string (the fix is unsafe because the file does not show it)")
+
+
+def _keep_padding(facts: Facts, call: Call, fix: list[Replacement] | None, unsafe: bool,
+                  help: str | None) -> tuple[list[Replacement] | None, bool, str | None]:
+    """The fix and help of a call that passes `pad_to_max_length=`: `tokenizer(...)` on transformers 5 ignores that
+    keyword without a word, so the renamed call would stop padding (checked on 5.24: `pad_to_max_length=True,
+    max_length=8` returns unpadded ids); the fix also writes the `padding=` that does what it did, where certain."""
+    arg = call.kwargs.get("pad_to_max_length")
+    if arg is None:
+        return fix, unsafe, help
+    padding = padding_for_pad_to_max_length(facts, call)
+    advice = (f"and pass `padding={padding or DEFAULT_PADDING}` for `pad_to_max_length=`, which `tokenizer(...)` "
+              "ignores without a word on transformers 5")
+    if fix is None:
+        return None, unsafe, f"{help or 'call the tokenizer itself'}; {advice}"
+    if padding is None or "padding" in call.kwargs or call.has_star_args:
+        return fix, True, (f"{help or EncodePlusRemoved.help}; {advice} (the fix is unsafe: it keeps "
+                           "`pad_to_max_length=`, whose value or company the file does not make certain)")
+    return [*fix, Replacement(arg.keyword, "padding"), Replacement(arg.value, padding)], unsafe, \
+        f"{help or 'call the tokenizer itself'}, {advice}"
