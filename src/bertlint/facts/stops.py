@@ -172,8 +172,10 @@ def _stops_and_classes(facts: Model) -> tuple[tuple[Stop, ...], frozenset[cst.Cl
     autos = _auto_names(facts.module, bound)
     own = {f.name.value: f for f in facts.module.body if isinstance(f, cst.FunctionDef) and bound.get(f.name.value) == 1}
     classes = {c.name.value: c for c in facts.module.body if isinstance(c, cst.ClassDef) and bound.get(c.name.value) == 1}
-    methods = {id(m): cls for cls in classes.values() for m in methods_of(cls).values()}
-    subclassed = {dotted(base.value) for node in walk(facts.module) if isinstance(node, cst.ClassDef) for base in node.bases}
+    defined = {id(cls): methods_of(cls) for cls in classes.values()}  # each class's methods, read once
+    methods = {id(m): cls for cls in classes.values() for m in defined[id(cls)].values()}
+    subclassed = {dotted(base.value) for node in walk(facts.module) if isinstance(node, cst.ClassDef)
+                  for base in node.bases} if classes else set()  # the tree walked only where the file has a class
     stops: dict[cst.CSTNode, tuple[cst.CSTNode, bool] | None] = {}
 
     def stop_of(scope: cst.Module | cst.FunctionDef) -> tuple[cst.CSTNode, bool] | None:
@@ -195,9 +197,9 @@ def _stops_and_classes(facts: Model) -> tuple[tuple[Stop, ...], frozenset[cst.Cl
         if isinstance(func, cst.Name):
             if func.value in own:
                 return reached(own[func.value])
-            return reached(_constructor(classes[func.value])) if func.value in classes else None
+            return reached(_constructor(classes[func.value], defined[id(classes[func.value])])) if func.value in classes else None
         if cls is not None and isinstance(func, cst.Attribute) and dotted(func.value) == "self" and cls.name.value not in subclassed:
-            return reached(methods_of(cls).get(func.attr.value))
+            return reached(defined[id(cls)].get(func.attr.value))
         return None
 
     found_stops = tuple(Stop(scope, *stop) for scope in (facts.module, *functions) if (stop := stop_of(scope)) is not None)
@@ -212,10 +214,9 @@ def methods_of(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
     return {f.name.value: f for f in defined if names.count(f.name.value) == 1}
 
 
-def _constructor(cls: cst.ClassDef) -> cst.FunctionDef | None:
-    """The `__init__` that `cls(...)` certainly runs: its own, where no decorator, metaclass or `__new__` may make
-    something else."""
-    methods = methods_of(cls)
+def _constructor(cls: cst.ClassDef, methods: dict[str, cst.FunctionDef]) -> cst.FunctionDef | None:
+    """The `__init__` that `cls(...)` certainly runs (`methods`: its `methods_of`): its own, where no decorator,
+    metaclass or `__new__` may make something else."""
     if cls.decorators or cls.keywords or "__new__" in methods:
         return None
     return methods.get("__init__")
