@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from bertlint import versions
-from bertlint.facts import UNKNOWN, Failure
+from bertlint.facts import UNKNOWN, Facts, Failure
 from bertlint.rules import Context, Replacement, Rule
-from bertlint.rules.symbols import symbol_uses
+from bertlint.rules.symbols import SymbolUse, symbol_uses
 
 
 class LibraryDrift(Rule):
@@ -45,8 +45,19 @@ class LibraryDrift(Rule):
             severity, text, _ = found
             name = f"{use.module}.{use.name}"
             message = f"`{name}` {text}" + (f": this line raises {use.error(templates)}" if severity == "error" else "")
-            help = use.entry.extra.get("help") or (f"use `{use.entry.replacement}` instead" if use.entry.replacement else self.help)
-            ctx.report(use.node, message, help=help, severity=severity, failure=use.failure(templates, severity == "error", self.library))
+            ctx.report(use.node, message, help=self._symbol_help(ctx.facts, use), severity=severity, failure=use.failure(templates, severity == "error", self.library))
+
+    def _symbol_help(self, facts: Facts, use: SymbolUse) -> str:
+        """An import the file never uses: delete it. A row whose replacement takes the same arguments (`call`): the
+        file's own calls, rewritten (`evaluate.load("rouge")` for `load_metric("rouge")`), else the row's `otherwise`.
+        Else the row's help, its replacement, or the rule's."""
+        if (local := use.unused(facts)) is not None:
+            return f"delete the import: the script never uses `{local}`"
+        row = use.entry.extra
+        if (spec := row.get("call")) is not None:
+            calls = use.call_in_place(facts, spec)
+            return row["help"].format(call=", ".join(f"`{c}`" for c in calls) if calls else spec["otherwise"])
+        return row.get("help") or (f"use `{use.entry.replacement}` instead" if use.entry.replacement else self.help)
 
     def _keywords(self, ctx: Context, group: str, callables: list[str], version: versions.Version, source: str) -> None:
         table, error = versions.keywords(group, self.library)
