@@ -10,7 +10,7 @@ import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts import Failure
-from bertlint.versions import Lifecycle, symbols
+from bertlint.versions import Lifecycle, Version, data, symbols
 
 if TYPE_CHECKING:
     from bertlint.facts import Call, Facts
@@ -67,6 +67,17 @@ class SymbolUse:
         """What the finding predicts: the error of `error` where the line raises, else nothing raised."""
         replacement = (self.entry.replacement or "").rsplit(".", 1)[-1]
         return Failure.of(self.error(templates) if raises else "", self.name, replacement, library=library)
+
+
+def exported_at(module: str, name: str, version: Version, library: str = "transformers") -> bool:
+    """Does `from module import name` import on the target `version` of `library`, as bertlint's tables tell? Some
+    release exported it (data/exports.json), and no release up to the target removed it: neither a removal no rule
+    reports (data/removed.json: `AutoModelWithLMHead` from 5.0) nor one of the library's symbol groups (`AdamW`)."""
+    exported = knowledge.exported_names(module)
+    if exported is None or name not in exported or knowledge.removed_import(module, name, {library: tuple(version)}):
+        return False
+    entries = (_match(symbols(group, library)[0], f"{module}.{name}", library) for group in data(library).get("symbols", {}))
+    return not any(entry is not None and entry.status(version) == "removed" for entry in entries)
 
 
 def _framework_module(module: str) -> bool:
