@@ -34,7 +34,7 @@ class LibraryDrift(Rule):
             self._symbols(ctx, group, version, source)
         for group, table in knowledge.get("keywords", {}).items():
             if not ctx.facts.imported(*table.get("patched_by", ())):  # `import unsloth` makes trl's trainers take them
-                self._keywords(ctx, group, table["callables"], version, source)
+                self._keywords(ctx, group, table["callables"], version, source, table.get("args"))
 
     def _symbols(self, ctx: Context, group: str, version: versions.Version, source: str) -> None:
         _, templates = versions.symbols(group, self.library)
@@ -59,7 +59,7 @@ class LibraryDrift(Rule):
             return row["help"].format(call=", ".join(f"`{c}`" for c in calls) if calls else spec["otherwise"])
         return row.get("help") or (f"use `{use.entry.replacement}` instead" if use.entry.replacement else self.help)
 
-    def _keywords(self, ctx: Context, group: str, callables: list[str], version: versions.Version, source: str) -> None:
+    def _keywords(self, ctx: Context, group: str, callables: list[str], version: versions.Version, source: str, args_at: int | None) -> None:
         table, error = versions.keywords(group, self.library)
         for call in ctx.facts.calls_to(*callables):
             for keyword, arg in call.kwargs.items():
@@ -77,9 +77,35 @@ class LibraryDrift(Rule):
                     fix = [Replacement(arg.keyword, replacement)]
                 ctx.report(
                     arg, message, severity=severity, fix=fix, fix_message=f"rename `{keyword}` to `{replacement}`",
-                    help=(f"use `{replacement}=` instead" if replacement else entry.note or f"drop `{keyword}=`"),
+                    help=(f"use `{replacement}=` instead" if replacement else _config_help(ctx, call, keyword, entry.extra["config"], version, args_at)
+                          if "config" in entry.extra else entry.note or f"drop `{keyword}=`"),
                     failure=Failure.of(error if raises else "", keyword, replacement, library=self.library),
                 )
+
+
+def _config_help(ctx: Context, call, keyword: str, config: dict, version: versions.Version, args_at: int) -> str:
+    """Where a trainer keyword that moved into the config class (`config`: its `class`, and where the config
+    itself dropped or renamed the field, `removed`/`replacement`; its `default`) goes for this call on the target
+    `version`: nowhere (the config has none either, or the value is its default), onto the config the call passes as
+    `args=` (or as its positional argument `args_at`: the group's `args`), onto a config that replaces the plain `TrainingArguments` it passes (which has no such field unless the row
+    says `training_arguments`), or into a new `args=`."""
+    library, short = config["class"].split(".")
+    field, renamed = keyword, ""
+    if "removed" in config and version >= versions.parse_version(config["removed"]):
+        if "replacement" not in config:
+            return f"drop `{keyword}=`: `{short}` has no such field either, from {library} {config['removed']} on"
+        field = config["replacement"]
+        renamed = f": `{short}` renamed `{keyword}` to `{field}` in {library} {config['removed']}"
+    if "default" in config and ctx.facts.kw_value(call, keyword) == config["default"]:
+        return f"drop `{keyword}=`: {config['default']!r} is `{short}`'s default"
+    args = call.arg(args_at, "args")
+    if args is None:
+        return f"pass `args={short}(..., {field}=...)`: the trainer reads it from its config{renamed}"
+    made = ctx.facts.kind(args.value, call.scope, call.order)
+    built = made.call.qualname.rsplit(".", 1)[-1] if made is not None and made.kind == "training_args" and made.call.qualname else None
+    if built is None or built == short or config.get("training_arguments"):
+        return f"set `{field}=` on the `{built or short}` passed as `args=`{renamed}"
+    return f"pass `args={short}(..., {field}=...)` in place of the `{built}`, which has no such field (`{short}` takes all of its fields){renamed}"
 
 
 def _state(entry: versions.Lifecycle, version: versions.Version, source: str, library: str) -> tuple[str, str, bool] | None:
