@@ -59,7 +59,7 @@ class LibraryDrift(Rule):
             return row["help"].format(call=", ".join(f"`{c}`" for c in calls) if calls else spec["otherwise"])
         return row.get("help") or (f"use `{use.entry.replacement}` instead" if use.entry.replacement else self.help)
 
-    def _keywords(self, ctx: Context, group: str, callables: list[str], version: versions.Version, source: str, args_at: int | None) -> None:
+    def _keywords(self, ctx: Context, group: str, callables: list[str], version: versions.Version, source: str, args_at: int | None = None) -> None:
         table, error = versions.keywords(group, self.library)
         for call in ctx.facts.calls_to(*callables):
             for keyword, arg in call.kwargs.items():
@@ -83,7 +83,7 @@ class LibraryDrift(Rule):
                 )
 
 
-def _config_help(ctx: Context, call, keyword: str, config: dict, version: versions.Version, args_at: int) -> str:
+def _config_help(ctx: Context, call, keyword: str, config: dict, version: versions.Version, args_at: int | None) -> str:
     """Where a trainer keyword that moved into the config class (`config`: its `class`, and where the config
     itself dropped or renamed the field, `removed`/`replacement`; its `default`) goes for this call on the target
     `version`: nowhere (the config has none either, or the value is its default), onto the config the call passes as
