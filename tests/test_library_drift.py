@@ -354,3 +354,14 @@ def test_a_group_with_config_rows_says_where_its_callables_take_args():
         for group, table in versions.data(library).get("keywords", {}).items():
             if any("config" in row for row in table["arguments"].values()):
                 assert isinstance(table.get("args"), int), (library, group)
+
+
+def test_trl_default_counts_only_where_the_config_has_it():
+    # SFTConfig's dataset_text_field defaults to None in 0.9.6-0.11: dropping "text" there would lose it
+    (Path("train.py")).write_text(SFT + "trainer = SFTTrainer(m, train_dataset=d, dataset_text_field='text')\n")
+    Path("requirements.txt").write_text("trl==0.11.4\n")
+    [old] = run(Path("train.py"), "BL614")
+    assert old["severity"] == "warning" and old["help"] == "pass `args=SFTConfig(..., dataset_text_field=...)`: the trainer reads it from its config"
+    Path("requirements.txt").write_text("trl==0.12.0\n")
+    [new] = run(Path("train.py"), "BL614")
+    assert new["help"] == "drop `dataset_text_field=`: 'text' is `SFTConfig`'s default"

@@ -85,7 +85,7 @@ class LibraryDrift(Rule):
 
 def _config_help(ctx: Context, call, keyword: str, config: dict, version: versions.Version, args_at: int | None) -> str:
     """Where a trainer keyword that moved into the config class (`config`: its `class`, and where the config
-    itself dropped or renamed the field, `removed`/`replacement`; its `default`) goes for this call on the target
+    itself dropped or renamed the field, `removed`/`replacement`; its `default` from `default_from` on) goes for this call on the target
     `version`: nowhere (the config has none either, or the value is its default), onto the config the call passes as
     `args=` (or as its positional argument `args_at`: the group's `args`), onto a config that replaces the plain `TrainingArguments` it passes (which has no such field unless the row
     says `training_arguments`), or into a new `args=`."""
@@ -96,7 +96,7 @@ def _config_help(ctx: Context, call, keyword: str, config: dict, version: versio
             return f"drop `{keyword}=`: `{short}` has no such field either, from {library} {config['removed']} on"
         field = config["replacement"]
         renamed = f": `{short}` renamed `{keyword}` to `{field}` in {library} {config['removed']}"
-    if "default" in config and ctx.facts.kw_value(call, keyword) == config["default"]:
+    if "default" in config and version >= versions.parse_version(config["default_from"]) and ctx.facts.kw_value(call, keyword) == config["default"]:
         return f"drop `{keyword}=`: {config['default']!r} is `{short}`'s default"
     args = call.arg(args_at, "args")
     if args is None:
