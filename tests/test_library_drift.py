@@ -328,7 +328,7 @@ SFT = "from transformers import TrainingArguments\nfrom trl import SFTTrainer, S
     ("1.16.0", "SFTTrainer(m, train_dataset=d, dataset_text_field='text')", "drop `dataset_text_field=`: 'text' is `SFTConfig`'s default"),
     ("1.16.0", "SFTTrainer(m, train_dataset=d, packing=True)", "pass `args=SFTConfig(..., packing=...)`: the trainer reads it from its config"),
     ("1.16.0", "SFTTrainer(m, args=SFTConfig(output_dir='o'), max_seq_length=512)",
-     "set `max_length=` on the `SFTConfig` passed as `args=`: `SFTConfig` renamed `max_seq_length` to `max_length` in trl 0.20"),
+     "set `max_length=` on the `SFTConfig` passed as `args=`; `SFTConfig` renamed `max_seq_length` to `max_length` in trl 0.20"),
     ("0.19.0", "SFTTrainer(m, args=SFTConfig(output_dir='o'), max_seq_length=512)", "set `max_seq_length=` on the `SFTConfig` passed as `args=`"),
     ("0.18.0", "SFTTrainer(m, args=SFTConfig(output_dir='o'), dataset_batch_size=8)",
      "drop `dataset_batch_size=`: `SFTConfig` has no such field either, from trl 0.18 on"),

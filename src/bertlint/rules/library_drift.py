@@ -95,7 +95,7 @@ def _config_help(ctx: Context, call, keyword: str, config: dict, version: versio
         if "replacement" not in config:
             return f"drop `{keyword}=`: `{short}` has no such field either, from {library} {config['removed']} on"
         field = config["replacement"]
-        renamed = f": `{short}` renamed `{keyword}` to `{field}` in {library} {config['removed']}"
+        renamed = f"; `{short}` renamed `{keyword}` to `{field}` in {library} {config['removed']}"
     if "default" in config and version >= versions.parse_version(config["default_from"]) and ctx.facts.kw_value(call, keyword) == config["default"]:
         return f"drop `{keyword}=`: {config['default']!r} is `{short}`'s default"
     args = call.arg(args_at, "args")
