@@ -84,11 +84,12 @@ class LibraryDrift(Rule):
 
 
 def _config_help(ctx: Context, call, keyword: str, config: dict, version: versions.Version, args_at: int | None) -> str:
-    """Where a trainer keyword that moved into the config class (`config`: its `class`, and where the config
-    itself dropped or renamed the field, `removed`/`replacement`; its `default` from `default_from` on) goes for this call on the target
-    `version`: nowhere (the config has none either, or the value is its default), onto the config the call passes as
-    `args=` (or as its positional argument `args_at`: the group's `args`), onto a config that replaces the plain `TrainingArguments` it passes (which has no such field unless the row
-    says `training_arguments`), or into a new `args=`."""
+    """Where a trainer keyword that moved into the config class goes for this call on the target `version`
+    (`config`: the `class`; `removed`/`replacement` where the config itself dropped or renamed the field; its
+    `default` from `default_from` on): nowhere (the config has none either, or the value is its default), onto
+    the config the call passes as `args=` (or at the group's positional `args_at`), onto a config in place of the
+    plain `TrainingArguments` it passes (which has no such field unless the row says `training_arguments`), or
+    into a new `args=`."""
     library, short = config["class"].split(".")
     field, renamed = keyword, ""
     if "removed" in config and version >= versions.parse_version(config["removed"]):
