@@ -476,3 +476,30 @@ def test_bl606_silent_on_other_packages_and_guarded_imports():
             TFAutoModel = None
     """
     assert findings(src, "5.0", "BL606") == []
+
+
+@pytest.mark.parametrize(
+    ("source", "version", "help"),
+    [
+        # the pin first (the code runs unchanged there), then the PyTorch class where the target exports one
+        ("from transformers import TFBertModel\nm = TFBertModel.from_pretrained('b')\n", "5.24",
+         "pin transformers<5.0 (the code runs unchanged there), or port the script to PyTorch, with `BertModel` in place of `TFBertModel`"),
+        ("from transformers import FlaxBertForMaskedLM\nm = FlaxBertForMaskedLM.from_pretrained('b')\n", "5.0",
+         "pin transformers<5.0 (the code runs unchanged there), or port the script to PyTorch, with `BertForMaskedLM` in place of `FlaxBertForMaskedLM`"),
+        ("from transformers import TFTrainer\nt = TFTrainer(m)\n", "4.31",
+         "pin transformers<4.31 (the code runs unchanged there), or port the script to PyTorch, with `Trainer` in place of `TFTrainer`"),
+        ("from transformers.models.auto.modeling_flax_auto import FLAX_MODEL_MAPPING\nFLAX_MODEL_MAPPING[c]\n", "5.24",
+         "pin transformers<5.0 (the code runs unchanged there), or port the script to PyTorch, with `transformers.MODEL_MAPPING` in place of `FLAX_MODEL_MAPPING`"),
+        # AutoModelWithLMHead left with the TF classes (data/removed.json): no class to name
+        ("from transformers import TFAutoModelWithLMHead\nm = TFAutoModelWithLMHead.from_pretrained('b')\n", "5.24",
+         "pin transformers<5.0 (the code runs unchanged there), or port the script to PyTorch"),
+        # no class of its own: the row's port
+        ("from transformers import create_optimizer\nopt, s = create_optimizer(1e-3, 10, 1)\n", "5.24",
+         "pin transformers<5.0 (the code runs unchanged there), or port the script to PyTorch (`torch.optim.AdamW` with a schedule of `transformers.get_scheduler`)"),
+        ("from transformers import TFBertModel\n", "5.24", "delete the import: the script never uses `TFBertModel`"),
+    ],
+    ids=["tf-class", "flax-class", "tf-trainer-4.31", "flax-mapping-submodule", "no-pytorch-class-in-target", "port-row", "unused"],
+)
+def test_bl606_help_pins_first_and_names_the_pytorch_class_the_target_has(source, version, help):
+    [found] = findings(source, version, "BL606")
+    assert found.help == help

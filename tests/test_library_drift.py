@@ -296,3 +296,72 @@ def test_each_library_group_names_the_rule_that_reads_it():
 
     readers = {rule.library: code for code, rule in all_rules().items() if getattr(rule, "library", "transformers") != "transformers"}
     assert readers == {library: versions.data(library)["code"] for library in stage.AROUND}
+
+
+@pytest.mark.parametrize(("body", "help"), [
+    ("from datasets import load_metric\nm = load_metric('glue', 'mrpc')\nw = load_metric(\"wer\")\nc = load_metric(\"wer\")\n",
+     "`pip install evaluate`, then `import evaluate` and call `evaluate.load('glue', 'mrpc')`, `evaluate.load(\"wer\")` in place of `load_metric`"),
+    ("import datasets\nname = 'seqeval'\nm = datasets.load_metric(name)\n",
+     "`pip install evaluate`, then `import evaluate` and call `evaluate.load(name)` in place of `load_metric`"),
+    # a third positional argument is `process_id` for load_metric and `module_type` for evaluate.load: not rewritten
+    ("from datasets import load_metric\nm = load_metric('glue', 'mrpc', 0)\n",
+     "`pip install evaluate`, then `import evaluate` and call `evaluate.load` with the same path and configuration name "
+     "(its third parameter is `module_type`) in place of `load_metric`"),
+    ("from datasets import load_dataset, load_metric\nimport evaluate\nm = evaluate.load('rouge')\n",
+     "delete the import: the script never uses `load_metric`"),
+], ids=["own-calls", "a-name", "third-positional", "unused-import"])
+def test_load_metric_help_names_the_files_own_metric(project, body, help):
+    (project / "requirements.txt").write_text("datasets==3.0.0\n")
+    (project / "train.py").write_text(body)
+    [finding] = run(project / "train.py", "BL612")
+    assert finding["help"] == help
+
+
+SFT = "from transformers import TrainingArguments\nfrom trl import SFTTrainer, SFTConfig, DPOTrainer, DPOConfig\n"
+
+
+@pytest.mark.parametrize(("trl", "call", "help"), [
+    ("1.16.0", "SFTTrainer(m, args=TrainingArguments(output_dir='o'), dataset_text_field='content')",
+     "pass `args=SFTConfig(..., dataset_text_field=...)` in place of the `TrainingArguments`, which has no such field (`SFTConfig` takes all of its fields)"),
+    ("1.16.0", "SFTTrainer(m, TrainingArguments(output_dir='o'), neftune_noise_alpha=5)",
+     "set `neftune_noise_alpha=` on the `TrainingArguments` passed as `args=`"),  # a TrainingArguments field
+    ("1.16.0", "SFTTrainer(m, train_dataset=d, dataset_text_field='text')", "drop `dataset_text_field=`: 'text' is `SFTConfig`'s default"),
+    ("1.16.0", "SFTTrainer(m, train_dataset=d, packing=True)", "pass `args=SFTConfig(..., packing=...)`: the trainer reads it from its config"),
+    ("1.16.0", "SFTTrainer(m, args=SFTConfig(output_dir='o'), max_seq_length=512)",
+     "set `max_length=` on the `SFTConfig` passed as `args=`; `SFTConfig` renamed `max_seq_length` to `max_length` in trl 0.20"),
+    ("0.19.0", "SFTTrainer(m, args=SFTConfig(output_dir='o'), max_seq_length=512)", "set `max_seq_length=` on the `SFTConfig` passed as `args=`"),
+    ("0.18.0", "SFTTrainer(m, args=SFTConfig(output_dir='o'), dataset_batch_size=8)",
+     "drop `dataset_batch_size=`: `SFTConfig` has no such field either, from trl 0.18 on"),
+    ("0.17.0", "SFTTrainer(m, args=SFTConfig(output_dir='o'), dataset_batch_size=8)", "set `dataset_batch_size=` on the `SFTConfig` passed as `args=`"),
+    ("1.16.0", "SFTTrainer(m, args=SFTConfig(output_dir='o'), infinite=True)", "drop `infinite=`: no release's `SFTConfig` has such a field"),
+    ("1.16.0", "DPOTrainer(m, None, DPOConfig(output_dir='o'), beta=0.1)", "set `beta=` on the `DPOConfig` passed as `args=`"),  # args is DPOTrainer's third
+    ("1.16.0", "DPOTrainer(m, r, args=DPOConfig(output_dir='o'), max_prompt_length=128)",
+     "drop `max_prompt_length=`: `DPOConfig` has no such field either, from trl 0.29 on"),
+    ("0.28.0", "DPOTrainer(m, r, args=DPOConfig(output_dir='o'), max_prompt_length=128)", "set `max_prompt_length=` on the `DPOConfig` passed as `args=`"),
+    ("1.16.0", "SFTTrainer(m, args=make(), dataset_text_field='content')", "set `dataset_text_field=` on the `SFTConfig` passed as `args=`"),
+], ids=["plain-training-arguments", "training-arguments-field", "default", "no-args", "renamed-in-config", "before-the-rename",
+        "config-dropped-it", "before-the-config-dropped-it", "never-a-config-field", "dpo-positional-args", "dpo-config-dropped-it",
+        "dpo-before", "unknown-args"])
+def test_trl_keyword_help_follows_the_args_the_call_passes(project, trl, call, help):
+    (project / "requirements.txt").write_text(f"trl=={trl}\n")
+    (project / "train.py").write_text(SFT + f"trainer = {call}\n")
+    [finding] = run(project / "train.py", "BL614")
+    assert finding["help"] == help
+
+
+def test_a_group_with_config_rows_says_where_its_callables_take_args():
+    for library in CODES:
+        for group, table in versions.data(library).get("keywords", {}).items():
+            if any("config" in row for row in table["arguments"].values()):
+                assert isinstance(table.get("args"), int), (library, group)
+
+
+def test_trl_default_counts_only_where_the_config_has_it():
+    # SFTConfig's dataset_text_field defaults to None in 0.9.6-0.11: dropping "text" there would lose it
+    (Path("train.py")).write_text(SFT + "trainer = SFTTrainer(m, train_dataset=d, dataset_text_field='text')\n")
+    Path("requirements.txt").write_text("trl==0.11.4\n")
+    [old] = run(Path("train.py"), "BL614")
+    assert old["severity"] == "warning" and old["help"] == "pass `args=SFTConfig(..., dataset_text_field=...)`: the trainer reads it from its config"
+    Path("requirements.txt").write_text("trl==0.12.0\n")
+    [new] = run(Path("train.py"), "BL614")
+    assert new["help"] == "drop `dataset_text_field=`: 'text' is `SFTConfig`'s default"

@@ -32,11 +32,11 @@ class TransformersAdamW(Rule):
             if status == "removed":
                 message += f": this line raises {use.error(templates)}"
             ctx.report(use.node, message, severity="error" if status == "removed" else "warning", fix=self.fix_for(ctx.facts, use),
-                       help=self.help_for(ctx.facts, use, status), failure=use.failure(templates, status == "removed"))
+                       help=self.help_for(ctx.facts, use, status, ctx.version), failure=use.failure(templates, status == "removed"))
 
-    def help_for(self, facts: Facts, use: SymbolUse, status: str) -> str | None:
-        """What else the calls must change: the keywords the replacement lacks (`correct_bias=`), the defaults it
-        does not share; None for the rule's own help."""
+    def help_for(self, facts: Facts, use: SymbolUse, status: str, version: versions.Version) -> str | None:
+        """What else the calls must change on the target `version`: the keywords the replacement lacks (`correct_bias=`),
+        the defaults it does not share; None for the rule's own help."""
         qualname = f"{use.module}.{use.name}"
         calls = [c for c in facts.calls if c.qualname == qualname]
         defaults = ", ".join(f"{k}={v}" for k, (_, v) in use.entry.extra["defaults"].items())

@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from bertlint import versions
-from bertlint.facts import UNKNOWN, Failure
+from bertlint.facts import UNKNOWN, Facts, Failure
 from bertlint.rules import Context, Replacement, Rule
-from bertlint.rules.symbols import symbol_uses
+from bertlint.rules.symbols import SymbolUse, symbol_uses
 
 
 class LibraryDrift(Rule):
@@ -34,7 +34,7 @@ class LibraryDrift(Rule):
             self._symbols(ctx, group, version, source)
         for group, table in knowledge.get("keywords", {}).items():
             if not ctx.facts.imported(*table.get("patched_by", ())):  # `import unsloth` makes trl's trainers take them
-                self._keywords(ctx, group, table["callables"], version, source)
+                self._keywords(ctx, group, table["callables"], version, source, table.get("args"))
 
     def _symbols(self, ctx: Context, group: str, version: versions.Version, source: str) -> None:
         _, templates = versions.symbols(group, self.library)
@@ -45,10 +45,21 @@ class LibraryDrift(Rule):
             severity, text, _ = found
             name = f"{use.module}.{use.name}"
             message = f"`{name}` {text}" + (f": this line raises {use.error(templates)}" if severity == "error" else "")
-            help = use.entry.extra.get("help") or (f"use `{use.entry.replacement}` instead" if use.entry.replacement else self.help)
-            ctx.report(use.node, message, help=help, severity=severity, failure=use.failure(templates, severity == "error", self.library))
+            ctx.report(use.node, message, help=self._symbol_help(ctx.facts, use), severity=severity, failure=use.failure(templates, severity == "error", self.library))
 
-    def _keywords(self, ctx: Context, group: str, callables: list[str], version: versions.Version, source: str) -> None:
+    def _symbol_help(self, facts: Facts, use: SymbolUse) -> str:
+        """An import the file never uses: delete it. A row whose replacement takes the same arguments (`call`): the
+        file's own calls, rewritten (`evaluate.load("rouge")` for `load_metric("rouge")`), else the row's `otherwise`.
+        Else the row's help, its replacement, or the rule's."""
+        if (local := use.unused(facts)) is not None:
+            return f"delete the import: the script never uses `{local}`"
+        row = use.entry.extra
+        if (spec := row.get("call")) is not None:
+            calls = use.call_in_place(facts, spec)
+            return row["help"].format(call=", ".join(f"`{c}`" for c in calls) if calls else spec["otherwise"])
+        return row.get("help") or (f"use `{use.entry.replacement}` instead" if use.entry.replacement else self.help)
+
+    def _keywords(self, ctx: Context, group: str, callables: list[str], version: versions.Version, source: str, args_at: int | None = None) -> None:
         table, error = versions.keywords(group, self.library)
         for call in ctx.facts.calls_to(*callables):
             for keyword, arg in call.kwargs.items():
@@ -66,9 +77,36 @@ class LibraryDrift(Rule):
                     fix = [Replacement(arg.keyword, replacement)]
                 ctx.report(
                     arg, message, severity=severity, fix=fix, fix_message=f"rename `{keyword}` to `{replacement}`",
-                    help=(f"use `{replacement}=` instead" if replacement else entry.note or f"drop `{keyword}=`"),
+                    help=(f"use `{replacement}=` instead" if replacement else _config_help(ctx, call, keyword, entry.extra["config"], version, args_at)
+                          if "config" in entry.extra else entry.note or f"drop `{keyword}=`"),
                     failure=Failure.of(error if raises else "", keyword, replacement, library=self.library),
                 )
+
+
+def _config_help(ctx: Context, call, keyword: str, config: dict, version: versions.Version, args_at: int | None) -> str:
+    """Where a trainer keyword that moved into the config class goes for this call on the target `version`
+    (`config`: the `class`; `removed`/`replacement` where the config itself dropped or renamed the field; its
+    `default` from `default_from` on): nowhere (the config has none either, or the value is its default), onto
+    the config the call passes as `args=` (or at the group's positional `args_at`), onto a config in place of the
+    plain `TrainingArguments` it passes (which has no such field unless the row says `training_arguments`), or
+    into a new `args=`."""
+    library, short = config["class"].split(".")
+    field, renamed = keyword, ""
+    if "removed" in config and version >= versions.parse_version(config["removed"]):
+        if "replacement" not in config:
+            return f"drop `{keyword}=`: `{short}` has no such field either, from {library} {config['removed']} on"
+        field = config["replacement"]
+        renamed = f"; `{short}` renamed `{keyword}` to `{field}` in {library} {config['removed']}"
+    if "default" in config and version >= versions.parse_version(config["default_from"]) and ctx.facts.kw_value(call, keyword) == config["default"]:
+        return f"drop `{keyword}=`: {config['default']!r} is `{short}`'s default"
+    args = call.arg(args_at, "args")
+    if args is None:
+        return f"pass `args={short}(..., {field}=...)`: the trainer reads it from its config{renamed}"
+    made = ctx.facts.kind(args.value, call.scope, call.order)
+    built = made.call.qualname.rsplit(".", 1)[-1] if made is not None and made.kind == "training_args" and made.call.qualname else None
+    if built is None or built == short or config.get("training_arguments"):
+        return f"set `{field}=` on the `{built or short}` passed as `args=`{renamed}"
+    return f"pass `args={short}(..., {field}=...)` in place of the `{built}`, which has no such field (`{short}` takes all of its fields){renamed}"
 
 
 def _state(entry: versions.Lifecycle, version: versions.Version, source: str, library: str) -> tuple[str, str, bool] | None:

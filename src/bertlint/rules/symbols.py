@@ -6,14 +6,14 @@ import fnmatch
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import libcst as cst
+
 from bertlint import knowledge
 from bertlint.facts import Failure
-from bertlint.versions import Lifecycle, symbols
+from bertlint.versions import Lifecycle, Version, data, symbols
 
 if TYPE_CHECKING:
-    import libcst as cst
-
-    from bertlint.facts import Facts
+    from bertlint.facts import Call, Facts
 
 
 @dataclass
@@ -36,10 +36,48 @@ class SymbolUse:
             key = "submodule_error" if gone and "submodule_error" in templates else "import_error"
         return templates[key].format(name=self.name, module=self.module)
 
+    def unused(self, facts: "Facts") -> str | None:
+        """The local name of an import the file never uses (`from datasets import load_metric` and no `load_metric`
+        anywhere else): deleting the import is all the line needs; None for a used name or an attribute use."""
+        if self.statement is None or self.attributes:
+            return None
+        local = (self.node.asname.name if self.node.asname else self.node.name).value
+        return None if facts.name_counts.get(local) else local
+
+    def calls(self, facts: "Facts") -> list[Call]:
+        """The file's calls of the symbol, in the order they run (`load_metric("rouge")`, `datasets.load_metric(...)`)."""
+        return facts.calls_to(f"{self.module}.{self.name}")
+
+    def call_in_place(self, facts: "Facts", spec: dict) -> list[str] | None:
+        """How each call of the symbol reads as a call of its replacement with the file's own arguments (a row's `call`:
+        `function`, the leading `positional` parameters both share, the `keywords` both take): `evaluate.load("glue",
+        "mrpc")` for `load_metric("glue", "mrpc")`, distinct, in the order they run; None where the file makes no call
+        or one passes an argument the replacement takes otherwise (a third positional, `*args`, another keyword)."""
+        calls = self.calls(facts)
+        if not calls or any(c.has_star_args or c.has_double_star or len(c.positional) > spec["positional"]
+                            or any(k not in spec["keywords"] for k in c.kwargs) for c in calls):
+            return None
+        found: dict[str, None] = {}
+        for call in calls:
+            arguments = ", ".join(facts.text(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip() for a in call.node.args)
+            found.setdefault(f"{spec['function']}({arguments})")
+        return list(found)
+
     def failure(self, templates: dict[str, str], raises: bool, library: str = "transformers") -> Failure:
         """What the finding predicts: the error of `error` where the line raises, else nothing raised."""
         replacement = (self.entry.replacement or "").rsplit(".", 1)[-1]
         return Failure.of(self.error(templates) if raises else "", self.name, replacement, library=library)
+
+
+def exported_at(module: str, name: str, version: Version, library: str = "transformers") -> bool:
+    """Does `from module import name` import on the target `version` of `library`, as bertlint's tables tell? Some
+    release exported it (data/exports.json), and no release up to the target removed it: neither a removal no rule
+    reports (data/removed.json: `AutoModelWithLMHead` from 5.0) nor one of the library's symbol groups (`AdamW`)."""
+    exported = knowledge.exported_names(module)
+    if exported is None or name not in exported or knowledge.removed_import(module, name, {library: tuple(version)}):
+        return False
+    entries = (_match(symbols(group, library)[0], f"{module}.{name}", library) for group in data(library).get("symbols", {}))
+    return not any(entry is not None and entry.status(version) == "removed" for entry in entries)
 
 
 def _framework_module(module: str) -> bool:
