@@ -45,8 +45,9 @@ def codes(path: Path, select: str) -> list[tuple[str, str]]:
 
 
 def test_a_pin_of_another_library_excludes_the_newest_release_that_admits_transformers(project):
-    # trl 0.12 requires accelerate>=0.34.0, 0.11 transformers>=4.40.0: pip takes trl 0.10.1 (its wheel: transformers>=4.31.0)
-    (project / "requirements.txt").write_text("transformers==4.39.3\naccelerate==0.28.0\n")
+    # trl 0.12 requires accelerate>=0.34.0, 0.11 transformers>=4.40.0: pip takes trl 0.10.1 (its wheel: transformers>=4.31.0);
+    # no trl release bounds peft, so its pin goes unsaid
+    (project / "requirements.txt").write_text("transformers==4.39.3\npeft==0.10.0\naccelerate==0.28.0\n")
     script = project / "sft.py"
     script.write_text(SFT_SCRIPT)
     assert target(script).of("trl") == ((0, 10, 0), "trl 0.10, the newest release whose own requirement transformers>=4.31.0 admits "
@@ -98,6 +99,7 @@ def test_the_requirement_of_a_pinned_release_is_read_only_where_the_table_lists_
     assert versions.requirement_of("trl", (0, 12, 0), "accelerate") == ">=0.34.0"
     assert versions.requirement_of("trl", (0, 12, 0), "peft") == ""  # an extra only: no bound
     assert versions.requirement_of("trl", (0, 12, 1), "accelerate") is None  # between the ends of its minor: not listed
+    assert versions.bounded_by("datasets") == {"huggingface_hub"} and versions.bounded_by("nothing") == frozenset()
     pins = (("accelerate", (0, 28, 0)), ("transformers", (4, 39, 3)))
     assert versions.newest_admitting("trl", pins, (1, 16, 0)) == ((0, 10, 0), {"transformers": ">=4.31.0"})
     assert versions.newest_admitting("trl", pins, (1, 16, 0), ">=0.11") is None  # what a pinned release requires excludes them all

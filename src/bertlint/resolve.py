@@ -12,7 +12,7 @@ ceiling transformers requires: never a more specific release than the table show
 
 from __future__ import annotations
 
-from bertlint.versions import Unknown, Version, latest, newest_admitting, required_by, requirement_of, resolve_specifier, satisfies, show
+from bertlint.versions import Unknown, Version, bounded_by, latest, newest_admitting, required_by, requirement_of, resolve_specifier, satisfies, show
 
 Pin = tuple[Version, str]  # (the release, where that came from)
 
@@ -29,16 +29,17 @@ def unpinned(library: str, pins: dict[str, Pin], installed: Pin | None) -> Pin |
         spec = ",".join(bounds.values())
         bounded = resolve_specifier(spec, library) if spec else None  # None: `>=0.11` alone sets no ceiling
         ceiling = bounded or latest(library)
-        found = newest_admitting(library, tuple((package, pin[0]) for package, pin in sorted(pinned.items())), ceiling, spec)
+        bounding = {package: pin for package, pin in pinned.items() if package in bounded_by(library)}  # the others admit every release
+        found = newest_admitting(library, tuple((package, pin[0]) for package, pin in sorted(bounding.items())), ceiling, spec)
         if found is not None or pinned.keys() <= {"transformers"}:
             break
-    if found is None or found[0][:2] == ceiling[:2]:
+    if found is None or found[0][:2] == ceiling[:2] or not bounding:
         return within(library, spec, installed, "; ".join(_which(library, bounds, pinned, sourced=True))) if spec else None
-    if installed is not None and (not spec or satisfies(spec, installed[0])) and admits(library, installed[0], pinned):
+    if installed is not None and (not spec or satisfies(spec, installed[0])) and admits(library, installed[0], bounding):
         return installed
     named = ", ".join(f"{package}{requires}" for package, requires in found[1].items())
     own = f"own requirement {named} admits" if len(found[1]) == 1 else " ".join(filter(None, ("own requirements", named, "admit")))
-    admitted = " and ".join(f"{package} {show(pin[0])} ({pin[1]})" for package, pin in pinned.items())
+    admitted = " and ".join(f"{package} {show(pin[0])} ({pin[1]})" for package, pin in bounding.items())
     ceilings = "".join(f"; within {which}" for which in _which(library, bounds, pinned, sourced=False)) if bounded else ""
     return found[0], f"{library} {show(found[0])}, the newest release whose {own} {admitted}{ceilings}"
 

@@ -146,6 +146,14 @@ def newest_admitting(library: str, pins: tuple[tuple[str, Version], ...], ceilin
     return None
 
 
+@functools.cache
+def bounded_by(library: str) -> frozenset[str]:
+    """The packages some release of `library` listed in `data/admits.json` requires with a bound (trl: transformers,
+    accelerate, datasets): a pin of any other package admits all its releases."""
+    return frozenset(package for releases in _data_file("admits.json")["libraries"].get(library, {}).values()
+                     for requires in releases.values() for package in requires)
+
+
 def requirement_of(package: str, release: Version, library: str) -> str | None:
     """What the release `package`==`release` requires of `library` (its wheel's unconditional `Requires-Dist`,
     `data/admits.json`): its specifier, "" when it sets no bound; None when the table does not list that release."""
