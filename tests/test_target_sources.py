@@ -405,10 +405,11 @@ def test_an_installed_library_is_kept_only_where_it_admits_the_pinned_transforme
 
 
 def test_the_admits_table_tells_only_what_it_read():
-    assert versions.newest_admitting("trl", (4, 39, 3), (99, 0, 0)) is None  # a ceiling newer than the table: cannot tell
-    assert versions.newest_admitting("trl", (4, 39, 3), (1, 16, 0)) == (TRL_FOR_439, TRL_FOR_439_SPEC)
-    assert versions.newest_admitting("datasets", (4, 39, 3), versions.latest("datasets"))[0][:2] == versions.latest("datasets")[:2]
-    assert versions.newest_admitting("nothing", (4, 39, 3), (1, 0, 0)) is None
+    pins = (("transformers", (4, 39, 3)),)
+    assert versions.newest_admitting("trl", pins, (99, 0, 0)) is None  # a ceiling newer than the table: cannot tell
+    assert versions.newest_admitting("trl", pins, (1, 16, 0)) == (TRL_FOR_439, {"transformers": TRL_FOR_439_SPEC})
+    assert versions.newest_admitting("datasets", pins, versions.latest("datasets")) == (versions.latest("datasets")[:2] + (0,), {})
+    assert versions.newest_admitting("nothing", pins, (1, 0, 0)) is None
 
 
 def test_the_admits_table_is_generated_from_requires_dist():
@@ -418,5 +419,6 @@ def test_the_admits_table_is_generated_from_requires_dist():
     assert admits.ends_of_minors(["0.1.0", "0.1.1", "0.1.2", "0.2.0"]) == {"0.1": ["0.1.0", "0.1.2"], "0.2": ["0.2.0"]}
     table = json.loads(admits.TABLE.read_text(encoding="utf-8"))["libraries"]
     assert sorted(table) == sorted(admits.LIBRARIES)
-    assert table["trl"]["0.24"]["0.24.0"] == ">=4.56.1,!=4.57.0"  # two unconditional lines of transformers, joined
+    assert table["trl"]["0.24"]["0.24.0"]["transformers"] == ">=4.56.1,!=4.57.0"  # two unconditional lines of transformers, joined
+    assert table["trl"]["0.12"]["0.12.0"] == {"accelerate": ">=0.34.0", "datasets": ">=2.21.0", "transformers": ">=4.46.0"}
     assert all(minor.count(".") == 1 and all(v.startswith(minor + ".") for v in releases) for rows in table.values() for minor, releases in rows.items())

@@ -1,4 +1,4 @@
-"""Regenerate `src/bertlint/data/admits.json`: what each release of the libraries around transformers requires of it.
+"""Regenerate `src/bertlint/data/admits.json`: what each release of the libraries around transformers requires of it and of each other.
 
     python benchmarks/drift/admits.py            # rewrites the table
     python benchmarks/drift/admits.py --check    # exit 1 when the table differs from what the index says
@@ -6,9 +6,10 @@
 For each library bertlint targets beside transformers (datasets, huggingface_hub, trl, peft, accelerate), lists its
 releases on the package index (`pip index versions`) and, for the first and the last release of every minor, reads
 the `Requires-Dist` of its wheel as pip resolves it (requires.py's reader: only the wheel's metadata) and keeps its
-unconditional requirement of transformers. `target.py` takes, for a library the project does not pin, the newest
-minor that admits the pinned transformers release, as a resolver installing the project would (the reverse of
-requires.json: trl 1.x requires a transformers far newer than 4.39, so a project pinned to 4.39 gets an older trl).
+unconditional requirements of transformers and of those libraries. `resolve.py` takes, for a library the project does
+not pin, the newest minor whose requirements admit every release the project pins, as a resolver installing the project
+would (the reverse of requires.json: trl 1.x requires a transformers far newer than 4.39, so a project pinned to 4.39
+gets an older trl; trl 0.12 requires accelerate>=0.34, so one pinned to accelerate 0.28 too gets an older one still).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from requires import DATA, LIBRARIES, requirement, requires_dist, write_or_check  # noqa: E402
 
 TABLE = DATA / "admits.json"
+TRACKED = ("transformers", *LIBRARIES)
 _FINAL = re.compile(r"^\d+(\.\d+)*$")
 
 
@@ -44,35 +46,42 @@ def ends_of_minors(releases: list[str]) -> dict[str, list[str]]:
     return {minor: sorted({found[0], found[-1]}, key=releases.index) for minor, found in minors.items()}
 
 
-def transformers_spec(library: str, release: str) -> str | None:
-    """The specifier `library`==`release` requires of transformers, its unconditional lines joined ("" when none: no
-    requirement of it, or one without a bound); None when pip cannot read the release's wheel metadata."""
+def specs(library: str, release: str) -> dict[str, str] | None:
+    """What `library`==`release` requires of transformers and of the other libraries: tracked name -> its unconditional
+    lines' specifiers joined (`trl` 0.12.0: {"accelerate": ">=0.34.0", "datasets": ">=2.21.0", "transformers":
+    ">=4.46.0"}), those it requires without a bound or not at all left out; None when pip cannot read the release's
+    wheel metadata."""
     try:
         lines = requires_dist(release, package=library)
     except (RuntimeError, subprocess.TimeoutExpired) as error:
         print(f"{library} {release}: {error}", file=sys.stderr)
         return None
-    return ",".join(spec for name, spec in filter(None, map(requirement, lines)) if name == "transformers" and spec)
+    found: dict[str, list[str]] = {}
+    for name, spec in filter(None, map(requirement, lines)):
+        if name in TRACKED and name != library and spec:
+            found.setdefault(name, []).append(spec)
+    return {name: ",".join(parts) for name, parts in found.items()}
 
 
 def table(jobs: int = 6) -> dict:
     wanted = [(library, minor, release) for library in LIBRARIES
               for minor, ends in ends_of_minors(versions(library)).items() for release in ends]
     with ThreadPoolExecutor(jobs) as pool:
-        specs = list(pool.map(lambda row: transformers_spec(row[0], row[2]), wanted))
-    rows: dict[str, dict[str, dict[str, str]]] = {library: {} for library in LIBRARIES}
-    for (library, minor, release), spec in zip(wanted, specs):
+        read = list(pool.map(lambda row: specs(row[0], row[2]), wanted))
+    rows: dict[str, dict[str, dict[str, dict[str, str]]]] = {library: {} for library in LIBRARIES}
+    for (library, minor, release), found in zip(wanted, read):
         row = rows[library].setdefault(minor, {})
-        if spec is not None:
-            row[release] = spec
+        if found is not None:
+            row[release] = found
     return {
-        "_about": "What the releases of each library around transformers require of transformers: library -> minor "
-                  "(\"X.Y\") -> {release: specifier} for the first and the last release of that minor on the package "
-                  "index, the specifier of its wheel's unconditional `Requires-Dist: transformers` (\"\": no bound, "
-                  "whether it requires transformers without one or not at all). A release whose wheel metadata pip "
+        "_about": "What the releases of each library around transformers require of transformers and of each other: "
+                  "library -> minor (\"X.Y\") -> {release: {package: specifier}} for the first and the last release of "
+                  "that minor on the package index, the specifiers of its wheel's unconditional `Requires-Dist` lines of "
+                  "transformers, datasets, huggingface_hub, trl, peft and accelerate (a package absent: no bound, whether "
+                  "it requires that package without one or not at all). A release whose wheel metadata pip "
                   "could not read is left out (a minor with none left: {}); the table cannot tell of such a minor, nor "
                   "of one newer than its newest. A minor that the index lacks is absent. A minor "
-                  "admits a transformers release when one of its releases listed does. Generated by "
+                  "admits the pinned releases when one of its releases listed does. Generated by "
                   "benchmarks/drift/admits.py from the package index's metadata; do not edit by hand.",
         "libraries": rows,
     }

@@ -16,11 +16,12 @@ In this order (the README has the table):
    (`%%writefile NAME.py`): the script runs with those;
 4. the project's pin, from the file's folder up to the project root: requirements*.txt, the lock files (poetry.lock,
    uv.lock, Pipfile.lock: the release each resolved, an exact pin), pyproject.toml, setup.cfg, environment.yml, Pipfile;
-   (for a library other than transformers that none of these pins, as a resolver installing the pinned transformers
-   release would take it: the newest release within the ceiling that release requires of it, its wheel's Requires-Dist
-   in data/requires.json, whose own requirement of transformers admits that release, its wheels' Requires-Dist in
-   data/admits.json: a project pinned to transformers 4.39 gets a trl 0.x, not trl 1.x; for keras, what the pinned
-   tensorflow requires of it, data/removed.json `required_by`;)
+   (for a library other than transformers that none of these pins, as a resolver installing the pinned releases
+   would take it, `resolve.py`: the newest release within the ceilings they require of it (transformers' wheel's
+   Requires-Dist in data/requires.json, the others' in data/admits.json) whose own requirements admit every pinned
+   release of transformers and of the libraries around it, its wheels' Requires-Dist in data/admits.json: a project
+   pinned to transformers 4.39 gets a trl 0.x, not trl 1.x, and pinned to accelerate 0.28 too, a trl older than 0.12;
+   for keras, what the pinned tensorflow requires of it, data/removed.json `required_by`;)
 5. the transformers installed where the project runs: its own virtual environment (`.venv`, `venv` or
    `env` at the project root), else the environment bertlint runs in, else an activated virtual
    environment on PATH (package metadata: never an import). The last is what a pre-commit hook, whose
@@ -44,9 +45,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bertlint import knowledge
+from bertlint import knowledge, resolve
 from bertlint.config import LIBRARIES as AROUND
-from bertlint.versions import Unknown, Version, latest, newest_admitting, parse_version, required_by, resolve_specifier, satisfies, show, unknown
+from bertlint.versions import Unknown, Version, latest, parse_version, resolve_specifier, unknown
 
 if TYPE_CHECKING:
     from bertlint.config import Settings
@@ -118,10 +119,11 @@ class Targets:
 
     def _target(self, path: Path, text: str | None) -> Target:
         here = self._folder(path)
-        transformers = self._pinned("transformers", path, text, here)
-        libraries = {library: self._pinned(library, path, text, here) or self._required(transformers, library)
+        pins = {library: self._pinned(library, path, text, here) for library in (*LIBRARIES, *OTHERS)}
+        pinned = {library: pin for library, pin in pins.items() if pin is not None and library in LIBRARIES}
+        libraries = {library: pins[library] or (self._required(pinned, library) if library in AROUND else None)
                      or self._brought(library, path, text, here) or self._fallback(library) for library in (*AROUND, *OTHERS)}
-        return Target(*(transformers or self._fallback("transformers")), libraries)
+        return Target(*(pins["transformers"] or self._fallback("transformers")), libraries)
 
     def _folder(self, path: Path) -> Path:
         """`path.resolve().parent`, resolving each folder once (a linked file resolves on its own)."""
@@ -156,27 +158,12 @@ class Targets:
                 break
         return pinned
 
-    def _required(self, transformers: Pin | None, library: str) -> Pin | None:
-        """For a library the project does not pin: what a resolver installing the pinned transformers release takes of
-        it. The newest release within the ceiling that transformers release requires of it (its wheel's `Requires-Dist`,
-        `data/requires.json`) whose own requirement of transformers admits that release (its wheels', `data/admits.json`:
-        trl 1.x requires a transformers far newer than 4.39); the installed one where it fits both. The ceiling alone
-        where the table cannot tell or the newest release within it admits that transformers; None where neither
-        bounds it."""
-        if transformers is None or isinstance(transformers[0], Unknown):
-            return None
-        release = transformers[0]
-        spec = required_by(release, library)
-        ceiling = resolve_specifier(spec, library) if spec else None  # None: `>=0.11` alone sets no ceiling
-        admitting = newest_admitting(library, release, ceiling or latest(library))
-        if admitting is None or admitting[0][:2] == (ceiling or latest(library))[:2]:
-            return self._resolved(library, spec, "transformers", transformers) if spec else None
+    def _required(self, pins: dict[str, Pin], library: str) -> Pin | None:
+        """For a library the project does not pin: what a resolver installing the project's pinned releases (`pins`)
+        takes of it (`resolve.unpinned`: trl 1.x requires a transformers far newer than 4.39); the installed one where it
+        fits them. None where nothing pinned bounds it."""
         installed = self._fallback(library)
-        if installed[1] != LATEST and (ceiling is None or satisfies(spec, installed[0])) and _admits(library, release, installed[0]):
-            return installed
-        within = f"; within {library}{spec}, which transformers {release[0]}.{release[1]} requires" if ceiling else ""
-        return admitting[0], (f"{library} {show(admitting[0])}, the newest release whose own requirement transformers{admitting[1]} "
-                              f"admits transformers {show(release)} ({transformers[1]}){within}")
+        return resolve.unpinned(library, pins, installed if installed[1] != LATEST else None)
 
     def _brought(self, library: str, path: Path, text: str | None, here: Path) -> Pin | None:
         """For a library the project does not pin that a library it pins brings (data/removed.json `required_by`: keras,
@@ -196,19 +183,9 @@ class Targets:
         if isinstance(release, Unknown) or key not in table and release < parse_version(newest):
             return unknown(library), f"{row['library']} {key} ({pin[1]}), whose {library} is not known"
         spec = table.get(key, table[newest])
-        return self._resolved(library, spec, row["library"], pin)
-
-    def _resolved(self, library: str, spec: str, by: str, pin: Pin) -> Pin | None:
-        """The release of `library` a resolver takes for `spec`, which `by`'s pinned release `pin` requires: the installed
-        one where it fits, else the newest the specifier allows; None where it sets no ceiling (`>=0.11` alone)."""
-        newest = resolve_specifier(spec, library)
-        if newest is None:
-            return None
         installed = self._fallback(library)
-        if installed[1] != LATEST and satisfies(spec, installed[0]):
-            return installed
-        release = pin[0]
-        return newest, f"{library}{spec}, which {by} {release[0]}.{release[1]} requires ({pin[1]})"
+        return resolve.within(library, spec, installed if installed[1] != LATEST else None,
+                              f"{library}{spec}, which {row['library']} {release[0]}.{release[1]} requires ({pin[1]})")
 
     def _fallback(self, library: str) -> Pin:
         """The `library` installed where the project runs, else the newest release known."""
@@ -237,13 +214,6 @@ class Targets:
 
 LATEST = "the latest release known to bertlint"
 HOW_TO_PIN = "pin it with `transformers-version` in [tool.bertlint] or transformers==X.Y in requirements.txt"
-
-
-def _admits(library: str, transformers: Version, release: Version) -> bool:
-    """Does the `library` release's own requirement admit the `transformers` release? True where `data/admits.json`
-    cannot tell."""
-    found = newest_admitting(library, transformers, release)
-    return found is None or found[0][:2] == release[:2]
 
 
 def _installed_for(root: Path, library: str) -> Pin | None:

@@ -121,12 +121,14 @@ def required_by(release: Version, library: str) -> str | None:
 
 
 @functools.cache
-def newest_admitting(library: str, transformers: Version, ceiling: Version) -> tuple[Version, str] | None:
-    """The newest minor release of `library`, at most `ceiling`, whose own requirement of transformers admits the release
-    `transformers` (its wheels' `Requires-Dist: transformers`, `data/admits.json`), with that requirement ("" when it
-    sets none): what a resolver installing that transformers takes of a library the project leaves unpinned. None
-    where the table cannot tell: the ceiling is newer than its newest minor, or a minor it could not read (or whose
-    requirement does not parse) is met before one that admits."""
+def newest_admitting(library: str, pins: tuple[tuple[str, Version], ...], ceiling: Version, spec: str = "") -> tuple[Version, dict[str, str]] | None:
+    """The newest minor release of `library`, at most `ceiling`, one of whose releases listed in `data/admits.json`
+    allows `spec` (what the project's pinned releases require of `library`) and whose own requirements (its wheel's
+    `Requires-Dist`) admit every release `pins` names (package -> pinned release: transformers 4.39.3, accelerate
+    0.28.0), with those requirements of the pinned packages (package -> specifier; a package it requires without a
+    bound or not at all is absent): what a resolver installing the pinned releases takes of a library the project leaves
+    unpinned. None where the table cannot tell: the ceiling is newer than its newest minor, or a minor it could not read
+    (or whose requirement does not parse) is met before one that admits."""
     minors = _data_file("admits.json")["libraries"].get(library, {})
     known = sorted(((parse_version(minor), minor) for minor in minors), reverse=True)
     if not known or ceiling[:2] > known[0][0][:2]:
@@ -134,13 +136,38 @@ def newest_admitting(library: str, transformers: Version, ceiling: Version) -> t
     for release, minor in known:
         if release[:2] > ceiling[:2]:
             continue
-        specs = [spec for _, spec in sorted(minors[minor].items(), key=lambda item: parse_version(item[0]), reverse=True)]
-        answers = [satisfies(spec, transformers) if spec else True for spec in specs]
-        if True in answers:  # the newest of its releases that admits it
-            return release, specs[answers.index(True)]
-        if not specs or None in answers:
+        listed = sorted(minors[minor].items(), key=lambda item: parse_version(item[0]), reverse=True)
+        answers = [_admits(requires, pins) and (satisfies(spec, parse_version(name)) if spec else True) for name, requires in listed]
+        if True in answers:  # the newest of its releases that admits them
+            requires = listed[answers.index(True)][1]
+            return release, {package: requires[package] for package, _ in pins if package in requires}
+        if not listed or None in answers:
             return None
     return None
+
+
+@functools.cache
+def bounded_by(library: str) -> frozenset[str]:
+    """The packages some release of `library` listed in `data/admits.json` requires with a bound (trl: transformers,
+    accelerate, datasets): a pin of any other package admits all its releases."""
+    return frozenset(package for releases in _data_file("admits.json")["libraries"].get(library, {}).values()
+                     for requires in releases.values() for package in requires)
+
+
+def requirement_of(package: str, release: Version, library: str) -> str | None:
+    """What the release `package`==`release` requires of `library` (its wheel's unconditional `Requires-Dist`,
+    `data/admits.json`): its specifier, "" when it sets no bound; None when the table does not list that release."""
+    for name, requires in _data_file("admits.json")["libraries"].get(package, {}).get(f"{release[0]}.{release[1]}", {}).items():
+        if parse_version(name) == release:
+            return requires.get(library, "")
+    return None
+
+
+def _admits(requires: dict[str, str], pins: tuple[tuple[str, Version], ...]) -> bool | None:
+    """Do the requirements `requires` (package -> specifier) admit every pinned release of `pins`? False where one
+    excludes it, else None where one does not parse."""
+    answers = [satisfies(requires[package], pinned) if package in requires else True for package, pinned in pins]
+    return False if False in answers else None if None in answers else True
 
 
 def _allows(clause: re.Match, version: Version) -> bool:
