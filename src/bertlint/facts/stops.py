@@ -82,7 +82,7 @@ import libcst as cst
 from bertlint import knowledge
 from bertlint.facts.model import Model, per_file
 from bertlint.facts.names import TRAINING_ARGS_CLASSES, is_model_class, is_tokenizer_class, is_transformers_name
-from bertlint.facts.nodes import dotted, iter_children, literal, walk
+from bertlint.facts.nodes import Call, dotted, iter_children, literal, walk
 from bertlint.facts.removals import refused, shadowed
 
 # Builtins of a Python other than the one running bertlint: newer releases' (3.13) and Windows' own.
@@ -363,13 +363,12 @@ def _refused_value(facts: Model, node: cst.Call) -> bool:
     else:
         owner, method = knowledge.TOKENIZER, call.method or "__call__"
         receiver = call.receiver if call.method is not None else node.func
-    refusals = [r for r in knowledge.refused_values(owner, method, releases) if r.keyword in call.kwargs]
-    if not refusals or receiver is not None and not _certain_tokenizer(facts, receiver, call):
-        return False
-    return any(r.refuses(_value(facts, node, call.kwargs[r.keyword].value)) for r in refusals)
+    refused = any(r.keyword in call.kwargs and r.refuses(_value(facts, node, call.kwargs[r.keyword].value))
+                  for r in knowledge.refused_values(owner, method, releases))
+    return refused and (receiver is None or _certain_tokenizer(facts, receiver, call))
 
 
-def _certain_tokenizer(facts: Model, expr: cst.BaseExpression, call) -> bool:
+def _certain_tokenizer(facts: Model, expr: cst.BaseExpression, call: Call) -> bool:
     """`expr`, read by `call`, certainly holds a tokenizer that transformers' own class loaded or made (no Hub code)."""
     found = facts.definite_kind(expr, call.scope, call.order)
     load = found.call if found is not None and found.kind == "tokenizer" else None
