@@ -190,9 +190,62 @@ def test_arguments_the_release_takes_or_that_are_not_known_do_not_stop(source, r
 
 
 def test_every_refusal_has_its_release_and_its_source():
-    for entry in json.loads((DATA / "refusals.json").read_text())["transformers"].values():
-        assert re.fullmatch(r"\d+(\.\d+)*", entry["since"]) and entry["classes"]
-        assert re.search(r"\d+\.\d+\.\d+ \S+\.py:\d+", entry["source"]), "a file and line of a released wheel"
+    for group in json.loads((DATA / "refusals.json").read_text())["transformers"].values():
+        for entry in group if isinstance(group, list) else [group]:
+            assert re.fullmatch(r"\d+(\.\d+)*", entry["since"]) and entry["classes"]
+            assert re.search(r"\d+\.\d+\.\d+ \S+\.py:\d+", entry["source"]), "a file and line of a released wheel"
+
+
+TOKENIZER = "from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+BNB = "import torch\nfrom transformers import BitsAndBytesConfig\n"
+
+
+@pytest.mark.parametrize(("source", "releases", "expected"), [
+    (TOKENIZER + "x = tok(['a b'], padding=True, return_tensors='tf')\n", {"transformers": (5, 24, 0)}, True),
+    (TOKENIZER + "x = tok('a b', return_tensors='jax')\n", {"transformers": (5, 0, 0)}, True),
+    (TOKENIZER + "x = tok.encode('a b', return_tensors='tf')\n", {"transformers": (5, 24, 0)}, True),
+    (TOKENIZER + "x = tok.pad({'input_ids': [[5, 6], [7]]}, return_tensors='tf')\n", {"transformers": (5, 24, 0)}, True),
+    (TOKENIZER + "KIND = 'tf'\nx = tok('a b', return_tensors=KIND)\n", {"transformers": (5, 24, 0)}, True),  # the value layer's constant
+    (TOKENIZER + "x = tok('a b', return_tensors='pt')\n", {"transformers": (5, 24, 0)}, False),
+    (TOKENIZER + "x = tok('a b', return_tensors='tf')\n", {"transformers": (4, 57, 6)}, False),  # 4.x makes TensorFlow tensors
+    (TOKENIZER + "x = tok.batch_decode([[5]], return_tensors='tf')\n", {"transformers": (5, 24, 0)}, False),  # a method not checked
+    ("from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained('x/y', trust_remote_code=True)\n"
+     "x = tok('a b', return_tensors='tf')\n", {"transformers": (5, 24, 0)}, False),  # a Hub tokenizer's own code
+    ("import transformers\ndef encode(tokenizer):\n    return tokenizer('a b', return_tensors='tf')\n", {"transformers": (5, 24, 0)}, False),
+    (BNB + "q = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype='torch.bfloat16')\n", {"transformers": (5, 24, 0)}, True),
+    (BNB + "q = BitsAndBytesConfig(load_in_8bit=True, bnb_4bit_compute_dtype='torch.float16')\n", {"transformers": (4, 30, 0)}, True),
+    (BNB + "q = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype='torch.bfloat16')\n", {"transformers": (4, 29, 2)}, False),
+    (BNB + "q = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype='bfloat16')\n", {"transformers": (5, 24, 0)}, False),
+    (BNB + "q = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16)\n", {"transformers": (5, 24, 0)}, False),
+])
+def test_a_keyword_value_the_target_refuses(source, releases, expected):
+    """`return_tensors="tf"`/`"jax"` of a tokenizer's call, `encode` or `pad` raises ValueError from 5.0 (TensorType is
+    pt/np/mlx); `BitsAndBytesConfig(bnb_4bit_compute_dtype="torch.bfloat16")` raises AttributeError from 4.30
+    (`getattr(torch, "torch.bfloat16")`). Only a tokenizer the value layer certainly knows, transformers' own."""
+    assert (stop(source, releases=releases) is not None) is expected
+
+
+@pytest.mark.parametrize(("source", "releases", "expected"), [
+    ("from transformers import TrainingArguments\na = TrainingArguments('o', beta=0.1, max_prompt_length=128)\n", {"transformers": (5, 24, 0)}, True),
+    ("from transformers import TrainingArguments\na = TrainingArguments(output_dir='o', max_length=512)\n", {"transformers": (4, 57, 6)}, True),
+    ("from transformers import Seq2SeqTrainingArguments\na = Seq2SeqTrainingArguments('o', beta=0.1)\n", {"transformers": (5, 0, 0)}, True),
+    ("from transformers import TrainingArguments\na = TrainingArguments('o', learning_rate=2e-5, eval_strategy='epoch')\n", {"transformers": (5, 24, 0)}, False),
+    ("from transformers import TrainingArguments\na = TrainingArguments('o', evaluation_strategy='epoch')\n", {"transformers": (5, 24, 0)}, False),  # BL601's
+    ("from transformers import Seq2SeqTrainingArguments\na = Seq2SeqTrainingArguments('o', predict_with_generate=True)\n", {"transformers": (5, 24, 0)}, False),
+    ("from transformers import TrainingArguments\nkw = {'beta': 0.1}\na = TrainingArguments('o', beta=0.1, **kw)\n", {"transformers": (5, 24, 0)}, False),
+    ("from transformers import TrainingArguments\na = TrainingArguments('o', beta=0.1)\n", {"transformers": (5, 25, 0)}, False),  # past what is known
+    ("from trl import DPOConfig\na = DPOConfig('o', beta=0.1)\n", {"transformers": (5, 24, 0)}, False),
+])
+def test_training_arguments_given_a_keyword_no_release_has(source, releases, expected):
+    """A keyword that is a field of no TrainingArguments release (2.9 to 5.24) raises TypeError: trl's DPOConfig keywords
+    (`beta=`, `max_prompt_length=`, `max_length=`) given to transformers' class."""
+    assert (stop(source, releases=releases) is not None) is expected
+
+
+def test_the_training_arguments_fields_hold_every_keyword_bl601_knows():
+    """Every `TrainingArguments` keyword of BL601's table (data/versions.json) is a field of some release."""
+    fields = json.loads((DATA / "refusals.json").read_text())["transformers"]["closed_keywords"]["keywords"]
+    assert set(versions.keywords("TrainingArguments")[0]) <= set(fields)
 
 
 @pytest.mark.parametrize(("source", "releases", "expected"), [

@@ -670,6 +670,43 @@ def exclusive_keywords(name: str, releases: Mapping[str, Release]) -> tuple[str,
     return tuple(entry["keywords"]) if release is not None and release >= _release(entry["since"]) and name in entry["classes"] else ()
 
 
+# The class name data/refusals.json gives any transformers tokenizer (its call `tok(...)` the method `__call__`).
+TOKENIZER = "<tokenizer>"
+
+
+class ValueRefusal(NamedTuple):
+    """A keyword whose value a transformers method refuses (data/refusals.json 'keyword_values'): a constant of
+    `values`, or one that starts with one of `prefixes`."""
+    keyword: str
+    values: frozenset[str]
+    prefixes: tuple[str, ...]
+
+    def refuses(self, value: Any) -> bool:
+        return isinstance(value, str) and (value in self.values or value.startswith(self.prefixes))
+
+
+def refused_values(name: str, method: str, releases: Mapping[str, Release]) -> tuple[ValueRefusal, ...]:
+    """The keyword values that the method `method` of transformers' class `name` (`TOKENIZER`: any tokenizer; its
+    construction: `__init__`) refuses on the target `releases` (`return_tensors="tf"` of a tokenizer's call from 5.0,
+    `BitsAndBytesConfig(bnb_4bit_compute_dtype="torch.bfloat16")` from 4.30), () where it refuses none or the target is
+    unknown."""
+    release = releases.get("transformers")
+    return tuple(ValueRefusal(entry["keyword"], frozenset(entry.get("values", ())), tuple(entry.get("prefixes", ())))
+                 for entry in _refusals()["keyword_values"] if release is not None and release >= _release(entry["since"])
+                 and name in entry["classes"] and method in entry["methods"])
+
+
+def closed_keywords(name: str, releases: Mapping[str, Release]) -> frozenset[str] | None:
+    """Every keyword that transformers' class `name` takes in some release up to the target `releases`, where that is
+    known for certain (data/refusals.json 'closed_keywords': `TrainingArguments`, a dataclass, from 2.9 through 5.24):
+    any other keyword raises TypeError. None for another class, or a target outside that range or unknown."""
+    entry = _refusals()["closed_keywords"]
+    release = releases.get("transformers")
+    if release is None or name not in entry["classes"] or not _release(entry["since"]) <= release <= _release(entry["through"]):
+        return None
+    return frozenset(entry["keywords"]) | frozenset(entry["classes"][name])
+
+
 class Driven(NamedTuple):
     """What a library drives in a subclass of one of its classes (data/driven.json): the `methods` only the library
     calls, and the `wrappers` (qualified name -> (position, keyword) of the instance, the keywords that make the

@@ -26,8 +26,13 @@ happens either), so its first certain raise ends it. Causes certain from the tex
   (`BertConfig('roberta-large', num_labels=2)`: ValueError "accepts only keyword arguments"), and
   `TrainingArguments(load_best_model_at_end=True, ...)` on >= 4.9 whose evaluation and save strategies certainly
   differ (`eval_strategy="epoch"` beside the default save strategy "steps") or whose `save_steps` is certainly no
-  multiple of `eval_steps` (ValueError in `__post_init__`), and `Trainer(model=..., model_init=...)` on >= 5.2
-  (ValueError: "either a `model` or `model_init` argument, but not both");
+  multiple of `eval_steps` (ValueError in `__post_init__`), `Trainer(model=..., model_init=...)` on >= 5.2
+  (ValueError: "either a `model` or `model_init` argument, but not both"), and `TrainingArguments(beta=0.1, ...)`, a
+  keyword that no release of the class up to the target has (TypeError: trl's `DPOConfig` keywords given to it);
+- a keyword's constant that the target transformers refuses in the method the call runs (`_refused_value`,
+  data/refusals.json `keyword_values`): `tokenizer(texts, return_tensors="tf")` (and `.encode`, `.pad`) of a tokenizer
+  the value layer certainly knows, on >= 5.0 (ValueError: TensorType is pt/np/mlx only), and
+  `BitsAndBytesConfig(bnb_4bit_compute_dtype="torch.bfloat16")` on >= 4.30 (AttributeError from `getattr(torch, ...)`);
 - building a model class of the file whose `__init__` calls `self.init_weights()` before `self.post_init()` on
   transformers >= 5.0 (`_unready_model`, data/removed.json `before_post_init`): AttributeError;
 - an API that the target release of its library removed and that no rule reports (`_removed_api`, data/removed.json:
@@ -77,7 +82,7 @@ import libcst as cst
 from bertlint import knowledge
 from bertlint.facts.model import Model, per_file
 from bertlint.facts.names import TRAINING_ARGS_CLASSES, is_model_class, is_tokenizer_class, is_transformers_name
-from bertlint.facts.nodes import dotted, iter_children, literal, walk
+from bertlint.facts.nodes import Call, dotted, iter_children, literal, walk
 from bertlint.facts.removals import refused, shadowed
 
 # Builtins of a Python other than the one running bertlint: newer releases' (3.13) and Windows' own.
@@ -278,7 +283,7 @@ def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[st
                     return stmt, True
             if isinstance(node, cst.Call):
                 if _auto_class(node.func, autos) or _refused_split(facts, node) or _refused_arguments(facts, node) \
-                        or _unready_model(facts, node) or refused(facts, node):
+                        or _refused_value(facts, node) or _unready_model(facts, node) or refused(facts, node):
                     return stmt, True
                 if _placeholder_load(facts, node, bound) or _placeholder_path(facts, node):
                     return stmt, False
@@ -321,20 +326,54 @@ def _refused_arguments(facts: Model, call: cst.Call) -> bool:
     config class given a positional argument (`BertConfig('roberta-large', num_labels=2)`: from 5.4 every config class
     is a keyword-only dataclass and raises ValueError "accepts only keyword arguments"), or training arguments whose
     `load_best_model_at_end=True` the target refuses in `__post_init__` (`_best_model_refused`), or a trainer given
-    both `model=` and `model_init=` (from 5.2: ValueError; `None` written for either is no stop). A class named from
-    transformers is transformers' own, never a Hub model's code; a `*` argument may be empty: no stop."""
-    name = facts.qualname(call.func)
-    if not is_transformers_name(name):
+    both `model=` and `model_init=` (from 5.2: ValueError; `None` written for either is no stop), or a
+    `TrainingArguments` given a keyword that is a field of none of its releases up to the target (`beta=`, a keyword of
+    trl's `DPOConfig`: TypeError; a `**` argument: no stop). A class named from transformers is transformers' own, never
+    a Hub model's code; a `*` argument may be empty: no stop."""
+    qualname = facts.qualname(call.func)
+    if not is_transformers_name(qualname):
         return False
-    name, releases = name.rpartition(".")[2], dict(facts.runtime.releases)
+    name, releases = qualname.rpartition(".")[2], dict(facts.runtime.releases)
     if any(arg.keyword is None and not arg.star for arg in call.args) and knowledge.keyword_only_config(name, releases):
         return True
     exclusive = knowledge.exclusive_keywords(name, releases)
     given = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
     if exclusive and all(keyword in given and dotted(given[keyword]) != "None" for keyword in exclusive):
         return True  # `Trainer(model=model, model_init=init)`: ValueError "... either a `model` or `model_init` argument, but not both"
+    known = knowledge.closed_keywords(name, releases) if qualname.startswith("transformers.") else None
+    if known is not None and not any(arg.star for arg in call.args) and any(keyword not in known for keyword in given):
+        return True  # `TrainingArguments(beta=0.1)`, a keyword of trl's DPOConfig: TypeError "unexpected keyword argument"
     check = knowledge.best_model_check(name, releases)
     return check is not None and _best_model_refused(facts, call, check)
+
+
+def _refused_value(facts: Model, node: cst.Call) -> bool:
+    """A keyword's constant that the target transformers refuses in the method the call runs (data/refusals.json
+    'keyword_values'): the construction of transformers' class named (`BitsAndBytesConfig(bnb_4bit_compute_dtype=
+    "torch.bfloat16")` from 4.30: AttributeError), or a method of a tokenizer (its call `tok(...)`, `tok.encode(...)`,
+    `tok.pad(...)`: `return_tensors="tf"` from 5.0, ValueError). The tokenizer is one the value layer certainly knows
+    (one plain, unconditional assignment of a load by transformers' own class, no Hub code: `trust_remote_code=`, or a
+    `**` argument that may hold it), never guessed from a name. The value is the value layer's constant."""
+    call = facts.call_of(node)
+    if call is None or not call.kwargs:
+        return False
+    releases = dict(facts.runtime.releases)
+    if call.qualname is not None and call.qualname.startswith("transformers."):
+        owner, method, receiver = call.qualname.rpartition(".")[2], "__init__", None
+    else:
+        owner, method = knowledge.TOKENIZER, call.method or "__call__"
+        receiver = call.receiver if call.method is not None else node.func
+    refused = any(r.keyword in call.kwargs and r.refuses(_value(facts, node, call.kwargs[r.keyword].value))
+                  for r in knowledge.refused_values(owner, method, releases))
+    return refused and (receiver is None or _certain_tokenizer(facts, receiver, call))
+
+
+def _certain_tokenizer(facts: Model, expr: cst.BaseExpression, call: Call) -> bool:
+    """`expr`, read by `call`, certainly holds a tokenizer that transformers' own class loaded or made (no Hub code)."""
+    found = facts.definite_kind(expr, call.scope, call.order)
+    load = found.call if found is not None and found.kind == "tokenizer" else None
+    return load is not None and (load.qualname or "").startswith("transformers.") and "trust_remote_code" not in load.kwargs \
+        and not load.has_double_star
 
 
 def _best_model_refused(facts: Model, call: cst.Call, check: knowledge.BestModelCheck) -> bool:
