@@ -1,7 +1,9 @@
 """The abstract values the evaluator gives, and how several sources of one value agree.
 
 A value is a Python constant, one of the `Abstract` values here, or `UNKNOWN` (the one sentinel every consumer
-treats as "say nothing").
+treats as "say nothing"). Where sources give different objects of one kind (a helper's call sites, a branch's arms)
+the value is their join: a `Binding` of that kind with no call, holding the objects it may be; a question a rule asks
+of it (padded? on which side?) has the answer all of them give (`shared`, `each`), else none.
 """
 
 from __future__ import annotations
