@@ -117,3 +117,15 @@ def test_a_join_that_cannot_hold_its_objects_keeps_only_a_kind_a_rule_may_read_w
     assert len(join([_ids(i) for i in range(MAX_JOINED)]).joined) == MAX_JOINED
     model = agree([Binding("model", call=object()), Binding("model")])
     assert model.kind == "model" and model.call is None and not model.joined
+
+
+@pytest.mark.parametrize("other, expected", [("nn.CrossEntropyLoss(label_smoothing=0.1)", True), ("nn.BCEWithLogitsLoss()", False)])
+def test_a_loss_of_two_sources_is_a_class_loss_when_both_are(other, expected):
+    """BL205's question of a join: a class loss when every loss it may be is one."""
+    from bertlint.rules.bl205 import is_class_loss
+
+    source = f"import sys\nfrom torch import nn\nif len(sys.argv) > 1:\n    criterion = nn.CrossEntropyLoss()\nelse:\n    criterion = {other}\ncriterion(logits, y)\n"
+    facts = Facts(cst.parse_module(source), source)
+    call = [c for c in facts.calls if c.short == "criterion" or facts.text(c.node.func) == "criterion"][-1]
+    assert facts.kind(call.node.func, call.scope, call.order).joined
+    assert is_class_loss(facts, call) is expected
