@@ -8,7 +8,8 @@ The scripts build those values through the constructs of Python that real traini
 `with` and comprehension targets of every shape, displays, indexing, slicing, the file's functions, classes,
 closures, lambdas and `functools.partial`, builtins, branches, loops, value-keeping methods, argparse through a
 helper, DataLoader batches (zipped too), encodings indexed, `getattr`, conditional expressions, `dict.get` with a
-default and `setdefault`, `:=`, `**mapping` into the file's functions and a forward helper filled by `**batch`). Objects compare by the line that made them: this ids tensor came
+default and `setdefault`, `:=`, `**mapping` into the file's functions, a forward helper filled by `**batch`, and a forward
+helper called at two sites with two encodings, whose answer is a join the recorded object must be one of). Objects compare by the line that made them: this ids tensor came
 from that tokenizer call's "input_ids" (or that loader's batches under that key), this model from that load.
 
 In CI the examples are derandomized and bounded. `python tests/test_values_differential.py [N]` runs N examples
@@ -34,6 +35,7 @@ from hypothesis import strategies as st
 
 from bertlint.engine import positions_of
 from bertlint.facts import UNKNOWN, Binding, Facts, is_model_call
+from bertlint.facts.abstract import agree
 
 sys.path.insert(0, str(Path(__file__).parent))
 import standins  # noqa: E402
@@ -753,7 +755,10 @@ def _forward(s: Script, model: str, encoded: tuple[str, list[str]]) -> None:
     enc, tok_used = encoded
     m_used: list[str] = []
     m = wrap(s, model, "model", m_used)
-    shape = s.draw(st.sampled_from(range(4)))
+    shape = s.draw(st.sampled_from(range(5)))
+    if shape == 4:
+        _forward_two_sites(s, m, m_used, enc, list(tok_used))
+        return
     if shape == 0:
         used: list[str] = list(tok_used)
         whole = wrap(s, enc, "encoding", used)
@@ -775,6 +780,33 @@ def _forward(s: Script, model: str, encoded: tuple[str, list[str]]) -> None:
     labels = wrap(s, "torch.tensor([0, 1])", "tensor", labels_used)
     s.sink(f"{m}(input_ids={ids}, attention_mask={mask}, labels={labels})",
            {"model": [], "input_ids": ids_used, "attention_mask": mask_used, "labels": labels_used}, m_used)
+
+
+def _forward_two_sites(s: Script, m: str, m_used: list[str], enc: str, used: list[str]) -> None:
+    """The forward in a helper of the file called at two sites with different objects of one kind: another
+    encoding's (a decoy tokenizer's, or the same tokenizer on other texts) and this one's, in either order; the
+    helper takes the encoding, its ids and mask, or its ids alone. The value layer's answer inside is a join of the
+    two (`abstract.join`), which every recorded call must be one of."""
+    f, other = s.fresh("run_batch"), s.fresh("other")
+    used = [*used, "forward-two-sites"]
+    if s.draw(st.booleans()):
+        s.emit(f"{other} = {DECOYS['encoding']}")
+    else:
+        s.emit(f'{other} = tok(["another text", "and one more"], padding={s.pick("padding")}, return_tensors="pt")')
+    takes = s.draw(st.sampled_from(("encoding", "ids-and-mask", "ids")))
+    if takes == "encoding":
+        with s.block(f"def {f}(batch):"):
+            s.sink(f"return {m}(**batch)", {"model": [], "input_ids": used, "attention_mask": used}, m_used)
+        calls = [f"{f}({e})" for e in (other, wrap(s, enc, "encoding", used, s.draw(st.integers(0, 1))))]
+    elif takes == "ids-and-mask":
+        with s.block(f"def {f}(ids, mask):"):
+            s.sink(f"return {m}(input_ids=ids, attention_mask=mask)", {"model": [], "input_ids": used, "attention_mask": used}, m_used)
+        calls = [f'{f}({e}["input_ids"], {e}["attention_mask"])' for e in (other, enc)]
+    else:
+        with s.block(f"def {f}(ids):"):
+            s.sink(f"return {m}(ids)", {"model": [], "input_ids": used}, m_used)
+        calls = [f'{f}({e}.input_ids)' for e in (other, enc)]
+    s.emit("\n".join(calls if s.draw(st.booleans()) else calls[::-1]))
 
 
 def _spread_forward(s: Script, m: str, m_used: list[str], batch: str, used: list[str]) -> None:
@@ -1096,7 +1128,7 @@ def _static_answers(facts: Facts) -> dict[tuple[int, str, str], Any]:
             for index, keyword in ((0, "input_ids"), (1, "attention_mask")):
                 if star is not None:
                     whole = facts.kind(star.value, call.scope, call.order)
-                    out[(at, "forward", keyword)] = Binding("ids", whole.call, whole, keyword) if whole is not None else UNKNOWN
+                    out[(at, "forward", keyword)] = agree([Binding("ids", w.call, w, keyword) for w in whole.joined or (whole,)]) if whole is not None else UNKNOWN
                 else:
                     arg = call.arg(index, keyword)
                     out[(at, "forward", keyword)] = facts.evaluate(arg.value, call.scope, call.order) if arg else UNKNOWN
@@ -1127,6 +1159,8 @@ def compare(static: Any, runtime: Any, lines: dict[int, int]) -> str:
     """"known" (the same value), "unknown", or "wrong"."""
     if static is UNKNOWN:
         return "unknown"
+    if isinstance(static, Binding) and static.joined:  # a join: the call received one of the objects it holds
+        return "known" if any(compare(member, runtime, lines) == "known" for member in static.joined) else "wrong"
     if isinstance(static, Binding):
         at = _line_of(static, lines)
         cls = standins.Tensor if static.kind == "ids" else _OBJECTS.get(static.kind)
@@ -1143,6 +1177,8 @@ def compare(static: Any, runtime: Any, lines: dict[int, int]) -> str:
 
 
 def _describe(value: Any, lines: dict[int, int]) -> str:
+    if isinstance(value, Binding) and value.joined:
+        return " or ".join(_describe(member, lines) for member in value.joined)
     if isinstance(value, Binding):
         return f"{value.kind} made on line {_line_of(value, lines)}" + (f" [{value.detail!r}]" if value.detail else "")
     if isinstance(value, standins.Tensor):

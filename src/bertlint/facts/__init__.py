@@ -38,6 +38,7 @@ once: the engine reports nothing in code that never runs, and every rule asking 
 the model (and `stops` the knowledge's lists of the names a library exports).
 """
 
+from bertlint.facts.abstract import shared
 from bertlint.facts.core import Facts
 from bertlint.facts.labels import Classifier, KnownLabels, classifier, known_labels, regression_loss
 from bertlint.facts.token_labels import at_pad_positions, ignore_index_markers, is_label_call, label_building_collators, never_served
@@ -86,7 +87,7 @@ __all__ = [
     # branches
     "not_taken",
     # values
-    "Binding", "Instance", "ModelLoad", "Pack", "Series", "checkpoint_argument", "holds_tokenizer", "load_behind",
+    "shared", "Binding", "Instance", "ModelLoad", "Pack", "Series", "checkpoint_argument", "holds_tokenizer", "load_behind",
     # training
     "EOS_ATTRIBUTES", "STRUCTURED_TOKENIZERS", "Padding", "amp_enabled", "asks_for_tpu", "feeds_layout_model", "gpu_card", "chunk_length", "eos_as_pad", "eos_pad_in_force", "in_call_to", "longest_of_a_set", "map_calls", "map_functions", "mapped_function", "mixed_precision",
     "only_called_directly", "only_evaluated", "eos_in_data", "same_tokenizer", "trained_trainers", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor", "runs_on_mps",

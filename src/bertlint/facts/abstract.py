@@ -1,13 +1,15 @@
 """The abstract values the evaluator gives, and how several sources of one value agree.
 
 A value is a Python constant, one of the `Abstract` values here, or `UNKNOWN` (the one sentinel every consumer
-treats as "say nothing").
+treats as "say nothing"). Where sources give different objects of one kind (a helper's call sites, a branch's arms)
+the value is their join: a `Binding` of that kind with no call, holding the objects it may be; a question a rule asks
+of it (padded? on which side?) has the answer all of them give (`shared`, `each`), else none.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import libcst as cst
 
@@ -15,6 +17,7 @@ from bertlint.facts.nodes import UNKNOWN, Call, Scope
 
 MAX_SEQ = 5_000_000  # give up on constant lists larger than this
 MAX_DEPTH = 3  # nested calls of the file's own functions evaluated for their arguments
+MAX_JOINED = 8  # objects a join holds; more: an object of that kind, which one unknown
 
 
 class Abstract:
@@ -31,6 +34,7 @@ class Binding(Abstract):
     call: Call | None = None  # the call that made it (the tokenizer call of an encoding, the load of a model)
     parent: Binding | None = None  # the encoding an `ids` binding came from, the model a wrapper wraps
     detail: Any = ""  # for ids: which key ("input_ids", "labels", ...) or how padded; for a model: the wrapper ("peft")
+    joined: tuple[Binding, ...] = ()  # a join (`agree`): the objects of this kind it may be, none certain; no call, parent or detail
 
 
 @dataclass(eq=False)
@@ -129,24 +133,23 @@ def answer(value: Any) -> Any:
 FAILURES = (ArithmeticError, TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError, RecursionError, MemoryError, SyntaxError)
 
 
-# kinds that stay known without their provenance when several objects of that kind meet (a helper called with two
-# models is called with a model; `if arch == "bert": tok = ...` / `elif ...: tok = ...` binds a tokenizer): the join
-# is a Binding of that kind with no call, so what depends on which checkpoint (its pad token, its side) stays unknown
+# kinds that stay known without their objects when a join cannot hold them (one of them is itself of unknown
+# provenance, or there are more than `MAX_JOINED`): a helper called with models is called with a model. Other kinds'
+# joins are then unknown.
 KIND_ONLY = frozenset({"model", "module", "optimizer", "accelerator", "tf_dataset", "tokenizer"})
 
 
 def agree(found: list) -> Any:
     """The one value every source gives, else UNKNOWN: constants equal, objects the same object (made by the same
-    call, the same key of the same parent), other abstract values equal; objects of one `KIND_ONLY` kind join into
-    that kind without a call."""
+    call, the same key of the same parent), other abstract values equal; objects of one kind join (`join`)."""
     if not found or any(v is UNKNOWN for v in found):
         return UNKNOWN
     first = found[0]
     if isinstance(first, Binding):
         if all(isinstance(v, Binding) and same_object(v, first) for v in found[1:]):
             return first
-        if first.kind in KIND_ONLY and all(isinstance(v, Binding) and v.kind == first.kind for v in found[1:]):
-            return Binding(first.kind)  # a model, which one unknown
+        if all(isinstance(v, Binding) and v.kind == first.kind for v in found[1:]):
+            return join(found)
         return UNKNOWN
     if isinstance(first, Abstract):
         if all(v is first or v == first for v in found[1:]):
@@ -155,6 +158,34 @@ def agree(found: list) -> Any:
     if all(not isinstance(v, Abstract) and v == first and type(v) is type(first) for v in found[1:]):
         return first
     return _agree_items(found) if isinstance(first, (tuple, list)) else UNKNOWN
+
+
+def join(found: list[Binding]) -> Binding:
+    """Objects of one kind that several sources give (a helper's call sites, a branch's arms): an object of that kind
+    with no call, so that what depends on which one it is stays unknown, holding the objects it may be (up to
+    `MAX_JOINED`), of which `shared` asks what they all have (ids padded by each of two loaders are padded ids)."""
+    members: list[Binding] = []
+    for value in found:
+        for member in value.joined or (value,):
+            if not any(same_object(member, seen) for seen in members):
+                members.append(member)
+    kind = found[0].kind
+    if any(m.call is None for m in members) or len(members) > MAX_JOINED:  # an object of the kind, which one unknown
+        return Binding(kind) if kind in KIND_ONLY else UNKNOWN
+    return Binding(kind, joined=tuple(members))
+
+
+def shared(binding: Binding, question: Callable[[Binding], Any]) -> Any:
+    """`question` asked of an object: of a join, the answer every object it may be gives, else None (unknown)."""
+    answers = each(binding, question)
+    return answers[0] if answers and all(a == answers[0] for a in answers) else None
+
+
+def each(binding: Binding, question: Callable[[Binding], Any]) -> list | None:
+    """`question`'s answer for every object `binding` may be (itself, or each object of a join), or None when one of
+    them answers None (unknown)."""
+    answers = [question(member) for member in binding.joined or (binding,)]
+    return None if any(a is None for a in answers) else answers
 
 
 def _agree_items(found: list) -> Any:
@@ -166,11 +197,14 @@ def _agree_items(found: list) -> Any:
 
 
 def same_object(a: Binding | None, b: Binding | None) -> bool:
-    """Two bindings of one object: the same kind made by the same call, the same key of the same parent."""
+    """Two bindings of one object: the same kind made by the same call, the same key of the same parent (joins: the
+    same objects)."""
     if a is b:
         return True
     if a is None or b is None:
         return False
+    if a.joined or b.joined:
+        return a.kind == b.kind and len(a.joined) == len(b.joined) and all(any(same_object(x, y) for y in b.joined) for x in a.joined)
     return a.kind == b.kind and a.call is b.call and a.detail == b.detail and same_object(a.parent, b.parent)
 
 

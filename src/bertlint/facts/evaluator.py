@@ -35,7 +35,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import FAILURES, NONE, UNANSWERED, Binding, Frame, constant
+from bertlint.facts.abstract import FAILURES, NONE, UNANSWERED, Binding, Frame, agree, constant
 from bertlint.facts.access import Access
 from bertlint.facts.appending import Appending
 from bertlint.facts.calls import CallFrames, Calls
@@ -49,6 +49,10 @@ from bertlint.facts.protocol import Protocol
 from bertlint.facts.reaching import Reaching
 from bertlint.facts.reads import Reads
 from bertlint.facts.sharing import Sharing
+
+
+# the hooks that ask about an object, and where their arguments hold it
+OBJECT_ARGUMENT = {"item": 1, "iterate": 1, "attribute": 1, "method": 1, "operation": 1}
 
 
 class Evaluation(Protocol, Sharing, CallFrames, Model):
@@ -113,7 +117,12 @@ class Evaluation(Protocol, Sharing, CallFrames, Model):
         return bool(self.ask("wraps", decorator))
 
     def ask(self, hook: str, *args) -> Any:
-        """The first library model's answer to `hook` (the value None for its `NONE`), or `UNANSWERED` (falsy)."""
+        """The first library model's answer to `hook` (the value None for its `NONE`), or `UNANSWERED` (falsy). Asked
+        of a join (objects of one kind, `abstract.join`), the answers for each object it may be, joined."""
+        at = OBJECT_ARGUMENT.get(hook)
+        joined = args[at].joined if at is not None and len(args) > at and isinstance(args[at], Binding) else ()
+        if joined:
+            return agree([self.ask(hook, *args[:at], member, *args[at + 1 :]) for member in joined])
         for brain in self.brains:
             hooked = getattr(brain, hook, None)
             found = hooked(*args) if hooked is not None else None

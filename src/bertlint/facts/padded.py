@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts.abstract import Binding
+from bertlint.facts.abstract import Binding, each
 from bertlint.facts.brain.transformers import padding_collator as brain_collator
 from bertlint.facts.nodes import Call, walk
 from bertlint.facts.loops import is_model_call
@@ -34,9 +34,14 @@ def padding_for_pad_to_max_length(facts: Facts, call: Call) -> str | None:
 
 
 def padded_ids(facts: Facts, ids: Binding | None, version: tuple[int, ...]) -> str | None:
-    """Why these ids are padded (words for a message), or None when they may not be (on the target version)."""
-    if ids is None or ids.kind != "ids":
+    """Why these ids are padded (words for a message), or None when they may not be (on the target version). Ids of
+    several sources (a join: a helper called on a training and a validation loader's batches) are padded when the
+    ids of every source are."""
+    if not isinstance(ids, Binding) or ids.kind != "ids":
         return None
+    if ids.joined:
+        whys = each(ids, lambda source: padded_ids(facts, source, version))
+        return " and ".join(dict.fromkeys(whys)) if whys else None
     if ids.detail == "padded":
         return f"built with `{facts.text(ids.call.node.func)}`"
     if ids.detail == "padded by hand":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Binding, Call, Facts, ModelLoad, dotted, eos_pad_in_force, is_model_call, load_behind, padded_ids, padding_of, padding_side, passed_as, shown_example, unreached
+from bertlint.facts import Binding, Call, Facts, ModelLoad, dotted, eos_pad_in_force, is_model_call, load_behind, padded_ids, padding_of, padding_side, passed_as, shared, shown_example, unreached
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -32,9 +32,9 @@ class MissingAttentionMask(Rule):
             ids = facts.kind(ids_arg.value, call.scope, call.order)
             if star is not None:
                 # `model(**enc)` carries the mask, unless the tokenizer was told not to make one.
-                if ids is None or ids.kind != "encoding" or padding_of(facts, ids.call).return_attention_mask is not False:
+                if ids is None or ids.kind != "encoding" or shared(ids, lambda enc: padding_of(facts, enc.call).return_attention_mask) is not False:
                     continue
-                ids = Binding("ids", ids.call, ids, "input_ids")
+                ids = facts.item_of(ids, "input_ids")
             why = padded_ids(facts, ids, ctx.version)
             if why is None or shown_example(facts, call, ids_arg.value):
                 continue  # a one-example demo: only its shown output would differ
@@ -85,7 +85,7 @@ def _harm(facts: Facts, call: Call, ids: Binding, version: tuple[int, ...]) -> t
     if load is not None and _conditions_diffusion(facts, load, call):
         return None
     attention = _attention(facts, load)
-    side = padding_side(facts, ids.call)
+    side = shared(ids, lambda source: padding_side(facts, source.call))
     if side == "left":
         return f"with left padding every real token attends to the [PAD] tokens before it and the model {_SILENTLY}", "error"
     if attention == "causal":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Facts, Scope, at_pad_positions, ignore_index_markers, label_building_collators, never_served, only_reported, padded_call, padded_ids, unfed_map_function
+from bertlint.facts import Facts, Scope, at_pad_positions, ignore_index_markers, label_building_collators, never_served, only_reported, padded_call, padded_ids, shared, unfed_map_function
 from bertlint.rules import Context, Rule
 
 GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
@@ -83,7 +83,7 @@ def _padded(ctx: Context, expr: cst.BaseExpression, scope: Scope, order: int) ->
     """Why `expr` is padded when it holds (a copy of) the `input_ids` of a tokenizer call or of a DataLoader's batches:
     the brain's judgement."""
     ids = ctx.facts.kind(expr, scope, order)
-    if ids is None or ids.kind != "ids" or ids.detail != "input_ids" or ids.parent is None or ids.parent.kind not in ("encoding", "dataloader_item"):
+    if ids is None or not shared(ids, lambda source: source.kind == "ids" and source.detail == "input_ids" and source.parent is not None and source.parent.kind in ("encoding", "dataloader_item")):
         return None
     return padded_ids(ctx.facts, ids, ctx.version)
 
@@ -91,4 +91,4 @@ def _padded(ctx: Context, expr: cst.BaseExpression, scope: Scope, order: int) ->
 def _batch_ids(facts: Facts, expr: cst.BaseExpression, call) -> bool:
     """`expr` holds the `input_ids` of a DataLoader's batches (not the batches' own `labels`)."""
     ids = facts.kind(expr, call.scope, call.order)
-    return ids is not None and ids.kind == "ids" and ids.detail == "input_ids" and ids.parent is not None and ids.parent.kind == "dataloader_item"
+    return ids is not None and bool(shared(ids, lambda source: source.kind == "ids" and source.detail == "input_ids" and source.parent is not None and source.parent.kind == "dataloader_item"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import UNKNOWN, Call, Facts, classifier, float_cast
+from bertlint.facts import UNKNOWN, Call, Facts, classifier, float_cast, shared
 from bertlint.rules import Context, Rule
 
 EMBEDDING_ERROR = (
@@ -68,11 +68,11 @@ def called_model(facts: Facts, call: Call):
 
 
 def is_class_loss(facts: Facts, call: Call) -> bool:
-    """`F.cross_entropy(...)`, or `criterion(...)` where `criterion = nn.CrossEntropyLoss(...)`."""
+    """`F.cross_entropy(...)`, or `criterion(...)` where `criterion = nn.CrossEntropyLoss(...)` (every loss it may be)."""
     if call.qualname in CLASS_LOSSES:
         return True
     made = facts.kind(call.node.func, call.scope, call.order) if call.qualname is None else None
-    return made is not None and made.kind == "loss" and made.call.qualname in CLASS_LOSSES
+    return made is not None and made.kind == "loss" and bool(shared(made, lambda loss: loss.call.qualname in CLASS_LOSSES))
 
 
 def _casts_class_labels(facts: Facts, expr: cst.BaseExpression, at: Call) -> bool:
