@@ -75,6 +75,7 @@ from typing import Iterator, NamedTuple
 import libcst as cst
 
 from bertlint import knowledge
+from bertlint.facts.attribute_stops import kernel_exit, missing_attribute
 from bertlint.facts.model import Model, per_file
 from bertlint.facts.names import TRAINING_ARGS_CLASSES, is_model_class, is_tokenizer_class, is_transformers_name
 from bertlint.facts.nodes import dotted, iter_children, literal, walk
@@ -276,9 +277,11 @@ def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[st
                     return stmt, _forgotten_import(facts, node.value)
                 if first:
                     return stmt, True
+            if bound is not None and missing_attribute(facts, node):
+                return stmt, True
             if isinstance(node, cst.Call):
                 if _auto_class(node.func, autos) or _refused_split(facts, node) or _refused_arguments(facts, node) \
-                        or _unready_model(facts, node) or refused(facts, node):
+                        or _unready_model(facts, node) or refused(facts, node) or kernel_exit(facts, node):
                     return stmt, True
                 if _placeholder_load(facts, node, bound) or _placeholder_path(facts, node):
                     return stmt, False
