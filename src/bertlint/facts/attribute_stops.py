@@ -98,7 +98,7 @@ def _namespace(facts, name: cst.Name, scope, order: int) -> bool:
 def _dests(facts) -> frozenset[str] | None:
     """Every name a namespace of the file's argparse parsers may hold (all parsers together), None where one may hold a
     name the file does not say."""
-    arguments = _arguments(facts)
+    arguments = _arguments(facts) if any(call.method == "parse_args" for call in facts.calls) else None
     names = set()
     for call in facts.calls if arguments is not None else ():
         if call.method == "set_defaults":
@@ -180,13 +180,14 @@ def _class_tables(facts) -> dict[int, frozenset[str] | None]:
 def _chain(facts, cls, seen: set[str]) -> set[str] | None:
     """The names `cls` and its bases bind in their bodies; None where a base is not the file's class (`object` aside),
     a class has a decorator or a keyword (a metaclass), or the chain loops."""
-    if cls.name in seen or cls.node.decorators or cls.node.keywords or len(cls.bases) != len(cls.node.bases):
+    if cls.name in seen or cls.node.decorators or cls.node.keywords:
         return None
     seen.add(cls.name)
     names = set(cls.scope.events) | set(cls.methods)
-    for base in cls.bases:
-        if base == "builtins.object":
+    for arg in cls.node.bases:
+        if dotted(arg.value) == "object" and "object" not in facts.module_scope.events:
             continue
+        base = facts.qualname(arg.value, cls.scope.parent) or ""
         local = facts.classes.get(base.removeprefix("<local>.")) if base.startswith("<local>.") else None
         inherited = _chain(facts, local, seen) if local is not None else None
         if inherited is None:

@@ -39,6 +39,12 @@ happens either), so its first certain raise ends it. Causes certain from the tex
   DataFrame on pandas >= 2.0, Lightning's `trainer.fit(model)` of a module that defines `training_epoch_end` on
   Lightning >= 2.0.
 
+- plain Python errors the value layer's tables make certain (`attribute_stops`): an attribute of an argparse
+  namespace that no `add_argument` of the file defines (`args.lr` beside `--learning_rate`: AttributeError),
+  `self.NAME` in a method of the file's class whose chain of classes (all the file's) never binds NAME
+  (AttributeError), and `parser.parse_args()` run in a notebook's kernel, whose `-f <connection file>` the parser
+  does not take (SystemExit: "unrecognized arguments"; a notebook's module stop, as a library's refusal).
+
 One more is probable, not certain: a template's placeholder checkpoint (`_placeholder_load`) or data file
 (`_placeholder_path`), its value followed through the value layer (a parameter's from its call sites).
 A call of one of the file's own functions whose body stops (certainly or probably) whenever it runs stops the caller
