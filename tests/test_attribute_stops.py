@@ -71,6 +71,13 @@ def test_an_argparse_attribute_read_in_a_function_stops_the_function():
     assert stops(source) == ["print(args.lr)"]
 
 
+def test_an_argparse_attribute_of_a_parameter_every_call_passes_the_namespace_stops():
+    source = PARSER + "parser.add_argument('--a')\ndef main(args):\n    print(args.lr)\n    y = 2\n"
+    assert stops(source + "if __name__ == '__main__':\n    main(parser.parse_args())\n") == ["main(parser.parse_args())", "print(args.lr)"]
+    assert stops(source + "main(parser.parse_args())\nmain(other)\n") == []  # a call passes something else
+    assert stops(source.replace("print(args.lr)", "args = other\n    print(args.lr)") + "main(parser.parse_args())\n") == []
+
+
 CLASS = """
 class Scorer{bases}:
     def __init__(self):

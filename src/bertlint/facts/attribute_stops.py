@@ -1,6 +1,7 @@
 """Plain Python errors that certainly stop a run, read from the value layer's tables (`stops` asks them per statement):
 
-- an attribute read of an argparse namespace (`args = parser.parse_args()`, bound once, unconditionally) that no
+- an attribute read of an argparse namespace (`args = parser.parse_args()` bound once, unconditionally, or a parameter
+  that every call of its function in the file passes that namespace: `main(args)`) that no
   `add_argument` defines: `args.lr` where the parser defines only `--learning_rate` raises AttributeError. Every dest
   must be known (Python's argparse, Lib/argparse.py: `dest=`; else an optional's first long option string, else its
   first, stripped of its prefix characters, dashes to underscores; a positional's first argument as written), and
@@ -83,11 +84,14 @@ def _missing(facts) -> frozenset[int]:
 
 
 def _namespace(facts, name: cst.Name, scope, order: int) -> bool:
-    """`name` holds the namespace `parse_args()` of an argparse parser returns: one unconditional assignment binds it."""
+    """`name` holds the namespace `parse_args()` of an argparse parser returns: one unconditional assignment binds it,
+    or it is a parameter nothing rebinds that every call of the function in the file passes that namespace (the value
+    layer's agreement of the call sites: `main(args)` under the main guard)."""
     owner, events = facts.binding_events(name.value, scope, order)
-    assigns = [e for e in events if e.op == "assign"]
-    if owner is None or name.value in owner.params or len(events) != 1 or len(assigns) != 1 or assigns[0].conditional \
-            or assigns[0].index is not None:
+    if owner is None or events and name.value in owner.params:
+        return False
+    if name.value not in owner.params and (len(events) != 1 or events[0].op != "assign" or events[0].conditional
+                                           or events[0].index is not None):
         return False
     found = facts.evaluate(name, scope, order)
     return isinstance(found, Instance) and found.kind == "namespace" and found.detail == "argparse" \
