@@ -143,7 +143,10 @@ PAD_LATER = ("from transformers import AutoTokenizer\ntok = AutoTokenizer.from_p
     ("args, _ = parser.parse_known_args()\n", False),
     ("import sys\nsys.argv = ['']\nargs = parser.parse_args()\n", False),
     ("parser.add_argument('-f', '--file')\nargs = parser.parse_args()\n", False),
-    ("parser.add_argument('--fp16', action='store_true')\nargs = parser.parse_args()\n", False),  # `--f=...` abbreviates it
+    ("parser.add_argument('--file')\nargs = parser.parse_args()\n", False),  # VS Code's `--f=<file>` abbreviates it
+    ("parser.add_argument('--fp16', action='store_true')\nargs = parser.parse_args()\n", True),  # a flag refuses `=<file>`
+    ("parser.add_argument('--fold', type=int)\nargs = parser.parse_args()\n", True),  # `int('<file>')` fails
+    ("parser.add_argument('--fold', type=int)\nparser.add_argument('-fp')\nargs = parser.parse_args()\n", False),
     ("parser.add_argument('rest', nargs='*')\nargs = parser.parse_args()\n", False),
 ])
 def test_parse_args_in_a_notebook_kernel(parse, stopped):
@@ -155,3 +158,20 @@ def test_parse_args_in_a_script_is_no_stop():
     assert stops(NOTEBOOK_PARSER + "args = parser.parse_args()\n") == []
     assert stops(NOTEBOOK_PARSER + "args = parser.parse_args()\n", Runtime(cells=True)) == []
     assert stops(NOTEBOOK_PARSER + "args = parser.parse_args()\n", Runtime(notebook=True)) == ["args = parser.parse_args()"]
+
+
+MAIN = "def main():\n    parser = argparse.ArgumentParser()\n    parser.add_argument('--fold', type=int)\n    args = parser.parse_args()\n    print(args.fold)\n"
+
+
+def test_parse_args_in_a_function_a_notebook_cell_calls_after_defining_it():
+    """Run All binds `main` to the cell's function before the call, whatever the kernel held: its stop is the call's."""
+    assert stops("import argparse\n" + MAIN + "main()\nx = 1\n", Runtime(notebook=True)) == ["main()", "args = parser.parse_args()"]
+    findings = lint(nb_json(("code", "import argparse\n" + MAIN), ("code", "main()\n"), ("code", PAD_LATER)))
+    assert "BL101" not in [f.code for f in findings]
+
+
+def test_a_notebook_call_before_its_function_is_defined_is_no_stop():
+    """The call runs whatever `main` the kernel held (a cell since deleted): only the function's own stop."""
+    assert stops("import argparse\nmain()\n" + MAIN, Runtime(notebook=True)) == ["args = parser.parse_args()"]
+    findings = lint(nb_json(("code", "import argparse\nmain()\n"), ("code", PAD_LATER), ("code", MAIN)))
+    assert "BL101" in [f.code for f in findings]

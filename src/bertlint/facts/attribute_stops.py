@@ -14,14 +14,15 @@
   answers it: AttributeError;
 - `parser.parse_args()` with no arguments run in a notebook's kernel (`Runtime.notebook`: an .ipynb, not a script of
   cells): ipykernel is started as `ipykernel_launcher.py -f <connection file>` (VS Code: `--f=<file>`), so argparse
-  finds `-f` unrecognised and exits (`error`: SystemExit 2), unless the parser has an option `-f...`/`--f...` that
-  takes it (an abbreviation matches too), a positional with `nargs=` that may swallow it, or the file touches
-  `argv` at all (`sys.argv = [""]` first).
+  finds `-f` unrecognised and exits (`error`: SystemExit 2), unless the parser has an option `-f...` that takes it,
+  or one long option `--f...` that takes VS Code's `--f=<file>` as a string (an abbreviation), a positional with
+  `nargs=` that may swallow it, or the file touches `argv` at all (`sys.argv = [""]` first).
 """
 
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 import libcst as cst
 
@@ -57,11 +58,16 @@ def kernel_exit(facts, call: cst.Call) -> bool:
 
 @per_file
 def _refuses_kernel_argv(facts) -> bool:
-    """No option of the file's parsers takes `-f`/`--f=...`, no positional may swallow it, nothing touches argv."""
+    """The kernel's argv makes the file's parsers exit: ipykernel's `-f <file>` matches only an option `-f...` (argparse
+    `_get_option_tuples`: a single-dash string matches the options it begins), VS Code's `--f=<file>` only a long option
+    `--f...` (an abbreviation), and that one takes the path only where it stores a string (`type=int` fails, a flag
+    refuses the explicit argument: both `error`); a positional with `nargs=` may swallow it; nothing may touch argv."""
     arguments = _arguments(facts)
     if arguments is None or _ARGV.search(facts.source) is not None:
         return False
-    return not any(flag.startswith(("-f", "--f")) or not flag.startswith("-") and swallows for flag, swallows in arguments)
+    longs = [argument for argument in arguments if argument.flag.startswith("--f")]
+    return not any(a.flag.startswith("-f") or not a.flag.startswith("-") and a.nargs for a in arguments) \
+        and not (len(longs) == 1 and longs[0].stores_text)
 
 
 @per_file
@@ -115,9 +121,17 @@ def _dests(facts) -> frozenset[str] | None:
     return frozenset(names) if arguments is not None and None not in names else None
 
 
+class _Argument(NamedTuple):
+    """An option string of an `add_argument`: whether it has `nargs=`, whether the value given it stays a string (a
+    plain store, no `type=` but `str`)."""
+    flag: str
+    nargs: bool
+    stores_text: bool
+
+
 @per_file
-def _arguments(facts) -> tuple[tuple[str, bool], ...] | None:
-    """(option string, has `nargs=`) of every `add_argument` of the file, None where a parser's names are open (see
+def _arguments(facts) -> tuple[_Argument, ...] | None:
+    """Every option string of every `add_argument` of the file, None where a parser's names are open (see
     `_OPEN_PARSERS`, `_PARSER_KEYWORDS`), an argument's strings are not constants, or its action is no builtin's."""
     found = []
     for call in facts.calls:
@@ -130,7 +144,9 @@ def _arguments(facts) -> tuple[tuple[str, bool], ...] | None:
         action = facts.kw_value(call, "action", default="store")
         if call.has_star_args or not flags or not all(isinstance(f, str) and f for f in flags) or not isinstance(action, str):
             return None
-        found.extend((flag, "nargs" in call.kwargs) for flag in flags)
+        typed = call.kwargs.get("type")
+        text = action in ("store", "append", "extend") and (typed is None or facts.qualname(typed.value, call.scope) == "builtins.str")
+        found.extend(_Argument(flag, "nargs" in call.kwargs, text) for flag in flags)
     return tuple(found)
 
 
