@@ -60,14 +60,13 @@ def kernel_exit(facts, call: cst.Call) -> bool:
 def _refuses_kernel_argv(facts) -> bool:
     """The kernel's argv makes the file's parsers exit: ipykernel's `-f <file>` matches only an option `-f...` (argparse
     `_get_option_tuples`: a single-dash string matches the options it begins), VS Code's `--f=<file>` only a long option
-    `--f...` (an abbreviation), and that one takes the path only where it stores a string (`type=int` fails, a flag
+    `--f...` (an abbreviation; two of one parser are ambiguous), which takes the path only where it stores a string (`type=int` fails, a flag
     refuses the explicit argument: both `error`); a positional with `nargs=` may swallow it; nothing may touch argv."""
     arguments = _arguments(facts)
     if arguments is None or _ARGV.search(facts.source) is not None:
         return False
-    longs = [argument for argument in arguments if argument.flag.startswith("--f")]
-    return not any(a.flag.startswith("-f") or not a.flag.startswith("-") and a.nargs for a in arguments) \
-        and not (len(longs) == 1 and longs[0].stores_text)
+    return not any(a.flag.startswith("-f") or a.flag.startswith("--f") and a.stores_text or not a.flag.startswith("-") and a.nargs
+                   for a in arguments)  # all parsers together: each `--f...` may be the one match of its own parser
 
 
 @per_file
