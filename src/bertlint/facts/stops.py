@@ -44,6 +44,12 @@ happens either), so its first certain raise ends it. Causes certain from the tex
   DataFrame on pandas >= 2.0, Lightning's `trainer.fit(model)` of a module that defines `training_epoch_end` on
   Lightning >= 2.0.
 
+- plain Python errors the value layer's tables make certain (`attribute_stops`): an attribute of an argparse
+  namespace that no `add_argument` of the file defines (`args.lr` beside `--learning_rate`: AttributeError),
+  `self.NAME` in a method of the file's class whose chain of classes (all the file's) never binds NAME
+  (AttributeError), and `parser.parse_args()` run in a notebook's kernel, whose `-f <connection file>` the parser
+  does not take (SystemExit: "unrecognized arguments"; a notebook's module stop, as a library's refusal).
+
 One more is probable, not certain: a template's placeholder checkpoint (`_placeholder_load`) or data file
 (`_placeholder_path`), its value followed through the value layer (a parameter's from its call sites).
 A call of one of the file's own functions whose body stops (certainly or probably) whenever it runs stops the caller
@@ -80,6 +86,7 @@ from typing import Iterator, NamedTuple
 import libcst as cst
 
 from bertlint import knowledge
+from bertlint.facts.attribute_stops import kernel_exit, missing_attribute
 from bertlint.facts.model import Model, per_file
 from bertlint.facts.names import TRAINING_ARGS_CLASSES, is_model_class, is_tokenizer_class, is_transformers_name
 from bertlint.facts.nodes import Call, dotted, iter_children, literal, walk
@@ -152,9 +159,10 @@ def run_stops(facts: Model) -> tuple[Stop, ...]:
     """The stop of the module and of each function of the file (see the module's docstring): a function's body stops
     at its first certain raise whenever the function runs, so what follows it in the body never runs either way.
     Where the file's names may come from elsewhere (notebook cells, a cell script, a notebook's export, `exec`), only
-    the module's stop, and only where a library certainly refuses what the statement asks (a removed import, a name
-    no release has, a refused split, a placeholder path): a name's binding cannot be known there, a library's refusal
-    does not depend on it. A notebook's Run All stops at the first cell that raises, as a script does."""
+    where a library certainly refuses what the statement asks (a removed import, a name no release has, a refused
+    split, a placeholder path, the kernel's argv): a name's binding cannot be known there, a library's refusal does not
+    depend on it; a module-level call reaches a function's only where the module defined it before
+    (`_stops_from_elsewhere`). A notebook's Run All stops at the first cell that raises, as a script does."""
     return _stops_and_classes(facts)[0]
 
 
@@ -169,10 +177,9 @@ def _stops_and_classes(facts: Model) -> tuple[tuple[Stop, ...], frozenset[cst.Cl
     """`run_stops` and `unbuildable`, in one pass: a call of the file's function, the construction of its class (its
     `__init__`) and `self.METHOD(...)` in a method of its class stop where the body they run stops."""
     functions: list[cst.FunctionDef] = []
-    found = None if _names_from_elsewhere(facts) else _bindings(facts.module, functions)
-    if found is None:
-        stop = _first_stop(facts, _body(facts.module), None, {}, lambda func: None, None)
-        return ((Stop(facts.module, *stop),) if stop is not None else ()), frozenset()
+    found = _bindings(facts.module, functions)
+    if found is None or _names_from_elsewhere(facts):
+        return _stops_from_elsewhere(facts, found), frozenset()
     bound, module_order = found
     autos = _auto_names(facts.module, bound)
     own = {f.name.value: f for f in facts.module.body if isinstance(f, cst.FunctionDef) and bound.get(f.name.value) == 1}
@@ -188,7 +195,7 @@ def _stops_and_classes(facts: Model) -> tuple[tuple[Stop, ...], frozenset[cst.Cl
             stops[scope] = None  # a recursive call meanwhile: no stop
             order = module_order if isinstance(scope, cst.Module) else None
             cls = methods.get(id(scope))
-            stops[scope] = _first_stop(facts, _body(scope), bound, autos, lambda func: called(func, cls), order)
+            stops[scope] = _first_stop(facts, _body(scope), bound, autos, lambda func, _small: called(func, cls), order)
         return stops[scope]
 
     def reached(function: cst.FunctionDef | None) -> bool | None:
@@ -209,6 +216,25 @@ def _stops_and_classes(facts: Model) -> tuple[tuple[Stop, ...], frozenset[cst.Cl
 
     found_stops = tuple(Stop(scope, *stop) for scope in (facts.module, *functions) if (stop := stop_of(scope)) is not None)
     return found_stops, frozenset(cls for name, cls in classes.items() if called(cst.Name(name), None) is True)
+
+
+def _stops_from_elsewhere(facts: Model, found: tuple[dict[str, int], _Order] | None) -> tuple[Stop, ...]:
+    """The stops of a file whose names may come from elsewhere (`found`: its `_bindings`, None where a star import or
+    `exec` hides them): only a library's certain refusal, no name's binding. A module-level call of the file's function
+    that the module defines once, in a statement before the call (Run All has bound the name to it by then, whatever
+    the kernel held), stops where the function's body stops (`main()` whose `parser.parse_args()` the kernel's argv
+    refuses); each such function's own stop is one too."""
+    bound, order = found if found is not None else ({}, None)
+    own = {f.name.value: f for f in facts.module.body if isinstance(f, cst.FunctionDef) and bound.get(f.name.value) == 1}
+    stops = {f: _first_stop(facts, _body(f), None, {}, lambda func, small: None, None) for f in own.values()}
+
+    def called(func: cst.BaseExpression, small: cst.CSTNode) -> bool | None:
+        function = own.get(func.value) if isinstance(func, cst.Name) and order is not None else None
+        stop = stops[function] if function is not None and order.first[func.value] < order.order.get(small, -1) else None
+        return stop[1] if stop is not None and _reaches(function, stop[0]) else None
+
+    stop = _first_stop(facts, _body(facts.module), None, {}, called, None)
+    return tuple(Stop(scope, *stop) for scope, stop in ((facts.module, stop), *stops.items()) if stop is not None)
 
 
 def methods_of(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
@@ -281,13 +307,15 @@ def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[st
                     return stmt, _forgotten_import(facts, node.value)
                 if first:
                     return stmt, True
+            if bound is not None and missing_attribute(facts, node):
+                return stmt, True
             if isinstance(node, cst.Call):
                 if _auto_class(node.func, autos) or _refused_split(facts, node) or _refused_arguments(facts, node) \
-                        or _refused_value(facts, node) or _unready_model(facts, node) or refused(facts, node):
+                        or _refused_value(facts, node) or _unready_model(facts, node) or refused(facts, node) or kernel_exit(facts, node):
                     return stmt, True
                 if _placeholder_load(facts, node, bound) or _placeholder_path(facts, node):
                     return stmt, False
-                if (every := called(node.func)) is not None:
+                if (every := called(node.func, small)) is not None:
                     return stmt, every
     return None
 

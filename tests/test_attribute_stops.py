@@ -1,0 +1,177 @@
+"""facts.attribute_stops: plain Python errors that stop a run (an argparse namespace's attribute no argument defines,
+`self.NAME` no class of the chain binds, `parse_args()` in a notebook's kernel); the engine reports nothing after them."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from bertlint.facts import Facts, Runtime, run_stops
+from test_notebook import lint, nb_json
+
+
+BOUND = "from elsewhere import base, extra, flags, ns, other, x, Args, Base, Custom, Meta\n"  # names the sources read, bound
+
+
+def stops(source: str, runtime: Runtime = Runtime()) -> list[str]:
+    source = BOUND + textwrap.dedent(source)
+    module = cst.parse_module(source)
+    return [module.code_for_node(s.statement).strip() for s in run_stops(Facts(module, source, Path("train.py"), runtime))]
+
+
+PARSER = "import argparse\nparser = argparse.ArgumentParser()\n"
+
+
+@pytest.mark.parametrize(("arguments", "read"), [
+    ("parser.add_argument('--learning_rate')\n", "args.lr"),
+    ("parser.add_argument('-l', '--learning-rate')\n", "args.l"),  # the first long option names it: `learning_rate`
+    ("parser.add_argument('-l')\n", "args.lr"),  # no long option: the first, prefix stripped (`l`)
+    ("parser.add_argument('--lr', dest='rate')\n", "args.lr"),  # dest= names it
+    ("parser.add_argument('data')\n", "args.lr"),
+])
+def test_an_argparse_attribute_no_argument_defines_stops(arguments, read):
+    assert stops(PARSER + arguments + f"args = parser.parse_args()\nprint({read})\nx = 1\n") == [f"print({read})"]
+
+
+@pytest.mark.parametrize(("arguments", "read"), [
+    ("parser.add_argument('-l', '--learning-rate')\n", "args.learning_rate"),
+    ("parser.add_argument('-l')\n", "args.l"),
+    ("parser.add_argument('--lr', dest='rate')\n", "args.rate"),
+    ("parser.add_argument('data-dir')\n", "args.data_dir"),  # a positional's dest as written; both spellings count
+    ("parser.add_argument('--learning_rate')\nparser.set_defaults(lr=1)\n", "args.lr"),
+    ("parser.add_argument('--learning_rate')\nparser.set_defaults(**extra)\n", "args.lr"),
+    ("parser.add_argument('--learning_rate', action=Custom)\n", "args.lr"),  # an Action class may set any name
+    ("parser.add_argument(*flags)\n", "args.lr"),
+    ("parser.add_argument('--learning_rate')\nsub = parser.add_subparsers()\n", "args.lr"),
+    ("parser.add_argument('--learning_rate')\nparser.parse_known_args()\n", "args.lr"),
+    ("parser.add_argument('--learning_rate')\nargs.lr = 1\n", "args.lr"),  # stored before (anywhere in the file)
+    ("parser.add_argument('--learning_rate')\nsetattr(ns, 'lr', 1)\n", "args.lr"),
+    ("parser.add_argument('--learning_rate')\n", "args._get_kwargs"),  # the namespace's own
+    ("parser.add_argument('--learning_rate')\n", "args.__dict__"),
+])
+def test_an_argparse_attribute_that_may_be_there_is_no_stop(arguments, read):
+    assert stops(PARSER + arguments + f"args = parser.parse_args()\nprint({read})\n") == []
+
+
+@pytest.mark.parametrize("source", [
+    PARSER.replace("ArgumentParser()", "ArgumentParser(parents=[base])") + "parser.add_argument('--a')\nargs = parser.parse_args()\nprint(args.lr)\n",
+    PARSER + "parser.add_argument('--a')\nif x:\n    args = parser.parse_args()\nelse:\n    args = other\nprint(args.lr)\n",
+    PARSER + "parser.add_argument('--a')\nargs = parser.parse_args(namespace=ns)\nprint(args.lr)\n",
+    "from transformers import HfArgumentParser\nparser = HfArgumentParser(Args)\nargs = parser.parse_args()\nprint(args.lr)\n",
+])
+def test_a_namespace_whose_names_are_not_all_known_is_no_stop(source):
+    assert stops(source) == []
+
+
+def test_an_argparse_attribute_read_in_a_function_stops_the_function():
+    source = PARSER + "parser.add_argument('--a')\nargs = parser.parse_args()\ndef train():\n    print(args.lr)\n    y = 2\n"
+    assert stops(source) == ["print(args.lr)"]
+
+
+def test_an_argparse_attribute_of_a_parameter_every_call_passes_the_namespace_stops():
+    source = PARSER + "parser.add_argument('--a')\ndef main(args):\n    print(args.lr)\n    y = 2\n"
+    assert stops(source + "if __name__ == '__main__':\n    main(parser.parse_args())\n") == ["main(parser.parse_args())", "print(args.lr)"]
+    assert stops(source + "main(parser.parse_args())\nmain(other)\n") == []  # a call passes something else
+    assert stops(source.replace("print(args.lr)", "args = other\n    print(args.lr)") + "main(parser.parse_args())\n") == []
+
+
+CLASS = """
+class Scorer{bases}:
+    def __init__(self):
+        self.rate = 1
+    def run(self):
+        self.{name}()
+        return 1
+{more}
+Scorer().run()
+"""
+
+
+@pytest.mark.parametrize(("bases", "name", "more"), [
+    ("", "step", ""),
+    ("(object)", "step", ""),
+    ("(Base)", "step", "class Base:\n    def other(self): pass\n"),
+    ("", "rat", ""),  # a data attribute no one assigns
+])
+def test_self_name_no_class_of_the_chain_binds_stops_the_method(bases, name, more):
+    source = CLASS.format(bases=bases, name=name, more=more)
+    if bases == "(Base)":
+        source = more + source.replace(more, "")
+    assert f"self.{name}()" in stops(source)
+
+
+@pytest.mark.parametrize(("bases", "name", "more"), [
+    ("", "rate", ""),  # assigned in __init__
+    ("", "step", "    step = print\n"),  # bound in the class body
+    ("(Base)", "step", ""),  # a base from elsewhere
+    ("(Base)", "step", "class Base:\n    def step(self): pass\n"),
+    ("", "step", "    def __getattr__(self, name): return print\n"),
+    ("", "step", "class Sub(Scorer):\n    def step(self): pass\n"),
+    ("(metaclass=Meta)", "step", ""),
+    ("", "step", "other.step = print\n"),  # any attribute of that name the file stores
+    ("", "__class__", ""),
+])
+def test_self_name_that_may_be_there_is_no_stop(bases, name, more):
+    source = CLASS.format(bases=bases, name=name, more=more)
+    if bases == "(Base)" and more:
+        source = more + source.replace(more, "")
+    assert f"self.{name}()" not in stops(source)
+
+
+def test_self_name_in_a_class_the_file_never_builds_is_no_stop():
+    """A mixin: a class of another module may subclass it and define the method."""
+    assert stops("class Mixin:\n    def run(self):\n        self.step()\n        return 1\n") == []
+
+
+def test_self_name_in_a_decorated_method_or_a_nested_function_is_no_stop():
+    source = "class A:\n    @staticmethod\n    def run(self):\n        self.step()\n    def go(self):\n        def inner(self):\n            self.step()\n        return inner\nA().go()\n"
+    assert stops(source) == []
+
+
+NOTEBOOK_PARSER = "import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--lr', type=float, default=1e-3)\n"
+PAD_LATER = ("from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+             "enc = tok(['a', 'bb'], pad_to_max_length=True, max_length=8, truncation=True)\n")
+
+
+@pytest.mark.parametrize(("parse", "stopped"), [
+    ("args = parser.parse_args()\n", True),  # the kernel's `-f <connection file>`: unrecognized arguments, SystemExit
+    ("args = parser.parse_args(args=[])\n", False),
+    ("args = parser.parse_args('')\n", False),
+    ("args, _ = parser.parse_known_args()\n", False),
+    ("import sys\nsys.argv = ['']\nargs = parser.parse_args()\n", False),
+    ("parser.add_argument('-f', '--file')\nargs = parser.parse_args()\n", False),
+    ("parser.add_argument('--file')\nargs = parser.parse_args()\n", False),  # VS Code's `--f=<file>` abbreviates it
+    ("parser.add_argument('--fp16', action='store_true')\nargs = parser.parse_args()\n", True),  # a flag refuses `=<file>`
+    ("parser.add_argument('--fold', type=int)\nargs = parser.parse_args()\n", True),  # `int('<file>')` fails
+    ("parser.add_argument('--fold', type=int)\nparser.add_argument('-fp')\nargs = parser.parse_args()\n", False),
+    ("parser.add_argument('rest', nargs='*')\nargs = parser.parse_args()\n", False),
+])
+def test_parse_args_in_a_notebook_kernel(parse, stopped):
+    findings = lint(nb_json(("code", NOTEBOOK_PARSER + parse), ("code", PAD_LATER)))
+    assert ([f.cell for f in findings if f.code == "BL101"] == []) is stopped
+
+
+def test_parse_args_in_a_script_is_no_stop():
+    assert stops(NOTEBOOK_PARSER + "args = parser.parse_args()\n") == []
+    assert stops(NOTEBOOK_PARSER + "args = parser.parse_args()\n", Runtime(cells=True)) == []
+    assert stops(NOTEBOOK_PARSER + "args = parser.parse_args()\n", Runtime(notebook=True)) == ["args = parser.parse_args()"]
+
+
+MAIN = "def main():\n    parser = argparse.ArgumentParser()\n    parser.add_argument('--fold', type=int)\n    args = parser.parse_args()\n    print(args.fold)\n"
+
+
+def test_parse_args_in_a_function_a_notebook_cell_calls_after_defining_it():
+    """Run All binds `main` to the cell's function before the call, whatever the kernel held: its stop is the call's."""
+    assert stops("import argparse\n" + MAIN + "main()\nx = 1\n", Runtime(notebook=True)) == ["main()", "args = parser.parse_args()"]
+    findings = lint(nb_json(("code", "import argparse\n" + MAIN), ("code", "main()\n"), ("code", PAD_LATER)))
+    assert "BL101" not in [f.code for f in findings]
+
+
+def test_a_notebook_call_before_its_function_is_defined_is_no_stop():
+    """The call runs whatever `main` the kernel held (a cell since deleted): only the function's own stop."""
+    assert stops("import argparse\nmain()\n" + MAIN, Runtime(notebook=True)) == ["args = parser.parse_args()"]
+    findings = lint(nb_json(("code", "import argparse\nmain()\n"), ("code", PAD_LATER), ("code", MAIN)))
+    assert "BL101" in [f.code for f in findings]
