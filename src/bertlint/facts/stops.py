@@ -596,7 +596,7 @@ def _bindings(module: cst.Module, functions: list[cst.FunctionDef]) -> tuple[dic
             if kind is cst.Global:
                 order.declared.update(item.name.value for item in node.names)
         inner = kind is cst.FunctionDef or kind is cst.Lambda
-        stack.extend((child, local or inner and child is node.body) for child in reversed(list(iter_children(node))))
+        stack.extend((child, local or inner and child is node.body) for child in reversed(iter_children(node)))
     return bound, order
 
 
@@ -717,4 +717,4 @@ def _certain(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         elif isinstance(node, (cst.Attribute, cst.Arg)):
             stack.append(node.value)
         else:
-            stack.extend(reversed(list(iter_children(node))))
+            stack.extend(reversed(iter_children(node)))
