@@ -700,6 +700,9 @@ def _evaluated(stmt: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield from _certain(root)
 
 
+_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+
+
 def _certain(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """`node` and the parts of it that evaluating it certainly evaluates; the names it reads are among them (an
     attribute's name and a keyword's are not reads)."""
@@ -707,15 +710,17 @@ def _certain(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, cst.Lambda):
+        kind = type(node)  # `is` on the exact class: none of these is subclassed, and `isinstance` against libcst's
+        # classes goes through their ABC metaclass, a Python call per node
+        if kind is cst.Lambda:
             continue
-        if isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+        if kind in _COMPREHENSIONS:
             stack.append(node.for_in.iter)
-        elif isinstance(node, cst.IfExp):
+        elif kind is cst.IfExp:
             stack.append(node.test)
-        elif isinstance(node, cst.BooleanOperation):
+        elif kind is cst.BooleanOperation:
             stack.append(node.left)
-        elif isinstance(node, (cst.Attribute, cst.Arg)):
+        elif kind is cst.Attribute or kind is cst.Arg:
             stack.append(node.value)
         else:
             stack.extend(reversed(iter_children(node)))
