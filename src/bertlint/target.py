@@ -42,7 +42,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from bertlint import knowledge
 from bertlint.config import LIBRARIES as AROUND
@@ -249,9 +249,9 @@ def _admits(library: str, transformers: Version, release: Version) -> bool:
     return found is None or found[0][:2] == release[:2]
 
 
-# An environment the project may run in: the folders its packages are installed in, and how a message names a library
-# installed there.
-Environment = tuple[tuple[str, ...], Callable[[str], str]]
+# An environment the project may run in: the folders its packages are installed in, and the words a message puts before
+# and after a library's name to say it is installed there (strings: a run's `Targets` goes to its worker processes).
+Environment = tuple[tuple[str, ...], str, str]
 
 
 def _environments(root: Path) -> list[Environment]:
@@ -260,22 +260,22 @@ def _environments(root: Path) -> list[Environment]:
     found: list[Environment] = []
     for name in (".venv", "venv", "env"):
         if (root / name / "pyvenv.cfg").is_file():
-            found.append((tuple(_site_packages(root / name)), lambda library, name=name: f"the {library} installed in the project's environment {name}/"))
-    found.append((tuple(sys.path), lambda library: f"the installed {library} package"))
+            found.append((tuple(_site_packages(root / name)), "the ", f" installed in the project's environment {name}/"))
+    found.append((tuple(sys.path), "the installed ", " package"))
     own = Path(sys.prefix).resolve()
     for folder in os.environ.get("PATH", "").split(os.pathsep):
         env = Path(folder).parent
         if folder and (env / "pyvenv.cfg").is_file() and env.resolve() != own:
-            found.append((tuple(_site_packages(env)), lambda library, env=env: f"the {library} installed in the active environment {env}"))
+            found.append((tuple(_site_packages(env)), "the ", f" installed in the active environment {env}"))
     return found
 
 
 def _installed_for(environments: list[Environment], library: str) -> Pin | None:
     """The `library` installed in the first of `environments` that has it, and which environment that is."""
-    for paths, where in environments:
+    for paths, before, after in environments:
         found = _installed_in(paths, library)
         if found is not None:
-            return found, where(library)
+            return found, f"{before}{library}{after}"
     return None
 
 
