@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -416,6 +417,19 @@ def test_one_run_s_targets_are_each_file_s_own(tmp_path):
     assert run(scripts[6], scripts[6].read_text(encoding="utf-8"))[0] == (4, 40, 2)  # its own `# /// script` pin wins
     assert run(scripts[5]).of("peft") == ((0, 9, 0), f"the pin peft~=0.9.0 in {Path('elsewhere', 'requirements.txt')}")
     assert run(scripts[1]).of("datasets")[0] == (2, 21, 0) and run(scripts[0]).of("datasets")[1] == stage.LATEST
+
+
+def test_a_run_s_targets_go_to_its_worker_processes_once_they_have_looked(tmp_path, monkeypatch):
+    """A run's `Targets` is pickled for its pool after the target stage has resolved files (the environments searched,
+    found once a run, among what it holds): it must still pickle, and answer the same on the other side."""
+    monkeypatch.setattr(stage, "_installed_in", REAL_INSTALLED_IN)
+    fake_environment(tmp_path / ".venv", "4.36.2")
+    script = write(tmp_path / "train.py", SCRIPT)
+    run = stage.Targets(load_settings(tmp_path, all_codes()))
+    found = run(script)
+    assert found[0] == (4, 36, 2)
+    copy = pickle.loads(pickle.dumps(run))
+    assert copy(script) == found and copy(write(tmp_path / "other.py", SCRIPT)) == found
 
 
 def test_a_new_run_sees_a_pin_and_an_install_that_changed_in_the_same_process(tmp_path, monkeypatch):

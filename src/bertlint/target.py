@@ -107,6 +107,7 @@ class Targets:
         self._folders: dict[Path, Path] = {}  # a file's folder as named -> resolved
         self._files: dict[Path, tuple[tuple[str, list[str]], ...]] = {}  # resolved folder -> the requirement files from it up to the root
         self._installed: dict[str, Pin | None] = {}  # library -> where the project runs
+        self._environments: list[Environment] | None = None  # where the project may run, found on the first library asked
         self._launched: dict[Path, dict[str, tuple[tuple[list[str], str], ...]]] = {}  # resolved folder -> its launchers' installs by script
         self._targets: dict[tuple[Path, str | None], Target] = {}  # (file, the text read for its own pins) -> its target
 
@@ -190,7 +191,9 @@ class Targets:
     def _fallback(self, library: str) -> Pin:
         """The `library` installed where the project runs, else the newest release known."""
         if library not in self._installed:
-            self._installed[library] = _installed_for(self.root, library)
+            if self._environments is None:
+                self._environments = _environments(self.root)
+            self._installed[library] = _installed_for(self._environments, library)
         return self._installed[library] or (latest(library), LATEST)
 
     def _launchers(self, folder: Path) -> dict[str, tuple[tuple[list[str], str], ...]]:
@@ -216,23 +219,33 @@ LATEST = "the latest release known to bertlint"
 HOW_TO_PIN = "pin it with `transformers-version` in [tool.bertlint] or transformers==X.Y in requirements.txt"
 
 
-def _installed_for(root: Path, library: str) -> Pin | None:
-    """The `library` installed where the project at `root` runs, and which environment that is."""
+# An environment the project may run in: the folders its packages are installed in, and the words a message puts before
+# and after a library's name to say it is installed there (strings: a run's `Targets` goes to its worker processes).
+Environment = tuple[tuple[str, ...], str, str]
+
+
+def _environments(root: Path) -> list[Environment]:
+    """Where the project at `root` may run, searched in this order: its own environment (`.venv`, `venv`, `env`), the
+    one bertlint runs in, an active environment on PATH. Found once a run (`Targets`), for every library."""
+    found: list[Environment] = []
     for name in (".venv", "venv", "env"):
         if (root / name / "pyvenv.cfg").is_file():
-            found = _installed_in(tuple(_site_packages(root / name)), library)
-            if found is not None:
-                return found, f"the {library} installed in the project's environment {name}/"
-    found = _installed_in(tuple(sys.path), library)
-    if found is not None:
-        return found, f"the installed {library} package"
+            found.append((tuple(_site_packages(root / name)), "the ", f" installed in the project's environment {name}/"))
+    found.append((tuple(sys.path), "the installed ", " package"))
     own = Path(sys.prefix).resolve()
     for folder in os.environ.get("PATH", "").split(os.pathsep):
         env = Path(folder).parent
         if folder and (env / "pyvenv.cfg").is_file() and env.resolve() != own:
-            found = _installed_in(tuple(_site_packages(env)), library)
-            if found is not None:
-                return found, f"the {library} installed in the active environment {env}"
+            found.append((tuple(_site_packages(env)), "the ", f" installed in the active environment {env}"))
+    return found
+
+
+def _installed_for(environments: list[Environment], library: str) -> Pin | None:
+    """The `library` installed in the first of `environments` that has it, and which environment that is."""
+    for paths, before, after in environments:
+        found = _installed_in(paths, library)
+        if found is not None:
+            return found, f"{before}{library}{after}"
     return None
 
 

@@ -176,22 +176,24 @@ def _names(facts: Model, definitions: dict[str, _Definition], after: dict[int, i
         refs = named.setdefault(owner, {})
         prose: set[int] = set()  # strings that name nothing: data's keys (`ds["train"]`, `{"train": path}`), docstrings
         for node in walk(stmt):
-            if isinstance(node, cst.Name) and node is not own:
+            kind = type(node)  # `is` on the exact class: no libcst node class below is subclassed, and `isinstance`
+            # against libcst's classes goes through their ABC metaclass, a Python call per node of the file
+            if kind is cst.Name and node is not own:
                 words: list[str] = [node.value]
-            elif isinstance(node, (cst.SimpleString, cst.FormattedStringText)):
+            elif kind is cst.SimpleString or kind is cst.FormattedStringText:
                 words = [] if id(node) in prose else _WORD.findall(node.value)
-            elif isinstance(node, cst.Subscript):
+            elif kind is cst.Subscript:
                 prose.update(id(e.slice.value) for e in node.slice if isinstance(e.slice, cst.Index))
                 continue
-            elif isinstance(node, cst.DictElement):
+            elif kind is cst.DictElement:
                 prose.add(id(node.key))
                 continue
-            elif isinstance(node, cst.Expr) and isinstance(node.value, _STRINGS):
+            elif kind is cst.Expr and isinstance(node.value, _STRINGS):
                 prose.update(id(part) for part in walk(node.value))
                 continue
-            elif isinstance(node, cst.Call) and _hands_namespace(node):
+            elif kind is cst.Call and _hands_namespace(node):
                 words = [_EVERY]
-            elif isinstance(node, cst.Call) and _unpickles(facts, node):
+            elif kind is cst.Call and _unpickles(facts, node):
                 words = [_CLASSES]
             else:
                 continue
@@ -258,14 +260,15 @@ class _Live:
         for node in walk(facts.module):
             if id(node) in dead:
                 continue
-            if isinstance(node, cst.Name) and id(node) not in words:
+            kind = type(node)  # `is` on the exact class, as in `_names`
+            if kind is cst.Name and id(node) not in words:
                 self._reads.setdefault(node.value, []).append(node)
-            elif isinstance(node, cst.Attribute):
+            elif kind is cst.Attribute:
                 words.add(id(node.attr))
                 self._attributes.setdefault(node.attr.value, []).append(node.attr)
-            elif isinstance(node, cst.Arg) and node.keyword is not None:
+            elif kind is cst.Arg and node.keyword is not None:
                 words.add(id(node.keyword))
-            elif isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            elif kind is cst.Assign and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
                 self._assigns.append(node)
 
     def held_only(self, cls: cst.ClassDef, table: knowledge.Driven) -> bool:

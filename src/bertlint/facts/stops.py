@@ -295,12 +295,14 @@ def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[st
     often the file binds each name, None where that cannot be known (then no stop of a name's binding); `called(func)`:
     every_rule of the stop that calling `func` (the file's function or class, or a method of its class) reaches, or None; `order`: the module's (the
     module's own body only), for a read before the module binds the name."""
+    releases = dict(facts.runtime.releases)
     for stmt, small in _run_for_certain(body):
         if isinstance(small, cst.ImportFrom) and _imports_what_is_not_there(facts, small):
             return stmt, True
-        if _removed_api(facts, small):
+        evaluated = list(_evaluated(small))  # read once: the removed-API check and the checks below walk the same nodes
+        if _removed_api(facts, small, evaluated, releases):
             return stmt, True
-        for node in _evaluated(small):
+        for node in evaluated:
             if isinstance(node, cst.Name) and bound is not None:
                 first = _read_first(node.value, small, order) if order is not None else None
                 if _unbound(node.value, bound) or first is False:
@@ -555,7 +557,7 @@ def _imports_what_is_not_there(facts: Model, stmt: cst.ImportFrom) -> bool:
         and not shadowed(facts, module.split(".")[0])
 
 
-def _removed_api(facts: Model, stmt: cst.CSTNode) -> bool:
+def _removed_api(facts: Model, stmt: cst.CSTNode, evaluated: list[cst.CSTNode], releases: dict[str, knowledge.Release]) -> bool:
     """`stmt` certainly uses an API that the target release of its library removed and that no rule reports
     (data/removed.json; the targets in `facts.runtime.releases`, where a library's release is not known: silent): an
     import of a removed module or name (`from sklearn.metrics import plot_confusion_matrix` on scikit-learn >= 1.2:
@@ -563,8 +565,7 @@ def _removed_api(facts: Model, stmt: cst.CSTNode) -> bool:
     (`torchtext.data.Field()` after `import torchtext`: AttributeError); or a keyword that `from_pretrained` of a
     transformers PyTorch model class no longer takes (`load_in_8bit=` on transformers >= 5.0: TypeError from the
     model's `__init__`; a tokenizer's swallows it), unless the class may be a Hub model's own code (`trust_remote_code=`,
-    or a `**` argument that may hold it)."""
-    releases = dict(facts.runtime.releases)
+    or a `**` argument that may hold it). `evaluated`: `_evaluated(stmt)`; `releases`: `facts.runtime.releases`."""
     if isinstance(stmt, (cst.Import, cst.ImportFrom)):
         if isinstance(stmt, cst.Import):
             pairs = [(dotted(alias.name), None) for alias in stmt.names]
@@ -574,7 +575,7 @@ def _removed_api(facts: Model, stmt: cst.CSTNode) -> bool:
             pairs = [(dotted(stmt.module), alias.name.value) for alias in stmt.names if isinstance(alias.name, cst.Name)]
         gone = [module for module, name in pairs if module and knowledge.removed_import(module, name, releases)]
         return bool(gone) and not any(shadowed(facts, module.split(".")[0]) for module in gone)
-    for node in _evaluated(stmt):
+    for node in evaluated:
         if isinstance(node, cst.Attribute) and (name := facts.qualname(node)) and "." in name:
             module, _, attribute = name.rpartition(".")
             if knowledge.removed_import(module, attribute, releases):
@@ -663,7 +664,7 @@ def _bindings(module: cst.Module, functions: list[cst.FunctionDef]) -> tuple[dic
             if kind is cst.Global:
                 order.declared.update(item.name.value for item in node.names)
         inner = kind is cst.FunctionDef or kind is cst.Lambda
-        stack.extend((child, local or inner and child is node.body) for child in reversed(list(iter_children(node))))
+        stack.extend((child, local or inner and child is node.body) for child in reversed(iter_children(node)))
     return bound, order
 
 
@@ -766,6 +767,9 @@ def _evaluated(stmt: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield from _certain(root)
 
 
+_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+
+
 def _certain(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """`node` and the parts of it that evaluating it certainly evaluates; the names it reads are among them (an
     attribute's name and a keyword's are not reads)."""
@@ -773,15 +777,17 @@ def _certain(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, cst.Lambda):
+        kind = type(node)  # `is` on the exact class: none of these is subclassed, and `isinstance` against libcst's
+        # classes goes through their ABC metaclass, a Python call per node
+        if kind is cst.Lambda:
             continue
-        if isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+        if kind in _COMPREHENSIONS:
             stack.append(node.for_in.iter)
-        elif isinstance(node, cst.IfExp):
+        elif kind is cst.IfExp:
             stack.append(node.test)
-        elif isinstance(node, cst.BooleanOperation):
+        elif kind is cst.BooleanOperation:
             stack.append(node.left)
-        elif isinstance(node, (cst.Attribute, cst.Arg)):
+        elif kind is cst.Attribute or kind is cst.Arg:
             stack.append(node.value)
         else:
-            stack.extend(reversed(list(iter_children(node))))
+            stack.extend(reversed(iter_children(node)))

@@ -35,6 +35,7 @@ import libcst as cst
 from bertlint.facts.abstract import UNKNOWN, Binding, Function, Instance, agree
 from bertlint.facts.brain.data import ITEMS, handed_elsewhere
 from bertlint.facts.functions import ancestors, callable_returns, called_directly, defined_at, enclosing_class, family, function_scope, first_handed_parameter, hands, method_sites
+from bertlint.facts.model import per_file
 from bertlint.facts.nodes import Call, ClassDef, Scope, dotted
 
 LIGHTNING_ROOTS = ("pytorch_lightning", "lightning")
@@ -286,10 +287,17 @@ def _collator_items(ev, owner: Scope, name: str) -> Any:
     fn = first_handed_parameter(ev.f, owner, name)
     if fn is None:
         return None
-    sites = [c for c in ev.f.calls if _builds_trainer(ev.f, c) and (arg := c.arg(2, "data_collator")) is not None and hands(ev.f, arg.value, c, fn)]
+    sites = [c for c in _trainer_builds(ev.f) if (arg := c.arg(2, "data_collator")) is not None and hands(ev.f, arg.value, c, fn)]
     if not sites:
         return None
     return UNKNOWN if called_directly(ev.f, fn) or handed_elsewhere(ev.f, fn, sites) else ITEMS
+
+
+@per_file
+def _trainer_builds(values) -> list[Call]:
+    """The file's calls that construct a transformers Trainer, or a subclass of the file's (found once per file: each
+    parameter handed to a Trainer asks)."""
+    return [call for call in values.calls if _builds_trainer(values, call)]
 
 
 def _builds_trainer(values, call: Call) -> bool:
