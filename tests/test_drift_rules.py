@@ -78,6 +78,25 @@ def test_bl601_messages_name_the_version_and_the_error():
     assert deprecated.message == "`no_cuda` is deprecated since 4.32 and removed in 5.0 (target 4.46 from transformers-version in the settings)"
 
 
+def test_a_line_raises_on_its_first_missing_keyword_or_name():
+    """Python stops a call at the first keyword it does not take and an import at the first name the module lacks: a
+    later finding of the same line says which error the line raises as written; the first, and a line with one, their own."""
+    call = "from transformers import TrainingArguments\nTrainingArguments(output_dir='o', logging_dir='l', evaluation_strategy='epoch')\n"
+    first, second = findings(call, "5.24", "BL601")
+    assert first.message.endswith("unexpected keyword argument 'logging_dir'")
+    assert second.message.endswith("unexpected keyword argument 'logging_dir' (`logging_dir`, passed before `evaluation_strategy`, is removed too)")
+    [alone] = findings(TA.format(kw="evaluation_strategy='epoch'"), "5.24", "BL601")
+    assert alone.message.endswith("unexpected keyword argument 'evaluation_strategy'")
+    imports = "from transformers import BertModel, TFBertTokenizer, TFBertModel, AdamW\n"
+    tokenizer, model = findings(imports, "5.24", "BL606")
+    [adamw] = findings(imports, "5.24", "BL604")
+    assert tokenizer.message.endswith("cannot import name 'TFBertTokenizer' from 'transformers'")
+    suffix = "cannot import name 'TFBertTokenizer' from 'transformers' (`TFBertTokenizer`, imported before `{}`, is missing too)"
+    assert model.message.endswith(suffix.format("TFBertModel")) and adamw.message.endswith(suffix.format("AdamW"))
+    [own] = findings("from transformers import AdamW, BertModel\n", "5.24", "BL604")  # BertModel is there: AdamW's own error
+    assert own.message.endswith("cannot import name 'AdamW' from 'transformers'")
+
+
 def test_bl601_fix_renames_only_the_keyword():
     src = "from transformers import TrainingArguments\nargs = TrainingArguments(output_dir='o', no_cuda=True)  # smoke\n"
     assert fixed(src, "4.40", "BL601") == src.replace("no_cuda", "use_cpu")

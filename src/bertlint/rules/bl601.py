@@ -30,6 +30,8 @@ class RemovedTrainingArgument(Rule):
     def check(self, ctx: Context) -> None:
         table, error = versions.keywords(self.keywords)
         for call, owner in self.calls(ctx.facts):
+            # the call raises on the first keyword the target removed, in the order the call passes them
+            first = next((k for k in call.kwargs if (e := table.get(k)) is not None and e.status(ctx.version) == "removed"), None)
             for keyword, arg in call.kwargs.items():
                 entry = table.get(keyword)
                 status = entry.status(ctx.version) if entry is not None else None
@@ -38,7 +40,8 @@ class RemovedTrainingArgument(Rule):
                 replacement = versions.replacement_at(table, entry, ctx.version)
                 message = f"`{keyword}` {versions.lifecycle_text(entry, status, ctx.version, ctx.version_source)}"
                 if status == "removed":
-                    message += ": this line raises " + error.format(cls=owner, name=keyword)
+                    message += ": this line raises " + error.format(cls=owner, name=first) + (
+                        f" (`{first}`, passed before `{keyword}`, is removed too)" if first != keyword else "")
                 fix = None
                 if entry.rename and replacement == entry.replacement and replacement not in call.kwargs and not call.has_double_star:
                     fix = [Replacement(arg.keyword, replacement)]

@@ -30,7 +30,7 @@ class TransformersAdamW(Rule):
                 continue
             message = f"`{use.module}.{use.name}` {versions.lifecycle_text(use.entry, status, ctx.version, ctx.version_source)}"
             if status == "removed":
-                message += f": this line raises {use.error(templates)}"
+                message += f": this line raises {use.raises(ctx.facts, templates, ctx.version)}"
             ctx.report(use.node, message, severity="error" if status == "removed" else "warning", fix=self.fix_for(ctx.facts, use),
                        help=self.help_for(ctx.facts, use, status, ctx.version), failure=use.failure(templates, status == "removed"))
 

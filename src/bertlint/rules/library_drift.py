@@ -44,7 +44,7 @@ class LibraryDrift(Rule):
                 continue
             severity, text, _ = found
             name = f"{use.module}.{use.name}"
-            message = f"`{name}` {text}" + (f": this line raises {use.error(templates)}" if severity == "error" else "")
+            message = f"`{name}` {text}" + (f": this line raises {use.raises(ctx.facts, templates, version, self.library)}" if severity == "error" else "")
             ctx.report(use.node, message, help=self._symbol_help(ctx.facts, use), severity=severity, failure=use.failure(templates, severity == "error", self.library))
 
     def _symbol_help(self, facts: Facts, use: SymbolUse) -> str:

@@ -36,6 +36,25 @@ class SymbolUse:
             key = "submodule_error" if gone and "submodule_error" in templates else "import_error"
         return templates[key].format(name=self.name, module=self.module)
 
+    def raises(self, facts: "Facts", templates: dict[str, str], version: Version, library: str = "transformers") -> str:
+        """What the line raises as written on the target `version`: an import stops at the first of its names that the
+        target lacks (`from transformers import TFBertTokenizer, TFBertModel` raises on `TFBertTokenizer`), so at a
+        later name the line raises that first name's error, said as such; else this symbol's own `error`."""
+        own = self.error(templates)
+        if self.statement is None or own != templates["import_error"].format(name=self.name, module=self.module) \
+                or knowledge.exported_names(self.module) is None:
+            return own
+        for qualname, alias, statement in facts.import_nodes:
+            if alias is self.node:
+                break
+            if statement is not self.statement or "." not in qualname:
+                continue
+            module, name = qualname.rsplit(".", 1)
+            if module == self.module and not exported_at(module, name, version, library):
+                first = templates["import_error"].format(name=name, module=module)
+                return f"{first} (`{name}`, imported before `{self.name}`, is missing too)"
+        return own
+
     def unused(self, facts: "Facts") -> str | None:
         """The local name of an import the file never uses (`from datasets import load_metric` and no `load_metric`
         anywhere else): deleting the import is all the line needs; None for a used name or an attribute use."""
