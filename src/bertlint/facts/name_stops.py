@@ -34,8 +34,6 @@ _OTHER_BUILTINS = frozenset({"PythonFinalizationError", "_IncompleteInputError",
 _BUILTINS = frozenset(dir(builtins)) | _OTHER_BUILTINS
 # Names that hand the module's namespace to code bertlint does not see, or bind names by a computed string.
 _NAMESPACE_NAMES = frozenset({"exec", "eval", "globals", "vars", "locals", "__import__", "setattr"})
-
-
 # Calls that add names to the builtins: `gettext.install()` binds `_`, icecream's `install()` binds `ic`.
 _INSTALLS = "install"
 # A script exported from a notebook (Jupyter's `# In[3]:`, the percent format's `# %%`, Colab's header) or run by IPython.
