@@ -1,4 +1,4 @@
-"""Stops of libraries outside transformers' circle (data/removed.json, facts/stops.py, facts/removals.py): Keras's
+"""Stops of libraries outside transformers' circle (data/removed.json, facts/library_stops.py, facts/removals.py): Keras's
 removed module paths, Lightning 2's refused epoch-end hooks; and the targets they are judged on (keras from the
 tensorflow pin, a package name with a dash pinned like any other)."""
 

@@ -1,5 +1,5 @@
 """A statement that certainly uses an API the target release of its library removed, and that no rule reports
-(data/removed.json), stops the run (facts/stops.py); the target of a library outside transformers and the libraries
+(data/removed.json), stops the run (facts/library_stops.py); the target of a library outside transformers and the libraries
 around it comes from the same stage (a pin, else the newest release)."""
 
 from __future__ import annotations

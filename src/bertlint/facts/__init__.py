@@ -34,8 +34,9 @@ tokenizer call encodes can be), `graphs` (the calls a
 function traced into a TensorFlow graph runs) (derived queries: padding, dtypes, labels, training loops) <- `core` (Facts, the
 one object the rules hold). `liveness` (which code runs when the file runs, computed
 once: the engine reports nothing in code that never runs, and every rule asking "does this run?" queries it) and `stops`
-(the statement where the run of the module or of a function's body certainly stops, which `liveness` reads) read only
-the model (and `stops` the knowledge's lists of the names a library exports).
+(the statement where the run of the module or of a function's body certainly stops, which `liveness` reads; the engine
+of the kinds of stop in `name_stops`, `library_stops`, `attribute_stops` and `placeholder_stops`, over `certain_runs`)
+read only the model (and `library_stops` the knowledge's lists of the names a library exports).
 """
 
 from bertlint.facts.abstract import shared

@@ -1,5 +1,5 @@
 """Calls that the target release of a library refuses for the object the value layer certainly knows they are made
-on or given, and that no rule reports (data/removed.json), for facts/stops.py: such a call stops the run.
+on or given, and that no rule reports (data/removed.json), for facts/library_stops.py: such a call stops the run.
 
 - a keyword a library function no longer takes (`pd.read_csv(path, error_bad_lines=False)` on pandas >= 2.0:
   TypeError; `keywords` with `functions`);

@@ -1,0 +1,312 @@
+"""A library's refusals: what a statement certainly asks of a library that its target release refuses (`stops` asks
+them per statement; every one a crash of a program, so it silences every rule after it):
+
+- an import of a name that no release of the library has, where bertlint has the library's list of names
+  (data/exports.json: `datasets`, `torch.utils.data`, `transformers` over its releases 2.0 to 5.x):
+  `from torch.utils.data import Dataloader` raises ImportError, and `from transformers import DNATokenizer` says the
+  file runs on a fork of transformers (DNABERT's), not on any release bertlint knows;
+- a transformers Auto class called directly (`AutoTokenizer("bert-base-uncased")`): every Auto class's `__init__`
+  raises `OSError` (`EnvironmentError` before 4.23) and says to call `from_pretrained` (transformers 2.x to 5.24:
+  `models/auto/tokenization_auto.py`, `configuration_auto.py`, `auto_factory.py`, `processing_auto.py`,
+  `feature_extraction_auto.py`, `image_processing_auto.py`);
+- `train_test_split(test_size=0)` of datasets or scikit-learn (`_refused_split`);
+- a transformers class that the target release refuses to make from the arguments given (`_refused_arguments`,
+  data/refusals.json): a config class given a positional argument on transformers >= 5.4
+  (`BertConfig('roberta-large', num_labels=2)`: ValueError "accepts only keyword arguments"), and
+  `TrainingArguments(load_best_model_at_end=True, ...)` on >= 4.9 whose evaluation and save strategies certainly
+  differ (`eval_strategy="epoch"` beside the default save strategy "steps") or whose `save_steps` is certainly no
+  multiple of `eval_steps` (ValueError in `__post_init__`), `Trainer(model=..., model_init=...)` on >= 5.2
+  (ValueError: "either a `model` or `model_init` argument, but not both"), and `TrainingArguments(beta=0.1, ...)`, a
+  keyword that no release of the class up to the target has (TypeError: trl's `DPOConfig` keywords given to it);
+- a keyword's constant that the target transformers refuses in the method the call runs (`_refused_value`,
+  data/refusals.json `keyword_values`): `tokenizer(texts, return_tensors="tf")` (and `.encode`, `.pad`) of a tokenizer
+  the value layer certainly knows, on >= 5.0 (ValueError: TensorType is pt/np/mlx only), and
+  `BitsAndBytesConfig(bnb_4bit_compute_dtype="torch.bfloat16")` on >= 4.30 (AttributeError from `getattr(torch, ...)`);
+- building a model class of the file whose `__init__` calls `self.init_weights()` before `self.post_init()` on
+  transformers >= 5.0 (`_unready_model`, data/removed.json `before_post_init`): AttributeError;
+- an API that the target release of its library removed and that no rule reports (`removed_api`, data/removed.json:
+  `from sklearn.metrics import plot_confusion_matrix` on scikit-learn >= 1.2, `load_in_8bit=` of a model class's
+  `from_pretrained` on transformers >= 5.0, `from keras.engine.topology import Layer` on Keras >= 2.6); a removal a
+  drift rule reports is reported there, with its fix;
+- a call that the target release of a library refuses for the object the value layer certainly knows it is made on or
+  given (`removals.refused`, the same data): `pd.read_csv(..., error_bad_lines=False)` and `df.append(...)` of a
+  DataFrame on pandas >= 2.0, Lightning's `trainer.fit(model)` of a module that defines `training_epoch_end` on
+  Lightning >= 2.0.
+
+And a forgotten import (`forgotten_import`): a name read unbound (`name_stops`) that a library the file imports from
+exports is a crash of a program too, where a name that no library exports is as likely a fragment's object.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from bertlint import knowledge
+from bertlint.facts.certain_runs import argument_value, body_of, bound_by
+from bertlint.facts.model import Model, per_file
+from bertlint.facts.names import TRAINING_ARGS_CLASSES, is_model_class, is_tokenizer_class, is_transformers_name
+from bertlint.facts.nodes import Call, dotted, walk
+from bertlint.facts.removals import refused, shadowed
+
+# transformers' Auto classes, whose `__init__` raises: they are made only by `from_pretrained`/`from_config`.
+_AUTO_CLASSES = frozenset({"AutoConfig", "AutoTokenizer", "AutoProcessor", "AutoFeatureExtractor", "AutoImageProcessor", "AutoVideoProcessor"})
+_AUTO_MODEL = re.compile(r"(?:TF|Flax)?AutoModel(?:For\w+|WithLMHead)?")
+# transformers' names that a file reads unbound while importing from transformers: a forgotten import, not an object
+# of a fragment (besides its Auto, model, tokenizer and training-arguments classes, caught by their names).
+_TRANSFORMERS_NAMES = frozenset({"Trainer", "Seq2SeqTrainer", "DataCollatorWithPadding", "DataCollatorForSeq2Seq",
+                                 "DataCollatorForLanguageModeling", "pipeline", "get_linear_schedule_with_warmup", "set_seed"})
+
+
+def refused_call(facts: Model, call: cst.Call, autos: dict[str, str]) -> bool:
+    """Does the target release of its library certainly refuse `call` (see the module's docstring): an Auto class
+    called directly (`autos`: the file's `auto_names`), a refused split, arguments or keyword value, an unready model
+    class built, or a call refused for the object it is made on (`removals.refused`)?"""
+    return _auto_class(call.func, autos) or _refused_split(facts, call) or _refused_arguments(facts, call) \
+        or _refused_value(facts, call) or _unready_model(facts, call) or refused(facts, call)
+
+
+def imports_what_is_not_there(facts: Model, stmt: cst.ImportFrom) -> bool:
+    """`from datasets import tokenized_datasets`: a name no release of the library has (`knowledge.exported_names`),
+    from the library itself, not a module of the file's folder of the same name (`datasets.py`, `datasets/`). From a
+    submodule (`from transformers.models.bert import X`) there is no list: no stop."""
+    module = dotted(stmt.module) if stmt.module is not None and not stmt.relative else None
+    names = knowledge.exported_names(module) if module else None
+    if names is None or isinstance(stmt.names, cst.ImportStar):
+        return False
+    return any(isinstance(alias.name, cst.Name) and alias.name.value not in names for alias in stmt.names) \
+        and not shadowed(facts, module.split(".")[0])
+
+
+def removed_api(facts: Model, stmt: cst.CSTNode, evaluated: list[cst.CSTNode], releases: dict[str, knowledge.Release]) -> bool:
+    """`stmt` certainly uses an API that the target release of its library removed and that no rule reports
+    (data/removed.json; the targets in `facts.runtime.releases`, where a library's release is not known: silent): an
+    import of a removed module or name (`from sklearn.metrics import plot_confusion_matrix` on scikit-learn >= 1.2:
+    ImportError), unless a module of the file's folder has the library's name; an attribute read of one
+    (`torchtext.data.Field()` after `import torchtext`: AttributeError); or a keyword that `from_pretrained` of a
+    transformers PyTorch model class no longer takes (`load_in_8bit=` on transformers >= 5.0: TypeError from the
+    model's `__init__`; a tokenizer's swallows it), unless the class may be a Hub model's own code (`trust_remote_code=`,
+    or a `**` argument that may hold it). `evaluated`: `evaluated_by(stmt)`; `releases`: `facts.runtime.releases`."""
+    if isinstance(stmt, (cst.Import, cst.ImportFrom)):
+        if isinstance(stmt, cst.Import):
+            pairs = [(dotted(alias.name), None) for alias in stmt.names]
+        elif stmt.module is None or stmt.relative or isinstance(stmt.names, cst.ImportStar):
+            return False
+        else:
+            pairs = [(dotted(stmt.module), alias.name.value) for alias in stmt.names if isinstance(alias.name, cst.Name)]
+        gone = [module for module, name in pairs if module and knowledge.removed_import(module, name, releases)]
+        return bool(gone) and not any(shadowed(facts, module.split(".")[0]) for module in gone)
+    for node in evaluated:
+        if isinstance(node, cst.Attribute) and (name := facts.qualname(node)) and "." in name:
+            module, _, attribute = name.rpartition(".")
+            if knowledge.removed_import(module, attribute, releases):
+                return True  # `torchtext.data.Field(...)` with `import torchtext`: AttributeError
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "from_pretrained":
+            owner = facts.qualname(node.func.value)
+            keywords = {arg.keyword.value for arg in node.args if arg.keyword is not None}
+            if is_model_class(owner) and not owner.rpartition(".")[2].startswith(("TF", "Flax")) and "trust_remote_code" not in keywords \
+                    and not any(arg.star == "**" for arg in node.args) \
+                    and keywords & knowledge.removed_keywords(knowledge.model_from_pretrained("transformers"), releases):
+                return True  # a Hub model's own class (`trust_remote_code=`, maybe in `**kwargs`) may take any keyword
+    return False
+
+
+def auto_names(module: cst.Module, bound: dict[str, int]) -> dict[str, str]:
+    """Local name -> what it names among transformers and its Auto classes, for names bound once: by their import."""
+    names = {}
+    for line in module.body:
+        for small in getattr(line, "body", ()) if isinstance(line, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.ImportFrom) and dotted(small.module) == "transformers" and not isinstance(small.names, cst.ImportStar):
+                for alias in small.names:
+                    if isinstance(alias.name, cst.Name) and _is_auto(alias.name.value):
+                        names[_local(alias)] = alias.name.value
+            elif isinstance(small, cst.Import):
+                for alias in small.names:
+                    if dotted(alias.name) == "transformers":
+                        names[_local(alias)] = "transformers"
+    return {local: name for local, name in names.items() if bound.get(local) == 1}
+
+
+def _local(alias: cst.ImportAlias) -> str:
+    return alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else dotted(alias.name) or ""
+
+
+def _is_auto(name: str) -> bool:
+    return name in _AUTO_CLASSES or _AUTO_MODEL.fullmatch(name) is not None
+
+
+def _auto_class(func: cst.BaseExpression, autos: dict[str, str]) -> bool:
+    """`AutoTokenizer` (imported from transformers) or `transformers.AutoTokenizer` (transformers imported whole)."""
+    if isinstance(func, cst.Name):
+        return func.value in autos and autos[func.value] != "transformers"
+    return (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and autos.get(func.value.value) == "transformers"
+            and _is_auto(func.attr.value))
+
+
+def forgotten_import(facts: Model, name: str) -> bool:
+    """An unbound name that a library the file imports from exports (`AutoTokenizer` read, `from transformers import
+    Trainer` written, `AutoTokenizer` never imported): a forgotten import in a program, a certain NameError. A
+    fragment's unbound names are its objects (`model`, `tokenizer`, `df`), which no library exports."""
+    for module in ("datasets", "torch.utils.data"):
+        if facts.imported(module.split(".")[0]) and name in (knowledge.exported_names(module) or ()):
+            return True
+    qualname = f"transformers.{name}"
+    return facts.imported("transformers") and (
+        _is_auto(name) or is_model_class(qualname) or is_tokenizer_class(qualname) or name in TRAINING_ARGS_CLASSES
+        or name in _TRANSFORMERS_NAMES)
+
+
+def _refused_split(facts: Model, call: cst.Call) -> bool:
+    """`ds.train_test_split(test_size=0)` (datasets) or `train_test_split(x, test_size=0)` (scikit-learn): both refuse
+    a test size of 0 or 0.0 with ValueError ("test_size=0 should be either positive and smaller than the number of
+    samples ... or a float in the (0, 1) range": datasets `Dataset.train_test_split`, arrow_dataset.py, since its first
+    release; scikit-learn `_validate_shuffle_split`). datasets returns an empty dataset unsplit before that check: an
+    empty training set is no run either. A method of that name counts only where the file imports datasets and
+    defines no function of that name itself."""
+    size = next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "test_size"), None)
+    if not (isinstance(size, cst.Integer) and size.evaluated_value == 0 or isinstance(size, cst.Float) and size.evaluated_value == 0.0):
+        return False
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "train_test_split":
+        return facts.imported("datasets") and "train_test_split" not in _defined(facts)
+    return facts.qualname(func) == "sklearn.model_selection.train_test_split"
+
+
+def _refused_arguments(facts: Model, call: cst.Call) -> bool:
+    """A transformers class that its target release refuses to make from these arguments (data/refusals.json): a
+    config class given a positional argument (`BertConfig('roberta-large', num_labels=2)`: from 5.4 every config class
+    is a keyword-only dataclass and raises ValueError "accepts only keyword arguments"), or training arguments whose
+    `load_best_model_at_end=True` the target refuses in `__post_init__` (`_best_model_refused`), or a trainer given
+    both `model=` and `model_init=` (from 5.2: ValueError; `None` written for either is no stop), or a
+    `TrainingArguments` given a keyword that is a field of none of its releases up to the target (`beta=`, a keyword of
+    trl's `DPOConfig`: TypeError; a `**` argument: no stop). A class named from transformers is transformers' own, never
+    a Hub model's code; a `*` argument may be empty: no stop."""
+    qualname = facts.qualname(call.func)
+    if not is_transformers_name(qualname):
+        return False
+    name, releases = qualname.rpartition(".")[2], dict(facts.runtime.releases)
+    if any(arg.keyword is None and not arg.star for arg in call.args) and knowledge.keyword_only_config(name, releases):
+        return True
+    exclusive = knowledge.exclusive_keywords(name, releases)
+    given = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    if exclusive and all(keyword in given and dotted(given[keyword]) != "None" for keyword in exclusive):
+        return True  # `Trainer(model=model, model_init=init)`: ValueError "... either a `model` or `model_init` argument, but not both"
+    known = knowledge.closed_keywords(name, releases) if qualname.startswith("transformers.") else None
+    if known is not None and not any(arg.star for arg in call.args) and any(keyword not in known for keyword in given):
+        return True  # `TrainingArguments(beta=0.1)`, a keyword of trl's DPOConfig: TypeError "unexpected keyword argument"
+    check = knowledge.best_model_check(name, releases)
+    return check is not None and _best_model_refused(facts, call, check)
+
+
+def _refused_value(facts: Model, node: cst.Call) -> bool:
+    """A keyword's constant that the target transformers refuses in the method the call runs (data/refusals.json
+    'keyword_values'): the construction of transformers' class named (`BitsAndBytesConfig(bnb_4bit_compute_dtype=
+    "torch.bfloat16")` from 4.30: AttributeError), or a method of a tokenizer (its call `tok(...)`, `tok.encode(...)`,
+    `tok.pad(...)`: `return_tensors="tf"` from 5.0, ValueError). The tokenizer is one the value layer certainly knows
+    (one plain, unconditional assignment of a load by transformers' own class, no Hub code: `trust_remote_code=`, or a
+    `**` argument that may hold it), never guessed from a name. The value is the value layer's constant."""
+    call = facts.call_of(node)
+    if call is None or not call.kwargs:
+        return False
+    releases = dict(facts.runtime.releases)
+    if call.qualname is not None and call.qualname.startswith("transformers."):
+        owner, method, receiver = call.qualname.rpartition(".")[2], "__init__", None
+    else:
+        owner, method = knowledge.TOKENIZER, call.method or "__call__"
+        receiver = call.receiver if call.method is not None else node.func
+    refused = any(r.keyword in call.kwargs and r.refuses(argument_value(facts, node, call.kwargs[r.keyword].value))
+                  for r in knowledge.refused_values(owner, method, releases))
+    return refused and (receiver is None or _certain_tokenizer(facts, receiver, call))
+
+
+def _certain_tokenizer(facts: Model, expr: cst.BaseExpression, call: Call) -> bool:
+    """`expr`, read by `call`, certainly holds a tokenizer that transformers' own class loaded or made (no Hub code)."""
+    found = facts.definite_kind(expr, call.scope, call.order)
+    load = found.call if found is not None and found.kind == "tokenizer" else None
+    return load is not None and (load.qualname or "").startswith("transformers.") and "trust_remote_code" not in load.kwargs \
+        and not load.has_double_star
+
+
+def _best_model_refused(facts: Model, call: cst.Call, check: knowledge.BestModelCheck) -> bool:
+    """`TrainingArguments(load_best_model_at_end=True, ...)` whose evaluation and save strategies certainly differ,
+    or are both "steps" with `save_steps` certainly no multiple of `eval_steps` (which falls back to `logging_steps`):
+    ValueError "--load_best_model_at_end requires the save and eval strategy to match" / "... a round multiple of the
+    evaluation steps". Each value a constant (the value layer's) or the field's default; `eval_strategy` and its old
+    name `evaluation_strategy` alike (the drift rules report the one the target lacks, and the user's rename keeps the
+    value); `save_strategy="best"`, a value not known, a `**` argument or a second positional one: no stop."""
+    if any(arg.star for arg in call.args) or sum(arg.keyword is None for arg in call.args) > 1:
+        return False
+    given = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    evaluation = [keyword for keyword in check.eval_keywords if keyword in given]
+    if len(evaluation) > 1:
+        return False
+
+    def value(keyword: str):
+        return argument_value(facts, call, given[keyword]) if keyword in given else check.defaults[keyword]
+
+    if value("load_best_model_at_end") is not True:
+        return False
+    strategies = (value(evaluation[0]) if evaluation else check.defaults["eval_strategy"], value("save_strategy"))
+    if not all(isinstance(s, str) and s in check.strategies for s in strategies):
+        return False
+    if strategies[0] != strategies[1]:
+        return True
+    steps = value("eval_steps")
+    steps = (value("logging_steps") if steps is None or steps == 0 else steps, value("save_steps"))
+    return strategies[0] == "steps" and all(type(n) is int and n >= 1 for n in steps) and steps[1] % steps[0] != 0
+
+
+def _unready_model(facts: Model, call: cst.Call) -> bool:
+    """`Model(config)` or `Model.from_pretrained(...)` of a class the module defines once, a subclass of a transformers
+    `*PreTrainedModel` base (`BertPreTrainedModel`, `PreTrainedModel`: none of them calls `post_init`, which each
+    concrete model's own `__init__` does last), whose `__init__` calls `self.init_weights()` before `self.post_init()`
+    in the statements it runs for certain: from transformers 5.0 on `init_weights` reads what only `post_init` sets,
+    and building the model raises AttributeError (data/removed.json `before_post_init`)."""
+    func = call.func.value if isinstance(call.func, cst.Attribute) and call.func.attr.value == "from_pretrained" else call.func
+    return isinstance(func, cst.Name) and func.value in _unready_classes(facts)
+
+
+@per_file
+def _unready_classes(facts: Model) -> frozenset[str]:
+    """The names of the module's classes that `_unready_model` stops at, on the file's target."""
+    methods = knowledge.before_post_init("transformers", dict(facts.runtime.releases))
+    found = {stmt.name.value for stmt in facts.module.body if methods and isinstance(stmt, cst.ClassDef) and any(
+        _pretrained_base(facts.qualname(base.value)) for base in stmt.bases) and _calls_first(stmt, methods)}
+    if not found:
+        return frozenset()
+    names: dict[str, int] = {}  # bindings of each name anywhere in the file: a class bound once is that class
+    for node in walk(facts.module):
+        for name in bound_by(node):
+            names[name] = names.get(name, 0) + 1
+    return frozenset(name for name in found if names.get(name) == 1)
+
+
+def _pretrained_base(name: str | None) -> bool:
+    """A transformers PyTorch `*PreTrainedModel` base class (not a concrete model, whose `__init__` calls `post_init`)."""
+    if not name or not name.startswith("transformers."):
+        return False
+    last = name.rpartition(".")[2]
+    return last.endswith("PreTrainedModel") and not last.startswith(("TF", "Flax"))
+
+
+def _calls_first(cls: cst.ClassDef, methods: frozenset[str]) -> bool:
+    """Does the class's `__init__` call `self.METHOD()` (one of `methods`) before `self.post_init()`, both among the
+    statements of its body that run for certain (before any statement holding a `return`)?"""
+    init = next((f for f in cls.body.body if isinstance(f, cst.FunctionDef) and f.name.value == "__init__"), None) \
+        if isinstance(cls.body, cst.IndentedBlock) else None
+    for stmt in body_of(init) if init is not None else ():
+        if any(isinstance(node, cst.Return) for node in walk(stmt)):
+            return False
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            call = small.value if isinstance(small, cst.Expr) else None
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and dotted(call.func.value) == "self":
+                if call.func.attr.value == "post_init":
+                    return False
+                if call.func.attr.value in methods:
+                    return True
+    return False
+
+
+def _defined(facts: Model) -> set[str]:
+    return {node.name.value for node in walk(facts.module) if isinstance(node, (cst.FunctionDef, cst.ClassDef))}
