@@ -70,7 +70,7 @@ from bertlint.facts.trainable import fails_before_a_step, freezes_parameters, fr
 from bertlint.facts.texts import SPECIAL_TOKENS_ADDED, longest_text, token_bound
 from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
 from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, checkpoint_argument, holds_tokenizer, load_behind
-from bertlint.facts.uses import passed_as
+from bertlint.facts.uses import Unread, passed_as, unread_import
 from bertlint.facts.weights import HalfTraining, chained_half_models, half_trained_models
 
 __all__ = [
@@ -126,7 +126,7 @@ __all__ = [
     # trainable
     "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "optimised_models", "params_without_rates", "trained_model", "trainer_models", "trains_on_a_handful", "trains_pretrained", "untrained_models",
     # uses
-    "passed_as",
+    "Unread", "passed_as", "unread_import",
     # weights
     "HalfTraining", "chained_half_models", "half_trained_models",
 ]
