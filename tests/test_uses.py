@@ -218,8 +218,8 @@ def test_an_import_no_read_sees(source, rebound):
     facts = facts_of(source)
     alias = next(a for q, a, _s in facts.import_nodes if q == "transformers.AdamW")
     found = unread_import(facts, alias)
-    assert found is not None and found.name == "AdamW"
-    assert (facts.text(found.rebound).strip() if found.rebound is not None else None) == rebound
+    assert found is not None and found.name == "AdamW" and found.read == (rebound is not None)
+    assert (facts.text(found.rebound).strip() if found.read else None) == rebound
 
 
 @pytest.mark.parametrize("source", [

@@ -172,7 +172,8 @@ class Unread(NamedTuple):
     """An import binding that no read of the file sees."""
 
     name: str  # the local name it binds
-    rebound: cst.CSTNode | None  # the statement that binds the name anew before any read (None: the file reads it nowhere)
+    read: bool  # the file reads the name somewhere (other bindings of it)
+    rebound: cst.CSTNode | None  # the first statement after the import that surely binds the name anew
 
 
 def unread_import(facts: Facts, alias: cst.ImportAlias) -> Unread | None:
@@ -198,9 +199,8 @@ def unread_import(facts: Facts, alias: cst.ImportAlias) -> Unread | None:
         orders = [order + 1] if read_scope is owner else orders_in_force(facts, local, read_scope, owner)
         if orders is None or any(_reaches(facts, local, owner, event, at) for at in orders):
             return None
-    later = (e for e in owner.events[local] if e.order > event.order and _replaced(event, [e], e.order + 1))
-    rebinding = next(later, None)
-    return Unread(local, None if rebinding is None or not facts.name_loads.get(local) else _statement(facts, rebinding))
+    rebinding = next((e for e in owner.events[local] if _replaced(event, [e], e.order + 1)), None)
+    return Unread(local, bool(facts.name_loads.get(local)), _statement(facts, rebinding) if rebinding is not None else None)
 
 
 def _reaches(facts: Facts, name: str, owner: Scope, event: Event, order: int) -> bool:

@@ -28,9 +28,10 @@ class TensorflowRemoved(TransformersAdamW):
         return None
 
     def help_for(self, facts: Facts, use: SymbolUse, status: str, version: versions.Version) -> str | None:
-        """An import whose binding the script never reads: drop it (porting nothing; `SymbolUse.unread`). Else first the pin under the release that
-        removed it (the code runs unchanged there), then the port to PyTorch: the class without the framework's
-        prefix where the target exports one (`BertModel` for `TFBertModel`), else the row's own `port`."""
+        """An import whose binding the script never reads: drop it, porting nothing (`SymbolUse.unread`). Else first
+        the pin under the release that removed it (the code runs unchanged there), then the port to PyTorch: the class
+        without the framework's prefix where the target exports one (`BertModel` for `TFBertModel`), else the row's
+        own `port`."""
         if (unread := use.unread(facts)) is not None:
             return unread
         pin = f"pin transformers<{versions.show(use.entry.removed)} (the code runs unchanged there)"

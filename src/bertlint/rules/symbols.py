@@ -72,11 +72,12 @@ class SymbolUse:
         if found is None:
             return None
         alone = len(imported_by.names) == 1
-        if found.rebound is None:
-            return f"delete the import: the script never uses `{found.name}`" if alone else f"drop `{found.name}` from the import: the script never uses it"
         head = "delete the import" if alone else f"drop `{found.name}` from the import"
-        rebinding = f"`{facts.text(found.rebound).strip()}`" if isinstance(found.rebound, cst.SimpleStatementLine) else "a later binding"
-        return f"{head}: the script never reads it ({rebinding} binds `{found.name}` anew before every read)"
+        if not found.read:
+            return f"{head}: the script never uses `{found.name}`" if alone else f"{head}: the script never uses it"
+        if not isinstance(found.rebound, cst.SimpleStatementLine):
+            return f"{head}: the script never reads it"
+        return f"{head}: the script never reads it (`{facts.text(found.rebound).strip()}` binds `{found.name}` anew before every read)"
 
     def calls(self, facts: "Facts") -> list[Call]:
         """The file's calls of the symbol, in the order they run (`load_metric("rouge")`, `datasets.load_metric(...)`)."""
