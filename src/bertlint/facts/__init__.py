@@ -20,7 +20,7 @@ a value), `sharing` (aliasing and change in place) <- `evaluator` (`Evaluation`:
 `Evaluator`: one read, the mixins above) <-
 `brain/*` (the library models the evaluator runs: tables and small hooks, one module per library
 family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `uses` (where a value goes: the
-reads that consume it, through names, conversions and returns to the file's callers) <- `training`,
+reads that consume it, through names, conversions and returns to the file's callers; an import binding no read sees) <- `training`,
 `loops`, the label queries (`file_reads`: the local data file a read call reads <- `frame_columns`: the columns a script
 renames, reads into its labels and rewrites, and `frame_rows`: whether a frame keeps its file's rows <- `data_labels`:
 the label values counted from that file <- `labels`: a classifier's labels, the known label values, regression losses;
