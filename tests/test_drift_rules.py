@@ -357,6 +357,7 @@ def test_bl604_fix_splits_an_import_of_several_names():
 
         model = torch.nn.Linear(2, 2)
         opt = OldAdamW(model.parameters(), 2e-5, (0.9, 0.98), 1e-8, 0.01)
+        head = AdamW(model.head.parameters(), lr=1e-3)
     """
     out = fixed(src, "5.0", "BL604")
     assert "from transformers import (\n    get_linear_schedule_with_warmup,\n)\nfrom torch.optim import AdamW\n" in out
@@ -379,6 +380,49 @@ def test_bl604_fix_for_module_attribute_uses_torch_as_imported():
     [finding] = findings(src, "5.0", "BL604")  # once per name, on its first use
     assert (finding.line, finding.column) == (6, 7)
     assert finding.message.endswith("this line raises AttributeError: module transformers has no attribute AdamW")
+
+
+REBOUND = "from transformers import get_scheduler, AdamW\nfrom torch.optim import AdamW\nopt = AdamW(params, lr=1e-5)\n"
+
+
+def test_bl604_an_import_rebound_before_any_read_is_dropped_not_ported():
+    """`from torch.optim import AdamW` binds the name anew before every read: the script runs torch's AdamW with its
+    own defaults, so the help drops the name (no transformers defaults to keep) and so does the fix."""
+    [finding] = findings(REBOUND, "5.24", "BL604")
+    assert finding.help == ("drop `AdamW` from the import: the script never reads it "
+                            "(`from torch.optim import AdamW` binds `AdamW` anew before every read)")
+    assert "eps=1e-6" not in finding.help
+    assert fixed(REBOUND, "5.24", "BL604") == "from transformers import get_scheduler\nfrom torch.optim import AdamW\nopt = AdamW(params, lr=1e-5)\n"
+
+
+@pytest.mark.parametrize("src", [
+    # read before the rebinding: transformers' AdamW runs
+    "from transformers import AdamW\nopt = AdamW(params, lr=1e-5)\nfrom torch.optim import AdamW\n",
+    # the rebinding may not run
+    "from transformers import AdamW\nif fast:\n    from torch.optim import AdamW\nopt = AdamW(params, lr=1e-5)\n",
+    # a function called before the rebinding reads transformers' AdamW
+    "from transformers import AdamW\ndef make(p):\n    return AdamW(p)\nopt = make(params)\nfrom torch.optim import AdamW\n",
+    # a function nothing calls in the file may run at any time (imported elsewhere): either binding
+    "from transformers import AdamW\ndef make(p):\n    return AdamW(p)\nfrom torch.optim import AdamW\n",
+    # the namespace handed over: any binding may be read
+    "from transformers import AdamW\nfrom torch.optim import AdamW\nopt = globals()['AdamW'](params)\n",
+], ids=["read-before", "conditional-rebinding", "function-called-before", "function-not-called", "globals"])
+def test_bl604_an_import_some_read_may_see_keeps_the_porting_help(src):
+    [finding] = findings(src, "5.24", "BL604")
+    assert finding.help.startswith("use `torch.optim.AdamW` with `eps=1e-6, weight_decay=0.0`")
+
+
+def test_bl604_a_function_called_only_after_the_rebinding_reads_the_new_binding():
+    src = "from transformers import AdamW, get_scheduler\ndef make(p):\n    return AdamW(p)\nfrom torch.optim import AdamW\nopt = make(params)\n"
+    [finding] = findings(src, "5.24", "BL604")
+    assert finding.help.startswith("drop `AdamW` from the import: the script never reads it")
+
+
+def test_bl604_an_import_alone_and_never_read_is_deleted_by_hand():
+    """The import's only name: the help deletes the line, the fix does not (the line may be a block's only statement)."""
+    src = "import torch\nfrom transformers import AdamW\nfrom torch.optim import AdamW\nopt = AdamW(params)\n"
+    [finding] = findings(src, "5.24", "BL604")
+    assert finding.help.startswith("delete the import: the script never reads it") and finding.fix is None
 
 
 @pytest.mark.parametrize(

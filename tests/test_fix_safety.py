@@ -107,7 +107,9 @@ def test_adamw_help_names_what_torch_lacks():
 
 def test_an_unused_tensorflow_import_is_to_be_deleted():
     unused = finding("from transformers import TFBertModel, BertModel\nmodel = BertModel.from_pretrained('b')\n", "BL606")
-    assert unused.help == "delete the import: the script never uses `TFBertModel`"
+    assert unused.help == "drop `TFBertModel` from the import: the script never uses it"  # `BertModel` stays
+    alone = finding("from transformers import TFBertModel\n", "BL606")
+    assert alone.help == "delete the import: the script never uses `TFBertModel`"
     used = finding("from transformers import TFBertModel\nmodel = TFBertModel.from_pretrained('b')\n", "BL606")
     assert used.help.startswith("pin transformers<5.0 (the code runs unchanged there), or port the script to PyTorch")
 

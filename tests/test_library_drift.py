@@ -309,8 +309,11 @@ def test_each_library_group_names_the_rule_that_reads_it():
      "`pip install evaluate`, then `import evaluate` and call `evaluate.load` with the same path and configuration name "
      "(its third parameter is `module_type`) in place of `load_metric`"),
     ("from datasets import load_dataset, load_metric\nimport evaluate\nm = evaluate.load('rouge')\n",
-     "delete the import: the script never uses `load_metric`"),
-], ids=["own-calls", "a-name", "third-positional", "unused-import"])
+     "drop `load_metric` from the import: the script never uses it"),
+    # bound anew before every read: the import's binding is never read
+    ("from datasets import load_metric\nimport evaluate\nload_metric = evaluate.load\nm = load_metric('rouge')\n",
+     "delete the import: the script never reads it (`load_metric = evaluate.load` binds `load_metric` anew before every read)"),
+], ids=["own-calls", "a-name", "third-positional", "unused-import", "rebound-import"])
 def test_load_metric_help_names_the_files_own_metric(project, body, help):
     (project / "requirements.txt").write_text("datasets==3.0.0\n")
     (project / "train.py").write_text(body)

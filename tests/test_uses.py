@@ -5,9 +5,10 @@ from __future__ import annotations
 import textwrap
 
 import libcst as cst
+import pytest
 
 from bertlint.facts import UNKNOWN, Facts, never_fed
-from bertlint.facts.uses import uses
+from bertlint.facts.uses import unread_import, uses
 
 
 def facts_of(source: str) -> Facts:
@@ -203,3 +204,39 @@ def test_labels_a_dataset_may_read_are_served():
     assert _never_served("{k: v[idx] for k, v in self.enc.items()}") is False
     assert _never_served('{k: self.enc[k][idx] for k in ("input_ids", "labels")}') is False
     assert _never_served('{"labels": self.enc["labels"][idx]}') is False
+
+
+@pytest.mark.parametrize(("source", "rebound"), [
+    ("from transformers import AdamW\nfrom torch.optim import AdamW\nopt = AdamW(p)\n", "from torch.optim import AdamW"),
+    ("from transformers import AdamW\n", None),  # read nowhere
+    # a function called only after the rebinding reads the new binding
+    ("from transformers import AdamW\ndef make(p):\n    return AdamW(p)\nfrom torch.optim import AdamW\nopt = make(p)\n", "from torch.optim import AdamW"),
+    ("def f(p):\n    from transformers import AdamW\n    from torch.optim import AdamW\n    return AdamW(p)\nf(q)\n", "from torch.optim import AdamW"),
+    ("from transformers import AdamW\ndef f(AdamW):\n    return AdamW\nfrom torch.optim import AdamW\nAdamW(p)\n", "from torch.optim import AdamW"),  # a parameter
+], ids=["rebound", "never-read", "function-called-after", "inside-a-function", "a-parameter-of-that-name"])
+def test_an_import_no_read_sees(source, rebound):
+    facts = facts_of(source)
+    alias = next(a for q, a, _s in facts.import_nodes if q == "transformers.AdamW")
+    found = unread_import(facts, alias)
+    assert found is not None and found.name == "AdamW" and found.read == (rebound is not None)
+    assert (facts.text(found.rebound).strip() if found.read else None) == rebound
+
+
+@pytest.mark.parametrize("source", [
+    "from transformers import AdamW\nopt = AdamW(p)\nfrom torch.optim import AdamW\n",
+    "from transformers import AdamW\nif fast:\n    from torch.optim import AdamW\nopt = AdamW(p)\n",
+    "try:\n    from transformers import AdamW\nexcept ImportError:\n    from torch.optim import AdamW\nopt = AdamW(p)\n",
+    "from transformers import AdamW\nfor i in range(3):\n    opt = AdamW(p)\n    from torch.optim import AdamW\n",  # round the loop: the first pass
+    "from transformers import AdamW\ndef make(p):\n    return AdamW(p)\nopt = make(p)\nfrom torch.optim import AdamW\n",
+    "from transformers import AdamW\ndef make(p):\n    return AdamW(p)\nfrom torch.optim import AdamW\n",  # may be called from anywhere
+    "from transformers import AdamW\nopt = [AdamW(q) for q in ps]\nfrom torch.optim import AdamW\n",  # a comprehension runs where it sits
+    "from transformers import AdamW\ndef use():\n    global AdamW\n    AdamW = AdamW\nuse()\nfrom torch.optim import AdamW\n",
+    "from transformers import AdamW\nfrom torch.optim import AdamW\nopt = eval('AdamW')(p)\n",  # the namespace handed over
+    "from transformers import AdamW\ndel AdamW\n",
+    "from transformers import AdamW\nfrom torch.optim import *\nopt = AdamW(p)\n",  # a star import binds nothing the walk sees
+], ids=["read-before", "conditional-rebinding", "try", "loop", "function-called-before", "function-not-called", "comprehension",
+        "global", "eval", "del", "star-import"])
+def test_an_import_some_read_may_see(source):
+    facts = facts_of(source)
+    alias = next(a for q, a, _s in facts.import_nodes if q == "transformers.AdamW")
+    assert unread_import(facts, alias) is None

@@ -20,7 +20,7 @@ a value), `sharing` (aliasing and change in place) <- `evaluator` (`Evaluation`:
 `Evaluator`: one read, the mixins above) <-
 `brain/*` (the library models the evaluator runs: tables and small hooks, one module per library
 family) <- `values` (the evaluator with its brains, the queries, run-wide lists) <- `uses` (where a value goes: the
-reads that consume it, through names, conversions and returns to the file's callers) <- `training`,
+reads that consume it, through names, conversions and returns to the file's callers; an import binding no read sees) <- `training`,
 `loops`, the label queries (`file_reads`: the local data file a read call reads <- `frame_columns`: the columns a script
 renames, reads into its labels and rewrites, and `frame_rows`: whether a frame keeps its file's rows <- `data_labels`:
 the label values counted from that file <- `labels`: a classifier's labels, the known label values, regression losses;
@@ -71,7 +71,7 @@ from bertlint.facts.trainable import fails_before_a_step, freezes_parameters, fr
 from bertlint.facts.texts import SPECIAL_TOKENS_ADDED, longest_text, token_bound
 from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
 from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, checkpoint_argument, holds_tokenizer, load_behind
-from bertlint.facts.uses import passed_as
+from bertlint.facts.uses import Unread, passed_as, unread_import
 from bertlint.facts.weights import HalfTraining, chained_half_models, half_trained_models
 
 __all__ = [
@@ -127,7 +127,7 @@ __all__ = [
     # trainable
     "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "optimised_models", "params_without_rates", "trained_model", "trainer_models", "trains_on_a_handful", "trains_pretrained", "untrained_models",
     # uses
-    "passed_as",
+    "Unread", "passed_as", "unread_import",
     # weights
     "HalfTraining", "chained_half_models", "half_trained_models",
 ]

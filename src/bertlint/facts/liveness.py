@@ -191,7 +191,7 @@ def _names(facts: Model, definitions: dict[str, _Definition], after: dict[int, i
             elif kind is cst.Expr and isinstance(node.value, _STRINGS):
                 prose.update(id(part) for part in walk(node.value))
                 continue
-            elif kind is cst.Call and _hands_namespace(node):
+            elif kind is cst.Call and hands_namespace(node):
                 words = [_EVERY]
             elif kind is cst.Call and _unpickles(facts, node):
                 words = [_CLASSES]
@@ -310,7 +310,7 @@ def _unpickles(facts: Model, call: cst.Call) -> bool:
     return name in ("load", "loads", "Unpickler", "read_pickle") and facts.qualname(func) in _UNPICKLERS
 
 
-def _hands_namespace(call: cst.Call) -> bool:
+def hands_namespace(call: cst.Call) -> bool:
     """`globals()`, `eval(...)`, `exec(...)`, `fire.Fire()` with no argument: a call that reaches the module's functions by
     a name computed at run time. A method of the same name is not one (`model.eval()` switches a module's mode)."""
     func = call.func

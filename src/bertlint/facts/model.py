@@ -175,7 +175,8 @@ class Model(Bindings):
         return None if at is None else at + 1
 
     def imported(self, *roots: str) -> bool:
-        return any(q.split(".", 1)[0] in roots for q in (*self.imports.values(), *self.star_imports))
+        """Does the file import one of `roots` (an import whose name a later one rebinds included)?"""
+        return any(q.split(".", 1)[0] in roots for q in (*(q for q, _alias, _stmt in self.import_nodes), *self.star_imports))
 
     def calls_to(self, *qualnames: str) -> list[Call]:
         """Calls whose callee resolves to one of `qualnames` (exact, or as a suffix after a module)."""

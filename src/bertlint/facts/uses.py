@@ -19,18 +19,23 @@ Each node is followed once, so recursion and loops end.
 
 `passed_as(facts, call, keyword)` answers a narrower question by name, as written: is the value a call's statement
 assigns handed on as `keyword=`?
+
+`unread_import(facts, alias)` asks the same of an import's binding: does any read of the file see it?
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import libcst as cst
 
 from bertlint.facts.brain import tensors
 from bertlint.facts.functions import Target, callee, enclosing_class, method_sites
+from bertlint.facts.liveness import hands_namespace
 from bertlint.facts.nodes import Call, Event, Scope
 from bertlint.facts.reaching import BINDS
+from bertlint.facts.runs import orders_in_force
 from bertlint.facts.values import Values as Facts
 
 # calls that make a tensor or array of one argument's value (`torch.tensor([ids])`)
@@ -161,6 +166,51 @@ def reads_of(facts: Facts, target: cst.Name, assign: cst.Assign, scope: Scope) -
         if any(e is event for e in before) and not _replaced(event, before, order + 1):
             reads.append(read)
     return reads
+
+
+class Unread(NamedTuple):
+    """An import binding that no read of the file sees."""
+
+    name: str  # the local name it binds
+    read: bool  # the file reads the name somewhere (other bindings of it)
+    rebound: cst.CSTNode | None  # the first statement after the import that surely binds the name anew
+
+
+def unread_import(facts: Facts, alias: cst.ImportAlias) -> Unread | None:
+    """The binding an import's `alias` makes, when no read of the file reaches it: every read of the name sees other
+    bindings only (`from transformers import AdamW`, then `from torch.optim import AdamW` before any `AdamW(...)`), or
+    there is none. A notebook's cells run in order. Where the binding a read sees cannot be told, it counts as read:
+    a read in a nested scope (a function, a lambda, a comprehension, a class body) that may run where the import is
+    in force, or whose points are not bounded (`runs.orders_in_force`: a `global` or `nonlocal` of the name, a
+    function passed along); the namespace handed over (`globals()`, `vars()`, `eval`, `exec`); a later binding that may
+    not run (in a branch, a `try`, another loop). A star import binds nothing the walk sees, so it replaces nothing.
+    None where some read may see the binding."""
+    local = alias.evaluated_alias or alias.evaluated_name.split(".", 1)[0]
+    statement = next((stmt for _q, a, stmt in facts.import_nodes if a is alias), None)
+    scopes = (facts.scope_of(statement), facts.module_scope) if statement is not None else ()  # the module's: under `global`
+    found = next(((scope, e) for scope in scopes for e in scope.events.get(local, ()) if e.value is alias), None)
+    if found is None or any(hands_namespace(c.node) for c in facts.calls):
+        return None
+    owner, event = found
+    for _read, read_scope, order, _loops in facts.name_loads.get(local, ()):
+        if read_scope.lookup_scope(local) is not owner:
+            continue  # a name of the reading function's own
+        # a read's order is the last one given before it (see `reads_of`); nested code reads at the points it may run
+        orders = [order + 1] if read_scope is owner else orders_in_force(facts, local, read_scope, owner)
+        if orders is None or any(_reaches(facts, local, owner, event, at) for at in orders):
+            return None
+    rebinding = next((e for e in owner.events[local] if _replaced(event, [e], e.order + 1)), None)
+    return Unread(local, bool(facts.name_loads.get(local)), _statement(facts, rebinding) if rebinding is not None else None)
+
+
+def _reaches(facts: Facts, name: str, owner: Scope, event: Event, order: int) -> bool:
+    _, before = facts.binding_events(name, owner, order)
+    return any(e is event for e in before) and not _replaced(event, before, order)
+
+
+def _statement(facts: Facts, event: Event) -> cst.CSTNode:
+    """The statement a binding event sits in (an import's: the one its alias is in)."""
+    return next((stmt for _q, alias, stmt in facts.import_nodes if alias is event.value), None) or facts.statement_of(event.value)
 
 
 def _replaced(event: Event, before: list[Event], order: int) -> bool:

@@ -31,8 +31,11 @@ class TransformersAdamW(Rule):
             message = f"`{use.module}.{use.name}` {versions.lifecycle_text(use.entry, status, ctx.version, ctx.version_source)}"
             if status == "removed":
                 message += f": this line raises {use.raises(ctx.facts, templates, ctx.version)}"
-            ctx.report(use.node, message, severity="error" if status == "removed" else "warning", fix=self.fix_for(ctx.facts, use),
-                       help=self.help_for(ctx.facts, use, status, ctx.version), failure=use.failure(templates, status == "removed"))
+            unread = use.unread(ctx.facts)
+            fix = _drop(ctx.facts, use) if unread is not None else self.fix_for(ctx.facts, use)
+            ctx.report(use.node, message, severity="error" if status == "removed" else "warning", fix=fix,
+                       fix_message=f"drop `{use.name}` from the import" if unread is not None else "",
+                       help=unread or self.help_for(ctx.facts, use, status, ctx.version), failure=use.failure(templates, status == "removed"))
 
     def help_for(self, facts: Facts, use: SymbolUse, status: str, version: versions.Version) -> str | None:
         """What else the calls must change on the target `version`: the keywords the replacement lacks (`correct_bias=`),
@@ -85,20 +88,30 @@ class TransformersAdamW(Rule):
 def _rewrite_import(facts: Facts, use: SymbolUse, module: str, name: str) -> Replacement | None:
     """`from transformers import AdamW` -> `from torch.optim import AdamW`; a statement importing more names
     is split (at module level, where the new line's indentation is known)."""
-    statement = use.statement
-    imp = next(s for s in statement.body if isinstance(s, cst.ImportFrom) and any(a is use.node for a in s.names))
-    if imp.relative:
+    statement, imp = use.statement, use.imported_by
+    if not isinstance(imp, cst.ImportFrom) or imp.relative:
         return None
-    others = [a for a in imp.names if a is not use.node]
-    if not others:
+    if len(imp.names) == 1:
         return Replacement(imp.module, module)
     if len(statement.body) != 1 or not any(s is statement for s in facts.module.body):
         return None
-    if imp.names[-1] is use.node:
-        others[-1] = others[-1].with_changes(comma=use.node.comma)
     alias = f" as {use.node.asname.name.value}" if use.node.asname else ""
-    kept = facts.module.code_for_node(imp.with_changes(names=others))
-    return Replacement(imp, f"{kept}\nfrom {module} import {name}{alias}")
+    return Replacement(imp, f"{_without(facts, imp, use.node)}\nfrom {module} import {name}{alias}")
+
+
+def _drop(facts: Facts, use: SymbolUse) -> list[Replacement] | None:
+    """An import whose binding the file never reads (`SymbolUse.unread`): the name dropped from the import; None where
+    it is the import's only name (deleting the line could leave a block empty)."""
+    imp = use.imported_by
+    return [Replacement(imp, _without(facts, imp, use.node))] if imp is not None and len(imp.names) > 1 else None
+
+
+def _without(facts: Facts, imp: cst.Import | cst.ImportFrom, alias: cst.ImportAlias) -> str:
+    """The import's text without `alias` (the last name keeping the comma, or none, the dropped one had)."""
+    others = [a for a in imp.names if a is not alias]
+    if imp.names[-1] is alias:
+        others[-1] = others[-1].with_changes(comma=alias.comma)
+    return facts.module.code_for_node(imp.with_changes(names=others))
 
 
 def _module_alias(facts: Facts, module: str) -> str | None:

@@ -28,11 +28,12 @@ class TensorflowRemoved(TransformersAdamW):
         return None
 
     def help_for(self, facts: Facts, use: SymbolUse, status: str, version: versions.Version) -> str | None:
-        """An import the script never uses: delete it (porting nothing). Else first the pin under the release that
-        removed it (the code runs unchanged there), then the port to PyTorch: the class without the framework's
-        prefix where the target exports one (`BertModel` for `TFBertModel`), else the row's own `port`."""
-        if (local := use.unused(facts)) is not None:
-            return f"delete the import: the script never uses `{local}`"
+        """An import whose binding the script never reads: drop it, porting nothing (`SymbolUse.unread`). Else first
+        the pin under the release that removed it (the code runs unchanged there), then the port to PyTorch: the class
+        without the framework's prefix where the target exports one (`BertModel` for `TFBertModel`), else the row's
+        own `port`."""
+        if (unread := use.unread(facts)) is not None:
+            return unread
         pin = f"pin transformers<{versions.show(use.entry.removed)} (the code runs unchanged there)"
         pytorch = FRAMEWORK_PREFIX.sub("", use.name)
         if pytorch != use.name and exported_at("transformers", pytorch, version):

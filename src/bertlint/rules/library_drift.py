@@ -48,11 +48,11 @@ class LibraryDrift(Rule):
             ctx.report(use.node, message, help=self._symbol_help(ctx.facts, use), severity=severity, failure=use.failure(templates, severity == "error", self.library))
 
     def _symbol_help(self, facts: Facts, use: SymbolUse) -> str:
-        """An import the file never uses: delete it. A row whose replacement takes the same arguments (`call`): the
-        file's own calls, rewritten (`evaluate.load("rouge")` for `load_metric("rouge")`), else the row's `otherwise`.
-        Else the row's help, its replacement, or the rule's."""
-        if (local := use.unused(facts)) is not None:
-            return f"delete the import: the script never uses `{local}`"
+        """An import whose binding the file never reads: drop it (`SymbolUse.unread`). A row whose replacement takes
+        the same arguments (`call`): the file's own calls, rewritten (`evaluate.load("rouge")` for
+        `load_metric("rouge")`), else the row's `otherwise`. Else the row's help, its replacement, or the rule's."""
+        if (unread := use.unread(facts)) is not None:
+            return unread
         row = use.entry.extra
         if (spec := row.get("call")) is not None:
             calls = use.call_in_place(facts, spec)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Failure
+from bertlint.facts import Failure, unread_import
 from bertlint.versions import Lifecycle, Version, data, symbols
 
 if TYPE_CHECKING:
@@ -55,13 +55,29 @@ class SymbolUse:
                 return f"{first} (`{name}`, imported before `{self.name}`, is missing too)"
         return own
 
-    def unused(self, facts: "Facts") -> str | None:
-        """The local name of an import the file never uses (`from datasets import load_metric` and no `load_metric`
-        anywhere else): deleting the import is all the line needs; None for a used name or an attribute use."""
-        if self.statement is None or self.attributes:
+    @property
+    def imported_by(self) -> cst.Import | cst.ImportFrom | None:
+        """The import statement (of its line) whose names hold the alias; None for attribute uses."""
+        body = self.statement.body if isinstance(self.statement, cst.SimpleStatementLine) else ()
+        return next((s for s in body if isinstance(s, (cst.Import, cst.ImportFrom)) and not isinstance(s.names, cst.ImportStar)
+                     and any(a is self.node for a in s.names)), None)
+
+    def unread(self, facts: "Facts") -> str | None:
+        """The help for an import whose binding the file never reads (`facts.unread_import`: the name is used nowhere
+        else, or bound anew before every read, `from torch.optim import AdamW` after `from transformers import AdamW`):
+        drop the name from the import, or delete the import where it is its only name; None for an import some read may
+        see, or an attribute use."""
+        imported_by = self.imported_by
+        found = unread_import(facts, self.node) if imported_by is not None and not self.attributes else None
+        if found is None:
             return None
-        local = (self.node.asname.name if self.node.asname else self.node.name).value
-        return None if facts.name_counts.get(local) else local
+        alone = len(imported_by.names) == 1
+        head = "delete the import" if alone else f"drop `{found.name}` from the import"
+        if not found.read:
+            return f"{head}: the script never uses `{found.name}`" if alone else f"{head}: the script never uses it"
+        if not isinstance(found.rebound, cst.SimpleStatementLine):
+            return f"{head}: the script never reads it"
+        return f"{head}: the script never reads it (`{facts.text(found.rebound).strip()}` binds `{found.name}` anew before every read)"
 
     def calls(self, facts: "Facts") -> list[Call]:
         """The file's calls of the symbol, in the order they run (`load_metric("rouge")`, `datasets.load_metric(...)`)."""
