@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bertlint import engine
+from bertlint import engine, target
 from bertlint.config import load_settings
 from bertlint.rules import all_codes
 from bertlint.target import target_version
@@ -70,6 +70,14 @@ def lint_text(source: str, path: Path | None = None, **overrides) -> list:
 
 def codes(findings) -> list[str]:
     return [f.code for f in findings]
+
+
+@pytest.fixture
+def pinned_project(tmp_path, monkeypatch):
+    """A project folder as the working directory, with nothing installed anywhere: its pins decide the targets."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(target, "_installed_in", lambda paths, library: None)
+    return tmp_path
 
 
 @pytest.fixture

@@ -28,10 +28,8 @@ PIN = "the pin {}=={} in requirements.txt"
 
 
 @pytest.fixture(autouse=True)
-def project(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(stage, "_installed_in", lambda paths, library: None)  # nothing installed: pins decide
-    return tmp_path
+def project(pinned_project):
+    return pinned_project
 
 
 def target(path: Path) -> stage.Target:

@@ -37,10 +37,8 @@ HF_FOLDER = "from huggingface_hub import HfFolder\nfrom transformers import Auto
 
 
 @pytest.fixture(autouse=True)
-def project(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(stage, "_installed_in", lambda paths, library: None)  # nothing installed: pins decide
-    return tmp_path
+def project(pinned_project):
+    return pinned_project
 
 
 def notebook(path: Path, *cells: str) -> Path:
