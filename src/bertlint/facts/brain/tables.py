@@ -53,9 +53,11 @@ EXAMPLE_FUNCTIONS = frozenset({"map", "filter"})  # methods of a datasets datase
 # `model_input_names = ["input_ids", "attention_mask"]`, and `token_type_ids` for the models that take them)
 ENCODING_COLUMNS = frozenset({"input_ids", "attention_mask", "token_type_ids"})
 EXAMPLE, BATCH = Instance("examples", None, False), Instance("examples", None, True)  # what a `map` function receives
-# sklearn `train_test_split(*arrays, ...)` returns `[a_train, a_test, b_train, b_test, ...]`, each some rows of its array,
-# a list for a list, a Series for a Series (scikit-learn 1.x model_selection/_split.py `train_test_split`: "splitting :
-# list, length=2 * len(arrays)", each `_safe_indexing(a, train)`/`_safe_indexing(a, test)`)
+# sklearn `train_test_split(*arrays, test_size, train_size, random_state, shuffle, stratify)` returns `[a_train, a_test,
+# b_train, b_test, ...]`, each some rows of its array in an object of its kind: a list for a list or tuple, a Series for
+# a Series, a DataFrame's rows (`take`), an array's or tensor's rows (`array[key]`) (scikit-learn 1.9.1
+# model_selection/_split.py:2797, "splitting : list, length=2 * len(arrays)", its return `chain.from_iterable(
+# (_safe_indexing(a, train), _safe_indexing(a, test)) for a in arrays)`; utils/_indexing.py `_safe_indexing`)
 SPLITTERS = ("sklearn.model_selection.train_test_split",)
 # objects whose rows are no slice of them: an instance of the file's class (`_list_indexing`: `[X[i] for i in key]`,
 # its `__getitem__` of each index) and a parser or namespace
@@ -117,7 +119,8 @@ def _split(ev, call) -> Any:
 
 
 def rows(ev, value) -> Any:
-    """What some of the rows of `value` hold, in an object of its kind (a split's part, a sample)."""
+    """What some of the rows of `value` hold, in an object of its kind: what a slice of it holds (`value[:]`), or for a
+    list known element by element, what each of its elements holds."""
     if isinstance(value, Pack):
         element = agree(list(value.items))
         return Series(element) if element is not UNKNOWN else UNKNOWN
