@@ -411,6 +411,9 @@ class DataFrame:
     def __getitem__(self, key):
         return self.columns[key]
 
+    def __len__(self) -> int:  # its rows
+        return len(next(iter(self.columns.values()), ()))
+
     def __setitem__(self, key, value):  # a list, a Series or a tensor's rows (`.tolist()`) as a column
         self.columns[key] = Series(value)
 

@@ -85,3 +85,23 @@ def test_the_parts_are_one_pair_per_array():
     assert facts.evaluate(*probe(facts, "first")).kind == "ids"
     assert facts.is_batch(*probe(facts, "second")) is True
     assert facts.evaluate(*probe(facts, "third")) is UNKNOWN
+
+
+def test_the_stand_in_splits_rows_as_scikit_learn_does():
+    """The differential test's `train_test_split` (tests/standins.py): scikit-learn's sizes (`_validate_shuffle_split`:
+    test 0.25 by default, a float share of test rounded up, of train rounded down), its refusals, and each part of its
+    array's kind holding some of its rows."""
+    import standins
+
+    ids = standins.Tensor(4, ((7, "input_ids"),), None)
+    frame = standins.DataFrame({"text": ["a", "b", "c", "d"]})
+    tr, te, ftr, fte, ltr, lte = standins.train_test_split(ids, frame, ("w", "x", "y", "z"), random_state=0)
+    assert (len(tr), len(te), tr.trail) == (3, 1, ids.trail)
+    assert sorted(ftr["text"] + fte["text"]) == ["a", "b", "c", "d"] and isinstance(ftr, standins.DataFrame)
+    assert isinstance(ltr, list) and sorted(ltr + lte) == ["w", "x", "y", "z"]
+    assert standins.train_test_split([1, 2, 3, 4, 5], test_size=1, shuffle=False) == [[1, 2, 3, 4], [5]]
+    assert [len(p) for p in standins.train_test_split(list(range(10)), train_size=0.55)] == [5, 5]
+    with pytest.raises(ValueError):
+        standins.train_test_split(["one"])
+    with pytest.raises(ValueError):
+        standins.train_test_split([1, 2, 3], [1, 2])
