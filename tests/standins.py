@@ -18,6 +18,8 @@ Only provenance is faithful; shapes, dtypes and numerics are not modelled.
 from __future__ import annotations
 
 import contextlib
+import math
+import random
 import sys
 import types
 from dataclasses import dataclass, field
@@ -409,6 +411,9 @@ class DataFrame:
     def __getitem__(self, key):
         return self.columns[key]
 
+    def __len__(self) -> int:  # its rows
+        return len(next(iter(self.columns.values()), ()))
+
     def __setitem__(self, key, value):  # a list, a Series or a tensor's rows (`.tolist()`) as a column
         self.columns[key] = Series(value)
 
@@ -436,9 +441,36 @@ def fetch_20newsgroups(subset="train", categories=None, remove=(), return_X_y=Fa
     return (bunch.data, bunch.target) if return_X_y else bunch
 
 
-def train_test_split(*arrays, test_size=None, **kwargs):
-    """Each array's rows in two parts, in order (the real one shuffles)."""
-    return [part for a in arrays for part in (a[: len(a) - 1], a[len(a) - 1 :])]
+def train_test_split(*arrays, test_size=None, train_size=None, random_state=None, shuffle=True, stratify=None):
+    """Each array's rows in two parts, as scikit-learn picks them (1.9.1 model_selection/_split.py:2797): test_size
+    0.25 by default, a float a share rounded up (train the rest, rounded down), the rows a seeded permutation's
+    (`ShuffleSplit`: test first) or, `shuffle=False`, the first and the next; each part of its array's kind."""
+    n = len(arrays[0])
+    if any(len(a) != n for a in arrays):
+        raise ValueError("Found input variables with inconsistent numbers of samples")
+    test_size = 0.25 if test_size is None and train_size is None else test_size
+    n_test = math.ceil(test_size * n) if isinstance(test_size, float) else test_size
+    n_train = math.floor(train_size * n) if isinstance(train_size, float) else train_size
+    n_train, n_test = (n - n_test if n_train is None else n_train), (n - n_train if n_test is None else n_test)
+    if n_train <= 0 or n_test <= 0 or n_train + n_test > n:
+        raise ValueError(f"With n_samples={n}, test_size={test_size} and train_size={train_size}, a set would be empty")
+    if not shuffle:
+        train, test = list(range(n_train)), list(range(n_train, n_train + n_test))
+    else:
+        order = random.Random(random_state).sample(range(n), n)
+        test, train = order[:n_test], order[n_test : n_test + n_train]
+    return [_rows(a, part) for a in arrays for part in (train, test)]
+
+
+def _rows(array, index: list):
+    """`_safe_indexing(array, index)`: those rows, in an object of the array's kind (a list for a list or tuple)."""
+    if isinstance(array, Tensor):
+        return Tensor(len(index), array.trail, [array.data[i] for i in index] if isinstance(array.data, list) else None)
+    if isinstance(array, DataFrame):
+        return DataFrame({k: [column[i] for i in index] for k, column in array.columns.items()})
+    if isinstance(array, Series):
+        return Series(array[i] for i in index)
+    return [array[i] for i in index]
 
 
 # ---- the modules ------------------------------------------------------------------------

@@ -56,6 +56,8 @@ import pytorch_lightning as pl
 import torch
 from sklearn.datasets import fetch_20newsgroups
 from sklearn.model_selection import train_test_split
+from sklearn.model_selection import train_test_split as tts
+from sklearn import model_selection
 from torch.utils.data import DataLoader, Dataset, TensorDataset
 from transformers import AutoModelForSequenceClassification, AutoTokenizer, HfArgumentParser, Trainer, TrainingArguments
 
@@ -750,6 +752,25 @@ def scalar(s: Script, pool: str, used: list[str]) -> str:
     return wrap(s, s.pick(pool), TYPES[pool], used)
 
 
+def _split(s: Script, arrays: list[str], used: list[list[str]], rows: int | None = 3) -> list[str]:
+    """Maybe the arrays split by scikit-learn's `train_test_split` (under its name or another), one part of each kept:
+    the names of the parts (else the arrays). Arrays of `rows` rows, or (None) of one row or more: split only where
+    they are several (the arrays themselves else, as scikit-learn refuses an empty part)."""
+    if not s.draw(st.booleans()):
+        return arrays
+    fn = s.draw(st.sampled_from(("train_test_split", "tts", "model_selection.train_test_split")))
+    options = s.draw(st.sampled_from(("", ", test_size=0.25, random_state=42", ", test_size=1, shuffle=False", ", train_size=0.5, random_state=0")))
+    parts = [s.fresh(f"{p}{i}") for i in range(len(arrays)) for p in ("tr", "te")]
+    split = f"{', '.join(parts)} = {fn}({', '.join(arrays)}{options})"
+    if rows is None:
+        split = f"if len({arrays[0]}) > 1:\n    {split}\nelse:\n    {', '.join(parts)} = {', '.join(a for a in arrays for _ in (0, 1))}"
+    s.emit(split)
+    side = s.draw(st.sampled_from((0, 1)))
+    for u in used:
+        u.append(f"split:{fn.rsplit('.', 1)[-1]}")
+    return parts[side::2]
+
+
 def _forward(s: Script, model: str, encoded: tuple[str, list[str]]) -> None:
     """A model forward fed from an encoding directly (its name, the constructs its tokenizer went through)."""
     enc, tok_used = encoded
@@ -778,6 +799,7 @@ def _forward(s: Script, model: str, encoded: tuple[str, list[str]]) -> None:
         return
     labels_used: list[str] = []
     labels = wrap(s, "torch.tensor([0, 1])", "tensor", labels_used)
+    ids, mask = _split(s, [ids, mask], [ids_used, mask_used], rows=None)
     s.sink(f"{m}(input_ids={ids}, attention_mask={mask}, labels={labels})",
            {"model": [], "input_ids": ids_used, "attention_mask": mask_used, "labels": labels_used}, m_used)
 
@@ -847,7 +869,7 @@ def _texts(s: Script, used: list[str]) -> str:
     """Texts from the pool (through constructs), or from the places real scripts take them: a pandas column, a
     datasets column, a file's lines, scikit-learn's newsgroups (split or not), a helper that makes one text a list, a
     slice of a list of texts."""
-    source = s.draw(st.sampled_from(("pool", "pool", "pool", "table", "dataset-column", "lines", "newsgroups", "normalised", "slice")))
+    source = s.draw(st.sampled_from(("pool", "pool", "pool", "table", "dataset-column", "lines", "newsgroups", "normalised", "slice", "split")))
     if source == "pool":
         return scalar(s, "texts", used)
     used.append(f"texts:{source}")
@@ -865,6 +887,14 @@ def _texts(s: Script, used: list[str]) -> str:
             else:
                 s.emit(f'{df}["n"] = [1, 2, 3]')
         return s.draw(st.sampled_from([f'{df}["{name}"].tolist()', f'{df}["{name}"].values', f"list({df}.{name})", f"{df}.{name}.tolist()"]))
+    if source == "split":  # a DataFrame split, or its columns, or a list of texts (whose parts may be one text)
+        df = s.fresh("df")
+        s.emit(f'{df} = pd.DataFrame({{"text": {column}, "label": [0, 1, 0]}})')
+        what = s.draw(st.sampled_from(("frame", "columns", "list")))
+        if what == "frame":
+            part = _split(s, [df], [used])[0]
+            return s.draw(st.sampled_from([f'{part}["text"].tolist()', f"{part}.text.values", f'list({part}["text"])']))
+        return _split(s, [f'{df}["text"]', f'{df}["label"]'] if what == "columns" else [column], [used])[0]
     if source == "dataset-column":
         ds = s.fresh("hub")
         s.emit(f'{ds} = datasets.Dataset.from_dict({{"text": {column}}})')
@@ -920,7 +950,8 @@ def _loader_forward(s: Script, model: str, tok: str) -> None:
             ds = s.fresh("ds")
             i_used: list[str] = []
             ids = wrap(s, f'{enc}["input_ids"]', "tensor", i_used, s.draw(st.integers(0, 1)))
-            s.emit(f'{ds} = TensorDataset({ids}, {enc}["attention_mask"])')
+            ids, mask = _split(s, [ids, f'{enc}["attention_mask"]'], [tok_used], rows=None)
+            s.emit(f'{ds} = TensorDataset({ids}, {mask})')
         elif shape == "dataset_class":
             ds, c = s.fresh("ds"), s.fresh("EncodedDataset")
             s.emit(f"class {c}(Dataset):\n    def __init__(self, enc):\n        self.enc = enc\n\n    def __len__(self):\n"

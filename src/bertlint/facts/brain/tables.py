@@ -53,10 +53,15 @@ EXAMPLE_FUNCTIONS = frozenset({"map", "filter"})  # methods of a datasets datase
 # `model_input_names = ["input_ids", "attention_mask"]`, and `token_type_ids` for the models that take them)
 ENCODING_COLUMNS = frozenset({"input_ids", "attention_mask", "token_type_ids"})
 EXAMPLE, BATCH = Instance("examples", None, False), Instance("examples", None, True)  # what a `map` function receives
-# sklearn `train_test_split(*arrays, ...)` returns `[a_train, a_test, b_train, b_test, ...]`, each some rows of its array,
-# a list for a list, a Series for a Series (scikit-learn 1.x model_selection/_split.py `train_test_split`: "splitting :
-# list, length=2 * len(arrays)", each `_safe_indexing(a, train)`/`_safe_indexing(a, test)`)
+# sklearn `train_test_split(*arrays, test_size, train_size, random_state, shuffle, stratify)` returns `[a_train, a_test,
+# b_train, b_test, ...]`, each some rows of its array in an object of its kind: a list for a list or tuple, a Series for
+# a Series, a DataFrame's rows (`take`), an array's or tensor's rows (`array[key]`) (scikit-learn 1.9.1
+# model_selection/_split.py:2797, "splitting : list, length=2 * len(arrays)", its return `chain.from_iterable(
+# (_safe_indexing(a, train), _safe_indexing(a, test)) for a in arrays)`; utils/_indexing.py `_safe_indexing`)
 SPLITTERS = ("sklearn.model_selection.train_test_split",)
+# objects whose rows are no slice of them: an instance of the file's class (`_list_indexing`: `[X[i] for i in key]`,
+# its `__getitem__` of each index) and a parser or namespace
+ROWLESS = frozenset({"instance", "parser", "namespace"})
 # scikit-learn's text dataset loaders: a Bunch (a dict with attribute access) whose `data` is the list of all the posts
 # of the subset (scikit-learn 1.x datasets/_twenty_newsgroups.py `fetch_20newsgroups`: "data : list of shape
 # (n_samples,)", 11,314 train / 7,532 test posts, hundreds per category; `return_X_y=True` returns `(data.data,
@@ -95,24 +100,33 @@ def _loaded(ev, call) -> Any:
 
 
 def _split(ev, call) -> Any:
-    """`train_test_split(texts, labels)`: each array's two parts hold what it holds where it is several texts (a column,
-    a list built in a loop); a part of an object holds what a slice of it holds (rows of padded ids are padded ids);
-    a part of any other array is unknown (rows of a list of two may be one)."""
+    """`train_test_split(texts, labels)`: two parts of each array, each some of its rows (`_safe_indexing(a, train)`):
+    what a slice of it holds for an object whose slice is rows (padded ids, a mask, a column, a DataFrame, several
+    texts); for a list known element by element, a list each element of which holds what they all hold; a list built
+    in a loop or a comprehension, several texts where it is. Unknown for any other array: a list display's rows may be
+    one, the rows of an instance of the file's class are its `__getitem__` of each index (not of a slice), those of an
+    encoding a fast tokenizer's `tokenizers.Encoding` objects."""
     if call.has_star_args:
         return UNKNOWN
     parts = []
     for arg in call.positional:
         value = ev.sub(arg.value, call.scope, call.order)
-        if several_texts(value) or isinstance(value, Series):
-            kept = value
-        elif isinstance(value, Binding):
-            kept = ev.f.item_of(value, slice(None))
-        elif not isinstance(value, (list, tuple, Pack)) and ev.f.is_batch(arg.value, call.scope, call.order) is True:
+        kept = rows(ev, value)
+        if kept is UNKNOWN and not isinstance(value, (list, tuple, Pack)) and ev.f.is_batch(arg.value, call.scope, call.order) is True:
             kept = Instance("texts", call)  # a list appended to in a loop, a comprehension
-        else:
-            kept = UNKNOWN
         parts += [kept, kept]
     return Pack(tuple(parts)) if any(p is not UNKNOWN for p in parts) else UNKNOWN
+
+
+def rows(ev, value) -> Any:
+    """What some of the rows of `value` hold, in an object of its kind: what a slice of it holds (`value[:]`), or for a
+    list known element by element, what each of its elements holds."""
+    if isinstance(value, Pack):
+        element = agree(list(value.items))
+        return Series(element) if element is not UNKNOWN else UNKNOWN
+    if isinstance(value, Instance) and value.kind in ROWLESS or not isinstance(value, Abstract):
+        return UNKNOWN
+    return ev.f.item_of(value, slice(None))
 
 
 def calls_back(ev, call) -> bool | None:
@@ -157,6 +171,8 @@ def item(values, base, key) -> Any:
         return (Instance("texts", base.call, key) if base.detail else Instance("field", base.call, key)) if isinstance(key, str) or key is UNKNOWN else UNKNOWN
     if base.kind == "table" and isinstance(key, str):
         return column(values, base, key)
+    if base.kind == "table" and isinstance(key, slice):
+        return base  # `df[1:5]`: rows, every column (pandas `DataFrame.__getitem__`: "Do we have a slicer (on rows)?")
     if base.kind == "loaded_texts":  # `bunch["data"]`
         return Instance("texts", base.call, key) if key == LOADED_TEXTS else UNKNOWN
     if base.kind == "texts" and isinstance(key, slice):
