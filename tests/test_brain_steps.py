@@ -80,18 +80,26 @@ def test_a_training_step_batch_comes_from_a_datamodule_or_the_module_s_hook(hook
 
 
 @pytest.mark.parametrize("fit", [
-    "pl.Trainer().fit(Module(), loader)\npl.Trainer().fit(Module(), other)",  # two loaders: joined
     "pl.Trainer().fit(Module(), make_loader())",  # a loader the file does not show
     "pl.Trainer().fit(Module(), [loader, other])",  # a collection of loaders: combined batches
     "pl.Trainer().fit(Module())",  # no loader and no hook
     "m = Module()",  # fitted elsewhere
     "pl.Trainer().fit(Module(), loader)\nModule().training_step((1, 2), 0)",  # the file calls the step itself
     "class Sub(Module):\n    def on_after_batch_transfer(self, batch, i):\n        return batch[:1]\npl.Trainer().fit(Sub(), loader)",
-    "def go(trainer):\n    trainer.fit(Module(), other)\npl.Trainer().fit(Module(), loader)",  # a trainer the file does not show
 ])
 def test_a_training_step_batch_is_unknown_where_a_source_is(fit):
     facts = facts_of(LIGHTNING + fit + "\n")
     assert value(facts, "b") is UNKNOWN
+
+
+@pytest.mark.parametrize("fit", [
+    "pl.Trainer().fit(Module(), loader)\npl.Trainer().fit(Module(), other)",  # two loaders
+    "def go(trainer):\n    trainer.fit(Module(), other)\npl.Trainer().fit(Module(), loader)",  # one through a trainer the file does not show
+])
+def test_a_training_step_batch_of_two_fits_joins_their_loaders_batches(fit):
+    """Two fits of the module: the batch is either loader's, a join of both (s30-join), not one of them."""
+    facts = facts_of(LIGHTNING + fit + "\n")
+    assert len(value(facts, "b").joined) == 2
 
 
 def test_a_fit_of_another_class_s_model_is_no_source():
@@ -104,7 +112,7 @@ def test_a_validation_step_batch_joins_fit_s_and_validate_s_loaders():
     assert loader_batch(same, "v", 'enc["input_ids"], enc["attention_mask"]')
     assert loader_batch(same, "b", 'enc["input_ids"])')
     two = facts_of(LIGHTNING + "pl.Trainer().fit(Module(), other, loader)\npl.Trainer().validate(Module(), other)\n")
-    assert value(two, "v") is UNKNOWN
+    assert len(value(two, "v").joined) == 2  # either loader's batch: a join of both
 
 
 def test_forward_receives_what_self_calls_pass():
