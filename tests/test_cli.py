@@ -588,12 +588,34 @@ def test_a_cell_script_is_linted_as_ipython_runs_it_and_fix_keeps_its_ipython_li
     assert concise(run("--format", "concise", "pasted.py", cwd=project, script=True)) == ["pasted.py:1:5: BL901"]  # a shell line pasted without `!`
 
 
+def test_the_entry_sets_the_collector_before_the_command_line_is_imported():
+    """The `bertlint` script and `python -m bertlint` run `bertlint.__main__.run`, which makes the collector run rarely
+    before click (the command line's first import) is imported: its imports pay no collections at the default thresholds."""
+    from bertlint.collector import GC_THRESHOLDS
+
+    probe = (
+        "import gc, sys\n"
+        "class Probe:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'click':\n"
+        "            print('click imported at', gc.get_threshold(), flush=True)\n"
+        "sys.meta_path.insert(0, Probe())\n"
+        "sys.argv = ['bertlint', '--version']\n"
+        "from bertlint.__main__ import run\n"
+        "run()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 0
+    assert result.stdout.splitlines()[0] == f"click imported at {GC_THRESHOLDS}"
+    assert "[project.scripts]\nbertlint = \"bertlint.__main__:run\"" in (ROOT / "pyproject.toml").read_text()
+
+
 def test_findings_do_not_depend_on_when_garbage_is_collected():
-    """The command line runs the cyclic garbage collector rarely (`cli.collect_rarely`, mypy's thresholds): a lint
+    """The command line runs the cyclic garbage collector rarely (`collector.collect_rarely`, mypy's thresholds): a lint
     finds on the fixtures what it finds when the collector runs every hundred allocations."""
     import gc
 
-    from bertlint.cli import GC_THRESHOLDS, collect_rarely
+    from bertlint.collector import GC_THRESHOLDS, collect_rarely
 
     before = gc.get_threshold()
     try:

@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from bertlint import __version__
+from bertlint.collector import collect_rarely
 
 
 class _DefaultGroup(click.Group):
@@ -44,19 +45,6 @@ class _DefaultGroup(click.Group):
             except (OSError, ValueError):  # a closed pipe: nothing more to say
                 pass
         os._exit(code)
-
-
-GC_THRESHOLDS = (200_000, 30, 30)  # mypy's (mypy/main.py): a young-generation collection every 200,000 allocations, not 700
-
-
-def collect_rarely() -> None:
-    """Run the cyclic garbage collector rarely: a lint allocates a syntax tree and its facts, hundreds of thousands of
-    objects that live until the file is done, and at the default thresholds the collector scans them again and again
-    (~20 % of the CPU of a run) to free almost nothing, since they hold few reference cycles. Reference counting still
-    frees everything at once. Only for a command-line run: a program that calls `main(args)` keeps its own settings."""
-    import gc
-
-    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def _codes(value: str | None) -> list[str] | None:

@@ -16,6 +16,9 @@ from bertlint.facts.functions import ancestors, arguments, bind, callee, defined
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Scope, iter_children
 
 
+_OWN_SCOPES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})  # whose `return`s are not the enclosing function's
+
+
 class CallFrames:
     """The frames and `return`s of the file's functions, found once per file."""
 
@@ -37,9 +40,11 @@ class CallFrames:
             stack = list(iter_children(fn.body))
             while stack:
                 node = stack.pop()
-                if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                kind = type(node)  # the exact class: none of these is subclassed, and `isinstance` against libcst's
+                # classes goes through their ABC metaclass, a Python call per node of the body
+                if kind in _OWN_SCOPES:
                     continue
-                if isinstance(node, cst.Return):
+                if kind is cst.Return:
                     found.append(node.value)
                 stack.extend(iter_children(node))
             self._returns[id(fn)] = found

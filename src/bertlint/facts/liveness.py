@@ -118,6 +118,10 @@ class Liveness:
 
     @functools.cached_property
     def _named(self) -> dict[str | None, dict[str, int]]:
+        return self._walked[0]
+
+    @functools.cached_property
+    def _walked(self) -> tuple[dict[str | None, dict[str, int]], list[cst.CSTNode]]:
         return _names(self._facts, self._definitions, self._after)
 
     @functools.cached_property
@@ -145,7 +149,7 @@ class Liveness:
         for cls in classes:
             methods = methods_of(cls)
             idle.extend(f for name, f in methods.items() if name not in _called_by_init(methods) and not f.decorators)
-        live = _Live(self._facts, {**dead, **{node: level for node, level in self._after.items() if level == NEVER}}) if tables else None
+        live = _Live(self._facts, self._walked[1], {**dead, **{node: level for node, level in self._after.items() if level == NEVER}}) if tables else None
         for cls, table in tables.items():
             if live.held_only(cls, table):
                 methods = {name: f for name, f in methods_of(cls).items() if name in table.methods}
@@ -166,10 +170,12 @@ def unreached(facts: Model, node: cst.CSTNode) -> bool:
     return liveness(facts).reach(node, as_written=True) == NEVER
 
 
-def _names(facts: Model, definitions: dict[str, _Definition], after: dict[int, int]) -> dict[str | None, dict[str, int]]:
+def _names(facts: Model, definitions: dict[str, _Definition], after: dict[int, int]) -> tuple[dict[str | None, dict[str, int]], list[cst.CSTNode]]:
     """owner -> {name of a definition (or `_EVERY`, `_CLASSES`): the best reach of a reference to it}: what each
-    definition's code (None: the rest of the file) names, each reference as surely as it runs within its owner."""
+    definition's code (None: the rest of the file) names, each reference as surely as it runs within its owner; and,
+    from the same walk, the file's nodes that `_Live` reads (`_MENTIONS`), in the order of a walk of the module."""
     named: dict[str | None, dict[str, int]] = {}
+    mentions: list[cst.CSTNode] = []
     for stmt in facts.module.body:
         own = getattr(stmt, "name", None)
         owner = own.value if isinstance(stmt, _Definition) and definitions.get(own.value) is stmt else None
@@ -178,6 +184,8 @@ def _names(facts: Model, definitions: dict[str, _Definition], after: dict[int, i
         for node in walk(stmt):
             kind = type(node)  # `is` on the exact class: no libcst node class below is subclassed, and `isinstance`
             # against libcst's classes goes through their ABC metaclass, a Python call per node of the file
+            if kind in _MENTIONS:
+                mentions.append(node)
             if kind is cst.Name and node is not own:
                 words: list[str] = [node.value]
             elif kind is cst.SimpleString or kind is cst.FormattedStringText:
@@ -203,7 +211,7 @@ def _names(facts: Model, definitions: dict[str, _Definition], after: dict[int, i
                     refs[word] = level
     named[_EVERY] = dict.fromkeys(definitions, RUNS)
     named[_CLASSES] = {name: RUNS for name, stmt in definitions.items() if isinstance(stmt, cst.ClassDef)}
-    return named
+    return named, mentions
 
 
 def _reached(named: dict[str | None, dict[str, int]], roots: dict[str | None, int]) -> dict[str | None, int]:
@@ -248,16 +256,20 @@ def _called_by_init(methods: dict[str, cst.FunctionDef]) -> set[str]:
     return found
 
 
-class _Live:
-    """The reads of each name in code that runs (nodes not in `dead`), for `Liveness._idle`."""
+_MENTIONS = frozenset({cst.Name, cst.Attribute, cst.Arg, cst.Assign})  # the node classes `_Live` reads
 
-    def __init__(self, facts: Model, dead: dict[int, int]):
+
+class _Live:
+    """The reads of each name in code that runs (nodes not in `dead`), for `Liveness._idle`, from `mentions`: the file's
+    nodes of the classes in `_MENTIONS`, in the order of a walk of the module (`_names` collects them in its own walk)."""
+
+    def __init__(self, facts: Model, mentions: list[cst.CSTNode], dead: dict[int, int]):
         self._facts = facts
         self._reads: dict[str, list[cst.Name]] = {}  # name -> its nodes in code that runs
         self._attributes: dict[str, list[cst.Name]] = {}  # attribute -> its nodes in code that runs
         self._assigns: list[cst.Assign] = []
         words: set[int] = set()  # an attribute's name and a keyword's are no reads of a name
-        for node in walk(facts.module):
+        for node in mentions:
             if id(node) in dead:
                 continue
             kind = type(node)  # `is` on the exact class, as in `_names`
