@@ -353,6 +353,18 @@ def test_trl_keyword_help_follows_the_args_the_call_passes(project, trl, call, h
     assert finding["help"] == help
 
 
+def test_a_call_raises_on_the_first_keyword_it_refuses(project):
+    """Python stops a call at the first keyword it does not take: a later refused keyword's finding says so."""
+    (project / "requirements.txt").write_text("trl==0.24.0\n")
+    (project / "train.py").write_text(SFT + "trainer = SFTTrainer(m, dataset_text_field='t', max_seq_length=512)\n")
+    first, second = run(project / "train.py", "BL614")
+    assert first["message"].endswith("unexpected keyword argument 'dataset_text_field'")
+    assert second["message"].endswith("unexpected keyword argument 'dataset_text_field' (`dataset_text_field`, passed before `max_seq_length`, is refused too)")
+    (project / "train.py").write_text(SFT + "trainer = SFTTrainer(m, max_seq_length=512)\n")
+    [alone] = run(project / "train.py", "BL614")
+    assert alone["message"].endswith("unexpected keyword argument 'max_seq_length'")
+
+
 def test_a_group_with_config_rows_says_where_its_callables_take_args():
     for library in CODES:
         for group, table in versions.data(library).get("keywords", {}).items():

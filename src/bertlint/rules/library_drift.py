@@ -62,15 +62,21 @@ class LibraryDrift(Rule):
     def _keywords(self, ctx: Context, group: str, callables: list[str], version: versions.Version, source: str, args_at: int | None = None) -> None:
         table, error = versions.keywords(group, self.library)
         for call in ctx.facts.calls_to(*callables):
-            for keyword, arg in call.kwargs.items():
+            states: dict[str, tuple[versions.Lifecycle, tuple[str, str, bool]]] = {}
+            for keyword in call.kwargs:
                 entry = table.get(keyword)
-                if entry is not None and call.qualname not in entry.extra.get("callables", (call.qualname,)):
+                if entry is None or call.qualname not in entry.extra.get("callables", (call.qualname,)):
                     continue
-                found = _state(entry, version, source, self.library) if entry is not None else None
-                if found is None or _harmless(ctx, call, keyword, entry, version):
-                    continue
-                severity, text, raises = found
-                message = f"`{keyword}=` of `{call.qualname}` {text}" + (f": this call raises {error.format(name=keyword)}" if raises else "")
+                found = _state(entry, version, source, self.library)
+                if found is not None and not _harmless(ctx, call, keyword, entry, version):
+                    states[keyword] = entry, found
+            # the call raises on the first keyword it refuses, in the order the call passes them
+            first = next((keyword for keyword, (_, found) in states.items() if found[2]), None)
+            for keyword, (entry, (severity, text, raises)) in states.items():
+                arg = call.kwargs[keyword]
+                message = f"`{keyword}=` of `{call.qualname}` {text}" + (
+                    f": this call raises {error.format(name=first)}" + (f" (`{first}`, passed before `{keyword}`, is refused too)" if first != keyword else "")
+                    if raises else "")
                 replacement = _spelling_at(table, entry, version)
                 fix = None
                 if replacement is not None and replacement not in call.kwargs and not call.has_double_star:
