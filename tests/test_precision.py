@@ -257,6 +257,26 @@ def test_judgments_survive_line_shifts_and_flag_new_and_stale(corpus, tmp_path):
     assert [(j.code, j.line) for j in stale] == [("BL604", 3)]
 
 
+def test_partial_keeps_the_judgments_of_files_not_on_disk(corpus, tmp_path, capsys):
+    """`--partial`: only some of a recipe's files are on disk; the judgments of the others keep their verdicts (counted,
+    never stale), while the files on disk are matched as usual. Without it the absent file's judgments are stale."""
+    a = corpus / "repo" / "a.py"
+    found = [_finding(a, 2)]
+    (tmp_path / "f.json").write_text(json.dumps(found))
+    rows = [harness.Judgment("BL303", "repo/a.py", None, 2, harness.source_hash("first()"), "right", ""),
+            harness.Judgment("BL303", "repo/a.py", None, 3, harness.source_hash("second()"), "wrong", "gone"),
+            harness.Judgment("BL101", "repo/gone.py", None, 9, "0" * 12, "wrong", "not on disk")]
+    args = ["--corpus", str(corpus), "--findings", str(tmp_path / "f.json"), "--table", str(tmp_path / "r.md"), "--drop-stale"]
+    for partial, kept in ((True, [("repo/a.py", 2), ("repo/gone.py", 9)]), (False, [("repo/a.py", 2)])):
+        table = tmp_path / f"j{partial}.csv"
+        harness.write_judgments(table, rows)
+        capsys.readouterr()
+        assert harness.main(args + ["--judgments", str(table)] + (["--partial"] if partial else [])) == 0
+        assert [(j.path, j.line) for j in harness.read_judgments(table)] == kept
+        out = capsys.readouterr().out
+        assert ("| BL101 | 1 | 1 | 0 | 0.000 | 0 |" in out) is partial  # the absent file's verdict is counted
+
+
 def test_a_changed_line_falls_back_to_its_number(corpus):
     a = corpus / "repo" / "a.py"
     judged = [harness.Judgment("BL303", "repo/a.py", None, 3, harness.source_hash("old text"), "right", "")]

@@ -229,10 +229,16 @@ class Tally:
         return self.right / self.judged if self.judged else None
 
 
-def tallies(findings: list[Finding], paired: dict[int, Judgment]) -> tuple[dict[str, Tally], dict[str, Tally]]:
-    """Per code, and the groups: all, errors only (the finding's own severity), outside BL6xx."""
+def tallies(findings: list[Finding], paired: dict[int, Judgment], absent: list[Judgment] = ()) -> tuple[dict[str, Tally], dict[str, Tally]]:
+    """Per code, and the groups: all, errors only (the finding's own severity), outside BL6xx. `absent`: judgments of
+    files not linted (`--partial`), counted by their verdicts (their severity is not known: in no error group)."""
     per_code: dict[str, Tally] = defaultdict(Tally)
     groups = {"all": Tally(), "errors": Tally(), "outside BL6xx": Tally(), "errors outside BL6xx": Tally()}
+    for j in absent:
+        per_code[j.code].add(j.verdict)
+        groups["all"].add(j.verdict)
+        if not j.code.startswith("BL6"):
+            groups["outside BL6xx"].add(j.verdict)
     for i, f in enumerate(findings):
         verdict = paired[i].verdict if i in paired else ""
         per_code[f.code].add(verdict)
@@ -324,6 +330,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--add-pending", action="store_true", help="append the unjudged findings to the judgments file, verdict empty")
     parser.add_argument("--drop-stale", action="store_true", help="remove the stale judgments from the judgments file")
     parser.add_argument("--write", action="store_true", help=f"write the figures to {PRECISION_JSON.relative_to(REPO)}")
+    parser.add_argument("--partial", action="store_true", help="the folder holds only some of the recipe's files (code-index"
+                        " files read again where the session could): judgments of the files not in it keep their verdicts,"
+                        " are counted, and are never stale; the figures are those files' last lint and this lint of the rest")
     parser.add_argument("--jobs", type=int)
     args = parser.parse_args(argv)
 
@@ -335,7 +344,8 @@ def main(argv: list[str] | None = None) -> int:
         args.save_findings.write_text(json.dumps(raw), encoding="utf-8")
     findings = findings_of(raw, corpus)
     judgments = read_judgments(args.judgments)
-    paired, stale = match(findings, judgments)
+    absent = [j for j in judgments if args.partial and not (corpus / j.path).is_file()]
+    paired, stale = match(findings, [j for j in judgments if j not in absent])
     if args.add_pending or args.drop_stale:
         kept = [j for j in judgments if not (args.drop_stale and j in stale)]
         pending = [Judgment(f.code, f.path, f.cell, f.line, f.source, "", "") for i, f in enumerate(findings) if i not in paired] if args.add_pending else []
@@ -344,12 +354,16 @@ def main(argv: list[str] | None = None) -> int:
             j.line, j.cell, j.source = findings[i].line, findings[i].cell, findings[i].source
         write_judgments(args.judgments, kept + pending)
         judgments = read_judgments(args.judgments)
-        paired, stale = match(findings, judgments)
+        absent = [j for j in judgments if args.partial and not (corpus / j.path).is_file()]
+        paired, stale = match(findings, [j for j in judgments if j not in absent])
     table = args.table or corpus / "review.md"
     table.write_text(review_table(findings, paired, stale), encoding="utf-8")
-    per_code, groups = tallies(findings, paired)
-    files = corpus_files(corpus)
+    per_code, groups = tallies(findings, paired, absent)
+    listed = chosen.load_recipe().get("files") if args.partial else None  # a trigger recipe lists its files
+    files = len(listed) if listed else corpus_files(corpus)
     print(report(per_code, groups, files))
+    if absent:
+        print(f"\n{len(absent)} judgments of files not in {corpus} kept with their verdicts (--partial)")
     unjudged = len(findings) - sum(1 for j in paired.values() if j.verdict)
     print(f"\n{len(findings)} findings; {unjudged} unjudged; {len(stale)} stale judgments; review table: {table}")
     if args.write:
