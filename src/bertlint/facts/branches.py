@@ -11,22 +11,23 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts.nodes import Call, walk
+from bertlint.facts.nodes import walk
 from bertlint.facts.values import Values
 
 # the targets a statement binds names with: assignments, augmented and annotated ones, loops, `with ... as`, `:=`
 _BINDERS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem, cst.NamedExpr)
 
 
-def not_taken(facts: Values, call: Call) -> bool:
-    """An `if`/`elif`/`else` arm around the call that the file's own values do not take."""
-    target: cst.CSTNode = call.stmt
-    for node in reversed(facts.enclosing(call.stmt)):  # innermost first
-        if isinstance(node, cst.If) and (arm := _arm(node, target)) is not None and not _read(node.test) & _rebound(node):
-            first = min(c.order for c in facts.calls_in(node))  # every binding of the `if` comes at or after it
-            if facts.value(node.test, call.scope, order=first) is (not arm):
+def not_taken(facts: Values, node: cst.CSTNode) -> bool:
+    """An `if`/`elif`/`else` arm around `node` that the file's own values do not take."""
+    stmt = facts.statement_of(node)
+    scope, target = facts.scope_of(node), stmt
+    for around in reversed(facts.enclosing(stmt)):  # innermost first
+        if isinstance(around, cst.If) and (arm := _arm(around, target)) is not None and not _read(around.test) & _rebound(around):
+            orders = [c.order for c in facts.calls_in(around)]  # every binding of the `if` comes at or after its first call
+            if orders and facts.value(around.test, scope, order=min(orders)) is (not arm):
                 return True
-        target = node
+        target = around
     return False
 
 

@@ -164,9 +164,9 @@ def default_rate_sites(facts: Facts, version: tuple[int, ...]):
         q = call.qualname or ""
         last = q.rsplit(".", 1)[-1]
         if (q.startswith("torch.optim") and last in TORCH_DEFAULTS) or q == "transformers.AdamW":
-            if not call.has_star_args and "lr" not in call.kwargs and len(call.positional) <= 1 and params_without_rates(facts, call) and trains_pretrained(facts, call) and not facts.replaced_before_use(call) and not not_taken(facts, call):
+            if not call.has_star_args and "lr" not in call.kwargs and len(call.positional) <= 1 and params_without_rates(facts, call) and trains_pretrained(facts, call) and not facts.replaced_before_use(call) and not not_taken(facts, call.node):
                 yield DefaultRate(call, call.node, "adamw", TORCH_DEFAULTS[last], f"`{facts.text(call.node.func)}(...)`", "lr")
-        elif call.method == "compile" and version < TF_MODELS_REMOVED and (arg := call.arg(0, "optimizer")) is not None and _compiles_transformer(facts, call) and not _keras_one_step(facts, call) and not not_taken(facts, call):
+        elif call.method == "compile" and version < TF_MODELS_REMOVED and (arg := call.arg(0, "optimizer")) is not None and _compiles_transformer(facts, call) and not _keras_one_step(facts, call) and not not_taken(facts, call.node):
             found = _keras_default(facts, arg.value, call)
             if found is not None and id(found.node) not in seen:  # one optimizer compiled twice: one finding
                 seen.add(id(found.node))
@@ -251,11 +251,11 @@ def rate_sites(facts: Facts):
     if not any("optimizers" in t.kwargs for t in facts.trainers):  # `Trainer(optimizers=...)` ignores `learning_rate`
         for call in facts.training_args:
             kind = _optim_kind_of(facts, call) if "learning_rate" in call.kwargs else None
-            if kind is not None and not not_taken(facts, call):
+            if kind is not None and not not_taken(facts, call.node):
                 yield call, call.kwargs["learning_rate"], kind
     for call in facts.calls:
         site = _optimizer_rate(facts, call) if call.qualname else None
-        if site is not None and site[0] is not None and not facts.replaced_before_use(call) and not not_taken(facts, call) and not never_steps(facts, call):
+        if site is not None and site[0] is not None and not facts.replaced_before_use(call) and not not_taken(facts, call.node) and not never_steps(facts, call):
             yield call, *site
 
 
