@@ -1,7 +1,8 @@
 """facts.branches.not_taken and the engine: what a rule finds in an `if` arm that the file's own values do not take
 cannot happen when the file runs as written, in a program (a script, a notebook) or at a module's top level; a module
-of definitions may be imported and its functions called with other values, and a test the value layer does not know
-(a loop's flag, a value joined over a back edge) says nothing."""
+of definitions may be imported and its functions called with other values; a command-line or environment default
+decides nothing (the user picks another at run time), and a test the value layer does not know (a loop's flag, a
+value joined over a back edge) says nothing."""
 
 from __future__ import annotations
 
@@ -25,9 +26,11 @@ def bl101_lines(source: str, name: str = "train.py") -> list[int]:
 @pytest.mark.parametrize(("source", "expected"), [
     # a module-level constant decides the arm: the other arm's finding stays, the arm not taken is silent
     (f"MODE = 'new'\nif MODE == 'legacy':\n    x = {PAD}\nelse:\n    y = {PAD}\n", [7]),
-    # a command-line option's default: the run as written takes the `else`
+    # a command-line option's default decides nothing: the user picks another at run time (`--mode legacy`)
     ("import argparse\np = argparse.ArgumentParser()\np.add_argument('--mode', default='new')\nargs = p.parse_args()\n"
-     f"if args.mode == 'legacy':\n    x = {PAD}\nelse:\n    y = {PAD}\n", [10]),
+     f"if args.mode == 'legacy':\n    x = {PAD}\nelse:\n    y = {PAD}\n", [8, 10]),
+    # nor does an environment variable's
+    (f"import os\nif os.environ.get('MODE', 'new') == 'legacy':\n    x = {PAD}\n", [5]),
     # a script's function called with a constant: the branch for another value never runs as written
     (f"def encode(kind='base'):\n    if kind == 'electra':\n        return {PAD}\n    return None\n"
      + MAIN.format(call="encode(kind='roberta')"), []),

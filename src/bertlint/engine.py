@@ -408,9 +408,10 @@ def engine_finding(code: str, message: str, path: str, line: int, column: int, t
 
 
 def _branch_not_taken(facts: Facts, node: cst.CSTNode) -> bool:
-    """`node` sits in an `if` arm the file's own values do not take (`not_taken`), in a program (a script, a notebook)
-    or at a module's top level: a module of definitions may be imported and its functions called with other values."""
-    return (is_script(facts) or facts.scope_of(node) is facts.module_scope) and not_taken(facts, node)
+    """`node` sits in an `if` arm the file's own values do not take (`not_taken`; a command-line or environment default
+    decides nothing, the user may pick another), in a program (a script, a notebook) or at a module's top level: a
+    module of definitions may be imported and its functions called with other values."""
+    return (is_script(facts) or facts.scope_of(node) is facts.module_scope) and not_taken(facts, node, cli=False)
 
 
 def _place(reports: list[Report], facts: Facts, source: str, path: str, selected: frozenset[str]) -> list[Finding]:

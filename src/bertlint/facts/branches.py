@@ -18,14 +18,15 @@ from bertlint.facts.values import Values
 _BINDERS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem, cst.NamedExpr)
 
 
-def not_taken(facts: Values, node: cst.CSTNode) -> bool:
-    """An `if`/`elif`/`else` arm around `node` that the file's own values do not take."""
+def not_taken(facts: Values, node: cst.CSTNode, cli: bool = True) -> bool:
+    """An `if`/`elif`/`else` arm around `node` that the file's own values do not take (`cli=False`: a command-line or
+    environment default does not decide it, the user picks another at run time: `--ds_name boolq`)."""
     stmt = facts.statement_of(node)
     scope, target = facts.scope_of(node), stmt
     for around in reversed(facts.enclosing(stmt)):  # innermost first
         if isinstance(around, cst.If) and (arm := _arm(around, target)) is not None and not _read(around.test) & _rebound(around):
             orders = [c.order for c in facts.calls_in(around)]  # every binding of the `if` comes at or after its first call
-            if orders and facts.value(around.test, scope, order=min(orders)) is (not arm):
+            if orders and facts.value(around.test, scope, order=min(orders), cli=cli) is (not arm):
                 return True
         target = around
     return False
