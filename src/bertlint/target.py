@@ -557,12 +557,13 @@ def _direct_pin(line: str, where: str, library: str) -> Pin | None:
 def _first_pin(lines: list[str], where: str, library: str) -> Pin | None:
     """The first `<library><spec>` requirement among `lines` that sets a ceiling, or installs `library` from a source,
     and what to call it."""
+    wanted = _canonical(library)
     for line in lines:
         direct = _direct_pin(line, where, library) if "+" in line or ":" in line else None
         if direct is not None:
             return direct
         requirement = _REQUIREMENT.match(line)
-        if requirement is None or _canonical(requirement.group("name")) != _canonical(library):
+        if requirement is None or _canonical(requirement.group("name")) != wanted:
             continue
         version = resolve_specifier(requirement.group("spec"), library)
         if version is not None:

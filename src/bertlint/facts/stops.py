@@ -202,7 +202,9 @@ def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[st
         if removed_api(facts, small, evaluated, releases):
             return stmt, True
         for node in evaluated:
-            if isinstance(node, cst.Name) and bound is not None:
+            kind = type(node)  # `is` on the exact class: Name and Call are not subclassed, and `isinstance` against
+            # libcst's classes goes through their ABC metaclass, a Python call per node
+            if kind is cst.Name and bound is not None:
                 first = read_first(node.value, small, order) if order is not None else None
                 if unbound(node.value, bound) or first is False:
                     return stmt, forgotten_import(facts, node.value)
@@ -210,7 +212,7 @@ def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[st
                     return stmt, True
             if bound is not None and missing_attribute(facts, node):
                 return stmt, True
-            if isinstance(node, cst.Call):
+            if kind is cst.Call:
                 if refused_call(facts, node, autos) or kernel_exit(facts, node):
                     return stmt, True
                 if placeholder(facts, node, bound):
