@@ -118,8 +118,12 @@ def bindings(module: cst.Module, functions: list[cst.FunctionDef], classes: list
                     order.first.setdefault(name, unit_at)
             if kind is cst.Global:
                 order.declared.update(item.name.value for item in node.names)
-        inner = kind is cst.FunctionDef or kind is cst.Lambda
-        stack.extend((child, local or inner and child is node.body) for child in reversed(iter_children(node)))
+        children = iter_children(node)
+        children.reverse()
+        if kind is cst.FunctionDef or kind is cst.Lambda:  # only its body is the function's own scope
+            stack.extend([(child, local or child is node.body) for child in children])
+        else:
+            stack.extend([(child, local) for child in children])
     return bound, order
 
 
