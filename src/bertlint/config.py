@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bertlint.patterns import Lazy
+
 __all__ = [
     "CONFIG_KEYS",
     "DEFAULT_EXCLUDE",
@@ -57,7 +59,7 @@ OPTIMIZERS: tuple[str, ...] = ("adamw", "adafactor", "sgd")
 _SELECTOR_RE = re.compile(r"[A-Z]+[0-9]*")
 _FAMILY_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./-]*")  # family names and checkpoint ids
 _VERSION_RE = re.compile(r"\d+(\.\d+){0,2}")
-_MEMORY_RE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([a-z]*)\s*", re.IGNORECASE)
+_MEMORY_RE = Lazy(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([a-z]*)\s*", re.IGNORECASE)
 # GPU vendors sell "80GB" cards that have 80 GiB, so GB is read as GiB.
 _MEMORY_UNITS = {"": 1.0, "g": 1.0, "gb": 1.0, "gib": 1.0,
                  "m": 1 / 1024, "mb": 1 / 1024, "mib": 1 / 1024,

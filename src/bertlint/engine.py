@@ -21,6 +21,7 @@ from libcst.metadata import CodeRange, PositionProvider
 from bertlint.facts import NEVER, RUNS, Facts, Runtime, is_script, liveness, not_taken, walk
 from bertlint.ipython import mask_script
 from bertlint.parsing import parse_module
+from bertlint.patterns import Lazy
 from bertlint.report import Edit, Finding, Fix, Notice
 from bertlint.versions import Unknown
 from bertlint.rules import ENGINE_CODES, Context, Report, all_codes, selected_rules
@@ -29,10 +30,10 @@ if TYPE_CHECKING:
     from bertlint.config import Settings
     from bertlint.target import Target
 
-NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-_IGNORE = re.compile(r"#\s*bertlint:\s*ignore\[(?P<codes>[^\]]*)\]")
+NOQA = Lazy(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+_IGNORE = Lazy(r"#\s*bertlint:\s*ignore\[(?P<codes>[^\]]*)\]")
 _SKIP_FILE = re.compile(r"#\s*bertlint:\s*skip-file\b")
-_BL_CODE = re.compile(r"^BL\d+$")  # a bertlint code, or one meant to be (BLE001 is flake8-blind-except's)
+_BL_CODE = Lazy(r"^BL\d+$")  # a bertlint code, or one meant to be (BLE001 is flake8-blind-except's)
 _BRACKET = re.compile(r"[()\[\]{}]")
 _NEWLINE = re.compile("\n")
 MAX_SOURCE_CHARS = 2 * 2**20  # libcst needs ~470 bytes of memory per character (2 MiB: 0.95 GiB) and parses ~100 KB/s: a larger file is generated data, not a training script

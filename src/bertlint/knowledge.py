@@ -13,6 +13,8 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Mapping, NamedTuple
 
+from bertlint.patterns import Lazy
+
 MiB = 1 << 20
 GiB = 1 << 30
 CUDA_CONTEXT_BYTES = 1343 * MiB  # HF "Model training anatomy": CUDA context + kernels on a V100
@@ -377,7 +379,7 @@ _CLASS_PREFIXES = {
     "GPTJ": "gptj", "OPT": "opt", "Llama": "llama", "Mistral": "mistral", "Mixtral": "mixtral", "Qwen2": "qwen2", "Qwen3": "qwen3",
     "Gemma": "gemma", "Gemma2": "gemma2", "Phi": "phi", "Phi3": "phi3", "Falcon": "falcon",
 }  # fmt: skip
-_CLASS_SUFFIX = re.compile(r"(For[A-Z]\w*|Model|LMHeadModel|DoubleHeadsModel|WithLMHead\w*|PreTrainedModel|Config|Tokenizer(Fast)?)")
+_CLASS_SUFFIX = Lazy(r"(For[A-Z]\w*|Model|LMHeadModel|DoubleHeadsModel|WithLMHead\w*|PreTrainedModel|Config|Tokenizer(Fast)?)")
 
 
 def model_type_from_class_name(class_name: str) -> str | None:

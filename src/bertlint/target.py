@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from bertlint import knowledge, resolve
 from bertlint.config import LIBRARIES as AROUND
+from bertlint.patterns import Lazy
 from bertlint.versions import Unknown, Version, latest, parse_version, resolve_specifier, unknown
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ class Target(tuple):
 
 _REQUIREMENT = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?P<spec>[<>=!~][^;#]*)")
 # PEP 723's reference expression for an inline metadata block.
-_INLINE_BLOCK = re.compile(r"(?m)^# /// (?P<type>[a-zA-Z0-9-]+)$\s(?P<content>(^#(| .*)$\s)+)^# ///$")
+_INLINE_BLOCK = Lazy(r"(?m)^# /// (?P<type>[a-zA-Z0-9-]+)$\s(?P<content>(^#(| .*)$\s)+)^# ///$")
 
 
 def target_version(settings: "Settings", path: Path, text: str | None = None) -> Target:
@@ -284,7 +285,7 @@ def _export_pin(text: str, library: str) -> Pin | None:
     return None
 
 
-_EXPORTED_INSTALL = re.compile(
+_EXPORTED_INSTALL = Lazy(
     r"""^[ \t]*(?:(?:\#[ \t]*)?[!%][ \t]*(?P<line>[^\n]*\binstall\b[^\n]*)"""
     r"""|get_ipython\(\)\.(?:system\((?P<q1>['"])(?P<system>[^'"\n]*\binstall\b[^'"\n]*)(?P=q1)\)"""
     r"""|run_line_magic\((?P<q2>['"])(?P<magic>pip|conda)(?P=q2),\s*(?P<q3>['"])(?P<args>[^'"\n]*\binstall\b[^'"\n]*)(?P=q3)\)))""",
@@ -307,8 +308,8 @@ def _export_installs(text: str) -> tuple[tuple[list[str], str], ...]:
 
 # A Kubeflow Pipelines component's installs: `@component(packages_to_install=[...])`, `@dsl.component(...)`,
 # `create_component_from_func(f, packages_to_install=[...])` (kfp 1.x and 2.x): a list of string literals (comments allowed).
-_COMPONENT_INSTALLS = re.compile(r"""\bpackages_to_install\s*=\s*\[(?P<items>(?:'[^'\n]*'|"[^"\n]*"|\#[^\n]*|[\s,])*)\]""")
-_QUOTED = re.compile(r"'(?P<single>[^'\n]*)'|\"(?P<double>[^\"\n]*)\"")
+_COMPONENT_INSTALLS = Lazy(r"""\bpackages_to_install\s*=\s*\[(?P<items>(?:'[^'\n]*'|"[^"\n]*"|\#[^\n]*|[\s,])*)\]""")
+_QUOTED = Lazy(r"'(?P<single>[^'\n]*)'|\"(?P<double>[^\"\n]*)\"")
 
 
 def _component_pin(text: str, library: str) -> Pin | None:
@@ -385,7 +386,7 @@ def _notebook_commands(text: str, words: tuple[str, ...]) -> tuple[tuple[int, st
 
 
 # A shell command a cell's Python runs as one string literal: `os.system('pip install ...')`, `subprocess.run("...", shell=True)`.
-_SYSTEM_CALL = re.compile(r"""\b(?:os\.system|subprocess\.(?:run|call|check_call|check_output|Popen))\(\s*(?P<q>['"])(?P<command>[^'"\n]*)(?P=q)""")
+_SYSTEM_CALL = Lazy(r"""\b(?:os\.system|subprocess\.(?:run|call|check_call|check_output|Popen))\(\s*(?P<q>['"])(?P<command>[^'"\n]*)(?P=q)""")
 
 
 class _Shell:
@@ -529,9 +530,9 @@ def _ref_of(url: str) -> str:
     return rest.partition("@")[2]  # `OWNER/REPO.git@REF`, a ref may hold slashes (`refs/pull/1/head`)
 
 
-_DIRECT = re.compile(r"^\s*(?:(?:-e|--editable)\s+)?(?:(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*@\s*)?(?P<url>(?:git|hg|svn|bzr)\+\S+|file:\S+|https?://\S+)")
-_UPSTREAM = re.compile(r"github\.com[/:]huggingface/", re.IGNORECASE)  # the libraries' own repositories
-_RELEASE_REF = re.compile(r"^v?(?P<version>\d+\.\d+(?:\.\d+)?)$")
+_DIRECT = Lazy(r"^\s*(?:(?:-e|--editable)\s+)?(?:(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*@\s*)?(?P<url>(?:git|hg|svn|bzr)\+\S+|file:\S+|https?://\S+)")
+_UPSTREAM = Lazy(r"github\.com[/:]huggingface/", re.IGNORECASE)  # the libraries' own repositories
+_RELEASE_REF = Lazy(r"^v?(?P<version>\d+\.\d+(?:\.\d+)?)$")
 
 
 def _direct_pin(line: str, where: str, library: str) -> Pin | None:
@@ -557,12 +558,13 @@ def _direct_pin(line: str, where: str, library: str) -> Pin | None:
 def _first_pin(lines: list[str], where: str, library: str) -> Pin | None:
     """The first `<library><spec>` requirement among `lines` that sets a ceiling, or installs `library` from a source,
     and what to call it."""
+    wanted = _canonical(library)
     for line in lines:
         direct = _direct_pin(line, where, library) if "+" in line or ":" in line else None
         if direct is not None:
             return direct
         requirement = _REQUIREMENT.match(line)
-        if requirement is None or _canonical(requirement.group("name")) != _canonical(library):
+        if requirement is None or _canonical(requirement.group("name")) != wanted:
             continue
         version = resolve_specifier(requirement.group("spec"), library)
         if version is not None:
@@ -571,7 +573,7 @@ def _first_pin(lines: list[str], where: str, library: str) -> Pin | None:
     return None
 
 
-_LAUNCH = re.compile(r"python[\d.]*|\{sys\.executable\}|accelerate|torchrun|deepspeed|run")
+_LAUNCH = Lazy(r"python[\d.]*|\{sys\.executable\}|accelerate|torchrun|deepspeed|run")
 
 
 def _launchers_in(folder: Path) -> dict[str, tuple[tuple[list[str], str], ...]]:
@@ -671,7 +673,7 @@ def _candidates(directory: Path, listing: int | None) -> tuple[Path, ...]:
 # newest that pyproject.toml's `^4.24.0` admits.
 _LOCK_FILES = ("poetry.lock", "uv.lock", "Pipfile.lock")
 _OTHER_FILES = (*_LOCK_FILES, "pyproject.toml", "setup.cfg", "environment.yml", "environment.yaml", "Pipfile")
-_CONDA_ITEM = re.compile(r"^\s*-\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?P<spec>(?<![<>!~=])=(?!=)\s*[\d.*]+|[<>=!~].*)?\s*$", re.IGNORECASE)
+_CONDA_ITEM = Lazy(r"^\s*-\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?P<spec>(?<![<>!~=])=(?!=)\s*[\d.*]+|[<>=!~].*)?\s*$", re.IGNORECASE)
 
 
 def _requirement_files_in(folder: Path) -> tuple[tuple[str, list[str]], ...]:
@@ -787,7 +789,7 @@ def _table_requirements(table: Any) -> list[str]:
     return out
 
 
-_POETRY_RANGE = re.compile(r"^(?P<op>[\^~])\s*(?P<version>\d+(?:\.\d+)*)(?:\.\*)?$")
+_POETRY_RANGE = Lazy(r"^(?P<op>[\^~])\s*(?P<version>\d+(?:\.\d+)*)(?:\.\*)?$")
 
 
 def _pep440(spec: str) -> str:

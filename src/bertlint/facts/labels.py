@@ -14,6 +14,7 @@ from bertlint.facts.names import LABEL_NAMES
 from bertlint.facts.nodes import UNKNOWN, Call
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
+from bertlint.patterns import Lazy
 
 
 # ---------------------------------------------------------------------------------------------
@@ -136,7 +137,7 @@ def known_labels(facts: Facts) -> list[KnownLabels]:
 
 
 # `label2id = {"neg": 0, "neu": 1, "pos": 2}`, `id2label = {0: "neg", ...}`: the classes the data is labelled with.
-_LABEL_MAP = re.compile(r"(labels?|class(es)?|tags?)_?(2|to)_?(ids?|idx|index)|(labels?|class(es)?)_?(map|mapping|dict)|ids?_?(2|to)_?(labels?|class(es)?|tags?)")
+_LABEL_MAP = Lazy(r"(labels?|class(es)?|tags?)_?(2|to)_?(ids?|idx|index)|(labels?|class(es)?)_?(map|mapping|dict)|ids?_?(2|to)_?(labels?|class(es)?|tags?)")
 
 
 def _classes(mapping: Any) -> list | None:

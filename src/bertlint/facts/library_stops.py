@@ -98,11 +98,12 @@ def removed_api(facts: Model, stmt: cst.CSTNode, evaluated: list[cst.CSTNode], r
         gone = [module for module, name in pairs if module and knowledge.removed_import(module, name, releases)]
         return bool(gone) and not any(shadowed(facts, module.split(".")[0]) for module in gone)
     for node in evaluated:
-        if isinstance(node, cst.Attribute) and (name := facts.qualname(node)) and "." in name:
+        kind = type(node)  # the exact class, as `stops._first_stop` reads the same nodes
+        if kind is cst.Attribute and (name := facts.qualname(node)) and "." in name:
             module, _, attribute = name.rpartition(".")
             if knowledge.removed_import(module, attribute, releases):
                 return True  # `torchtext.data.Field(...)` with `import torchtext`: AttributeError
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "from_pretrained":
+        if kind is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "from_pretrained":
             owner = facts.qualname(node.func.value)
             keywords = {arg.keyword.value for arg in node.args if arg.keyword is not None}
             if is_model_class(owner) and not owner.rpartition(".")[2].startswith(("TF", "Flax")) and "trust_remote_code" not in keywords \

@@ -85,12 +85,12 @@ def read_first(name: str, small: cst.CSTNode, order: Order) -> bool | None:
         and small.value is not None and not any(name in bound_by(node) for node in walk(small.value)) or None
 
 
-def bindings(module: cst.Module, functions: list[cst.FunctionDef]) -> tuple[dict[str, int], Order] | None:
+def bindings(module: cst.Module, functions: list[cst.FunctionDef], classes: list[cst.ClassDef]) -> tuple[dict[str, int], Order] | None:
     """How many times each name may be bound anywhere in the file, in any scope (every name inside a target counts:
     too many, never too few), and where the module's scope first binds each (`Order`: anything but a function's body,
     a lambda or a parameter counts as the module's scope, a class's body and a comprehension's target too: too early,
     never too late); None when names may be bound where the file does not say (a star import, `exec`). Collects the
-    file's functions into `functions` on the way (the same walk)."""
+    file's functions into `functions` and its classes into `classes` on the way (the same walk)."""
     bound: dict[str, int] = {}
     order = Order({}, {}, [], set())
     _units(module, order)
@@ -109,6 +109,8 @@ def bindings(module: cst.Module, functions: list[cst.FunctionDef]) -> tuple[dict
             return None
         if kind is cst.FunctionDef:
             functions.append(node)
+        elif kind is cst.ClassDef:
+            classes.append(node)
         if kind in BINDERS or kind in (cst.Global, cst.Nonlocal):
             for name in bound_by(node):
                 bound[name] = bound.get(name, 0) + 1
@@ -116,8 +118,12 @@ def bindings(module: cst.Module, functions: list[cst.FunctionDef]) -> tuple[dict
                     order.first.setdefault(name, unit_at)
             if kind is cst.Global:
                 order.declared.update(item.name.value for item in node.names)
-        inner = kind is cst.FunctionDef or kind is cst.Lambda
-        stack.extend((child, local or inner and child is node.body) for child in reversed(iter_children(node)))
+        children = iter_children(node)
+        children.reverse()
+        if kind is cst.FunctionDef or kind is cst.Lambda:  # only its body is the function's own scope
+            stack.extend([(child, local or child is node.body) for child in children])
+        else:
+            stack.extend([(child, local) for child in children])
     return bound, order
 
 

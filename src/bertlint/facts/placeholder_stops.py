@@ -14,6 +14,7 @@ from bertlint.facts.certain_runs import argument_value
 from bertlint.facts.model import Model
 from bertlint.facts.names import is_transformers_name
 from bertlint.facts.nodes import literal, walk
+from bertlint.patterns import Lazy
 
 # Documentation placeholders given as a checkpoint (see `_placeholder_load`).
 _PLACEHOLDER_PATH = re.compile(r"^(?:/?path/to/|<[^<>]*>$|your[_-])|/your[_-]", re.IGNORECASE)
@@ -27,7 +28,7 @@ _PATH_LOADERS = {"builtins.open": (0, "file"), "io.open": (0, "file"), "pandas.r
                  "datasets.load_dataset": (3, "data_files")}
 # A variable's name quoted by mistake: the name of a name, path or id (`model_name`, `MODEL_ID`), never `model` or
 # `output`, which a folder a previous script saved may well be called.
-_QUOTED_VARIABLE = re.compile(r"^[A-Za-z_]\w*(?:name|_id|checkpoint)\w*$", re.IGNORECASE)
+_QUOTED_VARIABLE = Lazy(r"^[A-Za-z_]\w*(?:name|_id|checkpoint)\w*$", re.IGNORECASE)
 
 
 def placeholder(facts: Model, call: cst.Call, bound: dict[str, int] | None) -> bool:

@@ -85,7 +85,8 @@ def _stops_and_classes(facts: Model) -> tuple[tuple[Stop, ...], frozenset[cst.Cl
     """`run_stops` and `unbuildable`, in one pass: a call of the file's function, the construction of its class (its
     `__init__`) and `self.METHOD(...)` in a method of its class stop where the body they run stops."""
     functions: list[cst.FunctionDef] = []
-    found = bindings(facts.module, functions)
+    every_class: list[cst.ClassDef] = []  # every class statement of the file, nested ones too
+    found = bindings(facts.module, functions, every_class)
     if found is None or names_from_elsewhere(facts):
         return _stops_from_elsewhere(facts, found), frozenset()
     bound, module_order = found
@@ -94,8 +95,7 @@ def _stops_and_classes(facts: Model) -> tuple[tuple[Stop, ...], frozenset[cst.Cl
     classes = {c.name.value: c for c in facts.module.body if isinstance(c, cst.ClassDef) and bound.get(c.name.value) == 1}
     defined = {id(cls): methods_of(cls) for cls in classes.values()}  # each class's methods, read once
     methods = {id(m): cls for cls in classes.values() for m in defined[id(cls)].values()}
-    subclassed = {dotted(base.value) for node in walk(facts.module) if isinstance(node, cst.ClassDef)
-                  for base in node.bases} if classes else set()  # the tree walked only where the file has a class
+    subclassed = {dotted(base.value) for node in every_class for base in node.bases}
     stops: dict[cst.CSTNode, tuple[cst.CSTNode, bool] | None] = {}
 
     def stop_of(scope: cst.Module | cst.FunctionDef) -> tuple[cst.CSTNode, bool] | None:
@@ -202,7 +202,9 @@ def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[st
         if removed_api(facts, small, evaluated, releases):
             return stmt, True
         for node in evaluated:
-            if isinstance(node, cst.Name) and bound is not None:
+            kind = type(node)  # `is` on the exact class: Name and Call are not subclassed, and `isinstance` against
+            # libcst's classes goes through their ABC metaclass, a Python call per node
+            if kind is cst.Name and bound is not None:
                 first = read_first(node.value, small, order) if order is not None else None
                 if unbound(node.value, bound) or first is False:
                     return stmt, forgotten_import(facts, node.value)
@@ -210,7 +212,7 @@ def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[st
                     return stmt, True
             if bound is not None and missing_attribute(facts, node):
                 return stmt, True
-            if isinstance(node, cst.Call):
+            if kind is cst.Call:
                 if refused_call(facts, node, autos) or kernel_exit(facts, node):
                     return stmt, True
                 if placeholder(facts, node, bound):
