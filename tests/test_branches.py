@@ -37,6 +37,12 @@ def bl101_lines(source: str, name: str = "train.py") -> list[int]:
     # ... and does run where the call passes the value the branch tests
     (f"def encode(kind='base'):\n    if kind == 'electra':\n        return {PAD}\n    return None\n"
      + MAIN.format(call="encode(kind='electra')"), [5]),
+    # call sites that pass different constants, none of which the test takes (`abstract.Choice`)
+    (f"def encode(kind='TokenBERT'):\n    if 'ELEC' in kind:\n        return {PAD}\n    return None\n"
+     "def other():\n    return encode()\n" + MAIN.format(call="encode(kind='ResRoBERTa')"), []),
+    # ... and where one of them takes it, the arm may run
+    (f"def encode(kind='TokenBERT'):\n    if 'BERT' in kind:\n        return {PAD}\n    return None\n"
+     "def other():\n    return encode()\n" + MAIN.format(call="encode(kind='Electra')"), [5]),
     # a flag a loop rebinds after the test: True on the first pass, the arm runs
     (f"first = True\nfor t in ['a', 'b']:\n    if first:\n        x = {PAD}\n    first = False\n", [6]),
     # a counter a `while` loop advances: the value at the test is not one constant

@@ -9,7 +9,8 @@ The scripts build those values through the constructs of Python that real traini
 closures, lambdas and `functools.partial`, builtins, branches, loops, value-keeping methods, argparse through a
 helper, DataLoader batches (zipped too), encodings indexed, `getattr`, conditional expressions, `dict.get` with a
 default and `setdefault`, `:=`, `**mapping` into the file's functions, a forward helper filled by `**batch`, and a forward
-helper called at two sites with two encodings, whose answer is a join the recorded object must be one of). Objects compare by the line that made them: this ids tensor came
+helper called at two sites with two encodings, whose answer is a join the recorded object must be one of; a `train`
+helper called with two modes, whose scalars go through tests of the mode: `abstract.Choice`). Objects compare by the line that made them: this ids tensor came
 from that tokenizer call's "input_ids" (or that loader's batches under that key), this model from that load.
 
 In CI the examples are derandomized and bounded. `python tests/test_values_differential.py [N]` runs N examples
@@ -428,6 +429,20 @@ def _other(s: Script, typ: str) -> str:
     return s.pick(POOL_OF[typ])
 
 
+# Tests of `mode` inside `train(model, tok, mode)`, which the script calls with "fast" and then with "slow": the test's
+# text and its truth on each call. Alike on both: the value layer folds it on each constant (`abstract.Choice`);
+# different: the two runs record different values, and only unknown is right.
+MODE_TESTS = (('mode in ("fast", "slow")', True, True), ('mode != "zz"', True, True), ('mode == "fast" or mode == "slow"', True, True),
+              ('not mode == "zz"', True, True), ('mode > "a"', True, True), ('mode == "zz"', False, False),
+              ('mode in ("x", "y")', False, False), ('mode == "fast"', True, False), ('mode < "m"', True, False))
+
+
+def _c_mode_test(s: Script, e: str, typ: str) -> str:
+    """The value through a conditional on `train`'s `mode` parameter (see MODE_TESTS), the other arm another value."""
+    test = s.draw(st.sampled_from([t for t, _, _ in MODE_TESTS]))
+    return f"({e} if {test} else {_other(s, typ)})"
+
+
 def _c_branch(s: Script, e: str, typ: str) -> str:
     v, flag = s.fresh("v"), s.fresh("FLAG")
     shape = s.draw(st.sampled_from(range(3)))
@@ -729,7 +744,10 @@ CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "dict-default": (_c_dict_default, ()),
     "walrus": (_c_walrus, ()),
     "spread-call": (_c_spread_call, ()),
+    "mode-test": (_c_mode_test, SCALARS),
 }
+# Constructs that read a name only one helper defines: drawn only inside it.
+INSIDE = {"mode-test": "train-function-modes"}
 
 
 # Constructs on which the value layer is known to give wrong values (each has a minimal xfail test below): left out
@@ -741,7 +759,8 @@ def wrap(s: Script, e: str, typ: str, used: list[str], depth: int | None = None)
     """An expression holding `e`'s value, through up to `depth` constructs (drawn)."""
     depth = s.draw(st.integers(0, 3)) if depth is None else depth
     for _ in range(depth):
-        names = [n for n, (_, only) in CONSTRUCTS.items() if (not only or typ in only) and (s.pending or n not in PENDING)]
+        names = [n for n, (_, only) in CONSTRUCTS.items() if (not only or typ in only) and (s.pending or n not in PENDING)
+                 and INSIDE.get(n, "") in ("", *s.context)]
         name = s.draw(st.sampled_from(names))
         e = CONSTRUCTS[name][0](s, e, typ)
         used.append(name)
@@ -1091,10 +1110,12 @@ def scripts(draw, pending: bool = False) -> Script:
             ckpt += ", **load_options"
             used.append("load-kwargs")
         s.sink(f"model = AutoModelForSequenceClassification.from_pretrained({ckpt})", {"checkpoint": used})
-        helper = draw(st.sampled_from((None, "train-function", "train-method", "train-method-of-subclass")))
+        helper = draw(st.sampled_from((None, "train-function", "train-function-modes", "train-method", "train-method-of-subclass")))
         with contextlib.ExitStack() as blocks:
             if helper == "train-function":
                 blocks.enter_context(s.block("def train(model, tok):"))
+            elif helper == "train-function-modes":  # called twice, with two modes (`mode-test`)
+                blocks.enter_context(s.block("def train(model, tok, mode):"))
             elif helper is not None:  # a method its class's __init__ calls on self
                 blocks.enter_context(s.block("class Runner:"))
                 s.emit("def __init__(self, model, tok):\n    self.train(model, tok)\n")
@@ -1115,7 +1136,8 @@ def scripts(draw, pending: bool = False) -> Script:
                    {"learning_rate": lr_used, "per_device_train_batch_size": bs_used})
         if helper:
             s.context.remove(helper)
-            s.emit({"train-function": "train(model, tok)", "train-method": "Runner(model, tok)",
+            s.emit({"train-function": "train(model, tok)", "train-function-modes": 'train(model, tok, "fast")\ntrain(model, tok, "slow")',
+                    "train-method": "Runner(model, tok)",
                     "train-method-of-subclass": "class SubRunner(Runner):\n    pass\nSubRunner(model, tok)"}[helper])
     if in_main:
         s.emit("main()")

@@ -62,6 +62,18 @@ class Record(Abstract):
     items: tuple  # (key, value) pairs
 
 
+@dataclass(frozen=True)
+class Choice(Abstract):
+    """One of a few constants (str, int, float, bool or None), each the value on some path: a parameter's call sites
+    that pass different constants (`encode(texts)` and `encode(texts, kind="roberta")`). An operator applied to it is
+    applied to each (`kind == "electra"` is False whichever it is); a consumer asking for one constant reads UNKNOWN."""
+
+    values: tuple  # at least two, at most MAX_JOINED, no two equal and of one type
+
+
+SCALARS = (str, int, float, bool, type(None))
+
+
 @dataclass(eq=False)
 class Series(Abstract):
     """An iterable every element of which holds `element` (`enumerate(loader)`, `zip(a, b)`)."""
@@ -139,11 +151,15 @@ FAILURES = (ArithmeticError, TypeError, ValueError, IndexError, KeyError, Attrib
 KIND_ONLY = frozenset({"model", "module", "optimizer", "accelerator", "tf_dataset", "tokenizer"})
 
 
-def agree(found: list) -> Any:
+def agree(found: list, choice: bool = False) -> Any:
     """The one value every source gives, else UNKNOWN: constants equal, objects the same object (made by the same
-    call, the same key of the same parent), other abstract values equal; objects of one kind join (`join`)."""
+    call, the same key of the same parent), other abstract values equal; objects of one kind join (`join`). `choice`:
+    the sources are every path there is (every call site of a function), so scalar constants that differ are a
+    `Choice` of them (at most MAX_JOINED)."""
     if not found or any(v is UNKNOWN for v in found):
         return UNKNOWN
+    if choice and all(isinstance(v, (Choice, *SCALARS)) for v in found):
+        return one_of(found)
     first = found[0]
     if isinstance(first, Binding):
         if all(isinstance(v, Binding) and same_object(v, first) for v in found[1:]):
@@ -158,6 +174,26 @@ def agree(found: list) -> Any:
     if all(not isinstance(v, Abstract) and v == first and type(v) is type(first) for v in found[1:]):
         return first
     return _agree_items(found) if isinstance(first, (tuple, list)) else UNKNOWN
+
+
+def one_of(found: list) -> Any:
+    """The constant all of `found` (scalar constants and `Choice`s) are, a `Choice` of them, or UNKNOWN past
+    MAX_JOINED."""
+    members: list = []
+    for value in found:
+        for member in value.values if isinstance(value, Choice) else (value,):
+            if not any(type(m) is type(member) and m == member for m in members):
+                members.append(member)
+    if len(members) == 1:
+        return members[0]
+    return Choice(tuple(members)) if len(members) <= MAX_JOINED else UNKNOWN
+
+
+def members(value: Any) -> tuple | None:
+    """The constants `value` may be: itself, each of a `Choice`, None for anything else (an object, UNKNOWN)."""
+    if isinstance(value, Choice):
+        return value.values
+    return None if value is UNKNOWN or isinstance(value, Abstract) else (value,)
 
 
 def join(found: list[Binding]) -> Binding:

@@ -128,7 +128,7 @@ class Calls:
         if not sources:  # never called here: a default counts like a command-line default (a caller elsewhere may pass another)
             default = owner.params[name].default
             return self.f.evaluate(default, owner.parent, defined_at(owner), cli=True) if default is not None and self.cli else UNKNOWN
-        return agree([self.f.evaluate(expr, scope, order, cli=self.cli, frame=caller) for expr, scope, order, caller in sources])
+        return agree([self.f.evaluate(expr, scope, order, cli=self.cli, frame=caller) for expr, scope, order, caller in sources], choice=True)
 
     def _Call(self, node):
         call = self.f.call_of(node)

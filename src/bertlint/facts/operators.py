@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import MAX_SEQ, UNANSWERED, Abstract, Pack, Record
+from bertlint.facts.abstract import MAX_JOINED, MAX_SEQ, UNANSWERED, Abstract, Choice, Pack, Record, members, one_of
 from bertlint.facts.nodes import UNKNOWN, literal
 from bertlint.facts.strings import formatted
 
@@ -79,66 +79,93 @@ class Operators:
         return Record(tuple(out.items())) if any(isinstance(v, Abstract) for v in out.values()) else out
 
     def _UnaryOperation(self, node):
-        value = self.const(node.expression)
-        if value is UNKNOWN:
-            return UNKNOWN
-        op = type(node.operator)
-        if op is cst.Minus:
-            return -value
-        if op is cst.Plus:
-            return +value
-        if op is cst.Not:
-            return not value
-        return UNKNOWN
+        return self._each(lambda value: unary(type(node.operator), value), node.expression)
 
     def _BinaryOperation(self, node):
         left = self.eval(node.left)
-        if isinstance(left, Abstract):  # `ids + [pad_id] * (n - len(ids))`: what a library model says
+        if isinstance(left, Abstract) and not isinstance(left, Choice):  # `ids + [pad_id] * (n - len(ids))`: what a library model says
             found = self.f.ask("operation", self, left, node.operator, node.right)
             return UNKNOWN if found is UNANSWERED else found
-        if left is UNKNOWN:
-            return UNKNOWN
-        right = self.const(node.right)
-        if right is UNKNOWN:
-            return UNKNOWN
-        return binary(type(node.operator), left, right)
+        return self._each(lambda a, b: binary(type(node.operator), a, b), left, node.right)
 
     def _Comparison(self, node):
         """`len(x) == 1`, `mode in ("a", "b")`, `x is None`: on constants (`is` on None, True and False alone)."""
-        left = self.const(node.left)
-        for target in node.comparisons:
-            right = self.const(target.comparator)
-            if left is UNKNOWN or right is UNKNOWN:
+        operators = [type(target.operator) for target in node.comparisons]
+        return self._each(lambda *values: compare(values, operators), node.left, *(t.comparator for t in node.comparisons))
+
+    def _each(self, operation, *operands) -> Any:
+        """`operation` of the operands' constants (a node is evaluated; a `Choice` is each of its constants in turn):
+        the one result, a `Choice` of the results, or UNKNOWN (an operand not constant, too many combinations, a
+        combination that raises or gives no scalar)."""
+        options = [members(op if not isinstance(op, cst.CSTNode) else self.eval(op)) for op in operands]
+        if any(o is None for o in options):
+            return UNKNOWN
+        combinations = [()]
+        for option in options:
+            combinations = [(*c, value) for c in combinations for value in option]
+            if len(combinations) > MAX_JOINED:
                 return UNKNOWN
-            op = type(target.operator)
-            if op in (cst.Is, cst.IsNot):  # a constant other than None, True and False is none of them
-                if not any(v is None or isinstance(v, bool) for v in (left, right)):
-                    return UNKNOWN
-                result = (left is right) == (op is cst.Is)
-            elif op in _COMPARISONS:
-                result = _COMPARISONS[op](left, right)
-            else:
+        if len(combinations) == 1:
+            return operation(*combinations[0])
+        results = []
+        for values in combinations:
+            try:
+                results.append(operation(*values))
+            except Exception:  # the combination raises where the program runs it: no value to join
                 return UNKNOWN
-            if not result:
-                return False
-            left = right
-        return True
+        return one_of(results) if all(isinstance(r, (Choice, str, int, float, bool, type(None))) for r in results) else UNKNOWN
 
     def _BooleanOperation(self, node):
-        """`a and b`, `a or b`: the operand Python returns, when the left one's truth is known."""
+        """`a and b`, `a or b`: the operand Python returns, when the left one's truth is known (a `Choice` whose
+        constants are all true, or all false)."""
         left = self.eval(node.left)
-        if left is UNKNOWN or isinstance(left, Abstract):
+        truth = _truth(left)
+        if truth is None:
             return UNKNOWN
-        return left if bool(left) == isinstance(node.operator, cst.Or) else self.eval(node.right)
+        return left if truth == isinstance(node.operator, cst.Or) else self.eval(node.right)
 
     def _IfExp(self, node):
-        test = self.const(node.test)
-        if test is UNKNOWN:
+        truth = _truth(self.eval(node.test))
+        if truth is None:
             return UNKNOWN
-        return self.eval(node.body if test else node.orelse)
+        return self.eval(node.body if truth else node.orelse)
 
     def _Lambda(self, node):
         return self.function_value(node, self.scope)
+
+
+def _truth(value: Any) -> bool | None:
+    """The truth of a constant, or of every constant a `Choice` may be when they agree; None otherwise."""
+    found = members(value)
+    truths = {bool(v) for v in found} if found is not None else set()
+    return truths.pop() if len(truths) == 1 else None
+
+
+def unary(op: type, value: Any) -> Any:
+    """`-value`, `+value`, `not value` on a constant; UNKNOWN for `~`."""
+    if op is cst.Minus:
+        return -value
+    if op is cst.Plus:
+        return +value
+    if op is cst.Not:
+        return not value
+    return UNKNOWN
+
+
+def compare(values: tuple, operators: list[type]) -> Any:
+    """A chained comparison of constants as Python runs it (`a < b < c`); `is` only on None, True and False."""
+    for left, right, op in zip(values, values[1:], operators):
+        if op in (cst.Is, cst.IsNot):  # a constant other than None, True and False is none of them
+            if not any(v is None or isinstance(v, bool) for v in (left, right)):
+                return UNKNOWN
+            result = (left is right) == (op is cst.Is)
+        elif op in _COMPARISONS:
+            result = _COMPARISONS[op](left, right)
+        else:
+            return UNKNOWN
+        if not result:
+            return False
+    return True
 
 
 def binary(op: type, left: Any, right: Any) -> Any:
