@@ -291,13 +291,17 @@ def _hands_on(values: Model, family: set[str]) -> bool:
     for call in values.calls:
         if call.qualname is not None and call.qualname.startswith("builtins."):
             continue
+        if _in_family(call, family):  # in its own methods only `self` is the instance (their other values may be
+            if any(dotted(a.value) == "self" for a in call.node.args) and not _runs_own_code(values, call):
+                return True  # what `forward` is given: evaluating them here would ask this again)
+            continue
         handed = [
             a.value for a in call.node.args
             if isinstance(a.value, (cst.Name, cst.Attribute, cst.Subscript)) or isinstance(a.value, cst.Call) and values.call_of(a.value) is not None and values.call_of(a.value).qualname in {f"<local>.{n}" for n in family}
         ]  # fmt: skip
         if not handed or _runs_own_code(values, call):
             continue
-        if any(dotted(v) == "self" and _in_family(call, family) or _instance_of(values, family, v, call) for v in handed):
+        if any(_instance_of(values, family, v, call) for v in handed):
             return True
     return False
 
