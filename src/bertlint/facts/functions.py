@@ -288,6 +288,7 @@ def _handed_on(values: Model) -> dict[str, bool]:
 
 
 def _hands_on(values: Model, family: set[str]) -> bool:
+    constructors = {f"<local>.{n}" for n in family}
     for call in values.calls:
         if call.qualname is not None and call.qualname.startswith("builtins."):
             continue
@@ -297,11 +298,9 @@ def _hands_on(values: Model, family: set[str]) -> bool:
             continue
         handed = [
             a.value for a in call.node.args
-            if isinstance(a.value, (cst.Name, cst.Attribute, cst.Subscript)) or isinstance(a.value, cst.Call) and values.call_of(a.value) is not None and values.call_of(a.value).qualname in {f"<local>.{n}" for n in family}
+            if isinstance(a.value, (cst.Name, cst.Attribute, cst.Subscript)) or isinstance(a.value, cst.Call) and (made := values.call_of(a.value)) is not None and made.qualname in constructors
         ]  # fmt: skip
-        if not handed or _runs_own_code(values, call):
-            continue
-        if any(_instance_of(values, family, v, call) for v in handed):
+        if any(_instance_of(values, family, v, call) for v in handed) and not _runs_own_code(values, call):
             return True
     return False
 
