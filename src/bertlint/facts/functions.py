@@ -270,27 +270,30 @@ def _instance_of(values: Model, family: set[str], expr: cst.BaseExpression | Non
     return isinstance(found, Binding) and found.kind == "module" and found.call is not None and found.call.qualname in {f"<local>.{n}" for n in family}
 
 
-def handed_on(values: Model, class_name: str) -> bool:
-    """An instance of the class `class_name` of the file (or of its family) is an argument of a call that is not the
-    file's own (a library's, builtins aside: `Trainer(model=m)`, `nn.DataParallel(m)`, `summary(m, ...)`), or `self`
-    is, in a method of the family: the library may call its `forward` with what the file does not show. Found once per
-    class (taken as handed on while it is being found: an argument whose value asks it again)."""
-    known = _handed_on(values)
+def run_unseen(values: Model, class_name: str) -> bool:
+    """Code the file does not show may run the class `class_name` of the file (or its family): the file builds none
+    (an importer does), or an instance is an argument of a call that is not the file's own (a library's, builtins and
+    the `leaves_alone` ones aside: `Trainer(model=m)`, `nn.DataParallel(m)`, `summary(m, ...)`), or `self` is, in a
+    method of the family: the library may call its `forward` with what the file does not show. Found once per class
+    (taken as run unseen while it is being found: an argument whose value asks it again)."""
+    known = _run_unseen(values)
     if class_name not in known:
         known[class_name] = True
-        known[class_name] = _hands_on(values, _family_names(values, class_name))
+        known[class_name] = _unseen_runs(values, _family_names(values, class_name))
     return known[class_name]
 
 
 @per_file
-def _handed_on(values: Model) -> dict[str, bool]:
+def _run_unseen(values: Model) -> dict[str, bool]:
     return {}
 
 
-def _hands_on(values: Model, family: set[str]) -> bool:
+def _unseen_runs(values: Model, family: set[str]) -> bool:
     constructors = {f"<local>.{n}" for n in family}
+    if not any(c.qualname in constructors for c in values.calls):
+        return True  # built where the file does not show (a module an importer builds and calls)
     for call in values.calls:
-        if call.qualname is not None and call.qualname.startswith("builtins."):
+        if call.qualname is not None and call.qualname.startswith("builtins.") or values.leaves_alone(call):
             continue
         if _in_family(call, family):  # in its own methods only `self` is the instance (their other values may be
             if any(dotted(a.value) == "self" for a in call.node.args) and not _runs_own_code(values, call):
@@ -384,8 +387,8 @@ def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.Ba
             return None  # a class the file's name for it does not single out: its constructions cannot be told apart
         params = params[1:]
         sites = method_sites(values, owner.parent.name, fn)
-        if fn.name.value == "forward" and not own_class(values, owner.parent.name) and handed_on(values, owner.parent.name):
-            return None  # the module handed to a library, which may call it (a `Trainer`, `nn.DataParallel`, a summary)
+        if fn.name.value == "forward" and not own_class(values, owner.parent.name) and run_unseen(values, owner.parent.name):
+            return None  # the module built by an importer, or handed to a library, which may call it (a `Trainer`, `nn.DataParallel`)
         if sites is None or not sites and fn.name.value != "__init__":
             return None  # an object's method may be called where the file does not show it (a Trainer calls `forward`)
         if not sites and owner.parent.name not in _classes_used_outside(values):
