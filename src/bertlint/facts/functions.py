@@ -226,9 +226,10 @@ def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Ca
     """The calls that may run a method of a class of the file (or of a subclass of it in the file, the family): the
     family's constructions for `__init__`; `obj.method(...)` and, for `forward`, `obj(...)`, where `obj` holds an
     instance of the family (the file's own torch module, or any class); `self.method(...)` and `super().method(...)`
-    in the family's methods (for a method other than `__init__`, only when no library class is a base that may call
-    it too; a class's own `super().method(...)` runs an ancestor's). None when a call passes the receiver itself
-    (`Base.method(self, ...)`)."""
+    in the family's methods (for a method other than `__init__` and `forward`, only when no library class is a base
+    that may call it too; a class's own `super().method(...)` runs an ancestor's), and for `forward` `self(...)` there
+    (a torch module's `__call__` runs it: the only way a library reaches it, `run_unseen` says where one may). None
+    when a call passes the receiver itself (`Base.method(self, ...)`)."""
     family = _family_names(values, class_name)
     constructors = {f"<local>.{n}" for n in family}
 
