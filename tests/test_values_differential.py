@@ -837,7 +837,7 @@ def _forward_two_sites(s: Script, m: str, m_used: list[str], enc: str, used: lis
 def _module_forward(s: Script, m: str, m_used: list[str], enc: str, used: list[str]) -> None:
     """The forward in the file's own `torch.nn.Module`, run by its `__call__`: the instance called (`net(ids, mask)`,
     `net(**enc)`), or a method of it calling `self(...)` or `self.forward(...)`; maybe also handed to a builtin, which
-    calls nothing."""
+    calls nothing, and maybe run by a function of the file on another encoding too (the answer a join, or unknown)."""
     c, net = s.fresh("Net"), s.fresh("net")
     how = s.draw(st.sampled_from(("instance-call", "instance-spread", "self-call", "self-forward")))
     used = [*used, f"module-forward:{how}"]
@@ -851,6 +851,9 @@ def _module_forward(s: Script, m: str, m_used: list[str], enc: str, used: list[s
     s.emit(f"{net} = {c}({m})")
     if s.draw(st.booleans()):
         s.emit(f"isinstance({net}, torch.nn.Module)")
+    if s.draw(st.booleans()):  # another run of it, by a function of the file: a second site, another encoding
+        probe = s.fresh("probe")
+        s.emit(f"def {probe}(module):\n    return module(**{DECOYS['encoding']})\n{probe}({net})")
     s.emit({"instance-call": f'{net}({enc}["input_ids"], {enc}["attention_mask"])', "instance-spread": f"{net}(**{enc})"}.get(how, f"{net}.run({enc})"))
 
 
