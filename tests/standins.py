@@ -106,6 +106,9 @@ class Parameter:
 
 
 class Module:
+    def __call__(self, *args, **kwargs):  # torch/nn/modules/module.py `_call_impl`: hooks aside, `self.forward(...)`
+        return self.forward(*args, **kwargs)
+
     def parameters(self):
         return [Parameter()]
 
@@ -338,8 +341,7 @@ def _init_args(frame) -> dict:
 
 
 class LightningModule(HyperparametersMixin, Module):
-    def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+    pass
 
 
 class LightningDataModule(HyperparametersMixin):

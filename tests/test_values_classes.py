@@ -7,6 +7,7 @@ from __future__ import annotations
 import textwrap
 
 import libcst as cst
+import pytest
 
 from bertlint.facts import UNKNOWN, Facts
 
@@ -261,3 +262,38 @@ def test_a_class_attribute_read_on_self_is_unknown_where_a_library_base_or_decor
     for bases in ("(typing.NamedTuple)", "(enum.Enum)"):
         assert printed(source.format(bases=bases)) == {"lr": UNKNOWN}, bases
     assert printed(source.format(bases="").replace("class Options", "@register\n        class Options")) == {"lr": UNKNOWN}
+
+
+MODULE = """
+    import torch
+    from transformers import Trainer
+    class Net(torch.nn.Module):
+        def forward(self, x):
+            print(x=x)
+            return x
+        def step(self):
+            return {call}
+    net = Net()
+"""
+
+
+@pytest.mark.parametrize("call, rest, expected", [
+    ("self(7)", "net.step()\n", 7),  # the module's `__call__` runs `forward`
+    ("self.forward(7)", "net.step()\n", 7),
+    ("self(7)", "net.step()\nisinstance(net, torch.nn.Module)\n", 7),  # a builtin never calls it
+    ("self(7)", "net.step()\nnet(7)\n", 7),
+    ("self(7)", "net.step()\nnet(5)\n", UNKNOWN),  # two sites, two values: `net(5)` alone would say 5
+    ("self(7)", "net.step()\ntorch.save(net, 'net.pt')\n", 7),  # pickled, never called
+    ("self(7)", "net.step()\nTrainer(model=net).train()\n", UNKNOWN),  # a library handed the module calls it as it likes
+    ("7", "net(5)\ntorch.nn.DataParallel(net)(3)\n", UNKNOWN),  # a wrapper runs it with its own calls' arguments
+    ("7", "net(5)\ndef go(m):\n    Trainer(model=m)\ngo(net)\n", UNKNOWN),  # handed on through the file's function
+    ("7", "net(5)\ndef go(m):\n    return m(5)\ngo(net)\n", 5),  # the file's function calls it itself
+])
+def test_forward_of_the_files_module_is_what_every_call_of_it_passes_self_calls_too(call, rest, expected):
+    found = printed(textwrap.dedent(MODULE).format(call=call) + rest)["x"]
+    assert found == expected if expected is not UNKNOWN else found is UNKNOWN
+
+
+def test_forward_of_a_module_the_file_never_builds_is_unknown_whatever_its_methods_pass():
+    """An importer builds it and may call it with anything: its own `self(...)` calls are not every run."""
+    assert printed(textwrap.dedent(MODULE).format(call="self(7)").replace("net = Net()", "")) == {"x": UNKNOWN}

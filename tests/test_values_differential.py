@@ -795,7 +795,10 @@ def _forward(s: Script, model: str, encoded: tuple[str, list[str]]) -> None:
     enc, tok_used = encoded
     m_used: list[str] = []
     m = wrap(s, model, "model", m_used)
-    shape = s.draw(st.sampled_from(range(5)))
+    shape = s.draw(st.sampled_from(range(6)))
+    if shape == 5:
+        _module_forward(s, m, m_used, enc, list(tok_used))
+        return
     if shape == 4:
         _forward_two_sites(s, m, m_used, enc, list(tok_used))
         return
@@ -848,6 +851,29 @@ def _forward_two_sites(s: Script, m: str, m_used: list[str], enc: str, used: lis
             s.sink(f"return {m}(ids)", {"model": [], "input_ids": used}, m_used)
         calls = [f'{f}({e}.input_ids)' for e in (other, enc)]
     s.emit("\n".join(calls if s.draw(st.booleans()) else calls[::-1]))
+
+
+def _module_forward(s: Script, m: str, m_used: list[str], enc: str, used: list[str]) -> None:
+    """The forward in the file's own `torch.nn.Module`, run by its `__call__`: the instance called (`net(ids, mask)`,
+    `net(**enc)`), or a method of it calling `self(...)` or `self.forward(...)`; maybe also handed to a builtin, which
+    calls nothing, and maybe run by a function of the file on another encoding too (the answer a join, or unknown)."""
+    c, net = s.fresh("Net"), s.fresh("net")
+    how = s.draw(st.sampled_from(("instance-call", "instance-spread", "self-call", "self-forward")))
+    used = [*used, f"module-forward:{how}"]
+    with s.block(f"class {c}(torch.nn.Module):"):
+        s.emit("def __init__(self, model):\n    super().__init__()\n    self.model = model\n")
+        with s.block("def forward(self, input_ids, attention_mask):"):
+            s.sink("return self.model(input_ids=input_ids, attention_mask=attention_mask)", {"input_ids": used, "attention_mask": used})
+        if how.startswith("self"):
+            call = "self" if how == "self-call" else "self.forward"
+            s.emit(f'\ndef run(self, enc):\n    return {call}(enc["input_ids"], attention_mask=enc["attention_mask"])')
+    s.emit(f"{net} = {c}({m})")
+    if s.draw(st.booleans()):
+        s.emit(f"isinstance({net}, torch.nn.Module)")
+    if s.draw(st.booleans()):  # another run of it, by a function of the file: a second site, another encoding
+        probe = s.fresh("probe")
+        s.emit(f"def {probe}(module):\n    return module(**{DECOYS['encoding']})\n{probe}({net})")
+    s.emit({"instance-call": f'{net}({enc}["input_ids"], {enc}["attention_mask"])', "instance-spread": f"{net}(**{enc})"}.get(how, f"{net}.run({enc})"))
 
 
 def _spread_forward(s: Script, m: str, m_used: list[str], batch: str, used: list[str]) -> None:

@@ -113,6 +113,9 @@ class Evaluation(Protocol, Sharing, CallFrames, Model):
     def calls_back(self, call: Call) -> bool:
         return bool(self.ask("calls_back", Evaluator(self, call.scope, call.order, True, None), call))
 
+    def leaves_alone(self, call: Call) -> bool:
+        return bool(self.ask("leaves_alone", call.qualname))
+
     def wraps(self, decorator: str | None) -> bool:
         return bool(self.ask("wraps", decorator))
 

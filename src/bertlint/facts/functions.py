@@ -226,17 +226,15 @@ def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Ca
     """The calls that may run a method of a class of the file (or of a subclass of it in the file, the family): the
     family's constructions for `__init__`; `obj.method(...)` and, for `forward`, `obj(...)`, where `obj` holds an
     instance of the family (the file's own torch module, or any class); `self.method(...)` and `super().method(...)`
-    in the family's methods (for a method other than `__init__`, only when no library class is a base that may call
-    it too; a class's own `super().method(...)` runs an ancestor's). None when a call passes the receiver itself
-    (`Base.method(self, ...)`)."""
-    family = {class_name} | {c.name for c in values.local_subclasses(lambda base: base == f"<local>.{class_name}")}
+    in the family's methods (for a method other than `__init__` and `forward`, only when no library class is a base
+    that may call it too; a class's own `super().method(...)` runs an ancestor's), and for `forward` `self(...)` there
+    (a torch module's `__call__` runs it: the only way a library reaches it, `run_unseen` says where one may). None
+    when a call passes the receiver itself (`Base.method(self, ...)`)."""
+    family = _family_names(values, class_name)
     constructors = {f"<local>.{n}" for n in family}
 
     def instance(expr: cst.BaseExpression | None, call: Call) -> bool:
-        found = values.evaluate(expr, call.scope, call.order) if expr is not None else UNKNOWN
-        if isinstance(found, Instance):
-            return found.kind == "instance" and found.detail.name in family
-        return isinstance(found, Binding) and found.kind == "module" and found.call is not None and found.call.qualname in constructors
+        return _instance_of(values, family, expr, call)
 
     method = fn.name.value
     named = values.calls_by_short.get(method, ())
@@ -248,10 +246,81 @@ def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Ca
         sites = [c for c in named if c.method == method and instance(c.receiver, c)]
         if method == "forward":
             sites += [c for c in values.calls if c.qualname is None and c.method != "forward" and instance(c.node.func, c)]
-    own = all(base.startswith("<local>.") or base == "builtins.object" for n in family for base in values.class_bases(f"<local>.{n}"))
-    if method == "__init__" or own:
-        sites += [c for c in named if c.method == method and _on_self(c) and (cls := enclosing_class(c.scope)) is not None and cls.name in family and not (_on_super(c) and cls.name == class_name)]
+    own = own_class(values, class_name)
+    if method in ("__init__", "forward") or own:  # a library reaches `forward` only through `__call__`, whose calls are listed
+        sites += [c for c in named if c.method == method and _on_self(c) and _in_family(c, family) and not (_on_super(c) and enclosing_class(c.scope).name == class_name)]
+    if method == "forward":  # `self(...)` in the family's methods: the module's `__call__` runs `forward`
+        sites += [c for c in values.calls if c.qualname is None and c.method is None and dotted(c.node.func) == "self" and _in_family(c, family)]
     return sorted(sites, key=lambda c: c.order)
+
+
+def own_class(values: Model, class_name: str) -> bool:
+    """No library class is a base of the class `class_name` of the file, nor of its family."""
+    return all(base.startswith("<local>.") or base == "builtins.object" for n in _family_names(values, class_name) for base in values.class_bases(f"<local>.{n}"))
+
+
+def _family_names(values: Model, class_name: str) -> set[str]:
+    return {class_name} | {c.name for c in values.local_subclasses(lambda base: base == f"<local>.{class_name}")}
+
+
+def _instance_of(values: Model, family: set[str], expr: cst.BaseExpression | None, call: Call) -> bool:
+    """`expr`, read at `call`, holds an instance of a class of `family` (the file's own torch module, or any class)."""
+    found = values.evaluate(expr, call.scope, call.order) if expr is not None else UNKNOWN
+    if isinstance(found, Instance):
+        return found.kind == "instance" and found.detail.name in family
+    return isinstance(found, Binding) and found.kind == "module" and found.call is not None and found.call.qualname in {f"<local>.{n}" for n in family}
+
+
+def run_unseen(values: Model, class_name: str) -> bool:
+    """Code the file does not show may run the class `class_name` of the file (or its family): the file builds none
+    (an importer does), or an instance is an argument of a call that is not the file's own (a library's, builtins and
+    the `leaves_alone` ones aside: `Trainer(model=m)`, `nn.DataParallel(m)`, `summary(m, ...)`), or `self` is, in a
+    method of the family: the library may call its `forward` with what the file does not show. Found once per class
+    (taken as run unseen while it is being found: an argument whose value asks it again)."""
+    known = _run_unseen(values)
+    if class_name not in known:
+        known[class_name] = True
+        known[class_name] = _unseen_runs(values, _family_names(values, class_name))
+    return known[class_name]
+
+
+@per_file
+def _run_unseen(values: Model) -> dict[str, bool]:
+    return {}
+
+
+def _unseen_runs(values: Model, family: set[str]) -> bool:
+    constructors = {f"<local>.{n}" for n in family}
+    if not any(c.qualname in constructors for c in values.calls):
+        return True  # built where the file does not show (a module an importer builds and calls)
+    for call in values.calls:
+        if call.qualname is not None and call.qualname.startswith("builtins.") or values.leaves_alone(call):
+            continue
+        if _in_family(call, family):  # in its own methods only `self` is the instance (their other values may be
+            if any(dotted(a.value) == "self" for a in call.node.args) and not _runs_own_code(values, call):
+                return True  # what `forward` is given: evaluating them here would ask this again)
+            continue
+        handed = [
+            a.value for a in call.node.args
+            if isinstance(a.value, (cst.Name, cst.Attribute, cst.Subscript)) or isinstance(a.value, cst.Call) and (made := values.call_of(a.value)) is not None and made.qualname in constructors
+        ]  # fmt: skip
+        if any(_instance_of(values, family, v, call) for v in handed) and not _runs_own_code(values, call):
+            return True
+    return False
+
+
+def _runs_own_code(values: Model, call: Call) -> bool:
+    """`call` runs a function, method or class of the file (its arguments go where the file shows)."""
+    if callee(values, call) is not None:
+        return True
+    receiver = values.evaluate(call.receiver, call.scope, call.order) if call.method is not None and call.receiver is not None else UNKNOWN
+    return isinstance(receiver, Instance) and receiver.kind == "instance" and call.method in receiver.detail.methods
+
+
+def _in_family(call: Call, family: set[str]) -> bool:
+    """`call` is in a method (or a function nested in one) of a class of `family`."""
+    cls = enclosing_class(call.scope)
+    return cls is not None and cls.name in family
 
 
 @per_file
@@ -319,6 +388,8 @@ def param_arguments(values: Model, owner: Scope, name: str) -> list[tuple[cst.Ba
             return None  # a class the file's name for it does not single out: its constructions cannot be told apart
         params = params[1:]
         sites = method_sites(values, owner.parent.name, fn)
+        if fn.name.value == "forward" and not own_class(values, owner.parent.name) and run_unseen(values, owner.parent.name):
+            return None  # the module built by an importer, or handed to a library, which may call it (a `Trainer`, `nn.DataParallel`)
         if sites is None or not sites and fn.name.value != "__init__":
             return None  # an object's method may be called where the file does not show it (a Trainer calls `forward`)
         if not sites and owner.parent.name not in _classes_used_outside(values):

@@ -233,6 +233,11 @@ class Model(Bindings):
         value layer asks its library models.)"""
         return False
 
+    def leaves_alone(self, call: Call) -> bool:
+        """Does the library call `call` never run the objects it is given (`torch.save` pickles a module, never calls
+        it)? (Asked of the library models, like `calls_back`.)"""
+        return False
+
     def wraps(self, decorator: str | None) -> bool:
         """Does the library decorator `decorator` (a qualified name) return a wrapper that runs the function only when
         called? (Asked of the library models, like `calls_back`.)"""

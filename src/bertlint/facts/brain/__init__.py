@@ -16,6 +16,8 @@ value None" is `abstract.NONE` (`abstract.answer(value)` gives it for None):
 - `parameter(ev, scope, name)`: a parameter a library fills in (click; a datasets `map` function's example; a
   Lightning or Trainer step's batch: `steps`).
 - `calls_back(ev, call)`: the library runs a function passed to `call` before it returns (`datasets` `map`);
+- `leaves_alone(qualname)`: a library function never runs the objects it is given (`torch.save`), so a module handed
+  to it keeps the file's calls as the only runs of its `forward`;
 - `wraps(qualname)`: a decorator returns a wrapper that runs the function only when called (`torch.no_grad`).
 
 A new library API is a row in a table here, never code in the evaluator.

@@ -214,15 +214,7 @@ def _lightning_forward(ev, cls: ClassDef, fn: cst.FunctionDef, owner: Scope, nam
         return UNKNOWN
     if not _defines(classes, ("predict_step",)) and any(c.method == "predict" for c in values.calls_by_short.get("predict", ())):
         return UNKNOWN
-    outside = method_sites(values, cls.name, fn)
-    if outside is None:
-        return UNKNOWN
-    scopes = {id(c.scope) for c in classes}
-    inside = [
-        c for c in values.calls
-        if (dotted(c.node.func) == "self" or c.method == "forward" and _on_self(c.receiver)) and id(enclosing_class(c.scope)) in scopes
-    ]  # fmt: skip
-    sites = sorted({id(c.node): c for c in (*outside, *inside)}.values(), key=lambda c: c.order)
+    sites = method_sites(values, cls.name, fn)
     return _passed(ev, sites, fn, owner, name) if sites else UNKNOWN
 
 

@@ -68,9 +68,18 @@ TRANSFORM_SEQUENCES = ("torchtext.transforms.Sequential", "torch.nn.Sequential")
 # (torch/utils/_contextlib.py, torch/autograd/grad_mode.py)
 GRAD_MODES = frozenset({"torch.no_grad", "torch.inference_mode", "torch.enable_grad", "torch.set_grad_enabled"})
 
+# functions that never run an object they are given: `torch.save(obj, f)` pickles it (torch 2.13.0
+# torch/serialization.py:944 `save` -> `_save`: `pickler.dump(obj)`; a module pickles its `__dict__`,
+# nn/modules/module.py:1919 `Module.__getstate__`)
+LEAVES_ALONE = frozenset({"torch.save"})
+
 
 def wraps(decorator: str | None) -> bool | None:
     return True if decorator in GRAD_MODES else None
+
+
+def leaves_alone(qualname: str | None) -> bool | None:
+    return True if qualname in LEAVES_ALONE else None
 
 
 def operation(ev, left, operator, right) -> Any:
