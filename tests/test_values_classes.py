@@ -261,3 +261,35 @@ def test_a_class_attribute_read_on_self_is_unknown_where_a_library_base_or_decor
     for bases in ("(typing.NamedTuple)", "(enum.Enum)"):
         assert printed(source.format(bases=bases)) == {"lr": UNKNOWN}, bases
     assert printed(source.format(bases="").replace("class Options", "@register\n        class Options")) == {"lr": UNKNOWN}
+
+
+def test_a_base_init_runs_for_a_subclass_only_through_super_when_the_subclass_has_its_own_init():
+    """`Sub(texts)` runs `Sub.__init__`, whose `super().__init__(max_length)` is the one call of the base's `__init__`
+    it makes: the subclass's construction passes nothing to the base's parameters by position."""
+    source = """
+        class Base:
+            def __init__(self, max_length=64):
+                self.max_length = max_length
+        class Sub(Base):
+            def __init__(self, texts, max_length=16):
+                super().__init__(max_length)
+                self.texts = texts
+            def run(self):
+                print(m=self.max_length)
+        Sub(["a", "b"])
+        {}
+    """
+    assert printed(source.format("")) == {"m": 16}
+    assert printed(source.format('Sub(["c"], max_length=32)')) == {"m": UNKNOWN}  # two constructions, two lengths
+
+
+def test_a_subclass_without_init_of_its_own_is_a_construction_of_its_base_init():
+    assert printed("""
+        class Base:
+            def __init__(self, max_length=64):
+                self.max_length = max_length
+        class Sub(Base):
+            def run(self):
+                print(m=self.max_length)
+        Sub(max_length=32)
+    """) == {"m": 32}
