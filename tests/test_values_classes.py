@@ -293,3 +293,44 @@ def test_a_subclass_without_init_of_its_own_is_a_construction_of_its_base_init()
                 print(m=self.max_length)
         Sub(max_length=32)
     """) == {"m": 32}
+
+
+DATASET = """
+    from transformers import AutoTokenizer
+    class Texts:
+        def __init__(self, texts, tokenizer, max_length=128):
+            self.texts = texts
+            self.tokenizer = tokenizer
+            self.max_length = max_length
+        def all_texts(self):
+            return self.texts
+        def encode(self):
+            self.tokenizer(self.texts, max_length=self.max_length)
+            self.tokenizer(self.all_texts(), max_length=self.max_length)
+    tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+    {}
+"""
+
+
+def texts_answers(*constructions: str) -> list:
+    """`is_batch` of the texts of each tokenizer call in `Texts.encode`, and the `max_length` each passes."""
+    facts = facts_of(DATASET.format("\n    ".join(constructions)))
+    calls = [c for c in facts.tokenizer_calls if enclosing_name(c) == "encode"]
+    return [(facts.is_batch(c.positional[0].value, c.scope, c.order), facts.kw_value(c, "max_length")) for c in calls]
+
+
+def enclosing_name(call) -> str:
+    return call.scope.node.name.value
+
+
+def test_self_texts_are_several_or_one_where_every_construction_of_the_class_says_so():
+    """Texts an instance stores, read in its methods directly or through a method returning them: what each
+    construction passes, joined (two lists of other lengths are several texts; two strings one text each), with the
+    `max_length` each construction passes or the default."""
+    assert texts_answers('Texts(["a b", "c"], tok).encode()', 'Texts(["x", "y", "z"], tok, max_length=128)') == [(True, 128)] * 2
+    assert texts_answers('Texts("one", tok)', 'Texts(texts="two", tokenizer=tok)') == [(False, 128)] * 2
+
+
+def test_self_texts_are_unknown_where_constructions_disagree_or_none_is_shown():
+    assert texts_answers('Texts(["a b", "c"], tok)', 'Texts("two", tok, max_length=64)') == [(UNKNOWN, UNKNOWN)] * 2
+    assert texts_answers("") == [(UNKNOWN, UNKNOWN)] * 2  # never constructed here: whoever builds it passes what it passes

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import libcst as cst
 
-from bertlint.facts.functions import enclosing_class, family, is_dataclass
+from bertlint.facts.functions import enclosing_class, family, function_scope, is_dataclass
 from bertlint.facts.model import Model, per_file
 from bertlint.facts.nodes import ClassDef, Scope, dotted, literal
 
@@ -64,6 +64,26 @@ def self_attribute_sources(values: Model, scope: Scope, attr: str) -> Sources | 
         elif events:
             return None  # a method of that name: a bound method
     return Sources(assigned, level, getters)
+
+
+def self_attribute_values(values: Model, scope: Scope | None, attr: str) -> list[tuple[cst.BaseExpression, Scope, int | None]] | None:
+    """Each expression `self.attr`, read in a method of the class whose body is `scope`, may hold, read where it is
+    bound: every `self.attr = value` of the classes whose code may run on `self`, each class body's `attr = value`,
+    each property getter's `return`s. None where the file does not show them all (`self_attribute_sources`), where no
+    code of the file binds it (a library base's attribute), or a getter returns nothing."""
+    found = self_attribute_sources(values, scope, attr) if scope is not None else None
+    if found is None or not any(found):
+        return None
+    out = list(found.assigned)
+    for cls in found.class_level:
+        event = cls.scope.events[attr][0]
+        out.append((event.value, cls.scope, event.order))
+    for getter in found.getters:
+        returned = values.return_values(getter)
+        if not returned or any(r is None for r in returned):
+            return None
+        out += [(r, function_scope(values, getter), None) for r in returned]
+    return out
 
 
 def _fields(cls: ClassDef) -> list[str]:
