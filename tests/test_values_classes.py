@@ -334,3 +334,29 @@ def test_self_texts_are_several_or_one_where_every_construction_of_the_class_say
 def test_self_texts_are_unknown_where_constructions_disagree_or_none_is_shown():
     assert texts_answers('Texts(["a b", "c"], tok)', 'Texts("two", tok, max_length=64)') == [(UNKNOWN, UNKNOWN)] * 2
     assert texts_answers("") == [(UNKNOWN, UNKNOWN)] * 2  # never constructed here: whoever builds it passes what it passes
+
+
+STORED_BESIDE = """
+    import argparse
+    class Texts:
+        def __init__(self, max_length=128):
+            self.max_length = max_length
+        def encode(self):
+            print(m=self.max_length)
+    class Config:
+        max_length = 64
+    {}
+    Texts().encode()
+"""
+
+
+def test_a_store_of_the_attribute_on_an_object_no_instance_of_the_class_leaves_self_attribute_known():
+    """`args.max_length = 256` binds the attribute of a parsed command line, `cfg.max_length = ...` of another class's
+    instance: neither can be the instance whose `self.max_length` is read."""
+    for store in ("args = argparse.ArgumentParser().parse_args()\n    args.max_length = 256", "cfg = Config()\n    cfg.max_length = 256"):
+        assert printed(STORED_BESIDE.format(store)) == {"m": 128}, store
+
+
+def test_a_store_of_the_attribute_on_an_instance_of_the_class_or_an_unknown_object_leaves_it_unknown():
+    for store in ("t = Texts()\n    t.max_length = 256", "import sys\n    obj = sys.modules[__name__]\n    obj.max_length = 256", "def f(o):\n        o.max_length = 256"):
+        assert printed(STORED_BESIDE.format(store)) == {"m": UNKNOWN}, store
