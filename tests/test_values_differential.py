@@ -9,7 +9,8 @@ The scripts build those values through the constructs of Python that real traini
 closures, lambdas and `functools.partial`, builtins, branches, loops, value-keeping methods, argparse through a
 helper, DataLoader batches (zipped too), encodings indexed, `getattr`, conditional expressions, `dict.get` with a
 default and `setdefault`, `:=`, `**mapping` into the file's functions, a forward helper filled by `**batch`, and a forward
-helper called at two sites with two encodings, whose answer is a join the recorded object must be one of). Objects compare by the line that made them: this ids tensor came
+helper called at two sites with two encodings, whose answer is a join the recorded object must be one of, a dataset
+class whose `__init__` stores the texts and tokenizer settings its method tokenizes through `self`). Objects compare by the line that made them: this ids tensor came
 from that tokenizer call's "input_ids" (or that loader's batches under that key), this model from that load.
 
 In CI the examples are derandomized and bounded. `python tests/test_values_differential.py [N]` runs N examples
