@@ -40,7 +40,8 @@ import libcst as cst
 
 from bertlint.engine import positions_of
 from bertlint.facts import UNKNOWN, Binding, Call, Facts, Scope, checkpoint_argument, dotted, is_model_call, iter_children, walk
-from bertlint.facts.functions import param_arguments
+from bertlint.facts.functions import enclosing_class, param_arguments
+from bertlint.facts.instances import self_attribute_sources
 from bertlint.ipython import cleanup, mask
 from bertlint.notebook import NotebookError, parse
 
@@ -179,8 +180,16 @@ class Stopper:
             return self._name(expr.value, scope, order, depth)
         if isinstance(expr, cst.Attribute):
             text = dotted(expr) or ""
-            if text.startswith("self."):
-                return "self attribute"
+            if text.startswith("self.") and text.count(".") == 1:  # (`self.tokenizer.model_max_length`: what stops `self.tokenizer`, or its attribute)
+                found = self_attribute_sources(f, enclosing_class(scope), expr.attr.value)
+                if found is None:
+                    return "self attribute (bound where the file does not show how, or not in a class of the file)"
+                if not any(found):
+                    return "self attribute no code of the file binds (a library base's)"
+                if len(found.assigned) == 1 and not found.class_level and not found.getters:
+                    value, owner, at = found.assigned[0]
+                    return self.why(value, owner, at, depth + 1)  # `self.x = x` in `__init__`: what stops `x`
+                return "self attribute bound at several places (unknown, or disagreeing)"
             if self._parsed(expr.value, scope, order):
                 return "command-line option (no default, or a parser the evaluator does not see)"
             if not self.known(expr.value, scope, order):

@@ -696,11 +696,17 @@ def test_a_method_called_on_self_takes_what_its_call_passes():
     assert facts.kw_value(last_call(facts, "print"), "lr") == 1e-5
 
 
+def test_a_base_init_a_subclass_runs_through_super_takes_what_super_passes():
+    """`B()` runs `B.__init__`, not `A.__init__`: `A.__init__` runs once, from `super().__init__(lr=1e-3)`."""
+    facts = facts_of("class A:\n    def __init__(self, lr=1e-5):\n        print(lr=lr)\nclass B(A):\n    def __init__(self):\n        super().__init__(lr=1e-3)\nB()\n")
+    assert facts.kw_value(last_call(facts, "print"), "lr") == 1e-3
+
+
 @pytest.mark.parametrize(
     "source",
     [
-        # a subclass's __init__ passes another value through super()
-        "class A:\n    def __init__(self, lr=1e-5):\n        print(lr=lr)\nclass B(A):\n    def __init__(self):\n        super().__init__(lr=1e-3)\nB()\n",
+        # a subclass's __init__ passes another value through super() than the base's construction
+        "class A:\n    def __init__(self, lr=1e-5):\n        print(lr=lr)\nclass B(A):\n    def __init__(self):\n        super().__init__(lr=1e-3)\nA()\nB()\n",
         # a subclass constructed with another value runs the base's __init__
         "class A:\n    def __init__(self, lr=1e-5):\n        print(lr=lr)\nclass B(A):\n    pass\nA()\nB(lr=1e-3)\n",
         # a subclass's method calls the inherited one on self with another value

@@ -93,3 +93,33 @@ def test_a_parameter_or_a_for_target_stops_where_its_argument_or_iterable_does()
         (14, "optimizer.lr", False, "library call json.load()"),
         (17, "optimizer.lr", False, "method parameter (no call of the file the evaluator follows runs it)"),
     ]
+
+
+def test_a_self_attribute_is_stopped_by_what_binds_it_or_by_its_object():
+    """`self.tokenizer.model_max_length` is stopped by `self.tokenizer` (a library base's attribute: no code of the file
+    binds it); `self.lr`, bound in two methods, at several places."""
+    found = sites("""
+        import torch
+        from diffusers import StableDiffusionPipeline
+        from transformers import CLIPTokenizer
+        class Pipe(StableDiffusionPipeline):
+            def __init__(self, tokenizer: CLIPTokenizer):
+                super().__init__()
+                self.register_modules(tokenizer=tokenizer)
+            def encode(self, prompt):
+                return self.tokenizer(prompt, max_length=self.tokenizer.model_max_length)
+        class Data:
+            def __init__(self, texts, tok):
+                self.texts = texts
+                self.tok = tok
+                self.lr = 1e-3
+            def reset(self, lr):
+                self.lr = lr
+            def encode(self, model):
+                torch.optim.AdamW(model.parameters(), lr=self.lr)
+                return self.tok(self.texts)
+    """)
+    assert [s for s in found if not s[2] and s[1] in ("tokenize.max_length", "optimizer.lr")] == [
+        (10, "tokenize.max_length", False, "self attribute no code of the file binds (a library base's)"),
+        (19, "optimizer.lr", False, "self attribute bound at several places (unknown, or disagreeing)"),
+    ]

@@ -297,3 +297,102 @@ def test_forward_of_the_files_module_is_what_every_call_of_it_passes_self_calls_
 def test_forward_of_a_module_the_file_never_builds_is_unknown_whatever_its_methods_pass():
     """An importer builds it and may call it with anything: its own `self(...)` calls are not every run."""
     assert printed(textwrap.dedent(MODULE).format(call="self(7)").replace("net = Net()", "")) == {"x": UNKNOWN}
+
+
+def test_a_base_init_runs_for_a_subclass_only_through_super_when_the_subclass_has_its_own_init():
+    """`Sub(texts)` runs `Sub.__init__`, whose `super().__init__(max_length)` is the one call of the base's `__init__`
+    it makes: the subclass's construction passes nothing to the base's parameters by position."""
+    source = """
+        class Base:
+            def __init__(self, max_length=64):
+                self.max_length = max_length
+        class Sub(Base):
+            def __init__(self, texts, max_length=16):
+                super().__init__(max_length)
+                self.texts = texts
+            def run(self):
+                print(m=self.max_length)
+        Sub(["a", "b"])
+        {}
+    """
+    assert printed(source.format("")) == {"m": 16}
+    assert printed(source.format('Sub(["c"], max_length=32)')) == {"m": UNKNOWN}  # two constructions, two lengths
+
+
+def test_a_subclass_without_init_of_its_own_is_a_construction_of_its_base_init():
+    assert printed("""
+        class Base:
+            def __init__(self, max_length=64):
+                self.max_length = max_length
+        class Sub(Base):
+            def run(self):
+                print(m=self.max_length)
+        Sub(max_length=32)
+    """) == {"m": 32}
+
+
+DATASET = """
+    from transformers import AutoTokenizer
+    class Texts:
+        def __init__(self, texts, tokenizer, max_length=128):
+            self.texts = texts
+            self.tokenizer = tokenizer
+            self.max_length = max_length
+        def all_texts(self):
+            return self.texts
+        def encode(self):
+            self.tokenizer(self.texts, max_length=self.max_length)
+            self.tokenizer(self.all_texts(), max_length=self.max_length)
+    tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+    {}
+"""
+
+
+def texts_answers(*constructions: str) -> list:
+    """`is_batch` of the texts of each tokenizer call in `Texts.encode`, and the `max_length` each passes."""
+    facts = facts_of(DATASET.format("\n    ".join(constructions)))
+    calls = [c for c in facts.tokenizer_calls if enclosing_name(c) == "encode"]
+    return [(facts.is_batch(c.positional[0].value, c.scope, c.order), facts.kw_value(c, "max_length")) for c in calls]
+
+
+def enclosing_name(call) -> str:
+    return call.scope.node.name.value
+
+
+def test_self_texts_are_several_or_one_where_every_construction_of_the_class_says_so():
+    """Texts an instance stores, read in its methods directly or through a method returning them: what each
+    construction passes, joined (two lists of other lengths are several texts; two strings one text each), with the
+    `max_length` each construction passes or the default."""
+    assert texts_answers('Texts(["a b", "c"], tok).encode()', 'Texts(["x", "y", "z"], tok, max_length=128)') == [(True, 128)] * 2
+    assert texts_answers('Texts("one", tok)', 'Texts(texts="two", tokenizer=tok)') == [(False, 128)] * 2
+
+
+def test_self_texts_are_unknown_where_constructions_disagree_or_none_is_shown():
+    assert texts_answers('Texts(["a b", "c"], tok)', 'Texts("two", tok, max_length=64)') == [(UNKNOWN, UNKNOWN)] * 2
+    assert texts_answers("") == [(UNKNOWN, UNKNOWN)] * 2  # never constructed here: whoever builds it passes what it passes
+
+
+STORED_BESIDE = """
+    import argparse
+    class Texts:
+        def __init__(self, max_length=128):
+            self.max_length = max_length
+        def encode(self):
+            print(m=self.max_length)
+    class Config:
+        max_length = 64
+    {}
+    Texts().encode()
+"""
+
+
+def test_a_store_of_the_attribute_on_an_object_no_instance_of_the_class_leaves_self_attribute_known():
+    """`args.max_length = 256` binds the attribute of a parsed command line, `cfg.max_length = ...` of another class's
+    instance: neither can be the instance whose `self.max_length` is read."""
+    for store in ("args = argparse.ArgumentParser().parse_args()\n    args.max_length = 256", "cfg = Config()\n    cfg.max_length = 256"):
+        assert printed(STORED_BESIDE.format(store)) == {"m": 128}, store
+
+
+def test_a_store_of_the_attribute_on_an_instance_of_the_class_or_an_unknown_object_leaves_it_unknown():
+    for store in ("t = Texts()\n    t.max_length = 256", "import sys\n    obj = sys.modules[__name__]\n    obj.max_length = 256", "def f(o):\n        o.max_length = 256"):
+        assert printed(STORED_BESIDE.format(store)) == {"m": UNKNOWN}, store

@@ -10,7 +10,8 @@ closures, lambdas and `functools.partial`, builtins, branches, loops, value-keep
 helper, DataLoader batches (zipped too), encodings indexed, `getattr`, conditional expressions, `dict.get` with a
 default and `setdefault`, `:=`, `**mapping` into the file's functions, a forward helper filled by `**batch`, and a forward
 helper called at two sites with two encodings, whose answer is a join the recorded object must be one of; a `train`
-helper called with two modes, whose scalars go through tests of the mode: `abstract.Choice`). Objects compare by the line that made them: this ids tensor came
+helper called with two modes, whose scalars go through tests of the mode: `abstract.Choice`; a dataset class whose
+`__init__` stores the texts and tokenizer settings its method tokenizes through `self`). Objects compare by the line that made them: this ids tensor came
 from that tokenizer call's "input_ids" (or that loader's batches under that key), this model from that load.
 
 In CI the examples are derandomized and bounded. `python tests/test_values_differential.py [N]` runs N examples
@@ -910,6 +911,44 @@ def _tokenize(s: Script, tok: str, texts: str | None = None, target: str | None 
     return target, t_used
 
 
+def _tokenize_in_class(s: Script, tok: str) -> tuple[str, list[str]]:
+    """A dataset or helper class whose `__init__` stores the texts, the tokenizer and a `max_length` (a default, or
+    passed), the tokenizer call in a method reading them through `self` (the texts maybe through a method returning
+    them, the class maybe a subclass running the base's `__init__`); constructed by position or with keywords, at one
+    site or at two (the second with other texts and a `max_length` of its own, or none). A subclass with an `__init__` of
+    its own takes its arguments in another order and hands them to the base's through `super().__init__`."""
+    c, target = s.fresh("Encoder"), s.fresh("enc")
+    text_used, ml_used = ["self-class"], ["self-class"]
+    texts, ml = _texts(s, text_used), scalar(s, "max_length", ml_used)
+    passed = s.draw(st.booleans())  # max_length passed, else the default of `__init__`
+    default = "512" if passed else ml
+    subclass = s.draw(st.sampled_from((None, "inherits-init", "own-init")))
+    second = s.draw(st.sampled_from((None, "", f", max_length={s.pick('max_length')}")))  # a second construction
+    marks = [f"self-class-{subclass}"] * bool(subclass) + ["self-class-two-sites"] * (second is not None)
+    base = f"{c}Base" if subclass else c
+    with s.block(f"class {base}:"):
+        s.emit(f"def __init__(self, texts, tok, max_length={default}):\n    self.texts = texts\n    self.tok = tok\n    self.max_length = max_length\n")
+        s.emit("def all_texts(self):\n    return self.texts\n")
+        read = s.draw(st.sampled_from(("self.texts", "self.all_texts()")))
+        text_used += marks + [read]
+        with s.block("def encode(self):"):
+            asked = {"texts": text_used, "texts_batch": text_used, "max_length": ml_used + marks, "padding": ["self-class"]}
+            s.sink(f'return self.tok({read}, max_length=self.max_length, padding=True, truncation=True, return_tensors="pt")', asked)
+    if subclass == "inherits-init":
+        s.emit(f"class {c}({base}):\n    pass")
+    elif subclass == "own-init":
+        s.emit(f"class {c}({base}):\n    def __init__(self, tok, texts, max_length={default}):\n        super().__init__(texts, tok, max_length)")
+    keywords = s.draw(st.booleans())
+    arguments = f"texts={texts}, tok={tok}" if keywords else f"{tok}, {texts}" if subclass == "own-init" else f"{texts}, {tok}"
+    if passed:
+        arguments += f", max_length={ml}" if keywords else f", {ml}"
+    s.emit(f"{target} = {c}({arguments}).encode()")
+    if second is not None:
+        other = s.pick("texts")
+        s.emit(f"{c}({tok}, {other}{second}).encode()" if subclass == "own-init" else f"{c}({other}, {tok}{second}).encode()")
+    return target, ["self-class"]
+
+
 def _texts(s: Script, used: list[str]) -> str:
     """Texts from the pool (through constructs), or from the places real scripts take them: a pandas column, a
     datasets column, a file's lines, scikit-learn's newsgroups (split or not), a helper that makes one text a list, a
@@ -1149,7 +1188,7 @@ def scripts(draw, pending: bool = False) -> Script:
             if helper:
                 s.context.append(helper)
             if draw(st.booleans()):
-                _forward(s, "model", _tokenize(s, "tok"))
+                _forward(s, "model", (_tokenize_in_class if draw(st.integers(0, 2)) == 0 else _tokenize)(s, "tok"))
             else:
                 _loader_forward(s, "model", "tok")
             m_used: list[str] = []

@@ -9,7 +9,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint.facts.abstract import MAX_DEPTH, UNANSWERED, Abstract, Frame, Instance, Pack, Record, agree
-from bertlint.facts.functions import ancestors, arguments, enclosing_class, function_scope, is_dataclass, returns_of
+from bertlint.facts.functions import ancestors, arguments, enclosing_class, family, function_scope, is_dataclass, returns_of
 from bertlint.facts.instances import bound_elsewhere, self_attribute_sources
 from bertlint.facts.items import subscripted
 from bertlint.facts.model import Model
@@ -133,7 +133,7 @@ class Access:
         cls = value.detail
         if value.kind == "class":
             return self.class_field(cls, attr)
-        if any(base != "builtins.object" for base in cls.bases) or bound_elsewhere(self.f, attr):
+        if any(base != "builtins.object" for base in cls.bases) or bound_elsewhere(self.f, family(self.f, cls), attr):
             return UNKNOWN  # a base's code, or a store through a name the read need not use (`config.name = n`, read as `self.config.name`)
         construction = value.call
         dataclass_ = is_dataclass(cls)

@@ -240,8 +240,8 @@ def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Ca
     named = values.calls_by_short.get(method, ())
     if any(c.method == method and dotted(c.receiver) in family for c in named):
         return None
-    if method == "__init__":  # `ReviewDataset(texts, labels)`: the constructions of the class
-        sites = [c for c in values.calls if c.qualname in constructors]
+    if method == "__init__":  # `ReviewDataset(texts, labels)`: the constructions of the classes it initialises
+        sites = [c for c in values.calls if c.qualname in {f"<local>.{n}" for n in family if _may_initialise(values, n, class_name, fn)}]
     else:
         sites = [c for c in named if c.method == method and instance(c.receiver, c)]
         if method == "forward":
@@ -321,6 +321,17 @@ def _in_family(call: Call, family: set[str]) -> bool:
     """`call` is in a method (or a function nested in one) of a class of `family`."""
     cls = enclosing_class(call.scope)
     return cls is not None and cls.name in family
+
+
+def _may_initialise(values: Model, name: str, owner: str, init: cst.FunctionDef) -> bool:
+    """A construction of the class `name` (of the family of `owner`, whose `__init__` is `init`) may run `init` itself:
+    the `__init__` Python finds for it is `init`, or may be (not told apart, and `owner` is among its ancestors). A
+    subclass with an `__init__` of its own runs `init` only through `super().__init__(...)`, a site of its own."""
+    cls = values.classes.get(name)
+    if cls is None:
+        return True
+    found = cls.methods.get("__init__") or inherited(values, cls, "__init__", ancestors(values, cls))
+    return found is init or found is None and owner in _local_ancestors(values, cls)
 
 
 @per_file

@@ -11,13 +11,14 @@ else may bind it: a store through another name (`trainer.lr = ...`), `setattr` w
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import libcst as cst
 
-from bertlint.facts.functions import enclosing_class, family, is_dataclass
+from bertlint.facts.abstract import Binding, Instance
+from bertlint.facts.functions import enclosing_class, family, function_scope, is_dataclass
 from bertlint.facts.model import Model, per_file
-from bertlint.facts.nodes import ClassDef, Scope, dotted, literal
+from bertlint.facts.nodes import UNKNOWN, ClassDef, Scope, dotted, literal
 
 
 class Sources(NamedTuple):
@@ -39,9 +40,11 @@ def self_attribute_sources(values: Model, scope: Scope, attr: str) -> Sources | 
     """Where `self.attr`, read in a method of the class whose body is `scope`, may be bound; None where it may be
     bound where the file does not show how."""
     cls = class_of(values, scope)
-    if cls is None or attr in _unseen(values) or None in _unseen(values):
+    if cls is None:
         return None
     classes = family(values, cls)
+    if bound_elsewhere(values, classes, attr):
+        return None
     scopes = {id(c.scope) for c in classes}
     assigned = [(v, s, o) for v, s, o in values.self_attrs.get(f"self.{attr}", ()) if id(enclosing_class(s)) in scopes]
     level, getters = [], []
@@ -64,6 +67,26 @@ def self_attribute_sources(values: Model, scope: Scope, attr: str) -> Sources | 
         elif events:
             return None  # a method of that name: a bound method
     return Sources(assigned, level, getters)
+
+
+def self_attribute_values(values: Model, scope: Scope | None, attr: str) -> list[tuple[cst.BaseExpression, Scope, int | None]] | None:
+    """Each expression `self.attr`, read in a method of the class whose body is `scope`, may hold, read where it is
+    bound: every `self.attr = value` of the classes whose code may run on `self`, each class body's `attr = value`,
+    each property getter's `return`s. None where the file does not show them all (`self_attribute_sources`), where no
+    code of the file binds it (a library base's attribute), or a getter returns nothing."""
+    found = self_attribute_sources(values, scope, attr) if scope is not None else None
+    if found is None or not any(found):
+        return None
+    out = list(found.assigned)
+    for cls in found.class_level:
+        event = cls.scope.events[attr][0]
+        out.append((event.value, cls.scope, event.order))
+    for getter in found.getters:
+        returned = values.return_values(getter)
+        if not returned or any(r is None for r in returned):
+            return None
+        out += [(r, function_scope(values, getter), None) for r in returned]
+    return out
 
 
 def _fields(cls: ClassDef) -> list[str]:
@@ -98,12 +121,27 @@ def _field_arguments(values: Model, cls: ClassDef, attr: str) -> list[tuple[cst.
     return out
 
 
-def bound_elsewhere(values: Model, attr: str) -> bool:
-    """Whether an attribute `attr` of an instance of the file's classes may be bound where no `self.x = value` of a
-    class shows it: a store through another name (`config.name = ...`, read later as `self.config.name`), `setattr`,
-    `__dict__`, an unpacked or augmented `self.x`."""
-    unseen = _unseen(values)
-    return attr in unseen or None in unseen
+def bound_elsewhere(values: Model, classes: list[ClassDef], attr: str) -> bool:
+    """Whether an attribute `attr` of an instance of one of `classes` may be bound where no `self.x = value` of a class
+    shows it: `setattr`, `__dict__`, an unpacked or augmented `self.x`, or a store through another name whose object
+    may be such an instance (`config.name = ...`, read later as `self.config.name`)."""
+    unseen, stores = _unseen(values)
+    if attr in unseen or None in unseen:
+        return True
+    names = {c.name for c in classes}
+    return any(_may_be_instance(values.evaluate(base, scope, order), names) for base, scope, order in stores.get(attr, ()))
+
+
+def _may_be_instance(value: Any, names: set[str]) -> bool:
+    """`value`, an object an attribute is stored on, may be an instance (or the class object) of the file's classes
+    `names`: unknown, one of them, or an object a call of the file's own made. A library's object (a parsed command
+    line, a tokenizer, a table) or a constant is none; nor an instance of another class of the file."""
+    if isinstance(value, Instance):
+        return isinstance(value.detail, ClassDef) and value.detail.name in names
+    if isinstance(value, Binding):
+        members = value.joined or (value,)
+        return any(m.call is None or (m.call.qualname or "<local>.").startswith("<local>.") for m in members)
+    return value is UNKNOWN
 
 
 def _is_property(fn: cst.CSTNode | None) -> bool:
@@ -111,16 +149,18 @@ def _is_property(fn: cst.CSTNode | None) -> bool:
 
 
 @per_file
-def _unseen(values: Model) -> frozenset[str | None]:
-    """The attribute names an instance may have bound where no `self.x = value` of a class shows it (None: any)."""
+def _unseen(values: Model) -> tuple[frozenset[str | None], dict[str, list[tuple[cst.BaseExpression, Scope, int]]]]:
+    """The attribute names an instance may have bound where no `self.x = value` of a class shows it (None: any), and
+    for each name the objects (expression, scope, order) a store through another name binds it on: `trainer.lr = ...`."""
     unseen: set[str | None] = {text.split(".", 1)[1] for text in values.self_attrs_unseen}
+    stores: dict[str, list[tuple[cst.BaseExpression, Scope, int]]] = {}
     for store in (*values.stores, *values.touched):
         target = store.target
         if isinstance(target, cst.Attribute) and dotted(target.value) != "self":
-            unseen.add(target.attr.value)  # `trainer.lr = ...`: any object may be an instance of the file's class
+            stores.setdefault(target.attr.value, []).append((target.value, store.scope, store.order))
     for call in values.calls_by_short.get("setattr", ()):
         if call.method is None and call.positional[1:]:
             unseen.add(literal(call.positional[1].value))  # None: a computed name
     if any(c.method is not None and (dotted(c.receiver) or "").endswith("__dict__") for c in values.calls):
         unseen.add(None)  # `self.__dict__.update(kwargs)`
-    return frozenset(unseen)
+    return frozenset(unseen), stores

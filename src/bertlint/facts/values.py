@@ -21,7 +21,8 @@ from bertlint.facts.brain import BRAINS, config, tables
 from bertlint.facts.brain.transformers import ModelLoad, checkpoint_argument, holds_tokenizer, is_keras_model, is_tokenizer_load, load_behind, model_load
 from bertlint.facts.abstract import MAX_DEPTH, Abstract, Binding, Instance, Pack, Series, agree
 from bertlint.facts.evaluator import Evaluation, Evaluator
-from bertlint.facts.functions import param_arguments, returns_of
+from bertlint.facts.functions import enclosing_class, param_arguments, returns_of
+from bertlint.facts.instances import self_attribute_values
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, is_trainer_class
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store, dotted
 from bertlint.facts.reaching import length
@@ -139,6 +140,9 @@ class Values(Evaluation):
             if call.method in tables.LINE_METHODS and call.qualname is None:
                 return True
             return agree([self.is_batch(r, s, None, _depth + 1) for r, s in returns_of(self, call) or ()])
+        if isinstance(expr, cst.Attribute) and dotted(expr) == f"self.{expr.attr.value}":  # what every binding of it answers
+            sources = self_attribute_values(self, enclosing_class(scope), expr.attr.value)
+            return agree([self.is_batch(e, s, o, _depth + 1) for e, s, o in sources or ()])
         if isinstance(expr, cst.Name):
             owner, events = self.binding_events(expr.value, scope, order)
             if owner is None:
