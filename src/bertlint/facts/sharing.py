@@ -182,6 +182,22 @@ class Sharing:
                 changes.setdefault((id(scope), name), []).extend(dataclasses.replace(e, op="iadd") if e.op == "augadd" else e for e in rest)
         return names, changes
 
+    def only_grown(self, name: str, owner: Scope) -> bool:
+        """Every change in place of the object `name` holds in `owner`, through `name` or any name that may hold it
+        (`sharing`), adds elements: `append`, `extend`, `+=` (a list only grows; `+=` binds a new, longer string or
+        tuple). False where one may remove or replace elements (a mutating method, an item stored or deleted, `*=`)
+        or where a change is not the changer's own event (through an attribute: `h.texts.clear()`)."""
+        group = self._sharing[0].get(name)
+        changers = self._sharing[1].get(group, ()) if group is not None else ((id(owner), name),)
+        scopes = {id(s): s for s in self.scopes}
+        for scope_id, changer in changers:
+            if (scope_id, changer) in self.mutated or scope_id not in scopes:
+                return False
+            changes = [e.op for e in scopes[scope_id].events.get(changer, ()) if e.op not in _BINDS and e.op not in ("unpack", "param")]
+            if any(op not in GROWING for op in changes) or group is not None and not changes:
+                return False
+        return True
+
     def events_through_aliases(self, owner: Scope, name: str) -> list[Event]:
         """`name`'s events in `owner`, with the changes its plain aliases make to its object, in order."""
         own = owner.events.get(name, [])
@@ -194,5 +210,7 @@ class Sharing:
         return group is not None and (group, attr) in self._sharing[2]
 
 
+# the changes in place that only add elements (events of the changed name)
+GROWING = frozenset({"append", "extend", "augadd"})
 # methods of list, dict and set that change the object in place (append/extend are followed as events)
 MUTATORS = frozenset({"insert", "pop", "remove", "clear", "update", "setdefault", "sort", "reverse", "popitem", "discard", "add", "__setitem__", "__delitem__"})
