@@ -883,6 +883,34 @@ def test_several_texts_answer_from_the_last_binding_that_surely_ran(source, seve
     assert tok_texts_are_several(source) is several
 
 
+LINES = "train = [l for l in open('a.txt').read().splitlines()]\ndev = []\nfor l in open('b.txt'):\n    dev.append(l)\n"
+
+
+@pytest.mark.parametrize("source, several", [
+    (LINES + "tok(train + dev, padding=True)\n", True),  # a list of both lists' elements
+    (LINES + "texts = train\ntexts.extend(dev)\ntok(texts, padding=True)\n", True),  # an alias grown in place
+    (LINES + "texts = train\ntexts += dev\ntok(train, padding=True)\n", True),  # seen through the name it aliases too
+    (LINES + "def more():\n    dev.append('x')\nmore()\ntok(dev, padding=True)\n", True),  # grown by a function
+    (LINES + "tok(train[0] + ' ' + dev[0], padding=True)\n", False),  # strings made of strings: one text
+    (LINES + "tok((train[0] + ' ') + (dev[0] + '.'), padding=True)\n", False),
+])
+def test_lists_of_several_texts_joined_or_grown_in_place_stay_several(source, several):
+    assert tok_texts_are_several(source) is several
+
+
+@pytest.mark.parametrize("source", [
+    LINES + "one = [open('c.txt').read()]\none.extend(dev)\ntok(one, padding=True)\n",  # one text grown: maybe several
+    LINES + "tok([train[0]] + [dev[0]], padding=True)\n",  # one text each, two together: not seen here
+    LINES + "texts = train\ntexts.extend(dev)\ndel texts[1:]\ntok(texts, padding=True)\n",  # cut back
+    LINES + "texts = train\ntexts.extend(dev)\ntrain.clear()\ntok(texts, padding=True)\n",  # emptied through the other name
+    LINES + "def keep_one(xs):\n    del xs[1:]\ntexts = train\ntexts.extend(dev)\nkeep_one(texts)\ntok(texts, padding=True)\n",
+    LINES + "texts = train\ntexts.extend(dev)\ntexts *= 0\ntok(texts, padding=True)\n",
+    LINES + "tok(train + open('c.txt').read(), padding=True)\n",  # a list and something else
+])
+def test_lists_of_texts_that_may_shrink_or_hold_one_text_stay_unknown(source):
+    assert tok_texts_are_several(source) is UNKNOWN
+
+
 @pytest.mark.parametrize(
     ("source", "expected"),
     [

@@ -869,7 +869,7 @@ def _texts(s: Script, used: list[str]) -> str:
     """Texts from the pool (through constructs), or from the places real scripts take them: a pandas column, a
     datasets column, a file's lines, scikit-learn's newsgroups (split or not), a helper that makes one text a list, a
     slice of a list of texts."""
-    source = s.draw(st.sampled_from(("pool", "pool", "pool", "table", "dataset-column", "lines", "newsgroups", "normalised", "slice", "split")))
+    source = s.draw(st.sampled_from(("pool", "pool", "pool", "table", "dataset-column", "lines", "newsgroups", "normalised", "slice", "split", "joined")))
     if source == "pool":
         return scalar(s, "texts", used)
     used.append(f"texts:{source}")
@@ -911,6 +911,8 @@ def _texts(s: Script, used: list[str]) -> str:
             s.emit(f"{', '.join(parts)} = train_test_split({news}.data, {news}.target, test_size=0.2)")
             return parts[0]
         return f"{news}.data" if how == "attribute" else f'{news}["data"]'
+    if source == "joined":
+        return _joined(s, used)
     if source == "lines":
         return s.draw(st.sampled_from(['[line.strip() for line in "good movie\\nbad movie".splitlines()]', '"good movie\\nbad movie".splitlines()']))
     e = scalar(s, "texts", used)
@@ -921,6 +923,35 @@ def _texts(s: Script, used: list[str]) -> str:
     v, i = s.fresh("v"), s.fresh("_i")
     s.emit(f"{v} = {e}\nfor {i} in range(1):\n    pass")
     return f"{v}[{i} : {i} + 2]"  # bounds the value layer does not fold
+
+
+def _joined(s: Script, used: list[str]) -> str:
+    """Lists of texts the value layer holds no elements of (appended in a loop, a comprehension over a file's lines),
+    of one text or several, joined the ways scripts join train and dev texts: `a + b`, `t = a; t.extend(b)` (read
+    through either name), `+=` through an alias, grown again after the read, or shrunk through a name that shares it
+    (a method, `del`, a helper's parameter); or one string made of strings (`title + " " + body`)."""
+    a, b, t, i, h = s.fresh("train"), s.fresh("dev"), s.fresh("texts"), s.fresh("_i"), s.fresh("keep_one")
+    n = s.draw(st.sampled_from((1, 2)))
+    s.emit(f'{a} = []\nfor {i} in "good movie\\nbad movie".splitlines()[:{n}]:\n    {a}.append({i})')
+    s.emit(f'{b} = [line.strip() for line in "fine\\nok".splitlines()[:{s.draw(st.sampled_from((1, 2)))}]]')
+    how = s.draw(st.sampled_from(("plus", "extend-alias", "iadd-alias", "extend-later", "shrunk-method", "shrunk-del", "shrunk-helper", "strings")))
+    used.append(f"texts:joined-{how}")
+    if how == "plus":
+        return f"{a} + {b}"
+    if how == "strings":
+        return s.draw(st.sampled_from([f'{a}[0] + " " + {b}[0]', f'({a}[0] + " ") + ({b}[0] + ".")']))
+    s.emit(f"{t} = {a}")
+    if how == "extend-later":  # grown again after the read: the read sees it as it was then
+        s.emit(f"def {h}():\n    {t}.extend({b})")
+        return s.draw(st.sampled_from([t, a]))
+    s.emit(f"{t} += {b}" if how == "iadd-alias" else f"{t}.extend({b})")
+    if how == "shrunk-method":
+        s.emit(s.draw(st.sampled_from([f"{a}.pop()", f"{t}.remove({t}[0])", f"{a}.clear()"])))
+    elif how == "shrunk-del":
+        s.emit(f"del {t}[1:]")
+    elif how == "shrunk-helper":
+        s.emit(f"def {h}(xs):\n    del xs[1:]\n{h}({a})")
+    return s.draw(st.sampled_from([t, a]))
 
 
 def _loader_forward(s: Script, model: str, tok: str) -> None:
