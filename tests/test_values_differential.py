@@ -47,6 +47,7 @@ HEADER = """\
 import argparse
 import contextlib
 import functools
+import json
 import types
 from dataclasses import dataclass
 
@@ -869,7 +870,7 @@ def _texts(s: Script, used: list[str]) -> str:
     """Texts from the pool (through constructs), or from the places real scripts take them: a pandas column, a
     datasets column, a file's lines, scikit-learn's newsgroups (split or not), a helper that makes one text a list, a
     slice of a list of texts."""
-    source = s.draw(st.sampled_from(("pool", "pool", "pool", "table", "dataset-column", "lines", "newsgroups", "normalised", "slice", "split", "joined")))
+    source = s.draw(st.sampled_from(("pool", "joined", "pool", "pool", "table", "dataset-column", "lines", "newsgroups", "normalised", "slice", "split")))
     if source == "pool":
         return scalar(s, "texts", used)
     used.append(f"texts:{source}")
@@ -926,14 +927,16 @@ def _texts(s: Script, used: list[str]) -> str:
 
 
 def _joined(s: Script, used: list[str]) -> str:
-    """Lists of texts the value layer holds no elements of (appended in a loop, a comprehension over a file's lines),
+    """Lists of texts the value layer holds no elements of (appended in a loop, a comprehension, over data a file holds),
     of one text or several, joined the ways scripts join train and dev texts: `a + b`, `t = a; t.extend(b)` (read
     through either name), `+=` through an alias, grown again after the read, or shrunk through a name that shares it
     (a method, `del`, a helper's parameter); or one string made of strings (`title + " " + body`)."""
     a, b, t, i, h = s.fresh("train"), s.fresh("dev"), s.fresh("texts"), s.fresh("_i"), s.fresh("keep_one")
-    n = s.draw(st.sampled_from((1, 2)))
-    s.emit(f'{a} = []\nfor {i} in "good movie\\nbad movie".splitlines()[:{n}]:\n    {a}.append({i})')
-    s.emit(f'{b} = [line.strip() for line in "fine\\nok".splitlines()[:{s.draw(st.sampled_from((1, 2)))}]]')
+    if s.draw(st.booleans()):  # (a list appended to in a loop or a comprehension counts as several: two texts here)
+        s.emit(f'{a} = []\nfor {i} in json.loads(\'["good movie", "bad movie"]\'):\n    {a}.append({i})')
+    else:  # one text, in a list
+        s.emit(f"{a} = [json.loads('\"good movie\"')]")
+    s.emit(f'{b} = [line.strip() for line in json.loads(\'["fine", "ok"]\')]')
     how = s.draw(st.sampled_from(("plus", "extend-alias", "iadd-alias", "extend-later", "shrunk-method", "shrunk-del", "shrunk-helper", "strings")))
     used.append(f"texts:joined-{how}")
     if how == "plus":
