@@ -93,3 +93,29 @@ def test_a_parameter_or_a_for_target_stops_where_its_argument_or_iterable_does()
         (14, "optimizer.lr", False, "library call json.load()"),
         (17, "optimizer.lr", False, "method parameter (no call of the file the evaluator follows runs it)"),
     ]
+
+
+def test_an_unknown_attribute_of_a_known_object_is_named_by_what_the_object_is():
+    """A command line parsed in a helper (the option required), a namespace built by hand, an instance of the file's
+    class: each an object the evaluator holds whose attribute it does not know."""
+    assert sites("""
+        import argparse, types
+        from transformers import AutoModel
+        def parse_args():
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--ckpt", required=True)
+            return parser.parse_args()
+        args = parse_args()
+        AutoModel.from_pretrained(args.ckpt)
+        ns = types.SimpleNamespace(name="bert-base-uncased")
+        AutoModel.from_pretrained(ns.other)
+        class Config:
+            def __init__(self, name):
+                self.name = name
+        cfg = Config(open("name.txt").read())
+        AutoModel.from_pretrained(cfg.name)
+    """) == [
+        (9, "from_pretrained.checkpoint", False, "command-line option (no default, or a parser the evaluator does not see)"),
+        (11, "from_pretrained.checkpoint", False, "attribute of a namespace built by hand"),
+        (16, "from_pretrained.checkpoint", False, "attribute of an instance of the file's class"),
+    ]
