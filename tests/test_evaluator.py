@@ -1012,3 +1012,51 @@ def test_a_class_that_shadows_the_import_it_derives_from_is_the_files_class():
 ])
 def test_a_loop_target_over_a_display_is_what_every_element_is(source, several):
     assert tok_texts_are_several(source) is several
+
+
+# --------------------------------------------------------------------------- lists of objects joined and grown
+
+TWO_ENCODINGS = """\
+from transformers import AutoTokenizer, AutoModel
+tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+model = AutoModel.from_pretrained("bert-base-uncased")
+padded = tok(["a", "b c"], padding=True, return_tensors="pt")
+plain = tok(["d", "e f"], return_tensors="pt")
+"""
+
+
+def made_on_line(source: str):
+    """The line of the call that made what the last `model(**x)` call is given (None: unknown, or a join)."""
+    facts = facts_of(TWO_ENCODINGS + source)
+    call = last_call(facts, "model")
+    found = facts.evaluate(call.node.args[0].value, call.scope, call.order)
+    if found is UNKNOWN or found.call is None:
+        return [facts.module.code.count("\n", 0, facts.module.code.index(facts.text(m.call.node))) + 1 for m in getattr(found, "joined", ())] or None
+    return facts.module.code.count("\n", 0, facts.module.code.index(facts.text(found.call.node))) + 1
+
+
+@pytest.mark.parametrize("source, line", [
+    ("encs = [padded]\nencs.append(plain)\nmodel(**encs[-1])\n", 5),  # Python's list grows: its last is the one appended
+    ("encs = [padded]\nencs.extend([plain])\nmodel(**encs[1])\n", 5),
+    ("encs = [padded]\nencs += [plain]\nmodel(**encs[-1])\n", 5),
+    ("encs = (padded,)\nencs += (plain,)\nmodel(**encs[-1])\n", 5),  # a new, longer tuple
+    ("encs = [padded] + [plain]\nmodel(**encs[1])\n", 5),  # a list of both lists' elements
+    ("encs = [padded]\nmodel(**(encs + [plain])[0])\n", 4),
+    ("encs = (padded,)\nalias = encs\nalias += (plain,)\nmodel(**encs[-1])\n", 4),  # the alias is bound anew; encs is as it was
+    ("encs = [padded]\nalias = encs\nalias += [plain]\nmodel(**encs[-1])\n", 5),  # the list both names hold grows
+    ("for enc in [padded] + [plain]:\n    model(**enc)\n", [4, 5]),  # either, each pass
+])
+def test_a_list_of_objects_concatenated_or_grown_in_place_holds_each_element(source, line):
+    assert made_on_line(source) == line
+
+
+@pytest.mark.parametrize("source", [
+    "encs = [padded, padded]\nencs[0] = plain\nmodel(**encs[0])\n",  # an element replaced
+    "encs = [padded]\ndef add(xs):\n    xs.append(plain)\nadd(encs)\nmodel(**encs[-1])\n",  # grown by a helper
+    "encs = [padded, plain]\nencs.pop()\nmodel(**encs[-1])\n",  # a change no event shows
+    "import os\nencs = [padded]\nif os.environ.get('MORE'):\n    encs.append(plain)\nmodel(**encs[-1])\n",  # maybe grown
+    "encs = [padded]\nfor t in ['x']:\n    encs.append(tok(t, return_tensors='pt'))\nmodel(**encs[-1])\n",
+    "encs = [padded]\nencs *= 2\nmodel(**encs[-1])\n",
+])
+def test_a_list_of_objects_changed_otherwise_or_maybe_is_unknown(source):
+    assert made_on_line(source) is None
