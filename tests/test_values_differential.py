@@ -623,6 +623,43 @@ def _c_augmented(s: Script, e: str, typ: str) -> str:
     return v
 
 
+def _c_grown_list(s: Script, e: str, typ: str) -> str:
+    """The value an element of a list or tuple another value starts: appended, extended, `+=` (through an alias too: a
+    list's grows, a tuple's alias is bound anew), concatenated; or read after a change that leaves another there (an
+    element replaced, a helper's append, `pop`, `*=`)."""
+    v, w, f = s.fresh("v"), s.fresh("w"), s.fresh("grow")
+    other = _other(s, typ)
+    shape = s.draw(st.sampled_from(range(10)))
+    if shape == 0:
+        s.emit(f"{v} = [{other}]\n{v}.append({e})")
+        return f"{v}[-1]"
+    if shape == 1:
+        s.emit(f"{v} = [{other}]\n{v}.extend([{e}])")
+        return f"{v}[1]"
+    if shape == 2:
+        s.emit(s.draw(st.sampled_from([f"{v} = [{other}]\n{v} += [{e}]", f"{v} = ({other},)\n{v} += ({e},)"])))
+        return f"{v}[-1]"
+    if shape == 3:
+        s.emit(f"{v} = [{other}]\n{w} = {v}\n{w} += [{e}]")
+        return f"{v}[-1]"
+    if shape == 4:
+        s.emit(f"{v} = ({e},)\n{w} = {v}\n{w} += ({other},)")
+        return f"{v}[-1]"
+    if shape == 5:
+        return s.draw(st.sampled_from([f"([{other}] + [{e}])[1]", f"([{e}] + [{other}])[0]", f"(({other},) + ({e},))[-1]"]))
+    if shape == 6:
+        s.emit(f"{v} = [{other}, {other}]\n{v}[0] = {e}")
+        return f"{v}[0]"
+    if shape == 7:
+        s.emit(f"{v} = [{other}]\ndef {f}(xs):\n    xs.append({e})\n{f}({v})")
+        return f"{v}[-1]"
+    if shape == 8:
+        s.emit(f"{v} = [{e}, {other}]\n{v}.pop()")
+        return f"{v}[-1]"
+    s.emit(f"{v} = [{other}, {e}]\n{v} *= 2")
+    return f"{v}[-1]"
+
+
 def _c_getattr(s: Script, e: str, typ: str) -> str:
     """`getattr(obj, "name")` of a namespace, a class or an instance (the name maybe a constant of the file), or with a
     default (the same value, or None: then whether the attribute is there is what decides)."""
@@ -726,6 +763,7 @@ CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "arithmetic": (_c_arithmetic, SCALARS + ("texts",)),
     "augmented": (_c_augmented, ("float", "int", "str", "texts")),
     "getattr": (_c_getattr, ()),
+    "grown-list": (_c_grown_list, SCALARS + OBJECTS[:4]),
     "conditional": (_c_conditional, ()),
     "dict-default": (_c_dict_default, ()),
     "walrus": (_c_walrus, ()),
