@@ -1045,6 +1045,7 @@ def made_on_line(source: str):
     ("encs = (padded,)\nalias = encs\nalias += (plain,)\nmodel(**encs[-1])\n", 4),  # the alias is bound anew; encs is as it was
     ("encs = [padded]\nalias = encs\nalias += [plain]\nmodel(**encs[-1])\n", 5),  # the list both names hold grows
     ("for enc in [padded] + [plain]:\n    model(**enc)\n", [4, 5]),  # either, each pass
+    ("encs = [padded]\ndef show(xs):\n    print(len(xs))\ndef report(xs):\n    show(xs)\nreport(encs)\nmodel(**encs[0])\n", 4),  # only read
 ])
 def test_a_list_of_objects_concatenated_or_grown_in_place_holds_each_element(source, line):
     assert made_on_line(source) == line
@@ -1053,6 +1054,7 @@ def test_a_list_of_objects_concatenated_or_grown_in_place_holds_each_element(sou
 @pytest.mark.parametrize("source", [
     "encs = [padded, padded]\nencs[0] = plain\nmodel(**encs[0])\n",  # an element replaced
     "encs = [padded]\ndef add(xs):\n    xs.append(plain)\nadd(encs)\nmodel(**encs[-1])\n",  # grown by a helper
+    "encs = [padded]\ndef add(xs):\n    xs.append(plain)\ndef route(ys):\n    add(ys)\nroute(encs)\nmodel(**encs[-1])\n",  # handed on
     "encs = [padded, plain]\nencs.pop()\nmodel(**encs[-1])\n",  # a change no event shows
     "import os\nencs = [padded]\nif os.environ.get('MORE'):\n    encs.append(plain)\nmodel(**encs[-1])\n",  # maybe grown
     "encs = [padded]\nfor t in ['x']:\n    encs.append(tok(t, return_tensors='pt'))\nmodel(**encs[-1])\n",

@@ -129,7 +129,9 @@ class Reads:
         name or a function's parameter may change (`alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its
         parameter)."""
         fresh = first is not None and isinstance(first.whole, cst.Dict) and self.reads_in(owner) and self.order is not None  # a display each run binds anew
-        return isinstance(value, (list, dict, set, Record, Pack)) and (
+        if isinstance(value, Pack):  # a list or tuple of objects: changed through an alias (its events) or a helper
+            return self.f.changed_by_a_callee(name)
+        return isinstance(value, (list, dict, set, Record)) and (
             self.f.shared_and_changed(name, owner, self.f.calls_by_order.get(self.order), first.order) if fresh else self.f.shared_and_changed(name, owner))
 
     def _items_changed(self, value: Any, loops: tuple, owner: Scope, later: list[tuple[Event, bool]]) -> Any:
