@@ -39,7 +39,7 @@ from typing import Any, Iterator
 import libcst as cst
 
 from bertlint.engine import positions_of
-from bertlint.facts import UNKNOWN, Binding, Call, Facts, Scope, checkpoint_argument, dotted, is_model_call, iter_children, walk
+from bertlint.facts import UNKNOWN, Binding, Call, Instance, Facts, Scope, checkpoint_argument, dotted, is_model_call, iter_children, walk
 from bertlint.facts.functions import enclosing_class, param_arguments
 from bertlint.facts.instances import self_attribute_sources
 from bertlint.ipython import cleanup, mask
@@ -48,6 +48,7 @@ from bertlint.notebook import NotebookError, parse
 DEFAULT_CORPORA = (Path("/work/corpus"), Path("/work/corpus-community"))
 _ITERATION_WRAPPERS = ("enumerate", "tqdm", "tqdm.tqdm", "zip", "tqdm.auto.tqdm")
 MAX_FOLLOW = 8  # bindings followed back from an unknown site
+COMMAND_LINE = "command-line option (no default, or a parser the evaluator does not see)"
 
 
 @dataclass
@@ -162,6 +163,20 @@ def file_sites(facts: Facts, path: str) -> list[Site]:
 # what stopped the evaluator
 
 
+def _attribute_of(base: Any) -> str:
+    """The stopper of an unknown attribute of a known object, by what the object is: a command line's namespace (the
+    option has no default, or is required), a namespace built by hand, the file's class or an instance of it, another
+    object, a constant."""
+    if isinstance(base, Binding):
+        return f"attribute of a {base.kind}"
+    if isinstance(base, Instance) and base.kind == "namespace":
+        return "attribute of a namespace built by hand" if base.detail == "kwargs" else COMMAND_LINE
+    if isinstance(base, Instance) and base.kind in ("class", "instance"):
+        return "attribute of the file's class" if base.kind == "class" else "attribute of an instance of the file's class"
+    return f"attribute of an object ({base.kind})" if isinstance(base, Instance) else "attribute of a constant"
+
+
+
 class Stopper:
     """The first construct an unknown expression's value passes through that the evaluator does not see through,
     found by following the bindings the file shows (the evaluator's own view: `Facts.binding_events`)."""
@@ -191,11 +206,10 @@ class Stopper:
                     return self.why(value, owner, at, depth + 1)  # `self.x = x` in `__init__`: what stops `x`
                 return "self attribute bound at several places (unknown, or disagreeing)"
             if self._parsed(expr.value, scope, order):
-                return "command-line option (no default, or a parser the evaluator does not see)"
+                return COMMAND_LINE
             if not self.known(expr.value, scope, order):
                 return self.why(expr.value, scope, order, depth + 1)
-            base = f.evaluate(expr.value, scope, order)
-            return f"attribute of a {base.kind}" if isinstance(base, Binding) else "attribute of a constant"
+            return _attribute_of(f.evaluate(expr.value, scope, order))
         if isinstance(expr, cst.Subscript):
             if not self.known(expr.value, scope, order):
                 return self.why(expr.value, scope, order, depth + 1)

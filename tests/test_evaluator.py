@@ -889,6 +889,34 @@ def test_several_texts_answer_from_the_last_binding_that_surely_ran(source, seve
     assert tok_texts_are_several(source) is several
 
 
+LINES = "train = [l for l in open('a.txt').read().splitlines()]\ndev = []\nfor l in open('b.txt'):\n    dev.append(l)\n"
+
+
+@pytest.mark.parametrize("source, several", [
+    (LINES + "tok(train + dev, padding=True)\n", True),  # a list of both lists' elements
+    (LINES + "texts = train\ntexts.extend(dev)\ntok(texts, padding=True)\n", True),  # an alias grown in place
+    (LINES + "texts = train\ntexts += dev\ntok(train, padding=True)\n", True),  # seen through the name it aliases too
+    (LINES + "def more():\n    dev.append('x')\nmore()\ntok(dev, padding=True)\n", True),  # grown by a function
+    (LINES + "tok(train[0] + ' ' + dev[0], padding=True)\n", False),  # strings made of strings: one text
+    (LINES + "tok((train[0] + ' ') + (dev[0] + '.'), padding=True)\n", False),
+])
+def test_lists_of_several_texts_joined_or_grown_in_place_stay_several(source, several):
+    assert tok_texts_are_several(source) is several
+
+
+@pytest.mark.parametrize("source", [
+    LINES + "one = [open('c.txt').read()]\none.extend(dev)\ntok(one, padding=True)\n",  # one text grown: maybe several
+    LINES + "tok([train[0]] + [dev[0]], padding=True)\n",  # one text each, two together: not seen here
+    LINES + "texts = train\ntexts.extend(dev)\ndel texts[1:]\ntok(texts, padding=True)\n",  # cut back
+    LINES + "texts = train\ntexts.extend(dev)\ntrain.clear()\ntok(texts, padding=True)\n",  # emptied through the other name
+    LINES + "def keep_one(xs):\n    del xs[1:]\ntexts = train\ntexts.extend(dev)\nkeep_one(texts)\ntok(texts, padding=True)\n",
+    LINES + "texts = train\ntexts.extend(dev)\ntexts *= 0\ntok(texts, padding=True)\n",
+    LINES + "tok(train + open('c.txt').read(), padding=True)\n",  # a list and something else
+])
+def test_lists_of_texts_that_may_shrink_or_hold_one_text_stay_unknown(source):
+    assert tok_texts_are_several(source) is UNKNOWN
+
+
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
@@ -990,3 +1018,53 @@ def test_a_class_that_shadows_the_import_it_derives_from_is_the_files_class():
 ])
 def test_a_loop_target_over_a_display_is_what_every_element_is(source, several):
     assert tok_texts_are_several(source) is several
+
+
+# --------------------------------------------------------------------------- lists of objects joined and grown
+
+TWO_ENCODINGS = """\
+from transformers import AutoTokenizer, AutoModel
+tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+model = AutoModel.from_pretrained("bert-base-uncased")
+padded = tok(["a", "b c"], padding=True, return_tensors="pt")
+plain = tok(["d", "e f"], return_tensors="pt")
+"""
+
+
+def made_on_line(source: str):
+    """The line of the call that made what the last `model(**x)` call is given (None: unknown, or a join)."""
+    facts = facts_of(TWO_ENCODINGS + source)
+    call = last_call(facts, "model")
+    found = facts.evaluate(call.node.args[0].value, call.scope, call.order)
+    if found is UNKNOWN or found.call is None:
+        return [facts.module.code.count("\n", 0, facts.module.code.index(facts.text(m.call.node))) + 1 for m in getattr(found, "joined", ())] or None
+    return facts.module.code.count("\n", 0, facts.module.code.index(facts.text(found.call.node))) + 1
+
+
+@pytest.mark.parametrize("source, line", [
+    ("encs = [padded]\nencs.append(plain)\nmodel(**encs[-1])\n", 5),  # Python's list grows: its last is the one appended
+    ("encs = [padded]\nencs.extend([plain])\nmodel(**encs[1])\n", 5),
+    ("encs = [padded]\nencs += [plain]\nmodel(**encs[-1])\n", 5),
+    ("encs = (padded,)\nencs += (plain,)\nmodel(**encs[-1])\n", 5),  # a new, longer tuple
+    ("encs = [padded] + [plain]\nmodel(**encs[1])\n", 5),  # a list of both lists' elements
+    ("encs = [padded]\nmodel(**(encs + [plain])[0])\n", 4),
+    ("encs = (padded,)\nalias = encs\nalias += (plain,)\nmodel(**encs[-1])\n", 4),  # the alias is bound anew; encs is as it was
+    ("encs = [padded]\nalias = encs\nalias += [plain]\nmodel(**encs[-1])\n", 5),  # the list both names hold grows
+    ("for enc in [padded] + [plain]:\n    model(**enc)\n", [4, 5]),  # either, each pass
+    ("encs = [padded]\ndef show(xs):\n    print(len(xs))\ndef report(xs):\n    show(xs)\nreport(encs)\nmodel(**encs[0])\n", 4),  # only read
+])
+def test_a_list_of_objects_concatenated_or_grown_in_place_holds_each_element(source, line):
+    assert made_on_line(source) == line
+
+
+@pytest.mark.parametrize("source", [
+    "encs = [padded, padded]\nencs[0] = plain\nmodel(**encs[0])\n",  # an element replaced
+    "encs = [padded]\ndef add(xs):\n    xs.append(plain)\nadd(encs)\nmodel(**encs[-1])\n",  # grown by a helper
+    "encs = [padded]\ndef add(xs):\n    xs.append(plain)\ndef route(ys):\n    add(ys)\nroute(encs)\nmodel(**encs[-1])\n",  # handed on
+    "encs = [padded, plain]\nencs.pop()\nmodel(**encs[-1])\n",  # a change no event shows
+    "import os\nencs = [padded]\nif os.environ.get('MORE'):\n    encs.append(plain)\nmodel(**encs[-1])\n",  # maybe grown
+    "encs = [padded]\nfor t in ['x']:\n    encs.append(tok(t, return_tensors='pt'))\nmodel(**encs[-1])\n",
+    "encs = [padded]\nencs *= 2\nmodel(**encs[-1])\n",
+])
+def test_a_list_of_objects_changed_otherwise_or_maybe_is_unknown(source):
+    assert made_on_line(source) is None

@@ -123,3 +123,29 @@ def test_a_self_attribute_is_stopped_by_what_binds_it_or_by_its_object():
         (10, "tokenize.max_length", False, "self attribute no code of the file binds (a library base's)"),
         (19, "optimizer.lr", False, "self attribute bound at several places (unknown, or disagreeing)"),
     ]
+
+
+def test_an_unknown_attribute_of_a_known_object_is_named_by_what_the_object_is():
+    """A command line parsed in a helper (the option required), a namespace built by hand, an instance of the file's
+    class: each an object the evaluator holds whose attribute it does not know."""
+    assert sites("""
+        import argparse, types
+        from transformers import AutoModel
+        def parse_args():
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--ckpt", required=True)
+            return parser.parse_args()
+        args = parse_args()
+        AutoModel.from_pretrained(args.ckpt)
+        ns = types.SimpleNamespace(name="bert-base-uncased")
+        AutoModel.from_pretrained(ns.other)
+        class Config:
+            def __init__(self, name):
+                self.name = name
+        cfg = Config(open("name.txt").read())
+        AutoModel.from_pretrained(cfg.name)
+    """) == [
+        (9, "from_pretrained.checkpoint", False, "command-line option (no default, or a parser the evaluator does not see)"),
+        (11, "from_pretrained.checkpoint", False, "attribute of a namespace built by hand"),
+        (16, "from_pretrained.checkpoint", False, "attribute of an instance of the file's class"),
+    ]

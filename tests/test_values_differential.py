@@ -49,6 +49,7 @@ HEADER = """\
 import argparse
 import contextlib
 import functools
+import json
 import types
 from dataclasses import dataclass
 
@@ -638,6 +639,43 @@ def _c_augmented(s: Script, e: str, typ: str) -> str:
     return v
 
 
+def _c_grown_list(s: Script, e: str, typ: str) -> str:
+    """The value an element of a list or tuple another value starts: appended, extended, `+=` (through an alias too: a
+    list's grows, a tuple's alias is bound anew), concatenated; or read after a change that leaves another there (an
+    element replaced, a helper's append, `pop`, `*=`)."""
+    v, w, f = s.fresh("v"), s.fresh("w"), s.fresh("grow")
+    other = _other(s, typ)
+    shape = s.draw(st.sampled_from(range(10)))
+    if shape == 0:
+        s.emit(f"{v} = [{other}]\n{v}.append({e})")
+        return f"{v}[-1]"
+    if shape == 1:
+        s.emit(f"{v} = [{other}]\n{v}.extend([{e}])")
+        return f"{v}[1]"
+    if shape == 2:
+        s.emit(s.draw(st.sampled_from([f"{v} = [{other}]\n{v} += [{e}]", f"{v} = ({other},)\n{v} += ({e},)"])))
+        return f"{v}[-1]"
+    if shape == 3:
+        s.emit(f"{v} = [{other}]\n{w} = {v}\n{w} += [{e}]")
+        return f"{v}[-1]"
+    if shape == 4:
+        s.emit(f"{v} = ({e},)\n{w} = {v}\n{w} += ({other},)")
+        return f"{v}[-1]"
+    if shape == 5:
+        return s.draw(st.sampled_from([f"([{other}] + [{e}])[1]", f"([{e}] + [{other}])[0]", f"(({other},) + ({e},))[-1]"]))
+    if shape == 6:
+        s.emit(f"{v} = [{other}, {other}]\n{v}[0] = {e}")
+        return f"{v}[0]"
+    if shape == 7:
+        s.emit(f"{v} = [{other}]\ndef {f}(xs):\n    xs.append({e})\n{f}({v})")
+        return f"{v}[-1]"
+    if shape == 8:
+        s.emit(f"{v} = [{e}, {other}]\n{v}.pop()")
+        return f"{v}[-1]"
+    s.emit(f"{v} = [{other}, {e}]\n{v} *= 2")
+    return f"{v}[-1]"
+
+
 def _c_getattr(s: Script, e: str, typ: str) -> str:
     """`getattr(obj, "name")` of a namespace, a class or an instance (the name maybe a constant of the file), or with a
     default (the same value, or None: then whether the attribute is there is what decides)."""
@@ -741,6 +779,7 @@ CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "arithmetic": (_c_arithmetic, SCALARS + ("texts",)),
     "augmented": (_c_augmented, ("float", "int", "str", "texts")),
     "getattr": (_c_getattr, ()),
+    "grown-list": (_c_grown_list, SCALARS + OBJECTS[:4]),
     "conditional": (_c_conditional, ()),
     "dict-default": (_c_dict_default, ()),
     "walrus": (_c_walrus, ()),
@@ -953,7 +992,7 @@ def _texts(s: Script, used: list[str]) -> str:
     """Texts from the pool (through constructs), or from the places real scripts take them: a pandas column, a
     datasets column, a file's lines, scikit-learn's newsgroups (split or not), a helper that makes one text a list, a
     slice of a list of texts."""
-    source = s.draw(st.sampled_from(("pool", "pool", "pool", "table", "dataset-column", "lines", "newsgroups", "normalised", "slice", "split")))
+    source = s.draw(st.sampled_from(("pool", "joined", "pool", "pool", "table", "dataset-column", "lines", "newsgroups", "normalised", "slice", "split")))
     if source == "pool":
         return scalar(s, "texts", used)
     used.append(f"texts:{source}")
@@ -995,6 +1034,8 @@ def _texts(s: Script, used: list[str]) -> str:
             s.emit(f"{', '.join(parts)} = train_test_split({news}.data, {news}.target, test_size=0.2)")
             return parts[0]
         return f"{news}.data" if how == "attribute" else f'{news}["data"]'
+    if source == "joined":
+        return _joined(s, used)
     if source == "lines":
         return s.draw(st.sampled_from(['[line.strip() for line in "good movie\\nbad movie".splitlines()]', '"good movie\\nbad movie".splitlines()']))
     e = scalar(s, "texts", used)
@@ -1005,6 +1046,37 @@ def _texts(s: Script, used: list[str]) -> str:
     v, i = s.fresh("v"), s.fresh("_i")
     s.emit(f"{v} = {e}\nfor {i} in range(1):\n    pass")
     return f"{v}[{i} : {i} + 2]"  # bounds the value layer does not fold
+
+
+def _joined(s: Script, used: list[str]) -> str:
+    """Lists of texts the value layer holds no elements of (appended in a loop, a comprehension, over data a file holds),
+    of one text or several, joined the ways scripts join train and dev texts: `a + b`, `t = a; t.extend(b)` (read
+    through either name), `+=` through an alias, grown again after the read, or shrunk through a name that shares it
+    (a method, `del`, a helper's parameter); or one string made of strings (`title + " " + body`)."""
+    a, b, t, i, h = s.fresh("train"), s.fresh("dev"), s.fresh("texts"), s.fresh("_i"), s.fresh("keep_one")
+    if s.draw(st.booleans()):  # (a list appended to in a loop or a comprehension counts as several: two texts here)
+        s.emit(f'{a} = []\nfor {i} in json.loads(\'["good movie", "bad movie"]\'):\n    {a}.append({i})')
+    else:  # one text, in a list
+        s.emit(f"{a} = [json.loads('\"good movie\"')]")
+    s.emit(f'{b} = [line.strip() for line in json.loads(\'["fine", "ok"]\')]')
+    how = s.draw(st.sampled_from(("plus", "extend-alias", "iadd-alias", "extend-later", "shrunk-method", "shrunk-del", "shrunk-helper", "strings")))
+    used.append(f"texts:joined-{how}")
+    if how == "plus":
+        return f"{a} + {b}"
+    if how == "strings":
+        return s.draw(st.sampled_from([f'{a}[0] + " " + {b}[0]', f'({a}[0] + " ") + ({b}[0] + ".")']))
+    s.emit(f"{t} = {a}")
+    if how == "extend-later":  # grown again after the read: the read sees it as it was then
+        s.emit(f"def {h}():\n    {t}.extend({b})")
+        return s.draw(st.sampled_from([t, a]))
+    s.emit(f"{t} += {b}" if how == "iadd-alias" else f"{t}.extend({b})")
+    if how == "shrunk-method":
+        s.emit(s.draw(st.sampled_from([f"{a}.pop()", f"{t}.remove({t}[0])", f"{a}.clear()"])))
+    elif how == "shrunk-del":
+        s.emit(f"del {t}[1:]")
+    elif how == "shrunk-helper":
+        s.emit(f"def {h}(xs):\n    del xs[1:]\n{h}({a})")
+    return s.draw(st.sampled_from([t, a]))
 
 
 def _loader_forward(s: Script, model: str, tok: str) -> None:

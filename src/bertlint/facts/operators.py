@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import MAX_JOINED, MAX_SEQ, UNANSWERED, Abstract, Choice, Pack, Record, members, one_of
+from bertlint.facts.abstract import MAX_JOINED, MAX_SEQ, UNANSWERED, Abstract, Choice, Pack, Record, Series, agree, members, one_of
 from bertlint.facts.nodes import UNKNOWN, literal
 from bertlint.facts.strings import formatted
 
@@ -83,6 +83,10 @@ class Operators:
 
     def _BinaryOperation(self, node):
         left = self.eval(node.left)
+        if isinstance(node.operator, cst.Add) and isinstance(left, (Pack, Series, list, tuple)):
+            joined = concatenated(left, self.eval(node.right))
+            if joined is not None:
+                return joined
         if isinstance(left, Abstract) and not isinstance(left, Choice):  # `ids + [pad_id] * (n - len(ids))`: what a library model says
             found = self.f.ask("operation", self, left, node.operator, node.right)
             return UNKNOWN if found is UNANSWERED else found
@@ -181,6 +185,21 @@ def binary(op: type, left: Any, right: Any) -> Any:
     if fn is None or isinstance(left, bool) or isinstance(right, bool):
         return UNKNOWN
     return fn(left, right)
+
+
+def concatenated(left: Any, right: Any) -> Any:
+    """`left + right` of two sequences, one of them known element by element (`Pack`) or an iterable every element of
+    which holds one value (`Series`): a list or tuple of both one's elements (where the two are not of one type Python
+    raises, and nothing after runs); None where neither is such (constants: `binary`)."""
+    if not any(isinstance(side, (Pack, Series)) for side in (left, right)):
+        return None
+    sides = [side.items if isinstance(side, Pack) else side for side in (left, right)]
+    if all(isinstance(side, (tuple, list)) for side in sides):
+        return Pack((*sides[0], *sides[1]))
+    if not all(isinstance(side, (tuple, list, Series)) for side in sides):
+        return UNKNOWN
+    element = agree([e for side in sides for e in ((side.element,) if isinstance(side, Series) else side)])
+    return Series(element) if element is not UNKNOWN else UNKNOWN
 
 
 def augmented(op: str, value: Any, arg: Any) -> Any:

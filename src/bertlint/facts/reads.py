@@ -8,10 +8,10 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import MAX_SEQ, UNANSWERED, Abstract, Binding, Instance, Record, agree, constant
+from bertlint.facts.abstract import MAX_SEQ, UNANSWERED, Abstract, Binding, Instance, Pack, Record, Series, agree, constant
 from bertlint.facts.functions import frame_of
 from bertlint.facts.nodes import UNKNOWN, Event, Scope
-from bertlint.facts.operators import augmented
+from bertlint.facts.operators import augmented, concatenated
 from bertlint.facts.reaching import BINDS as _BINDS
 from bertlint.facts.runs import orders_in_force
 
@@ -129,6 +129,8 @@ class Reads:
         name or a function's parameter may change (`alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its
         parameter)."""
         fresh = first is not None and isinstance(first.whole, cst.Dict) and self.reads_in(owner) and self.order is not None  # a display each run binds anew
+        if isinstance(value, Pack):  # a list or tuple of objects: changed through an alias (its events) or a helper
+            return self.f.changed_by_a_callee(name)
         return isinstance(value, (list, dict, set, Record)) and (
             self.f.shared_and_changed(name, owner, self.f.calls_by_order.get(self.order), first.order) if fresh else self.f.shared_and_changed(name, owner))
 
@@ -197,7 +199,7 @@ class Reads:
         value = agree(found) if found else UNKNOWN
         if self._shared(name, owner, self._sure(straight), value):
             return UNKNOWN
-        if (id(owner), name) in self.f.mutated and (isinstance(value, Record) or any(e.op in ("setitem", "update") for e, _ in straight)):
+        if (id(owner), name) in self.f.mutated and (isinstance(value, (Record, Pack)) or any(e.op in ("setitem", "update") for e, _ in straight)):
             return UNKNOWN  # `cfg["opt"].update(...)`: a change its events do not show
         if any(e.op in ("setitem", "update") for e in (*(e for e, _ in straight), *back)):  # a dict's items changed
             first = self._sure(straight)
@@ -218,15 +220,32 @@ class Reads:
         for event in events[events.index(bind) + 1 :]:
             if event.op in _BINDS or self.reads_in(owner) and self.order is not None and event.order >= self.order:
                 break  # bound anew (what follows changes that object), or after the read
-            if event.op not in ("augadd", "extend") or not isinstance(value, Abstract) or event.value is None:
+            if isinstance(value, (Pack, Series)) and _built_empty(bind):
+                break  # its changes are what `appended` followed
+            if isinstance(value, (Pack, Series)):  # a list or tuple of Python's: what the change makes of it
+                changed = self._grown(owner, bind, event, value)
+            elif event.op not in ("augadd", "extend") or not isinstance(value, Abstract) or event.value is None:
                 continue
-            at = type(self)(self.f, owner, event.order, self.cli, self.frame)
-            changed = self.f.ask("operation", at, value, cst.Add(), event.value)
-            if changed is UNANSWERED:
-                continue
+            else:
+                at = type(self)(self.f, owner, event.order, self.cli, self.frame)
+                changed = self.f.ask("operation", at, value, cst.Add(), event.value)
+                if changed is UNANSWERED:
+                    continue
             every_time = not event.conditional or self.runs_before_read(event, owner) or _straight(event) and _straight(bind) and event.loops == bind.loops
             value = changed if every_time else UNKNOWN
         return value
+
+    def _grown(self, owner: Scope, bind: Event, event: Event, value: Pack | Series) -> Any:
+        """A list or tuple known element by element (or whose every element holds one value) after the change `event`
+        makes in place: `append` adds one element, `extend` and `+=` the other's elements (`+=` of a tuple binds a new
+        one; through another name, `alias += ...`, that name alone); UNKNOWN for any other change (an item stored or
+        deleted, `*=`)."""
+        if event.op == "iadd" and not isinstance(bind.whole, cst.List):
+            return value if isinstance(bind.whole, cst.Tuple) else UNKNOWN  # a tuple: the alias is bound anew
+        if event.op not in ("append", "extend", "augadd", "iadd") or event.value is None:
+            return UNKNOWN
+        added = self.sub(event.value, owner, event.order)
+        return concatenated(value, (added,) if event.op == "append" else added)
 
     def runs_before_read(self, event: Event, owner: Scope) -> bool:
         """`event` runs on every path to this read: the read sits later in the same iteration of the loop whose body
@@ -245,7 +264,7 @@ class Reads:
             changes.append(later)
             if len(after) == len(changes) - 1 and not (self.reads_in(owner) and self.order is not None and later.order >= self.order):
                 after.append(later)
-        if event.op == "assign" and isinstance(event.whole, cst.List) and not event.whole.elements and not event.path:
+        if _built_empty(event):
             return self.appended(owner, changes, len(after))
         if event.op in ("assign", "for") and event.whole is not None:
             found = self.bound(event, owner)
@@ -265,6 +284,11 @@ MAX_CARRIED = 8  # the names a value is followed through round a loop (`_carried
 def _straight(event: Event) -> bool:
     """In its scope's own body and in no branch inside its innermost loop: every pass of that loop runs it."""
     return not event.guards or event.guards[-1].kind == "loop"
+
+
+def _built_empty(event: Event) -> bool:
+    """`xs = []`: a list built empty, whose changes `Appending.appended` follows."""
+    return event.op == "assign" and isinstance(event.whole, cst.List) and not event.whole.elements and not event.path
 
 
 def _binds_none(event: Event) -> bool:

@@ -182,6 +182,44 @@ class Sharing:
                 changes.setdefault((id(scope), name), []).extend(dataclasses.replace(e, op="iadd") if e.op == "augadd" else e for e in rest)
         return names, changes
 
+    def changed_by_a_callee(self, name: str, within: Scope | None = None, depth: int = 0) -> bool:
+        """`name` is passed (any name so spelled, in any scope, to be safe; `within`: in that scope) to a function of
+        the file that may change the object in place through the parameter it binds (an event of the parameter other
+        than a binding, a mutating method, the same again for the calls it hands the parameter on to, a few deep), or
+        to a call of the file whose function is not known: what happens to the object there no event of `name` shows.
+        (A library's call is taken to leave it as it is, as for dicts.)"""
+        for call in self.calls:
+            passed = [a for a in call.node.args if isinstance(a.value, cst.Name) and a.value.value == name]
+            if not passed or within is not None and call.scope is not within or call.qualname is not None and not call.qualname.startswith("<local>."):
+                continue
+            target = callee(self, call)
+            fn = target.fn if target is not None and not isinstance(target, ClassDef) else None
+            scope = next((s for node, s in self.functions.get(fn.name.value, ()) if node is fn), None) if isinstance(fn, cst.FunctionDef) else None
+            if scope is None or depth >= MAX_HANDED:
+                return True
+            for param in _params_bound(fn, call, passed):
+                if param is None or (id(scope), param) in self.mutated or any(e.op not in _BINDS and e.op not in ("unpack", "param") for e in scope.events.get(param, ())):
+                    return True
+                if self.changed_by_a_callee(param, scope, depth + 1):
+                    return True
+        return False
+
+    def only_grown(self, name: str, owner: Scope) -> bool:
+        """Every change in place of the object `name` holds in `owner`, through `name` or any name that may hold it
+        (`sharing`), adds elements: `append`, `extend`, `+=` (a list only grows; `+=` binds a new, longer string or
+        tuple). False where one may remove or replace elements (a mutating method, an item stored or deleted, `*=`)
+        or where a change is not the changer's own event (through an attribute: `h.texts.clear()`)."""
+        group = self._sharing[0].get(name)
+        changers = self._sharing[1].get(group, ()) if group is not None else ((id(owner), name),)
+        scopes = {id(s): s for s in self.scopes}
+        for scope_id, changer in changers:
+            if (scope_id, changer) in self.mutated or scope_id not in scopes:
+                return False
+            changes = [e.op for e in scopes[scope_id].events.get(changer, ()) if e.op not in _BINDS and e.op not in ("unpack", "param")]
+            if any(op not in GROWING for op in changes) or group is not None and not changes:
+                return False
+        return True
+
     def events_through_aliases(self, owner: Scope, name: str) -> list[Event]:
         """`name`'s events in `owner`, with the changes its plain aliases make to its object, in order."""
         own = owner.events.get(name, [])
@@ -194,5 +232,26 @@ class Sharing:
         return group is not None and (group, attr) in self._sharing[2]
 
 
+def _params_bound(fn: cst.FunctionDef, call: Call, passed: list[cst.Arg]) -> list[str | None]:
+    """The parameters of `fn` the arguments `passed` of `call` bind (None: not known, `*args`, `**kwargs`, a method's
+    receiver shifting the positions)."""
+    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    if call.method is not None:
+        return [None]
+    found: list[str | None] = []
+    for arg in passed:
+        if arg.star:
+            found.append(None)
+        elif arg.keyword is not None:
+            found.append(arg.keyword.value)
+        else:
+            index = [a for a in call.node.args if not a.keyword].index(arg)
+            found.append(params[index] if index < len(params) and not any(a.star for a in call.node.args[:index]) else None)
+    return found
+
+
+MAX_HANDED = 3  # calls of the file's functions an object handed on is followed through (`changed_by_a_callee`)
+# the changes in place that only add elements (events of the changed name)
+GROWING = frozenset({"append", "extend", "augadd"})
 # methods of list, dict and set that change the object in place (append/extend are followed as events)
 MUTATORS = frozenset({"insert", "pop", "remove", "clear", "update", "setdefault", "sort", "reverse", "popitem", "discard", "add", "__setitem__", "__delitem__"})

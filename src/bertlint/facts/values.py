@@ -26,6 +26,7 @@ from bertlint.facts.instances import self_attribute_values
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, is_trainer_class
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store, dotted
 from bertlint.facts.reaching import length
+from bertlint.facts.sharing import GROWING
 
 MAX_STEPS = 8  # hops within one scope `is_batch` follows (a name to its binding, a slice to what it slices)
 
@@ -164,6 +165,12 @@ class Values(Evaluation):
                 return self.is_batch(first.value, owner, first.order, _depth, _steps=_steps + 1)
             if isinstance(first.value, cst.List) and all(e.op in ("append", "extend") for e in after) and any(len(e.loops) > len(first.loops) for e in after):
                 return True  # a list appended to in a loop
+            if all(e.op in GROWING for e in after) and self.only_grown(expr.value, owner):  # `texts = train; texts.extend(dev)`
+                return True if self.is_batch(first.value, owner, first.order, _depth, _steps=_steps + 1) is True else UNKNOWN  # several stay several
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+            # `train_texts + dev_texts`: a list of both lists' elements (one text each may make two: only several stay several)
+            several = all(self.is_batch(side, scope, order, _depth, _steps=_steps + 1) is True for side in (expr.left, expr.right))
+            return True if several else UNKNOWN
         return UNKNOWN
 
     def _elements_batch(self, iterable: cst.BaseExpression | None, scope: Scope, order: int, _depth: int, _steps: int) -> Any:
@@ -307,12 +314,13 @@ STRING_METHODS = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "case
 
 def _makes_a_string(values: Values, expr: cst.BaseExpression, scope: Scope, order: int | None) -> bool:
     """`expr` makes one str whatever its operands hold: an f-string, `sep.join(...)`, `re.sub(...)`, `str(x)`,
-    `text.strip()`, `prefix + text` with a string constant."""
+    `text.strip()`, `prefix + text` with a string constant or another string made so (`title + " " + body`)."""
     if isinstance(expr, cst.FormattedString):
         return True
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):  # not `"p: " + df["text"]` (a Series)
         sides = [values.evaluate(side, scope, order) for side in (expr.left, expr.right)]
-        return any(isinstance(side, str) for side in sides) and not any(tables.several_texts(side) for side in sides)
+        strings = any(isinstance(value, str) or _makes_a_string(values, side, scope, order) for value, side in zip(sides, (expr.left, expr.right)))
+        return strings and not any(tables.several_texts(side) for side in sides)
     call = values.call_of(expr) if isinstance(expr, cst.Call) else None
     if call is None:
         return False
