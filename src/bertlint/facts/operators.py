@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import MAX_JOINED, MAX_SEQ, UNANSWERED, Abstract, Choice, Pack, Record, Series, agree, members, one_of
+from bertlint.facts.abstract import MAX_JOINED, MAX_SEQ, SCALARS, UNANSWERED, Abstract, Choice, Pack, Record, Series, agree, members, one_of
 from bertlint.facts.nodes import UNKNOWN, literal
 from bertlint.facts.strings import formatted
 
@@ -117,7 +117,7 @@ class Operators:
                 results.append(operation(*values))
             except Exception:  # the combination raises where the program runs it: no value to join
                 return UNKNOWN
-        return one_of(results) if all(isinstance(r, (Choice, str, int, float, bool, type(None))) for r in results) else UNKNOWN
+        return one_of(results) if all(isinstance(r, (Choice, *SCALARS)) for r in results) else UNKNOWN
 
     def _BooleanOperation(self, node):
         """`a and b`, `a or b`: the operand Python returns, when the left one's truth is known (a `Choice` whose
