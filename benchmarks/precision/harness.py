@@ -5,6 +5,7 @@
     python benchmarks/precision/harness.py --findings F.json     # reuse a previous lint's findings (no re-lint)
     python benchmarks/precision/harness.py --add-pending         # append the unjudged findings to the judgments file, verdict empty
     python benchmarks/precision/harness.py --write               # also write src/bertlint/data/precision.json
+    python benchmarks/precision/harness.py --set trigger_evidence_b --partial   # a corpus only partly on disk
 
 The lint is bertlint's own entry point (`python -m bertlint --format json --no-cache --isolated
 --preview --select BL`, every rule on) run with this checkout's `src/` first on the path. The
