@@ -855,7 +855,7 @@ def test_bl501_t5_family_help_offers_bf16_only():
     assert "bf16/fp16" in roberta.message and "fp16=True" in roberta.help
 
 
-def lightning(model: str = "roberta-large", trainer: str = "") -> list:
+def lightning(model: str = "roberta-large", trainer: str = "", hook: str = "training_step", path: Path | None = None) -> list:
     source = "\n".join([
         "import pytorch_lightning as pl",
         "from transformers import AutoModelForSeq2SeqLM",
@@ -865,14 +865,27 @@ def lightning(model: str = "roberta-large", trainer: str = "") -> list:
         f'        self.model = AutoModelForSeq2SeqLM.from_pretrained("{model}")',
         "    def training_step(self, batch, batch_idx):",
         "        return self.model(**batch).loss",
+        f"    def {hook}(self, outputs):",
+        "        pass",
         f"pl.Trainer(max_epochs=1{trainer}).fit(Module(), loader)\n",
     ])  # fmt: skip
-    return only("BL501", source)
+    return only("BL501", source, path)
+
+
+@pytest.mark.parametrize("hook", ["training_epoch_end", "validation_epoch_end"])
+def test_bl501_no_step_where_lightning_refuses_the_fit(hook, tmp_path):
+    """Lightning 2.0 removed the epoch-end hooks: `fit` of a module that defines one raises in
+    `_verify_loop_configurations`, before any step, so nothing trains in fp32; on 1.9 it trains."""
+    assert lightning("roberta-large", hook=hook) == []
+    (tmp_path / "requirements.txt").write_text("pytorch-lightning==1.9.5\n")
+    [finding] = lightning("roberta-large", hook=hook, path=tmp_path / "train.py")
+    assert finding.line == 11
+    assert [f.line for f in lightning("roberta-large", hook="on_train_epoch_end")] == [11], "the 2.x hook: it trains"
 
 
 def test_bl501_lightning_help_names_lightnings_precision():
     [finding] = lightning("t5-large")
-    assert finding.line == 9 and "Trainer(precision=\"bf16-mixed\")" in finding.help and "fp16=True" not in finding.help and "not 16" in finding.help
+    assert finding.line == 11 and "Trainer(precision=\"bf16-mixed\")" in finding.help and "fp16=True" not in finding.help and "not 16" in finding.help
     assert lightning("t5-large", ', precision="bf16-mixed"') == [] and lightning("t5-large", ", precision=64") == []
     assert lightning("t5-large", ", plugins=[plugin]") == [], "a precision plugin decides"
     [plain] = lightning("roberta-large")

@@ -25,6 +25,7 @@ from bertlint.facts.nodes import Call, Scope, dotted, walk
 from bertlint.facts.loops import NO_GRAD_MODES, forward_model, is_model_call, under_grad_mode
 from bertlint.facts.functions import enclosing_class
 from bertlint.facts.liveness import NEVER, liveness
+from bertlint.facts.removals import refused
 from bertlint.facts.training import map_calls, uses_peft
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
@@ -277,9 +278,13 @@ _LABELLESS_COLLATORS = frozenset({"DataCollatorWithPadding", "default_data_colla
 
 
 def fails_before_a_step(facts: Facts) -> bool:
-    """The file trains only through Trainers that raise at their first step (`trainer_without_loss`): no gradient, no
-    optimizer state is ever made. The model is still the one the run means to train (its load is what it is)."""
-    return bool(facts.trainers) and not (facts.backward_calls or facts.fit_calls) and all(trainer_without_loss(facts, t) for t in facts.trainers)
+    """The file trains only through Trainers that raise at their first step (`trainer_without_loss`) and Lightning `fit`
+    calls that the target Lightning refuses before it (`removals.refused`: a module defining an epoch-end hook that
+    Lightning 2.0 removed, checked in `fit`'s `_verify_loop_configurations` before the loop): no gradient, no optimizer
+    state is ever made. The model is still the one the run means to train (its load is what it is)."""
+    fits = facts.lightning_fits
+    return bool(facts.trainers or fits) and not (facts.backward_calls or facts.fit_calls) \
+        and all(trainer_without_loss(facts, t) for t in facts.trainers) and all(refused(facts, fit.node) for fit, _ in fits)
 
 
 def trainer_without_loss(facts: Facts, trainer: Call) -> bool:

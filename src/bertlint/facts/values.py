@@ -224,15 +224,21 @@ class Values(Evaluation):
         return [c for c in self.calls if c.method == "fit" and is_keras_model(self, c)]
 
     @functools.cached_property
-    def lightning_trainers(self) -> list[Call]:
-        """The Lightning `Trainer(...)` constructions whose `fit` the file calls (`trainer.fit(module)`,
-        `pl.Trainer(...).fit(module)`): each trains the module's models by its `training_step`."""
-        found = {}
+    def lightning_fits(self) -> list[tuple[Call, Call]]:
+        """The file's Lightning `fit` calls (`trainer.fit(module)`, `pl.Trainer(...).fit(module)`), each with the
+        `Trainer(...)` construction it is called on."""
+        found = []
         for call in self.calls_by_short.get("fit", ()):
             made = self.evaluate(call.receiver, call.scope, call.order) if call.method == "fit" and call.receiver is not None else None
             if isinstance(made, Instance) and made.kind == "lightning_trainer" and made.call is not None:
-                found[id(made.call)] = made.call
-        return list(found.values())
+                found.append((call, made.call))
+        return found
+
+    @functools.cached_property
+    def lightning_trainers(self) -> list[Call]:
+        """The Lightning `Trainer(...)` constructions whose `fit` the file calls: each trains the module's models by its
+        `training_step`."""
+        return list({id(trainer): trainer for _, trainer in self.lightning_fits}.values())
 
     @functools.cached_property
     def backward_calls(self) -> list[Call]:
