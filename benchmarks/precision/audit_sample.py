@@ -16,6 +16,11 @@ The fourth (stop 29, the default set = the exact rules and BL401; only the corpo
         --exclude audit_s27.csv --exclude audit_s27b.csv --exclude audit_s28a.csv --exclude audit_s28b.csv \
         --exclude audit_s28c.csv --exclude audit_s28d.csv --messages
 
+The sixth (stop 31, BL101 at the bar after every corpus was linted again) drew with
+    python benchmarks/precision/audit_sample.py --seed 32 --total 40 --measured BL101 --exclude audit_s27.csv \
+        --exclude audit_s27b.csv --exclude audit_s28a.csv --exclude audit_s28b.csv --exclude audit_s28c.csv \
+        --exclude audit_s28d.csv --exclude audit_s29.csv --exclude audit_s30.csv --messages
+
 The population: every judged row (verdict right or wrong) of every `*judgments.csv` beside this file
 whose code is on by default (`bertlint rules --format json`: `"preview": false`). Strata: each
 default rule that is measured rather than exact (`precision.json`'s `exact` empty: BL101, BL201, BL203
