@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
-from bertlint.facts import NEVER, RUNS, Facts, Runtime, is_script, liveness, not_taken, walk
+from bertlint.facts import NEVER, RUNS, Facts, Runtime, liveness, walk
 from bertlint.ipython import mask_script
 from bertlint.parsing import parse_module
 from bertlint.patterns import Lazy
@@ -408,18 +408,11 @@ def engine_finding(code: str, message: str, path: str, line: int, column: int, t
     return Finding(code, name, severity, message, help_text, path, line, column, line, end_column or column + 1, fix=fix, source_line=text)
 
 
-def _branch_not_taken(facts: Facts, node: cst.CSTNode) -> bool:
-    """`node` sits in an `if` arm the file's own values do not take (`not_taken`; a command-line or environment default
-    decides nothing, the user may pick another), in a program (a script, a notebook) or at a module's top level: a
-    module of definitions may be imported and its functions called with other values."""
-    return (is_script(facts) or facts.scope_of(node) is facts.module_scope) and not_taken(facts, node, cli=False)
-
-
 def _place(reports: list[Report], facts: Facts, source: str, path: str, selected: frozenset[str]) -> list[Finding]:
     """Turn reports into positioned findings, drop suppressed ones and those in code that never runs (`liveness`: after
     a statement that certainly stops the run in its scope, a definition that no code that runs names; where the run
-    only probably never gets there, the findings that say their own line fails; an `if` arm the file's own values do
-    not take), and report unused suppressions."""
+    only probably never gets there, the findings that say their own line fails; an `if` arm the file's own values rule
+    out), and report unused suppressions."""
     lines = source_lines(source)
     comments = suppressions(source)
     findings: list[Finding] = []
@@ -444,7 +437,7 @@ def _place(reports: list[Report], facts: Facts, source: str, path: str, selected
             if _suppressed(report.rule.code, candidates, comments):
                 continue
             reach = live.reach(report.node)
-            if reach == NEVER or reach > RUNS and report.rule.fails_at_its_line or _branch_not_taken(facts, report.node):
+            if reach == NEVER or reach > RUNS and report.rule.fails_at_its_line:
                 continue
             fix = _fix(report, positions, facts) if report.fix else None
             findings.append(

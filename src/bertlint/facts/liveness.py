@@ -24,8 +24,12 @@ A decorated definition is registered somewhere (`@app.command()`, `@click.comman
 module's namespace to something (`fire.Fire()` with no argument, `globals()`, `vars()`, `eval`, `exec`) names every
 definition, when it runs itself, and code that unpickles (`pickle.load`, `torch.load`) every class.
 
+An `if` arm the file's own values rule out (`branches.not_taken`: `use_lora = False` then `if use_lora:`, a helper's
+`if 'ELEC' in kind:` that no call site's constant takes) never runs either, where those values are every run's: in the
+run as written, or at a module's top level; a command-line or environment default decides nothing there.
+
 Each node's reach is RUNS, PROBABLY_NOT (reached only through code after a probable stop) or NEVER (after a certain
-stop, or in a definition that no code that runs names). Two questions:
+stop, in a definition that no code that runs names, or in an arm not taken). Two questions:
 
 - `reach(node)`: can this code run at all? A module of definitions (no main block, or one in a file named for helpers:
   `whisper_utils.py`, whose main block is a smoke test) may also be imported and any of its definitions called from
@@ -47,6 +51,7 @@ import re
 import libcst as cst
 
 from bertlint import knowledge
+from bertlint.facts.branches import not_taken
 from bertlint.facts.model import Model, per_file
 from bertlint.facts.nodes import dotted, walk
 from bertlint.facts.stops import methods_of, run_stops, statements_after, unbuildable
@@ -98,6 +103,7 @@ class Liveness:
                     if self._after.get(id(node), RUNS) < level:
                         self._after[id(node)] = level
         self._facts = facts
+        self._arms: dict[tuple[int, bool], bool] = {}  # (id of a node, the run as written?) -> in an arm not taken
         self._definitions = {stmt.name.value: stmt for stmt in facts.module.body if isinstance(stmt, _Definition) and not stmt.decorators}
         module_stop = max((NEVER if s.every_rule else PROBABLY_NOT for s in stops if isinstance(s.scope, cst.Module)), default=RUNS)
         # what importers may call: every definition of a module whose import does not certainly raise
@@ -105,8 +111,19 @@ class Liveness:
 
     def reach(self, node: cst.CSTNode, as_written: bool = False) -> int:
         """RUNS, PROBABLY_NOT or NEVER: how surely `node` runs when the file runs (as written, or also imported)."""
-        dead = self._unreached_as_written if as_written or self._importable is None else self._unreached_imported
-        return max(self._after.get(id(node), RUNS), dead.get(id(node), RUNS))
+        whole = as_written or self._importable is None  # the run as written is every run there is
+        dead = self._unreached_as_written if whole else self._unreached_imported
+        found = max(self._after.get(id(node), RUNS), dead.get(id(node), RUNS))
+        return NEVER if found < NEVER and self._arm_not_taken(node, whole) else found
+
+    def _arm_not_taken(self, node: cst.CSTNode, whole: bool) -> bool:
+        """`node` sits in an `if` arm the file's own values rule out (`branches.not_taken`; a command-line or environment
+        default decides nothing, the user may pick another), where those values are every run's: in the run as written,
+        or at the module's top level (an importer may call a function with other values)."""
+        key = (id(node), whole)
+        if key not in self._arms:
+            self._arms[key] = (whole or self._facts.scope_of(node) is self._facts.module_scope) and not_taken(self._facts, node, cli=False)
+        return self._arms[key]
 
     def definitions(self, as_written: bool = False) -> dict[_Definition, int]:
         """The module-level definitions that do not surely run, with their reach."""
