@@ -316,6 +316,12 @@ def exact_reasons() -> dict[str, str]:
     return {code: exact_reason(code) for code in all_codes()}
 
 
+def split_absent(judgments: list[Judgment], corpus: Path, partial: bool) -> tuple[list[Judgment], list[Judgment]]:
+    """The judgments of files not in `corpus` (only with `--partial`), and the others."""
+    on_disk = {path: (corpus / path).is_file() for path in {j.path for j in judgments}} if partial else {}
+    return [j for j in judgments if not on_disk.get(j.path, True)], [j for j in judgments if on_disk.get(j.path, True)]
+
+
 def corpus_files(corpus: Path) -> int:
     return sum(1 for p in corpus.rglob("*") if p.suffix in (".py", ".ipynb") and p.is_file())
 
@@ -345,8 +351,8 @@ def main(argv: list[str] | None = None) -> int:
         args.save_findings.write_text(json.dumps(raw), encoding="utf-8")
     findings = findings_of(raw, corpus)
     judgments = read_judgments(args.judgments)
-    absent = [j for j in judgments if args.partial and not (corpus / j.path).is_file()]
-    paired, stale = match(findings, [j for j in judgments if j not in absent])
+    absent, present = split_absent(judgments, corpus, args.partial)
+    paired, stale = match(findings, present)
     if args.add_pending or args.drop_stale:
         kept = [j for j in judgments if not (args.drop_stale and j in stale)]
         pending = [Judgment(f.code, f.path, f.cell, f.line, f.source, "", "") for i, f in enumerate(findings) if i not in paired] if args.add_pending else []
@@ -355,8 +361,8 @@ def main(argv: list[str] | None = None) -> int:
             j.line, j.cell, j.source = findings[i].line, findings[i].cell, findings[i].source
         write_judgments(args.judgments, kept + pending)
         judgments = read_judgments(args.judgments)
-        absent = [j for j in judgments if args.partial and not (corpus / j.path).is_file()]
-        paired, stale = match(findings, [j for j in judgments if j not in absent])
+        absent, present = split_absent(judgments, corpus, args.partial)
+        paired, stale = match(findings, present)
     table = args.table or corpus / "review.md"
     table.write_text(review_table(findings, paired, stale), encoding="utf-8")
     per_code, groups = tallies(findings, paired, absent)
