@@ -55,6 +55,9 @@ _AUTO_CLASSES = frozenset({"AutoConfig", "AutoTokenizer", "AutoProcessor", "Auto
 _AUTO_MODEL = re.compile(r"(?:TF|Flax)?AutoModel(?:For\w+|WithLMHead)?")
 # transformers' names that a file reads unbound while importing from transformers: a forgotten import, not an object
 # of a fragment (besides its Auto, model, tokenizer and training-arguments classes, caught by their names).
+# The libraries whose classes data/refusals.json 'keyword_values' names by their own name: transformers', and trl's
+# configs, which run transformers' `TrainingArguments.__post_init__`.
+_CLASS_ROOTS = ("transformers", "trl")
 _TRANSFORMERS_NAMES = frozenset({"Trainer", "Seq2SeqTrainer", "DataCollatorWithPadding", "DataCollatorForSeq2Seq",
                                  "DataCollatorForLanguageModeling", "pipeline", "get_linear_schedule_with_warmup", "set_seed"})
 
@@ -203,15 +206,17 @@ def _refused_arguments(facts: Model, call: cst.Call) -> bool:
 def _refused_value(facts: Model, node: cst.Call) -> bool:
     """A keyword's constant that the target transformers refuses in the method the call runs (data/refusals.json
     'keyword_values'): the construction of transformers' class named (`BitsAndBytesConfig(bnb_4bit_compute_dtype=
-    "torch.bfloat16")` from 4.30: AttributeError), or a method of a tokenizer (its call `tok(...)`, `tok.encode(...)`,
-    `tok.pad(...)`: `return_tensors="tf"` from 5.0, ValueError). The tokenizer is one the value layer certainly knows
-    (one plain, unconditional assignment of a load by transformers' own class, no Hub code: `trust_remote_code=`, or a
-    `**` argument that may hold it), never guessed from a name. The value is the value layer's constant."""
+    "torch.bfloat16")` from 4.30: AttributeError; `TrainingArguments(optim="adamw_hf")` from 4.50: ValueError), or of
+    trl's config named, a subclass of `TrainingArguments` whose `__post_init__` runs transformers' (`SFTConfig(optim=
+    "adamw_hf")`), or a method of a tokenizer (its call `tok(...)`, `tok.encode(...)`, `tok.pad(...)`:
+    `return_tensors="tf"` from 5.0, ValueError). The tokenizer is one the value layer certainly knows (one plain,
+    unconditional assignment of a load by transformers' own class, no Hub code: `trust_remote_code=`, or a `**`
+    argument that may hold it), never guessed from a name. The value is the value layer's constant."""
     call = facts.call_of(node)
     if call is None or not call.kwargs:
         return False
     releases = dict(facts.runtime.releases)
-    if call.qualname is not None and call.qualname.startswith("transformers."):
+    if call.qualname is not None and call.qualname.split(".", 1)[0] in _CLASS_ROOTS:
         owner, method, receiver = call.qualname.rpartition(".")[2], "__init__", None
     else:
         owner, method = knowledge.TOKENIZER, call.method or "__call__"
