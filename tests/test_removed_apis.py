@@ -192,7 +192,7 @@ def test_arguments_the_release_takes_or_that_are_not_known_do_not_stop(source, r
 def test_every_refusal_has_its_release_and_its_source():
     for group in json.loads((DATA / "refusals.json").read_text())["transformers"].values():
         for entry in group if isinstance(group, list) else [group]:
-            assert re.fullmatch(r"\d+(\.\d+)*", entry["since"]) and entry["classes"]
+            assert re.fullmatch(r"\d+(\.\d+)*", entry["since"]) and (entry.get("classes") or entry["callables"])
             assert re.search(r"\d+\.\d+\.\d+ \S+\.py:\d+", entry["source"]), "a file and line of a released wheel"
 
 
@@ -272,4 +272,65 @@ def test_a_trainer_given_model_and_model_init_and_a_config_keyword_5_removed(sou
     ("import pandas as pd\ncounts = pd.Series([1, 1, 2]).value_counts()\n", {"pandas": (3, 1, 1)}, False),
 ])
 def test_pandas_3_has_no_top_level_value_counts(source, releases, expected):
+    assert (stop(source, releases=releases) is not None) is expected
+
+
+@pytest.mark.parametrize(("source", "releases", "expected"), [
+    (TA + "a = TrainingArguments('o', optim='adamw_hf')\n", {"transformers": (4, 50, 0)}, True),
+    (TA + "OPTIM = 'adamw_hf'\na = TrainingArguments(output_dir='o', optim=OPTIM)\n", {"transformers": (5, 24, 0)}, True),
+    ("from transformers import Seq2SeqTrainingArguments\na = Seq2SeqTrainingArguments('o', optim='adamw_hf')\n", {"transformers": (5, 0, 0)}, True),
+    ("from trl import SFTConfig\na = SFTConfig(output_dir='o', optim='adamw_hf')\n", {"transformers": (4, 57, 6)}, True),
+    (TA + "a = TrainingArguments('o', optim='adamw_apex_fused')\n", {"transformers": (5, 8, 0)}, True),
+    (TA + "a = TrainingArguments('o', optim='adamw_hf')\n", {"transformers": (4, 49, 0)}, False),  # 4.49 has it
+    (TA + "a = TrainingArguments('o', optim='adamw_apex_fused')\n", {"transformers": (5, 7, 0)}, False),
+    (TA + "a = TrainingArguments('o', optim='adamw_torch')\n", {"transformers": (5, 24, 0)}, False),
+    (TA + "import sys\na = TrainingArguments('o', optim=sys.argv[1])\n", {"transformers": (5, 24, 0)}, False),  # not known
+    ("from trl import PPOConfig\na = PPOConfig(optim='adamw_hf')\n", {"transformers": (5, 24, 0)}, False),  # a config not checked
+])
+def test_training_arguments_given_an_optimizer_the_release_lacks(source, releases, expected):
+    """`optim="adamw_hf"` raises ValueError from 4.50 (`OptimizerNames` lost it; `"adamw_apex_fused"` from 5.8), in
+    `TrainingArguments.__post_init__`, which Seq2SeqTrainingArguments and trl's SFT, DPO and reward configs run too."""
+    assert (stop(source, releases=releases) is not None) is expected
+
+
+LOAD = "from transformers import AutoModelForCausalLM, BitsAndBytesConfig\n"
+
+
+@pytest.mark.parametrize(("source", "releases", "expected"), [
+    (LOAD + "bnb = BitsAndBytesConfig(load_in_4bit=True)\nm = AutoModelForCausalLM.from_pretrained('x', load_in_8bit=True, quantization_config=bnb)\n",
+     {"transformers": (4, 57, 6)}, True),
+    (LOAD + "m = AutoModelForCausalLM.from_pretrained('x', load_in_4bit=True, quantization_config=BitsAndBytesConfig(load_in_4bit=True))\n",
+     {"transformers": (4, 38, 0)}, True),
+    ("from transformers import BertModel\nm = BertModel.from_pretrained('x', load_in_8bit=1, quantization_config={'load_in_8bit': True})\n",
+     {"transformers": (4, 45, 2)}, True),
+    (LOAD + "bnb = BitsAndBytesConfig(load_in_4bit=True)\nm = AutoModelForCausalLM.from_pretrained('x', load_in_8bit=True, quantization_config=bnb)\n",
+     {"transformers": (4, 37, 2)}, False),  # before 4.38 the config's own flags win
+    (LOAD + "m = AutoModelForCausalLM.from_pretrained('x', load_in_8bit=False, quantization_config=BitsAndBytesConfig(load_in_4bit=True))\n",
+     {"transformers": (4, 57, 6)}, False),
+    (LOAD + "m = AutoModelForCausalLM.from_pretrained('x', load_in_8bit=True, quantization_config=None)\n", {"transformers": (4, 57, 6)}, False),
+    (LOAD + "import sys\nbnb = BitsAndBytesConfig(load_in_4bit=True) if sys.argv[1] else None\n"
+     "m = AutoModelForCausalLM.from_pretrained('x', load_in_8bit=True, quantization_config=bnb)\n", {"transformers": (4, 57, 6)}, False),
+    (LOAD + "m = AutoModelForCausalLM.from_pretrained('x', load_in_8bit=True, quantization_config=BitsAndBytesConfig(), trust_remote_code=True)\n",
+     {"transformers": (4, 57, 6)}, False),  # a Hub model's own class
+    (LOAD + "kw = {}\nm = AutoModelForCausalLM.from_pretrained('x', load_in_8bit=True, quantization_config=BitsAndBytesConfig(), **kw)\n",
+     {"transformers": (4, 57, 6)}, False),
+    ("from peft import AutoPeftModelForCausalLM\nfrom transformers import BitsAndBytesConfig\n"
+     "m = AutoPeftModelForCausalLM.from_pretrained('x', load_in_8bit=True, quantization_config=BitsAndBytesConfig())\n", {"transformers": (4, 57, 6)}, False),
+])
+def test_a_model_loaded_with_load_in_8bit_beside_a_quantization_config(source, releases, expected):
+    """`from_pretrained(..., load_in_8bit=True, quantization_config=...)` raises ValueError on 4.38 to 4.57 where the
+    flag is certainly true and the config certainly not None; transformers' own model classes only."""
+    assert (stop(source, releases=releases) is not None) is expected
+
+
+@pytest.mark.parametrize(("source", "releases", "expected"), [
+    ("from sklearn.preprocessing import OneHotEncoder\nenc = OneHotEncoder(sparse=False)\n", NEWEST, True),
+    ("from sklearn import preprocessing\nenc = preprocessing.OneHotEncoder(handle_unknown='ignore', sparse=False)\n",
+     {"scikit-learn": (1, 4, 0)}, True),
+    ("from sklearn.preprocessing import OneHotEncoder\nenc = OneHotEncoder(sparse=False)\n", {"scikit-learn": (1, 3, 2)}, False),
+    ("from sklearn.preprocessing import OneHotEncoder\nenc = OneHotEncoder(sparse_output=False)\n", NEWEST, False),
+    ("from sklearn.preprocessing import OneHotEncoder\nenc = OneHotEncoder(sparse=False)\n", {}, False),  # the target unknown
+])
+def test_scikit_learn_1_4_one_hot_encoder_takes_no_sparse(source, releases, expected):
+    """`OneHotEncoder(sparse=...)`, deprecated in 1.2 for `sparse_output`, raises TypeError from 1.4."""
     assert (stop(source, releases=releases) is not None) is expected

@@ -709,6 +709,22 @@ def closed_keywords(name: str, releases: Mapping[str, Release]) -> frozenset[str
     return frozenset(entry["keywords"]) | frozenset(entry["classes"][name])
 
 
+class Conflict(NamedTuple):
+    """Keywords a call refuses together (data/refusals.json 'conflicting_keywords'): one of `any_true` given a constant
+    that is true, and every one of `not_none` given a value certainly not None."""
+    any_true: tuple[str, ...]
+    not_none: tuple[str, ...]
+
+
+def load_conflicts(releases: Mapping[str, Release]) -> tuple[Conflict, ...]:
+    """The keywords that `from_pretrained` of a transformers PyTorch model class refuses together on the target
+    `releases` (data/refusals.json 'conflicting_keywords': `load_in_8bit=True` beside `quantization_config=` on 4.38 to
+    4.57), () where it refuses none or the target is unknown."""
+    release = releases.get("transformers")
+    return tuple(Conflict(tuple(entry["any_true"]), tuple(entry["not_none"])) for entry in _refusals()["conflicting_keywords"]
+                 if release is not None and _release(entry["since"]) <= release and release[:2] <= _release(entry["through"])[:2])
+
+
 class Driven(NamedTuple):
     """What a library drives in a subclass of one of its classes (data/driven.json): the `methods` only the library
     calls, and the `wrappers` (qualified name -> (position, keyword) of the instance, the keywords that make the

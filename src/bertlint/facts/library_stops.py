@@ -20,8 +20,13 @@ them per statement; every one a crash of a program, so it silences every rule af
   keyword that no release of the class up to the target has (TypeError: trl's `DPOConfig` keywords given to it);
 - a keyword's constant that the target transformers refuses in the method the call runs (`_refused_value`,
   data/refusals.json `keyword_values`): `tokenizer(texts, return_tensors="tf")` (and `.encode`, `.pad`) of a tokenizer
-  the value layer certainly knows, on >= 5.0 (ValueError: TensorType is pt/np/mlx only), and
-  `BitsAndBytesConfig(bnb_4bit_compute_dtype="torch.bfloat16")` on >= 4.30 (AttributeError from `getattr(torch, ...)`);
+  the value layer certainly knows, on >= 5.0 (ValueError: TensorType is pt/np/mlx only),
+  `BitsAndBytesConfig(bnb_4bit_compute_dtype="torch.bfloat16")` on >= 4.30 (AttributeError from `getattr(torch, ...)`),
+  and `TrainingArguments(optim="adamw_hf")` on >= 4.50 (`"adamw_apex_fused"` on >= 5.8; trl's SFT, DPO and reward
+  configs alike: ValueError from `OptimizerNames`);
+- keywords that `from_pretrained` of a transformers model class refuses together (`_conflicting_load`,
+  data/refusals.json `conflicting_keywords`): `load_in_8bit=True` beside a `quantization_config=` certainly not None
+  on 4.38 to 4.57 (ValueError; 5.x refuses `load_in_8bit=` alone, below);
 - building a model class of the file whose `__init__` calls `self.init_weights()` before `self.post_init()` on
   transformers >= 5.0 (`_unready_model`, data/removed.json `before_post_init`): AttributeError;
 - an API that the target release of its library removed and that no rule reports (`removed_api`, data/removed.json:
@@ -47,7 +52,7 @@ from bertlint import knowledge
 from bertlint.facts.certain_runs import argument_value, body_of, bound_by
 from bertlint.facts.model import Model, per_file
 from bertlint.facts.names import TRAINING_ARGS_CLASSES, is_model_class, is_tokenizer_class, is_transformers_name
-from bertlint.facts.nodes import Call, dotted, walk
+from bertlint.facts.nodes import UNKNOWN, Call, dotted, walk
 from bertlint.facts.removals import refused, shadowed
 
 # transformers' Auto classes, whose `__init__` raises: they are made only by `from_pretrained`/`from_config`.
@@ -67,7 +72,7 @@ def refused_call(facts: Model, call: cst.Call, autos: dict[str, str]) -> bool:
     called directly (`autos`: the file's `auto_names`), a refused split, arguments or keyword value, an unready model
     class built, or a call refused for the object it is made on (`removals.refused`)?"""
     return _auto_class(call.func, autos) or _refused_split(facts, call) or _refused_arguments(facts, call) \
-        or _refused_value(facts, call) or _unready_model(facts, call) or refused(facts, call)
+        or _refused_value(facts, call) or _conflicting_load(facts, call) or _unready_model(facts, call) or refused(facts, call)
 
 
 def imports_what_is_not_there(facts: Model, stmt: cst.ImportFrom) -> bool:
@@ -106,14 +111,24 @@ def removed_api(facts: Model, stmt: cst.CSTNode, evaluated: list[cst.CSTNode], r
             module, _, attribute = name.rpartition(".")
             if knowledge.removed_import(module, attribute, releases):
                 return True  # `torchtext.data.Field(...)` with `import torchtext`: AttributeError
-        if kind is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "from_pretrained":
-            owner = facts.qualname(node.func.value)
-            keywords = {arg.keyword.value for arg in node.args if arg.keyword is not None}
-            if is_model_class(owner) and not owner.rpartition(".")[2].startswith(("TF", "Flax")) and "trust_remote_code" not in keywords \
-                    and not any(arg.star == "**" for arg in node.args) \
-                    and keywords & knowledge.removed_keywords(knowledge.model_from_pretrained("transformers"), releases):
-                return True  # a Hub model's own class (`trust_remote_code=`, maybe in `**kwargs`) may take any keyword
+        if kind is cst.Call and _own_model_load(facts, node) \
+                and {arg.keyword.value for arg in node.args if arg.keyword is not None} \
+                & knowledge.removed_keywords(knowledge.model_from_pretrained("transformers"), releases):
+            return True
     return False
+
+
+def _own_model_load(facts: Model, call: cst.Call) -> str | None:
+    """The model class of `call` when it is `X.from_pretrained(...)` of a transformers PyTorch model class (its
+    qualified name) that runs transformers' own code: a Hub model's own class (`trust_remote_code=`, maybe in a `**`
+    argument) may take any keyword. None otherwise."""
+    if type(call.func) is not cst.Attribute or call.func.attr.value != "from_pretrained":
+        return None
+    owner = facts.qualname(call.func.value)
+    if not is_model_class(owner) or owner.rpartition(".")[2].startswith(("TF", "Flax")) \
+            or any(arg.star == "**" or arg.keyword is not None and arg.keyword.value == "trust_remote_code" for arg in call.args):
+        return None
+    return owner
 
 
 def auto_names(module: cst.Module, bound: dict[str, int]) -> dict[str, str]:
@@ -224,6 +239,36 @@ def _refused_value(facts: Model, node: cst.Call) -> bool:
     refused = any(r.keyword in call.kwargs and r.refuses(argument_value(facts, node, call.kwargs[r.keyword].value))
                   for r in knowledge.refused_values(owner, method, releases))
     return refused and (receiver is None or _certain_tokenizer(facts, receiver, call))
+
+
+def _conflicting_load(facts: Model, node: cst.Call) -> bool:
+    """`from_pretrained` of a transformers model class (its own code, transformers' own class: `_own_model_load`) given
+    keywords its target refuses together (data/refusals.json 'conflicting_keywords'): `load_in_8bit=True` (or
+    `load_in_4bit=`) beside `quantization_config=bnb` on 4.38 to 4.57, ValueError. The flag a constant that is true
+    (the value layer's), the config a value certainly not None: a constant, or an object the value layer certainly
+    knows a transformers class made (`BitsAndBytesConfig(...)`, or a name one plain, unconditional assignment binds to
+    one); a name that may hold None (`bnb if quantize else None`) is no stop."""
+    if type(node.func) is not cst.Attribute or node.func.attr.value != "from_pretrained":
+        return False  # the common case, decided before anything is looked up
+    conflicts = knowledge.load_conflicts(dict(facts.runtime.releases))
+    owner = _own_model_load(facts, node) if conflicts else None
+    call = facts.call_of(node) if owner is not None and owner.startswith("transformers.") else None
+    if call is None:
+        return False
+
+    def true(keyword: str) -> bool:
+        value = argument_value(facts, node, call.kwargs[keyword].value) if keyword in call.kwargs else False
+        return value is not UNKNOWN and isinstance(value, (bool, int, float, str)) and bool(value)
+
+    def not_none(keyword: str) -> bool:
+        expr = call.kwargs[keyword].value if keyword in call.kwargs else None
+        value = argument_value(facts, node, expr) if expr is not None else None
+        if value is not UNKNOWN:
+            return value is not None
+        found = facts.definite_kind(expr, call.scope, call.order)
+        return found is not None and found.call is not None and (found.call.qualname or "").startswith("transformers.")
+
+    return any(any(true(k) for k in conflict.any_true) and all(not_none(k) for k in conflict.not_none) for conflict in conflicts)
 
 
 def _certain_tokenizer(facts: Model, expr: cst.BaseExpression, call: Call) -> bool:

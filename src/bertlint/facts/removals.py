@@ -1,8 +1,8 @@
 """Calls that the target release of a library refuses for the object the value layer certainly knows they are made
 on or given, and that no rule reports (data/removed.json), for facts/library_stops.py: such a call stops the run.
 
-- a keyword a library function no longer takes (`pd.read_csv(path, error_bad_lines=False)` on pandas >= 2.0:
-  TypeError; `keywords` with `functions`);
+- a keyword a library function or class no longer takes (`pd.read_csv(path, error_bad_lines=False)` on pandas >= 2.0,
+  `OneHotEncoder(sparse=False)` on scikit-learn >= 1.4: TypeError; `keywords` with `functions`);
 - a method an instance of a library class no longer has, called on an object the value layer certainly knows is one
   (`df.append(other)`, `df` what `pd.read_csv(...)` or `pd.DataFrame(...)` returned, on pandas >= 2.0: AttributeError;
   `methods`); never guessed from a name (`df`);
