@@ -58,11 +58,11 @@ from bertlint.facts.removals import refused, shadowed
 # transformers' Auto classes, whose `__init__` raises: they are made only by `from_pretrained`/`from_config`.
 _AUTO_CLASSES = frozenset({"AutoConfig", "AutoTokenizer", "AutoProcessor", "AutoFeatureExtractor", "AutoImageProcessor", "AutoVideoProcessor"})
 _AUTO_MODEL = re.compile(r"(?:TF|Flax)?AutoModel(?:For\w+|WithLMHead)?")
-# transformers' names that a file reads unbound while importing from transformers: a forgotten import, not an object
-# of a fragment (besides its Auto, model, tokenizer and training-arguments classes, caught by their names).
 # The libraries whose classes data/refusals.json 'keyword_values' names by their own name: transformers', and trl's
 # configs, which run transformers' `TrainingArguments.__post_init__`.
 _CLASS_ROOTS = ("transformers", "trl")
+# transformers' names that a file reads unbound while importing from transformers: a forgotten import, not an object
+# of a fragment (besides its Auto, model, tokenizer and training-arguments classes, caught by their names).
 _TRANSFORMERS_NAMES = frozenset({"Trainer", "Seq2SeqTrainer", "DataCollatorWithPadding", "DataCollatorForSeq2Seq",
                                  "DataCollatorForLanguageModeling", "pipeline", "get_linear_schedule_with_warmup", "set_seed"})
 
@@ -248,21 +248,21 @@ def _conflicting_load(facts: Model, node: cst.Call) -> bool:
     (the value layer's), the config a value certainly not None: a constant, or an object the value layer certainly
     knows a transformers class made (`BitsAndBytesConfig(...)`, or a name one plain, unconditional assignment binds to
     one); a name that may hold None (`bnb if quantize else None`) is no stop."""
-    if type(node.func) is not cst.Attribute or node.func.attr.value != "from_pretrained":
-        return False  # the common case, decided before anything is looked up
-    conflicts = knowledge.load_conflicts(dict(facts.runtime.releases))
-    owner = _own_model_load(facts, node) if conflicts else None
-    call = facts.call_of(node) if owner is not None and owner.startswith("transformers.") else None
+    owner = _own_model_load(facts, node)
+    conflicts = knowledge.load_conflicts(dict(facts.runtime.releases)) if owner is not None and owner.startswith("transformers.") else ()
+    call = facts.call_of(node) if conflicts else None
     if call is None:
         return False
 
     def true(keyword: str) -> bool:
         value = argument_value(facts, node, call.kwargs[keyword].value) if keyword in call.kwargs else False
-        return value is not UNKNOWN and isinstance(value, (bool, int, float, str)) and bool(value)
+        return isinstance(value, (bool, int, float, str)) and bool(value)
 
     def not_none(keyword: str) -> bool:
-        expr = call.kwargs[keyword].value if keyword in call.kwargs else None
-        value = argument_value(facts, node, expr) if expr is not None else None
+        if keyword not in call.kwargs:
+            return False
+        expr = call.kwargs[keyword].value
+        value = argument_value(facts, node, expr)
         if value is not UNKNOWN:
             return value is not None
         found = facts.definite_kind(expr, call.scope, call.order)
