@@ -199,3 +199,42 @@ def test_a_script_whose_only_errors_are_escapes_is_a_notebook_export(source: str
 )
 def test_a_script_with_more_than_escapes_wrong_is_not_taken_for_an_export(source: str) -> None:
     assert ipython.mask_script(source) is None
+
+
+def _compiles(code: str) -> bool:
+    try:
+        compile(code, "<cell>", "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+UNCOMPILED = ["x = (1 +", "def f(:", "for x in y\n    pass", "pip install -q x\nimport os", "git clone url", "print('a'", "x = = 1",
+              "return 1", "f(a=1, a=2)", "obj.attr = ", "exit now", "ls = 1 1", "cd ..\nx = 1", "print('%d' % (1,)", "a != b c"]
+
+
+def test_a_cell_untransformed_is_compiled_by_ipython_as_it_stands(shell) -> None:
+    """Where `untransformed` says IPython hands the cell to the compiler as it stands (its cleanup done), IPython runs
+    it exactly when Python compiles it: a cell that does not compile then certainly raises SyntaxError in the kernel.
+    The table's cells and every form of `SYNTAX` and of cells that do not compile, in every place."""
+    cells = [(row["cell"], row.get("shadow", [])) for row in ROWS] + [(cell, ["x"]) for cell in ("x y", "x = = 1", "x.y 1")]
+    cells += [(place.format(s=syntax), []) for syntax in SYNTAX + UNCOMPILED for place in PLACES]
+    taken = [(cell, shadow) for cell, shadow in cells if ipython.untransformed(ipython.cleanup(cell)[0], shadow)]
+    assert len(taken) > 200
+    assert [cell for cell, shadow in taken if ipython_runs(shell, cell, shadow) is not _compiles(ipython.cleanup(cell)[0])] == []
+
+
+@pytest.mark.parametrize("cell, shadow, autocall, certain", [
+    ("for x in y\n    pass\n", (), False, True),
+    ("!ls\nfor x in y\n    pass\n", (), False, False),  # an escape: IPython transforms the cell
+    ("y = (1,\n  ?x)\n", (), False, False),
+    ("files = !ls\nx = (\n", (), False, False),
+    ("%%time\nx = (\n", (), False, False),
+    ("git clone url\n", (), False, True),  # one line: no magic, no name of the notebook
+    ("ls -la x y\n", (), False, False),  # a line magic the prefilter runs
+    ("tok x y\n", ("tok",), False, False),  # an object of the notebook: a Macro or IPyAutocall may be bound to it
+    ("exit now\n", (), False, False),  # IPython's ExitAutocall
+    ("git clone url\n", (), True, False),  # autocall turned on earlier
+])
+def test_untransformed(cell: str, shadow: tuple, autocall: bool, certain: bool) -> None:
+    assert ipython.untransformed(cell, shadow, autocall=autocall) is certain

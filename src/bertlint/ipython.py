@@ -85,6 +85,9 @@ _CELL_SCRIPT = re.compile(rf"^(?:{_CELL_MARKER.pattern}|Automatically generated 
 _BLANK = Lazy(r"[^\r\n]")
 # a line that starts with a shell or magic escape, or assigns its output (IPython's SystemAssign and MagicAssign: `files = !ls`)
 _ESCAPE_START = re.compile(r"^[ \t]*(?:[\w.]+[ \t]*(?:,[ \t]*[\w.]+[ \t]*)*=[ \t]*)?[!%]", re.MULTILINE)
+# What any of IPython's static input transformers acts on (`untransformed`): an escape at the start of a line, an escape
+# after `=` (MagicAssign, SystemAssign), a `?` (HelpEnd).
+_TRANSFORMED = Lazy(r"^[ \t]*[!%?,;/]|=[ \t]*[!%]|\?", re.MULTILINE)
 _PIP = Lazy(r"pip[\d.]*")
 _PYTHON = Lazy(r"python[\d.]*|\{sys\.executable\}|\$\{?\w+\}?")  # IPython expands `{sys.executable}` in `!` lines
 PIP_OPTIONS_WITH_VALUE = frozenset({
@@ -146,6 +149,27 @@ def _automagic(lines: list[str], first: int, bound: Collection[str], magics: Col
     if escape or not known or name in bound or tail.lstrip()[:1] in ("=", ","):
         return None
     return name
+
+
+def untransformed(source: str, bound: Collection[str] = (), magics: Collection[str] | None = LINE_MAGICS,
+                  autocall: bool = False) -> bool:
+    """IPython certainly compiles the cell `source` (its `cleanup` done) as it stands, so a SyntaxError of Python's is
+    one of IPython's too: no line starts with an escape (`!`, `%`, `?`, the autocall escapes `,` `;` `/`), no `=`
+    precedes `!` or `%` (`x = !ls`), no `?` asks for help anywhere (the static transformers' every trigger, read
+    without bertlint's own reading of strings and brackets); and a cell of one line, which the prefilter reads next,
+    starts with no name it may run otherwise: a line magic (any, where `magics` is None), a name an earlier cell binds
+    (`bound`: a `Macro` or an `IPyAutocall` object), `exit`/`quit` (IPyAutocall objects of every kernel), or any name
+    where `autocall` (an earlier cell may have turned IPython's autocall on)."""
+    if _TRANSFORMED.search(source):
+        return False
+    lines = LINES.findall(source)
+    first = _first(lines)
+    if len(lines) - first != 1:
+        return True
+    name = _SPLIT.match(lines[first].rstrip("\r\n")).group(3).split(".")[0]
+    if not name.isidentifier():
+        return True
+    return not (autocall or magics is None or name in magics or name in bound or name in ("exit", "quit"))
 
 
 def loaded_magics(source: str, bound: Collection[str] = ()) -> frozenset[str] | None:
