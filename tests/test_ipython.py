@@ -219,7 +219,8 @@ def test_a_cell_untransformed_is_compiled_by_ipython_as_it_stands(shell) -> None
     The table's cells and every form of `SYNTAX` and of cells that do not compile, in every place."""
     cells = [(row["cell"], row.get("shadow", [])) for row in ROWS] + [(cell, ["x"]) for cell in ("x y", "x = = 1", "x.y 1")]
     cells += [(place.format(s=syntax), []) for syntax in SYNTAX + UNCOMPILED for place in PLACES]
-    taken = [(cell, shadow) for cell, shadow in cells if ipython.untransformed(ipython.cleanup(cell)[0], shadow)]
+    magics = set(shell.magics_manager.magics["line"])  # this shell's: an earlier test may have loaded an extension's
+    taken = [(cell, shadow) for cell, shadow in cells if ipython.untransformed(ipython.cleanup(cell)[0], shadow, magics)]
     assert len(taken) > 200
     assert [cell for cell, shadow in taken if ipython_runs(shell, cell, shadow) is not _compiles(ipython.cleanup(cell)[0])] == []
 
@@ -238,3 +239,33 @@ def test_a_cell_untransformed_is_compiled_by_ipython_as_it_stands(shell) -> None
 ])
 def test_untransformed(cell: str, shadow: tuple, autocall: bool, certain: bool) -> None:
     assert ipython.untransformed(cell, shadow, autocall=autocall) is certain
+
+
+@pytest.mark.parametrize("line, body, expanded", [
+    ("get_ipython().run_cell_magic('time', '', 'x = f(1)\\ny = 2')", "x = f(1)\ny = 2", True),
+    ("get_ipython().run_cell_magic('prun', '-q', 'x = \\'a\\\\\\\\b\\'\\n!ls\\n')", "x = 'a\\\\b'\n0  \n", True),  # masked
+    ("get_ipython().run_cell_magic('time', '', u'x = \"é\\u00e9\"\\n')", 'x = "éé"\n', True),
+    ("get_ipython().run_cell_magic('timeit', '', 'x = 1\\n')", None, False),  # many runs, names that do not persist
+    ("get_ipython().run_cell_magic('capture', '', 'x = 1\\n')", None, False),  # its exception does not stop Run All
+    ("get_ipython().run_cell_magic('writefile', 'a.py', 'x = 1\\n')", None, False),
+    ("get_ipython().run_cell_magic('time', '', 'x = (\\n')", None, False),  # a body that does not compile
+    ("get_ipython().run_cell_magic('time', '', r'x = 1\\n')", None, False),  # a raw string: no plain literal
+    ("if a:\n    get_ipython().run_cell_magic('time', '', 'x = 1\\n')", None, False),  # not at the top level
+])
+def test_an_exported_time_cell_runs_its_body_in_place(line: str, body: str | None, expanded: bool) -> None:
+    """`expand_cell_magics`: the body's characters keep the columns of their place in the string literal."""
+    source = "a = 1\n" + line + "\nb = 2\n"
+    found = ipython.expand_cell_magics(source)
+    assert (found is not None) is expanded
+    if found is None:
+        return
+    body_lines = len(ipython.LINES.findall(body))
+    assert found.text == "a = 1\n" + body + ("" if body.endswith("\n") else "\n") + "b = 2\n"
+    literal = line.index(", ", line.index(", ") + 1) + 2  # where the body's string literal starts
+    assert found.place(2, 1) == (2, literal + 1 + (line[literal] == "u") + 1, True)  # its first character, after the quote
+    assert found.place(2 + body_lines, 1) == (3, 1, False)
+    assert found.place(1, 3) == (1, 3, False)
+    for row, code in enumerate(found.text.splitlines()[1:1 + body_lines], 2):  # each character back at its own place
+        for index, char in enumerate(code, 1):
+            at = found.place(row, index)[1] - 1
+            assert line[at] == char or line[at] == "\\" or char in "0 "  # an escape's backslash; a masked escape
