@@ -209,6 +209,7 @@ def _compiles(code: str) -> bool:
     return True
 
 
+TIMED = ["%%time\n{s}", "%%timeit -n 1 -r 1\n{s}", "%%prun -q\n{s}", "%%time\n\n{s}\n", "%%capture\n{s}", "%%time x\n{s}"]
 UNCOMPILED = ["x = (1 +", "def f(:", "for x in y\n    pass", "pip install -q x\nimport os", "git clone url", "print('a'", "x = = 1",
               "return 1", "f(a=1, a=2)", "obj.attr = ", "exit now", "ls = 1 1", "cd ..\nx = 1", "print('%d' % (1,)", "a != b c"]
 
@@ -218,11 +219,15 @@ def test_a_cell_untransformed_is_compiled_by_ipython_as_it_stands(shell) -> None
     it exactly when Python compiles it: a cell that does not compile then certainly raises SyntaxError in the kernel.
     The table's cells and every form of `SYNTAX` and of cells that do not compile, in every place."""
     cells = [(row["cell"], row.get("shadow", [])) for row in ROWS] + [(cell, ["x"]) for cell in ("x y", "x = = 1", "x.y 1")]
-    cells += [(place.format(s=syntax), []) for syntax in SYNTAX + UNCOMPILED for place in PLACES]
+    cells += [(place.format(s=syntax), []) for syntax in SYNTAX + UNCOMPILED for place in PLACES + TIMED]
     magics = set(shell.magics_manager.magics["line"])  # this shell's: an earlier test may have loaded an extension's
     taken = [(cell, shadow) for cell, shadow in cells if ipython.untransformed(ipython.cleanup(cell)[0], shadow, magics)]
-    assert len(taken) > 200
-    assert [cell for cell, shadow in taken if ipython_runs(shell, cell, shadow) is not _compiles(ipython.cleanup(cell)[0])] == []
+    assert len(taken) > 300
+
+    def compiled(cell: str) -> str:  # what IPython compiles: a timed cell's body
+        cleaned = ipython.cleanup(cell)[0]
+        return cleaned.lstrip().partition("\n")[2] if cleaned.lstrip().startswith(("%%time", "%%prun")) else cleaned
+    assert [cell for cell, shadow in taken if ipython_runs(shell, cell, shadow) is not _compiles(compiled(cell))] == []
 
 
 @pytest.mark.parametrize("cell, shadow, autocall, certain", [
@@ -230,12 +235,16 @@ def test_a_cell_untransformed_is_compiled_by_ipython_as_it_stands(shell) -> None
     ("!ls\nfor x in y\n    pass\n", (), False, False),  # an escape: IPython transforms the cell
     ("y = (1,\n  ?x)\n", (), False, False),
     ("files = !ls\nx = (\n", (), False, False),
-    ("%%time\nx = (\n", (), False, False),
     ("git clone url\n", (), False, True),  # one line: no magic, no name of the notebook
     ("ls -la x y\n", (), False, False),  # a line magic the prefilter runs
     ("tok x y\n", ("tok",), False, False),  # an object of the notebook: a Macro or IPyAutocall may be bound to it
     ("exit now\n", (), False, False),  # IPython's ExitAutocall
     ("git clone url\n", (), True, False),  # autocall turned on earlier
+    ("%%time\nfor x in y\n    pass\n", (), False, True),  # the magic compiles its body: the cell's SyntaxError
+    ("%%prun -s cumulative\nx = (\n", (), False, True),
+    ("%%time\nls -la\n", (), False, False),  # a body of one line: automagic
+    ("%%capture\nx = (\n", (), False, False),  # run_cell shows its SyntaxError, Run All goes on
+    ("%%time x = 1\ny = (\n", (), False, False),
 ])
 def test_untransformed(cell: str, shadow: tuple, autocall: bool, certain: bool) -> None:
     assert ipython.untransformed(cell, shadow, autocall=autocall) is certain

@@ -89,6 +89,7 @@ _ESCAPE_START = re.compile(r"^[ \t]*(?:[\w.]+[ \t]*(?:,[ \t]*[\w.]+[ \t]*)*=[ \t
 # What any of IPython's static input transformers acts on (`untransformed`): an escape at the start of a line, an escape
 # after `=` (MagicAssign, SystemAssign), a `?` (HelpEnd).
 _TRANSFORMED = Lazy(r"^[ \t]*[!%?,;/]|=[ \t]*[!%]|\?", re.MULTILINE)
+_TIMED = Lazy(r"[ \t]*%%(?:time|timeit|prun)(?:[ \t]+-[^\r\n]*)?[ \t]*(?:\r\n|\r|\n|$)")  # see `untransformed`
 _ESCAPE = Lazy(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[^}]*\}|[0-7]{1,3}|.)", re.DOTALL)  # one escape of a string literal
 _PIP = Lazy(r"pip[\d.]*")
 _PYTHON = Lazy(r"python[\d.]*|\{sys\.executable\}|\$\{?\w+\}?")  # IPython expands `{sys.executable}` in `!` lines
@@ -161,11 +162,18 @@ def untransformed(source: str, bound: Collection[str] = (), magics: Collection[s
     without bertlint's own reading of strings and brackets); and a cell of one line, which the prefilter reads next,
     starts with no name it may run otherwise: a line magic (any, where `magics` is None), a name an earlier cell binds
     (`bound`: a `Macro` or an `IPyAutocall` object), `exit`/`quit` (IPyAutocall objects of every kernel), or any name
-    where `autocall` (an earlier cell may have turned IPython's autocall on)."""
-    if _TRANSFORMED.search(source):
-        return False
+    where `autocall` (an earlier cell may have turned IPython's autocall on). A `%%time`, `%%timeit` or `%%prun` cell
+    (no statement after the magic's name, options only) is its body: the magic compiles it through `transform_cell`,
+    and its SyntaxError is the cell's (checked with a kernel: Run All stops there; not `%%capture`'s, which
+    `run_cell` shows and Run All goes on)."""
     lines = LINES.findall(source)
     first = _first(lines)
+    if first < len(lines) and _TIMED.match(lines[first]):  # the body, read as a cell of its own
+        source = "".join(lines[first + 1:])
+        lines = LINES.findall(source)
+        first = _first(lines)
+    if _TRANSFORMED.search(source):
+        return False
     if len(lines) - first != 1:
         return True
     name = _SPLIT.match(lines[first].rstrip("\r\n")).group(3).split(".")[0]
