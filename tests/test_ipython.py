@@ -199,3 +199,82 @@ def test_a_script_whose_only_errors_are_escapes_is_a_notebook_export(source: str
 )
 def test_a_script_with_more_than_escapes_wrong_is_not_taken_for_an_export(source: str) -> None:
     assert ipython.mask_script(source) is None
+
+
+def _compiles(code: str) -> bool:
+    try:
+        compile(code, "<cell>", "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+TIMED = ["%%time\n{s}", "%%timeit -n 1 -r 1\n{s}", "%%prun -q\n{s}", "%%time\n\n{s}\n", "%%capture\n{s}", "%%time x\n{s}"]
+UNCOMPILED = ["x = (1 +", "def f(:", "for x in y\n    pass", "pip install -q x\nimport os", "git clone url", "print('a'", "x = = 1",
+              "return 1", "f(a=1, a=2)", "obj.attr = ", "exit now", "ls = 1 1", "cd ..\nx = 1", "print('%d' % (1,)", "a != b c"]
+
+
+def test_a_cell_untransformed_is_compiled_by_ipython_as_it_stands(shell) -> None:
+    """Where `untransformed` says IPython hands the cell to the compiler as it stands (its cleanup done), IPython runs
+    it exactly when Python compiles it: a cell that does not compile then certainly raises SyntaxError in the kernel.
+    The table's cells and every form of `SYNTAX` and of cells that do not compile, in every place."""
+    cells = [(row["cell"], row.get("shadow", [])) for row in ROWS] + [(cell, ["x"]) for cell in ("x y", "x = = 1", "x.y 1")]
+    cells += [(place.format(s=syntax), []) for syntax in SYNTAX + UNCOMPILED for place in PLACES + TIMED]
+    magics = set(shell.magics_manager.magics["line"])  # this shell's: an earlier test may have loaded an extension's
+    taken = [(cell, shadow) for cell, shadow in cells if ipython.untransformed(ipython.cleanup(cell)[0], shadow, magics)]
+    assert len(taken) > 300
+
+    def compiled(cell: str) -> str:  # what IPython compiles: a timed cell's body
+        cleaned = ipython.cleanup(cell)[0]
+        return cleaned.lstrip().partition("\n")[2] if cleaned.lstrip().startswith(("%%time", "%%prun")) else cleaned
+    assert [cell for cell, shadow in taken if ipython_runs(shell, cell, shadow) is not _compiles(compiled(cell))] == []
+
+
+@pytest.mark.parametrize("cell, shadow, autocall, certain", [
+    ("for x in y\n    pass\n", (), False, True),
+    ("!ls\nfor x in y\n    pass\n", (), False, False),  # an escape: IPython transforms the cell
+    ("y = (1,\n  ?x)\n", (), False, False),
+    ("files = !ls\nx = (\n", (), False, False),
+    ("git clone url\n", (), False, True),  # one line: no magic, no name of the notebook
+    ("ls -la x y\n", (), False, False),  # a line magic the prefilter runs
+    ("tok x y\n", ("tok",), False, False),  # an object of the notebook: a Macro or IPyAutocall may be bound to it
+    ("exit now\n", (), False, False),  # IPython's ExitAutocall
+    ("git clone url\n", (), True, False),  # autocall turned on earlier
+    ("%%time\nfor x in y\n    pass\n", (), False, True),  # the magic compiles its body: the cell's SyntaxError
+    ("%%prun -s cumulative\nx = (\n", (), False, True),
+    ("%%time\nls -la\n", (), False, False),  # a body of one line: automagic
+    ("%%capture\nx = (\n", (), False, False),  # run_cell shows its SyntaxError, Run All goes on
+    ("%%time x = 1\ny = (\n", (), False, False),
+])
+def test_untransformed(cell: str, shadow: tuple, autocall: bool, certain: bool) -> None:
+    assert ipython.untransformed(cell, shadow, autocall=autocall) is certain
+
+
+@pytest.mark.parametrize("line, body, expanded", [
+    ("get_ipython().run_cell_magic('time', '', 'x = f(1)\\ny = 2')", "x = f(1)\ny = 2", True),
+    ("get_ipython().run_cell_magic('prun', '-q', 'x = \\'a\\\\\\\\b\\'\\n!ls\\n')", "x = 'a\\\\b'\n0  \n", True),  # masked
+    ("get_ipython().run_cell_magic('time', '', u'x = \"é\\u00e9\"\\n')", 'x = "éé"\n', True),
+    ("get_ipython().run_cell_magic('timeit', '', 'x = 1\\n')", None, False),  # many runs, names that do not persist
+    ("get_ipython().run_cell_magic('capture', '', 'x = 1\\n')", None, False),  # its exception does not stop Run All
+    ("get_ipython().run_cell_magic('writefile', 'a.py', 'x = 1\\n')", None, False),
+    ("get_ipython().run_cell_magic('time', '', 'x = (\\n')", None, False),  # a body that does not compile
+    ("get_ipython().run_cell_magic('time', '', r'x = 1\\n')", None, False),  # a raw string: no plain literal
+    ("if a:\n    get_ipython().run_cell_magic('time', '', 'x = 1\\n')", None, False),  # not at the top level
+])
+def test_an_exported_time_cell_runs_its_body_in_place(line: str, body: str | None, expanded: bool) -> None:
+    """`expand_cell_magics`: the body's characters keep the columns of their place in the string literal."""
+    source = "a = 1\n" + line + "\nb = 2\n"
+    found = ipython.expand_cell_magics(source)
+    assert (found is not None) is expanded
+    if found is None:
+        return
+    body_lines = len(ipython.LINES.findall(body))
+    assert found.text == "a = 1\n" + body + ("" if body.endswith("\n") else "\n") + "b = 2\n"
+    literal = line.index(", ", line.index(", ") + 1) + 2  # where the body's string literal starts
+    assert found.place(2, 1) == (2, literal + 1 + (line[literal] == "u") + 1, True)  # its first character, after the quote
+    assert found.place(2 + body_lines, 1) == (3, 1, False)
+    assert found.place(1, 3) == (1, 3, False)
+    for row, code in enumerate(found.text.splitlines()[1:1 + body_lines], 2):  # each character back at its own place
+        for index, char in enumerate(code, 1):
+            at = found.place(row, index)[1] - 1
+            assert line[at] == char or line[at] == "\\" or char in "0 "  # an escape's backslash; a masked escape

@@ -337,9 +337,10 @@ def test_finding_keeps_the_original_source_line_and_a_cell_local_fix() -> None:
 
 
 def test_a_broken_cell_is_bl901_and_the_others_are_still_linted() -> None:
-    text = nb_json(("code", LOAD), ("code", "def f(:\n    pass\n"), ("code", PAD))
-    assert where(lint(text)) == [(2, 1, 7, "BL901"), (3, 1, 24, "BL101")]
-    assert where(lint(text, ignore=["BL901"])) == [(3, 1, 24, "BL101")]
+    """The cells before it (Run All stops at it: those after it never run, see below)."""
+    text = nb_json(("code", LOAD), ("code", PAD), ("code", "def f(:\n    pass\n"))
+    assert where(lint(text)) == [(2, 1, 24, "BL101"), (3, 1, 7, "BL901")]
+    assert where(lint(text, ignore=["BL901"])) == [(2, 1, 24, "BL101")]
 
 
 def test_other_language_cells_are_not_linted() -> None:
@@ -426,10 +427,10 @@ def test_a_fix_may_delete_the_last_line_of_a_cell(tmp_path: Path) -> None:
 
 def test_fix_goes_on_past_a_broken_cell(tmp_path: Path) -> None:
     path = tmp_path / "nb.ipynb"
-    path.write_text(nb_json(("code", LOAD), ("code", "def f(:\n"), ("code", PAD)), encoding="utf-8")
+    path.write_text(nb_json(("code", LOAD), ("code", PAD), ("code", "def f(:\n")), encoding="utf-8")
     cli("--fix", str(path))
     assert [c["source"] for c in json.loads(path.read_text(encoding="utf-8"))["cells"]][1:] == [
-        "def f(:\n", PAD.replace("pad_to_max_length=True", 'padding="max_length"')]
+        PAD.replace("pad_to_max_length=True", 'padding="max_length"'), "def f(:\n"]
 
 
 def test_diff_shows_the_json_change(tmp_path: Path) -> None:
@@ -493,10 +494,12 @@ def test_top_level_await_in_a_cell_is_no_syntax_error():
 
 
 def test_a_cell_that_does_not_compile_is_bl901_and_the_others_are_linted():
-    """`return` outside a function parses but does not compile: that cell fails when run, at the error; the others run."""
-    text = nb_json(("code", LOAD), ("code", "x = 1\nreturn x\n"), ("code", PAD))
+    """`return` outside a function parses but does not compile: that cell fails when run, at the error; the cells before
+    it run (and Run All stops there)."""
+    text = nb_json(("code", LOAD), ("code", PAD), ("code", "x = 1\nreturn x\n"))
     found = lint(text)
-    assert where(found) == [(2, 2, 1, "BL901"), (3, 1, 24, "BL101")]
+    assert where(found) == [(2, 1, 24, "BL101"), (3, 2, 1, "BL901")]
+    found = found[1:]
     assert found[0].message == "SyntaxError: 'return' outside function"
 
 
@@ -506,9 +509,9 @@ def test_a_cell_repeating_a_keyword_is_bl901_and_a_compile_error_of_some_pythons
     than 20 nested blocks) is no BL901: the cell is linted as written."""
     twice = "enc = tok(['a'], max_length=8, max_length=16)\n"
     nested = "".join(f"{'    ' * depth}for i{depth} in range(1):\n" for depth in range(21)) + "    " * 21 + PAD
-    found = lint(nb_json(("code", LOAD), ("code", twice), ("code", nested)))
-    assert where(found) == [(2, 1, 32, "BL901"), (3, 22, 108, "BL101")]
-    assert found[0].message == "SyntaxError: keyword argument repeated: max_length"
+    found = lint(nb_json(("code", LOAD), ("code", nested), ("code", twice)))
+    assert where(found) == [(2, 22, 108, "BL101"), (3, 1, 32, "BL901")]
+    assert found[1].message == "SyntaxError: keyword argument repeated: max_length"
 
 
 def test_a_repeated_keyword_cell_through_the_cli(tmp_path):
@@ -545,3 +548,13 @@ def test_a_cell_with_a_keyword_argument_repeated_does_not_compile():
     """A compile-time error libcst reads without complaint is still BL901: the check is Python's compiler, not libcst."""
     text = nb_json(("code", LOAD), ("code", "tok('a', truncation=True, truncation=False)\n"), ("code", PAD))
     assert where(lint(text)) == [(2, 1, 27, "BL901"), (3, 1, 24, "BL101")]
+
+
+def test_a_cell_that_does_not_compile_stops_run_all_not_a_kernels_history():
+    """Run All stops at a cell that raises SyntaxError: nothing after it runs. A kernel's input history (the IPython
+    extension's) holds the cells the user ran one by one after it: they ran."""
+    text = nb_json(("code", LOAD), ("code", "for x in y\n    pass\n"), ("code", PAD))
+    assert where(lint(text)) == [(2, 1, 11, "BL901")]
+    chosen = settings(NOTEBOOKS / "_snippet.ipynb")
+    history = notebook.lint_text(text, NOTEBOOKS / "_snippet.ipynb", chosen, target=target_version(chosen, NOTEBOOKS / "_snippet.ipynb", text), history=True)
+    assert where(history) == [(2, 1, 11, "BL901"), (3, 1, 24, "BL101")]

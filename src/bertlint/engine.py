@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
 from bertlint.facts import NEVER, RUNS, Facts, Runtime, liveness, walk
-from bertlint.ipython import mask_script
+from bertlint.ipython import Expansion, expand_cell_magics, mask_script
 from bertlint.parsing import parse_module
 from bertlint.patterns import Lazy
 from bertlint.report import Edit, Finding, Fix, Notice
@@ -209,6 +209,13 @@ def lint_source(source: str, path: Path, settings: "Settings", codes: Iterable[s
         findings = lint_source(masked, path, settings, selected, target=target, reads=reads, notices=notices, runtime=replace(runtime, cells=True))
         return _unmasked(findings, source, masked)
     refusal = _refused(source)
+    expanded = None if refusal is not None or runtime.notebook else expand_cell_magics(source)
+    if expanded is not None:  # a notebook's export whose `%%time` cells run their bodies: linted as that code, in its place
+        inner: list[Notice] = []
+        findings = lint_source(expanded.text, path, settings, selected, target=target, reads=reads, notices=inner, runtime=replace(runtime, cells=True))
+        for notice in inner:
+            _notice(notices, replace(notice, line=expanded.place(notice.line, notice.column)[0]) if notice.line > 0 else notice)
+        return _expanded(findings, source, expanded)
     if refusal is None:
         try:
             module = parse_module(source)
@@ -248,6 +255,27 @@ def _unmasked(findings: list[Finding], source: str, masked: str) -> list[Finding
             fix = None
         out.append(replace(f, fix=fix, source_line=lines[f.line - 1] if 0 < f.line <= len(lines) else f.source_line))
     return out
+
+
+def _expanded(findings: list[Finding], source: str, expanded: Expansion) -> list[Finding]:
+    """The findings of an export's expanded text (`ipython.expand_cell_magics`) at their place in `source`: one in a
+    magic's body on the call's line, at the column of its character in the string literal, without a fix (its text is
+    the literal's, escaped); one after it back by the lines the body added, its fix too where no edit reaches a body."""
+    lines = source_lines(source)
+    out = []
+    for f in findings:
+        line, column, inside = expanded.place(f.line, f.column)
+        end_line, end_column, end_inside = expanded.place(f.end_line, f.end_column)
+        fix = f.fix
+        if fix is not None:
+            edits = [(expanded.place(e.line, e.column), expanded.place(e.end_line, e.end_column), e.content) for e in fix.edits]
+            fix = None if inside or any(a[2] or b[2] for a, b, _ in edits) else replace(fix, edits=tuple(
+                Edit(a[0], a[1], b[0], b[1], content) for a, b, content in edits))
+        if end_inside and not inside or (end_line, end_column) < (line, column):
+            end_line, end_column = line, column + 1
+        out.append(replace(f, line=line, column=column, end_line=end_line, end_column=end_column, fix=fix,
+                           source_line=lines[line - 1] if 0 < line <= len(lines) else f.source_line))
+    return sorted(out, key=lambda f: f.sort_key)
 
 
 PYTHON = "{}.{}.{}".format(*sys.version_info[:3])  # the Python running bertlint: what "Python compiles it" was checked with

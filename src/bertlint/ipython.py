@@ -22,6 +22,7 @@ import keyword
 import re
 import shlex
 import warnings
+from dataclasses import dataclass
 from typing import Collection, Mapping
 
 from bertlint.patterns import Lazy
@@ -85,6 +86,11 @@ _CELL_SCRIPT = re.compile(rf"^(?:{_CELL_MARKER.pattern}|Automatically generated 
 _BLANK = Lazy(r"[^\r\n]")
 # a line that starts with a shell or magic escape, or assigns its output (IPython's SystemAssign and MagicAssign: `files = !ls`)
 _ESCAPE_START = re.compile(r"^[ \t]*(?:[\w.]+[ \t]*(?:,[ \t]*[\w.]+[ \t]*)*=[ \t]*)?[!%]", re.MULTILINE)
+# What any of IPython's static input transformers acts on (`untransformed`): an escape at the start of a line, an escape
+# after `=` (MagicAssign, SystemAssign), a `?` (HelpEnd).
+_TRANSFORMED = Lazy(r"^[ \t]*[!%?,;/]|=[ \t]*[!%]|\?", re.MULTILINE)
+_TIMED = Lazy(r"[ \t]*%%(?:time|timeit|prun)(?:[ \t]+-[^\r\n]*)?[ \t]*(?:\r\n|\r|\n|$)")  # see `untransformed`
+_ESCAPE = Lazy(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[^}]*\}|[0-7]{1,3}|.)", re.DOTALL)  # one escape of a string literal
 _PIP = Lazy(r"pip[\d.]*")
 _PYTHON = Lazy(r"python[\d.]*|\{sys\.executable\}|\$\{?\w+\}?")  # IPython expands `{sys.executable}` in `!` lines
 PIP_OPTIONS_WITH_VALUE = frozenset({
@@ -146,6 +152,34 @@ def _automagic(lines: list[str], first: int, bound: Collection[str], magics: Col
     if escape or not known or name in bound or tail.lstrip()[:1] in ("=", ","):
         return None
     return name
+
+
+def untransformed(source: str, bound: Collection[str] = (), magics: Collection[str] | None = LINE_MAGICS,
+                  autocall: bool = False) -> bool:
+    """IPython certainly compiles the cell `source` (its `cleanup` done) as it stands, so a SyntaxError of Python's is
+    one of IPython's too: no line starts with an escape (`!`, `%`, `?`, the autocall escapes `,` `;` `/`), no `=`
+    precedes `!` or `%` (`x = !ls`), no `?` asks for help anywhere (the static transformers' every trigger, read
+    without bertlint's own reading of strings and brackets); and a cell of one line, which the prefilter reads next,
+    starts with no name it may run otherwise: a line magic (any, where `magics` is None), a name an earlier cell binds
+    (`bound`: a `Macro` or an `IPyAutocall` object), `exit`/`quit` (IPyAutocall objects of every kernel), or any name
+    where `autocall` (an earlier cell may have turned IPython's autocall on). A `%%time`, `%%timeit` or `%%prun` cell
+    (no statement after the magic's name, options only) is its body: the magic compiles it through `transform_cell`,
+    and its SyntaxError is the cell's (checked with a kernel: Run All stops there; not `%%capture`'s, which
+    `run_cell` shows and Run All goes on)."""
+    lines = LINES.findall(source)
+    first = _first(lines)
+    if first < len(lines) and _TIMED.match(lines[first]):  # the body, read as a cell of its own
+        source = "".join(lines[first + 1:])
+        lines = LINES.findall(source)
+        first = _first(lines)
+    if _TRANSFORMED.search(source):
+        return False
+    if len(lines) - first != 1:
+        return True
+    name = _SPLIT.match(lines[first].rstrip("\r\n")).group(3).split(".")[0]
+    if not name.isidentifier():
+        return True
+    return not (autocall or magics is None or name in magics or name in bound or name in ("exit", "quit"))
 
 
 def loaded_magics(source: str, bound: Collection[str] = ()) -> frozenset[str] | None:
@@ -278,6 +312,101 @@ def escaped_export(source: str) -> str | None:
         except (SyntaxError, ValueError):
             return None
     return masked
+
+
+# The cell magics an export's `get_ipython().run_cell_magic(NAME, LINE, BODY)` runs BODY of as the cell's own code: in
+# the user namespace, once, its exception the cell's (Run All stops there). IPython 9.18 `core/magics/execution.py`:
+# `time` and `prun` transform_cell the body and exec it in `user_ns` (checked with a kernel: a raise in the body stops
+# Run All, its names persist). Not `timeit` (its names do not persist, the body runs many times) nor `capture`
+# (`shell.run_cell(cell)` shows the body's exception and Run All goes on).
+EXPORTED_BODIES = frozenset({"time", "prun"})
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """A notebook's export with each top-level `get_ipython().run_cell_magic("time", "", BODY)` line replaced by BODY's
+    lines (masked), and the way back: `spans` holds per expanded call (its line in the export, the source column of
+    each character of each line of BODY)."""
+    text: str
+    spans: tuple[tuple[int, tuple[tuple[int, ...], ...]], ...]
+
+    def place(self, line: int, column: int) -> tuple[int, int, bool]:
+        """(line, column) of the export's text for (line, column) of `text`, and whether it lies in a BODY."""
+        shift = 0
+        for start, columns in self.spans:
+            if line < start + shift:
+                break
+            if line < start + shift + len(columns):
+                row = columns[line - start - shift]
+                return start, (row[column - 1] if 0 < column <= len(row) else row[-1] + 1) + 1, True
+            shift += len(columns) - 1
+        return line - shift, column, False
+
+
+def expand_cell_magics(source: str) -> Expansion | None:
+    """`source` (Python that compiles) with the body of each top-level one-line `get_ipython().run_cell_magic(NAME, LINE,
+    BODY)` of `EXPORTED_BODIES` (Jupyter's export of a `%%time` cell) in its place as code, masked; None where there is
+    none. A body that is no plain one-line string literal, or whose masked text does not compile, is left as it is."""
+    if "run_cell_magic" not in source:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tree = ast.parse(source)
+    lines = LINES.findall(source)
+    spans, out, previous = [], [], 0
+    for stmt in tree.body:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "run_cell_magic"
+                and isinstance(call.func.value, ast.Call) and isinstance(call.func.value.func, ast.Name)
+                and call.func.value.func.id == "get_ipython" and len(call.args) == 3 and not call.keywords
+                and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args)
+                and call.args[0].value in EXPORTED_BODIES and stmt.col_offset == 0 and stmt.lineno == stmt.end_lineno):
+            continue
+        line = lines[stmt.lineno - 1]
+        encoded = line.encode()
+        start = len(encoded[:call.args[2].col_offset].decode())
+        end = len(encoded[:call.args[2].end_col_offset].decode())
+        columns = _literal_columns(line[start:end], call.args[2].value)
+        body = mask(call.args[2].value) if columns is not None else None
+        if body is None or not _parses(body):
+            continue
+        rows, at = [], 0
+        for text in LINES.findall(body) or [""]:
+            rows.append(tuple(start + c for c in columns[at:at + len(text)]) or (start,))
+            at += len(text)
+        spans.append((stmt.lineno, tuple(rows)))
+        out += lines[previous:stmt.lineno - 1]
+        out.append(body if body.endswith(("\n", "\r")) else body + "\n")
+        previous = stmt.lineno
+    if not spans:
+        return None
+    return Expansion("".join(out + lines[previous:]), tuple(spans))
+
+
+def _literal_columns(literal: str, value: str) -> tuple[int, ...] | None:
+    """The column in `literal` (a plain string literal: no prefix but `u`, one line) of each character of its `value`,
+    None where it is anything else."""
+    if literal[:1] in "uU":
+        literal, offset = literal[1:], 1
+    else:
+        offset = 0
+    quote = literal[:1]
+    if quote not in ("'", '"') or literal[:3] == quote * 3 or len(literal) < 2 or literal[-1] != quote:
+        return None
+    columns: list[int] = []
+    chars: list[str] = []
+    pos = 1
+    while pos < len(literal) - 1:
+        match = _ESCAPE.match(literal, pos) if literal[pos] == "\\" else None
+        text = literal[pos:match.end()] if match is not None else literal[pos]
+        try:
+            decoded = ast.literal_eval(quote + text + quote) if match is not None else text
+        except (SyntaxError, ValueError):
+            return None
+        chars.append(decoded)
+        columns += [offset + pos] * len(decoded)
+        pos += len(text)
+    return tuple(columns) if "".join(chars) == value else None
 
 
 def _mask_line(line: str, logical: str, bound: Collection[str], magics: Collection[str] | None) -> str:

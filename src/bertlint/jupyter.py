@@ -116,7 +116,7 @@ class Session:
         settings = settings_for([path.parent])
         text = notebook.from_cells(("code", source) for source in cells)
         notices: list[Notice] = []  # cells bertlint's parser cannot read: said on stderr, as the command line says them
-        findings = notebook.lint_text(text, path, settings, target=target_version(settings, path, text), notices=notices)
+        findings = notebook.lint_text(text, path, settings, target=target_version(settings, path, text), notices=notices, history=True)
         for notice in notices:
             if not last or notice.cell == len(cells):
                 print(f"bertlint: warning: {notice}", file=sys.stderr)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from bertlint import engine, fixer
 from bertlint.facts import Runtime
-from bertlint.ipython import LINE_MAGICS, LINES, cleanup, explain, loaded_magics, mask, writes_script
+from bertlint.ipython import LINE_MAGICS, LINES, cleanup, explain, loaded_magics, mask, untransformed, writes_script
 from bertlint.report import Edit, Finding, Notice
 
 if TYPE_CHECKING:
@@ -107,17 +107,22 @@ def _compiles(tree: ast.Module) -> None:
 class _Module:
     """The masked code cells joined into one module, with the first line of each cell in it."""
 
-    def __init__(self, cells: Iterable[Cell]) -> None:
+    def __init__(self, cells: Iterable[Cell], history: bool = False) -> None:
+        """`history`: the cells are a kernel's input history, each run by hand after the one before, whatever it raised."""
         self.cells: list[Cell] = []
         self.starts: list[int] = []
         self.shifts: list[dict[int, int]] = []  # per cell: the columns IPython's cleanup removed from each line (indent, prompts)
         self.broken: list[tuple[Cell, SyntaxError, str | None]] = []  # with what the cell holds instead of Python
+        self.uncompiled: list[int] = []  # the line of each broken cell that certainly raises SyntaxError in IPython
         bound: set[str] = set()  # the names the cells so far bind at the top level: they shadow automagic
         magics: set[str] | None = set(LINE_MAGICS)  # and the line magics there are: more after `%load_ext`
+        autocall = False  # whether a cell so far may have turned IPython's autocall on
         chunks, line = [], 1
         for cell in cells:
             cleaned, removed = cleanup(cell.source)
             masked = mask(cleaned, bound, magics)
+            certain = untransformed(cleaned, bound, magics, autocall)
+            autocall = autocall or "autocall" in cell.source
             if "load_ext" in cell.source and magics is not None:
                 extra = loaded_magics(cell.source, bound)
                 magics = None if extra is None else magics | extra
@@ -132,7 +137,10 @@ class _Module:
                     if exc.offset:
                         exc.offset += removed.get(exc.lineno, 0)
                     self.broken.append((cell, exc, explain(cell.source, exc.lineno or 1, bound)))
-                    continue
+                    if history or not certain:  # bertlint's reading of IPython's syntax may be what failed: no stop
+                        continue
+                    masked = "0\n"  # Run All stops at this cell (`facts.cell_stops`)
+                    self.uncompiled.append(line)
             if tree is not None:  # None: a newer Python's syntax (a PEP 701 f-string on 3.11), linted, its names unknown here
                 bound |= _top_level_names(tree)
             if masked and not masked.endswith(("\n", "\r")):
@@ -186,19 +194,22 @@ class _Module:
 
 def lint_cells(cells: Iterable[Cell], path: Path, settings: "Settings", codes: Iterable[str] | None = None, *,
                target: "Target", reads: list[str] | None = None, notices: list[Notice] | None = None,
-               accelerator: str | None = None) -> list[Finding]:
+               accelerator: str | None = None, history: bool = False) -> list[Finding]:
     """Findings of the code cells, each placed in its cell (`target`, `reads`, `notices`: as for `engine.lint_source`;
-    `accelerator`: the one the notebook's metadata names). A cell bertlint's parser cannot read (what Python compiles)
-    is left out, with a notice, and the others are linted without it."""
+    `accelerator`: the one the notebook's metadata names; `history`: the cells are a kernel's input history, not a
+    notebook's Run All, so a cell that does not compile stops nothing after it). A cell bertlint's parser cannot read
+    (what Python compiles) is left out, with a notice, and the others are linted without it. A code cell that certainly
+    does not compile in IPython stops Run All: it stands in the joined module as a stop (`facts.cell_stops`)."""
     selected = frozenset(codes) if codes is not None else settings.codes_for(path)
     cells = list(cells)
     runtime = Runtime(notebook=True, accelerator=accelerator)
     left_out: set[int] = set()
     while True:
-        module = _Module(c for c in cells if c.number not in left_out)
+        module = _Module((c for c in cells if c.number not in left_out), history)
         unread: list[Notice] = []
+        stops = dataclasses.replace(runtime, uncompiled=tuple(module.uncompiled))
         findings = [module.place(f) for f in engine.lint_source(module.text, path, settings, selected, target=target, reads=reads,
-                                                                 notices=unread, runtime=runtime)] if module.cells else []
+                                                                 notices=unread, runtime=stops)] if module.cells else []
         if not unread:
             break
         whole = unread[0].line < 1  # no place in a cell (it nests too deeply): the notebook is not linted
@@ -360,14 +371,17 @@ def from_cells(cells: Iterable[tuple[str, str]], metadata: object = None) -> str
 
 
 def lint_text(text: str, path: Path, settings: "Settings", codes: Iterable[str] | None = None, *,
-              target: "Target", reads: list[str] | None = None, notices: list[Notice] | None = None) -> list[Finding]:
-    """`engine.lint_source` for a notebook's JSON text; an invalid notebook is one BL901 finding."""
+              target: "Target", reads: list[str] | None = None, notices: list[Notice] | None = None,
+              history: bool = False) -> list[Finding]:
+    """`engine.lint_source` for a notebook's JSON text (`history`: as for `lint_cells`); an invalid notebook is one BL901
+    finding."""
     try:
         nb = parse(text)
     except NotebookError as exc:
         selected = frozenset(codes) if codes is not None else settings.codes_for(path)
         return [engine.engine_finding("BL901", str(exc), str(path), exc.line, exc.column, "")] if "BL901" in selected else []
-    return lint_cells(nb.cells, path, settings, codes, target=target, reads=reads, notices=notices, accelerator=nb.accelerator)
+    return lint_cells(nb.cells, path, settings, codes, target=target, reads=reads, notices=notices, accelerator=nb.accelerator,
+                      history=history)
 
 
 def apply_edits(text: str, findings: list[Finding], allowed: set[str]) -> tuple[str, list[Finding]]:

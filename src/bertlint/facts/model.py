@@ -34,12 +34,15 @@ class Runtime:
     (run one by one in a kernel), whether it is a script of IPython cells (`# %%` markers, an export that kept its `!pip`
     lines: linted masked, run in a kernel that may hold names of cells since deleted) and the accelerator its saved
     metadata names (Colab's `"accelerator": "TPU"`), and the release of each library it targets where that is known
-    (`releases`: package name -> release, from the target stage; a release that cannot be known is left out)."""
+    (`releases`: package name -> release, from the target stage; a release that cannot be known is left out).
+    `uncompiled`: the lines of a notebook's joined text where a code cell stands that certainly does not compile in
+    IPython, each as one placeholder statement `0` (running it raises SyntaxError: Run All stops there)."""
 
     notebook: bool = False
     accelerator: str | None = None
     cells: bool = False
     releases: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    uncompiled: tuple[int, ...] = ()
 
 
 def per_file(query: Callable[[Any], T]) -> Callable[[Any], T]:

@@ -18,6 +18,9 @@ from the text alone:
   (AttributeError), and `parser.parse_args()` run in a notebook's kernel, whose `-f <connection file>` the parser
   does not take (SystemExit: "unrecognized arguments"; a notebook's module stop, as a library's refusal).
 
+And one of a notebook's Run All: a code cell that does not compile, which raises SyntaxError when it runs
+(`cell_stops`; the notebook stands it in the joined module as one placeholder statement).
+
 One more is probable, not certain: a template's placeholder checkpoint or data file (`placeholder_stops`).
 A call of one of the file's own functions whose body stops (certainly or probably) whenever it runs stops the caller
 there too (`_reaches`: no `return` before that stop, no generator, no decorator but `staticmethod`/`classmethod`), and
@@ -41,6 +44,7 @@ from typing import Iterator, NamedTuple
 import libcst as cst
 
 from bertlint.facts.attribute_stops import kernel_exit, missing_attribute
+from bertlint.facts.cell_stops import uncompiled_cells
 from bertlint.facts.certain_runs import body_of, evaluated_by, run_for_certain
 from bertlint.facts.library_stops import auto_names, forgotten_import, imports_what_is_not_there, refused_call, removed_api
 from bertlint.facts.model import Model, per_file
@@ -195,7 +199,10 @@ def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[st
     every_rule of the stop that calling `func` (the file's function or class, or a method of its class) reaches, or None; `order`: the module's (the
     module's own body only), for a read before the module binds the name."""
     releases = dict(facts.runtime.releases)
+    uncompiled = uncompiled_cells(facts)
     for stmt, small in run_for_certain(body):
+        if stmt in uncompiled:
+            return stmt, True
         if isinstance(small, cst.ImportFrom) and imports_what_is_not_there(facts, small):
             return stmt, True
         evaluated = list(evaluated_by(small))  # read once: the removed-API check and the checks below walk the same nodes
