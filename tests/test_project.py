@@ -1,0 +1,143 @@
+"""Modules of the file's own project (`facts/project.py`): what an import of one binds, proven against execution.
+
+Each case writes a small project, runs its entry point for real (`python path/main.py`, or `python -m pkg.main` from
+the project's root, as its layout needs), where `probe(x)` prints `repr(x)`, and asks the value layer what the
+argument of each `probe` call holds: the value printed, or UNKNOWN, never another value. Cases marked `known` must
+be known (the mechanism works); the others only must not be wrong.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from bertlint import runner
+from bertlint.facts.core import Facts
+from bertlint.facts.nodes import UNKNOWN, dotted
+
+PROBE = "def probe(x):\n    print(repr(x))\n"
+
+CASES = {
+    "from-import-constant": (True, "main.py", {
+        "config.py": 'MODEL_NAME = "bert-base-uncased"\nLR = 5e-2\nSIZES = (8, 16)\n',
+        "main.py": "from config import MODEL_NAME, LR, SIZES\nprobe(MODEL_NAME)\nprobe(LR)\nprobe(SIZES[1])\n"}),
+    "module-attribute": (True, "main.py", {
+        "settings.py": "EPOCHS = 3\nLR = 2e-5 * 2\n",
+        "main.py": "import settings\nimport settings as s\nprobe(settings.LR)\nprobe(s.EPOCHS)\n"}),
+    "class-attribute": (True, "main.py", {
+        "config.py": "class Config:\n    LR = 3e-1\n    NAME = 'roberta-base'\n\n    def show(self):\n        return self.LR\n",
+        "main.py": "from config import Config\nprobe(Config.LR)\nprobe(Config.NAME)\n"}),
+    "dataclass-default": (True, "main.py", {
+        "config.py": "from dataclasses import dataclass\n\n@dataclass\nclass Cfg:\n    lr: float = 1e-3\n    name: str = 'gpt2'\n",
+        "main.py": "from config import Cfg\nprobe(Cfg.lr)\nprobe(Cfg.name)\n"}),
+    "dict-config": (True, "main.py", {
+        "config.py": "CONFIG = {'lr': 4e-5, 'batch_size': 16}\n",
+        "main.py": "from config import CONFIG\nprobe(CONFIG['lr'])\nCONFIG['lr'] = 1e-3\nprobe(CONFIG['lr'])\n"}),
+    "package-relative": (True, "-m pkg.main", {
+        "pkg/__init__.py": "",
+        "pkg/config.py": "LR = 7e-5\n",
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/deep.py": "NAME = 'deep'\n",
+        "pkg/main.py": "from .config import LR\nfrom . import config\nfrom .sub.deep import NAME\nprobe(LR)\nprobe(config.LR)\nprobe(NAME)\n"}),
+    "package-from-root": (True, "-m src.train", {
+        "src/__init__.py": "",
+        "src/config.py": "MODEL = 'distilbert-base-uncased'\n",
+        "src/train.py": "from src.config import MODEL\nfrom src import config\nprobe(MODEL)\nprobe(config.MODEL)\n"}),
+    "chained": (True, "main.py", {
+        "base.py": "LR = 1e-4\n",
+        "config.py": "from base import LR\nSCALED = LR * 10\n",
+        "main.py": "from config import LR, SCALED\nprobe(LR)\nprobe(SCALED)\n"}),
+    "rebound-by-a-global": (False, "main.py", {
+        "config.py": "LR = 1e-3\n\ndef fast():\n    global LR\n    LR = 1e-1\n",
+        "main.py": "import config\nconfig.fast()\nprobe(config.LR)\n"}),
+    "rebound-by-the-importer": (False, "main.py", {
+        "config.py": "LR = 1e-3\nclass C:\n    LR = 2e-3\n",
+        "main.py": "import config\nfrom config import C\nconfig.LR = 5e-1\nC.LR = 6e-1\nprobe(config.LR)\nprobe(C.LR)\n"}),
+    "changed-in-the-module": (False, "main.py", {
+        "config.py": "import os\nCFG = {'lr': 1e-3}\nLR = 1e-3\nif os.environ.get('FAST'):\n    LR = 1e-1\n\ndef bump(c):\n    c['lr'] = 0.5\n\nbump(CFG)\nclass K:\n    LR = 1\n\n    @classmethod\n    def fast(cls):\n        cls.LR = 9\n\nK.fast()\n",
+        "main.py": "from config import CFG, LR, K\nprobe(CFG['lr'])\nprobe(LR)\nprobe(K.LR)\n"}),
+    "class-with-a-base": (False, "main.py", {
+        "config.py": "class Base:\n    LR = 1\nclass Config(Base):\n    pass\nclass Meta(type):\n    LR = 3\nclass M(metaclass=Meta):\n    pass\n",
+        "main.py": "from config import Config, M\nprobe(Config.LR)\nprobe(M.LR)\n"}),
+    "command-line-in-the-module": (False, "main.py", {
+        "config.py": "import argparse\np = argparse.ArgumentParser()\np.add_argument('--lr', type=float, default=1e-3)\nARGS = p.parse_args()\nLR = ARGS.lr\n",
+        "main.py": "from config import LR\nprobe(LR)\n"}),
+    "cycle": (True, "main.py", {
+        "a.py": "import b\nX = 1\n",
+        "b.py": "import a\nY = 2\n",
+        "main.py": "import a\nimport b\nprobe(a.X)\nprobe(b.Y)\n"}),
+}
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def _probes(path: Path) -> list:
+    source = path.read_text()
+    facts = Facts(cst.parse_module(source), source, path)
+    return [facts.evaluate(call.node.args[0].value, call.scope, call.order) for call in facts.calls if dotted(call.node.func) == "probe"]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_an_import_of_the_project_binds_what_the_run_binds(tmp_path: Path, case: str):
+    known, entry, files = CASES[case]
+    files = dict(files)
+    main = entry.split()[-1].replace(".", "/") + ".py" if entry.startswith("-m") else entry
+    files[main] = PROBE + files[main]
+    _write(tmp_path, files)
+    command = [sys.executable, *entry.split()] if entry.startswith("-m") else [sys.executable, str(tmp_path / main)]
+    ran = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=True, env={"PATH": "/usr/bin:/bin"})
+    printed = [eval(line) for line in ran.stdout.splitlines()]  # noqa: S307 - reprs of constants this test wrote
+    answers = _probes(tmp_path / main)
+    assert len(answers) == len(printed)
+    for answer, value in zip(answers, printed):
+        assert answer is UNKNOWN or answer == value, (case, answer, value)
+    if known:
+        assert UNKNOWN not in answers[: 1 if case == "dict-config" else None], (case, answers)
+    else:
+        assert all(answer is UNKNOWN for answer in answers), (case, answers)
+
+
+def test_a_module_not_in_the_project_is_not_looked_for(tmp_path: Path):
+    """A local file named like a library or a standard module is not what bertlint reads (the file's other folders
+    neither: `from utils.config import X` in `scripts/train.py` works only on a `sys.path` bertlint cannot see)."""
+    _write(tmp_path, {"json.py": "LR = 1\n", "torch.py": "LR = 2\n", "utils/config.py": "LR = 3\n",
+                      "scripts/train.py": PROBE + "from json import LR\nprobe(LR)\nfrom utils.config import LR\nprobe(LR)\n",
+                      "main.py": PROBE + "from torch import LR\nprobe(LR)\nimport missing\nprobe(missing.LR)\n"})
+    assert _probes(tmp_path / "main.py") == [UNKNOWN, UNKNOWN]
+    assert _probes(tmp_path / "scripts" / "train.py") == [UNKNOWN, UNKNOWN]
+
+
+TRAIN = """\
+import torch
+from transformers import AutoModelForSequenceClassification
+from config import MODEL_NAME, LR
+
+model = AutoModelForSequenceClassification.from_pretrained(MODEL_NAME, num_labels=2)
+loader = torch.utils.data.DataLoader(torch.load("train.pt"), batch_size=8)
+optimizer = torch.optim.AdamW(model.parameters(), lr=LR)
+for batch in loader:
+    optimizer.zero_grad()
+    model(**batch).loss.backward()
+    optimizer.step()
+"""
+
+
+def test_the_rules_see_it_and_the_cache_notices_the_module_change(tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\npreview = true\n')
+    _write(tmp_path, {"train.py": TRAIN, "config.py": 'MODEL_NAME = "bert-base-uncased"\nLR = 5e-2\n'})
+    first = runner.run([tmp_path / "train.py"], jobs=1)
+    assert [(f.code, f.line) for f in first.findings] == [("BL301", 7)]
+    (tmp_path / "config.py").write_text('MODEL_NAME = "bert-base-uncased"\nLR = 3e-5\n')
+    assert runner.run([tmp_path / "train.py"], jobs=1).findings == []
+    (tmp_path / "config.py").unlink()
+    assert runner.run([tmp_path / "train.py"], jobs=1).findings == []
