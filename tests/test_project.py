@@ -67,6 +67,9 @@ CASES = {
     "command-line-in-the-module": (False, "main.py", {
         "config.py": "import argparse\np = argparse.ArgumentParser()\np.add_argument('--lr', type=float, default=1e-3)\nARGS = p.parse_args()\nLR = ARGS.lr\n",
         "main.py": "from config import LR\nprobe(LR)\n"}),
+    "not-constants": (False, "main.py", {
+        "config.py": "import os\n\ndef get_lr():\n    return 1e-3\n\n(N := 3)\nLR2 = 1\nLR2 += 1\nfor STEP in range(2):\n    pass\nHOME = os.environ.get('HOME', '/root')\n",
+        "main.py": "from config import get_lr, N, LR2, STEP, HOME\nprobe(get_lr())\nprobe(N)\nprobe(LR2)\nprobe(STEP)\nprobe(HOME)\n"}),
     "cycle": (True, "main.py", {
         "a.py": "import b\nX = 1\n",
         "b.py": "import a\nY = 2\n",
@@ -141,3 +144,15 @@ def test_the_rules_see_it_and_the_cache_notices_the_module_change(tmp_path: Path
     assert runner.run([tmp_path / "train.py"], jobs=1).findings == []
     (tmp_path / "config.py").unlink()
     assert runner.run([tmp_path / "train.py"], jobs=1).findings == []
+
+
+def test_a_notebook_reads_the_modules_beside_it(tmp_path: Path):
+    import json
+
+    (tmp_path / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\npreview = true\n')
+    cells = [TRAIN.split("model =")[0], "model =" + TRAIN.split("model =")[1]]
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "source": cell, "outputs": [], "execution_count": None} for cell in cells],
+                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    _write(tmp_path, {"nb/train.ipynb": json.dumps(notebook), "nb/config.py": 'MODEL_NAME = "bert-base-uncased"\nLR = 5e-2\n'})
+    found = runner.run([tmp_path / "nb" / "train.ipynb"], jobs=1).findings
+    assert [(f.code, f.cell, f.line) for f in found] == [("BL301", 2, 3)]
