@@ -8,6 +8,7 @@ be known (the mechanism works); the others only must not be wrong.
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 import textwrap
@@ -15,6 +16,8 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bertlint import runner
 from bertlint.facts.core import Facts
@@ -156,3 +159,63 @@ def test_a_notebook_reads_the_modules_beside_it(tmp_path: Path):
     _write(tmp_path, {"nb/train.ipynb": json.dumps(notebook), "nb/config.py": 'MODEL_NAME = "bert-base-uncased"\nLR = 5e-2\n'})
     found = runner.run([tmp_path / "nb" / "train.ipynb"], jobs=1).findings
     assert [(f.code, f.cell, f.line) for f in found] == [("BL301", 2, 3)]
+
+
+# ---- generated projects: a module's top level built from the ways real config modules bind and change names ----
+
+CONSTANTS = st.sampled_from(["1e-3", "2e-5", "0.5", "3", "'bert-base-uncased'", "'gpt2'", "None", "True", "(8, 16)"])
+NAMES = ("A", "B", "C")
+
+
+@st.composite
+def _statement(draw) -> str:
+    name, other, value = draw(st.sampled_from(NAMES)), draw(st.sampled_from(NAMES)), draw(CONSTANTS)
+    return draw(st.sampled_from([
+        f"{name} = {value}",
+        f"{name} = {other} if '{other}' in dir() else {value}",
+        f"{name} = {value}\nif FLAG:\n    {name} = {draw(CONSTANTS)}",
+        f"if os.environ.get('FAST'):\n    {name} = {value}",
+        f"def set_{name}():\n    global {name}\n    {name} = {value}",
+        f"def set_{name}():\n    global {name}\n    {name} = {value}\nset_{name}()",
+        f"{name} = 1\n{name} += 2",
+        f"for {name} in range(2):\n    pass",
+        f"class K:\n    {name} = {value}",
+        f"class K:\n    {name} = {value}\n\n    @classmethod\n    def fast(cls):\n        cls.{name} = {draw(CONSTANTS)}\nK.fast()",
+        f"K.{name} = {value}",
+        f"from base import {name}",
+        f"D = {{'lr': {value}}}",
+        f"D = {{'lr': {value}}}\n\ndef bump():\n    D['lr'] = {draw(CONSTANTS)}\nbump()",
+        f"E = D\nE['lr'] = {value}",
+    ]))
+
+
+@st.composite
+def _project(draw) -> dict[str, str]:
+    config = "import os\nFLAG = " + draw(st.sampled_from(["True", "False"])) + "\n" + "\n".join(draw(st.lists(_statement(), min_size=1, max_size=5))) + "\n"
+    bound = {target.id for node in ast.parse(config).body for target in ast.walk(node) if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)}
+    bound |= {node.name for node in ast.parse(config).body if isinstance(node, ast.ClassDef)}
+    base = "\n".join(f"{name} = {draw(CONSTANTS)}" for name in NAMES) + "\n"
+    lines = [f"import base\nbase.{draw(st.sampled_from(NAMES))} = {draw(CONSTANTS)}"] if draw(st.booleans()) else []  # before config imports it
+    lines.append("import config")
+    for name in sorted(bound & {*NAMES, "D", "K"}):
+        change = draw(st.sampled_from(["", "config.{} = {}", "setattr(config, '{}', {})", "import config as alias\nalias.{} = {}"]))
+        if change:  # the importer changes the module's name
+            lines.append(change.format(name, draw(CONSTANTS)))
+        read = {"D": "['lr']", "K": ".A"}.get(name, "")
+        lines += [f"probe(config.{name}{read})", f"from config import {name}", f"probe({name}{read})"]
+    return {"base.py": base, "config.py": config, "main.py": PROBE + "\n".join(lines) + "\n"}
+
+
+@settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(_project())
+def test_generated_projects_never_give_another_value(tmp_path_factory, files):
+    root = tmp_path_factory.mktemp("project")
+    _write(root, files)
+    ran = subprocess.run([sys.executable, str(root / "main.py")], cwd=root, capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+    if ran.returncode != 0:
+        return  # a name the run never binds (an arm not taken), an attribute a class lacks: nothing to compare
+    printed = [eval(line) for line in ran.stdout.splitlines()]  # noqa: S307 - reprs of constants this test wrote
+    answers = _probes(root / "main.py")
+    assert len(answers) == len(printed)
+    for answer, value in zip(answers, printed):
+        assert answer is UNKNOWN or answer == value, (files["config.py"], files["main.py"], answer, value)

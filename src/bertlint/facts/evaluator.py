@@ -31,7 +31,6 @@ displays, operators), `reads` (names and the bindings that reach a read), `acces
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 from typing import Any
 
 import libcst as cst
@@ -69,7 +68,7 @@ class Evaluation(Protocol, Sharing, CallFrames, Model):
         self.memo: dict[tuple, Any] = {}
         self.assumed_attributes: dict[tuple, Any] = {}  # (`self.x`, class) -> the value its reads are taken to hold
         self.reaching = Reaching(self)
-        self.import_chain: tuple[Path, ...] = (Path(path).resolve(),) if path is not None else ()  # the project modules evaluated to get here
+        self.imported_by: Evaluation | None = None  # the file whose import of a project module this evaluates (`project`)
 
     def evaluate(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, *, cli: bool = True, frame: Frame | None = None) -> Any:
         """The abstract value of `expr` read in `scope` at `order`: a constant, an `Abstract` value, or UNKNOWN."""

@@ -85,7 +85,7 @@ class Module:
             module = type(self.importer)(cst.parse_module(self.source), self.source, self.path, Runtime(releases=self.importer.runtime.releases))
         except (SyntaxError, ValueError, cst.ParserSyntaxError, RecursionError):
             return None
-        module.import_chain = (*self.importer.import_chain, self.path)
+        module.imported_by = self.importer
         return module
 
 
@@ -117,7 +117,7 @@ class Exports:
         (`Cls.name = ...`, `cls.name = ...` in a class method)."""
         module = self.module.evaluation
         stored = module.stored_attributes
-        if (self.cls, name) in stored or ("cls", name) in stored:
+        if (self.cls, name) in stored or ("cls", name) in stored or _changed_by_importers(self.module.importer, name):
             return UNKNOWN
         read = self._reads.get(name)
         if read is None:
@@ -128,7 +128,7 @@ class Exports:
 def exported(source: Module, name: str) -> Any:
     """The value the module's name `name` holds once the module has run: a constant, a class's `Exports` (an
     `Instance` of kind "exports"), or UNKNOWN."""
-    if not source.readable(name) or source.evaluation is None:
+    if not source.readable(name) or source.evaluation is None or _changed_by_importers(source.importer, name):
         return UNKNOWN
     module = source.evaluation
     scope = module.module_scope
@@ -142,6 +142,19 @@ def exported(source: Module, name: str) -> Any:
             return UNKNOWN  # a function, or a class whose attributes a base, a metaclass or a decorator may supply
         return Instance("exports", None, Exports(source, name))
     return _constant(module, module.named_at(name, scope, None, False, None), name)
+
+
+def _chain(importer):
+    """The importing file and the project modules that import it, nearest first."""
+    while importer is not None:
+        yield importer
+        importer = importer.imported_by
+
+
+def _changed_by_importers(importer, name: str) -> bool:
+    """An importer up the chain may store an attribute `name` on the module or its class before the read
+    (`config.LR = 1e-3`, `setattr(config, key, v)`), which a `from config import LR` after it reads: not followed."""
+    return any(attr in (name, None) for module in _chain(importer) for _base, attr in module.stored_attributes)
 
 
 def _plain(node: cst.ClassDef) -> bool:
@@ -166,7 +179,7 @@ def imported(importer, module: str, level: int, name: str | None) -> Any:
     `name`'s, else what the module exports as `name`. UNKNOWN for anything else."""
     parts = module.split(".") if module else []
     first = parts[0] if parts else name
-    if importer.path is None or level == 0 and first in _NOT_LOOKED_FOR or len(importer.import_chain) >= MAX_CHAIN:
+    if importer.path is None or level == 0 and first in _NOT_LOOKED_FOR or sum(1 for _ in _chain(importer)) >= MAX_CHAIN:
         return UNKNOWN
     found = _module(importer, [*parts, name] if name is not None else parts, level)
     if found is not None:
@@ -180,8 +193,8 @@ def imported(importer, module: str, level: int, name: str | None) -> Any:
 def _module(importer, parts: list[str], level: int) -> Module | None:
     """The project module `parts` (relative to the file's package `level` deep), once per importing file, or None."""
     path = _located(importer, parts, level)
-    if path is None or path in importer.import_chain:
-        return None
+    if path is None or any(module.path is not None and Path(module.path).resolve() == path for module in _chain(importer)):
+        return None  # an import cycle
     return importer.memoised(("project module", str(path)), lambda: _read(importer, path)) or None
 
 
