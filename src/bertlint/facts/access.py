@@ -128,6 +128,8 @@ class Access:
         """An attribute of the file's own class (`Config.lr`) or of an instance of it: the constructor's keyword of a
         dataclass, else what `__init__` alone assigns to `self.attr` for this construction, else the class-level value.
         None for what is no such instance; UNKNOWN for a class with bases, or an attribute set elsewhere too."""
+        if isinstance(value, Instance) and value.kind == "exports":
+            return value.detail.get(attr)  # a module of the project, or a class of one
         if not isinstance(value, Instance) or value.kind not in ("instance", "class"):
             return None
         cls = value.detail

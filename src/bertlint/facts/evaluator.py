@@ -43,8 +43,9 @@ from bertlint.facts.functions import Passed
 from bertlint.facts.items import Items
 from bertlint.facts.iteration import Iteration
 from bertlint.facts.model import Model, Runtime
-from bertlint.facts.nodes import UNKNOWN, Call, Scope
+from bertlint.facts.nodes import UNKNOWN, Call, Scope, dotted
 from bertlint.facts.operators import Operators
+from bertlint.facts.project import imported
 from bertlint.facts.protocol import Protocol
 from bertlint.facts.reaching import Reaching
 from bertlint.facts.reads import Reads
@@ -67,6 +68,7 @@ class Evaluation(Protocol, Sharing, CallFrames, Model):
         self.memo: dict[tuple, Any] = {}
         self.assumed_attributes: dict[tuple, Any] = {}  # (`self.x`, class) -> the value its reads are taken to hold
         self.reaching = Reaching(self)
+        self.imported_by: Evaluation | None = None  # the file whose import of a project module this evaluates (`project`)
 
     def evaluate(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, *, cli: bool = True, frame: Frame | None = None) -> Any:
         """The abstract value of `expr` read in `scope` at `order`: a constant, an `Abstract` value, or UNKNOWN."""
@@ -103,6 +105,22 @@ class Evaluation(Protocol, Sharing, CallFrames, Model):
             index = cst.Integer(str(key)) if isinstance(key, int) else cst.SimpleString(repr(key))
             found = self._elements[(id(expr), key)] = cst.Subscript(expr, [cst.SubscriptElement(cst.Index(index))])
         return found
+
+    def project_import(self, alias: cst.CSTNode) -> Any:
+        """What the import `alias` binds when it finds a module of the file's own project (`project`), else UNKNOWN."""
+        stmt = self._import_statements.get(id(alias))
+        if isinstance(stmt, cst.Import):
+            name = dotted(alias.name)
+            return imported(self, name if alias.asname is not None else name.split(".", 1)[0], 0, None)
+        if isinstance(stmt, cst.ImportFrom) and isinstance(alias.name, cst.Name):
+            return imported(self, dotted(stmt.module) if stmt.module is not None else "", len(stmt.relative), alias.name.value)
+        return UNKNOWN
+
+    @functools.cached_property
+    def _import_statements(self) -> dict[int, cst.CSTNode]:
+        """Each alias's `import` or `from ... import` statement (a line may hold several: `import a; from b import c`)."""
+        return {id(alias): small for _name, alias, stmt in self.import_nodes for small in getattr(stmt, "body", ())
+                if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar) and any(a is alias for a in small.names)}
 
     def passed(self, site: Call, frame: Frame | None = None) -> Passed | None:
         """What the call `site` passes, its `*`/`**` arguments spread where known element by element (`Items.spread`),

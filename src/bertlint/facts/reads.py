@@ -157,6 +157,8 @@ class Reads:
         return value
 
     def _constant_of(self, event: Event, owner: Scope) -> Any:
+        if event.op == "import":
+            return constant(self.f.project_import(event.value))  # a constant of a module of the project
         return constant(self.bound(event, owner)) if event.op in ("assign", "for") and event.whole is not None else UNKNOWN
 
     def _mutated(self, first: Event, owner: Scope, later: list[Event]) -> Any:
@@ -268,6 +270,9 @@ class Reads:
             return self.appended(owner, changes, len(after))
         if event.op in ("assign", "for") and event.whole is not None:
             found = self.bound(event, owner)
+            return found if isinstance(found, Abstract) else UNKNOWN
+        if event.op == "import":
+            found = self.f.project_import(event.value)  # a module of the project, or a class of one
             return found if isinstance(found, Abstract) else UNKNOWN
         if event.op == "def" and isinstance(event.value, cst.FunctionDef):
             return self.function_value(event.value, owner)
