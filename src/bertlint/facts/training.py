@@ -147,14 +147,16 @@ def _load_dtype(facts: Facts, load: ModelLoad, version: tuple[int, ...]) -> Any:
     return UNKNOWN if stored is None else "half" if stored in _HALF_DTYPES else "fp32"
 
 
-def weight_dtype(facts: Facts, version: tuple[int, ...]) -> Any:
-    """How the trained model's weights are held: "quantized", "half" (16-bit), "fp32", or UNKNOWN."""
+def weight_dtype(facts: Facts, version: tuple[int, ...], trained: ModelLoad | None = None) -> Any:
+    """How the trained model's weights are held: "quantized", "half" (16-bit), "fp32", or UNKNOWN. `trained`: the load
+    of the model that trains, where the caller knows it (a model loaded again to evaluate a saved checkpoint, a
+    teacher, a reference model do not say how it trains); else every load of the file counts."""
     for call in facts.calls:
         if call.method in ("half", "bfloat16", "to") and call.receiver is not None:
             recv = facts.kind(call.receiver, call.scope, call.order)
             if recv is not None and recv.kind == "model" and (call.method != "to" or any(_dtype_named(facts, a.value, call) == "half" for a in call.node.args)):
                 return "half"
-    found = {_load_dtype(facts, load, version) for load in facts.model_loads}
+    found = {_load_dtype(facts, load, version) for load in ((trained,) if trained is not None else facts.model_loads)}
     for dtype in ("quantized", "half", UNKNOWN):
         if dtype in found:
             return dtype
@@ -213,9 +215,10 @@ def lightning_precision(facts: Facts, trainer: Call) -> bool | None:
     return LIGHTNING_PRECISION.get(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else None
 
 
-def mixed_precision(facts: Facts, version: tuple[int, ...]) -> bool | None:
-    """True if the run uses 16-bit/mixed precision or quantization somewhere, False if plainly not, None if unknown."""
-    weights = weight_dtype(facts, version)
+def mixed_precision(facts: Facts, version: tuple[int, ...], trained: ModelLoad | None = None) -> bool | None:
+    """True if the run uses 16-bit/mixed precision or quantization somewhere, False if plainly not, None if unknown
+    (`trained`: as for `weight_dtype`)."""
+    weights = weight_dtype(facts, version, trained)
     amp = amp_enabled(facts)
     if weights in ("half", "quantized") or amp is True:
         return True

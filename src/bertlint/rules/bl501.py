@@ -24,7 +24,7 @@ class LargeModelWithoutMixedPrecision(Rule):
         if known is None or not facts.is_training or fails_before_a_step(facts) or trains_on_a_handful(facts) or uses_peft(facts) or freezes_parameters(facts) or asks_for_tpu(facts) or runs_on_mps(facts):
             return  # a part frozen: what trains (a head?) is not the model; on Apple MPS the CUDA switches of the help do not apply; on a TPU, XLA already multiplies fp32 in bf16 and none of the GPU switches of the help apply
         load, info = known
-        if info.params < LARGE or mixed_precision(facts, ctx.version) is not False or _class_removed(load.class_name, ctx.version):
+        if info.params < LARGE or mixed_precision(facts, ctx.version, load) is not False or _class_removed(load.class_name, ctx.version):
             return  # a TF/Flax class the target no longer ships: the load raises (BL606) and nothing trains
         t5 = knowledge.t5_overflows_fp16(checkpoint=info.id, class_name=load.class_name, info=info)  # fp16 overflows there (BL306): bf16 only
         ctx.report(
