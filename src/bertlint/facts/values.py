@@ -46,6 +46,11 @@ class Given(NamedTuple):
     spelling: cst.CSTNode | None
     alone: bool
 
+    @property
+    def explicit(self) -> bool:
+        """Passed as a keyword argument of the call itself (not by a `**mapping`)."""
+        return isinstance(self.at, cst.Arg) and self.at.value is self.value
+
     def spelt(self, keyword: str) -> str:
         """`keyword` written where this one is spelt: a name, or a string key in the same quotes."""
         key = self.spelling
