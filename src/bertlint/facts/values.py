@@ -120,7 +120,8 @@ class Values(Evaluation):
         return UNKNOWN if hidden else None
 
     def gives(self, call: Call, keyword: str) -> Any:
-        """Whether `call` passes `keyword` (`given`): True, False, or UNKNOWN (a `**` of unknown keys may)."""
+        """Whether `call` passes `keyword` as a keyword (`given`; a `*sequence` passes none): True, False, or UNKNOWN (a
+        `**` of unknown keys may, or the call raises a TypeError)."""
         found = self.given(call, -1, keyword)
         return UNKNOWN if found is UNKNOWN else found is not None
 
