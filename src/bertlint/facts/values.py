@@ -109,8 +109,8 @@ class Values(Evaluation):
         if not call.has_star_args or index < 0 and not call.has_double_star:  # (a `*sequence` passes no keyword)
             arg = call.arg(index, keyword)
             return arg.value if arg is not None else None
-        found = self.passed(call)
-        if found is None:
+        found = self.memoised(("passed", id(call)), lambda: self.passed(call))
+        if found is None or found is UNKNOWN:  # (UNKNOWN: asked again while being found)
             return UNKNOWN
         positional, keywords, hidden, _ = found
         if keyword is not None and keyword in keywords:
@@ -130,11 +130,18 @@ class Values(Evaluation):
         of a `**mapping` whose keys are known too. Only the explicit ones where the call raises a TypeError (a keyword
         given twice)."""
         explicit = {k: Given(a.value, a, a.keyword, True) for k, a in call.kwargs.items()}
-        found = self.passed(call) if call.has_double_star else None
-        if found is None:
+        found = self.memoised(("passed", id(call)), lambda: self.passed(call)) if call.has_double_star else None
+        if found is None or found is UNKNOWN:
             return explicit
         stars = [a for a in call.node.args if a.star == "**"]
         return {k: explicit[k] if k in explicit else self._spelt(call, stars, k, v) for k, v in found[1].items()}
+
+    def renaming(self, call: Call, given: Given, new: str) -> tuple[cst.CSTNode, str] | None:
+        """The rewrite that renames the keyword `given` (one of `keywords(call)`) to `new` where the file spells it: only
+        where that spelling reaches this call alone and `new` is certainly not passed already; else None."""
+        if given.spelling is None or not given.alone or self.gives(call, new) is not False:
+            return None
+        return given.spelling, given.spelt(new)
 
     def keyword_at(self, call: Call, keyword: str) -> cst.CSTNode:
         """Where the file spells the `keyword` that `call` passes (`keywords`: its argument, a key of the dict it

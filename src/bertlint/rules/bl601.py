@@ -43,9 +43,8 @@ class RemovedTrainingArgument(Rule):
                 if status == "removed":
                     message += (": this line raises " if arg.explicit else f": the `{owner}(...)` it is passed to raises ") + error.format(cls=owner, name=first) + (
                         f" (`{first}`, passed before `{keyword}`, is removed too)" if first != keyword else "")
-                fix = None
-                if entry.rename and replacement == entry.replacement and arg.spelling is not None and arg.alone and ctx.facts.gives(call, replacement) is False:
-                    fix = [Replacement(arg.spelling, arg.spelt(replacement))]
+                renaming = ctx.facts.renaming(call, arg, replacement) if entry.rename and replacement == entry.replacement else None
+                fix = [Replacement(*renaming)] if renaming else None
                 ctx.report(
                     arg.at, message, help=self._help(entry, replacement), fix=fix,
                     severity="error" if status == "removed" else "warning",

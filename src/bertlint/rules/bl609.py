@@ -48,7 +48,7 @@ class UnknownTokenizerKeyword(Rule):
                     arg.at,
                     f"`{keyword}=` is not a tokenizer keyword (did you mean `{nearest[0]}=`?): {_effect(ctx, keyword)}",
                     help=f"rename it to `{nearest[0]}=`",
-                    fix=None if nearest[0] in given or arg.spelling is None or not arg.alone else [Replacement(arg.spelling, arg.spelt(nearest[0]))],
+                    fix=[Replacement(*renaming)] if (renaming := facts.renaming(call, arg, nearest[0])) else None,
                     runs=call.node,
                 )
 

@@ -79,9 +79,8 @@ class LibraryDrift(Rule):
                     f": {'this' if arg.explicit else 'the'} call raises {error.format(name=first)}" + (f" (`{first}`, passed before `{keyword}`, is refused too)" if first != keyword else "")
                     if raises else "")
                 replacement = _spelling_at(table, entry, version)
-                fix = None
-                if replacement is not None and arg.spelling is not None and arg.alone and ctx.facts.gives(call, replacement) is False:
-                    fix = [Replacement(arg.spelling, arg.spelt(replacement))]
+                renaming = ctx.facts.renaming(call, arg, replacement) if replacement is not None else None
+                fix = [Replacement(*renaming)] if renaming else None
                 ctx.report(
                     arg.at, message, runs=call.node, severity=severity, fix=fix, fix_message=f"rename `{keyword}` to `{replacement}`",
                     help=(f"use `{replacement}=` instead" if replacement else _config_help(ctx, call, keyword, entry.extra["config"], version, args_at)
