@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from bertlint.facts import UNKNOWN, Facts
+from bertlint.facts import UNKNOWN, Facts, padding_of
 from test_values_differential import PRELUDE, run
 
 OPTIMIZER = "torch.optim.AdamW(model.parameters(), {})\n"
@@ -61,15 +61,15 @@ def _call(facts: Facts, short: str):
 def test_python_s_binding_of_a_keyword(source: str, lr, given):
     facts = _facts("from torch.optim import AdamW\n" + source)
     call = _call(facts, "AdamW")
-    assert facts.arg_value(call, 1, "lr", default="absent") == lr if lr is not UNKNOWN else facts.arg_value(call, 1, "lr", default="absent") is UNKNOWN
-    assert facts.gives(call, "lr") is given if given is not UNKNOWN else facts.gives(call, "lr") is UNKNOWN
+    value = facts.arg_value(call, 1, "lr", default="absent")
+    assert value is UNKNOWN if lr is UNKNOWN else value == lr
+    assert facts.gives(call, "lr") is given
 
 
 def test_presence_questions_take_an_unresolved_spread_as_maybe_given():
     """`passes` (a value other than None) and `padding_of`'s defaults: a `**` of unknown keys may hold the keyword."""
     facts = _facts('from transformers import AutoTokenizer\nimport json\ntok = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
                    'opts = json.load(open("c.json"))\nenc = tok(["a b"], **opts)\nknown = tok(["a b"], **{"padding": True})\n')
-    from bertlint.facts import padding_of
     unresolved, resolved = [c for c in facts.tokenizer_calls]
     assert facts.passes(unresolved, "attention_mask") and facts.gives(unresolved, "truncation") is UNKNOWN
     pad = padding_of(facts, unresolved)
