@@ -12,7 +12,8 @@ The sites (each counted once per call):
 - `tokenize.padding`, `tokenize.max_length`: the keyword passed resolves to a constant.
 
 A keyword that is not passed (the library default applies, nothing to evaluate) is no site, unless the call passes
-`**kwargs`, which hides it: then it is an unknown site stopped by `**kwargs`. An unknown site is followed from the
+a `**mapping` whose keys are not known, which may hide it: then it is an unknown site stopped by `**kwargs` (a
+keyword passed through a `**mapping` of known keys is the item it passes: `Values.given`). An unknown site is followed from the
 expression through the bindings the file shows to the first construct the evaluator could not see through
 (`stopper`): a parameter no call site explains, a `for` target, an attribute of an unknown object, a library call
 (`json.load`, `yaml.safe_load`), ...
@@ -119,8 +120,11 @@ def file_sites(facts: Facts, path: str) -> list[Site]:
         found.append((call.node, kind, ok(value), "" if ok(value) else stop.why(expr, call.scope, call.order)))
 
     def keyword(call: Call, kind: str, name: str, index: int | None = None) -> None:
-        arg = call.kwargs.get(name) or (call.arg(index) if index is not None else None)
-        constant(call, kind, arg.value if arg is not None else None)
+        expr = facts.given(call, -1 if index is None else index, name)  # a `**mapping` of known keys spread
+        if expr is UNKNOWN:
+            found.append((call.node, kind, False, "**kwargs"))
+        elif expr is not None:
+            constant(call, kind, expr)
 
     tokenizer_calls = {id(c.node) for c in facts.tokenizer_calls}
     training_args = {id(c.node) for c in facts.training_args}

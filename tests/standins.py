@@ -224,7 +224,7 @@ class Tokenizer:
         return cls(_rec().record("load_tokenizer", checkpoint=checkpoint))
 
     def __call__(self, text=None, text_pair=None, **kwargs):
-        answers = {"texts": text, **{k: kwargs[k] for k in _TOKENIZE_KEYWORDS if k in kwargs}}
+        answers = {"texts": text, **{k: kwargs[k] for k in _TOKENIZE_KEYWORDS if k in kwargs}, **{f"{k}_given": k in kwargs for k in _TOKENIZE_KEYWORDS}}
         site = _rec().record("tokenize", **answers)
         rows = len(text) if isinstance(text, (list, tuple)) else 1
         keys = ["input_ids"] + (["attention_mask"] if kwargs.get("return_attention_mask", True) else [])

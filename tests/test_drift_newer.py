@@ -213,6 +213,9 @@ WORDS = "from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretra
         ("is_pretokenized=True, is_split_into_words=True", "5.23", [("error", False)]),
         ("is_split_into_words=True", "3.1", [("warning", True)]),
         ("is_split_into_words=True", "3.2", []),
+        ("**{'is_pretokenized': True}", "4.0", [("error", True)]),  # a `**` display's key, reaching this call alone
+        ("**{'is_pretokenized': True}, is_split_into_words=True", "4.0", [("error", False)]),  # the new name passed already
+        ("**{'is_split_into_words': True}", "4.0", []),
     ],
 )
 def test_bl617_by_version(kw, version, expected):

@@ -136,7 +136,7 @@ def test_bl601_resolves_aliases_and_subclasses_of_the_arguments():
     assert "SFTConfig.__init__()" in found[2].message
 
 
-def test_bl601_silent_on_a_local_class_and_on_unpacked_dicts():
+def test_bl601_silent_on_a_local_class():
     src = """
         from transformers import TrainingArguments as HfArgs
 
@@ -144,9 +144,35 @@ def test_bl601_silent_on_a_local_class_and_on_unpacked_dicts():
             return kw
 
         a = TrainingArguments(no_cuda=True, evaluation_strategy="epoch")
-        b = HfArgs(**{"no_cuda": True})
+        b = HfArgs(**{"use_cpu": True})
     """
     assert findings(src, "5.0", "BL601") == []
+
+
+def test_bl601_sees_the_keys_of_a_spread_dict_where_they_are_spelt():
+    """A `**mapping` of known keys passes them (Python's binding): the finding sits at the dict's key, a rename fix
+    only where the display reaches this call alone and the new name is certainly not passed."""
+    src = """
+        from transformers import TrainingArguments
+
+        cfg = {"output_dir": "o",
+               'evaluation_strategy': "epoch"}
+        args = TrainingArguments(**cfg)
+    """
+    found = findings(src, "5.0", "BL601")
+    assert [(f.line, f.column) for f in found] == [(5, 8)]
+    assert "the `TrainingArguments(...)` it is passed to raises" in found[0].message
+    assert "'eval_strategy': \"epoch\"" in fixed(src, "5.0", "BL601")
+    shared = src + "    other = TrainingArguments(**cfg)\n"
+    assert [(f.line, f.fix is None) for f in findings(shared, "5.0", "BL601")] == [(5, True)]  # one finding (same key), no fix
+    built = src.replace("args = ", "cfg.update(seed=1)\n        args = ")  # changed since: reported at the `**` argument
+    assert [(f.line, f.column, f.fix is None) for f in findings(built, "5.0", "BL601")] == [(7, 26, True)]
+    unknown = src.replace("**cfg)", "**{**cfg, **extra})")  # a mapping whose keys are not all known: nothing said
+    assert findings(unknown, "5.0", "BL601") == []
+    beside = src.replace("**cfg)", "**cfg, **extra)")  # cfg's keys are passed whatever another `**` holds
+    assert [f.line for f in findings(beside, "5.0", "BL601")] == [5]
+    twice = src.replace("**cfg)", 'evaluation_strategy="no", **cfg)')  # given twice: a TypeError; only the explicit one
+    assert [f.line for f in findings(twice, "5.0", "BL601")] == [6]
 
 
 def test_bl601_covers_every_field_transformers_5_removed():

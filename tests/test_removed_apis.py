@@ -45,6 +45,10 @@ def stop(source: str, releases=NEWEST, path: Path = Path("train.py"), **runtime)
      "m = transformers.BertModel.from_pretrained('b', use_auth_token='hf_x')"),
     ("from transformers import AutoModel\ndef main():\n    pass\nif __name__ == '__main__':\n    m = AutoModel.from_pretrained('b', load_in_8bit=False)\n",
      "m = AutoModel.from_pretrained('b', load_in_8bit=False)"),  # even False reaches `__init__`
+    ("from transformers import AutoModel\nkw = {}\nm = AutoModel.from_pretrained('b', load_in_8bit=True, **kw)\n",
+     "m = AutoModel.from_pretrained('b', load_in_8bit=True, **kw)"),  # an empty mapping passes nothing
+    ("from transformers import AutoModel\nkw = dict(load_in_8bit=True)\nm = AutoModel.from_pretrained('b', **kw)\n",
+     "m = AutoModel.from_pretrained('b', **kw)"),  # a mapping's known keys are keywords
 ])
 def test_a_removed_api_stops_the_run_on_the_newest_release(source, expected):
     assert stop(source) == expected
@@ -59,7 +63,9 @@ def test_a_removed_api_stops_the_run_on_the_newest_release(source, expected):
     "from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained('b', use_auth_token=True)\n",  # a tokenizer swallows it
     "from transformers import AutoModel\nm = AutoModel.from_pretrained('b', token='hf_x')\n",
     "from transformers import AutoModel\nm = AutoModel.from_pretrained('b', trust_remote_code=True, load_in_8bit=True)\n",  # the Hub's class
-    "from transformers import AutoModel\nkw = {}\nm = AutoModel.from_pretrained('b', load_in_8bit=True, **kw)\n",
+    "import json\nfrom transformers import AutoModel\nkw = json.load(open('c.json'))\nm = AutoModel.from_pretrained('b', load_in_8bit=True, **kw)\n",  # may hold trust_remote_code
+    "from transformers import AutoModel\nkw = {'trust_remote_code': True}\nm = AutoModel.from_pretrained('b', load_in_8bit=True, **kw)\n",
+    "from transformers import AutoModel\nkw = {'load_in_8bit': True}\nm = AutoModel.from_pretrained('b', **kw, trust_remote_code=True)\n",
     "from transformers import TFAutoModel\nm = TFAutoModel.from_pretrained('b', load_in_8bit=True)\n",  # not the PyTorch source read
     "import sys\nfrom transformers import AutoModel\nif sys.argv[1:]:\n    m = AutoModel.from_pretrained('b', load_in_8bit=True)\n",  # under a branch
     "try:\n    from torchtext.data import Field\nexcept ImportError:\n    from torchtext.legacy.data import Field\n",  # guarded
@@ -206,6 +212,10 @@ BNB = "import torch\nfrom transformers import BitsAndBytesConfig\n"
     (TOKENIZER + "x = tok.encode('a b', return_tensors='tf')\n", {"transformers": (5, 24, 0)}, True),
     (TOKENIZER + "x = tok.pad({'input_ids': [[5, 6], [7]]}, return_tensors='tf')\n", {"transformers": (5, 24, 0)}, True),
     (TOKENIZER + "KIND = 'tf'\nx = tok('a b', return_tensors=KIND)\n", {"transformers": (5, 24, 0)}, True),  # the value layer's constant
+    (TOKENIZER + "TOK = {'padding': True, 'return_tensors': 'tf'}\nx = tok(['a b'], **TOK)\n", {"transformers": (5, 24, 0)}, True),  # a known `**`
+    (TOKENIZER + "TOK = {'padding': True, 'return_tensors': 'pt'}\nx = tok(['a b'], **TOK)\n", {"transformers": (5, 24, 0)}, False),
+    ("from transformers import AutoTokenizer\nLOAD = {'trust_remote_code': True}\ntok = AutoTokenizer.from_pretrained('x/y', **LOAD)\n"
+     "x = tok('a b', return_tensors='tf')\n", {"transformers": (5, 24, 0)}, False),  # a Hub tokenizer's own code, asked through `**`
     (TOKENIZER + "x = tok('a b', return_tensors='pt')\n", {"transformers": (5, 24, 0)}, False),
     (TOKENIZER + "x = tok('a b', return_tensors='tf')\n", {"transformers": (4, 57, 6)}, False),  # 4.x makes TensorFlow tensors
     (TOKENIZER + "x = tok.batch_decode([[5]], return_tensors='tf')\n", {"transformers": (5, 24, 0)}, False),  # a method not checked
@@ -232,7 +242,9 @@ def test_a_keyword_value_the_target_refuses(source, releases, expected):
     ("from transformers import TrainingArguments\na = TrainingArguments('o', learning_rate=2e-5, eval_strategy='epoch')\n", {"transformers": (5, 24, 0)}, False),
     ("from transformers import TrainingArguments\na = TrainingArguments('o', evaluation_strategy='epoch')\n", {"transformers": (5, 24, 0)}, False),  # BL601's
     ("from transformers import Seq2SeqTrainingArguments\na = Seq2SeqTrainingArguments('o', predict_with_generate=True)\n", {"transformers": (5, 24, 0)}, False),
-    ("from transformers import TrainingArguments\nkw = {'beta': 0.1}\na = TrainingArguments('o', beta=0.1, **kw)\n", {"transformers": (5, 24, 0)}, False),
+    ("import json\nfrom transformers import TrainingArguments\nkw = json.load(open('c.json'))\na = TrainingArguments('o', **kw)\n", {"transformers": (5, 24, 0)}, False),
+    ("from transformers import TrainingArguments\nkw = {'beta': 0.1}\na = TrainingArguments('o', **kw)\n", {"transformers": (5, 24, 0)}, True),  # a known key
+    ("from transformers import TrainingArguments\nkw = {'seed': 1}\na = TrainingArguments('o', **kw)\n", {"transformers": (5, 24, 0)}, False),
     ("from transformers import TrainingArguments\na = TrainingArguments('o', beta=0.1)\n", {"transformers": (5, 25, 0)}, False),  # past what is known
     ("from trl import DPOConfig\na = DPOConfig('o', beta=0.1)\n", {"transformers": (5, 24, 0)}, False),
 ])
@@ -312,8 +324,12 @@ LOAD = "from transformers import AutoModelForCausalLM, BitsAndBytesConfig\n"
      "m = AutoModelForCausalLM.from_pretrained('x', load_in_8bit=True, quantization_config=bnb)\n", {"transformers": (4, 57, 6)}, False),
     (LOAD + "m = AutoModelForCausalLM.from_pretrained('x', load_in_8bit=True, quantization_config=BitsAndBytesConfig(), trust_remote_code=True)\n",
      {"transformers": (4, 57, 6)}, False),  # a Hub model's own class
+    (LOAD + "import json\nkw = json.load(open('k.json'))\nm = AutoModelForCausalLM.from_pretrained('x', load_in_8bit=True, quantization_config=BitsAndBytesConfig(), **kw)\n",
+     {"transformers": (4, 57, 6)}, False),  # a mapping of unknown keys may hold trust_remote_code
     (LOAD + "kw = {}\nm = AutoModelForCausalLM.from_pretrained('x', load_in_8bit=True, quantization_config=BitsAndBytesConfig(), **kw)\n",
-     {"transformers": (4, 57, 6)}, False),
+     {"transformers": (4, 57, 6)}, True),  # an empty mapping passes nothing
+    (LOAD + "kw = {'load_in_8bit': True, 'quantization_config': BitsAndBytesConfig()}\nm = AutoModelForCausalLM.from_pretrained('x', **kw)\n",
+     {"transformers": (4, 57, 6)}, True),  # a mapping's known keys are keywords
     ("from peft import AutoPeftModelForCausalLM\nfrom transformers import BitsAndBytesConfig\n"
      "m = AutoPeftModelForCausalLM.from_pretrained('x', load_in_8bit=True, quantization_config=BitsAndBytesConfig())\n", {"transformers": (4, 57, 6)}, False),
 ])

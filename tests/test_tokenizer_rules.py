@@ -49,11 +49,11 @@ def test_bl102_fires_for_dynamic_padding_with_a_length(padding):
         'tok(["a", "b"], padding=True, truncation=False, max_length=64)',
         'tok(["a", "b"], padding="max_length", truncation=True, max_length=64)',
         'tok(["a", "b"], padding=True)',
-        'tok(["a", "b"], padding=True, max_length=64, **extra)',
+        'tok(["a", "b"], padding=True, max_length=64, **extra)',  # a mapping of unknown keys: may hold `truncation`
     ],
 )
 def test_bl102_silent(call):
-    assert only("BL102", HEADER + "extra = {}\n" + f"enc = {call}\n") == []
+    assert only("BL102", HEADER + "import json\nextra = json.load(open('x.json'))\n" + f"enc = {call}\n") == []
 
 
 def test_bl102_fix_adds_truncation():
@@ -473,3 +473,18 @@ def test_bl609_silent_for_keywords_that_are_not_misspellings(keyword):
 def test_bl609_resolves_the_receiver():
     source = "from transformers import AutoModel as T\nm = T.from_pretrained('bert-base-uncased')\nout = m(ids, truncate=True)\n"
     assert only("BL609", source) == []  # a model, not a tokenizer
+
+
+@pytest.mark.parametrize(("code", "options", "expected"), [
+    ("BL102", '{"padding": True, "max_length": 64}', [(3, 26, False)]),  # at the key, no fix (the call's text is elsewhere)
+    ("BL102", '{"padding": True, "max_length": 64, "truncation": True}', []),
+    ("BL105", '{"padding": "max_length", "max_length": 64}', [(3, 34, False)]),
+    ("BL105", '{"padding": "max_length", "max_length": 64, "truncation": True}', []),
+])
+def test_truncation_rules_see_the_keys_of_a_spread_dict(code, options, expected):
+    """`tok(texts, **OPTS)` passes OPTS's keys (Python's binding): the finding sits at the key where the file spells it;
+    the rules' fix (`, truncation=True` after the argument) is written only beside an argument of the call."""
+    source = f"from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained('bert-base-uncased')\nOPTS = {options}\nenc = tok(open('t.txt').read().splitlines(), **OPTS)\n"
+    assert [(f.line, f.column, f.fix is not None) for f in lint_text(source) if f.code == code] == expected
+    unknown = source.replace(f"OPTS = {options}", "import json\nOPTS = json.load(open('o.json'))")
+    assert [f for f in lint_text(unknown) if f.code == code] == []  # a `**` of unknown keys may hold `truncation`

@@ -927,6 +927,52 @@ def _spread_forward(s: Script, m: str, m_used: list[str], batch: str, used: list
     s.emit(f"{f}(**{batch})")
 
 
+def _keywords(s: Script, pairs: list[tuple[str, str, str]], asked: dict[str, list[str]]) -> str:
+    """The keyword arguments `pairs` ((keyword, expression, pool)) of a call, written as they are or passed through a
+    `**mapping` of a drawn shape (a display, `dict(...)`, item stores, `update`, two dicts merged in a display or by
+    two `**`, a function's return, a config's nested dict, one keyword given explicitly beside the rest, a key a later
+    merge replaces); each keyword's constructs (`asked`) get the shape."""
+    if not pairs or not s.draw(st.booleans()):
+        return ", ".join(f"{k}={e}" for k, e, _ in pairs)
+    shape = s.draw(st.sampled_from(("display", "dict-call", "item-stores", "update", "merged-display", "two-stars",
+                                    "returned", "nested", "explicit-beside", "replaced-key")))
+    for k, _, _ in pairs:
+        asked.setdefault(k, []).append(f"spread:{shape}")
+    d = s.fresh("kw")
+    display = "{" + ", ".join(f'"{k}": {e}' for k, e, _ in pairs) + "}"
+    if shape == "display":
+        s.emit(f"{d} = {display}")
+    elif shape == "dict-call":
+        s.emit(f"{d} = dict(" + ", ".join(f"{k}={e}" for k, e, _ in pairs) + ")")
+    elif shape == "item-stores":
+        s.emit(f"{d} = {{}}\n" + "\n".join(f'{d}["{k}"] = {e}' for k, e, _ in pairs))
+    elif shape == "update":
+        s.emit(f"{d} = {{}}\n{d}.update(" + ", ".join(f"{k}={e}" for k, e, _ in pairs) + ")")
+    elif shape in ("merged-display", "two-stars"):
+        a, b = s.fresh("base"), s.fresh("extra")
+        half = len(pairs) // 2
+        s.emit(f"{a} = {{" + ", ".join(f'"{k}": {e}' for k, e, _ in pairs[:half]) + "}\n"
+               f"{b} = {{" + ", ".join(f'"{k}": {e}' for k, e, _ in pairs[half:]) + "}")
+        if shape == "two-stars":
+            return f"**{a}, **{b}"
+        s.emit(f"{d} = {{**{a}, **{b}}}")
+    elif shape == "returned":
+        f = s.fresh("options")
+        s.emit(f"def {f}():\n    return {display}\n{d} = {f}()")
+    elif shape == "nested":
+        s.emit(f'{d} = {{"seed": 0, "call": {display}}}')
+        return f'**{d}["call"]'
+    elif shape == "explicit-beside":
+        (k, e, _), rest = pairs[0], pairs[1:]
+        s.emit(f"{d} = {{" + ", ".join(f'"{k2}": {e2}' for k2, e2, _ in rest) + "}")
+        return f"{k}={e}, **{d}"
+    else:  # replaced-key: an earlier dict's value for each key, replaced by the later one's in a merge
+        a = s.fresh("defaults")
+        s.emit(f"{a} = {{" + ", ".join(f'"{k}": {s.pick(pool) if pool else e}' for k, e, pool in pairs) + "}\n"
+               f"{d} = {{**{a}, **{display}}}")
+    return f"**{d}"
+
+
 def _tokenize(s: Script, tok: str, texts: str | None = None, target: str | None = None, through: list[str] | None = None) -> tuple[str, list[str]]:
     """`enc = tok(texts, padding=..., ...)`: a tokenizer call sink; returns the name it is bound to and the constructs
     its tokenizer went through (what the encoding's ids go through too)."""
@@ -935,12 +981,14 @@ def _tokenize(s: Script, tok: str, texts: str | None = None, target: str | None 
     t = wrap(s, tok, "tokenizer", t_used)
     texts = texts or _texts(s, text_used)
     asked = {"texts": text_used, "texts_batch": text_used}
-    kwargs = []
+    pairs = []
     for keyword in ("padding", "truncation", "max_length"):
         if s.draw(st.booleans()):
             used: list[str] = []
-            kwargs.append(f"{keyword}={scalar(s, keyword, used)}")
+            pairs.append((keyword, scalar(s, keyword, used), keyword))
             asked[keyword] = used
+    spread = _keywords(s, pairs, asked)
+    kwargs = [spread] if spread else []
     target = target or s.fresh("enc")
     if s.draw(st.booleans()):
         texts = f"text={texts}"
@@ -1243,8 +1291,7 @@ def scripts(draw, pending: bool = False) -> Script:
         used = []
         ckpt = scalar(s, "ckpt", used)
         if draw(st.booleans()):
-            s.emit('load_options = {"num_labels": 2}')
-            ckpt += ", **load_options"
+            ckpt += ", " + _keywords(s, [("num_labels", "2", ""), ("output_attentions", "False", "")], {})
             used.append("load-kwargs")
         s.sink(f"model = AutoModelForSequenceClassification.from_pretrained({ckpt})", {"checkpoint": used})
         helper = draw(st.sampled_from((None, "train-function", "train-function-modes", "train-method", "train-method-of-subclass")))
@@ -1266,11 +1313,14 @@ def scripts(draw, pending: bool = False) -> Script:
             m_used: list[str] = []
             lr_used: list[str] = []
             m = wrap(s, "model", "model", m_used)
-            s.sink(f"opt = torch.optim.AdamW({m}.parameters(), lr={scalar(s, 'lr', lr_used)})", {"lr": lr_used})
+            asked = {"lr": lr_used}
+            rate = _keywords(s, [("lr", scalar(s, "lr", lr_used), "lr"), ("weight_decay", "0.01", "")], asked)
+            s.sink(f"opt = torch.optim.AdamW({m}.parameters(), {rate})", asked)
             lr_used, bs_used = [], []
             lr, bs = scalar(s, "lr", lr_used), scalar(s, "bs", bs_used)
-            s.sink(f'targs = TrainingArguments(output_dir="out", learning_rate={lr}, per_device_train_batch_size={bs})',
-                   {"learning_rate": lr_used, "per_device_train_batch_size": bs_used})
+            asked = {"learning_rate": lr_used, "per_device_train_batch_size": bs_used}
+            fields = _keywords(s, [("output_dir", '"out"', ""), ("learning_rate", lr, "lr"), ("per_device_train_batch_size", bs, "bs")], asked)
+            s.sink(f"targs = TrainingArguments({fields})", asked)
         if helper:
             s.context.remove(helper)
             s.emit({"train-function": "train(model, tok)", "train-function-modes": 'train(model, tok, "fast")\ntrain(model, tok, "slow")',
@@ -1311,6 +1361,7 @@ def _static_answers(facts: Facts) -> dict[tuple[int, str, str], Any]:
             out[(at, "tokenize", "texts_batch")] = facts.is_batch(text.value, call.scope, call.order) if text else UNKNOWN
             for keyword in ("padding", "truncation", "max_length"):
                 out[(at, "tokenize", keyword)] = facts.kw_value(call, keyword)
+                out[(at, "tokenize", f"{keyword}_given")] = facts.gives(call, keyword)
         if is_model_call(facts, call):
             target = call.receiver if call.method in ("forward", "generate") else call.node.func
             out[(at, "forward", "model")] = facts.evaluate(target, call.scope, call.order)

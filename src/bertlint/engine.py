@@ -464,7 +464,7 @@ def _place(reports: list[Report], facts: Facts, source: str, path: str, selected
             candidates = {line} | ({anchor.start.line} if anchor is not None else set())
             if _suppressed(report.rule.code, candidates, comments):
                 continue
-            reach = live.reach(report.node)
+            reach = live.reach(report.runs or report.node)
             if reach == NEVER or reach > RUNS and report.rule.fails_at_its_line:
                 continue
             fix = _fix(report, positions, facts) if report.fix else None

@@ -95,7 +95,7 @@ def removed_api(facts: Model, stmt: cst.CSTNode, evaluated: list[cst.CSTNode], r
     (`torchtext.data.Field()` after `import torchtext`: AttributeError); or a keyword that `from_pretrained` of a
     transformers PyTorch model class no longer takes (`load_in_8bit=` on transformers >= 5.0: TypeError from the
     model's `__init__`; a tokenizer's swallows it), unless the class may be a Hub model's own code (`trust_remote_code=`,
-    or a `**` argument that may hold it). `evaluated`: `evaluated_by(stmt)`; `releases`: `facts.runtime.releases`."""
+    or a `**` argument whose keys are not known); a `**` mapping's known keys count as keywords (Python's binding). `evaluated`: `evaluated_by(stmt)`; `releases`: `facts.runtime.releases`."""
     if isinstance(stmt, (cst.Import, cst.ImportFrom)):
         if isinstance(stmt, cst.Import):
             pairs = [(dotted(alias.name), None) for alias in stmt.names]
@@ -112,9 +112,8 @@ def removed_api(facts: Model, stmt: cst.CSTNode, evaluated: list[cst.CSTNode], r
             if knowledge.removed_import(module, attribute, releases):
                 return True  # `torchtext.data.Field(...)` with `import torchtext`: AttributeError
         if kind is cst.Call and _own_model_load(facts, node) \
-                and {arg.keyword.value for arg in node.args if arg.keyword is not None} \
-                & knowledge.removed_keywords(knowledge.model_from_pretrained("transformers"), releases):
-            return True
+                and set(facts.keywords(facts.call_of(node))) & knowledge.removed_keywords(knowledge.model_from_pretrained("transformers"), releases):
+            return True  # (a `**` mapping's known keys are keywords)
     return False
 
 
@@ -124,9 +123,9 @@ def _own_model_load(facts: Model, call: cst.Call) -> str | None:
     argument) may take any keyword. None otherwise."""
     if type(call.func) is not cst.Attribute or call.func.attr.value != "from_pretrained":
         return None
-    owner = facts.qualname(call.func.value)
-    if not is_model_class(owner) or owner.rpartition(".")[2].startswith(("TF", "Flax")) \
-            or any(arg.star == "**" or arg.keyword is not None and arg.keyword.value == "trust_remote_code" for arg in call.args):
+    owner, wrapped = facts.qualname(call.func.value), facts.call_of(call)
+    if not is_model_class(owner) or owner.rpartition(".")[2].startswith(("TF", "Flax")) or wrapped is None \
+            or facts.gives(wrapped, "trust_remote_code") is not False:
         return None
     return owner
 
@@ -199,7 +198,7 @@ def _refused_arguments(facts: Model, call: cst.Call) -> bool:
     `load_best_model_at_end=True` the target refuses in `__post_init__` (`_best_model_refused`), or a trainer given
     both `model=` and `model_init=` (from 5.2: ValueError; `None` written for either is no stop), or a
     `TrainingArguments` given a keyword that is a field of none of its releases up to the target (`beta=`, a keyword of
-    trl's `DPOConfig`: TypeError; a `**` argument: no stop). A class named from transformers is transformers' own, never
+    trl's `DPOConfig`: TypeError; the known keys of a `**` mapping count, one of unknown keys adds none). A class named from transformers is transformers' own, never
     a Hub model's code; a `*` argument may be empty: no stop."""
     qualname = facts.qualname(call.func)
     if not is_transformers_name(qualname):
@@ -212,7 +211,8 @@ def _refused_arguments(facts: Model, call: cst.Call) -> bool:
     if exclusive and all(keyword in given and dotted(given[keyword]) != "None" for keyword in exclusive):
         return True  # `Trainer(model=model, model_init=init)`: ValueError "... either a `model` or `model_init` argument, but not both"
     known = knowledge.closed_keywords(name, releases) if qualname.startswith("transformers.") else None
-    if known is not None and not any(arg.star for arg in call.args) and any(keyword not in known for keyword in given):
+    passed = facts.keywords(facts.call_of(call)) if known is not None and facts.call_of(call) is not None else given
+    if known is not None and not any(arg.star == "*" for arg in call.args) and any(keyword not in known for keyword in passed):
         return True  # `TrainingArguments(beta=0.1)`, a keyword of trl's DPOConfig: TypeError "unexpected keyword argument"
     check = knowledge.best_model_check(name, releases)
     return check is not None and _best_model_refused(facts, call, check)
@@ -228,7 +228,7 @@ def _refused_value(facts: Model, node: cst.Call) -> bool:
     unconditional assignment of a load by transformers' own class, no Hub code: `trust_remote_code=`, or a `**`
     argument that may hold it), never guessed from a name. The value is the value layer's constant."""
     call = facts.call_of(node)
-    if call is None or not call.kwargs:
+    if call is None or not call.kwargs and not call.has_double_star:
         return False
     releases = dict(facts.runtime.releases)
     if call.qualname is not None and call.qualname.split(".", 1)[0] in _CLASS_ROOTS:
@@ -236,7 +236,8 @@ def _refused_value(facts: Model, node: cst.Call) -> bool:
     else:
         owner, method = knowledge.TOKENIZER, call.method or "__call__"
         receiver = call.receiver if call.method is not None else node.func
-    refused = any(r.keyword in call.kwargs and r.refuses(argument_value(facts, node, call.kwargs[r.keyword].value))
+    given = facts.keywords(call)  # a `**mapping`'s known keys too
+    refused = any(r.keyword in given and r.refuses(argument_value(facts, node, given[r.keyword].value))
                   for r in knowledge.refused_values(owner, method, releases))
     return refused and (receiver is None or _certain_tokenizer(facts, receiver, call))
 
@@ -254,14 +255,16 @@ def _conflicting_load(facts: Model, node: cst.Call) -> bool:
     if call is None:
         return False
 
+    given = facts.keywords(call)  # a `**` mapping's known keys too
+
     def true(keyword: str) -> bool:
-        value = argument_value(facts, node, call.kwargs[keyword].value) if keyword in call.kwargs else False
+        value = argument_value(facts, node, given[keyword].value) if keyword in given else False
         return isinstance(value, (bool, int, float, str)) and bool(value)
 
     def not_none(keyword: str) -> bool:
-        if keyword not in call.kwargs:
+        if keyword not in given:
             return False
-        expr = call.kwargs[keyword].value
+        expr = given[keyword].value
         value = argument_value(facts, node, expr)
         if value is not UNKNOWN:
             return value is not None
@@ -275,8 +278,7 @@ def _certain_tokenizer(facts: Model, expr: cst.BaseExpression, call: Call) -> bo
     """`expr`, read by `call`, certainly holds a tokenizer that transformers' own class loaded or made (no Hub code)."""
     found = facts.definite_kind(expr, call.scope, call.order)
     load = found.call if found is not None and found.kind == "tokenizer" else None
-    return load is not None and (load.qualname or "").startswith("transformers.") and "trust_remote_code" not in load.kwargs \
-        and not load.has_double_star
+    return load is not None and (load.qualname or "").startswith("transformers.") and facts.gives(load, "trust_remote_code") is False
 
 
 def _best_model_refused(facts: Model, call: cst.Call, check: knowledge.BestModelCheck) -> bool:

@@ -58,7 +58,7 @@ def shadowed(facts: Model, top: str) -> bool:
 def _removed_keyword(facts: Model, call: Call) -> bool:
     """`pd.read_csv(path, error_bad_lines=False)`: a keyword the target release of the function's library removed."""
     gone = knowledge.removed_keywords(call.qualname, dict(facts.runtime.releases)) if call.qualname else ()
-    return any(keyword in gone for keyword in call.kwargs) and not shadowed(facts, call.qualname.split(".", 1)[0])
+    return any(keyword in gone for keyword in facts.keywords(call)) and not shadowed(facts, call.qualname.split(".", 1)[0])
 
 
 def _removed_method(facts: Model, call: Call) -> bool:

@@ -44,19 +44,16 @@ class Padding:
 
 
 def padding_of(facts: Facts, call: Call) -> Padding:
-    def kw(name, default=None):
-        return facts.kw_value(call, name, default=default) if name in call.kwargs else default
+    def kw(name, default=None):  # (UNKNOWN where a `**mapping` of unknown keys may pass it)
+        return facts.kw_value(call, name, default=default)
 
     padding = kw("padding", call.method == "pad")  # `tokenizer.pad(features)` pads to the longest by default
     if isinstance(padding, str) and padding not in ("longest", "max_length", "do_not_pad"):
         padding = UNKNOWN
     if padding == "do_not_pad":
         padding = False
-    if "pad_to_max_length" in call.kwargs and padding is False:
-        legacy = kw("pad_to_max_length")
-        padding = "max_length" if legacy is True else (False if legacy is False else UNKNOWN)
-    if call.has_double_star:
-        padding = UNKNOWN if "padding" not in call.kwargs else padding
+    if padding is False and (legacy := kw("pad_to_max_length", False)) is not False:
+        padding = "max_length" if legacy is True else UNKNOWN
     text = text_argument(facts, call)
     batch: Any = UNKNOWN
     if call.method in ("batch_encode_plus", "pad"):
@@ -134,12 +131,13 @@ def _dtype_named(facts: Facts, expr: cst.BaseExpression, call: Call) -> Any:
 def _load_dtype(facts: Facts, load: ModelLoad, version: tuple[int, ...]) -> Any:
     """The dtype one model load gives its weights. 4.x loads fp32 by default; 5.x the stored dtype (`dtype="auto"`)."""
     call = load.call
-    if any(k in call.kwargs for k in _QUANTIZATION_KEYWORDS):
-        return "quantized"
-    arg = call.kwargs.get("torch_dtype") or call.kwargs.get("dtype")
-    if arg is None and call.has_double_star:
+    if any(facts.gives(call, k) is not False for k in _QUANTIZATION_KEYWORDS):
+        return "quantized" if any(facts.gives(call, k) is True for k in _QUANTIZATION_KEYWORDS) else UNKNOWN
+    given = facts.given(call, -1, "torch_dtype")
+    given = facts.given(call, -1, "dtype") if given is None else given
+    if given is UNKNOWN:
         return UNKNOWN
-    wanted = _dtype_named(facts, arg.value, call) if arg is not None else ("auto" if version >= (5,) and load.how == "pretrained" else "fp32")
+    wanted = _dtype_named(facts, given, call) if given is not None else ("auto" if version >= (5,) and load.how == "pretrained" else "fp32")
     if wanted != "auto":
         return wanted
     info = facts.checkpoint_info(load)
@@ -169,13 +167,12 @@ def amp_enabled(facts: Facts) -> bool | None:
     unknown = False
     for call in facts.training_args:
         for key in ("fp16", "bf16", "half_precision_backend"):
-            if key in call.kwargs:
-                value = facts.kw_value(call, key, cli=False)
-                if value is True:
-                    return True
-                if value is UNKNOWN:
-                    unknown = True
-        if call.has_double_star or "deepspeed" in call.kwargs:
+            value = facts.kw_value(call, key, cli=False, default=None)
+            if value is True:
+                return True
+            if value is UNKNOWN:
+                unknown = True
+        if facts.gives(call, "deepspeed") is not False:
             unknown = True
     for trainer in facts.trainers:
         args = trainer.arg(1, "args")
@@ -236,15 +233,13 @@ def training_arg(facts: Facts, name: str, default: Any = UNKNOWN) -> Any:
 def training_field(facts: Facts, call: Call, name: str, default: Any = UNKNOWN) -> Any:
     """One TrainingArguments call's field: the keyword's value, else the field's `default` (UNKNOWN where a `**kwargs`
     may set it)."""
-    if name in call.kwargs:
-        return facts.kw_value(call, name)
-    return UNKNOWN if call.has_double_star else default
+    return facts.kw_value(call, name, default=default)
 
 
 def padding_at(facts: Facts, call: Call, version: tuple[int, ...]) -> Padding:
     """`padding_of` for a target version: `pad_to_max_length=True` stopped padding in 4.52 (api-facts §1)."""
     pad = padding_of(facts, call)
-    if "pad_to_max_length" in call.kwargs and "padding" not in call.kwargs and not call.has_double_star and version >= (4, 52):  # the release only where it matters
+    if facts.gives(call, "pad_to_max_length") is True and facts.gives(call, "padding") is False and version >= (4, 52):  # the release only where it matters
         return dataclasses.replace(pad, padding=False)
     return pad
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import builtins
 import functools
 import re
-from typing import Any
+from collections import Counter
+from typing import Any, NamedTuple
 
 import libcst as cst
 
@@ -24,13 +25,36 @@ from bertlint.facts.evaluator import Evaluation, Evaluator
 from bertlint.facts.functions import enclosing_class, param_arguments, returns_of
 from bertlint.facts.instances import self_attribute_values
 from bertlint.facts.names import ENCODE_METHODS, TRAINING_ARGS_CLASSES, is_trainer_class
-from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store, dotted
+from bertlint.facts.nodes import UNKNOWN, Call, Scope, Store, dotted, literal, walk
 from bertlint.facts.reaching import length
 from bertlint.facts.sharing import GROWING
 
 MAX_STEPS = 8  # hops within one scope `is_batch` follows (a name to its binding, a slice to what it slices)
 
-__all__ = ["Binding", "Instance", "ModelLoad", "Pack", "Series", "Values", "checkpoint_argument", "holds_tokenizer", "load_behind"]
+__all__ = ["Binding", "Given", "Instance", "ModelLoad", "Pack", "Series", "Values", "checkpoint_argument", "holds_tokenizer", "load_behind"]
+
+
+class Given(NamedTuple):
+    """A keyword a call passes, as Python binds it: `value`, the expression it reads (the keyword argument's, or the item
+    `mapping["k"]` of a `**mapping` whose keys are known); `at`, where the file spells it (the keyword argument, the
+    string key of the dict display or the keyword of the `dict(...)` call the mapping is, else the `**` argument);
+    `spelling`, the node a rename rewrites (None where none can: the `**` argument); `alone`, whether that spelling
+    reaches this call only (a rename there changes no other call)."""
+
+    value: cst.BaseExpression
+    at: cst.CSTNode
+    spelling: cst.CSTNode | None
+    alone: bool
+
+    @property
+    def explicit(self) -> bool:
+        """Passed as a keyword argument of the call itself (not by a `**mapping`)."""
+        return isinstance(self.at, cst.Arg) and self.at.value is self.value
+
+    def spelt(self, keyword: str) -> str:
+        """`keyword` written where this one is spelt: a name, or a string key in the same quotes."""
+        key = self.spelling
+        return f"{key.prefix}{key.quote}{keyword}{key.quote}" if isinstance(key, cst.SimpleString) else keyword
 
 
 class Values(Evaluation):
@@ -76,17 +100,86 @@ class Values(Evaluation):
         """The object whose attribute or item `store` sets (`tok.padding_side = "left"`: the tokenizer), or None."""
         return self.kind(store.target.value, store.scope, store.order)
 
+    def given(self, call: Call, index: int, keyword: str | None = None) -> Any:
+        """The expression `call` passes for the parameter at `index` (-1: keyword only) or named `keyword`, as Python
+        binds it: the argument, or the item `mapping["k"]` of a `**mapping` whose keys are known (`Items.spread`:
+        a dict display, `dict(...)`, one built by item stores and `update`, merged, returned by the file's function);
+        None when nothing passes it; UNKNOWN when a `*` or `**` whose contents are not known may, or when the call
+        raises a TypeError (a keyword given twice: explicitly and by a `**`, or by two)."""
+        if not call.has_star_args or index < 0 and not call.has_double_star:  # (a `*sequence` passes no keyword)
+            arg = call.arg(index, keyword)
+            return arg.value if arg is not None else None
+        found = self.memoised(("passed", id(call)), lambda: self.passed(call))
+        if found is None or found is UNKNOWN:  # (UNKNOWN: asked again while being found)
+            return UNKNOWN
+        positional, keywords, hidden, _ = found
+        if keyword is not None and keyword in keywords:
+            return keywords[keyword]
+        if 0 <= index < len(positional):
+            return positional[index]
+        return UNKNOWN if hidden else None
+
+    def gives(self, call: Call, keyword: str) -> Any:
+        """Whether `call` passes `keyword` as a keyword (`given`; a `*sequence` passes none): True, False, or UNKNOWN (a
+        `**` of unknown keys may, or the call raises a TypeError)."""
+        found = self.given(call, -1, keyword)
+        return UNKNOWN if found is UNKNOWN else found is not None
+
+    def keywords(self, call: Call) -> dict[str, Given]:
+        """Every keyword `call` passes, in the order Python passes them, with where the file spells it (`Given`): those
+        of a `**mapping` whose keys are known too. Only the explicit ones where the call raises a TypeError (a keyword
+        given twice)."""
+        explicit = {k: Given(a.value, a, a.keyword, True) for k, a in call.kwargs.items()}
+        found = self.memoised(("passed", id(call)), lambda: self.passed(call)) if call.has_double_star else None
+        if found is None or found is UNKNOWN:
+            return explicit
+        stars = [a for a in call.node.args if a.star == "**"]
+        return {k: explicit[k] if k in explicit else self._spelt(call, stars, k, v) for k, v in found[1].items()}
+
+    def renaming(self, call: Call, given: Given, new: str) -> tuple[cst.CSTNode, str] | None:
+        """The rewrite that renames the keyword `given` (one of `keywords(call)`) to `new` where the file spells it: only
+        where that spelling reaches this call alone and `new` is certainly not passed already; else None."""
+        if given.spelling is None or not given.alone or self.gives(call, new) is not False:
+            return None
+        return given.spelling, given.spelt(new)
+
+    def keyword_at(self, call: Call, keyword: str) -> cst.CSTNode:
+        """Where the file spells the `keyword` that `call` passes (`keywords`: its argument, a key of the dict it
+        spreads), else the call."""
+        found = self.keywords(call).get(keyword)
+        return found.at if found is not None else call.node
+
+    def _spelt(self, call: Call, stars: list[cst.Arg], keyword: str, value: cst.BaseExpression) -> Given:
+        """Where the file spells `keyword`, which one of the `**mapping` arguments `stars` passes as `value` (the item
+        `mapping["keyword"]`): the string key of the dict display the mapping is (bound to a name once, and not changed
+        since), or the keyword of its `dict(...)` call; else the `**` argument itself."""
+        star = next(a for a in stars if a.value is value.value)
+        found = self.definition(star.value, call.scope, call.order)
+        made = self.call_of(found.value) if found is not None and isinstance(found.value, cst.Call) else None
+        spellings = []
+        if found is not None and isinstance(found.value, cst.Dict):
+            spellings = [e.key for e in found.value.elements if isinstance(e, cst.DictElement) and literal(e.key) == keyword]
+        elif made is not None and made.qualname == "builtins.dict":
+            spellings = [a.keyword for a in made.node.args if a.keyword is not None and a.keyword.value == keyword]
+        if len(spellings) != 1:
+            return Given(value, star, None, False)
+        at = spellings[0] if isinstance(spellings[0], cst.SimpleString) else made.kwargs[keyword]
+        alone = not isinstance(star.value, cst.Name) or self._name_counts[star.value.value] == 2  # its binding and this read
+        return Given(value, at, spellings[0], alone)
+
+    @functools.cached_property
+    def _name_counts(self) -> Counter:
+        """How often each name is written in the file (bound or read)."""
+        return Counter(n.value for n in walk(self.module) if isinstance(n, cst.Name))
+
     def arg_value(self, call: Call, index: int, keyword: str | None = None, *, cli: bool = True, default: Any = UNKNOWN) -> Any:
-        arg = call.arg(index, keyword)
-        if arg is None:
+        expr = self.given(call, index, keyword)
+        if expr is None:
             return default
-        return self.value(arg.value, call.scope, order=call.order, cli=cli)
+        return UNKNOWN if expr is UNKNOWN else self.value(expr, call.scope, order=call.order, cli=cli)
 
     def kw_value(self, call: Call, keyword: str, *, cli: bool = True, default: Any = UNKNOWN) -> Any:
-        arg = call.kwargs.get(keyword)
-        if arg is None:
-            return default
-        return self.value(arg.value, call.scope, order=call.order, cli=cli)
+        return self.arg_value(call, -1, keyword, cli=cli, default=default)
 
     def passes(self, call: Call, keyword: str) -> bool:
         """The call gives `keyword` a value other than None: `weight=None` (or a name holding None on every path) is

@@ -47,6 +47,7 @@ class Report:
     severity: str
     fix: tuple[str, str, list[Replacement]] | None  # (applicability, message, replacements)
     anchor: cst.CSTNode | None = None  # the statement whose first line may carry a suppression
+    runs: cst.CSTNode | None = None  # where what is reported happens, when not at `node` (whether it runs)
 
 
 @dataclass
@@ -83,22 +84,25 @@ class Context:
         fix_message: str = "",
         unsafe: bool | None = None,
         failure: "Failure | None" = None,
+        runs: cst.CSTNode | None = None,
     ) -> None:
         """Report a finding; a drift finding states the `failure` it predicts, and is dropped where the file guards
-        its line against exactly that (facts/guards.py: a feature test, a `try`, a version branch not taken)."""
+        its line against exactly that (facts/guards.py: a feature test, a `try`, a version branch not taken). `runs`:
+        where it happens when that is not where the file spells it (the call that spreads a dict whose key is
+        reported): its guards, whether it runs and a suppression on its statement count."""
         rule = self.rule
         assert rule is not None
         if failure is not None:
             from bertlint.facts.guards import covered  # here: a run the cache answers never loads libcst
 
-            if covered(self.facts, node, failure, self._release):
+            if covered(self.facts, runs or node, failure, self._release):
                 return
         fix_tuple = None
         if fix:
             applicability = "unsafe" if (unsafe if unsafe is not None else rule.fix == "unsafe") else "safe"
             fix_tuple = (applicability, fix_message or rule.fix_title, fix)
         self.reports.append(
-            Report(rule, node, message, help or rule.help, severity or rule.severity, fix_tuple, self.facts.statement_of(node))
+            Report(rule, node, message, help or rule.help, severity or rule.severity, fix_tuple, self.facts.statement_of(runs or node), runs)
         )
 
     def version_text(self) -> str:

@@ -18,16 +18,16 @@ class MaxLengthHasNoEffect(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         for call in facts.tokenizer_calls:
-            if "truncation" in call.kwargs or call.has_double_star:
+            if facts.gives(call, "truncation") is not False:  # given, or maybe in a `**mapping` of unknown keys
                 continue
             pad = padding_of(facts, call)
             if pad.padding not in (True, "longest") or not isinstance(pad.max_length, int):
                 continue
-            length = call.kwargs["max_length"]
+            length = facts.keywords(call)["max_length"]  # maybe a key of a dict the call spreads
             padding = "True" if pad.padding is True else '"longest"'
             ctx.report(
-                length,
+                length.at,
                 f"`max_length={pad.max_length}` has no effect with `padding={padding}` and no `truncation`: "
                 f"the batch is padded to its longest text, not to {pad.max_length}, and longer texts are not cut",
-                fix=[Replacement(length, ", truncation=True", after=True)],
+                fix=[Replacement(length.at, ", truncation=True", after=True)] if length.explicit else None,
             )

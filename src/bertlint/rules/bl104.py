@@ -57,4 +57,4 @@ def _length_sites(facts: Facts):
     for call in calls:
         value = facts.kw_value(call, "max_length")
         if isinstance(value, int) and not isinstance(value, bool):
-            yield call.kwargs["max_length"], value
+            yield facts.keyword_at(call, "max_length"), value

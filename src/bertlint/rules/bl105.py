@@ -18,7 +18,7 @@ class MaxLengthWithoutTruncation(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         for call in facts.tokenizer_calls:
-            if "truncation" in call.kwargs or "padding" not in call.kwargs or call.has_double_star:
+            if facts.gives(call, "truncation") is not False or facts.gives(call, "padding") is not True:
                 continue  # `pad_to_max_length=True` alone still truncates (the implicit truncation is decided first): BL101's case
             pad = padding_of(facts, call)
             if not pad.pads_to_max or not isinstance(pad.max_length, int):
@@ -26,10 +26,10 @@ class MaxLengthWithoutTruncation(Rule):
             longest = token_bound(facts, call)
             if longest is not None and longest <= pad.max_length:
                 continue  # the texts are known and too short to ever exceed it
-            length = call.kwargs["max_length"]
+            length = facts.keywords(call)["max_length"]  # maybe a key of a dict the call spreads
             ctx.report(
-                length,
+                length.at,
                 f"padding to `max_length={pad.max_length}` without `truncation`: shorter texts are padded to {pad.max_length} "
                 "but longer ones are not cut, so the batch is ragged (tensor creation fails) or overflows the model",
-                fix=[Replacement(length, ", truncation=True", after=True)],
+                fix=[Replacement(length.at, ", truncation=True", after=True)] if length.explicit else None,
             )

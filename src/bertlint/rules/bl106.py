@@ -53,9 +53,9 @@ class StaticPaddingToMax(Rule):
         for call, pad in static:
             if isinstance(pad.max_length, int) and pad.max_length <= NEGLIGIBLE_LENGTH or longest_of_a_set(facts, call) or inspected(facts, call.node) or only_inspected(facts, call):
                 continue  # a few tokens of padding at most, or to the longest of a fixed label set; ids only decoded or compared
-            anchor = call.kwargs.get("padding") or call.kwargs["pad_to_max_length"]
+            anchor = facts.keyword_at(call, "padding" if facts.gives(call, "padding") else "pad_to_max_length")
             load = tokenizer_load_of(facts, call)
-            if "padding" in call.kwargs and pad.max_length is None and not call.has_double_star and (load is None or load.method == "from_pretrained"):
+            if facts.gives(call, "padding") is True and pad.max_length is None and (load is None or load.method == "from_pretrained"):
                 ctx.report(anchor, '`padding="max_length"` without `max_length` pads every example to the tokenizer\'s `model_max_length` (512 for BERT-style checkpoints), however short it is')
             elif feeds_training and (function := mapped_function(facts, call)) is not None and not unfed_map_function(facts, function) and not (fixed_labels_needed and is_label_call(facts, call)):
                 ctx.report(

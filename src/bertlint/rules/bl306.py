@@ -58,13 +58,13 @@ def _float16(facts: Facts, models: dict[int, str]) -> Iterator[tuple[cst.CSTNode
     """(where, how) for each place the run turns float16 on: for the whole run, or by casting one of `models`."""
     for call in facts.training_args:
         if facts.kw_value(call, "fp16", cli=False) is True:
-            yield call.kwargs["fp16"], "`fp16=True` (float16 mixed precision)"
+            yield facts.keyword_at(call, "fp16"), "`fp16=True` (float16 mixed precision)"
     for call in facts.calls_to("accelerate.Accelerator"):
         if facts.kw_value(call, "mixed_precision", cli=False) == "fp16":
-            yield call.kwargs["mixed_precision"], '`mixed_precision="fp16"`'
+            yield facts.keyword_at(call, "mixed_precision"), '`mixed_precision="fp16"`'
     for call in facts.calls_to(*LIGHTNING_TRAINERS):
         if facts.kw_value(call, "precision", cli=False) in FP16_PRECISIONS:
-            yield call.kwargs["precision"], "Lightning's 16-bit precision (float16)"
+            yield facts.keyword_at(call, "precision"), "Lightning's 16-bit precision (float16)"
     for call in facts.calls_to(*AUTOCASTS):
         if _autocasts_float16(facts, call):
             yield call.node, "float16 autocast"

@@ -30,9 +30,10 @@ class RemovedTrainingArgument(Rule):
     def check(self, ctx: Context) -> None:
         table, error = versions.keywords(self.keywords)
         for call, owner in self.calls(ctx.facts):
+            given = ctx.facts.keywords(call)  # a `**mapping`'s known keys too, each where the file spells it
             # the call raises on the first keyword the target removed, in the order the call passes them
-            first = next((k for k in call.kwargs if (e := table.get(k)) is not None and e.status(ctx.version) == "removed"), None)
-            for keyword, arg in call.kwargs.items():
+            first = next((k for k in given if (e := table.get(k)) is not None and e.status(ctx.version) == "removed"), None)
+            for keyword, arg in given.items():
                 entry = table.get(keyword)
                 status = entry.status(ctx.version) if entry is not None else None
                 if status is None:
@@ -40,16 +41,15 @@ class RemovedTrainingArgument(Rule):
                 replacement = versions.replacement_at(table, entry, ctx.version)
                 message = f"`{keyword}` {versions.lifecycle_text(entry, status, ctx.version, ctx.version_source)}"
                 if status == "removed":
-                    message += ": this line raises " + error.format(cls=owner, name=first) + (
+                    message += (": this line raises " if arg.explicit else f": the `{owner}(...)` it is passed to raises ") + error.format(cls=owner, name=first) + (
                         f" (`{first}`, passed before `{keyword}`, is removed too)" if first != keyword else "")
-                fix = None
-                if entry.rename and replacement == entry.replacement and replacement not in call.kwargs and not call.has_double_star:
-                    fix = [Replacement(arg.keyword, replacement)]
+                renaming = ctx.facts.renaming(call, arg, replacement) if entry.rename and replacement == entry.replacement else None
+                fix = [Replacement(*renaming)] if renaming else None
                 ctx.report(
-                    arg, message, help=self._help(entry, replacement), fix=fix,
+                    arg.at, message, help=self._help(entry, replacement), fix=fix,
                     severity="error" if status == "removed" else "warning",
                     fix_message=f"rename `{keyword}` to `{replacement}`",
-                    failure=Failure.of(error if status == "removed" else "", keyword, replacement),
+                    failure=Failure.of(error if status == "removed" else "", keyword, replacement), runs=call.node,
                 )
 
     @staticmethod

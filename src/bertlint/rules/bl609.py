@@ -34,20 +34,22 @@ class UnknownTokenizerKeyword(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         for call in facts.tokenizer_calls:
-            for keyword, arg in call.kwargs.items():
+            given = facts.keywords(call)  # a `**mapping`'s known keys too, each where the file spells it
+            for keyword, arg in given.items():
                 if keyword in VALID or keyword in KNOWN_ELSEWHERE:
                     continue
                 if keyword in ATTRIBUTES:
-                    ctx.report(arg, f"`{keyword}` is a tokenizer attribute, not a call keyword: {_effect(ctx, keyword)}", help=f"set it once on the tokenizer: `tokenizer.{keyword} = ...`")
+                    ctx.report(arg.at, f"`{keyword}` is a tokenizer attribute, not a call keyword: {_effect(ctx, keyword)}", help=f"set it once on the tokenizer: `tokenizer.{keyword} = ...`", runs=call.node)
                     continue
                 nearest = difflib.get_close_matches(keyword, VALID, n=1, cutoff=SIMILARITY)
                 if not nearest:
                     continue  # not a misspelling: a keyword of a specialised tokenizer (`boxes=`, `table=`)
                 ctx.report(
-                    arg,
+                    arg.at,
                     f"`{keyword}=` is not a tokenizer keyword (did you mean `{nearest[0]}=`?): {_effect(ctx, keyword)}",
                     help=f"rename it to `{nearest[0]}=`",
-                    fix=None if nearest[0] in call.kwargs else [Replacement(arg.keyword, nearest[0])],
+                    fix=[Replacement(*renaming)] if (renaming := facts.renaming(call, arg, nearest[0])) else None,
+                    runs=call.node,
                 )
 
 

@@ -53,7 +53,7 @@ class RenamedTokenizerKeyword(LibraryDrift):
         for call in ctx.facts.tokenizer_calls:
             if structured_tokenizer(ctx.facts, call):
                 continue  # LayoutLM/TAPAS-style tokenizers have signatures of their own
-            for keyword, arg in call.kwargs.items():
+            for keyword, arg in ctx.facts.keywords(call).items():  # a `**mapping`'s known keys too, each where the file spells it
                 entry = table.get(keyword)
                 if entry is None:
                     continue
@@ -75,11 +75,9 @@ class RenamedTokenizerKeyword(LibraryDrift):
 
     @staticmethod
     def _report(ctx: Context, call, arg, keyword: str, replacement: str | None, severity: str, message: str, raises: str = "") -> None:
-        fix = None
-        if replacement is not None and replacement not in call.kwargs and not call.has_double_star:
-            fix = [Replacement(arg.keyword, replacement)]
-        ctx.report(arg, message, severity=severity, fix=fix, fix_message=f"rename `{keyword}` to `{replacement}`",
-                   help=f"use `{replacement}=` instead" if replacement else None, failure=Failure.of(raises, keyword, replacement))
+        renaming = ctx.facts.renaming(call, arg, replacement) if replacement is not None else None
+        ctx.report(arg.at, message, severity=severity, fix=[Replacement(*renaming)] if renaming else None, fix_message=f"rename `{keyword}` to `{replacement}`",
+                   help=f"use `{replacement}=` instead" if replacement else None, failure=Failure.of(raises, keyword, replacement), runs=call.node)
 
 
 def _processor_class(facts: Facts, expr: cst.BaseExpression, scope, classes: list[str]) -> str | None:

@@ -62,8 +62,9 @@ class LibraryDrift(Rule):
     def _keywords(self, ctx: Context, group: str, callables: list[str], version: versions.Version, source: str, args_at: int | None = None) -> None:
         table, error = versions.keywords(group, self.library)
         for call in ctx.facts.calls_to(*callables):
+            given = ctx.facts.keywords(call)  # a `**mapping`'s known keys too, each where the file spells it
             states: dict[str, tuple[versions.Lifecycle, tuple[str, str, bool]]] = {}
-            for keyword in call.kwargs:
+            for keyword in given:
                 entry = table.get(keyword)
                 if entry is None or call.qualname not in entry.extra.get("callables", (call.qualname,)):
                     continue
@@ -73,16 +74,15 @@ class LibraryDrift(Rule):
             # the call raises on the first keyword it refuses, in the order the call passes them
             first = next((keyword for keyword, (_, found) in states.items() if found[2]), None)
             for keyword, (entry, (severity, text, raises)) in states.items():
-                arg = call.kwargs[keyword]
+                arg = given[keyword]
                 message = f"`{keyword}=` of `{call.qualname}` {text}" + (
-                    f": this call raises {error.format(name=first)}" + (f" (`{first}`, passed before `{keyword}`, is refused too)" if first != keyword else "")
+                    f": {'this' if arg.explicit else 'the'} call raises {error.format(name=first)}" + (f" (`{first}`, passed before `{keyword}`, is refused too)" if first != keyword else "")
                     if raises else "")
                 replacement = _spelling_at(table, entry, version)
-                fix = None
-                if replacement is not None and replacement not in call.kwargs and not call.has_double_star:
-                    fix = [Replacement(arg.keyword, replacement)]
+                renaming = ctx.facts.renaming(call, arg, replacement) if replacement is not None else None
+                fix = [Replacement(*renaming)] if renaming else None
                 ctx.report(
-                    arg, message, severity=severity, fix=fix, fix_message=f"rename `{keyword}` to `{replacement}`",
+                    arg.at, message, runs=call.node, severity=severity, fix=fix, fix_message=f"rename `{keyword}` to `{replacement}`",
                     help=(f"use `{replacement}=` instead" if replacement else _config_help(ctx, call, keyword, entry.extra["config"], version, args_at)
                           if "config" in entry.extra else entry.note or f"drop `{keyword}=`"),
                     failure=Failure.of(error if raises else "", keyword, replacement, library=self.library),
