@@ -101,9 +101,11 @@ def test_hand_loop_accumulating_by_hand_has_no_known_epochs():
     ("num_train_epochs=3000, max_steps=500", None),  # the step count wins and the dataset's size is unknown
     ("num_train_epochs=3000, **extra", None),  # the `**` may set max_steps
     ("**extra", None),
+    ("num_train_epochs=3000, **{}", 3000),  # an empty mapping passes nothing
+    ("**{'max_steps': 500}", None),  # a mapping's known keys are keywords
 ])
 def test_trainer_run_epochs(kwargs, expected):
-    source = f"from transformers import TrainingArguments\nextra = {{}}\nargs = TrainingArguments('out', learning_rate=1e-6, {kwargs})\n"
+    source = f"import json\nfrom transformers import TrainingArguments\nextra = json.load(open('extra.json'))\nargs = TrainingArguments('out', learning_rate=1e-6, {kwargs})\n"
     facts = facts_of(source)
     assert run_epochs(facts, facts.training_args[0]) == expected
 

@@ -56,13 +56,16 @@ def test_each_site_is_counted_resolved_or_stopped_by_its_construct():
 
 
 def test_a_keyword_not_passed_is_no_site_unless_kwargs_may_hide_it():
+    """A keyword a `**` mapping of known keys passes is a site like any other; one of unknown keys hides it."""
     assert sites("""
+        import json
         import torch
         from transformers import AutoModel
         model = AutoModel.from_pretrained("bert-base-uncased")
         torch.optim.AdamW(model.parameters())
         torch.optim.AdamW(model.parameters(), **{"lr": 1e-3})
-    """) == [(4, "from_pretrained.checkpoint", True, ""), (6, "optimizer.lr", False, "**kwargs")]
+        torch.optim.AdamW(model.parameters(), **json.load(open("o.json")))
+    """) == [(5, "from_pretrained.checkpoint", True, ""), (7, "optimizer.lr", True, ""), (8, "optimizer.lr", False, "**kwargs")]
 
 
 def test_a_parameter_or_a_for_target_stops_where_its_argument_or_iterable_does():
