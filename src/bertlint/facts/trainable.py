@@ -297,8 +297,8 @@ def trainer_without_loss(facts: Facts, trainer: Call) -> bool:
         return False
     model = trainer.arg(0, "model")
     kind = facts.kind(model.value, trainer.scope, trainer.order) if model is not None else None
-    if kind is None or kind.kind != "model" or not any(load.call is kind.call and load.head == "causal-lm" for load in facts.model_loads):
-        return False
+    if kind is None or kind.kind != "model" or not all(any(load.call is member.call and load.head == "causal-lm" for load in facts.model_loads) for member in kind.joined or (kind,)):
+        return False  # (a model made on several paths: a causal LM on each)
     collator = trainer.arg(5, "data_collator")
     if collator is not None:
         built = facts.kind(collator.value, trainer.scope, trainer.order)
