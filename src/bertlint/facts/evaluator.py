@@ -53,7 +53,7 @@ from bertlint.facts.sharing import Sharing
 
 
 # the hooks that ask about an object, and where their arguments hold it
-OBJECT_ARGUMENT = {"item": 1, "iterate": 1, "attribute": 1, "method": 1, "operation": 1}
+OBJECT_ARGUMENT = {"item": 1, "iterate": 1, "attribute": 1, "method": 1, "operation": 1, "keys": 1}
 
 
 class Evaluation(Protocol, Sharing, CallFrames, Model):

@@ -10,7 +10,7 @@ from typing import Any, Iterator
 
 import libcst as cst
 
-from bertlint.facts.abstract import Abstract, Pack, Record
+from bertlint.facts.abstract import Abstract, Binding, Pack, Record
 from bertlint.facts.functions import Passed, callee
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Event, Scope
 
@@ -124,6 +124,9 @@ class Items:
         found = self.sub(expr, scope, order)
         if isinstance(found, Record):
             return UNKNOWN if self.changed_in_place(expr) else dict(found.items)
+        keys = self.f.ask("keys", self.f, found) if isinstance(found, Binding) and not self.changed_in_place(expr) else None
+        if keys:  # an object of known keys (a DataLoader's batch of dicts): each key's item, as `found[key]` reads it
+            return {key: self.f.item_of(found, key) for key in sorted(keys)}
         return found if isinstance(found, dict) else UNKNOWN
 
     def spread(self, call: Call) -> Passed | None:

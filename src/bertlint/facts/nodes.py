@@ -34,6 +34,20 @@ class _Enter:
 ENTER: Any = _Enter()  # a step of a target's path: what `with value as target` binds is `value.__enter__()`
 
 
+@dataclass(frozen=True, eq=False)
+class Element:
+    """A step of a target's path: the element `key` (an index; a slice for a starred target, always a list) of a value
+    unpacked into `size` targets, which must have exactly `size` elements (at least `size - 1` with a starred one):
+    `a, b = (x, y, z)` raises ValueError, and neither name is bound."""
+
+    key: Any
+    size: int
+    starred: bool
+
+    def fits(self, length: int) -> bool:
+        return length >= self.size - 1 if self.starred else length == self.size
+
+
 # ---------------------------------------------------------------------------------------------
 # the data model
 

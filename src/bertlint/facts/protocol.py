@@ -79,7 +79,10 @@ class Protocol:
             if step is ENTER:
                 value = self.entered(value)
                 continue
-            value = self.item_of(value, step)
-            if isinstance(step, slice) and isinstance(value, tuple):
+            length = len(value.items) if isinstance(value, Pack) else len(value) if isinstance(value, (tuple, list, str, dict)) else None
+            if length is not None and not step.fits(length):
+                return UNKNOWN  # `a, b = (x, y, z)` raises ValueError: nothing is bound
+            value = self.item_of(value, step.key)
+            if isinstance(step.key, slice) and isinstance(value, tuple):
                 value = list(value)  # a starred target always binds a list
         return value

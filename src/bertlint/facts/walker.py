@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from bertlint.facts.names import KNOWN_LIBRARIES
-from bertlint.facts.nodes import ENTER, ByType, Call, ClassDef, Event, Guard, Scope, Store, dotted, iter_children, walk
+from bertlint.facts.nodes import ENTER, ByType, Call, ClassDef, Element, Event, Guard, Scope, Store, dotted, iter_children, walk
 
 
 class Walker:
@@ -272,11 +272,12 @@ class Walker:
             for i, element in enumerate(elements):
                 inner = element.value
                 if star is None or i < star:
-                    step = i
+                    key = i
                 elif i == star:
-                    step = slice(i, i - len(elements) + 1 or None)
+                    key = slice(i, i - len(elements) + 1 or None)
                 else:
-                    step = i - len(elements)
+                    key = i - len(elements)
+                step = Element(key, len(elements), star is not None)
                 if isinstance(element, cst.StarredElement):
                     self._target(inner, scope, op, stmt, ctx, value=None, whole=whole, path=path + (step,))
                 elif isinstance(inner, cst.Name) and not path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Binding, Call, Facts, ModelLoad, dotted, eos_pad_in_force, is_model_call, load_behind, padded_ids, padding_of, padding_side, passed_as, shared, shown_example, unreached
+from bertlint.facts import UNKNOWN, Binding, Call, Facts, ModelLoad, dotted, eos_pad_in_force, is_model_call, load_behind, padded_ids, padding_of, padding_side, passed_as, shared, shown_example, unreached
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -30,7 +30,9 @@ class MissingAttentionMask(Rule):
             if ids_arg is None:
                 continue
             ids = facts.kind(ids_arg.value, call.scope, call.order)
-            if star is not None:
+            if star is not None and facts.gives(call, "attention_mask") is False and (given := facts.given(call, 0, "input_ids")) not in (None, UNKNOWN):
+                ids = facts.kind(given, call.scope, call.order)  # `model(**batch)`: a batch of known keys, none the mask
+            elif star is not None:
                 # `model(**enc)` carries the mask, unless the tokenizer was told not to make one.
                 if ids is None or ids.kind != "encoding" or shared(ids, lambda enc: padding_of(facts, enc.call).return_attention_mask) is not False:
                     continue
@@ -52,10 +54,12 @@ class MissingAttentionMask(Rule):
                 )
                 continue
             mask = _mask_expression(facts, call, ids_arg.value, ids)
+            spread = ", ".join(f"`{k}`" for k in facts.keywords(call)) if ids_arg is star else None
             ctx.report(
                 ids_arg,
                 f"padded `input_ids` ({why}) reach the model without `attention_mask`: {effect}",
-                help=f"pass `attention_mask={mask}` or call the model with `**encoding`" if mask else self.help,
+                help=f"pass `attention_mask={mask}` or call the model with `**encoding`" if mask else
+                f"the batch holds only {spread}: put the tokenizer's `attention_mask` in each item beside the ids, and `**batch` passes it" if spread else self.help,
                 fix=[Replacement(call.node.args[-1], f", attention_mask={mask}", after=True)] if mask else None,
                 severity=severity,
             )

@@ -10,7 +10,8 @@ value None" is `abstract.NONE` (`abstract.answer(value)` gives it for None):
   is an object;
 - `keeps(method, receiver)`: the method returns its receiver's value unchanged (receiver None: a comprehension's
   element);
-- `mapping(value)`: an object whose iteration gives its keys;
+- `mapping(value)`: an object whose iteration gives its keys; `keys(values, value)`: the keys such an object certainly
+  has, and only those (a DataLoader's batch of dicts: `data`), so that `**batch` passes them;
 - `self_attribute(ev, class_scope, attr)`: `self.attr` in a method of the file's class where no code of the file binds
   it (Lightning's `self.hparams`: `hparams`);
 - `parameter(ev, scope, name)`: a parameter a library fills in (click; a datasets `map` function's example; a

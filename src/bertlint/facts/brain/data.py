@@ -15,7 +15,7 @@ import libcst as cst
 from bertlint.facts.abstract import UNKNOWN, Binding, Series
 from bertlint.facts.functions import callable_returns, called_directly, function_scope, first_handed_parameter, hands
 from bertlint.facts.names import is_transformers_name, same_symbol
-from bertlint.facts.nodes import dotted
+from bertlint.facts.nodes import dotted, literal
 
 
 # transformers collators that stack each key of the dataset's items as it is, padding nothing: 5.24
@@ -55,6 +55,49 @@ def attribute(ev, base, attr: str) -> Any:
     if isinstance(base, Binding) and base.kind == "dataloader_item":
         return Binding("ids", base.call, base, attr)  # `batch.input_ids`
     return None
+
+
+def keys(values, base) -> frozenset[str] | None:
+    """The keys a DataLoader's batch certainly has, and only those: its dataset's items' where every `return` of the
+    file's dataset class's `__getitem__` spells the same keys (torch 2.13 utils/data/_utils/collate.py:171-186,
+    `default_collate` of a Mapping: `{key: collate([d[key] for d in batch]) for key in elem}`, the first item's keys),
+    or those every `return` of the file's collate function spells. None where not certain: a `datasets` or
+    `TensorDataset` source, a transformers collator, an encoding returned (its keys are the tokenizer's)."""
+    if not isinstance(base, Binding) or base.kind != "dataloader_item" or base.call.has_star_args or base.call.has_double_star:
+        return None
+    loader = base.call
+    collate = loader.kwargs.get("collate_fn")
+    if collate is not None:
+        returned = None if stacks_items(values, collate.value, loader.scope) else callable_returns(values, collate.value, loader)
+    else:
+        arg = loader.arg(0, "dataset")
+        dataset = values.kind(arg.value, loader.scope, loader.order) if arg is not None else None
+        if dataset is None or dataset.kind != "dataset" or dataset.call.method == "map" or dataset_class(values, dataset.call.qualname) in (None, "TensorDataset"):
+            return None
+        getitem = values.classes[dataset.call.qualname.split(".", 1)[1]].methods["__getitem__"]
+        returned = [(value, function_scope(values, getitem), None) for value in values.return_values(getitem)]
+    spelt = {_spelt_keys(values, value, scope) if value is not None else None for value, scope, _ in returned or ()}
+    return spelt.pop() if len(spelt) == 1 and None not in spelt else None
+
+
+def _spelt_keys(values, expr: cst.BaseExpression, scope, depth: int = 0) -> frozenset[str] | None:
+    """The keys a dict display or `dict(k=...)` call `expr` spells, every one a string (through one plain name bound
+    once and then only given items of string keys: `item = {...}; item["labels"] = y; return item`)."""
+    if isinstance(expr, cst.Dict):
+        found = [literal(e.key) if isinstance(e, cst.DictElement) else None for e in expr.elements]
+        return frozenset(found) if all(isinstance(k, str) for k in found) else None
+    made = values.call_of(expr) if isinstance(expr, cst.Call) else None
+    if made is not None and made.qualname == "builtins.dict" and not made.positional and not made.has_star_args and not made.has_double_star:
+        return frozenset(made.kwargs)
+    if not isinstance(expr, cst.Name) or depth:
+        return None
+    owner, events = values.binding_events(expr.value, scope)
+    if owner is not scope or not events or events[0].op != "assign" or events[0].index is not None or events[0].path \
+            or any(e.op != "setitem" for e in events[1:]) or values.shared_and_changed(expr.value, scope):
+        return None
+    stored = [s.key for s in values.stores if s.scope is scope and isinstance(s.target, cst.Subscript) and dotted(s.target.value) == expr.value]
+    base = _spelt_keys(values, events[0].value, scope, 1)
+    return base | frozenset(stored) if base is not None and all(isinstance(k, str) for k in stored) else None
 
 
 ITEMS = Series(UNKNOWN)  # the list of dataset items a collate function receives
