@@ -67,7 +67,7 @@ from bertlint.facts.functions import forwards_kwargs, in_class_or_lambda
 from bertlint.facts.inspection import INSPECTIONS, SHAPE_READS, inspected, never_fed, only_inspected, only_shape_read, unfed_map_function
 from bertlint.facts.demos import shown_example
 from bertlint.facts.padded import fed_alone, padded_call, padded_ids, padding_for_pad_to_max_length
-from bertlint.facts.trainable import fails_before_a_step, freezes_parameters, frozen_bodies, frozen_models, keras_trains_pretrained, optimised_models, params_without_rates, trained_model, trainer_models, trains_on_a_handful, trains_pretrained, untrained_models
+from bertlint.facts.trainable import default_collated, fails_before_a_step, freezes_parameters, frozen_bodies, frozen_models, keras_trains_pretrained, optimised_models, params_without_rates, trained_model, trainer_models, trains_on_a_handful, trains_pretrained, untrained_models
 from bertlint.facts.texts import SPECIAL_TOKENS_ADDED, longest_text, token_bound
 from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
 from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, checkpoint_argument, holds_tokenizer, load_behind
@@ -125,7 +125,7 @@ __all__ = [
     # tensors
     "Inert", "activation", "inert_statements", "is_loss_value", "only_reported", "receiver_role",
     # trainable
-    "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "optimised_models", "params_without_rates", "trained_model", "trainer_models", "trains_on_a_handful", "trains_pretrained", "untrained_models",
+    "default_collated", "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "optimised_models", "params_without_rates", "trained_model", "trainer_models", "trains_on_a_handful", "trains_pretrained", "untrained_models",
     # uses
     "Unread", "passed_as", "unread_import",
     # weights

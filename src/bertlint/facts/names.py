@@ -82,6 +82,9 @@ def same_symbol(found: str, wanted: str) -> bool:
 # exec'd preamble imported them): issue 10, cause 2.
 CONVENTIONAL_MODULES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional", "np": "numpy", "tf": "tensorflow"}
 # Libraries whose `from m import *` makes the file's unbound names theirs.
+# transformers `Trainer.__init__`'s positional parameters (4.x and 5.24 alike: trainer.py `__init__(self, model, args,
+# data_collator, train_dataset, eval_dataset, processing_class, ...)`, `tokenizer` in 4.x's sixth place)
+TRAINER_POSITION = {"model": 0, "args": 1, "data_collator": 2, "train_dataset": 3, "eval_dataset": 4, "processing_class": 5, "tokenizer": 5}
 KNOWN_LIBRARIES = frozenset({*TRANSFORMERS_ROOTS, "torch", "numpy", "tensorflow", "keras", "tf_keras", "datasets", "accelerate"})
 
 

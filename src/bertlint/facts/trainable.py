@@ -20,7 +20,9 @@ import libcst as cst
 from bertlint import knowledge
 from bertlint.facts.brain.tensors import own_tensors
 from bertlint.facts.brain.transformers import PART
+from bertlint.facts.brain.data import dataset_item, item_keys
 from bertlint.facts.model import per_file
+from bertlint.facts.names import TRAINER_POSITION
 from bertlint.facts.nodes import Call, Scope, dotted, walk
 from bertlint.facts.loops import NO_GRAD_MODES, forward_model, is_model_call, under_grad_mode
 from bertlint.facts.functions import enclosing_class
@@ -287,6 +289,29 @@ def fails_before_a_step(facts: Facts) -> bool:
         and all(trainer_without_loss(facts, t) for t in facts.trainers) and all(refused(facts, fit.node) for fit, _ in fits)
 
 
+def default_collated(facts: Facts, trainer: Call) -> tuple[frozenset[str], Any] | None:
+    """(the keys, the ids) of the batches a plain transformers `Trainer` makes with its default collator of the items
+    of the file's dataset class it trains on: no `data_collator=` and no tokenizer given (`processing_class=`,
+    4.x `tokenizer=`; then `DataCollatorWithPadding`, whose `tokenizer.pad` adds a mask), so `default_data_collator`
+    (5.24 trainer.py:562-568; data/data_collator.py:123-154 stacks each key of the first item, `label`/`label_ids`
+    made `labels`: no key added), where the file's `trainer.train()` may run. None where the keys are not certain
+    (`brain.data.item_keys`)."""
+    if trainer.qualname not in _PLAIN_TRAINERS or any(facts.gives(trainer, k) is not False for k in ("data_collator", "processing_class", "tokenizer")) \
+            or any(trainer.arg(TRAINER_POSITION[k]) is not None for k in ("data_collator", "processing_class")):
+        return None
+    runs = [c for c in facts.calls_by_short.get("train", ()) if c.method == "train" and c.receiver is not None
+            and (made := facts.kind(c.receiver, c.scope, c.order)) is not None and made.kind == "trainer" and made.call is trainer]
+    if not runs or all(liveness(facts).reach(c.node) is NEVER for c in runs):
+        return None  # a Trainer the file never trains
+    given = facts.given(trainer, TRAINER_POSITION["train_dataset"], "train_dataset")
+    dataset = facts.kind(given, trainer.scope, trainer.order) if isinstance(given, cst.BaseExpression) else None
+    keys = item_keys(facts, dataset)
+    if keys is None:
+        return None
+    renamed = frozenset("labels" if k in ("label", "label_ids") else k for k in keys)
+    return renamed, dataset_item(facts, dataset, "input_ids") if "input_ids" in keys else None
+
+
 def trainer_without_loss(facts: Facts, trainer: Call) -> bool:
     """A plain transformers `Trainer` of a causal LM whose training examples are exactly what a tokenizer call returns
     (`ds.map(lambda b: tok(b["text"], truncation=True))`: input ids and a mask, no labels) and whose collator builds no
@@ -299,13 +324,13 @@ def trainer_without_loss(facts: Facts, trainer: Call) -> bool:
     kind = facts.kind(model.value, trainer.scope, trainer.order) if model is not None else None
     if kind is None or kind.kind != "model" or not all(any(load.call is member.call and load.head == "causal-lm" for load in facts.model_loads) for member in kind.joined or (kind,)):
         return False  # (a model made on several paths: a causal LM on each)
-    collator = trainer.arg(5, "data_collator")
+    collator = trainer.arg(TRAINER_POSITION["data_collator"], "data_collator")
     if collator is not None:
         built = facts.kind(collator.value, trainer.scope, trainer.order)
         name = (built.call.qualname if built is not None and built.call is not None else facts.qualname(collator.value, trainer.scope)) or ""
         if name.rsplit(".", 1)[-1] not in _LABELLESS_COLLATORS:
             return False
-    data = trainer.arg(2, "train_dataset")
+    data = trainer.arg(TRAINER_POSITION["train_dataset"], "train_dataset")
     mapped = _mapping_call(facts, data.value, trainer.scope, trainer.order) if data is not None else None
     functions = [fn for call, fn, _ in map_calls(facts) if call is mapped]
     return bool(functions) and all(_returns_tokenizer_call(facts, fn) for fn in functions)
@@ -353,7 +378,7 @@ def trains_on_a_handful(facts: Facts) -> bool:
 
 
 def _few_examples(facts: Facts, trainer: Call) -> bool:
-    data = trainer.arg(2, "train_dataset")
+    data = trainer.arg(TRAINER_POSITION["train_dataset"], "train_dataset")
     chain = _dataset_chain(facts, data.value, trainer.scope, trainer.order) if data is not None else []
     bounds = [b for b in (_examples_at_most(facts, call) for call in chain) if b is not None]
     return bool(bounds) and min(bounds) <= FEW_EXAMPLES

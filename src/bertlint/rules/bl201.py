@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import UNKNOWN, Binding, Call, Facts, ModelLoad, dotted, eos_pad_in_force, is_model_call, load_behind, padded_ids, padding_of, padding_side, passed_as, shared, shown_example, unreached
+from bertlint.facts import UNKNOWN, Binding, Call, Facts, default_collated, ModelLoad, dotted, eos_pad_in_force, is_model_call, load_behind, padded_ids, padding_of, padding_side, passed_as, shared, shown_example, unreached
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -40,7 +40,7 @@ class MissingAttentionMask(Rule):
             why = padded_ids(facts, ids, ctx.version)
             if why is None or shown_example(facts, call, ids_arg.value):
                 continue  # a one-example demo: only its shown output would differ
-            harm = _harm(facts, call, ids, ctx.version)
+            harm = _harm(facts, _load_behind(facts, call), ids, ctx.version, call)
             if harm is None:
                 continue
             effect, severity = harm
@@ -65,6 +65,22 @@ class MissingAttentionMask(Rule):
             )
 
 
+        for trainer in facts.trainers:  # the forward a Trainer runs on the batches its default collator makes
+            batches = default_collated(facts, trainer)
+            if batches is None or unreached(facts, trainer.node) or "attention_mask" in batches[0] or batches[1] is None:
+                continue
+            ids, model = batches[1], facts.given(trainer, 0, "model")
+            why = padded_ids(facts, ids, ctx.version)
+            load = load_behind(facts, facts.kind(model, trainer.scope, trainer.order)) if isinstance(model, cst.BaseExpression) else None
+            harm = _harm(facts, load, ids, ctx.version, None) if why is not None and load is not None else None
+            if harm is not None:
+                keys = ", ".join(f"`{k}`" for k in sorted(batches[0]))
+                ctx.report(trainer.kwargs.get("train_dataset") or trainer.node,
+                           f"padded `input_ids` ({why}) reach the model without `attention_mask`: the Trainer's default collator stacks "
+                           f"the dataset's items, which hold only {keys}; {harm[0]}",
+                           help="put the tokenizer's `attention_mask` in each item beside the ids", severity=harm[1])
+
+
 _SILENTLY = "silently computes different outputs"
 
 
@@ -74,11 +90,11 @@ def _eos_pad_passed(facts: Facts, call: Call) -> bool:
     return arg is not None and isinstance(arg.value, cst.Attribute) and arg.value.attr.value == "eos_token_id"
 
 
-def _harm(facts: Facts, call: Call, ids: Binding, version: tuple[int, ...]) -> tuple[str, str] | None:
+def _harm(facts: Facts, load: ModelLoad | None, ids: Binding, version: tuple[int, ...], call: Call | None) -> tuple[str, str] | None:
     """(what the missing mask does, severity), or None where the pads cannot reach a real token: a causal model
-    with right padding, or a text encoder that conditions a diffusion model (trained on unmasked embeddings)."""
-    load = _load_behind(facts, call)
-    if call.method == "generate":
+    with right padding, or a text encoder that conditions a diffusion model (trained on unmasked embeddings). `call`:
+    the forward or `generate` call, None for the forward a Trainer runs."""
+    if call is not None and call.method == "generate":
         # A decoder-only model's `generate` rebuilds the mask from the pad ids (`input_ids != pad_token_id`) unless the
         # pad token is the EOS token: transformers generation/utils.py, `_prepare_attention_mask_for_generation`.
         eos_pad = bool(eos_pad_in_force(facts)) or _eos_pad_passed(facts, call)
@@ -86,7 +102,7 @@ def _harm(facts: Facts, call: Call, ids: Binding, version: tuple[int, ...]) -> t
             return None  # 4.x infers it for encoder-decoder models too; 5.x only for decoder-only ones
         why = "the pad token is the EOS token, so `generate` cannot tell pads from real tokens: it" if eos_pad else "`generate`"
         return f"{why} attends to the [PAD] tokens and {_SILENTLY}", "error"
-    if load is not None and _conditions_diffusion(facts, load, call):
+    if load is not None and call is not None and _conditions_diffusion(facts, load, call):
         return None
     attention = _attention(facts, load)
     side = shared(ids, lambda source: padding_side(facts, source.call))

@@ -71,11 +71,33 @@ def keys(values, base) -> frozenset[str] | None:
         returned = None if stacks_items(values, collate.value, loader.scope) else callable_returns(values, collate.value, loader)
     else:
         arg = loader.arg(0, "dataset")
-        dataset = values.kind(arg.value, loader.scope, loader.order) if arg is not None else None
-        if dataset is None or dataset.kind != "dataset" or dataset.call.method == "map" or dataset_class(values, dataset.call.qualname) in (None, "TensorDataset"):
-            return None
-        getitem = values.classes[dataset.call.qualname.split(".", 1)[1]].methods["__getitem__"]
-        returned = [(value, function_scope(values, getitem), None) for value in values.return_values(getitem)]
+        returned = _getitem_returns(values, values.kind(arg.value, loader.scope, loader.order) if arg is not None else None)
+    return _agreed_keys(values, returned)
+
+
+def item_keys(values, dataset) -> frozenset[str] | None:
+    """The keys every item of the file's dataset class (the `Binding` `dataset` made) certainly has, and only those:
+    those every `return` of its `__getitem__` spells alike; None where not certain."""
+    return _agreed_keys(values, _getitem_returns(values, dataset))
+
+
+def dataset_item(values, dataset, key: Any) -> Binding | None:
+    """The object at `key` of the items of the file's dataset class (the `Binding` `dataset` made), every `return` of
+    its `__getitem__` agreeing."""
+    returned = _getitem_returns(values, dataset)
+    return _item(values, [r for r in returned if r[0] is not None], key) if returned is not None else None
+
+
+def _getitem_returns(values, dataset) -> list | None:
+    """(returned expression, scope, None) for each `return` of the `__getitem__` of the file's dataset class that made
+    `dataset`; None for any other dataset (a `datasets` map, a `TensorDataset`, a class of no `__getitem__`)."""
+    if not isinstance(dataset, Binding) or dataset.kind != "dataset" or dataset.call.method == "map" or dataset_class(values, dataset.call.qualname) in (None, "TensorDataset"):
+        return None
+    getitem = values.classes[dataset.call.qualname.split(".", 1)[1]].methods["__getitem__"]
+    return [(value, function_scope(values, getitem), None) for value in values.return_values(getitem)]
+
+
+def _agreed_keys(values, returned) -> frozenset[str] | None:
     spelt = {_spelt_keys(values, value, scope) if value is not None else None for value, scope, _ in returned or ()}
     return spelt.pop() if len(spelt) == 1 and None not in spelt else None
 
@@ -200,9 +222,7 @@ def batch_item(values, loader, key: Any) -> Binding | None:
         if not isinstance(key, int) or made.has_star_args or not 0 <= key < len(made.positional):
             return None
         return values.kind(made.positional[key].value, made.scope, made.order)
-    getitem = values.classes[made.qualname.split(".", 1)[1]].methods["__getitem__"]
-    scope = function_scope(values, getitem)
-    return _item(values, [(value, scope, None) for value in values.return_values(getitem) if value is not None], key)
+    return dataset_item(values, dataset, key)
 
 
 def _item(values, returned, key: Any) -> Binding | None:
