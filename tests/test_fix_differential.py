@@ -81,7 +81,7 @@ def _cases() -> dict[str, str]:
     cases["tok(x, pad_to_max_length=True, **opts) | opts without padding"] = (
         f'opts = {{"truncation": True}}\nx = {TEXTS}\nout = tok(x, pad_to_max_length=True, max_length=16, **opts)\n')
     cases["tok(x, pad_to_max_length=True, **opts) | opts unknown"] = (
-        f'opts = {{"padding": "longest"}} if len(L) > 9 else {{}}\nx = {TEXTS}\nout = tok(x, pad_to_max_length=True, max_length=16, **opts)\n')
+        f'import sys\nopts = {{"padding": "longest"}} if len(sys.argv) > 9 else {{}}\nx = {TEXTS}\nout = tok(x, pad_to_max_length=True, max_length=16, **opts)\n')
     return cases
 
 
