@@ -219,3 +219,14 @@ def test_generated_projects_never_give_another_value(tmp_path_factory, files):
     assert len(answers) == len(printed)
     for answer, value in zip(answers, printed):
         assert answer is UNKNOWN or answer == value, (files["config.py"], files["main.py"], answer, value)
+
+
+def test_an_import_is_looked_up_once_however_often_its_name_is_read(tmp_path: Path):
+    """Each read of an imported name asks what the import binds: the files looked for are looked for once, and the
+    cache's list of what the lint read holds each once."""
+    _write(tmp_path, {"config.py": "LR = 1e-3\n", "main.py": "import plotting\nfrom config import LR\n" + "plotting.show(LR)\n" * 20})
+    source = (tmp_path / "main.py").read_text()
+    facts = Facts(cst.parse_module(source), source, tmp_path / "main.py")
+    assert all(facts.evaluate(call.node.args[0].value, call.scope, call.order) == 1e-3 for call in facts.calls if call.method == "show")
+    assert all(facts.evaluate(call.node.func.value, call.scope, call.order) is UNKNOWN for call in facts.calls if call.method == "show")
+    assert len(facts.inputs) == len(set(facts.inputs)) and any(path.endswith("config.py") for path in facts.inputs)

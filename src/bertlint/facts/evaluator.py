@@ -107,7 +107,11 @@ class Evaluation(Protocol, Sharing, CallFrames, Model):
         return found
 
     def project_import(self, alias: cst.CSTNode) -> Any:
-        """What the import `alias` binds when it finds a module of the file's own project (`project`), else UNKNOWN."""
+        """What the import `alias` binds when it finds a module of the file's own project (`project`), else UNKNOWN:
+        looked up once per import (each read of the name asks again)."""
+        return self.memoised(("project import", id(alias)), lambda: self._project_import(alias))
+
+    def _project_import(self, alias: cst.CSTNode) -> Any:
         stmt = self._import_statements.get(id(alias))
         if isinstance(stmt, cst.Import):
             name = dotted(alias.name)
