@@ -54,7 +54,7 @@ from bertlint.facts.loops import (
     misplaced_clips, never_steps, steps_every_n, under_grad_mode,
 )
 from bertlint.facts.model import Runtime
-from bertlint.facts.names import ENCODE_METHODS, LABEL_NAMES, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
+from bertlint.facts.names import ENCODE_METHODS, LABEL_NAMES, TRAINER_POSITION, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Definition, Event, Scope, Store, Variable, dotted, iter_children, literal, names_in, walk
 from bertlint.facts.training import (
     EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, asks_for_tpu, feeds_layout_model, eos_as_pad, eos_pad_in_force, chunk_length, in_call_to, longest_of_a_set, map_calls, map_functions, mapped_function, mixed_precision, only_called_directly, only_evaluated, eos_in_data, gpu_card, same_tokenizer, trained_trainers, pad_guarded, padding_at, padding_of, padding_side, run_anchor, runs_on_mps,
@@ -78,7 +78,7 @@ __all__ = [
     # nodes
     "UNKNOWN", "Call", "ClassDef", "Definition", "Event", "Scope", "Store", "Variable", "dotted", "iter_children", "literal", "names_in", "walk",
     # names
-    "ENCODE_METHODS", "LABEL_NAMES", "TRAINING_ARGS_CLASSES", "TRANSFORMERS_ROOTS", "is_model_class", "is_tokenizer_class", "is_trainer_class", "is_transformers_name", "model_head",
+    "ENCODE_METHODS", "LABEL_NAMES", "TRAINER_POSITION", "TRAINING_ARGS_CLASSES", "TRANSFORMERS_ROOTS", "is_model_class", "is_tokenizer_class", "is_trainer_class", "is_transformers_name", "model_head",
     # core
     "Facts", "Runtime",
     # liveness

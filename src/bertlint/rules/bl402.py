@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bertlint.facts import UNKNOWN, Call, Facts
+from bertlint.facts import TRAINER_POSITION, UNKNOWN, Call, Facts
 from bertlint.rules import Context, Rule
 
-EVAL_DATASET_POSITION = 4  # Trainer(model, args, data_collator, train_dataset, eval_dataset, ...)
 STRATEGY_KEYWORDS = ("eval_strategy", "evaluation_strategy")
 
 
@@ -24,7 +23,7 @@ class EvalStrategyWithoutEvalDataset(Rule):
         for trainer in facts.trainers:
             if trainer.has_star_args or trainer.has_double_star:
                 continue
-            eval_dataset = trainer.arg(EVAL_DATASET_POSITION, "eval_dataset")
+            eval_dataset = trainer.arg(TRAINER_POSITION["eval_dataset"], "eval_dataset")
             if eval_dataset is not None and facts.value(eval_dataset.value, trainer.scope, order=trainer.order) is not None:
                 continue
             args = trainer.arg(1, "args")

@@ -36,6 +36,7 @@ from bertlint.facts.abstract import UNKNOWN, Binding, Function, Instance, agree
 from bertlint.facts.brain.data import ITEMS, handed_elsewhere
 from bertlint.facts.functions import ancestors, callable_returns, called_directly, defined_at, enclosing_class, family, function_scope, first_handed_parameter, hands, method_sites
 from bertlint.facts.model import per_file
+from bertlint.facts.names import TRAINER_POSITION
 from bertlint.facts.nodes import Call, ClassDef, Scope, dotted
 
 LIGHTNING_ROOTS = ("pytorch_lightning", "lightning")
@@ -279,7 +280,7 @@ def _collator_items(ev, owner: Scope, name: str) -> Any:
     fn = first_handed_parameter(ev.f, owner, name)
     if fn is None:
         return None
-    sites = [c for c in _trainer_builds(ev.f) if (arg := c.arg(2, "data_collator")) is not None and hands(ev.f, arg.value, c, fn)]
+    sites = [c for c in _trainer_builds(ev.f) if (arg := c.arg(TRAINER_POSITION["data_collator"], "data_collator")) is not None and hands(ev.f, arg.value, c, fn)]
     if not sites:
         return None
     return UNKNOWN if called_directly(ev.f, fn) or handed_elsewhere(ev.f, fn, sites) else ITEMS
@@ -302,7 +303,7 @@ def _builds_trainer(values, call: Call) -> bool:
 def _collated(ev, made: Call) -> Any:
     """A batch the Trainer `made` collates: a transformers collator's, the default collator's (which one unknown: its
     collator is no class a rule knows), or what the file's collate function returns."""
-    arg = made.arg(2, "data_collator")
+    arg = made.arg(TRAINER_POSITION["data_collator"], "data_collator")
     if arg is None:  # the default: `DataCollatorWithPadding(processing_class)` or `default_data_collator`, whichever
         return Binding("collated", made, Binding("collator", made))
     collator = ev.sub(arg.value, made.scope, made.order)
