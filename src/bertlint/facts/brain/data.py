@@ -111,15 +111,20 @@ def _spelt_keys(values, expr: cst.BaseExpression, scope, depth: int = 0) -> froz
     made = values.call_of(expr) if isinstance(expr, cst.Call) else None
     if made is not None and made.qualname == "builtins.dict" and not made.positional and not made.has_star_args and not made.has_double_star:
         return frozenset(made.kwargs)
-    if not isinstance(expr, cst.Name) or depth:
-        return None
-    owner, events = values.binding_events(expr.value, scope)
+    filled = _filled(values, expr.value, scope) if isinstance(expr, cst.Name) and not depth and not values.shared_and_changed(expr.value, scope) else None
+    base = _spelt_keys(values, filled[0], scope, 1) if filled is not None else None
+    return base | frozenset(s.key for s in filled[1]) if base is not None and all(isinstance(s.key, str) for s in filled[1]) else None
+
+
+def _filled(values, name: str, scope) -> tuple[cst.BaseExpression, list] | None:
+    """A name that `scope` binds once, by a plain assignment, and then only gives items of known keys (`item = {...};
+    item["labels"] = y`): (the value it is bound to, the item stores in order); None otherwise."""
+    owner, events = values.binding_events(name, scope)
     if owner is not scope or not events or events[0].op != "assign" or events[0].index is not None or events[0].path \
-            or any(e.op != "setitem" for e in events[1:]) or values.shared_and_changed(expr.value, scope):
+            or any(e.op != "setitem" for e in events[1:]):
         return None
-    stored = [s.key for s in values.stores if s.scope is scope and isinstance(s.target, cst.Subscript) and dotted(s.target.value) == expr.value]
-    base = _spelt_keys(values, events[0].value, scope, 1)
-    return base | frozenset(stored) if base is not None and all(isinstance(k, str) for k in stored) else None
+    stored = [s for s in values.stores if s.scope is scope and isinstance(s.target, cst.Subscript) and dotted(s.target.value) == name]
+    return None if any(s.key is None for s in stored) else (events[0].value, stored)
 
 
 ITEMS = Series(UNKNOWN)  # the list of dataset items a collate function receives
@@ -241,14 +246,11 @@ def _item(values, returned, key: Any) -> Binding | None:
 def _element(values, expr: cst.BaseExpression | None, scope, key: Any, depth: int) -> Binding | None:
     """The object at `key` of a dict display, `dict(...)` call or tuple `expr` (through one plain name)."""
     if isinstance(expr, cst.Name) and depth == 0:  # `item = {...}; item["labels"] = ...; return item`
-        owner, events = values.binding_events(expr.value, scope)
-        if owner is not scope or not events or events[0].op != "assign" or events[0].index is not None or any(e.op != "setitem" for e in events[1:]):
+        filled = _filled(values, expr.value, scope)
+        if filled is None:
             return None
-        stored = [s for s in values.stores if s.scope is scope and isinstance(s.target, cst.Subscript) and dotted(s.target.value) == expr.value]
-        if any(s.key is None for s in stored):
-            return None
-        stored = [s for s in stored if s.key == key]
-        return values.kind(stored[-1].value, scope) if stored else _element(values, events[0].value, scope, key, 1)
+        stored = [s for s in filled[1] if s.key == key]
+        return values.kind(stored[-1].value, scope) if stored else _element(values, filled[0], scope, key, 1)
     if isinstance(expr, cst.DictComp) and isinstance(key, str) and not expr.for_in.ifs and expr.for_in.inner_for_in is None:
         # `{k: torch.tensor(v[i]) for k, v in self.encodings.items()}`: every key of an encoding, per example
         items = values.call_of(expr.for_in.iter) if isinstance(expr.for_in.iter, cst.Call) else None
