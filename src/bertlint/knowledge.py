@@ -700,13 +700,14 @@ def refused_values(name: str, method: str, releases: Mapping[str, Release]) -> t
 
 def closed_keywords(name: str, releases: Mapping[str, Release]) -> frozenset[str] | None:
     """Every keyword that transformers' class `name` takes in some release up to the target `releases`, where that is
-    known for certain (data/refusals.json 'closed_keywords': `TrainingArguments`, a dataclass, from 2.9 through 5.24):
-    any other keyword raises TypeError. None for another class, or a target outside that range or unknown."""
-    entry = _refusals()["closed_keywords"]
+    known for certain (data/refusals.json 'closed_keywords': `TrainingArguments`, a dataclass, and `Trainer`, whose
+    `__init__` takes no `**kwargs` but on 3.1-3.5, where it asserts them empty, from 2.9 through 5.24): any other
+    keyword raises. None for another class, or a target outside that range or unknown."""
     release = releases.get("transformers")
-    if release is None or name not in entry["classes"] or not _release(entry["since"]) <= release <= _release(entry["through"]):
-        return None
-    return frozenset(entry["keywords"]) | frozenset(entry["classes"][name])
+    for entry in _refusals()["closed_keywords"]:
+        if release is not None and name in entry["classes"] and _release(entry["since"]) <= release <= _release(entry["through"]):
+            return frozenset(entry["keywords"]) | frozenset(entry["classes"][name])
+    return None
 
 
 class Conflict(NamedTuple):

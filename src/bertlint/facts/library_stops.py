@@ -16,8 +16,9 @@ them per statement; every one a crash of a program, so it silences every rule af
   `TrainingArguments(load_best_model_at_end=True, ...)` on >= 4.9 whose evaluation and save strategies certainly
   differ (`eval_strategy="epoch"` beside the default save strategy "steps") or whose `save_steps` is certainly no
   multiple of `eval_steps` (ValueError in `__post_init__`), `Trainer(model=..., model_init=...)` on >= 5.2
-  (ValueError: "either a `model` or `model_init` argument, but not both"), and `TrainingArguments(beta=0.1, ...)`, a
-  keyword that no release of the class up to the target has (TypeError: trl's `DPOConfig` keywords given to it);
+  (ValueError: "either a `model` or `model_init` argument, but not both"), and `TrainingArguments(beta=0.1, ...)` or
+  `Trainer(TrainingArguments=args)`, a keyword that no release of the class up to the target takes (TypeError: trl's
+  `DPOConfig` keywords given to transformers' class; a trainer's keyword misspelt);
 - a keyword's constant that the target transformers refuses in the method the call runs (`_refused_value`,
   data/refusals.json `keyword_values`): `tokenizer(texts, return_tensors="tf")` (and `.encode`, `.pad`) of a tokenizer
   the value layer certainly knows, on >= 5.0 (ValueError: TensorType is pt/np/mlx only),
@@ -197,8 +198,8 @@ def _refused_arguments(facts: Model, call: cst.Call) -> bool:
     is a keyword-only dataclass and raises ValueError "accepts only keyword arguments"), or training arguments whose
     `load_best_model_at_end=True` the target refuses in `__post_init__` (`_best_model_refused`), or a trainer given
     both `model=` and `model_init=` (from 5.2: ValueError; `None` written for either is no stop), or a
-    `TrainingArguments` given a keyword that is a field of none of its releases up to the target (`beta=`, a keyword of
-    trl's `DPOConfig`: TypeError; the known keys of a `**` mapping count, one of unknown keys adds none). A class named from transformers is transformers' own, never
+    `TrainingArguments` or `Trainer` given a keyword that none of its releases up to the target takes (`beta=`, a keyword of
+    trl's `DPOConfig`; `Trainer(TrainingArguments=args)`: TypeError; the known keys of a `**` mapping count, one of unknown keys adds none). A class named from transformers is transformers' own, never
     a Hub model's code; a `*` argument may be empty: no stop."""
     qualname = facts.qualname(call.func)
     if not is_transformers_name(qualname):
@@ -213,7 +214,7 @@ def _refused_arguments(facts: Model, call: cst.Call) -> bool:
     known = knowledge.closed_keywords(name, releases) if qualname.startswith("transformers.") else None
     passed = facts.keywords(facts.call_of(call)) if known is not None and facts.call_of(call) is not None else given
     if known is not None and not any(arg.star == "*" for arg in call.args) and any(keyword not in known for keyword in passed):
-        return True  # `TrainingArguments(beta=0.1)`, a keyword of trl's DPOConfig: TypeError "unexpected keyword argument"
+        return True  # `TrainingArguments(beta=0.1)`, `Trainer(TrainingArguments=a)`: TypeError "unexpected keyword argument"
     check = knowledge.best_model_check(name, releases)
     return check is not None and _best_model_refused(facts, call, check)
 

@@ -280,13 +280,26 @@ _LABELLESS_COLLATORS = frozenset({"DataCollatorWithPadding", "default_data_colla
 
 
 def fails_before_a_step(facts: Facts) -> bool:
-    """The file trains only through Trainers that raise at their first step (`trainer_without_loss`) and Lightning `fit`
-    calls that the target Lightning refuses before it (`removals.refused`: a module defining an epoch-end hook that
+    """The file trains only through Trainers that raise at their first step (`trainer_without_loss`) or whose every
+    `train()` the run never reaches (after a certain stop: `Trainer(TrainingArguments=args)`, a keyword no release takes,
+    raises before its own `trainer.train()`) and Lightning `fit` calls that the target Lightning refuses before it (`removals.refused`: a module defining an epoch-end hook that
     Lightning 2.0 removed, checked in `fit`'s `_verify_loop_configurations` before the loop): no gradient, no optimizer
     state is ever made. The model is still the one the run means to train (its load is what it is)."""
     fits = facts.lightning_fits
     return bool(facts.trainers or fits) and not (facts.backward_calls or facts.fit_calls) \
-        and all(trainer_without_loss(facts, t) for t in facts.trainers) and all(refused(facts, fit.node) for fit, _ in fits)
+        and all(trainer_without_loss(facts, t) or _never_trained(facts, t) for t in facts.trainers) and all(refused(facts, fit.node) for fit, _ in fits)
+
+
+def _train_calls(facts: Facts, trainer: Call) -> list[Call]:
+    """The file's `X.train()` calls whose receiver is the trainer `trainer` makes."""
+    return [c for c in facts.calls_by_short.get("train", ()) if c.method == "train" and c.receiver is not None
+            and (made := facts.kind(c.receiver, c.scope, c.order)) is not None and made.kind == "trainer" and made.call is trainer]
+
+
+def _never_trained(facts: Facts, trainer: Call) -> bool:
+    """The file trains `trainer` (a `train()` of it is found) and the run never reaches any of its `train()` calls."""
+    runs = _train_calls(facts, trainer)
+    return bool(runs) and all(liveness(facts).reach(c.node) is NEVER for c in runs)
 
 
 def default_collated(facts: Facts, trainer: Call) -> tuple[frozenset[str], Any] | None:
@@ -299,9 +312,7 @@ def default_collated(facts: Facts, trainer: Call) -> tuple[frozenset[str], Any] 
     if trainer.qualname not in _PLAIN_TRAINERS or any(facts.gives(trainer, k) is not False for k in ("data_collator", "processing_class", "tokenizer")) \
             or any(trainer.arg(TRAINER_POSITION[k]) is not None for k in ("data_collator", "processing_class")):
         return None
-    runs = [c for c in facts.calls_by_short.get("train", ()) if c.method == "train" and c.receiver is not None
-            and (made := facts.kind(c.receiver, c.scope, c.order)) is not None and made.kind == "trainer" and made.call is trainer]
-    if not runs or all(liveness(facts).reach(c.node) is NEVER for c in runs):
+    if not _train_calls(facts, trainer) or _never_trained(facts, trainer):
         return None  # a Trainer the file never trains
     given = facts.given(trainer, TRAINER_POSITION["train_dataset"], "train_dataset")
     dataset = facts.kind(given, trainer.scope, trainer.order) if isinstance(given, cst.BaseExpression) else None
