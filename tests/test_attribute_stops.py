@@ -175,3 +175,42 @@ def test_a_notebook_call_before_its_function_is_defined_is_no_stop():
     assert stops("import argparse\nmain()\n" + MAIN, Runtime(notebook=True)) == ["args = parser.parse_args()"]
     findings = lint(nb_json(("code", "import argparse\nmain()\n"), ("code", PAD_LATER), ("code", MAIN)))
     assert "BL101" in [f.code for f in findings]
+
+
+LOADED = """import torch
+from transformers import AutoModelForSequenceClassification, BertConfig, TFAutoModel
+ids, y = torch.tensor([[1, 2, 3]]), torch.tensor([1])
+"""
+TRANSFORMERS_5 = Runtime(releases=(("transformers", (5, 24, 0)),))
+
+
+@pytest.mark.parametrize("source", [
+    "model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\nloss, logits = model(ids, labels=y)\nloss.backward()\n",
+    "model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased').to('cuda')\nloss, _ = model(input_ids=ids, labels=y)\nprint(loss.item())\n",
+    "model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased', return_dict=True)\nloss, logits = model(ids, labels=y, return_dict=True)\nloss.backward()\n",
+    "d = {'loss': 1, 'logits': 2}\nloss, logits = d\nloss.backward()\n",  # a dict's keys
+])
+def test_an_attribute_str_has_not_of_a_key_an_unpacking_binds_stops(source):
+    """`loss, logits = model(...)` of a transformers model whose forward returns a `ModelOutput` (an OrderedDict: its
+    iteration gives the keys) binds strings: `loss.backward()` raises AttributeError (run on 5.24: 'loss', 'logits')."""
+    assert stops(LOADED + source, TRANSFORMERS_5)[-1:] == [source.strip().splitlines()[-1]]
+
+
+@pytest.mark.parametrize(("source", "runtime"), [
+    ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\nloss, logits = model(ids, labels=y, return_dict=False)\nloss.backward()\n", TRANSFORMERS_5),
+    ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased', return_dict=False)\nloss, logits = model(ids, labels=y)\nloss.backward()\n", TRANSFORMERS_5),
+    ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased', torchscript=True)\nloss, logits = model(ids, labels=y)\nloss.backward()\n", TRANSFORMERS_5),
+    ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased', config=BertConfig())\nloss, logits = model(ids, labels=y)\nloss.backward()\n", TRANSFORMERS_5),
+    ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased', **extra)\nloss, logits = model(ids, labels=y)\nloss.backward()\n", TRANSFORMERS_5),
+    ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\nmodel.config.return_dict = False\nloss, logits = model(ids, labels=y)\nloss.backward()\n", TRANSFORMERS_5),
+    ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\nloss, logits = model(ids, labels=y, **flags)\nloss.backward()\n", TRANSFORMERS_5),
+    ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\nloss, logits = model(ids, labels=y)\nloss.backward()\n", Runtime(releases=(("transformers", (3, 5, 1)),))),  # tuples then
+    ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\nloss, logits = model(ids, labels=y)\nloss.backward()\n", Runtime()),  # target unknown
+    ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\noutputs = model(ids, labels=y)\nloss = outputs[0]\nloss.backward()\n", TRANSFORMERS_5),
+    ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\nloss, logits = model(ids, labels=y)\nprint(loss.upper())\n", TRANSFORMERS_5),  # a str method
+    ("model = TFAutoModel.from_pretrained('bert-base-uncased')\nloss, logits = model(ids)\nloss.numpy()\n", TRANSFORMERS_5),
+    ("class Net(torch.nn.Module):\n    def forward(self, x):\n        return x, x\nmodel = Net()\nloss, logits = model(ids)\nloss.backward()\n", TRANSFORMERS_5),
+    ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\nif x:\n    loss, logits = model(ids, labels=y)\nelse:\n    loss = other\nloss.backward()\n", TRANSFORMERS_5),
+])
+def test_an_unpacked_forward_that_may_return_a_tuple_is_no_stop(source, runtime):
+    assert stops(LOADED + source, runtime) == []

@@ -30,7 +30,7 @@ class Abstract:
 class Binding(Abstract):
     """An object the rules care about, and where it came from."""
 
-    kind: str  # tokenizer | model | config | encoding | ids | optimizer | accelerator | gradient_tape | loss | trainer | training_args | dataloader | dataloader_item | dataset | tf_dataset | module | collator | generated
+    kind: str  # tokenizer | model | config | encoding | ids | optimizer | accelerator | gradient_tape | loss | trainer | training_args | dataloader | dataloader_item | dataset | tf_dataset | module | collator | generated | output
     call: Call | None = None  # the call that made it (the tokenizer call of an encoding, the load of a model)
     parent: Binding | None = None  # the encoding an `ids` binding came from, the model a wrapper wraps
     detail: Any = ""  # for ids: which key ("input_ids", "labels", ...) or how padded; for a model: the wrapper ("peft")
@@ -41,7 +41,8 @@ class Binding(Abstract):
 class Instance(Abstract):
     """An object a library model or the file's own class describes, that no rule asks for by kind: `instance` (of a
     class of the file), `parser` and `namespace` (a command line), `table`, `column`, `hub_dataset`, `texts`, `pad_id` (a
-    tokenizer's `pad_token_id`), `tensor` (one the file makes itself: `torch.randn`, `nn.Parameter`)."""
+    tokenizer's `pad_token_id`), `tensor` (one the file makes itself: `torch.randn`, `nn.Parameter`), `key` (a str, one
+    of a mapping's keys that unpacking it gives)."""
 
     kind: str
     call: Call | None

@@ -12,6 +12,9 @@
   class and each of its bases (all the file's classes: no base from elsewhere, no decorator, no metaclass) never binds
   NAME in its body, the file never stores an attribute NAME on anything, and no `__getattr__`/`__getattribute__`
   answers it: AttributeError;
+- an attribute that `str` has not, read of a name that an unpacking binds to a str (`loss, logits = model(ids,
+  labels=y)` of a transformers model whose forward returns a `ModelOutput`, an `OrderedDict` whose iteration gives its
+  keys: `loss.backward()` raises AttributeError 'str' object has no attribute 'backward'; or the keys of a dict);
 - `parser.parse_args()` with no arguments run in a notebook's kernel (`Runtime.notebook`: an .ipynb, not a script of
   cells): ipykernel is started as `ipykernel_launcher.py -f <connection file>` (VS Code: `--f=<file>`), so argparse
   finds `-f` unrecognised and exits (`error`: SystemExit 2), unless the parser has an option `-f...` that takes it,
@@ -38,6 +41,8 @@ _PARSER_KEYWORDS = frozenset({"parents", "prefix_chars"})
 _NAMESPACE_WRITERS = frozenset({"builtins.vars", "builtins.setattr"})
 _LOOKUP_HOOKS = frozenset({"__getattr__", "__getattribute__"})
 _ARGV = re.compile(r"\bargv\b")
+# what every str has: any other attribute of one raises AttributeError
+_STR_ATTRIBUTES = frozenset(dir(str))
 # decorators under which a method still gets the instance as its first parameter
 _INSTANCE_DECORATORS = frozenset({"property"})
 
@@ -83,9 +88,20 @@ def _missing(facts) -> frozenset[int]:
         if name in stored or name.startswith("__") or not isinstance(attr.value, cst.Name):
             continue
         if _self_missing(facts, attr.value.value, name, scope) or dests is not None and name not in dests \
-                and not name.startswith("_") and _namespace(facts, attr.value, scope, order + 1):
+                and not name.startswith("_") and _namespace(facts, attr.value, scope, order + 1) \
+                or name not in _STR_ATTRIBUTES and _unpacked_str(facts, attr.value, scope, order + 1):
             missing.add(id(attr))
     return frozenset(missing)
+
+
+def _unpacked_str(facts, name: cst.Name, scope, order: int) -> bool:
+    """`name` holds a str that an unpacking bound (a mapping's key: `nodes.Element` steps through
+    `Protocol.unpacking`): one of its bindings in force unpacks, and the value layer knows the name holds a str."""
+    _owner, events = facts.binding_events(name.value, scope, order)
+    if not any(event.path for event in events):
+        return False
+    found = facts.evaluate(name, scope, order)
+    return isinstance(found, str) or isinstance(found, Instance) and found.kind == "key"
 
 
 def _namespace(facts, name: cst.Name, scope, order: int) -> bool:

@@ -71,6 +71,18 @@ class Protocol:
             return value.detail
         return value if isinstance(value, Binding) else UNKNOWN
 
+    def unpacking(self, value: Any) -> Any:
+        """What a target of several names takes apart when `value` is unpacked: what iterating it gives, in order (not
+        its items by index): a dict's keys, a dict display's, and a mapping object's (a `BatchEncoding`, a
+        `ModelOutput`, a batch of dicts: every one a str, which and how many not said)."""
+        if isinstance(value, dict):
+            return tuple(value)
+        if isinstance(value, Record):
+            return tuple(key for key, _ in value.items)
+        if isinstance(value, Abstract) and self.ask("mapping", value):
+            return Series(Instance("key", None))
+        return value
+
     def unpacked(self, value: Any, path: tuple, iterated: bool) -> Any:
         """The value a target at `path` binds when `value` is assigned (or, `iterated`, looped over)."""
         if iterated:
@@ -79,7 +91,8 @@ class Protocol:
             if step is ENTER:
                 value = self.entered(value)
                 continue
-            length = len(value.items) if isinstance(value, Pack) else len(value) if isinstance(value, (tuple, list, str, dict)) else None
+            value = self.unpacking(value)
+            length = len(value.items) if isinstance(value, Pack) else len(value) if isinstance(value, (tuple, list, str)) else None
             if length is not None and not step.fits(length):
                 return UNKNOWN  # `a, b = (x, y, z)` raises ValueError: nothing is bound
             value = self.item_of(value, step.key)

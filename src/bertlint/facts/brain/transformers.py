@@ -173,11 +173,35 @@ def rendered_chat(ev, call) -> Any:
 def called(ev, obj, call) -> Any:
     if isinstance(obj, Binding) and obj.kind == "tokenizer":
         return Binding("encoding", call)
+    if isinstance(obj, Binding) and obj.kind == "model" and _returns_output(ev.f, obj, call):
+        return Binding("output", call, obj)  # a `ModelOutput`: a dict of tensors (unpacking it gives its keys)
     if isinstance(obj, Binding) and obj.kind == "processor" and "text" in call.kwargs:
         return Binding("encoding", call, None, "processor")  # its tokenizer's encoding of `text=`, and more
     if isinstance(obj, Binding) and obj.kind == "collator":
         return Binding("collated", call, obj)  # `batch = collator(features)`: a dict of tensors
     return None
+
+
+def _returns_output(values, model: Binding, call: Call) -> bool:
+    """The forward `call` of `model` certainly returns a `ModelOutput` (an `OrderedDict` subclass, whose iteration gives
+    its keys, not its tensors: `loss, logits = model(...)` binds two strings): a transformers PyTorch class of its own
+    (no subclass of the file, no Hub code) loaded with `from_pretrained` with none of `config=`, `torchscript=`,
+    `trust_remote_code=` (nor a `**` that may pass them), load and forward given no `return_dict=` but `True`, no `*`, on
+    transformers >= 4.0, where `PretrainedConfig.return_dict` defaults to True (4.0.0 configuration_utils.py:166, 3.5.1
+    :166 False; 5.24.0 configuration_utils.py:418 `return_dict: bool | None = True`; a forward given none falls back to
+    the config's: 4.0.0 models/bert/modeling_bert.py:802 `config.use_return_dict`, 5.24.0 utils/generic.py:1032
+    `can_return_tuple`; `ModelOutput(OrderedDict)` 4.0.0 file_utils.py:1292, 5.24.0 utils/generic.py:469, no `__iter__`
+    of its own: on 5.24.0 `loss, logits = BertForSequenceClassification(tiny)(ids, labels=y)` binds 'loss' and
+    'logits'), and the file never stores a `return_dict` or `torchscript` attribute (`model.config.return_dict = False`)."""
+    release = dict(values.runtime.releases).get("transformers")
+    load = model_load(values, model.call) if model.detail == "" and model.parent is None and model.call is not None else None
+    if release is None or release < (4, 0) or load is None or load.keras or load.adapter or load.how != "pretrained" \
+            or not is_transformers_name(model.call.qualname) or call.has_star_args:
+        return False
+    if any(values.gives(load.call, k) is not False for k in ("config", "torchscript", "trust_remote_code")) \
+            or not all(values.kw_value(c, "return_dict", cli=False, default=True) is True for c in (load.call, call)):
+        return False
+    return not any(isinstance(s.target, cst.Attribute) and s.target.attr.value in ("return_dict", "torchscript") for s in (*values.stores, *values.touched))
 
 
 def padding_collator(values, collator: Binding | None) -> str | None:
@@ -220,7 +244,7 @@ def item(values, base, key) -> Any:
 
 
 def mapping(value) -> bool | None:
-    return True if isinstance(value, Binding) and value.kind in ("encoding", "collated") else None
+    return True if isinstance(value, Binding) and value.kind in ("encoding", "collated", "output") else None
 
 
 def holds_tokenizer(values, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None) -> bool:
