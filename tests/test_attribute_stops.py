@@ -189,6 +189,8 @@ TRANSFORMERS_5 = Runtime(releases=(("transformers", (5, 24, 0)),))
     "model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased').to('cuda')\nloss, _ = model(input_ids=ids, labels=y)\nprint(loss.item())\n",
     "model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased', return_dict=True)\nloss, logits = model(ids, labels=y, return_dict=True)\nloss.backward()\n",
     "d = {'loss': 1, 'logits': 2}\nloss, logits = d\nloss.backward()\n",  # a dict's keys
+    "from transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained('bert-base-uncased')\nmodel = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\n"
+    "batch = tok(['a b', 'c'], padding=True, return_tensors='pt')\nloss, logits = model.forward(**batch, labels=y)\nloss.backward()\n",  # an encoding's fields
 ])
 def test_an_attribute_str_has_not_of_a_key_an_unpacking_binds_stops(source):
     """`loss, logits = model(...)` of a transformers model whose forward returns a `ModelOutput` (an OrderedDict: its
@@ -204,6 +206,7 @@ def test_an_attribute_str_has_not_of_a_key_an_unpacking_binds_stops(source):
     ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased', **extra)\nloss, logits = model(ids, labels=y)\nloss.backward()\n", TRANSFORMERS_5),
     ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\nmodel.config.return_dict = False\nloss, logits = model(ids, labels=y)\nloss.backward()\n", TRANSFORMERS_5),
     ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\nloss, logits = model(ids, labels=y, **flags)\nloss.backward()\n", TRANSFORMERS_5),
+    ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\nbatch = {'input_ids': ids, 'return_dict': False}\nloss, logits = model(**batch)\nloss.backward()\n", TRANSFORMERS_5),
     ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\nloss, logits = model(ids, labels=y)\nloss.backward()\n", Runtime(releases=(("transformers", (3, 5, 1)),))),  # tuples then
     ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\nloss, logits = model(ids, labels=y)\nloss.backward()\n", Runtime()),  # target unknown
     ("model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\noutputs = model(ids, labels=y)\nloss = outputs[0]\nloss.backward()\n", TRANSFORMERS_5),

@@ -293,3 +293,35 @@ def test_generated_programs_raise_name_error_where_they_stop():
         assert errors.get(str(line)) == "NameError", (source, found, errors)
         checked += 1
     assert checked > 100  # most programs read some name first
+
+
+REFUSED = "import sys\nfrom transformers import AutoTokenizer\nnames = sys.argv\n"  # `AutoTokenizer(name)` raises OSError whenever it runs
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    # a loop's first pass (or a `with`'s body) that certainly raises: the run probably stops there
+    (REFUSED + "for name in names:\n    tok = AutoTokenizer(name)\n    print(tok)\nprint(1)\n", [("module", "tok = AutoTokenizer(name)", False)]),
+    (REFUSED + "import torch\nwith torch.no_grad():\n    tok = AutoTokenizer('bert-base-uncased')\n", [("module", "tok = AutoTokenizer('bert-base-uncased')", False)]),
+    (REFUSED + "while True:\n    for name in names:\n        tok = AutoTokenizer(name)\n", [("module", "tok = AutoTokenizer(name)", False)]),
+    (REFUSED + "def train():\n    for name in names:\n        tok = AutoTokenizer(name)\ntrain()\n", [("train", "tok = AutoTokenizer(name)", False)]),  # no stop of its caller
+    # a certain stop after the loop is the module's stop
+    (REFUSED + "for name in names:\n    tok = AutoTokenizer(name)\ntok = AutoTokenizer('gpt2')\n", [("module", "tok = AutoTokenizer('gpt2')", True)]),
+    # bodies that may swallow the raise, or run after a pass that may not come: none
+    (REFUSED + "import contextlib\nwith contextlib.suppress(OSError):\n    tok = AutoTokenizer('bert-base-uncased')\n", []),
+    (REFUSED + "for name in names:\n    if name:\n        tok = AutoTokenizer(name)\n", []),
+    (REFUSED + "for name in names:\n    pass\nelse:\n    tok = AutoTokenizer('x')\n", []),
+    (REFUSED + "try:\n    for name in names:\n        tok = AutoTokenizer(name)\nexcept OSError:\n    pass\n", []),
+    (REFUSED + "async def f():\n    async for name in names:\n        tok = AutoTokenizer(name)\n", []),
+])
+def test_a_loop_whose_first_pass_raises_probably_stops(source, expected):
+    assert scope_stops(source) == expected
+
+
+def test_findings_after_a_loop_whose_first_pass_raises(lint):
+    """After a probable stop only the findings that say their own line fails go (BL101 here), in the rest of the loop's
+    body and after it; those before it, in its first pass, stay."""
+    source = ("import sys\nfrom transformers import AutoTokenizer\ntok = AutoTokenizer.from_pretrained('bert-base-uncased')\nnames = sys.argv\n"
+              "for name in names:\n    a = tok(['x', 'y z'], pad_to_max_length=True, max_length=8)\n"
+              "    bad = AutoTokenizer(name)\n    b = tok(['x', 'y z'], pad_to_max_length=True, max_length=8)\n"
+              "c = tok(['x', 'y z'], pad_to_max_length=True, max_length=8)\n")
+    assert [(f.code, f.line) for f in lint(source, transformers_version="5.24")] == [("BL101", 6)]

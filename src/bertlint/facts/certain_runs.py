@@ -4,7 +4,8 @@ holds.
 
 Statements run for certain: the module's own, and those of the `if __name__ == "__main__":` block; only the parts
 of a compound statement that run before its body (an `if`'s test, a `for`'s iterable, a `with`'s managers, a class's
-bases and a function's decorators and defaults).
+bases and a function's decorators and defaults). Probably run (`first_pass`): the body of a loop or a `with` on its
+first pass.
 """
 
 from __future__ import annotations
@@ -68,6 +69,28 @@ def run_for_certain(body) -> Iterator[tuple[cst.CSTNode, cst.CSTNode]]:
         yield stmt, stmt
         if isinstance(stmt, cst.If) and main_guard(stmt.test) and isinstance(stmt.body, cst.IndentedBlock):
             yield from run_for_certain(stmt.body.body)
+
+
+# Context managers made to swallow what their body raises (`contextlib.suppress`, `pytest.raises`, unittest's
+# `assertRaises*`): a raise in their body goes no further.
+_SWALLOWING = frozenset({"suppress", "raises", "assertRaises", "assertRaisesRegex"})
+
+
+def first_pass(body, depth: int = 0) -> Iterator[tuple[cst.CSTNode, cst.CSTNode, int]]:
+    """`run_for_certain`'s (statement, small statement or compound statement), each with its depth: 0 for the scope's
+    own, and after each `for`, `while` and `with` statement the statements of its body that its first pass runs (depth
+    one more): they run only if the loop runs a pass at all (a loop over an empty iterable runs none) or the manager lets
+    a raise through (one of `_SWALLOWING` does not: its body is left out)."""
+    for stmt, small in run_for_certain(body):
+        yield stmt, small, depth
+        if small is stmt and isinstance(stmt, (cst.For, cst.While, cst.With)) and getattr(stmt, "asynchronous", None) is None \
+                and isinstance(stmt.body, cst.IndentedBlock) and not _swallows(stmt):
+            yield from first_pass(stmt.body.body, depth + 1)
+
+
+def _swallows(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.With) and any(
+        isinstance(item.item, cst.Call) and (dotted(item.item.func) or "").rsplit(".", 1)[-1] in _SWALLOWING for item in stmt.items)
 
 
 def main_guard(test: cst.BaseExpression) -> bool:

@@ -45,7 +45,7 @@ import libcst as cst
 
 from bertlint.facts.attribute_stops import kernel_exit, missing_attribute
 from bertlint.facts.cell_stops import uncompiled_cells
-from bertlint.facts.certain_runs import body_of, evaluated_by, run_for_certain
+from bertlint.facts.certain_runs import body_of, evaluated_by, first_pass
 from bertlint.facts.library_stops import auto_names, forgotten_import, imports_what_is_not_there, refused_call, removed_api
 from bertlint.facts.model import Model, per_file
 from bertlint.facts.name_stops import Order, bindings, names_from_elsewhere, read_first, unbound
@@ -168,10 +168,16 @@ def _constructor(cls: cst.ClassDef, methods: dict[str, cst.FunctionDef]) -> cst.
 
 def statements_after(stop: Stop) -> Iterator[cst.CSTNode]:
     """The statements of `stop`'s scope that run after its statement (none of them runs), in order, the main block's in
-    their place."""
-    passed = False
-    for stmt in dict.fromkeys(stmt for stmt, _small in run_for_certain(body_of(stop.scope))):
-        if passed:
+    their place; for a stop in a loop's first pass (`first_pass`), the rest of the loop's body and what follows the
+    loop (the raise leaves the loop). Each once: a statement inside one already given is not given again."""
+    passed, given, inside = False, set(), None
+    for stmt, _small, depth in first_pass(body_of(stop.scope)):
+        if inside is not None and depth > inside:
+            continue  # within a statement given whole
+        inside = None
+        if passed and stmt is not stop.statement and id(stmt) not in given:
+            given.add(id(stmt))
+            inside = depth
             yield stmt
         passed = passed or stmt is stop.statement
 
@@ -194,36 +200,53 @@ def _reaches(function: cst.FunctionDef, statement: cst.CSTNode) -> bool:
 
 def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[str, str], called,
                 order: Order | None) -> tuple[cst.CSTNode, bool] | None:
-    """(statement, every_rule) of the first statement of `body` run for certain that certainly raises; `bound`: how
+    """(statement, every_rule) of the first statement of `body` run for certain that certainly raises, else of the first
+    that a loop's first pass runs (or a `with`'s body) that certainly raises (every_rule False: probable); `bound`: how
     often the file binds each name, None where that cannot be known (then no stop of a name's binding); `called(func)`:
     every_rule of the stop that calling `func` (the file's function or class, or a method of its class) reaches, or None; `order`: the module's (the
     module's own body only), for a read before the module binds the name."""
     releases = dict(facts.runtime.releases)
     uncompiled = uncompiled_cells(facts)
-    for stmt, small in run_for_certain(body):
-        if stmt in uncompiled:
-            return stmt, True
-        if isinstance(small, cst.ImportFrom) and imports_what_is_not_there(facts, small):
-            return stmt, True
-        evaluated = list(evaluated_by(small))  # read once: the removed-API check and the checks below walk the same nodes
-        if removed_api(facts, small, evaluated, releases):
-            return stmt, True
-        for node in evaluated:
-            kind = type(node)  # `is` on the exact class: Name and Call are not subclassed, and `isinstance` against
-            # libcst's classes goes through their ABC metaclass, a Python call per node
-            if kind is cst.Name and bound is not None:
-                first = read_first(node.value, small, order) if order is not None else None
-                if unbound(node.value, bound) or first is False:
-                    return stmt, forgotten_import(facts, node.value)
-                if first:
-                    return stmt, True
-            if bound is not None and missing_attribute(facts, node):
-                return stmt, True
-            if kind is cst.Call:
-                if refused_call(facts, node, autos) or kernel_exit(facts, node):
-                    return stmt, True
-                if placeholder(facts, node, bound):
-                    return stmt, False
-                if (every := called(node.func, small)) is not None:
-                    return stmt, every
+    probable = None  # the first stop in a loop's first pass (a `with`'s body): the loop may run no pass
+    top = None  # the statement of `body` that runs the one at hand: where it stands in the module's order
+    for stmt, small, depth in first_pass(body):
+        top = small if not depth else top
+        if depth and probable is not None:
+            continue
+        found = _stop_at(facts, stmt, small, top, bound, autos, called, order, releases, uncompiled)
+        if found is not None and not depth:
+            return stmt, found
+        if found is not None:
+            probable = (stmt, False)
+    return probable
+
+
+def _stop_at(facts: Model, stmt, small, top, bound, autos, called, order, releases, uncompiled) -> bool | None:
+    """every_rule of the stop that `small` (of `stmt`, run by `top`, a statement of the scope's body) certainly makes
+    whenever it runs, None where it makes none."""
+    if stmt in uncompiled:
+        return True
+    if isinstance(small, cst.ImportFrom) and imports_what_is_not_there(facts, small):
+        return True
+    evaluated = list(evaluated_by(small))  # read once: the removed-API check and the checks below walk the same nodes
+    if removed_api(facts, small, evaluated, releases):
+        return True
+    for node in evaluated:
+        kind = type(node)  # `is` on the exact class: Name and Call are not subclassed, and `isinstance` against
+        # libcst's classes goes through their ABC metaclass, a Python call per node
+        if kind is cst.Name and bound is not None:
+            first = read_first(node.value, top, order) if order is not None else None
+            if unbound(node.value, bound) or first is False:
+                return forgotten_import(facts, node.value)
+            if first:
+                return True
+        if bound is not None and missing_attribute(facts, node):
+            return True
+        if kind is cst.Call:
+            if refused_call(facts, node, autos) or kernel_exit(facts, node):
+                return True
+            if placeholder(facts, node, bound):
+                return False
+            if (every := called(node.func, top)) is not None:
+                return every
     return None

@@ -18,6 +18,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint import knowledge
+from bertlint.facts.attribute_stops import missing_attribute
 from bertlint.facts.brain.tensors import own_tensors
 from bertlint.facts.brain.transformers import PART
 from bertlint.facts.brain.data import dataset_item, item_keys
@@ -282,11 +283,13 @@ _LABELLESS_COLLATORS = frozenset({"DataCollatorWithPadding", "default_data_colla
 def fails_before_a_step(facts: Facts) -> bool:
     """The file trains only through Trainers that raise at their first step (`trainer_without_loss`) or whose every
     `train()` the run never reaches (after a certain stop: `Trainer(TrainingArguments=args)`, a keyword no release takes,
-    raises before its own `trainer.train()`) and Lightning `fit` calls that the target Lightning refuses before it (`removals.refused`: a module defining an epoch-end hook that
+    raises before its own `trainer.train()`), hand loops whose every `backward()` is read of a str (`loss, logits =
+    model(...)`: `attribute_stops`, AttributeError at the first step) and Lightning `fit` calls that the target Lightning refuses before it (`removals.refused`: a module defining an epoch-end hook that
     Lightning 2.0 removed, checked in `fit`'s `_verify_loop_configurations` before the loop): no gradient, no optimizer
     state is ever made. The model is still the one the run means to train (its load is what it is)."""
     fits = facts.lightning_fits
-    return bool(facts.trainers or fits) and not (facts.backward_calls or facts.fit_calls) \
+    backward = [call for call in facts.backward_calls if not missing_attribute(facts, call.node.func)]
+    return bool(facts.trainers or fits or facts.backward_calls) and not (backward or facts.fit_calls) \
         and all(trainer_without_loss(facts, t) or _never_trained(facts, t) for t in facts.trainers) and all(refused(facts, fit.node) for fit, _ in fits)
 
 

@@ -148,6 +148,8 @@ def method(ev, receiver, call) -> Any:
         return Binding("ids", call, None, "manual")
     if kind == "model" and name == "generate":
         return Binding("generated", call)
+    if kind == "model" and name == "forward" and _returns_output(ev.f, receiver, call):
+        return Binding("output", call, receiver)  # `model.forward(...)`: what `model(...)` returns, without the hooks
     if kind == "model" and name == "get_encoder" and not call.node.args and encoder_decoder(ev.f, receiver):
         return Binding("model", receiver.call, receiver, PART)
     if kind == "encoding" and name == "get":
@@ -186,7 +188,8 @@ def _returns_output(values, model: Binding, call: Call) -> bool:
     """The forward `call` of `model` certainly returns a `ModelOutput` (an `OrderedDict` subclass, whose iteration gives
     its keys, not its tensors: `loss, logits = model(...)` binds two strings): a transformers PyTorch class of its own
     (no subclass of the file, no Hub code) loaded with `from_pretrained` with none of `config=`, `torchscript=`,
-    `trust_remote_code=` (nor a `**` that may pass them), load and forward given no `return_dict=` but `True`, no `*`, on
+    `trust_remote_code=` (nor a `**` that may pass them), load and forward given no `return_dict=` but `True` (the
+    forward's `**` an encoding's or a collated batch's: a tokenizer's or collator's fields only), no `*`, on
     transformers >= 4.0, where `PretrainedConfig.return_dict` defaults to True (4.0.0 configuration_utils.py:166, 3.5.1
     :166 False; 5.24.0 configuration_utils.py:418 `return_dict: bool | None = True`; a forward given none falls back to
     the config's: 4.0.0 models/bert/modeling_bert.py:802 `config.use_return_dict`, 5.24.0 utils/generic.py:1032
@@ -196,12 +199,27 @@ def _returns_output(values, model: Binding, call: Call) -> bool:
     release = dict(values.runtime.releases).get("transformers")
     load = model_load(values, model.call) if model.detail == "" and model.parent is None and model.call is not None else None
     if release is None or release < (4, 0) or load is None or load.keras or load.adapter or load.how != "pretrained" \
-            or not is_transformers_name(model.call.qualname) or call.has_star_args:
+            or not is_transformers_name(model.call.qualname) or any(arg.star == "*" for arg in call.node.args):
         return False
     if any(values.gives(load.call, k) is not False for k in ("config", "torchscript", "trust_remote_code")) \
-            or not all(values.kw_value(c, "return_dict", cli=False, default=True) is True for c in (load.call, call)):
+            or values.kw_value(load.call, "return_dict", cli=False, default=True) is not True:
         return False
-    return not any(isinstance(s.target, cst.Attribute) and s.target.attr.value in ("return_dict", "torchscript") for s in (*values.stores, *values.touched))
+    encodings = [arg for arg in call.node.args if arg.star == "**" and _encoding(values, arg.value, call)]
+    if encodings:  # a tokenizer's or a collator's fields (`model(**batch)`): never `return_dict`
+        return "return_dict" not in call.kwargs and all(arg in encodings for arg in call.node.args if arg.star == "**") \
+            and not any(s.target.attr.value in ("return_dict", "torchscript") for s in _attribute_stores(values))
+    if values.kw_value(call, "return_dict", cli=False, default=True) is not True:
+        return False
+    return not any(s.target.attr.value in ("return_dict", "torchscript") for s in _attribute_stores(values))
+
+
+def _encoding(values, expr: cst.BaseExpression, call: Call) -> bool:
+    found = values.kind(expr, call.scope, call.order)
+    return isinstance(found, Binding) and found.kind in ("encoding", "collated")
+
+
+def _attribute_stores(values) -> list:
+    return [s for s in (*values.stores, *values.touched) if isinstance(s.target, cst.Attribute)]
 
 
 def padding_collator(values, collator: Binding | None) -> str | None:
