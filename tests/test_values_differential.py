@@ -228,7 +228,8 @@ def _c_display(s: Script, e: str, typ: str) -> str:
 
 
 def _c_dict(s: Script, e: str, typ: str) -> str:
-    """A dict bound to a name, read by key: `e` stored in its display, or stored later in place of another value."""
+    """A dict bound to a name, read by key (a constant, or the key an unpacking of the dict binds): `e` stored in its
+    display, or stored later in place of another value."""
     d = s.fresh("d")
     how = s.draw(st.sampled_from(["display", "store", "update", "alias"]))
     s.emit(f'{d} = {{"a": 0, "k": {e if how == "display" else _other(s, typ)}}}')
@@ -239,7 +240,12 @@ def _c_dict(s: Script, e: str, typ: str) -> str:
     elif how == "alias":
         alias = s.fresh("alias")
         s.emit(f'{alias} = {d}\n{alias}["k"] = {e}')
-    return s.draw(st.sampled_from([f'{d}["k"]', f'{d}.get("k")']))
+    read = s.draw(st.sampled_from(["key", "get", "unpacked"]))
+    if read == "unpacked":  # unpacking a dict gives its keys, in order: "k" second
+        first, second = s.fresh("_ka"), s.fresh("_kb")
+        s.emit(f"{first}, {second} = {d}")
+        return f"{d}[{second}]"
+    return f'{d}["k"]' if read == "key" else f'{d}.get("k")'
 
 
 def _c_dict_maybe_store(s: Script, e: str, typ: str) -> str:
