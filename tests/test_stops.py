@@ -106,13 +106,13 @@ def test_a_module_of_the_same_name_beside_the_file_is_what_it_imports(tmp_path):
     assert stop_statement(facts_at(tmp_path / "run.py", "from transformers import BertModel, DNATokenizer\n")) is None
 
 
-def scope_stops(source: str) -> list[tuple[str, str, bool]]:
+def scope_stops(source: str, runtime: Runtime = Runtime()) -> list[tuple[str, str, bool]]:
     """(scope, statement, every_rule) of each stop."""
     source = textwrap.dedent(source)
     module = cst.parse_module(source)
     return [("module" if isinstance(s.scope, cst.Module) else s.scope.name.value,
              module.code_for_node(s.statement).strip(), s.every_rule)
-            for s in run_stops(Facts(module, source, Path("train.py"), Runtime()))]
+            for s in run_stops(Facts(module, source, Path("train.py"), runtime))]
 
 
 @pytest.mark.parametrize(("source", "expected"), [
@@ -325,3 +325,20 @@ def test_findings_after_a_loop_whose_first_pass_raises(lint):
               "    bad = AutoTokenizer(name)\n    b = tok(['x', 'y z'], pad_to_max_length=True, max_length=8)\n"
               "c = tok(['x', 'y z'], pad_to_max_length=True, max_length=8)\n")
     assert [(f.code, f.line) for f in lint(source, transformers_version="5.24")] == [("BL101", 6)]
+
+
+ARGS = "import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--mode', default='train')\nargs = parser.parse_args()\n"
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    # the arm the run as written takes (a command-line default decides it: the user may pick another) probably stops
+    (REFUSED + ARGS + "if args.mode == 'train':\n    tok = AutoTokenizer('bert-base-uncased')\nprint(1)\n", [("module", "tok = AutoTokenizer('bert-base-uncased')", False)]),
+    (REFUSED + ARGS + "if args.mode == 'eval':\n    pass\nelif args.mode == 'train':\n    tok = AutoTokenizer('x')\n", [("module", "tok = AutoTokenizer('x')", False)]),
+    (REFUSED + ARGS + "if args.mode == 'eval':\n    pass\nelse:\n    tok = AutoTokenizer('x')\n", [("module", "tok = AutoTokenizer('x')", False)]),
+    (REFUSED + "import pandas as pd\nMODE = 'train'\nif MODE == 'train':\n    a = pd.read_csv('a.csv')\n    b = pd.read_csv('b.csv')\n    a = a.append(b)\n",
+     [("module", "a = a.append(b)", False)]),  # a DataFrame bound in the same arm before the read (pandas >= 2.0)
+    (REFUSED + ARGS + "if args.mode == 'eval':\n    tok = AutoTokenizer('x')\n", []),  # the arm not taken
+    (REFUSED + "import os\nif os.environ.get('MODE') == 'train':\n    tok = AutoTokenizer('x')\n", []),  # a test not known
+])
+def test_the_arm_the_run_as_written_takes_probably_stops(source, expected):
+    assert scope_stops(source, Runtime(releases=(("pandas", (2, 2, 3)),))) == expected

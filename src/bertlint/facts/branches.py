@@ -32,6 +32,23 @@ def not_taken(facts: Values, node: cst.CSTNode, cli: bool = True) -> bool:
     return False
 
 
+def taken_arm(facts: Values, node: cst.If, cli: bool = True) -> tuple | None:
+    """The statements of the arm of the `if` chain `node` that the file's own values take (with `cli`, the defaults of
+    its command-line options too: the run as written, given no option), `()` where no arm is, None where a test on the
+    way is not known."""
+    scope = facts.scope_of(node)
+    current: cst.CSTNode | None = node
+    while isinstance(current, cst.If):
+        orders = [at for n in walk(current.test) if isinstance(n, cst.Name) and (at := facts.load_order.get(id(n))) is not None]
+        value = facts.value(current.test, scope, order=min(orders) + 1 if orders else None, cli=cli)
+        if value is True:
+            return tuple(current.body.body) if isinstance(current.body, cst.IndentedBlock) else None
+        if value is not False:
+            return None
+        current = current.orelse.body if isinstance(current.orelse, cst.Else) else current.orelse
+    return () if current is None else tuple(current.body) if isinstance(current, cst.IndentedBlock) else None
+
+
 def _arm(node: cst.If, target: cst.CSTNode) -> bool | None:
     """True where `target` sits in the body, False in the `elif`/`else`, None where neither holds it."""
     if any(n is target for n in walk(node.body)):

@@ -5,7 +5,7 @@ holds.
 Statements run for certain: the module's own, and those of the `if __name__ == "__main__":` block; only the parts
 of a compound statement that run before its body (an `if`'s test, a `for`'s iterable, a `with`'s managers, a class's
 bases and a function's decorators and defaults). Probably run (`first_pass`): the body of a loop or a `with` on its
-first pass.
+first pass, the arm of an `if` the file's values (command-line defaults too) take.
 """
 
 from __future__ import annotations
@@ -76,16 +76,21 @@ def run_for_certain(body) -> Iterator[tuple[cst.CSTNode, cst.CSTNode]]:
 _SWALLOWING = frozenset({"suppress", "raises", "assertRaises", "assertRaisesRegex"})
 
 
-def first_pass(body, depth: int = 0) -> Iterator[tuple[cst.CSTNode, cst.CSTNode, int]]:
+def first_pass(body, taken, depth: int = 0) -> Iterator[tuple[cst.CSTNode, cst.CSTNode, int]]:
     """`run_for_certain`'s (statement, small statement or compound statement), each with its depth: 0 for the scope's
-    own, and after each `for`, `while` and `with` statement the statements of its body that its first pass runs (depth
-    one more): they run only if the loop runs a pass at all (a loop over an empty iterable runs none) or the manager lets
-    a raise through (one of `_SWALLOWING` does not: its body is left out)."""
+    own, and after each `for`, `while` and `with` statement the statements of its body that its first pass runs, after
+    an `if` those of the arm `taken(if_statement)` says the run as written takes (None: not known) (depth one more):
+    they run only if the loop runs a pass at all (a loop over an empty iterable runs none), the manager lets a raise
+    through (one of `_SWALLOWING` does not: its body is left out), the command line gives no other option."""
     for stmt, small in run_for_certain(body):
         yield stmt, small, depth
-        if small is stmt and isinstance(stmt, (cst.For, cst.While, cst.With)) and getattr(stmt, "asynchronous", None) is None \
+        if small is not stmt:
+            continue
+        if isinstance(stmt, (cst.For, cst.While, cst.With)) and getattr(stmt, "asynchronous", None) is None \
                 and isinstance(stmt.body, cst.IndentedBlock) and not _swallows(stmt):
-            yield from first_pass(stmt.body.body, depth + 1)
+            yield from first_pass(stmt.body.body, taken, depth + 1)
+        elif isinstance(stmt, cst.If) and not main_guard(stmt.test) and (arm := taken(stmt)):
+            yield from first_pass(arm, taken, depth + 1)
 
 
 def _swallows(stmt: cst.CSTNode) -> bool:

@@ -98,7 +98,7 @@ class Liveness:
         self._after: dict[int, int] = {}  # id of each node after a stop in its scope -> PROBABLY_NOT or NEVER
         for stop in stops:
             level = NEVER if stop.every_rule else PROBABLY_NOT
-            for stmt in statements_after(stop):
+            for stmt in statements_after(facts, stop):
                 for node in walk(stmt):
                     if self._after.get(id(node), RUNS) < level:
                         self._after[id(node)] = level

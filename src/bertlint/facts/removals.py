@@ -93,11 +93,13 @@ def _removed_hook(facts: Model, call: Call) -> bool:
 
 
 def _held(facts: Model, expr: cst.BaseExpression, call: Call) -> Any:
-    """What `expr`, read by `call`, certainly holds: a call's value, or a name's that one plain, unconditional
-    assignment in its scope binds; None otherwise."""
+    """What `expr`, read by `call`, certainly holds: a call's value, or a name's that one plain assignment in its scope
+    binds, unconditionally or in the same branch as the read, before it (an `if` arm, a loop's body: the read runs
+    only after it); None otherwise."""
     if isinstance(expr, cst.Name):
         owner, events = facts.binding_events(expr.value, call.scope, call.order)
-        if owner is None or len(events) != 1 or events[0].op != "assign" or events[0].conditional or events[0].index is not None:
+        if owner is None or len(events) != 1 or events[0].op != "assign" or events[0].index is not None \
+                or events[0].conditional and not all(g.start < call.order <= g.end for g in events[0].guards):
             return None
     elif not isinstance(expr, cst.Call):
         return None

@@ -21,7 +21,10 @@ from the text alone:
 And one of a notebook's Run All: a code cell that does not compile, which raises SyntaxError when it runs
 (`cell_stops`; the notebook stands it in the joined module as one placeholder statement).
 
-One more is probable, not certain: a template's placeholder checkpoint or data file (`placeholder_stops`).
+Probable, not certain: a template's placeholder checkpoint or data file (`placeholder_stops`); and any of the causes
+above in a statement that a loop's first pass runs, a `with`'s body (one that does not swallow the raise), or the arm
+of an `if` that the file's values take, command-line defaults included (`certain_runs.first_pass`): the loop may run
+no pass, the user may give another option. A certain stop of the scope's own statements comes first.
 A call of one of the file's own functions whose body stops (certainly or probably) whenever it runs stops the caller
 there too (`_reaches`: no `return` before that stop, no generator, no decorator but `staticmethod`/`classmethod`), and
 so do `self.METHOD(...)` in a method of the file's class (one no class of the file subclasses) and the construction of
@@ -44,6 +47,7 @@ from typing import Iterator, NamedTuple
 import libcst as cst
 
 from bertlint.facts.attribute_stops import kernel_exit, missing_attribute
+from bertlint.facts.branches import taken_arm
 from bertlint.facts.cell_stops import uncompiled_cells
 from bertlint.facts.certain_runs import body_of, evaluated_by, first_pass
 from bertlint.facts.library_stops import auto_names, forgotten_import, imports_what_is_not_there, refused_call, removed_api
@@ -166,12 +170,13 @@ def _constructor(cls: cst.ClassDef, methods: dict[str, cst.FunctionDef]) -> cst.
 
 
 
-def statements_after(stop: Stop) -> Iterator[cst.CSTNode]:
+def statements_after(facts: Model, stop: Stop) -> Iterator[cst.CSTNode]:
     """The statements of `stop`'s scope that run after its statement (none of them runs), in order, the main block's in
-    their place; for a stop in a loop's first pass (`first_pass`), the rest of the loop's body and what follows the
-    loop (the raise leaves the loop). Each once: a statement inside one already given is not given again."""
+    their place; for a stop in a loop's first pass or an arm the run takes (`first_pass`), the rest of that body and
+    what follows the loop or the `if` (the raise leaves them). Each once: a statement inside one already given is not
+    given again."""
     passed, given, inside = False, set(), None
-    for stmt, _small, depth in first_pass(body_of(stop.scope)):
+    for stmt, _small, depth in first_pass(body_of(stop.scope), _taken(facts)):
         if inside is not None and depth > inside:
             continue  # within a statement given whole
         inside = None
@@ -209,7 +214,7 @@ def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[st
     uncompiled = uncompiled_cells(facts)
     probable = None  # the first stop in a loop's first pass (a `with`'s body): the loop may run no pass
     top = None  # the statement of `body` that runs the one at hand: where it stands in the module's order
-    for stmt, small, depth in first_pass(body):
+    for stmt, small, depth in first_pass(body, _taken(facts)):
         top = small if not depth else top
         if depth and probable is not None:
             continue
@@ -219,6 +224,12 @@ def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[st
         if found is not None:
             probable = (stmt, False)
     return probable
+
+
+def _taken(facts: Model):
+    """The arm of an `if` the run as written takes (`branches.taken_arm`, command-line defaults too), one answer per
+    statement of the file."""
+    return lambda stmt: facts.memoised(("taken arm", id(stmt)), lambda: taken_arm(facts, stmt))
 
 
 def _stop_at(facts: Model, stmt, small, top, bound, autos, called, order, releases, uncompiled) -> bool | None:
