@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import functools
 import json
+import operator
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 Version = tuple[int, ...]
 
@@ -103,14 +104,15 @@ def resolve_specifier(spec: str, library: str = "transformers") -> Version | Non
         return None  # `>=4.40` alone: whatever is newest, i.e. not a pin
     pinned = [parse_version(c.group("version")) for c in clauses]
     candidates = set(pinned) | {(int(major), minor, 0) for major, newest in data(library)["releases"].items() for minor in range(newest + 1)}
-    allowed = [v for v in candidates if all(_allows(c, v) for c in clauses)]
+    tests = [_test(c) for c in clauses]  # each clause read once, not once per candidate
+    allowed = [v for v in candidates if all(test(v) for test in tests)]
     return max(allowed) if allowed else None
 
 
 def satisfies(spec: str, version: Version) -> bool | None:
     """Does `version` satisfy `spec` (`<1.0,>=0.11.0`)? None when the specifier does not parse."""
     clauses = [_SPECIFIER.match(part) for part in spec.split(",")]
-    return all(_allows(c, version) for c in clauses) if clauses and all(clauses) else None
+    return all(_test(c)(version) for c in clauses) if clauses and all(clauses) else None
 
 
 @functools.cache
@@ -170,20 +172,21 @@ def _admits(requires: dict[str, str], pins: tuple[tuple[str, Version], ...]) -> 
     return False if False in answers else None if None in answers else True
 
 
-def _allows(clause: re.Match, version: Version) -> bool:
+def _test(clause: re.Match) -> Callable[[Version], bool]:
+    """Does a release meet the clause (`>=4.40`)?"""
     op, text = clause.group("op"), clause.group("version")
     bound = parse_version(text)
     if clause.group("star"):  # `==4.40.*`
         prefix = tuple(int(p) for p in text.split("."))
-        same = version[: len(prefix)] == prefix
-        return same if op == "==" else not same
+        return (lambda version: version[: len(prefix)] == prefix) if op == "==" else (lambda version: version[: len(prefix)] != prefix)
     if op == "~=":  # `~=4.40` -> >=4.40,==4.*; `~=4.40.1` -> >=4.40.1,==4.40.*
         length = max(len(text.split(".")) - 1, 1)
-        return version >= bound and version[:length] == bound[:length]
-    return {
-        "==": version == bound, "===": version == bound, "!=": version != bound,
-        "<=": version <= bound, ">=": version >= bound, "<": version < bound, ">": version > bound,
-    }[op]
+        return lambda version: version >= bound and version[:length] == bound[:length]
+    compare = _COMPARE[op]
+    return lambda version: compare(version, bound)
+
+
+_COMPARE = {"==": operator.eq, "===": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
 
 
 # --------------------------------------------------------------------------- what a release accepts
