@@ -71,8 +71,21 @@ CASES = {
         "config.py": "import argparse\np = argparse.ArgumentParser()\np.add_argument('--lr', type=float, default=1e-3)\nARGS = p.parse_args()\nLR = ARGS.lr\n",
         "main.py": "from config import LR\nprobe(LR)\n"}),
     "not-constants": (False, "main.py", {
-        "config.py": "import os\n\ndef get_lr():\n    return 1e-3\n\n(N := 3)\nLR2 = 1\nLR2 += 1\nfor STEP in range(2):\n    pass\nHOME = os.environ.get('HOME', '/root')\n",
-        "main.py": "from config import get_lr, N, LR2, STEP, HOME\nprobe(get_lr())\nprobe(N)\nprobe(LR2)\nprobe(STEP)\nprobe(HOME)\n"}),
+        "config.py": "import os\n\n(N := 3)\nLR2 = 1\nLR2 += 1\nfor STEP in range(2):\n    pass\nHOME = os.environ.get('HOME', '/root')\n",
+        "main.py": "from config import N, LR2, STEP, HOME\nprobe(N)\nprobe(LR2)\nprobe(STEP)\nprobe(HOME)\n"}),
+    "functions": (True, "main.py", {
+        "utils.py": "LR = 1e-3\nLR = LR * 2\nNAME = 'bert-base-uncased'\n\ndef get_lr():\n    return LR\n\ndef same(x, scale=2):\n    return x * scale\n\n"
+                    "def pair(a):\n    return a, NAME\n\ndef pad_sequences(ids, maxlen):\n    return [x + [0] * (maxlen - len(x)) for x in ids]\n\n"
+                    "def twice(x):\n    return same(x) + same(x, 1)\n\ndef maker(k):\n    def inner(y):\n        return y + k\n    return inner\n",
+        "main.py": "from utils import get_lr, same, pair, pad_sequences, twice, maker\nimport utils\nimport functools\n"
+                   "probe(get_lr())\nprobe(same(3))\nprobe(utils.same('a', scale=3))\nprobe(pair(4)[1])\nprobe(pad_sequences([[1, 2]], 4))\n"
+                   "probe(twice(5))\nprobe(maker(1)(2))\nprobe(functools.partial(same, scale=4)(2))\n"}),
+    "functions-the-importer-changes": (False, "main.py", {
+        "utils.py": "LR = 1e-3\nVOCAB = ['a']\n\ndef get_lr():\n    return LR\n\ndef size():\n    return len(VOCAB)\n\n"
+                    "def deco(f):\n    return lambda: 9\n\n@deco\ndef wrapped():\n    return 1\n",
+        "other.py": "X = 1\n\ndef get():\n    return X\n\ndef bump():\n    global X\n    X = 2\n",
+        "main.py": "import utils\nfrom utils import get_lr, VOCAB, size, wrapped\nimport other\nutils.LR = 0.5\nprobe(get_lr())\nVOCAB.append('b')\nprobe(size())\nprobe(wrapped())\n"
+                   "other.bump()\nprobe(other.get())\n"}),
     "cycle": (True, "main.py", {
         "a.py": "import b\nX = 1\n",
         "b.py": "import a\nY = 2\n",

@@ -122,7 +122,7 @@ class Access:
         if owner is None or events or base.value not in owner.params:
             return UNKNOWN
         sources = arguments(self.f, owner, base.value, frame)
-        return agree([self.attribute(expr, where, at, caller, attr, depth + 1) for expr, where, at, caller in sources or ()])
+        return agree([self.attribute(expr, where, at, caller, attr, depth + 1) if reader is self.f else UNKNOWN for expr, where, at, caller, reader in sources or ()])
 
     def instance_attribute(self, value: Abstract, attr: str) -> Any:
         """An attribute of the file's own class (`Config.lr`) or of an instance of it: the constructor's keyword of a
