@@ -199,6 +199,11 @@ def _statement(draw) -> str:
         f"D = {{'lr': {value}}}",
         f"D = {{'lr': {value}}}\n\ndef bump():\n    D['lr'] = {draw(CONSTANTS)}\nbump()",
         f"E = D\nE['lr'] = {value}",
+        f"def get_{name}():\n    return {name}",  # a function of the module: a closure over its global, its parameter,
+        f"def same(x):\n    return x",  # a tuple, a constant, the module's dict
+        f"def pair(x):\n    return x, {value}",
+        f"def const():\n    return {value}",
+        f"def lr():\n    return D['lr']",
     ]))
 
 
@@ -206,7 +211,7 @@ def _statement(draw) -> str:
 def _project(draw) -> dict[str, str]:
     config = "import os\nFLAG = " + draw(st.sampled_from(["True", "False"])) + "\n" + "\n".join(draw(st.lists(_statement(), min_size=1, max_size=5))) + "\n"
     bound = {target.id for node in ast.parse(config).body for target in ast.walk(node) if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)}
-    bound |= {node.name for node in ast.parse(config).body if isinstance(node, ast.ClassDef)}
+    bound |= {node.name for node in ast.parse(config).body if isinstance(node, (ast.ClassDef, ast.FunctionDef))}
     base = "\n".join(f"{name} = {draw(CONSTANTS)}" for name in NAMES) + "\n"
     lines = [f"import base\nbase.{draw(st.sampled_from(NAMES))} = {draw(CONSTANTS)}"] if draw(st.booleans()) else []  # before config imports it
     lines.append("import config")
@@ -216,10 +221,15 @@ def _project(draw) -> dict[str, str]:
             lines.append(change.format(name, draw(CONSTANTS)))
         read = {"D": "['lr']", "K": ".A"}.get(name, "")
         lines += [f"probe(config.{name}{read})", f"from config import {name}", f"probe({name}{read})"]
+    if "D" in bound and draw(st.booleans()):
+        lines.append(f"config.D['lr'] = {draw(CONSTANTS)}")  # the importer changes the module's dict in place
+    for function, call in {**{f"get_{name}": "()" for name in NAMES}, "same": f"({draw(CONSTANTS)})", "pair": f"({draw(CONSTANTS)})[1]", "const": "()", "lr": "()"}.items():
+        if function in bound:
+            lines += [f"probe(config.{function}{call})", f"from config import {function}", f"probe({function}{call})"]
     return {"base.py": base, "config.py": config, "main.py": PROBE + "\n".join(lines) + "\n"}
 
 
-@settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@settings(max_examples=80, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(_project())
 def test_generated_projects_never_give_another_value(tmp_path_factory, files):
     root = tmp_path_factory.mktemp("project")
