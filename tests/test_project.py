@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bertlint import runner
+from bertlint.engine import positions_of
 from bertlint.facts.core import Facts
 from bertlint.facts.nodes import UNKNOWN, dotted
 
@@ -253,3 +254,34 @@ def test_an_import_is_looked_up_once_however_often_its_name_is_read(tmp_path: Pa
     assert all(facts.evaluate(call.node.args[0].value, call.scope, call.order) == 1e-3 for call in facts.calls if call.method == "show")
     assert all(facts.evaluate(call.node.func.value, call.scope, call.order) is UNKNOWN for call in facts.calls if call.method == "show")
     assert len(facts.inputs) == len(set(facts.inputs)) and any(path.endswith("config.py") for path in facts.inputs)
+
+
+HELPERS = '"""Helpers."""' + "\n" * 40 + '''
+from transformers import AutoModelForSequenceClassification
+
+
+def load_model():
+    return AutoModelForSequenceClassification.from_pretrained("bert-base-uncased", num_labels=2)
+
+
+def ids_of(tokenizer, texts):
+    return tokenizer(texts, padding="max_length", max_length=32, return_tensors="pt")["input_ids"]
+'''
+
+
+def test_a_finding_whose_evidence_is_in_a_project_module_is_placed_in_the_linted_file(tmp_path: Path):
+    """A project module's function evaluated for the file's call gives values made by the module's nodes (the model's
+    load, the tokenizer call that pads): BL201 is placed at the file's argument, BL503 at the file's forward, and no
+    finding points into the module (its code lies past the file's end). A rule reporting one of the module's nodes is
+    dropped: the engine places only the linted tree's nodes (`positions_of` has none for another tree's)."""
+    (tmp_path / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\npreview = true\n')
+    main = ("from transformers import AutoTokenizer\nfrom helpers import load_model, ids_of\n"
+            "model = load_model()\ntok = AutoTokenizer.from_pretrained('roberta-base')\nlogits = model(ids_of(tok, ['a', 'b b'])).logits\n")
+    _write(tmp_path, {"helpers.py": HELPERS, "main.py": main})
+    found = runner.run([tmp_path / "main.py"], jobs=1).findings
+    assert [(f.code, f.line, f.column) for f in found] == [("BL503", 5, 10), ("BL201", 5, 16)]
+    assert all(f.source_line == main.splitlines()[f.line - 1] for f in found)
+    facts = Facts(cst.parse_module(main), main, tmp_path / "main.py")
+    load = next(call for call in facts.calls if dotted(call.node.func) == "load_model")
+    made = facts.evaluate(load.node, load.scope, load.order).call.node  # `from_pretrained(...)` in helpers.py
+    assert "bert-base-uncased" in cst.Module([]).code_for_node(made) and positions_of(facts.module, [made], main) == {}
