@@ -81,6 +81,10 @@ CASES = {
         "main.py": "from utils import get_lr, same, pair, pad_sequences, twice, maker\nimport utils\nimport functools\n"
                    "probe(get_lr())\nprobe(same(3))\nprobe(utils.same('a', scale=3))\nprobe(pair(4)[1])\nprobe(pad_sequences([[1, 2]], 4))\n"
                    "probe(twice(5))\nprobe(maker(1)(2))\nprobe(functools.partial(same, scale=4)(2))\n"}),
+    "objects-a-function-makes": (True, "main.py", {  # read by the module's own library models, not by the importer's
+        "opts.py": "import argparse\n\ndef get_args():\n    parser = argparse.ArgumentParser()\n    parser.add_argument('--lr', type=float, default=2e-5)\n    return parser.parse_args()\n",
+        "main.py": "import argparse\nfrom opts import get_args\nparser = argparse.ArgumentParser()\nparser.add_argument('--lr', type=float, default=0.1)\n"
+                   "mine = parser.parse_args()\nargs = get_args()\nprobe(args.lr)\nprobe(mine.lr)\n"}),
     "functions-the-importer-changes": (False, "main.py", {
         "utils.py": "LR = 1e-3\nVOCAB = ['a']\n\ndef get_lr():\n    return LR\n\ndef size():\n    return len(VOCAB)\n\n"
                     "def deco(f):\n    return lambda: 9\n\n@deco\ndef wrapped():\n    return 1\n",

@@ -96,6 +96,9 @@ class Module:
         except (SyntaxError, ValueError, cst.ParserSyntaxError, RecursionError):
             return None
         module.imported_by = self.importer
+        for importer in _chain(self.importer):  # each reads the other's code by the other's model (`Evaluation.home`)
+            importer.homes[id(module.module_scope)] = module
+            module.homes[id(importer.module_scope)] = importer
         return module
 
 
