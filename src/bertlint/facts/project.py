@@ -16,8 +16,15 @@ per importing file. What it exports is read from it by the same evaluator, at th
 when the import returns), without command-line or environment defaults, and only where no run can make it differ:
 a name bound once, unconditionally, at the module's top level (a `global` write in a function is a second binding),
 holding a constant (a list, set or dict one only when no alias or callee of the module changes it), or a class of
-the module with its class-level constants (`Config.LR`). Anything else is UNKNOWN. The importer's own changes
-(`cfg["lr"] = ...`, `Config.LR = ...`) are the importer's events, seen as for any other name.
+the module with its class-level constants (`Config.LR`), or a plain function of the module (`from utils import
+pad_sequences`): a call of it is evaluated as a call of the file's own functions is (`Calls.run`), its body in the
+module's evaluation (a global read there holds what the module bound once it had run), its parameters the importer's
+arguments (`Frame.reader`), nested calls bounded by `MAX_DEPTH` and modules by `MAX_CHAIN`; not for a decorated
+function, nor where an importer up the chain may change what the module's names hold (an attribute store of any name
+the module spells, `setattr`, an imported name changed in place). Each member of a chain reads the others' code by
+their own model (`Evaluation.home`: a query about the arguments of a call a helper made, a library model asked about
+the object it made). Anything else is UNKNOWN. The importer's own changes (`cfg["lr"] = ...`, `Config.LR = ...`) are
+the importer's events, seen as for any other name.
 """
 
 from __future__ import annotations
