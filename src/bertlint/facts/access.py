@@ -132,6 +132,8 @@ class Access:
             return value.detail.get(attr)  # a module of the project, or a class of one
         if not isinstance(value, Instance) or value.kind not in ("instance", "class"):
             return None
+        if self.f.home(value.detail.scope) is not self.f:
+            return UNKNOWN  # an object of a project module's class (a tuple a function of the module returned)
         cls = value.detail
         if value.kind == "class":
             return self.class_field(cls, attr)

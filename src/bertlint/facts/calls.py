@@ -96,6 +96,8 @@ class Calls:
         home = made.home if made is not None else self.f  # a project module's function runs in its module
         fn_scope = function_scope(home, fn)
         found = [home.evaluate(value, fn_scope, None, cli=self.cli, frame=frame) if value is not None else None for value in home.return_values(fn)]
+        if home is not self.f and any(isinstance(value, Instance) and value.kind in ("instance", "class") for value in found):
+            return UNKNOWN  # an object of a project module's class: what this file's model knows of classes is its own (left out)
         return agree(found) if found else UNKNOWN
 
     def call_value(self, made: Function, call: Call) -> Any:
@@ -154,7 +156,7 @@ class Calls:
                 found = self.f.ask("method", self, receiver, call)
                 if found is not UNANSWERED:
                     return found
-                if isinstance(receiver, Instance) and receiver.kind == "instance":  # its class's method, or one it inherits
+                if isinstance(receiver, Instance) and receiver.kind == "instance" and self.f.home(receiver.detail.scope) is self.f:  # its class's method, or one it inherits
                     cls = receiver.detail
                     fn = cls.methods.get(call.method) or inherited(self.f, cls, call.method, ancestors(self.f, cls))
                     if fn is not None:
