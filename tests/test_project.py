@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bertlint import runner
+from bertlint.engine import positions_of
 from bertlint.facts.core import Facts
 from bertlint.facts.nodes import UNKNOWN, dotted
 
@@ -71,8 +72,28 @@ CASES = {
         "config.py": "import argparse\np = argparse.ArgumentParser()\np.add_argument('--lr', type=float, default=1e-3)\nARGS = p.parse_args()\nLR = ARGS.lr\n",
         "main.py": "from config import LR\nprobe(LR)\n"}),
     "not-constants": (False, "main.py", {
-        "config.py": "import os\n\ndef get_lr():\n    return 1e-3\n\n(N := 3)\nLR2 = 1\nLR2 += 1\nfor STEP in range(2):\n    pass\nHOME = os.environ.get('HOME', '/root')\n",
-        "main.py": "from config import get_lr, N, LR2, STEP, HOME\nprobe(get_lr())\nprobe(N)\nprobe(LR2)\nprobe(STEP)\nprobe(HOME)\n"}),
+        "config.py": "import os\n\n(N := 3)\nLR2 = 1\nLR2 += 1\nfor STEP in range(2):\n    pass\nHOME = os.environ.get('HOME', '/root')\n",
+        "main.py": "from config import N, LR2, STEP, HOME\nprobe(N)\nprobe(LR2)\nprobe(STEP)\nprobe(HOME)\n"}),
+    "functions": (True, "main.py", {
+        "utils.py": "LR = 1e-3\nLR = LR * 2\nNAME = 'bert-base-uncased'\n\ndef get_lr():\n    return LR\n\ndef same(x, scale=2):\n    return x * scale\n\n"
+                    "def pair(a):\n    return a, NAME\n\ndef pad_sequences(ids, maxlen):\n    return [x + [0] * (maxlen - len(x)) for x in ids]\n\n"
+                    "def twice(x):\n    return same(x) + same(x, 1)\n\ndef maker(k):\n    def inner(y):\n        return y + k\n    return inner\n",
+        "main.py": "from utils import get_lr, same, pair, pad_sequences, twice, maker\nimport utils\nimport functools\n"
+                   "probe(get_lr())\nprobe(same(3))\nprobe(utils.same('a', scale=3))\nprobe(pair(4)[1])\nprobe(pad_sequences([[1, 2]], 4))\n"
+                   "probe(twice(5))\nprobe(maker(1)(2))\nprobe(functools.partial(same, scale=4)(2))\n"}),
+    "objects-a-function-makes": (True, "main.py", {  # read by the module's own library models, not by the importer's
+        "opts.py": "import argparse\n\ndef get_args():\n    parser = argparse.ArgumentParser()\n    parser.add_argument('--lr', type=float, default=2e-5)\n    return parser.parse_args()\n",
+        "main.py": "import argparse\nfrom opts import get_args\nparser = argparse.ArgumentParser()\nparser.add_argument('--lr', type=float, default=0.1)\n"
+                   "mine = parser.parse_args()\nargs = get_args()\nprobe(args.lr)\nprobe(mine.lr)\n"}),
+    "objects-of-a-module-class": (False, "main.py", {  # left out: this file's model knows its own classes only
+        "utils.py": "class Box:\n    def __init__(self):\n        self.v = 3\n\n    def get(self):\n        return self.v\n\ndef make():\n    return Box()\n\ndef pair():\n    return Box(), 1\n",
+        "main.py": "from utils import make, pair\n\ndef get():\n    return 0\n\nb = make()\nprobe(b.get())\nc, n = pair()\nprobe(c.get())\nprobe(c.v)\n"}),
+    "functions-the-importer-changes": (False, "main.py", {
+        "utils.py": "LR = 1e-3\nVOCAB = ['a']\n\ndef get_lr():\n    return LR\n\ndef size():\n    return len(VOCAB)\n\n"
+                    "def deco(f):\n    return lambda: 9\n\n@deco\ndef wrapped():\n    return 1\n",
+        "other.py": "X = 1\n\ndef get():\n    return X\n\ndef bump():\n    global X\n    X = 2\n",
+        "main.py": "import utils\nfrom utils import get_lr, VOCAB, size, wrapped\nimport other\nutils.LR = 0.5\nprobe(get_lr())\nVOCAB.append('b')\nprobe(size())\nprobe(wrapped())\n"
+                   "other.bump()\nprobe(other.get())\n"}),
     "cycle": (True, "main.py", {
         "a.py": "import b\nX = 1\n",
         "b.py": "import a\nY = 2\n",
@@ -186,6 +207,11 @@ def _statement(draw) -> str:
         f"D = {{'lr': {value}}}",
         f"D = {{'lr': {value}}}\n\ndef bump():\n    D['lr'] = {draw(CONSTANTS)}\nbump()",
         f"E = D\nE['lr'] = {value}",
+        f"def get_{name}():\n    return {name}",  # a function of the module: a closure over its global, its parameter,
+        f"def same(x):\n    return x",  # a tuple, a constant, the module's dict
+        f"def pair(x):\n    return x, {value}",
+        f"def const():\n    return {value}",
+        f"def lr():\n    return D['lr']",
     ]))
 
 
@@ -193,7 +219,7 @@ def _statement(draw) -> str:
 def _project(draw) -> dict[str, str]:
     config = "import os\nFLAG = " + draw(st.sampled_from(["True", "False"])) + "\n" + "\n".join(draw(st.lists(_statement(), min_size=1, max_size=5))) + "\n"
     bound = {target.id for node in ast.parse(config).body for target in ast.walk(node) if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)}
-    bound |= {node.name for node in ast.parse(config).body if isinstance(node, ast.ClassDef)}
+    bound |= {node.name for node in ast.parse(config).body if isinstance(node, (ast.ClassDef, ast.FunctionDef))}
     base = "\n".join(f"{name} = {draw(CONSTANTS)}" for name in NAMES) + "\n"
     lines = [f"import base\nbase.{draw(st.sampled_from(NAMES))} = {draw(CONSTANTS)}"] if draw(st.booleans()) else []  # before config imports it
     lines.append("import config")
@@ -203,10 +229,15 @@ def _project(draw) -> dict[str, str]:
             lines.append(change.format(name, draw(CONSTANTS)))
         read = {"D": "['lr']", "K": ".A"}.get(name, "")
         lines += [f"probe(config.{name}{read})", f"from config import {name}", f"probe({name}{read})"]
+    if "D" in bound and draw(st.booleans()):
+        lines.append(f"config.D['lr'] = {draw(CONSTANTS)}")  # the importer changes the module's dict in place
+    for function, call in {**{f"get_{name}": "()" for name in NAMES}, "same": f"({draw(CONSTANTS)})", "pair": f"({draw(CONSTANTS)})[1]", "const": "()", "lr": "()"}.items():
+        if function in bound:
+            lines += [f"probe(config.{function}{call})", f"from config import {function}", f"probe({function}{call})"]
     return {"base.py": base, "config.py": config, "main.py": PROBE + "\n".join(lines) + "\n"}
 
 
-@settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@settings(max_examples=80, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(_project())
 def test_generated_projects_never_give_another_value(tmp_path_factory, files):
     root = tmp_path_factory.mktemp("project")
@@ -230,3 +261,34 @@ def test_an_import_is_looked_up_once_however_often_its_name_is_read(tmp_path: Pa
     assert all(facts.evaluate(call.node.args[0].value, call.scope, call.order) == 1e-3 for call in facts.calls if call.method == "show")
     assert all(facts.evaluate(call.node.func.value, call.scope, call.order) is UNKNOWN for call in facts.calls if call.method == "show")
     assert len(facts.inputs) == len(set(facts.inputs)) and any(path.endswith("config.py") for path in facts.inputs)
+
+
+HELPERS = '"""Helpers."""' + "\n" * 40 + '''
+from transformers import AutoModelForSequenceClassification
+
+
+def load_model():
+    return AutoModelForSequenceClassification.from_pretrained("bert-base-uncased", num_labels=2)
+
+
+def ids_of(tokenizer, texts):
+    return tokenizer(texts, padding="max_length", max_length=32, return_tensors="pt")["input_ids"]
+'''
+
+
+def test_a_finding_whose_evidence_is_in_a_project_module_is_placed_in_the_linted_file(tmp_path: Path):
+    """A project module's function evaluated for the file's call gives values made by the module's nodes (the model's
+    load, the tokenizer call that pads): BL201 is placed at the file's argument, BL503 at the file's forward, and no
+    finding points into the module (its code lies past the file's end). A rule reporting one of the module's nodes is
+    dropped: the engine places only the linted tree's nodes (`positions_of` has none for another tree's)."""
+    (tmp_path / "pyproject.toml").write_text('[tool.bertlint]\ntransformers-version = "5.23"\npreview = true\n')
+    main = ("from transformers import AutoTokenizer\nfrom helpers import load_model, ids_of\n"
+            "model = load_model()\ntok = AutoTokenizer.from_pretrained('roberta-base')\nlogits = model(ids_of(tok, ['a', 'b b'])).logits\n")
+    _write(tmp_path, {"helpers.py": HELPERS, "main.py": main})
+    found = runner.run([tmp_path / "main.py"], jobs=1).findings
+    assert [(f.code, f.line, f.column) for f in found] == [("BL503", 5, 10), ("BL201", 5, 16)]
+    assert all(f.source_line == main.splitlines()[f.line - 1] for f in found)
+    facts = Facts(cst.parse_module(main), main, tmp_path / "main.py")
+    load = next(call for call in facts.calls if dotted(call.node.func) == "load_model")
+    made = facts.evaluate(load.node, load.scope, load.order).call.node  # `from_pretrained(...)` in helpers.py
+    assert "bert-base-uncased" in cst.Module([]).code_for_node(made) and positions_of(facts.module, [made], main) == {}

@@ -101,17 +101,20 @@ class Frame:
     site: Call | None = None  # the call it stands for (where the function runs); None for a function handed along
     closure: Frame | None = None  # for a function called as a value (`Function`): the frame of the function around it
     closed: bool = False  # `closure` is the lexical parent's frame (else the caller is: the function runs inside it)
+    reader: Any = None  # the evaluation whose code `args` are (an importer calling a function of a project module); None: the function's own
 
 
 @dataclass(frozen=True)
 class Function(Abstract):
-    """A function of the file as a value (a `def`'s name, a lambda, `functools.partial(fn, ...)`): its definition,
+    """A function as a value (a `def`'s name, a lambda, `functools.partial(fn, ...)`; the file's own or a project
+    module's, `home`): its definition,
     the frame of the call of the function around it that made it (what its free names read), and the
     `functools.partial` calls whose arguments come before those of a call (outermost last)."""
 
     fn: cst.FunctionDef | cst.Lambda
     closure: Frame | None = None
     partials: tuple[Call, ...] = ()
+    home: Any = None  # the evaluation of the module that defines it (the file's, or a project module's: `project`)
 
 
 class _Answer:

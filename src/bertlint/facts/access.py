@@ -122,7 +122,7 @@ class Access:
         if owner is None or events or base.value not in owner.params:
             return UNKNOWN
         sources = arguments(self.f, owner, base.value, frame)
-        return agree([self.attribute(expr, where, at, caller, attr, depth + 1) for expr, where, at, caller in sources or ()])
+        return agree([self.attribute(expr, where, at, caller, attr, depth + 1) if reader is self.f else UNKNOWN for expr, where, at, caller, reader in sources or ()])
 
     def instance_attribute(self, value: Abstract, attr: str) -> Any:
         """An attribute of the file's own class (`Config.lr`) or of an instance of it: the constructor's keyword of a
@@ -132,6 +132,8 @@ class Access:
             return value.detail.get(attr)  # a module of the project, or a class of one
         if not isinstance(value, Instance) or value.kind not in ("instance", "class"):
             return None
+        if self.f.home(value.detail.scope) is not self.f:
+            return UNKNOWN  # an object of a project module's class (a tuple a function of the module returned)
         cls = value.detail
         if value.kind == "class":
             return self.class_field(cls, attr)

@@ -14,6 +14,7 @@ from bertlint.facts import folding
 from bertlint.facts.abstract import MAX_DEPTH, MAX_SEQ, UNANSWERED, Abstract, Frame, Function, Instance, Record, agree
 from bertlint.facts.functions import ancestors, arguments, bind, callee, defined_at, frame_of, function_scope, inherited
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Scope, iter_children
+from bertlint.facts.project import NOT_LOOKED_FOR
 
 
 _OWN_SCOPES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})  # whose `return`s are not the enclosing function's
@@ -66,7 +67,8 @@ class CallFrames:
         key = (id(call.node), id(caller), id(fn), id(made.closure) if made is not None else None, *map(id, partials))
         if key not in self._frames:
             closure = (made.closure, True) if made is not None else (None, False)
-            self._frames[key] = bind(call, fn, method, caller, lambda site: self.passed(site, caller), partials, *closure)
+            reader = self if made is not None and made.home is not self else None  # a project module's function: this file's arguments
+            self._frames[key] = bind(call, fn, method, caller, lambda site: self.passed(site, caller), partials, *closure, reader)
         return self._frames[key]
 
 
@@ -91,8 +93,11 @@ class Calls:
         frame = self.f.frame_for(call, fn, method, self.frame, partials, made)
         if frame is None:
             return UNKNOWN
-        fn_scope = function_scope(self.f, fn)
-        found = [self.f.evaluate(value, fn_scope, None, cli=self.cli, frame=frame) if value is not None else None for value in self.f.return_values(fn)]
+        home = made.home if made is not None else self.f  # a project module's function runs in its module
+        fn_scope = function_scope(home, fn)
+        found = [home.evaluate(value, fn_scope, None, cli=self.cli, frame=frame) if value is not None else None for value in home.return_values(fn)]
+        if home is not self.f and any(isinstance(value, Instance) and value.kind in ("instance", "class") for value in found):
+            return UNKNOWN  # an object of a project module's class: what this file's model knows of classes is its own (left out)
         return agree(found) if found else UNKNOWN
 
     def call_value(self, made: Function, call: Call) -> Any:
@@ -106,7 +111,7 @@ class Calls:
             return UNKNOWN
         while owner is not None and not isinstance(owner.node, (cst.FunctionDef, cst.Lambda)):
             owner = owner.parent  # a comprehension's, a class body's: the function around it
-        return Function(fn, frame_of(self.frame, owner) if owner is not None else None)
+        return Function(fn, frame_of(self.frame, owner) if owner is not None else None, (), self.f)
 
     def partial_value(self, call: Call) -> Any:
         """`functools.partial(fn, *args, **kwargs)`: `fn` with those arguments bound first."""
@@ -114,7 +119,7 @@ class Calls:
         if first is None or first.star or first.keyword is not None:
             return UNKNOWN
         made = self.eval(first.value)
-        return Function(made.fn, made.closure, (*made.partials, call)) if isinstance(made, Function) else UNKNOWN
+        return Function(made.fn, made.closure, (*made.partials, call), made.home) if isinstance(made, Function) else UNKNOWN
 
     def param(self, owner: Scope, name: str) -> Any:
         """A parameter: the argument of the call being evaluated, else what every call site passes, else its default."""
@@ -128,7 +133,7 @@ class Calls:
         if not sources:  # never called here: a default counts like a command-line default (a caller elsewhere may pass another)
             default = owner.params[name].default
             return self.f.evaluate(default, owner.parent, defined_at(owner), cli=True) if default is not None and self.cli else UNKNOWN
-        return agree([self.f.evaluate(expr, scope, order, cli=self.cli, frame=caller) for expr, scope, order, caller in sources], choice=True)
+        return agree([reader.evaluate(expr, scope, order, cli=self.cli, frame=caller) for expr, scope, order, caller, reader in sources], choice=True)
 
     def _Call(self, node):
         call = self.f.call_of(node)
@@ -151,7 +156,7 @@ class Calls:
                 found = self.f.ask("method", self, receiver, call)
                 if found is not UNANSWERED:
                     return found
-                if isinstance(receiver, Instance) and receiver.kind == "instance":  # its class's method, or one it inherits
+                if isinstance(receiver, Instance) and receiver.kind == "instance" and self.f.home(receiver.detail.scope) is self.f:  # its class's method, or one it inherits
                     cls = receiver.detail
                     fn = cls.methods.get(call.method) or inherited(self.f, cls, call.method, ancestors(self.f, cls))
                     if fn is not None:
@@ -174,6 +179,10 @@ class Calls:
             if isinstance(called, Abstract):
                 found = self.f.ask("called", self, called, call)
                 return UNKNOWN if found is UNANSWERED else found
+        elif call.qualname.split(".", 1)[0] not in NOT_LOOKED_FOR:
+            called = self.eval(call.node.func)  # `from utils import pad; pad(ids)`, `utils.pad(ids)`: a project module's function
+            if isinstance(called, Function) and called.home is not self.f:
+                return self.call_value(called, call)
         return UNKNOWN
 
     def _folded_builtin(self, call: Call) -> Any:

@@ -69,16 +69,32 @@ class Evaluation(Protocol, Sharing, CallFrames, Model):
         self.assumed_attributes: dict[tuple, Any] = {}  # (`self.x`, class) -> the value its reads are taken to hold
         self.reaching = Reaching(self)
         self.imported_by: Evaluation | None = None  # the file whose import of a project module this evaluates (`project`)
+        self.homes: dict[int, Evaluation] = {}  # module scope -> the evaluation of a project module it imports, here or deeper
 
     def evaluate(self, expr: cst.BaseExpression | None, scope: Scope, order: int | None = None, *, cli: bool = True, frame: Frame | None = None) -> Any:
         """The abstract value of `expr` read in `scope` at `order`: a constant, an `Abstract` value, or UNKNOWN."""
         if expr is None:
             return UNKNOWN
+        home = self.home(scope)
+        if home is not self:
+            return home.evaluate(expr, scope, order, cli=cli, frame=frame)
         return self.memoised((id(expr), order, cli, id(frame)), lambda: Evaluator(self, scope, order, cli, frame).eval(expr))
 
     def named_at(self, name: str, scope: Scope, order: int | None, cli: bool, frame: Frame | None) -> Any:
         """The value `name` holds read in `scope` at `order` (memoised like `evaluate`)."""
+        home = self.home(scope)
+        if home is not self:
+            return home.named_at(name, scope, order, cli, frame)
         return self.memoised((name, id(scope), order, cli, id(frame)), lambda: Evaluator(self, scope, order, cli, frame).named(name))
+
+    def home(self, scope: Scope | None) -> Evaluation:
+        """The evaluation whose code `scope` is: this file's, or a project module's whose value reached this file (an
+        object a function of it made, whose arguments a query reads): each module's code is read by its own model."""
+        if not self.homes or scope is None:
+            return self
+        while scope.parent is not None:
+            scope = scope.parent
+        return self.homes.get(id(scope), self)
 
     def memoised(self, key: tuple, find) -> Any:
         """`find()`'s value, once per key; a value read while it is being found (defined through itself, `x = x + 1`
@@ -148,6 +164,10 @@ class Evaluation(Protocol, Sharing, CallFrames, Model):
         joined = args[at].joined if at is not None and len(args) > at and isinstance(args[at], Binding) else ()
         if joined:
             return agree([self.ask(hook, *args[:at], member, *args[at + 1 :]) for member in joined])
+        made = getattr(args[at], "call", None) if at is not None and len(args) > at else None
+        home = self.home(made.scope) if made is not None else self
+        if home is not self:  # an object a project module's code made: its library model reads that module
+            return home.ask(hook, home if args[0] is self else Evaluator(home, made.scope, made.order, args[0].cli, None), *args[1:])
         for brain in self.brains:
             hooked = getattr(brain, hook, None)
             found = hooked(*args) if hooked is not None else None

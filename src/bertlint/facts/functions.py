@@ -181,7 +181,7 @@ def function_scope(values: Model, fn: cst.FunctionDef | cst.Lambda) -> Scope:
     return next(scope for node, scope in values.functions[fn.name.value] if node is fn)
 
 
-def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, passed: Callable[[Call], Passed | None], partials: tuple[Call, ...] = (), closure: Frame | None = None, closed: bool = False) -> Frame | None:
+def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Frame | None, passed: Callable[[Call], Passed | None], partials: tuple[Call, ...] = (), closure: Frame | None = None, closed: bool = False, reader=None) -> Frame | None:
     """Bind `call`'s arguments (after those of the `functools.partial` calls that wrap `fn`, innermost first) to
     `fn`'s parameters, each call's arguments as `passed` spreads them (`Items.spread`: a `*sequence` or `**mapping`
     known element by element passes its elements); None when they cannot be matched (a TypeError). What another
@@ -219,7 +219,7 @@ def bind(call: Call, fn: cst.FunctionDef | cst.Lambda, method: bool, caller: Fra
                 args[name] = (item(name), call.scope, call.order)  # `train(**batch)`: `batch["input_ids"]`, else a TypeError
             elif name not in fixed:
                 args[name] = None
-    return Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1, call, closure, closed)
+    return Frame(fn, args, caller, (caller.depth if caller is not None else 0) + 1, call, closure, closed, reader)
 
 
 def method_sites(values: Model, class_name: str, fn: cst.FunctionDef) -> list[Call] | None:
@@ -501,17 +501,18 @@ def frame_of(frame: Frame | None, owner: Scope) -> Frame | None:
     return frame
 
 
-def arguments(values: Model, owner: Scope, name: str, frame: Frame | None) -> list[tuple[cst.BaseExpression, Scope, int | None, Frame | None]] | None:
-    """(expression, scope, order, its frame) a parameter receives: the argument (or default) of the call being
-    evaluated, else what each call site passes; [] when the file never calls it, None when that cannot be seen."""
+def arguments(values: Model, owner: Scope, name: str, frame: Frame | None) -> list[tuple[cst.BaseExpression, Scope, int | None, Frame | None, Model]] | None:
+    """(expression, scope, order, its frame, the evaluation whose code it is) a parameter receives: the argument (or
+    default) of the call being evaluated (an importer's argument for a function of a project module it calls), else
+    what each call site passes; [] when the file never calls it, None when that cannot be seen."""
     frame = frame_of(frame, owner)
     if frame is not None:
         if name in frame.args:
-            return [(*frame.args[name], frame.caller)] if frame.args[name] is not None else None
+            return [(*frame.args[name], frame.caller, frame.reader if frame.reader is not None else values)] if frame.args[name] is not None else None
         default = owner.params[name].default
-        return [(default, owner.parent, defined_at(owner), frame.caller)] if default is not None else None
+        return [(default, owner.parent, defined_at(owner), frame.caller if frame.reader is None else None, values)] if default is not None else None
     sources = param_arguments(values, owner, name)
-    return None if sources is None else [(expr, scope, order, None) for expr, scope, order in sources]
+    return None if sources is None else [(expr, scope, order, None, values) for expr, scope, order in sources]
 
 
 def callable_returns(values: Model, fn_expr: cst.BaseExpression, at: Call) -> list[tuple[cst.BaseExpression, Scope, Frame | None]] | None:

@@ -16,8 +16,15 @@ per importing file. What it exports is read from it by the same evaluator, at th
 when the import returns), without command-line or environment defaults, and only where no run can make it differ:
 a name bound once, unconditionally, at the module's top level (a `global` write in a function is a second binding),
 holding a constant (a list, set or dict one only when no alias or callee of the module changes it), or a class of
-the module with its class-level constants (`Config.LR`). Anything else is UNKNOWN. The importer's own changes
-(`cfg["lr"] = ...`, `Config.LR = ...`) are the importer's events, seen as for any other name.
+the module with its class-level constants (`Config.LR`), or a plain function of the module (`from utils import
+pad_sequences`): a call of it is evaluated as a call of the file's own functions is (`Calls.run`), its body in the
+module's evaluation (a global read there holds what the module bound once it had run), its parameters the importer's
+arguments (`Frame.reader`), nested calls bounded by `MAX_DEPTH` and modules by `MAX_CHAIN`; not for a decorated
+function, nor where an importer up the chain may change what the module's names hold (an attribute store of any name
+the module spells, `setattr`, an imported name changed in place). Each member of a chain reads the others' code by
+their own model (`Evaluation.home`: a query about the arguments of a call a helper made, a library model asked about
+the object it made). Anything else is UNKNOWN. The importer's own changes (`cfg["lr"] = ...`, `Config.LR = ...`) are
+the importer's events, seen as for any other name.
 """
 
 from __future__ import annotations
@@ -32,16 +39,17 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import Abstract, Instance, constant
+from bertlint.facts.abstract import Abstract, Function, Instance, constant
 from bertlint.facts.model import Runtime
 from bertlint.facts.names import KNOWN_LIBRARIES
 from bertlint.facts.nodes import UNKNOWN, dotted
+from bertlint.facts.reaching import BINDS
 
 MAX_SIZE = 100_000  # characters of a project module read (a config or utilities module, not a generated one)
 MAX_CHAIN = 3  # modules deep: the file, a module it imports, one that module imports
-_NOT_LOOKED_FOR = frozenset({*KNOWN_LIBRARIES, *sys.stdlib_module_names, "sklearn", "pandas", "scipy", "peft", "trl",
+NOT_LOOKED_FOR = frozenset({*KNOWN_LIBRARIES, *sys.stdlib_module_names, "sklearn", "pandas", "scipy", "peft", "trl",
                              "lightning", "pytorch_lightning", "evaluate", "tokenizers", "sentence_transformers"})
-_READ = (ast.Assign, ast.AnnAssign, ast.ImportFrom, ast.Import, ast.ClassDef)  # the top-level bindings read
+_READ = (ast.Assign, ast.AnnAssign, ast.ImportFrom, ast.Import, ast.ClassDef, ast.FunctionDef)  # the top-level bindings read
 
 
 class Module:
@@ -74,6 +82,15 @@ class Module:
                 found.setdefault(name, []).append(node)
         return found
 
+    @functools.cached_property
+    def spelled(self) -> frozenset[str]:
+        """Every name and attribute name the module's code spells (what a function of it may read)."""
+        try:
+            tree = ast.parse(self.source)
+        except (SyntaxError, ValueError, RecursionError):
+            return frozenset()
+        return frozenset(node.id if isinstance(node, ast.Name) else node.attr for node in ast.walk(tree) if isinstance(node, (ast.Name, ast.Attribute)))
+
     def readable(self, name: str) -> bool:
         statements = (self.bindings or {}).get(name, ())
         return len(statements) == 1 and isinstance(statements[0], _READ)
@@ -86,6 +103,9 @@ class Module:
         except (SyntaxError, ValueError, cst.ParserSyntaxError, RecursionError):
             return None
         module.imported_by = self.importer
+        for importer in _chain(self.importer):  # each reads the other's code by the other's model (`Evaluation.home`)
+            importer.homes[id(module.module_scope)] = module
+            module.homes[id(importer.module_scope)] = importer
         return module
 
 
@@ -136,12 +156,32 @@ def exported(source: Module, name: str) -> Any:
     if len(events) != 1 or events[0].conditional or events[0].op not in ("assign", "def", "import"):
         return UNKNOWN
     event = events[0]
+    if event.op == "def" and isinstance(event.value, cst.FunctionDef):
+        return _function(source, event.value)
     if event.op == "def":
         cls = module.classes.get(name)
         if cls is None or cls.node is not event.value or not _plain(cls.node):
-            return UNKNOWN  # a function, or a class whose attributes a base, a metaclass or a decorator may supply
+            return UNKNOWN  # a class whose attributes a base, a metaclass or a decorator may supply
         return Instance("exports", None, Exports(source, name))
     return _constant(module, module.named_at(name, scope, None, False, None), name)
+
+
+def _function(source: Module, fn: cst.FunctionDef) -> Any:
+    """A function of the module, called by its importer as the file's own functions are (`Calls.run`): its body
+    evaluated in the module (its globals the module's once it has run), its parameters the importer's arguments.
+    UNKNOWN for a decorated one (its decorator's value is bound), and where an importer up the chain may change what
+    the module's names hold (`config.LR = ...` of any name the module spells, `setattr(config, ...)`, a name it imports
+    from a module of the project changed in place: `VOCAB.append(...)`)."""
+    stored = {attr for module in _chain(source.importer) for _base, attr in module.stored_attributes}
+    if fn.decorators or None in stored or stored & source.spelled or any(_changes_in_place(module) for module in _chain(source.importer)):
+        return UNKNOWN
+    return Function(fn, None, (), source.evaluation)
+
+
+def _changes_in_place(importer) -> bool:
+    """Does the importer change in place a name an `import` binds at its top level (an item, an append, `+=`)?"""
+    events = importer.module_scope.events
+    return any(event.op not in BINDS for every in events.values() if any(e.op == "import" for e in every) for event in every)
 
 
 def _chain(importer):
@@ -179,7 +219,7 @@ def imported(importer, module: str, level: int, name: str | None) -> Any:
     `name`'s, else what the module exports as `name`. UNKNOWN for anything else."""
     parts = module.split(".") if module else []
     first = parts[0] if parts else name
-    if importer.path is None or level == 0 and first in _NOT_LOOKED_FOR or sum(1 for _ in _chain(importer)) >= MAX_CHAIN:
+    if importer.path is None or level == 0 and first in NOT_LOOKED_FOR or sum(1 for _ in _chain(importer)) >= MAX_CHAIN:
         return UNKNOWN
     found = _module(importer, [*parts, name] if name is not None else parts, level)
     if found is not None:

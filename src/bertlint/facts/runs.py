@@ -9,7 +9,8 @@ along otherwise (`Trainer(compute_metrics=f)`), decorated by something that may 
 file, or a method (called on an instance the file may hand anywhere) may run where that happens or any time after:
 a ray, joining every binding from there on. A comprehension runs where it sits, a class body at its `class`
 statement. A call inside a loop also sees the bindings later in that loop (the next pass). The file runs as a
-script: a caller importing it later is not seen.
+script: a caller importing it later is not seen, except the call being evaluated for an importer (a project module's
+function, `project`), which runs once the module has run whole.
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ def _points(model: Model, scope: Scope, owner: Scope, frame: Frame | None, visit
     if parent is None:
         return None
     site = _site(frame, scope.node)
+    if site is not None and _root(site[0].scope) is not _root(owner):  # called by an importer (`project`): the module has run whole
+        return [Point(model.last_order + 1, (), False)]
     if site is not None:  # the call being evaluated: it runs there
         return _at(model, site[0].scope, owner, site[1], Point(site[0].order, site[0].loops, False), visiting)
     if scope.kind == "lambda":  # a comprehension runs where it sits; a lambda there or later, when called
@@ -138,6 +141,12 @@ def _definition(parent: Scope, node: cst.CSTNode | None) -> Event | None:
     """The `def` or `class` event that binds `node` in `parent`."""
     name = getattr(getattr(node, "name", None), "value", None)
     return next((e for e in parent.events.get(name, ()) if e.op == "def" and e.value is node), None) if name else None
+
+
+def _root(scope: Scope) -> Scope:
+    while scope.parent is not None:
+        scope = scope.parent
+    return scope
 
 
 def _site(frame: Frame | None, fn: cst.CSTNode | None) -> tuple[Call, Frame | None] | None:
