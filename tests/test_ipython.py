@@ -278,3 +278,10 @@ def test_an_exported_time_cell_runs_its_body_in_place(line: str, body: str | Non
         for index, char in enumerate(code, 1):
             at = found.place(row, index)[1] - 1
             assert line[at] == char or line[at] == "\\" or char in "0 "  # an escape's backslash; a masked escape
+
+
+def test_an_export_cpython_refuses_is_not_expanded() -> None:
+    """A character libcst takes and CPython refuses (a leading U+0001, from the robustness test's mutations): no
+    expansion, no internal error; the engine reports the SyntaxError (BL901)."""
+    source = "\x01get_ipython().run_cell_magic('time', '', 'x = 1\\n')\n"
+    assert ipython.expand_cell_magics(source) is None

@@ -344,14 +344,17 @@ class Expansion:
 
 
 def expand_cell_magics(source: str) -> Expansion | None:
-    """`source` (Python that compiles) with the body of each top-level one-line `get_ipython().run_cell_magic(NAME, LINE,
+    """`source` (Python that libcst parses) with the body of each top-level one-line `get_ipython().run_cell_magic(NAME, LINE,
     BODY)` of `EXPORTED_BODIES` (Jupyter's export of a `%%time` cell) in its place as code, masked; None where there is
     none. A body that is no plain one-line string literal, or whose masked text does not compile, is left as it is."""
     if "run_cell_magic" not in source:
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        tree = ast.parse(source)
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            return None  # what libcst parses and CPython does not (a non-printable character): nothing to expand
     lines = LINES.findall(source)
     spans, out, previous = [], [], 0
     for stmt in tree.body:
