@@ -79,3 +79,18 @@ def _gives_mask(body: str):
 ])
 def test_a_batch_passes_the_keys_every_item_spells(body, expected):
     assert _gives_mask(body) == expected
+
+
+@pytest.mark.parametrize("unpack, holds_ids", [
+    ("ids, mask = batch", False),  # a batch of dicts: unpacking gives its keys (strings), as Python iterates a dict
+    ("ids = batch['input_ids']", True),
+])
+def test_unpacking_a_batch_of_dicts_gives_its_keys(unpack, holds_ids):
+    source = HEAD + (
+        "class D(Dataset):\n    def __getitem__(self, i):\n"
+        "        return {'input_ids': enc['input_ids'][i], 'attention_mask': enc['attention_mask'][i]}\n"
+        f"for batch in DataLoader(D(), batch_size=2):\n    {unpack}\n    probe = ids\n")
+    facts = Facts(cst.parse_module(source), source)
+    found = facts.named_at("probe", next(s for s in facts.scopes if s.kind == "module"), None, True, None)
+    assert (getattr(found, "kind", None) == "ids") is holds_ids
+    assert (getattr(found, "kind", None) == "key") is not holds_ids

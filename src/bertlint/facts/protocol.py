@@ -79,8 +79,8 @@ class Protocol:
             return tuple(value)
         if isinstance(value, Record):
             return tuple(key for key, _ in value.items)
-        if isinstance(value, Abstract) and self.ask("mapping", value):
-            return Series(Instance("key", None))
+        if isinstance(value, Abstract) and (self.ask("mapping", value) or self.ask("keys", self, value)):
+            return Series(Instance("key", None))  # (`keys`: a DataLoader's batch of dicts, whose keys are known)
         return value
 
     def unpacked(self, value: Any, path: tuple, iterated: bool) -> Any:
