@@ -204,13 +204,12 @@ def _returns_output(values, model: Binding, call: Call) -> bool:
     if any(values.gives(load.call, k) is not False for k in ("config", "torchscript", "trust_remote_code")) \
             or values.kw_value(load.call, "return_dict", cli=False, default=True) is not True:
         return False
-    encodings = [arg for arg in call.node.args if arg.star == "**" and _encoding(values, arg.value, call)]
-    if encodings:  # a tokenizer's or a collator's fields (`model(**batch)`): never `return_dict`
-        return "return_dict" not in call.kwargs and all(arg in encodings for arg in call.node.args if arg.star == "**") \
-            and not any(s.target.attr.value in ("return_dict", "torchscript") for s in _attribute_stores(values))
-    if values.kw_value(call, "return_dict", cli=False, default=True) is not True:
-        return False
-    return not any(s.target.attr.value in ("return_dict", "torchscript") for s in _attribute_stores(values))
+    stars = [arg for arg in call.node.args if arg.star == "**"]
+    if stars and all(_encoding(values, arg.value, call) for arg in stars):
+        forward = "return_dict" not in call.kwargs  # `model(**batch)`: a tokenizer's or a collator's fields, never `return_dict`
+    else:
+        forward = values.kw_value(call, "return_dict", cli=False, default=True) is True
+    return forward and not _output_settings_stored(values)
 
 
 def _encoding(values, expr: cst.BaseExpression, call: Call) -> bool:
@@ -218,8 +217,11 @@ def _encoding(values, expr: cst.BaseExpression, call: Call) -> bool:
     return isinstance(found, Binding) and found.kind in ("encoding", "collated")
 
 
-def _attribute_stores(values) -> list:
-    return [s for s in (*values.stores, *values.touched) if isinstance(s.target, cst.Attribute)]
+def _output_settings_stored(values) -> bool:
+    """The file stores a `return_dict` or `torchscript` attribute somewhere (`model.config.return_dict = False`): read
+    once per file, not once per forward."""
+    return values.memoised(("output settings stored",), lambda: any(
+        isinstance(s.target, cst.Attribute) and s.target.attr.value in ("return_dict", "torchscript") for s in (*values.stores, *values.touched)))
 
 
 def padding_collator(values, collator: Binding | None) -> str | None:
