@@ -9,9 +9,11 @@ that reads a name the branch itself rebinds (its value at the `if` is not the on
 
 from __future__ import annotations
 
+from typing import Any
+
 import libcst as cst
 
-from bertlint.facts.nodes import walk
+from bertlint.facts.nodes import UNKNOWN, walk
 from bertlint.facts.values import Values
 
 # the targets a statement binds names with: assignments, augmented and annotated ones, loops, `with ... as`, `:=`
@@ -24,10 +26,8 @@ def not_taken(facts: Values, node: cst.CSTNode, cli: bool = True) -> bool:
     stmt = facts.statement_of(node)
     scope, target = facts.scope_of(node), stmt
     for around in reversed(facts.enclosing(stmt)):  # innermost first
-        if isinstance(around, cst.If) and (arm := _arm(around, target)) is not None and not _read(around.test) & _rebound(around):
-            orders = [c.order for c in facts.calls_in(around)]  # every binding of the `if` comes at or after its first call
-            if orders and facts.value(around.test, scope, order=min(orders), cli=cli) is (not arm):
-                return True
+        if isinstance(around, cst.If) and (arm := _arm(around, target)) is not None and _test(facts, around, scope, cli) is (not arm):
+            return True
         target = around
     return False
 
@@ -39,14 +39,23 @@ def taken_arm(facts: Values, node: cst.If, cli: bool = True) -> tuple | None:
     scope = facts.scope_of(node)
     current: cst.CSTNode | None = node
     while isinstance(current, cst.If):
-        orders = [at for n in walk(current.test) if isinstance(n, cst.Name) and (at := facts.load_order.get(id(n))) is not None]
-        value = facts.value(current.test, scope, order=min(orders) + 1 if orders else None, cli=cli)
+        value = _test(facts, current, scope, cli)
         if value is True:
             return tuple(current.body.body) if isinstance(current.body, cst.IndentedBlock) else None
         if value is not False:
             return None
         current = current.orelse.body if isinstance(current.orelse, cst.Else) else current.orelse
     return () if current is None else tuple(current.body) if isinstance(current, cst.IndentedBlock) else None
+
+
+def _test(facts: Values, node: cst.If, scope, cli: bool) -> Any:
+    """The value of `node`'s test where the `if` runs: read at its first call (every binding the `if` makes comes at or
+    after it); UNKNOWN where the `if` makes no call, or its test reads a name it rebinds (its value at the `if` is not
+    the one at a line inside)."""
+    orders = [c.order for c in facts.calls_in(node)]
+    if not orders or _read(node.test) & _rebound(node):
+        return UNKNOWN
+    return facts.value(node.test, scope, order=min(orders), cli=cli)
 
 
 def _arm(node: cst.If, target: cst.CSTNode) -> bool | None:
