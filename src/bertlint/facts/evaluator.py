@@ -92,9 +92,7 @@ class Evaluation(Protocol, Sharing, CallFrames, Model):
         object a function of it made, whose arguments a query reads): each module's code is read by its own model."""
         if not self.homes or scope is None:
             return self
-        while scope.parent is not None:
-            scope = scope.parent
-        return self.homes.get(id(scope), self)
+        return self.homes.get(id(scope.module), self)
 
     def memoised(self, key: tuple, find) -> Any:
         """`find()`'s value, once per key; a value read while it is being found (defined through itself, `x = x + 1`

@@ -67,6 +67,14 @@ class Scope:
     at: int = 0  # a lambda's or comprehension's: the order where it sits in its parent scope
     loops: tuple[cst.CSTNode, ...] = ()  # ... and the loops of that scope around it
 
+    @property
+    def module(self) -> Scope:
+        """The module scope this scope is in (the file's, or a project module's)."""
+        scope = self
+        while scope.parent is not None:
+            scope = scope.parent
+        return scope
+
     def lookup_scope(self, name: str) -> Scope | None:
         scope: Scope | None = self
         while scope is not None:

@@ -82,7 +82,7 @@ def _points(model: Model, scope: Scope, owner: Scope, frame: Frame | None, visit
     if parent is None:
         return None
     site = _site(frame, scope.node)
-    if site is not None and _root(site[0].scope) is not _root(owner):  # called by an importer (`project`): the module has run whole
+    if site is not None and site[0].scope.module is not owner.module:  # called by an importer (`project`): the module has run whole
         return [Point(model.last_order + 1, (), False)]
     if site is not None:  # the call being evaluated: it runs there
         return _at(model, site[0].scope, owner, site[1], Point(site[0].order, site[0].loops, False), visiting)
@@ -141,12 +141,6 @@ def _definition(parent: Scope, node: cst.CSTNode | None) -> Event | None:
     """The `def` or `class` event that binds `node` in `parent`."""
     name = getattr(getattr(node, "name", None), "value", None)
     return next((e for e in parent.events.get(name, ()) if e.op == "def" and e.value is node), None) if name else None
-
-
-def _root(scope: Scope) -> Scope:
-    while scope.parent is not None:
-        scope = scope.parent
-    return scope
 
 
 def _site(frame: Frame | None, fn: cst.CSTNode | None) -> tuple[Call, Frame | None] | None:
