@@ -284,7 +284,8 @@ def fails_before_a_step(facts: Facts) -> bool:
     """The file trains only through Trainers that raise at their first step (`trainer_without_loss`) or whose every
     `train()` the run never reaches (after a certain stop: `Trainer(TrainingArguments=args)`, a keyword no release takes,
     raises before its own `trainer.train()`), hand loops whose every `backward()` is read of a str (`loss, logits =
-    model(...)`: `attribute_stops`, AttributeError at the first step) and Lightning `fit` calls that the target Lightning refuses before it (`removals.refused`: a module defining an epoch-end hook that
+    model(...)`: `attribute_stops`, AttributeError at the first step) and Lightning `fit` calls that the target
+    Lightning refuses before it (`removals.refused`: a module defining an epoch-end hook that
     Lightning 2.0 removed, checked in `fit`'s `_verify_loop_configurations` before the loop): no gradient, no optimizer
     state is ever made. The model is still the one the run means to train (its load is what it is)."""
     fits = facts.lightning_fits
@@ -302,7 +303,11 @@ def _train_calls(facts: Facts, trainer: Call) -> list[Call]:
 def _never_trained(facts: Facts, trainer: Call) -> bool:
     """The file trains `trainer` (a `train()` of it is found) and the run never reaches any of its `train()` calls."""
     runs = _train_calls(facts, trainer)
-    return bool(runs) and all(liveness(facts).reach(c.node) is NEVER for c in runs)
+    return bool(runs) and _unreached(facts, runs)
+
+
+def _unreached(facts: Facts, calls: list[Call]) -> bool:
+    return all(liveness(facts).reach(c.node) is NEVER for c in calls)
 
 
 def default_collated(facts: Facts, trainer: Call) -> tuple[frozenset[str], Any] | None:
@@ -315,7 +320,8 @@ def default_collated(facts: Facts, trainer: Call) -> tuple[frozenset[str], Any] 
     if trainer.qualname not in _PLAIN_TRAINERS or any(facts.gives(trainer, k) is not False for k in ("data_collator", "processing_class", "tokenizer")) \
             or any(trainer.arg(TRAINER_POSITION[k]) is not None for k in ("data_collator", "processing_class")):
         return None
-    if not _train_calls(facts, trainer) or _never_trained(facts, trainer):
+    runs = _train_calls(facts, trainer)
+    if not runs or _unreached(facts, runs):
         return None  # a Trainer the file never trains
     given = facts.given(trainer, TRAINER_POSITION["train_dataset"], "train_dataset")
     dataset = facts.kind(given, trainer.scope, trainer.order) if isinstance(given, cst.BaseExpression) else None
