@@ -105,6 +105,17 @@ def test_generation_probe_compares_generated_tokens(demo):
     assert "the script's 2 distinct texts (padding='longest', right side)" in v["setup"]
 
 
+def test_quick_start_demo_confirms_its_mission_findings():
+    """The README's demo (T5): its `generate` of a padded batch without the mask, whose greedy tokens a small random-weight
+    T5 does not change, is confirmed on the logits (transformers 5 builds no mask for an encoder-decoder `generate`); its
+    rate's probe fine-tunes T5's classifier, which needs a decoder start id and an eos in every row."""
+    results = by_code(lint_and_verify(ROOT / "demo" / "train.py", codes=["BL201", "BL301"])[0])
+    bl201, bl301 = results["BL201"], results["BL301"]
+    assert bl201["status"] == "confirmed" and "next-token logits, in the batch vs alone" in bl201["evidence"], bl201
+    assert bl201["measurements"]["max_abs_diff_without_mask"] > 100 * bl201["measurements"]["max_abs_diff_with_mask"], bl201
+    assert bl301["status"] == "confirmed" and "random-weight t5" in bl301["setup"], bl301
+
+
 def test_near_miss_is_not_confirmed():
     findings, _ = lint_and_verify(VERIFY / "near_miss.py")
     results = by_code(findings)

@@ -321,26 +321,37 @@ def _probe_generation(spec: dict, env: Env) -> dict:
     if encoder_decoder and gen.decoder_start_token_id is None:
         options["decoder_start_token_id"] = batch.pad
 
-    def new_tokens(ids: torch.Tensor, **extra: Any) -> torch.Tensor:
+    def generated(ids: torch.Tensor, **extra: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """(the new tokens, the logits of each step: [steps, batch, vocab])."""
         torch.manual_seed(0)
         with torch.no_grad(), _captured():
-            out = model.generate(input_ids=ids, **options, **extra)
-        return out[:, 1:] if encoder_decoder else out[:, ids.shape[1]:]
+            out = model.generate(input_ids=ids, **options, **extra, output_logits=True, return_dict_in_generate=True)
+        tokens = out.sequences[:, 1:] if encoder_decoder else out.sequences[:, ids.shape[1]:]
+        return tokens, torch.stack(out.logits).float()
 
-    without, masked = new_tokens(batch.ids), new_tokens(batch.ids, attention_mask=batch.mask)
-    alone = {row: new_tokens(batch.alone(row))[0] for row in rows}
-    changed = [row for row in rows if not torch.equal(without[row], alone[row])]
-    changed_masked = [row for row in rows if not torch.equal(masked[row], alone[row])]
+    (without, without_logits), (masked, masked_logits) = generated(batch.ids), generated(batch.ids, attention_mask=batch.mask)
+    alone = {row: generated(batch.alone(row)) for row in rows}
+    changed = [row for row in rows if not torch.equal(without[row], alone[row][0][0])]
+    changed_masked = [row for row in rows if not torch.equal(masked[row], alone[row][0][0])]
     numbers = dict(new_tokens=FEW_NEW_TOKENS, padded_rows=len(batch.padded), compared_rows=len(rows),
                    rows_changed_without_mask=len(changed), rows_changed_with_mask=len(changed_masked), pad_tokens=int((batch.mask == 0).sum()))  # fmt: skip
     head_text = (f"greedy `generate` of {FEW_NEW_TOKENS} new tokens ({len(batch.padded)} of {len(batch.texts)} texts padded, {batch.side} side, "
                  f"pad id {batch.pad}, generate's pad_token_id {pad}{' = eos' if pad == eos else ''})")  # fmt: skip
     if not changed:
-        inferred = pad != eos and bool((batch.ids == pad).any())
-        why = f": `generate` infers the mask from pad_token_id={pad}, which is not the eos id" if inferred else ""
-        return verdict("not_confirmed", f"{head_text}: every padded text generates the same tokens in the batch without the mask as alone{why}", setup, **numbers)
+        # The same tokens: a small random-weight model's greedy choice moves little. The logits of each step (the same
+        # prefixes, since the tokens agree) say whether the pads reached the real tokens, as the forward's probe measures.
+        d_without = max(float((without_logits[:, row] - alone[row][1][:, 0]).abs().max()) for row in rows)
+        d_with = max(float((masked_logits[:, row] - alone[row][1][:, 0]).abs().max()) for row in rows)
+        scale = max(float(alone[row][1].abs().max()) for row in rows)
+        effect = Effect("|Δ| of the logits without the mask relative to |l|", (d_without / max(scale, 1.0),), max(1e-4, 100 * d_with / max(scale, 1.0)), ".2g")
+        text = (f"{head_text}: every padded text generates the same tokens in the batch without the mask as alone; max |Δ| of its "
+                f"next-token logits, in the batch vs alone: {d_without:.3g} without the mask, {d_with:.3g} with it (|l| up to {scale:.2g})")  # fmt: skip
+        if not effect.clears:
+            inferred = pad != eos and bool((batch.ids == pad).any())
+            text += f": `generate` infers the mask from pad_token_id={pad}, which is not the eos id" if inferred else ": the pad tokens do not reach the real ones"
+        return decided(effect, text, setup, **numbers, max_abs_diff_without_mask=d_without, max_abs_diff_with_mask=d_with, logits_abs_max=scale)
     row = changed[0]
-    text = (f"{head_text}: text {row + 1} {batch.shown(row)} alone → {batch.names(alone[row])}; in the batch without the mask → "
+    text = (f"{head_text}: text {row + 1} {batch.shown(row)} alone → {batch.names(alone[row][0][0])}; in the batch without the mask → "
             f"{batch.names(without[row])}; with it → {batch.names(masked[row])}")  # fmt: skip
     if len(changed) > 1:
         text += f" ({len(changed)} of {len(rows)} padded texts compared changed)"
@@ -624,6 +635,9 @@ def _fine_tune(model_spec: dict, lr: float, optimizer: str, env: Env) -> tuple[l
         heads, width = max(1, heads * FINE_TUNE["max_width"] // width), FINE_TUNE["max_width"]
     size = {"hidden": width, "heads": heads, "layers": 1, "ffn": 4 * width, "vocab": FINE_TUNE["vocab"], "positions": 64}
     built = build.config_for(model_spec, size=size, num_labels=2, pad_token_id=0)
+    encoder_decoder = getattr(built.config, "is_encoder_decoder", False)
+    if encoder_decoder:  # T5/BART's classifier shifts the ids right from the decoder start and reads the state at the eos
+        built.config.decoder_start_token_id = 0
     torch.manual_seed(0)
     with torch.device(env.device):
         model = transformers.AutoModelForSequenceClassification.from_config(built.config)
@@ -636,6 +650,8 @@ def _fine_tune(model_spec: dict, lr: float, optimizer: str, env: Env) -> tuple[l
         y = torch.randint(0, 2, (FINE_TUNE["batch"],), generator=g)
         x = torch.randint(10, FINE_TUNE["vocab"], (FINE_TUNE["batch"], FINE_TUNE["seq"]), generator=g)
         x[:, 1] = 5 + y
+        if encoder_decoder:
+            x[:, -1] = _first_id(built.config.eos_token_id) or 1
         loss = model(input_ids=x.to(env.device), labels=y.to(env.device)).loss
         loss.backward()
         opt.step()
