@@ -11,7 +11,8 @@ position). It ends at each use, one of:
 - "method": a method called on the value that does not keep it (`enc.keys()`); `Use.call` is that call
 - "gathered": an element of a list or set with other elements (`[ids, other]`), or of a comprehension (`[f(t) for t
   in texts]`)
-- "stored": assigned to an attribute or an item (`self.ids = ids`, `cache[k] = ids`)
+- "stored": assigned to an attribute or an item (`cache[k] = ids`, `obj.ids = ids`); `self.ids = ids` goes on to the
+  reads of `self.ids` where they are all the file has of that attribute (`_self_reads`)
 - "returned": returned or yielded where the file calls the function nowhere (the value leaves the file)
 - "read": any other read (a test, an operand, an f-string, a loop's iterable)
 
@@ -31,9 +32,10 @@ from typing import NamedTuple
 import libcst as cst
 
 from bertlint.facts.brain import tensors
-from bertlint.facts.functions import Target, callee, enclosing_class, method_sites
+from bertlint.facts.functions import Target, callee, enclosing_class, family, method_sites
+from bertlint.facts.instances import class_of
 from bertlint.facts.liveness import hands_namespace
-from bertlint.facts.nodes import Call, Event, Scope
+from bertlint.facts.nodes import Call, ClassDef, Event, Scope
 from bertlint.facts.reaching import BINDS
 from bertlint.facts.runs import orders_in_force
 from bertlint.facts.values import Values as Facts
@@ -138,10 +140,40 @@ def _bound(facts: Facts, target: cst.BaseExpression, assign: cst.Assign, scope: 
         target, path = elements[path[-1]].value, path[:-1]
     if isinstance(target, cst.Name):
         todo.extend((read, path) for read in reads_of(facts, target, assign, scope))
+    elif isinstance(target, cst.Attribute) and (reads := _self_reads(facts, target, scope)) is not None:
+        todo.extend((read, path) for read in reads)
     elif isinstance(target, (cst.Attribute, cst.Subscript)):
         found.append(Use(assign.value, "stored"))
     else:  # a tuple target unpacking the value itself (`a, b = enc`): its parts go on under names
         found.append(Use(assign.value, "read"))
+
+
+def _self_reads(facts: Facts, target: cst.Attribute, scope: Scope) -> list[cst.Attribute] | None:
+    """The reads of `self.x` that a method's `self.x = value` may reach: every read of an attribute `x` in the file,
+    where each is `self.x` in a method of a class whose code may run on the instance (`instances.family`). None where
+    the attribute may be read otherwise: through another name (`model.x`), `getattr`, `vars` or `__dict__`, a dunder
+    (which Python or a library reads by name), or a read in a function nested in a method."""
+    cls = _method_class(facts, scope, target.value)
+    attr = target.attr.value
+    if cls is None or attr.startswith("__") or any(c.short in ("getattr", "vars") for c in facts.calls) or any(a.attr.value == "__dict__" for a, _, _ in facts.attr_loads):
+        return None
+    classes = {id(c.scope) for c in family(facts, cls)}
+    loads = [(a, read_scope) for a, read_scope, _ in facts.attr_loads if a.attr.value == attr]
+    for read, read_scope in loads:
+        owner = _method_class(facts, read_scope, read.value)
+        if owner is None or id(owner.scope) not in classes:
+            return None
+    return [read for read, _ in loads]
+
+
+def _method_class(facts: Facts, scope: Scope, base: cst.BaseExpression) -> ClassDef | None:
+    """The file's class whose method `scope` is, when `base` is that method's first parameter (`self`)."""
+    fn = scope.node if scope.kind == "function" else None
+    if not isinstance(fn, cst.FunctionDef) or scope.parent is None or fn.decorators or not fn.params.params:
+        return None
+    if not isinstance(base, cst.Name) or base.value != fn.params.params[0].name.value:
+        return None
+    return class_of(facts, scope.parent)
 
 
 def reads_of(facts: Facts, target: cst.Name, assign: cst.Assign, scope: Scope) -> list[cst.Name]:
