@@ -190,6 +190,17 @@ def test_bl201_fires_on_padded_ids_without_a_mask(lines, why, argument):
     assert finding.source_line.startswith("out =") and finding.column == column_of(finding, argument)
 
 
+def test_bl201_takes_attention_mask_none_as_no_mask_and_fills_that_keyword():
+    """`attention_mask=None` is the forward's default: no mask reaches the model. The fix gives that keyword the
+    encoding's mask (another `attention_mask=` beside it would be a SyntaxError)."""
+    source = ENCODER + 'enc = tok(["a", "b c d"], padding=True, return_tensors="pt")\nout = model(enc["input_ids"], attention_mask=None)\n'
+    [finding] = only("BL201", source)
+    text, _ = apply_edits(source, [finding], {"unsafe"})
+    assert 'model(enc["input_ids"], attention_mask=enc["attention_mask"])' in text
+    compile(text, "fixed.py", "exec")
+    assert "BL201" not in codes(lint_text(text))
+
+
 def test_bl201_sits_on_the_ids_argument_and_offers_the_mask():
     source = ENCODER + 'enc = tok(["a", "b c d"], padding=True, return_tensors="pt")\nout = model(enc["input_ids"])\n'
     [finding] = only("BL201", source)

@@ -23,8 +23,8 @@ class MissingAttentionMask(Rule):
         for call in facts.calls:
             if not is_model_call(facts, call) or unreached(facts, call.node):
                 continue  # the run as written never gets there: its outputs cannot differ
-            if "attention_mask" in call.kwargs or len(call.positional) >= 2:
-                continue
+            if "attention_mask" in call.kwargs and facts.passes(call, "attention_mask") or len(call.positional) >= 2:
+                continue  # `attention_mask=None` is the forward's default: no mask
             star = next((a for a in call.node.args if a.star == "**"), None)
             ids_arg = star or call.arg(0, "input_ids")
             if ids_arg is None:
@@ -60,7 +60,7 @@ class MissingAttentionMask(Rule):
                 f"padded `input_ids` ({why}) reach the model without `attention_mask`: {effect}",
                 help=f"pass `attention_mask={mask}` or call the model with `**encoding`" if mask else
                 f"the batch holds only {spread}: put the tokenizer's `attention_mask` in each item beside the ids, and `**batch` passes it" if spread else self.help,
-                fix=[Replacement(call.node.args[-1], f", attention_mask={mask}", after=True)] if mask else None,
+                fix=[_mask_replacement(call, mask)] if mask else None,
                 severity=severity,
             )
 
@@ -79,6 +79,12 @@ class MissingAttentionMask(Rule):
                            f"padded `input_ids` ({why}) reach the model without `attention_mask`: the Trainer's default collator stacks "
                            f"the dataset's items, which hold only {keys}; {harm[0]}",
                            help="put the tokenizer's `attention_mask` in each item beside the ids", severity=harm[1])
+
+
+def _mask_replacement(call: Call, mask: str) -> Replacement:
+    """The mask passed: the value of an `attention_mask=None` the call gives, else a keyword after its last argument."""
+    given = call.kwargs.get("attention_mask")
+    return Replacement(given.value, mask) if given is not None else Replacement(call.node.args[-1], f", attention_mask={mask}", after=True)
 
 
 _SILENTLY = "silently computes different outputs"
