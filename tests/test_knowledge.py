@@ -483,6 +483,7 @@ def test_attention_per_architecture_and_conditioning_encoders():
     assert attention_of(info=lookup_checkpoint("gpt2")) == "causal"
     assert attention_of(class_name="transformers.CLIPTextModel") == "causal"
     assert attention_of(class_name="transformers.T5EncoderModel") == "bidirectional"
+    assert attention_of(class_name="transformers.DPRQuestionEncoder") == attention_of(class_name="transformers.DPRContextEncoder") == "bidirectional"
     assert attention_of(class_name="transformers.LlamaForSequenceClassification") == "causal"
     assert attention_of(class_name="transformers.AutoModel") is None
     assert conditioning_encoder("transformers.AutoModel", "text_encoder_2") and conditioning_encoder("transformers.CLIPTextModel", None)
