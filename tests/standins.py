@@ -77,6 +77,9 @@ class Tensor:
     def __len__(self) -> int:
         return self.rows
 
+    def __iter__(self):  # a tensor iterates its rows
+        return (self[i] for i in range(self.rows))
+
     def tolist(self):
         return self.data
 

@@ -1162,6 +1162,12 @@ def _loader_forward(s: Script, model: str, tok: str) -> None:
             ids = wrap(s, f'{enc}["input_ids"]', "tensor", i_used, s.draw(st.integers(0, 1)))
             ids, mask = _split(s, [ids, f'{enc}["attention_mask"]'], [tok_used], rows=None)
             s.emit(f'{ds} = TensorDataset({ids}, {mask})')
+        elif shape == "dataset_class" and s.draw(st.booleans()):  # rows listed by key, each read at the sampler's index
+            ds, c = s.fresh("ds"), s.fresh("RowsDataset")
+            tok_used.append("dataset-class-rows")
+            s.emit(f"class {c}(Dataset):\n    def __init__(self, enc):\n        self.ids = [row for row in enc[\"input_ids\"]]\n"
+                   f"        self.mask = [row for row in enc[\"attention_mask\"]]\n\n    def __len__(self):\n        return len(self.ids)\n\n"
+                   f"    def __getitem__(self, i):\n        return {{\"input_ids\": self.ids[i], \"attention_mask\": self.mask[i]}}\n{ds} = {c}({enc})")
         elif shape == "dataset_class":
             ds, c = s.fresh("ds"), s.fresh("EncodedDataset")
             s.emit(f"class {c}(Dataset):\n    def __init__(self, enc):\n        self.enc = enc\n\n    def __len__(self):\n"
@@ -1569,6 +1575,8 @@ WRONG_SHAPES = {
                                             "an inherited method called on self with another value: the default is given"),
     "nested-dict-changed-by-method": ('cfg = {}\ncfg["opt"] = {}\ncfg["opt"].update(lr=0.001)\ntorch.optim.AdamW(model.parameters(), lr=cfg["opt"].get("lr", 1e-05))\n',
                                       "a dict stored as an item, then changed by its method: the display's items are given"),
+    "list-grown-through-alias-in-a-loop": ('for _ in range(2):\n    v = [to_max["input_ids"]]\n    w = v\n    w += [padded["input_ids"]]\n    model(input_ids=v[-1])\n',
+                                           "a list grown through an alias in a loop: its last element is the one added (stop 34: the loop's alias is not a plain one)"),
     "alias-chain": ('e = {"lr": 1e-05}\na = {}\nb = {}\nd = e\nb = d\na = b\na["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=e["lr"])\n',
                     "names joined a to b, b to d, d to e: the groups' union-find cut d from e while it walked a's chain"),
     "init-through-super": ('class A:\n    def __init__(self, lr=1e-05):\n        torch.optim.AdamW(model.parameters(), lr=lr)\nclass B(A):\n'
@@ -1582,6 +1590,7 @@ FIXED = frozenset({
     "args-dest-of-another-parser", "environ-set-in-file", "walrus", "nonlocal", "default-evaluated-at-def", "global-changed-after-the-call",
     "function-redefined-after-the-call", "rebound-later-in-the-loop", "object-rebound-later-in-the-loop", "outer-object-rebound-after-the-call",
     "method-of-a-subclass-called-on-self", "init-through-super", "rebound-from-itself-in-a-loop", "nested-dict-changed-by-method", "alias-chain",
+    "list-grown-through-alias-in-a-loop",
 })  # right now (args-field-stored since the split, fd8d380; the others since the joins and the sharing pass; the last five since
 # the run points of functions, loop-carried bindings and the method sites of the class family; rebound-from-itself-in-a-loop
 # since a statement's own binding reaches its read through the back edge; nested-dict-changed-by-method since a name a method

@@ -42,7 +42,7 @@ class Instance(Abstract):
     """An object a library model or the file's own class describes, that no rule asks for by kind: `instance` (of a
     class of the file), `parser` and `namespace` (a command line), `table`, `column`, `hub_dataset`, `texts`, `pad_id` (a
     tokenizer's `pad_token_id`), `tensor` (one the file makes itself: `torch.randn`, `nn.Parameter`), `key` (a str, one
-    of a mapping's keys that unpacking it gives)."""
+    of a mapping's keys that unpacking it gives), `index` (`INDEX`)."""
 
     kind: str
     call: Call | None
@@ -136,6 +136,13 @@ class _Answer:
 # an argparse option without a default). `Evaluation.ask` gives the value None for `NONE`, and `UNANSWERED` where no
 # library model answers.
 NONE: Any = _Answer("NONE")
+# An int of no known value that is some position of the object it indexes: the index a sampler hands a map-style
+# dataset's `__getitem__` (`brain/data`). A list's item there is what every element holds.
+INDEX = Instance("index", None)
+
+
+def is_index(key: Any) -> bool:
+    return isinstance(key, Instance) and key.kind == "index"
 UNANSWERED: Any = _Answer("UNANSWERED")
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import MAX_DEPTH, UNANSWERED, Abstract, Frame, Instance, Pack, Record, agree
+from bertlint.facts.abstract import MAX_DEPTH, UNANSWERED, Abstract, Frame, Instance, Pack, Record, agree, constant, is_index
 from bertlint.facts.functions import ancestors, arguments, enclosing_class, family, function_scope, is_dataclass, returns_of
 from bertlint.facts.instances import bound_elsewhere, self_attribute_sources
 from bertlint.facts.items import subscripted
@@ -175,7 +175,8 @@ class Access:
         if base is UNKNOWN or isinstance(base, Record) and self.changed_in_place(node.value):
             return UNKNOWN
         if isinstance(index, cst.Index):
-            key = self.const(index.value)
+            key = self.eval(index.value)
+            key = key if is_index(key) else constant(key)  # an object is no key, but the index a sampler yields
             found = self.f.item_of(base, key)
             stored = self.f.stored_items.get((dotted(node.value), key), ()) if isinstance(base, Abstract) else ()
             stored = [s for s in stored if self.order is None or s.order < self.order]

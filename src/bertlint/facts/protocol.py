@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bertlint.facts.abstract import UNANSWERED, Abstract, Binding, Instance, Pack, Record, Series, Unfinished, agree
+from bertlint.facts.abstract import UNANSWERED, Abstract, Binding, Instance, Pack, Record, Series, Unfinished, agree, is_index
 from bertlint.facts.nodes import ENTER, UNKNOWN
 
 
@@ -26,10 +26,12 @@ class Protocol:
                 found = self.ask("item", self, value, key)  # `texts[i : i + bs]`, `ds["input_ids"][:8]`
                 return UNKNOWN if found is UNANSWERED else found
             return value[key] if isinstance(value, (list, tuple, str)) else UNKNOWN
-        if isinstance(value, Pack):
+        if isinstance(value, Pack) and not is_index(key):
             return value.items[key] if isinstance(key, int) and -len(value.items) <= key < len(value.items) else UNKNOWN
-        if isinstance(value, Series) and isinstance(key, int) and not isinstance(key, bool):
+        if isinstance(value, Series) and (isinstance(key, int) and not isinstance(key, bool) or is_index(key)):
             return value.element  # a list every element of which holds it (an iterator has no items: the run fails)
+        if is_index(key) and isinstance(value, (Pack, list, tuple)):
+            return self.elements_of(value)  # some element: what every one holds
         if isinstance(value, Unfinished):
             return value.last if key == -1 else UNKNOWN  # its other elements: nothing is said of them
         if isinstance(value, Record):

@@ -129,8 +129,9 @@ class Reads:
         name or a function's parameter may change (`alias = cfg; alias["lr"] = ...`, `bump(cfg)` storing into its
         parameter)."""
         fresh = first is not None and isinstance(first.whole, cst.Dict) and self.reads_in(owner) and self.order is not None  # a display each run binds anew
-        if isinstance(value, Pack):  # a list or tuple of objects: changed through an alias (its events) or a helper
-            return self.f.changed_by_a_callee(name)
+        if isinstance(value, Pack):  # a list or tuple of objects: changed by a helper, or by a name that shares it other
+            # than its plain aliases, whose changes are its own events (`w = v; w += [b]` in a loop or a branch is none)
+            return self.f.changed_by_a_callee(name) or self.f.shared_and_changed(name, owner)
         return isinstance(value, (list, dict, set, Record)) and (
             self.f.shared_and_changed(name, owner, self.f.calls_by_order.get(self.order), first.order) if fresh else self.f.shared_and_changed(name, owner))
 

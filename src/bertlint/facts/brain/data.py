@@ -12,9 +12,10 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import UNKNOWN, Binding, Series
+from bertlint.facts.abstract import INDEX, UNKNOWN, Binding, Instance, Series
 from bertlint.facts.functions import callable_returns, called_directly, function_scope, first_handed_parameter, hands
 from bertlint.facts.names import is_transformers_name, same_symbol
+from bertlint.facts.brain.tables import one_text
 from bertlint.facts.nodes import dotted, literal
 
 
@@ -138,6 +139,8 @@ def parameter(ev, owner, name: str) -> Any:
     fn = first_handed_parameter(ev.f, owner, name)
     if fn is None:
         return None
+    if isinstance(fn, cst.FunctionDef) and fn.name.value == "__getitem__":
+        return _fetched_index(ev, owner)
     loaders = [c for c in ev.f.calls_by_short.get("DataLoader", ()) if c.qualname and c.qualname.startswith("torch.utils.data") and "collate_fn" in c.kwargs]
     sites = [c for c in loaders if hands(ev.f, c.kwargs["collate_fn"].value, c, fn)]
     if not sites:
@@ -146,6 +149,53 @@ def parameter(ev, owner, name: str) -> Any:
         return UNKNOWN
     whole = [_one_batch(ev, c) for c in sites]
     return whole[0] if all(w is not None and w == whole[0] and type(w) is type(whole[0]) for w in whole) else ITEMS
+
+
+def _fetched_index(ev, owner) -> Any:
+    """The index of a map-style dataset class's `__getitem__` that a DataLoader draws its items from: an int the
+    sampler yields (torch 2.13 utils/data/_utils/fetch.py:51-54 `_MapDatasetFetcher.fetch`, `self.dataset[idx]` for
+    each idx of the batch; sampler.py `SequentialSampler`/`RandomSampler` yield ints). None where no DataLoader of the
+    file takes the class's instances, or a sampler or batch sampler of its own may yield other keys; UNKNOWN where the
+    file also subscripts an instance itself with anything but an int constant (`ds[:1]` passes a slice)."""
+    cls = _class_named(ev.f, owner.parent)
+    if cls is None:
+        return None
+    made = f"<local>.{cls}"
+    loaders = [c for c in ev.f.calls_by_short.get("DataLoader", ()) if c.qualname and c.qualname.startswith("torch.utils.data")]
+    driven = [c for c in loaders if (arg := c.arg(0, "dataset")) is not None and _made_by(ev.f.kind(arg.value, c.scope, c.order), made)]
+    if not driven or any(c.has_star_args or c.has_double_star or "sampler" in c.kwargs or "batch_sampler" in c.kwargs for c in driven):
+        return None
+    for site in ev.f.calls_by_short.get(cls, ()):
+        if site.qualname == made and _subscripted(ev.f, site):
+            return UNKNOWN
+    return INDEX
+
+
+def _class_named(values, scope) -> str | None:
+    """The name of the file's dataset class whose body is `scope` (a module-level class with `__getitem__`)."""
+    if scope is None or scope.kind != "class":
+        return None
+    return scope.name if dataset_class(values, f"<local>.{scope.name}") == scope.name and values.classes[scope.name].scope is scope else None
+
+
+def _made_by(value, made: str) -> bool:
+    return isinstance(value, Binding) and value.kind == "dataset" and value.call.qualname == made
+
+
+def _subscripted(values, site) -> bool:
+    """The instance `site` makes, bound to a name, is subscripted other than at an int constant (`ds[:1]`, `ds[i]`)."""
+    stmt = values.statement_of(site.node)
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    if not isinstance(small, cst.Assign) or small.value is not site.node:
+        return not isinstance(values.parent(site.node), cst.Arg)  # held elsewhere: a DataLoader's argument, or not seen
+    for target in small.targets:
+        if not isinstance(target.target, cst.Name):
+            return True
+        for read, _scope, _order, _loops in values.name_loads.get(target.target.value, ()):
+            parent = values.parent(read)
+            if isinstance(parent, cst.Subscript) and parent.value is read and not (len(parent.slice) == 1 and isinstance(parent.slice[0].slice, cst.Index) and isinstance(parent.slice[0].slice.value, cst.Integer)):
+                return True
+    return False
 
 
 def handed_elsewhere(values, fn, sites) -> bool:
@@ -207,7 +257,7 @@ def stacks_items(values, expr: cst.BaseExpression, scope) -> bool:
     return is_transformers_name(name) and name.rsplit(".", 1)[-1] in STACKING_COLLATORS
 
 
-def batch_item(values, loader, key: Any) -> Binding | None:
+def batch_item(values, loader, key: Any) -> Any:
     """What a DataLoader's batches hold at `key` (a dict key, a position)."""
     if loader.has_star_args or not isinstance(key, (str, int)) or isinstance(key, bool):
         return None
@@ -227,7 +277,18 @@ def batch_item(values, loader, key: Any) -> Binding | None:
         if not isinstance(key, int) or made.has_star_args or not 0 <= key < len(made.positional):
             return None
         return values.kind(made.positional[key].value, made.scope, made.order)
-    return dataset_item(values, dataset, key)
+    found = dataset_item(values, dataset, key)
+    if found is None and collate is None and _texts_at(values, dataset, key):
+        return Instance("texts", loader, key)  # one text per item: `default_collate` gives the list of them
+    return found
+
+
+def _texts_at(values, dataset, key: Any) -> bool:
+    """Every item of the file's dataset class holds one text at `key` (torch 2.13 utils/data/_utils/collate.py
+    `collate_str_fn`: a batch of strings is collated to the list of them)."""
+    returned = _getitem_returns(values, dataset) or ()
+    found = [_element(values, value, scope, key, 0, of=values.evaluate) for value, scope, _ in returned if value is not None]
+    return bool(found) and all(one_text(v) for v in found)
 
 
 def _item(values, returned, key: Any) -> Binding | None:
@@ -243,14 +304,16 @@ def _item(values, returned, key: Any) -> Binding | None:
     return found[0] if found and found[0] is not None and all(b is not None and b.kind == found[0].kind for b in found) else None
 
 
-def _element(values, expr: cst.BaseExpression | None, scope, key: Any, depth: int) -> Binding | None:
-    """The object at `key` of a dict display, `dict(...)` call or tuple `expr` (through one plain name)."""
+def _element(values, expr: cst.BaseExpression | None, scope, key: Any, depth: int, of=None) -> Any:
+    """The object at `key` of a dict display, `dict(...)` call or tuple `expr` (through one plain name); `of(expr,
+    scope)` reads the element (`values.kind`: the object a rule asks for by kind, by default)."""
+    of = of or values.kind
     if isinstance(expr, cst.Name) and depth == 0:  # `item = {...}; item["labels"] = ...; return item`
         filled = _filled(values, expr.value, scope)
         if filled is None:
             return None
         stored = [s for s in filled[1] if s.key == key]
-        return values.kind(stored[-1].value, scope) if stored else _element(values, filled[0], scope, key, 1)
+        return of(stored[-1].value, scope) if stored else _element(values, filled[0], scope, key, 1, of)
     if isinstance(expr, cst.DictComp) and isinstance(key, str) and not expr.for_in.ifs and expr.for_in.inner_for_in is None:
         # `{k: torch.tensor(v[i]) for k, v in self.encodings.items()}`: every key of an encoding, per example
         items = values.call_of(expr.for_in.iter) if isinstance(expr.for_in.iter, cst.Call) else None
@@ -258,13 +321,13 @@ def _element(values, expr: cst.BaseExpression | None, scope, key: Any, depth: in
         return Binding("ids", source.call, source, key) if source is not None and source.kind == "encoding" else None
     if isinstance(expr, cst.Dict) and isinstance(key, str):
         element = next((e for e in expr.elements if isinstance(e, cst.DictElement) and values.value(e.key, scope) == key), None)
-        return values.kind(element.value, scope) if element is not None else None
+        return of(element.value, scope) if element is not None else None
     if isinstance(expr, cst.Tuple) and isinstance(key, int) and 0 <= key < len(expr.elements):
         element = expr.elements[key]
-        return None if isinstance(element, cst.StarredElement) or any(isinstance(e, cst.StarredElement) for e in expr.elements) else values.kind(element.value, scope)
+        return None if isinstance(element, cst.StarredElement) or any(isinstance(e, cst.StarredElement) for e in expr.elements) else of(element.value, scope)
     made = values.call_of(expr) if isinstance(expr, cst.Call) else None
     if made is not None and made.qualname == "builtins.dict" and isinstance(key, str) and key in made.kwargs:
-        return values.kind(made.kwargs[key].value, scope)
+        return of(made.kwargs[key].value, scope)
     return None
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import UNKNOWN, Abstract, Binding, Instance, Pack, Series, agree
+from bertlint.facts.abstract import UNKNOWN, Abstract, Binding, Instance, Pack, Series, agree, is_index
 from bertlint.facts.functions import callable_returns, called_directly, first_handed_parameter, hands
 from bertlint.facts.nodes import dotted, literal
 
@@ -177,6 +177,8 @@ def item(values, base, key) -> Any:
         return Instance("texts", base.call, key) if key == LOADED_TEXTS else UNKNOWN
     if base.kind == "texts" and isinstance(key, slice):
         return base
+    if base.kind == "texts" and is_index(key):
+        return Instance("field", base.call, key)  # one row of the column, at the index a sampler yields
     if base.kind == "hub_dataset" and isinstance(key, (str, slice)):
         return Instance("hub_dataset", base.call, (*base.detail, key))  # a split, a column, rows
     return UNKNOWN
