@@ -10,6 +10,7 @@ import pytest
 
 from conftest import probe
 
+from bertlint.facts.abstract import Series
 from bertlint.facts import UNKNOWN, Facts, checkpoint_argument, load_behind, padded_ids, padding_of
 from bertlint.facts.brain.tensors import own_tensors
 
@@ -354,6 +355,29 @@ def test_a_texts_column_stays_several_texts_unless_a_store_may_change_it(store):
     facts = facts_of(f'df = pd.DataFrame({{"text": ["a b", "c"]}})\n{store}\nprobe(x=df["text"], y=df["clean"])\n')
     assert batch(facts, "x") is (UNKNOWN if ".loc" in store else True)
     assert batch(facts, "y") is (UNKNOWN if ".loc" in store else True)
+
+
+# `col.apply(f)` / `col.map(f)` give each element through `f` (pandas `Series.apply`/`Series.map`): a column of the object
+# every return is, no texts where a return is a number (`len`, a label mapping), the texts again where `f` returns
+# strings or the file does not show it (`str.strip`, a cleaner of its own).
+@pytest.mark.parametrize("made, expected", [
+    ('df["text"].apply(lambda t: tok(t, padding="max_length", max_length=8)["input_ids"])', "ids"),
+    ('df["text"].apply(len)', None),
+    ('df["text"].map({"a b": 1, "c": 0})', None),
+    ('df["text"].apply(lambda t: 1 if "a" in t else 0)', None),
+    ('df["text"].apply(str.strip)', "texts"),
+    ('df["text"].apply(lambda t: t.lower())', "texts"),
+    ('df["text"].map({"a b": "pos", "c": "neg"})', "texts"),
+])
+def test_a_column_mapped_element_by_element_holds_what_the_function_gives(made, expected):
+    facts = facts_of(f'df = pd.DataFrame({{"text": ["a b", "c"]}})\nprobe(x={made})\n')
+    found = facts.evaluate(*probe(facts, "x"))
+    if expected == "ids":
+        assert isinstance(found, Series) and found.element.kind == "ids", found
+    elif expected == "texts":
+        assert batch(facts, "x") is True, found
+    else:
+        assert found is UNKNOWN, found
 
 
 # ---- torch: tensors the file makes itself ------------------------------------------------------------

@@ -1063,7 +1063,8 @@ def _texts(s: Script, used: list[str]) -> str:
                 s.emit(f'{df}["clean"] = {df}["text"].apply(str.strip)')
             else:
                 s.emit(f'{df}["n"] = [1, 2, 3]')
-        return s.draw(st.sampled_from([f'{df}["{name}"].tolist()', f'{df}["{name}"].values', f"list({df}.{name})", f"{df}.{name}.tolist()"]))
+        return s.draw(st.sampled_from([f'{df}["{name}"].tolist()', f'{df}["{name}"].values', f"list({df}.{name})", f"{df}.{name}.tolist()",
+                                       f'{df}["{name}"].apply(lambda t: t.lower()).tolist()']))
     if source == "split":  # a DataFrame split, or its columns, or a list of texts (whose parts may be one text)
         df = s.fresh("df")
         s.emit(f'{df} = pd.DataFrame({{"text": {column}, "label": [0, 1, 0]}})')

@@ -36,7 +36,9 @@ TABLE_KEEPING = frozenset({
     "dropna", "drop_duplicates", "sample", "head", "tail", "reset_index", "copy", "fillna", "sort_values", "rename",
     "astype", "query", "drop",
 })
-COLUMN_KEEPING = frozenset({"tolist", "to_list", "to_numpy", "astype", "apply", "map", "fillna", "dropna", "head", "tail", "sample"})
+COLUMN_KEEPING = frozenset({"tolist", "to_list", "to_numpy", "astype", "fillna", "dropna", "head", "tail", "sample"})
+ELEMENT_WISE = {"apply": "func", "map": "arg"}  # a column's methods that give each element through a function: its parameter
+NUMBERING = frozenset({"builtins.len", "builtins.int", "builtins.float", "builtins.bool"})  # builtins that give no text
 COLUMN_ATTRIBUTES = frozenset({"values", "array"})
 # attributes of a DataFrame that are no column (pandas DataFrame API): `df.text` is a column, `df.shape` is not
 TABLE_ATTRIBUTES = frozenset({
@@ -145,11 +147,44 @@ def method(ev, receiver, call) -> Any:
         return None
     if receiver.kind == "table" and name in TABLE_KEEPING:
         return receiver
+    if receiver.kind == "texts" and name in ELEMENT_WISE:
+        return _element_wise(ev, receiver, call)
     if receiver.kind == "texts" and name in COLUMN_KEEPING:
         return receiver
     if receiver.kind == "hub_dataset" and name in HUB_KEEPING:
         return receiver
     return None
+
+
+def _element_wise(ev, column: Instance, call) -> Any:
+    """`col.apply(f)` / `col.map(f)`: a column of what `f` gives each element (pandas 2.x `Series.apply(func,
+    convert_dtype, args, by_row, **kwargs)`, `Series.map(arg, na_action)`: a function, or a mapping's values). Where
+    every return is an object the evaluator knows (`tok(t, padding="max_length")["input_ids"]`), a list of it; a number,
+    a bool or None (`len`, `label2id.get`), no texts: UNKNOWN; strings, or what the file does not show (`str.strip`, a
+    cleaner of its own), the texts the column held, as before."""
+    arg = call.arg(0, ELEMENT_WISE[call.method])
+    if arg is None or call.has_star_args or call.has_double_star:
+        return UNKNOWN
+    mapping = ev.sub(arg.value, call.scope, call.order)
+    if isinstance(mapping, dict):
+        found = list(mapping.values())
+    elif (returned := callable_returns(ev.f, arg.value, call)) is not None:
+        found = [ev.f.evaluate(arm, scope, frame=frame) for value, scope, frame in returned for arm in _arms(value)]
+    else:
+        return UNKNOWN if ev.f.qualname(arg.value, call.scope) in NUMBERING else column
+    if not found or any(isinstance(v, (bool, int, float)) or v is None for v in found):
+        return UNKNOWN
+    objects = [v for v in found if isinstance(v, Abstract)]
+    if not objects:
+        return column
+    element = agree(objects) if len(objects) == len(found) else UNKNOWN
+    return Series(element) if element is not UNKNOWN else UNKNOWN
+
+
+def _arms(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The values a conditional expression may give, each on its own (`1 if pos else 0`: 1 and 0, which join to no
+    value)."""
+    return [*_arms(expr.body), *_arms(expr.orelse)] if isinstance(expr, cst.IfExp) else [expr]
 
 
 def attribute(ev, base, attr: str) -> Any:
