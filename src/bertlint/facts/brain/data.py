@@ -13,9 +13,9 @@ from typing import Any
 import libcst as cst
 
 from bertlint.facts.abstract import INDEX, UNKNOWN, Binding, Instance, Series
+from bertlint.facts.brain.tables import one_text
 from bertlint.facts.functions import callable_returns, called_directly, function_scope, first_handed_parameter, hands
 from bertlint.facts.names import is_transformers_name, same_symbol
-from bertlint.facts.brain.tables import one_text
 from bertlint.facts.nodes import dotted, literal
 
 
