@@ -35,6 +35,7 @@ from bertlint.facts.brain import tensors
 from bertlint.facts.functions import Target, callee, enclosing_class, family, method_sites
 from bertlint.facts.instances import class_of
 from bertlint.facts.liveness import hands_namespace
+from bertlint.facts.model import per_file
 from bertlint.facts.nodes import Call, ClassDef, Event, Scope
 from bertlint.facts.reaching import BINDS
 from bertlint.facts.runs import orders_in_force
@@ -154,16 +155,24 @@ def _self_reads(facts: Facts, target: cst.Attribute, scope: Scope) -> list[cst.A
     the attribute may be read otherwise: through another name (`model.x`), `getattr`, `vars` or `__dict__`, a dunder
     (which Python or a library reads by name), or a read in a function nested in a method."""
     cls = _method_class(facts, scope, target.value)
-    attr = target.attr.value
-    if cls is None or attr.startswith("__") or any(c.short in ("getattr", "vars") for c in facts.calls) or any(a.attr.value == "__dict__" for a, _, _ in facts.attr_loads):
+    reads = _attribute_reads(facts)
+    if cls is None or reads is None or target.attr.value.startswith("__"):
         return None
+    found = reads.get(target.attr.value, [])
     classes = {id(c.scope) for c in family(facts, cls)}
-    loads = [(a, read_scope) for a, read_scope, _ in facts.attr_loads if a.attr.value == attr]
-    for read, read_scope in loads:
-        owner = _method_class(facts, read_scope, read.value)
-        if owner is None or id(owner.scope) not in classes:
-            return None
-    return [read for read, _ in loads]
+    return [read for read, _ in found] if all(owner is not None and id(owner.scope) in classes for _, owner in found) else None
+
+
+@per_file
+def _attribute_reads(facts: Facts) -> dict[str, list[tuple[cst.Attribute, ClassDef | None]]] | None:
+    """Each attribute name's reads, each with the file's class whose method reads it on `self` (None: another read),
+    once per file; None where the file reads attributes by name (`getattr`, `vars`, `__dict__`)."""
+    if any(c.short in ("getattr", "vars") for c in facts.calls) or any(a.attr.value == "__dict__" for a, _, _ in facts.attr_loads):
+        return None
+    found: dict[str, list[tuple[cst.Attribute, ClassDef | None]]] = {}
+    for read, read_scope, _ in facts.attr_loads:
+        found.setdefault(read.attr.value, []).append((read, _method_class(facts, read_scope, read.value)))
+    return found
 
 
 def _method_class(facts: Facts, scope: Scope, base: cst.BaseExpression) -> ClassDef | None:
