@@ -41,6 +41,8 @@ MAX_SOURCE_CHARS = 2 * 2**20  # libcst needs ~470 bytes of memory per character 
 
 @dataclass
 class Decoded:
+    """A file's text as Python decodes it, with what --fix needs to write it back."""
+
     text: str
     encoding: str
     bom: bool
@@ -65,6 +67,8 @@ def decode(data: bytes) -> Decoded:
 
 @dataclass
 class Suppression:
+    """One suppression comment (`# noqa`, `# bertlint: ignore[...]`) and the codes it has silenced."""
+
     line: int
     codes: frozenset[str] | None  # None: a blanket `# noqa`
     column: int

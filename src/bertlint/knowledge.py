@@ -35,6 +35,8 @@ AMPERE_BUDGET_GIB = 24.0
 
 @dataclass(frozen=True)
 class ModelInfo:
+    """What data/checkpoints.json knows of a checkpoint: its family, architecture and sizes."""
+
     id: str
     model_type: str | None
     family: str | None  # learning-rate family key (see data/learning_rates.json)
@@ -830,6 +832,8 @@ def _optimizer(name: str) -> tuple[str, bool]:
 
 @dataclass(frozen=True)
 class MemoryEstimate:
+    """Training memory of a model by part, in bytes, and how it was estimated."""
+
     weights: int
     gradients: int
     optimizer_states: int

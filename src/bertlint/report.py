@@ -25,6 +25,8 @@ class Edit:
 
 @dataclass(frozen=True)
 class Fix:
+    """An edit that removes a finding, safe or unsafe to apply."""
+
     applicability: str  # "safe" | "unsafe"
     message: str
     edits: tuple[Edit, ...]

@@ -21,6 +21,8 @@ from bertlint.target import Target, Targets
 
 @dataclass
 class Outcome:
+    """What a run found and met: findings, problems, notices, files fixed and the releases targeted."""
+
     findings: list[Finding] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # unreadable paths: reported, the run goes on
     warnings: list[str] = field(default_factory=list)  # broken links and loops skipped: no file was left out

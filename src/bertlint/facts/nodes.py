@@ -210,6 +210,8 @@ class Store:
 
 @dataclass(eq=False)
 class ClassDef:
+    """A class the file defines: its node, name, resolved bases, methods and scope."""
+
     node: cst.ClassDef
     name: str
     bases: tuple[str, ...]  # qualified names of the bases we could resolve

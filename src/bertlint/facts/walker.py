@@ -407,6 +407,8 @@ def is_main_guard(stmt: cst.If) -> bool:
 
 @dataclass(frozen=True)
 class _Ctx:
+    """Where the walk stands: the enclosing function, loops, `with` blocks, statement and guards."""
+
     function: cst.FunctionDef | None = None
     loops: tuple = ()
     withs: tuple = ()

@@ -40,6 +40,8 @@ class Replacement:
 
 @dataclass
 class Report:
+    """What a rule reports at a node, before positions and suppressions are applied."""
+
     rule: "Rule"
     node: cst.CSTNode
     message: str

@@ -92,6 +92,8 @@ PEFT_ADAPTER_LOADS = frozenset({
 
 @dataclass(eq=False)
 class ModelLoad:
+    """A transformers model the file loads or builds: the call, its class, how, and its checkpoint."""
+
     call: Call
     class_name: str  # qualified name of the transformers class (or the first transformers base of a local class)
     how: str  # "pretrained" | "config" | "constructor"
