@@ -60,12 +60,19 @@ class Module:
         self.importer, self.path, self.source = importer, path, source
 
     @functools.cached_property
+    def tree(self) -> ast.Module | None:
+        """The module as Python's `ast` parses it, once (None: not Python)."""
+        try:
+            return ast.parse(self.source)
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+
+    @functools.cached_property
     def bindings(self) -> dict[str, list[ast.stmt]] | None:
         """The statements binding each name at the module's top level (in any block there, not in a function or
         class body); a name some function declares `global`, or any `:=` binds, once more. None: not Python."""
-        try:
-            tree = ast.parse(self.source)
-        except (SyntaxError, ValueError, RecursionError):
+        tree = self.tree
+        if tree is None:
             return None
         found: dict[str, list[ast.stmt]] = {}
         blocks = [tree.body]
@@ -85,9 +92,8 @@ class Module:
     @functools.cached_property
     def spelled(self) -> frozenset[str]:
         """Every name and attribute name the module's code spells (what a function of it may read)."""
-        try:
-            tree = ast.parse(self.source)
-        except (SyntaxError, ValueError, RecursionError):
+        tree = self.tree
+        if tree is None:
             return frozenset()
         return frozenset(node.id if isinstance(node, ast.Name) else node.attr for node in ast.walk(tree) if isinstance(node, (ast.Name, ast.Attribute)))
 
