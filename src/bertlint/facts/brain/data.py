@@ -140,7 +140,7 @@ def parameter(ev, owner, name: str) -> Any:
     if fn is None:
         return None
     if isinstance(fn, cst.FunctionDef) and fn.name.value == "__getitem__":
-        return _fetched_index(ev, owner)
+        return ev.f.memoised(("fetched index", id(owner)), lambda: _fetched_index(ev, owner))
     loaders = [c for c in ev.f.calls_by_short.get("DataLoader", ()) if c.qualname and c.qualname.startswith("torch.utils.data") and "collate_fn" in c.kwargs]
     sites = [c for c in loaders if hands(ev.f, c.kwargs["collate_fn"].value, c, fn)]
     if not sites:
