@@ -333,11 +333,42 @@ def test_an_encodings_key_stored_again_agrees_with_what_is_stored():
     assert moved is not None
     facts = facts_of(TWO + 'padded["input_ids"] = padded["attention_mask"]\nmodel(input_ids=padded["input_ids"])\n')
     call = last_call(facts, "model")
-    either = facts.kind(call.kwargs["input_ids"].value, call.scope, call.order)  # the mask or, were the store skipped, the ids
+    stored = facts.kind(call.kwargs["input_ids"].value, call.scope, call.order)  # the store runs before every read: the mask
+    assert stored.detail == "attention_mask"
+    facts = facts_of(TWO + 'if len(__name__) > 9:\n    padded["input_ids"] = padded["attention_mask"]\nmodel(input_ids=padded["input_ids"])\n')
+    call = last_call(facts, "model")
+    either = facts.kind(call.kwargs["input_ids"].value, call.scope, call.order)  # the mask or, the store skipped, the ids
     assert either.call is None and shared(either, lambda ids: ids.detail) is None
     facts = facts_of(TWO + 'padded["input_ids"] = padded["input_ids"].to("cpu")\nmodel(input_ids=padded["input_ids"])\n')
     call = last_call(facts, "model")
     assert facts.kind(call.kwargs["input_ids"].value, call.scope, call.order).detail == "input_ids"
+
+
+# `x[key] = v` then `x[key]`: Python's `__setitem__` then `__getitem__` give back what was stored, whatever container
+# `x` is (a dict, a DataFrame column, an object the value layer does not know), where the store runs before every read
+# and nothing between may change the item (`Access.last_store`); otherwise the stores and the object's own item join.
+@pytest.mark.parametrize("between, known", [
+    ("", True),
+    ('x["a"] = 2', True),  # another key
+    ('print(x["k"])', True),  # a read
+    ('if len(__name__) > 9:\n    x["k"] = other', False),
+    ('for _ in range(2):\n    x["k"] = other', False),
+    ('alias = x\nalias["k"] = other', False),
+    ('def fill(h):\n    h["k"] = other\nfill(x)', False),
+    ("fill_in(x)", False),  # handed to a call that may store into it
+    ('x.update({"k": other})', False),
+    ('x.rename(columns={"other": "k"}, inplace=True)', False),
+    ('del x["k"]\nx["k"] = other', False),
+    ('x = {"k": other}', False),
+    ('key = "k"\nx[key] = other', False),  # a store at a key the store's text does not spell
+])
+@pytest.mark.parametrize("holder", ["json.loads(text)", 'pd.read_csv("x.csv")'])  # (a dict display's items: `item_changes`)
+def test_an_item_stored_before_every_read_is_what_was_stored(between, known, holder):
+    facts = facts_of(TWO + f'import json\nimport pandas as pd\nother = tok("c", return_tensors="pt")\nx = {holder}\n'
+                     f'x["k"] = padded\n{between}\nmodel(**x["k"])\n')
+    call = last_call(facts, "model")
+    found = facts.kind(call.node.args[0].value, call.scope, call.order)
+    assert (found is not None and found.call is not None and facts.text(found.call.node).startswith("tok([")) is known, found
 
 
 def test_two_models_meeting_in_a_helper_join_into_a_model_of_unknown_load():

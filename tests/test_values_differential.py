@@ -267,6 +267,42 @@ def _c_dict_maybe_store(s: Script, e: str, typ: str) -> str:
     return f'{f}({{"a": 0, "k": {e}}})'
 
 
+def _c_item_store(s: Script, e: str, typ: str) -> str:
+    """`e` stored at a key of a container and read back there (`x["k"] = e ... x["k"]`): a dict, a list, a container
+    the value layer does not know (a dict `json.loads` makes), or a DataFrame column of a list of `e`; between the
+    store and the read, nothing, a store of another key, or a change of the item: a store under a test the value layer
+    cannot read, in a loop, through an alias, in a helper it is passed to, by a method, a deletion and store again, or
+    the name bound anew."""
+    x, frame = s.fresh("x"), typ != "texts" and s.draw(st.booleans()) and typ not in ("tokenizer", "model", "loader")
+    key = '"k"'
+    if frame:
+        s.emit(f'{x} = pd.DataFrame({{"text": ["a", "b"]}})\n{x}["k"] = [{e}, {e}]')
+    else:
+        holder, key = s.draw(st.sampled_from([('{"a": 0}', '"k"'), ("json.loads('{\"a\": 0}')", '"k"'), ("[0, 1]", "1")]))
+        s.emit(f"{x} = {holder}\n{x}[{key}] = {e}")
+    between = s.draw(st.sampled_from(("none", "none", "other-key", "maybe", "loop", "alias", "helper", "method", "deleted", "rebound")))
+    other = f"[{_other(s, typ)}, {_other(s, typ)}]" if frame else _other(s, typ)
+    if between == "other-key":
+        s.emit(f'{x}["a"] = [2, 2]' if frame else f'{x}["a"] = 2' if key == '"k"' else f"{x}[0] = 2")
+    elif between == "maybe":
+        s.emit(f"if len(__name__) > 100:\n    {x}[{key}] = {other}")
+    elif between == "loop":
+        s.emit(f"for _j in range(1):\n    {x}[{key}] = {other}")
+    elif between == "alias":
+        alias = s.fresh("alias")
+        s.emit(f"{alias} = {x}\n{alias}[{key}] = {other}")
+    elif between == "helper":
+        f = s.fresh("fill")
+        s.emit(f"def {f}(h):\n    h[{key}] = {other}\n{f}({x})")
+    elif between == "method":
+        s.emit(f"{x}.update({{{key}: {other}}})" if key == '"k"' and not frame else f"{x}.__setitem__({key}, {other})")
+    elif between == "deleted":
+        s.emit(f"{x}[{key}] = {other}\n{x}[{key}] = {other}")
+    elif between == "rebound":
+        s.emit(f"{x} = {{{key}: {other}}}" if not frame else f'{x} = pd.DataFrame({{"k": {other}}})')
+    return f"{x}[{key}][0]" if frame else f"{x}[{key}]"
+
+
 def _c_function(s: Script, e: str, typ: str) -> str:
     f, v, a = s.fresh("f"), s.fresh("v"), s.fresh("_a")
     shape = s.draw(st.sampled_from(range(7)))
@@ -762,6 +798,7 @@ CONSTRUCTS: dict[str, tuple[Callable, tuple[str, ...]]] = {
     "display": (_c_display, ()),
     "dict": (_c_dict, ()),
     "dict-maybe-store": (_c_dict_maybe_store, ()),
+    "item-store": (_c_item_store, ()),
     "function": (_c_function, ()),
     "class": (_c_class, ()),
     "closure": (_c_closure, ()),

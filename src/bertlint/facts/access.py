@@ -13,7 +13,7 @@ from bertlint.facts.functions import ancestors, arguments, enclosing_class, fami
 from bertlint.facts.instances import bound_elsewhere, self_attribute_sources
 from bertlint.facts.items import subscripted
 from bertlint.facts.model import Model
-from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Scope, dotted, walk
+from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Scope, Store, dotted, walk
 from bertlint.facts.reads import is_none
 
 
@@ -172,23 +172,65 @@ class Access:
             return UNKNOWN
         index = node.slice[0].slice
         base = self.eval(node.value)
-        if base is UNKNOWN or isinstance(base, Record) and self.changed_in_place(node.value):
+        if isinstance(base, Record) and self.changed_in_place(node.value):
             return UNKNOWN
         if isinstance(index, cst.Index):
             key = self.eval(index.value)
             key = key if is_index(key) else constant(key)  # an object is no key, but the index a sampler yields
-            found = self.f.item_of(base, key)
-            stored = self.f.stored_items.get((dotted(node.value), key), ()) if isinstance(base, Abstract) else ()
+            stored = self.f.stored_items.get((dotted(node.value), key), ()) if base is UNKNOWN or isinstance(base, Abstract) else ()
             stored = [s for s in stored if self.order is None or s.order < self.order]
+            last = self.last_store(node.value, key, stored) if stored else None
+            if last is not None:  # `df["ids"] = v` run before every read of it here: the item is what was stored
+                value = self.sub(last.value, last.scope, last.order)
+                if base is not UNKNOWN or isinstance(value, Abstract):
+                    return value  # (into an object not known, an object: what any container gives back is it, converted)
+            if base is UNKNOWN:
+                return UNKNOWN
+            found = self.f.item_of(base, key)
             if stored:  # `enc["input_ids"] = ...`: the item is what every store and the object agree on
                 return agree([found, *(self.sub(s.value, s.scope, s.order) for s in stored)])
             return found
+        if base is UNKNOWN:
+            return UNKNOWN
         if isinstance(index, cst.Slice):
             parts = [self.const(p) if p is not None else None for p in (index.lower, index.upper, index.step)]
             if any(p is UNKNOWN for p in parts):  # `texts[i : i + bs]`: some slice of an object, whichever
                 return self.f.item_of(base, slice(None)) if isinstance(base, Abstract) and not isinstance(base, Pack) else UNKNOWN
             return self.f.item_of(base, slice(*parts))
         return UNKNOWN
+
+    def last_store(self, expr, key: Any, before: list) -> Store | None:
+        """The store `name[key] = value` (of `before`, the file's stores of that item before the read) that every run of
+        this read follows, with nothing between them that may change the item: Python's `__setitem__` then
+        `__getitem__` of one key give back what was stored (a dict, a list, a pandas DataFrame's column). The store
+        is the last of the item's in the file, in the read's own scope, not in a branch or a loop; after it, the name
+        is neither bound again nor changed but by stores of other constant keys (loops' back edges included), no
+        other name that may hold the object changes it, and no code hands the object to a call or calls a method of
+        it for its effect (`fill(df)`, `df.rename(..., inplace=True)`, `df.insert(...)`). None otherwise."""
+        if not isinstance(expr, cst.Name) or self.order is None:
+            return None
+        name, last = expr.value, max(before, key=lambda s: s.order)
+        if any(s.scope is not self.scope or s.order >= self.order for s in self.f.stored_items.get((name, key), ())):
+            return None
+        owner, events = self.f.binding_events(name, self.scope, self.order)
+        own = next((e for e in events if e.op == "setitem" and e.value is last.target), None) if owner is self.scope else None
+        if own is None or own.conditional or own.loops:
+            return None
+        for event in events:
+            store = self.f.plain_stores.get(id(event.value)) if event.op == "setitem" else None
+            if event.order > own.order and (store is None or store.key is None or store.key == key):
+                return None
+        if any(e.order > own.order for e in self.f.events_through_aliases(owner, name) if e not in owner.events[name]):
+            return None  # `alias = x; alias["k"] = other`: a plain alias's change is the object's
+        if self.f.shared_and_changed(name, owner) or (id(owner), name) in self.f.mutated:
+            return None
+        if any(dotted(subscripted(s.target)) == name for s in self.f.touched) or (name, key) in self.f.stored_attributes:
+            return None
+        for read, scope, order, _loops in self.f.name_loads.get(name, ()):
+            mine = order > last.order if scope is owner else scope.lookup_scope(name) is owner
+            if mine and _handed_or_changed(self.f, read):
+                return None
+        return last
 
     def changed_in_place(self, expr) -> bool:
         """The dict `expr` holds may be changed in place somewhere in the file in a way its value does not show (a
@@ -206,6 +248,20 @@ class Access:
         name = dotted(root)
         stores = (s for s in (*self.f.stores, *self.f.touched) if isinstance(s.target, cst.Subscript))
         return name is None or self.f.shared_and_changed(name) or any(dotted(subscripted(s.target.value)) == name for s in stores)
+
+
+def _handed_or_changed(values: Model, read: cst.Name) -> bool:
+    """The object a read of a name gives goes to a call (`fill(df)`), or a method of it is called for its effect: its
+    value dropped (`df.insert(0, "ids", v)`) or with `inplace=` (`df.rename(columns=..., inplace=True)`)."""
+    parent = values.parent(read)
+    if isinstance(parent, cst.Arg):
+        return True
+    if not isinstance(parent, cst.Attribute) or parent.value is not read:
+        return False
+    call = values.parent(parent)
+    if not isinstance(call, cst.Call) or call.func is not parent:
+        return False
+    return isinstance(values.parent(call), cst.Expr) or any(arg.keyword is not None and arg.keyword.value == "inplace" for arg in call.args)
 
 
 def _fresh(values: Model, call: Call) -> bool:
