@@ -310,9 +310,10 @@ def _unreached(facts: Facts, calls: list[Call]) -> bool:
     return all(liveness(facts).reach(c.node) is NEVER for c in calls)
 
 
-def default_collated(facts: Facts, trainer: Call) -> tuple[frozenset[str], Any] | None:
-    """(the keys, the ids) of the batches a plain transformers `Trainer` makes with its default collator of the items
-    of the file's dataset class it trains on: no `data_collator=` and no tokenizer given (`processing_class=`,
+def default_collated(facts: Facts, trainer: Call) -> dict[str, Any] | None:
+    """Each key of the batches a plain transformers `Trainer` makes with its default collator of the items of the
+    file's dataset class it trains on, with what it holds (the object, or None where not known): no `data_collator=`
+    and no tokenizer given (`processing_class=`,
     4.x `tokenizer=`; then `DataCollatorWithPadding`, whose `tokenizer.pad` adds a mask), so `default_data_collator`
     (5.24 trainer.py:562-568; data/data_collator.py:123-154 stacks each key of the first item, `label`/`label_ids`
     made `labels`: no key added), where the file's `trainer.train()` may run. None where the keys are not certain
@@ -328,8 +329,7 @@ def default_collated(facts: Facts, trainer: Call) -> tuple[frozenset[str], Any] 
     keys = item_keys(facts, dataset)
     if keys is None:
         return None
-    renamed = frozenset("labels" if k in ("label", "label_ids") else k for k in keys)
-    return renamed, dataset_item(facts, dataset, "input_ids") if "input_ids" in keys else None
+    return {"labels" if k in ("label", "label_ids") else k: dataset_item(facts, dataset, k) for k in sorted(keys)}
 
 
 def trainer_without_loss(facts: Facts, trainer: Call) -> bool:

@@ -67,14 +67,14 @@ class MissingAttentionMask(Rule):
 
         for trainer in facts.trainers:  # the forward a Trainer runs on the batches its default collator makes
             batches = default_collated(facts, trainer)
-            if batches is None or unreached(facts, trainer.node) or "attention_mask" in batches[0] or batches[1] is None:
+            if batches is None or unreached(facts, trainer.node) or "attention_mask" in batches or batches.get("input_ids") is None:
                 continue
-            ids, model = batches[1], facts.given(trainer, 0, "model")
+            ids, model = batches["input_ids"], facts.given(trainer, 0, "model")
             why = padded_ids(facts, ids, ctx.version)
             load = load_behind(facts, facts.kind(model, trainer.scope, trainer.order)) if isinstance(model, cst.BaseExpression) else None
             harm = _harm(facts, load, ids, ctx.version, None) if why is not None and load is not None else None
             if harm is not None:
-                keys = ", ".join(f"`{k}`" for k in sorted(batches[0]))
+                keys = ", ".join(f"`{k}`" for k in batches)
                 ctx.report(trainer.kwargs.get("train_dataset") or trainer.node,
                            f"padded `input_ids` ({why}) reach the model without `attention_mask`: the Trainer's default collator stacks "
                            f"the dataset's items, which hold only {keys}; {harm[0]}",

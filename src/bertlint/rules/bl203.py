@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Facts, Scope, at_pad_positions, ignore_index_markers, label_building_collators, never_served, only_reported, padded_call, padded_ids, shared, unfed_map_function
+from bertlint.facts import Facts, Scope, at_pad_positions, default_collated, is_model_call, ignore_index_markers, label_building_collators, never_served, only_reported, padded_call, padded_ids, shared, unfed_map_function
 from bertlint.rules import Context, Rule
 
 GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
@@ -40,10 +40,15 @@ class PadTokensInLabels(Rule):
                 found.append((store.value, _padded(ctx, store.value, store.scope, store.order)))
         evaluated: set[int] = set()  # labels given to a forward whose loss is only looked at (under `no_grad`, `.item()`)
         for call in facts.calls:
-            if "labels" in call.kwargs and (not masking or _batch_ids(facts, call.kwargs["labels"].value, call)):
-                found.append((call.kwargs["labels"].value, _padded(ctx, call.kwargs["labels"].value, call.scope, call.order)))
+            labels, at = _labels_given(facts, call)
+            if labels is not None and (not masking or _batch_ids(facts, labels, call)):
+                found.append((at, _padded(ctx, labels, call.scope, call.order)))
                 if only_reported(facts, call):
-                    evaluated.add(id(call.kwargs["labels"].value))
+                    evaluated.add(id(at))
+        for trainer in facts.trainers if training and not masking else ():  # the labels of a dataset class's items
+            batches = default_collated(facts, trainer)
+            if batches is not None and batches.get("labels") is not None:
+                found.append((trainer.kwargs.get("train_dataset") or trainer.node, _padded_ids(ctx, batches["labels"])))
         for call in facts.tokenizer_calls:
             # with inputs, "labels" holds the padded target ids; a function that writes "labels" itself overrides or
             # ignores them (`labels = tok(..., text_target=...)` read only for its `input_ids`), reported at that store
@@ -82,10 +87,26 @@ def _masks_pad_positions(facts: Facts) -> bool:
 def _padded(ctx: Context, expr: cst.BaseExpression, scope: Scope, order: int) -> str | None:
     """Why `expr` is padded when it holds (a copy of) the `input_ids` of a tokenizer call or of a DataLoader's batches:
     the brain's judgement."""
-    ids = ctx.facts.kind(expr, scope, order)
+    return _padded_ids(ctx, ctx.facts.kind(expr, scope, order))
+
+
+def _padded_ids(ctx: Context, ids) -> str | None:
+    """Why the ids `ids` are padded when they are (a copy of) the `input_ids` of a tokenizer call or of a DataLoader's
+    batches."""
     if ids is None or not shared(ids, lambda source: source.kind == "ids" and source.detail == "input_ids" and source.parent is not None and source.parent.kind in ("encoding", "dataloader_item")):
         return None
     return padded_ids(ctx.facts, ids, ctx.version)
+
+
+def _labels_given(facts: Facts, call) -> tuple[cst.BaseExpression | None, cst.CSTNode | None]:
+    """(the labels a call passes, where to report them): its `labels=` argument, or a model forward's `**batch` whose
+    `labels` key is known (a DataLoader's batch of a dataset class's items, a dict of the file's)."""
+    if "labels" in call.kwargs:
+        return call.kwargs["labels"].value, call.kwargs["labels"].value
+    if not call.has_double_star or not is_model_call(facts, call):
+        return None, None
+    given = facts.given(call, -1, "labels")
+    return (given, facts.keyword_at(call, "labels")) if isinstance(given, cst.BaseExpression) else (None, None)
 
 
 def _batch_ids(facts: Facts, expr: cst.BaseExpression, call) -> bool:
