@@ -937,6 +937,9 @@ def test_lists_of_several_texts_joined_or_grown_in_place_stay_several(source, se
 
 @pytest.mark.parametrize("source", [
     LINES + "one = [open('c.txt').read()]\none.extend(dev)\ntok(one, padding=True)\n",  # one text grown: maybe several
+    LINES + "one = [open('c.txt').read()]\nalias = one\nalias.extend(dev)\ntok(one, padding=True)\n",  # grown through an alias
+    LINES + "def grow(xs):\n    xs.extend(dev)\none = [open('c.txt').read()]\ngrow(one)\ntok(one, padding=True)\n",  # by a helper
+    LINES + "one = [open('c.txt').read()]\nh = {'t': one}\nh['t'].extend(dev)\ntok(one, padding=True)\n",  # through a display
     LINES + "tok([train[0]] + [dev[0]], padding=True)\n",  # one text each, two together: not seen here
     LINES + "texts = train\ntexts.extend(dev)\ndel texts[1:]\ntok(texts, padding=True)\n",  # cut back
     LINES + "texts = train\ntexts.extend(dev)\ntrain.clear()\ntok(texts, padding=True)\n",  # emptied through the other name

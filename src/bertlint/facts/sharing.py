@@ -45,11 +45,13 @@ class Sharing:
     @functools.cached_property
     def mutated(self) -> frozenset[tuple[int, str]]:
         """(scope, name) of every name a mutating method of a list, dict or set is called on (`cfg.update(...)`,
-        `texts.insert(0, t)`): its constant is not folded."""
+        `texts.insert(0, t)`, `h["t"].extend(...)`): its constant is not folded."""
         followed = {id(e.value) for scope in self.scopes for events in scope.events.values() for e in events if e.op == "update"}
         found = set()
-        for c in self.calls:  # `cfg["opt"].update(...)` changes `cfg`; `cfg.update(...)` as a statement is an event
-            root = subscripted(c.receiver) if c.method in MUTATORS and id(c.node) not in followed else None
+        for c in self.calls:  # `cfg["opt"].update(...)` changes `cfg`; `cfg.update(...)` as a statement is an event, and
+            # so is `xs.append(...)`; `h["t"].append(...)` is none: it changes `h`
+            changes = c.method in MUTATORS or c.method in GROWING and not isinstance(c.receiver, cst.Name)
+            root = subscripted(c.receiver) if changes and id(c.node) not in followed else None
             if isinstance(root, cst.Name):
                 found.add((id(c.scope.lookup_scope(root.value) or c.scope), root.value))
         return frozenset(found)

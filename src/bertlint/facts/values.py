@@ -250,15 +250,20 @@ class Values(Evaluation):
             if not assigns or events[assigns[-1]].index is not None:
                 return UNKNOWN
             first, after = events[assigns[-1]], events[assigns[-1] + 1 :]
+            own = owner.events.get(expr.value, ())
+            through = [e for e in self.events_through_aliases(owner, expr.value) if e not in own and e.order > first.order and (owner is not scope or order is None or e.order < order)]
+            after = sorted([*after, *through], key=lambda e: e.order)  # `alias = texts; alias.extend(dev)` changes `texts`
             if len(assigns) > 1 and (owner is not scope or order is None or first.order >= order):
                 return UNKNOWN  # the last of several bindings answers only for a read after it in its own scope
             if first.conditional and not Evaluator(self, scope, order, True, None).runs_before_read(first, owner):
                 return UNKNOWN  # (bound in a loop body and read later in the same pass: it ran, and hides what came before)
-            if not after:
+            shared = self.shared_and_changed(expr.value, owner)  # `grow(texts)` extending its parameter, `h = {"t": texts}; h["t"].pop()`
+            if not after and not shared:
                 return self.is_batch(first.value, owner, first.order, _depth, _steps=_steps + 1)
-            if isinstance(first.value, cst.List) and all(e.op in ("append", "extend") for e in after) and any(len(e.loops) > len(first.loops) for e in after):
+            grown = self.only_grown(expr.value, owner)
+            if isinstance(first.value, cst.List) and all(e.op in ("append", "extend") for e in after) and any(len(e.loops) > len(first.loops) for e in after) and (grown or not shared):
                 return True  # a list appended to in a loop
-            if all(e.op in GROWING for e in after) and self.only_grown(expr.value, owner):  # `texts = train; texts.extend(dev)`
+            if all(e.op in GROWING or e.op == "iadd" for e in after) and grown:  # `texts = train; texts.extend(dev)` (an alias's `+=`: "iadd")
                 return True if self.is_batch(first.value, owner, first.order, _depth, _steps=_steps + 1) is True else UNKNOWN  # several stay several
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
             # `train_texts + dev_texts`: a list of both lists' elements (one text each may make two: only several stay several)
