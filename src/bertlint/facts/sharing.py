@@ -184,12 +184,13 @@ class Sharing:
                 changes.setdefault((id(scope), name), []).extend(dataclasses.replace(e, op="iadd") if e.op == "augadd" else e for e in rest)
         return names, changes
 
-    def changed_by_a_callee(self, name: str, within: Scope | None = None, depth: int = 0) -> bool:
+    def changed_by_a_callee(self, name: str, within: Scope | None = None, depth: int = 0, *, unknown: bool = True) -> bool:
         """`name` is passed (any name so spelled, in any scope, to be safe; `within`: in that scope) to a function of
         the file that may change the object in place through the parameter it binds (an event of the parameter other
         than a binding, a mutating method, the same again for the calls it hands the parameter on to, a few deep), or
         to a call of the file whose function is not known: what happens to the object there no event of `name` shows.
-        (A library's call is taken to leave it as it is, as for dicts.)"""
+        (A library's call is taken to leave it as it is, as for dicts.) `unknown=False`: a call whose function is not
+        known is taken to leave it as it is too (`tok(texts)`, the tokenizer a name holds)."""
         for call in self.calls:
             passed = [a for a in call.node.args if isinstance(a.value, cst.Name) and a.value.value == name]
             if not passed or within is not None and call.scope is not within or call.qualname is not None and not call.qualname.startswith("<local>."):
@@ -197,12 +198,14 @@ class Sharing:
             target = callee(self, call)
             fn = target.fn if target is not None and not isinstance(target, ClassDef) else None
             scope = next((s for node, s in self.functions.get(fn.name.value, ()) if node is fn), None) if isinstance(fn, cst.FunctionDef) else None
+            if scope is None and not unknown:
+                continue
             if scope is None or depth >= MAX_HANDED:
                 return True
             for param in _params_bound(fn, call, passed):
                 if param is None or (id(scope), param) in self.mutated or any(e.op not in _BINDS and e.op not in ("unpack", "param") for e in scope.events.get(param, ())):
                     return True
-                if self.changed_by_a_callee(param, scope, depth + 1):
+                if self.changed_by_a_callee(param, scope, depth + 1, unknown=unknown):
                     return True
         return False
 

@@ -257,7 +257,7 @@ class Values(Evaluation):
                 return UNKNOWN  # the last of several bindings answers only for a read after it in its own scope
             if first.conditional and not Evaluator(self, scope, order, True, None).runs_before_read(first, owner):
                 return UNKNOWN  # (bound in a loop body and read later in the same pass: it ran, and hides what came before)
-            shared = self.shared_and_changed(expr.value, owner)  # `grow(texts)` extending its parameter, `h = {"t": texts}; h["t"].pop()`
+            shared = self.changed_by_a_callee(expr.value, unknown=False)  # `grow(texts)`: a helper of the file extends its parameter
             if not after and not shared:
                 return self.is_batch(first.value, owner, first.order, _depth, _steps=_steps + 1)
             grown = self.only_grown(expr.value, owner)
