@@ -226,11 +226,8 @@ class Access:
             return None
         if any(dotted(subscripted(s.target)) == name for s in self.f.touched) or (name, key) in self.f.stored_attributes:
             return None
-        for read, scope, order, _loops in self.f.name_loads.get(name, ()):
-            mine = order > last.order if scope is owner else scope.lookup_scope(name) is owner
-            if mine and _handed_or_changed(self.f, read):
-                return None
-        return last
+        latest, elsewhere = self.f.memoised(("handed or changed", name, id(owner)), lambda: _handed_or_changed_at(self.f, name, owner))
+        return None if elsewhere or latest > last.order else last
 
     def changed_in_place(self, expr) -> bool:
         """The dict `expr` holds may be changed in place somewhere in the file in a way its value does not show (a
@@ -248,6 +245,19 @@ class Access:
         name = dotted(root)
         stores = (s for s in (*self.f.stores, *self.f.touched) if isinstance(s.target, cst.Subscript))
         return name is None or self.f.shared_and_changed(name) or any(dotted(subscripted(s.target.value)) == name for s in stores)
+
+
+def _handed_or_changed_at(values: Model, name: str, owner: Scope) -> tuple[int, bool]:
+    """Where the object `name` holds in `owner` goes to a call or has a method called for its effect
+    (`_handed_or_changed`): the last order of such a read in `owner` (-1: none), and whether a read in another scope
+    that sees `owner`'s binding does so. Found once per name and scope."""
+    latest, elsewhere = -1, False
+    for read, scope, order, _loops in values.name_loads.get(name, ()):
+        if scope is owner and order > latest and _handed_or_changed(values, read):
+            latest = order
+        elif scope is not owner and not elsewhere and scope.lookup_scope(name) is owner and _handed_or_changed(values, read):
+            elsewhere = True
+    return latest, elsewhere
 
 
 def _handed_or_changed(values: Model, read: cst.Name) -> bool:

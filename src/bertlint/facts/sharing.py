@@ -184,6 +184,15 @@ class Sharing:
                 changes.setdefault((id(scope), name), []).extend(dataclasses.replace(e, op="iadd") if e.op == "augadd" else e for e in rest)
         return names, changes
 
+    @functools.cached_property
+    def _calls_passing(self) -> dict[str, list[Call]]:
+        """name -> the calls of the file that pass it as an argument (`f(xs)`, `f(k=xs)`), in order: found once."""
+        found: dict[str, list[Call]] = {}
+        for call in self.calls:
+            for name in dict.fromkeys(a.value.value for a in call.node.args if isinstance(a.value, cst.Name)):
+                found.setdefault(name, []).append(call)
+        return found
+
     def changed_by_a_callee(self, name: str, within: Scope | None = None, depth: int = 0, *, unknown: bool = True) -> bool:
         """`name` is passed (any name so spelled, in any scope, to be safe; `within`: in that scope) to a function of
         the file that may change the object in place through the parameter it binds (an event of the parameter other
@@ -191,9 +200,9 @@ class Sharing:
         to a call of the file whose function is not known: what happens to the object there no event of `name` shows.
         (A library's call is taken to leave it as it is, as for dicts.) `unknown=False`: a call whose function is not
         known is taken to leave it as it is too (`tok(texts)`, the tokenizer a name holds)."""
-        for call in self.calls:
+        for call in self._calls_passing.get(name, ()):
             passed = [a for a in call.node.args if isinstance(a.value, cst.Name) and a.value.value == name]
-            if not passed or within is not None and call.scope is not within or call.qualname is not None and not call.qualname.startswith("<local>."):
+            if within is not None and call.scope is not within or call.qualname is not None and not call.qualname.startswith("<local>."):
                 continue
             target = callee(self, call)
             fn = target.fn if target is not None and not isinstance(target, ClassDef) else None
