@@ -928,6 +928,7 @@ LINES = "train = [l for l in open('a.txt').read().splitlines()]\ndev = []\nfor l
     (LINES + "texts = train\ntexts.extend(dev)\ntok(texts, padding=True)\n", True),  # an alias grown in place
     (LINES + "texts = train\ntexts += dev\ntok(train, padding=True)\n", True),  # seen through the name it aliases too
     (LINES + "def more():\n    dev.append('x')\nmore()\ntok(dev, padding=True)\n", True),  # grown by a function
+    (LINES + "class C:\n    def check(self, xs):\n        return len(xs)\nC().check(train)\ntok(train, padding=True)\n", True),  # a method that reads it
     (LINES + "tok(train[0] + ' ' + dev[0], padding=True)\n", False),  # strings made of strings: one text
     (LINES + "tok((train[0] + ' ') + (dev[0] + '.'), padding=True)\n", False),
 ])
@@ -939,6 +940,7 @@ def test_lists_of_several_texts_joined_or_grown_in_place_stay_several(source, se
     LINES + "one = [open('c.txt').read()]\none.extend(dev)\ntok(one, padding=True)\n",  # one text grown: maybe several
     LINES + "one = [open('c.txt').read()]\nalias = one\nalias.extend(dev)\ntok(one, padding=True)\n",  # grown through an alias
     LINES + "def grow(xs):\n    xs.extend(dev)\none = [open('c.txt').read()]\ngrow(one)\ntok(one, padding=True)\n",  # by a helper
+    LINES + "class C:\n    def grow(self, xs):\n        xs.extend(dev)\none = [open('c.txt').read()]\nC().grow(one)\ntok(one, padding=True)\n",  # a method
     LINES + "tok([train[0]] + [dev[0]], padding=True)\n",  # one text each, two together: not seen here
     LINES + "texts = train\ntexts.extend(dev)\ndel texts[1:]\ntok(texts, padding=True)\n",  # cut back
     LINES + "texts = train\ntexts.extend(dev)\ntrain.clear()\ntok(texts, padding=True)\n",  # emptied through the other name

@@ -199,7 +199,8 @@ class Sharing:
         than a binding, a mutating method, the same again for the calls it hands the parameter on to, a few deep), or
         to a call of the file whose function is not known: what happens to the object there no event of `name` shows.
         (A library's call is taken to leave it as it is, as for dicts.) `unknown=False`: a call whose function is not
-        known is taken to leave it as it is too (`tok(texts)`, the tokenizer a name holds)."""
+        known is taken to leave it as it is too (`tok(texts)`, the tokenizer a name holds), unless the file defines a function
+        or method of its name (`C().grow(texts)`)."""
         for call in self._calls_passing.get(name, ()):
             passed = [a for a in call.node.args if isinstance(a.value, cst.Name) and a.value.value == name]
             if within is not None and call.scope is not within or call.qualname is not None and not call.qualname.startswith("<local>."):
@@ -207,8 +208,8 @@ class Sharing:
             target = callee(self, call)
             fn = target.fn if target is not None and not isinstance(target, ClassDef) else None
             scope = next((s for node, s in self.functions.get(fn.name.value, ()) if node is fn), None) if isinstance(fn, cst.FunctionDef) else None
-            if scope is None and not unknown:
-                continue
+            if scope is None and not unknown and (call.method or dotted(call.node.func)) not in self.functions:
+                continue  # not a function of the file: a library's, or a tokenizer's call
             if scope is None or depth >= MAX_HANDED:
                 return True
             for param in _params_bound(fn, call, passed):
@@ -247,11 +248,14 @@ class Sharing:
 
 
 def _params_bound(fn: cst.FunctionDef, call: Call, passed: list[cst.Arg]) -> list[str | None]:
-    """The parameters of `fn` the arguments `passed` of `call` bind (None: not known, `*args`, `**kwargs`, a method's
-    receiver shifting the positions)."""
+    """The parameters of `fn` the arguments `passed` of `call` bind (None: not known, `*args`, `**kwargs`). A method
+    called on an object (`self.check(texts)`) binds its receiver to its first parameter, `self` or `cls`, and the
+    arguments to the rest; a method whose first parameter is otherwise named is not known."""
     params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
     if call.method is not None:
-        return [None]
+        if not params or params[0] not in ("self", "cls"):
+            return [None]
+        params = params[1:]
     found: list[str | None] = []
     for arg in passed:
         if arg.star:
