@@ -200,7 +200,7 @@ class Sharing:
         to a call of the file whose function is not known: what happens to the object there no event of `name` shows.
         (A library's call is taken to leave it as it is, as for dicts.) `unknown=False`: a call whose function is not
         known is taken to leave it as it is too (`tok(texts)`, the tokenizer a name holds), unless the file defines a function
-        or method of its name (`C().grow(texts)`)."""
+        or method of its name that changes a parameter (`C().grow(texts)`)."""
         for call in self._calls_passing.get(name, ()):
             passed = [a for a in call.node.args if isinstance(a.value, cst.Name) and a.value.value == name]
             if within is not None and call.scope is not within or call.qualname is not None and not call.qualname.startswith("<local>."):
@@ -208,16 +208,25 @@ class Sharing:
             target = callee(self, call)
             fn = target.fn if target is not None and not isinstance(target, ClassDef) else None
             scope = next((s for node, s in self.functions.get(fn.name.value, ()) if node is fn), None) if isinstance(fn, cst.FunctionDef) else None
-            if scope is None and not unknown and (call.method or dotted(call.node.func)) not in self.functions:
-                continue  # not a function of the file: a library's, or a tokenizer's call
-            if scope is None or depth >= MAX_HANDED:
+            if depth >= MAX_HANDED:
                 return True
-            for param in _params_bound(fn, call, passed):
-                if param is None or (id(scope), param) in self.mutated or any(e.op not in _BINDS and e.op not in ("unpack", "param") for e in scope.events.get(param, ())):
+            if scope is None and not unknown:  # a library's call, a tokenizer's; or a function of the file's name, any
+                named = self.functions.get(call.method or dotted(call.node.func), ())  # of which may be the one called
+                if any(self._changes(p.name.value, s, depth, unknown) for f, s in named for p in (*f.params.posonly_params, *f.params.params, *f.params.kwonly_params)):
                     return True
-                if self.changed_by_a_callee(param, scope, depth + 1, unknown=unknown):
-                    return True
+                continue
+            if scope is None:
+                return True
+            if any(param is None or self._changes(param, scope, depth, unknown) for param in _params_bound(fn, call, passed)):
+                return True
         return False
+
+    def _changes(self, param: str, scope: Scope, depth: int, unknown: bool) -> bool:
+        """The function whose scope is `scope` may change in place the object its parameter `param` binds: an event of
+        it other than a binding, a mutating method, or a callee it hands it on to (`changed_by_a_callee`)."""
+        if (id(scope), param) in self.mutated or any(e.op not in _BINDS and e.op not in ("unpack", "param") for e in scope.events.get(param, ())):
+            return True
+        return self.changed_by_a_callee(param, scope, depth + 1, unknown=unknown)
 
     def only_grown(self, name: str, owner: Scope) -> bool:
         """Every change in place of the object `name` holds in `owner`, through `name` or any name that may hold it
