@@ -361,6 +361,7 @@ def test_an_encodings_key_stored_again_agrees_with_what_is_stored():
     ('del x["k"]\nx["k"] = other', False),
     ('x = {"k": other}', False),
     ('key = "k"\nx[key] = other', False),  # a store at a key the store's text does not spell
+    ('y = x\ny["k"] = other', False),  # the same object under another name
 ])
 @pytest.mark.parametrize("holder", ["json.loads(text)", 'pd.read_csv("x.csv")'])  # (a dict display's items: `item_changes`)
 def test_an_item_stored_before_every_read_is_what_was_stored(between, known, holder):
@@ -369,6 +370,19 @@ def test_an_item_stored_before_every_read_is_what_was_stored(between, known, hol
     call = last_call(facts, "model")
     found = facts.kind(call.node.args[0].value, call.scope, call.order)
     assert (found is not None and found.call is not None and facts.text(found.call.node).startswith("tok([")) is known, found
+
+
+@pytest.mark.parametrize("other, known", [
+    ('pd.read_csv("dev.csv")', True),  # another table, made by another call: one helper both are passed to joins no object
+    ("x", False),  # the same table
+    ("load()", False),  # a table of the file's function: which object, not seen
+])
+def test_a_store_into_another_object_that_one_helper_joins_changes_no_item(other, known):
+    facts = facts_of(TWO + "import pandas as pd\ndef size(col):\n    return len(col)\ndef load():\n    return x\n"
+                     f'x = pd.read_csv("train.csv")\ny = {other}\nx["k"] = padded\ny["k"] = to_max\nsize(x["a"])\nsize(y["a"])\nmodel(**x["k"])\n')
+    call = last_call(facts, "model")
+    found = facts.kind(call.node.args[0].value, call.scope, call.order)
+    assert (found is not None and found.call is not None and "padding=True" in facts.text(found.call.node)) is known, found
 
 
 def test_two_models_meeting_in_a_helper_join_into_a_model_of_unknown_load():

@@ -272,7 +272,8 @@ def _c_item_store(s: Script, e: str, typ: str) -> str:
     the value layer does not know (a dict `json.loads` makes), or a DataFrame column of a list of `e`; between the
     store and the read, nothing, a store of another key, or a change of the item: a store under a test the value layer
     cannot read, in a loop, through an alias, in a helper it is passed to, by a method, a deletion and store again, or
-    the name bound anew."""
+    the name bound anew; or a store into another container of its kind, which one helper reading a part of each joins
+    to it in the file-wide sharing groups."""
     x, frame = s.fresh("x"), typ != "texts" and s.draw(st.booleans()) and typ not in ("tokenizer", "model", "loader")
     key = '"k"'
     if frame:
@@ -280,7 +281,7 @@ def _c_item_store(s: Script, e: str, typ: str) -> str:
     else:
         holder, key = s.draw(st.sampled_from([('{"a": 0}', '"k"'), ("json.loads('{\"a\": 0}')", '"k"'), ("[0, 1]", "1")]))
         s.emit(f"{x} = {holder}\n{x}[{key}] = {e}")
-    between = s.draw(st.sampled_from(("none", "none", "other-key", "maybe", "loop", "alias", "helper", "method", "deleted", "rebound")))
+    between = s.draw(st.sampled_from(("none", "none", "other-key", "maybe", "loop", "alias", "helper", "method", "deleted", "rebound", "other-object")))
     other = f"[{_other(s, typ)}, {_other(s, typ)}]" if frame else _other(s, typ)
     if between == "other-key":
         s.emit(f'{x}["a"] = [2, 2]' if frame else f'{x}["a"] = 2' if key == '"k"' else f"{x}[0] = 2")
@@ -298,6 +299,11 @@ def _c_item_store(s: Script, e: str, typ: str) -> str:
         s.emit(f"{x}.update({{{key}: {other}}})" if key == '"k"' and not frame else f"{x}.__setitem__({key}, {other})")
     elif between == "deleted":
         s.emit(f"{x}[{key}] = {other}\n{x}[{key}] = {other}")
+    elif between == "other-object":  # another container of the same kind, stored into; one helper reads a part of both
+        y, n = s.fresh("y"), s.fresh("size")
+        part = '"text"' if frame else '"a"' if key == '"k"' else "0"
+        made = 'pd.DataFrame({"text": ["c", "d"]})' if frame else holder
+        s.emit(f"{y} = {made}\n{y}[{key}] = {other}\ndef {n}(h):\n    return len(str(h))\n{n}({x}[{part}])\n{n}({y}[{part}])")
     elif between == "rebound":
         s.emit(f"{x} = {{{key}: {other}}}" if not frame else f'{x} = pd.DataFrame({{"k": {other}}})')
     return f"{x}[{key}][0]" if frame else f"{x}[{key}]"

@@ -12,7 +12,7 @@ from bertlint.facts.abstract import MAX_DEPTH, UNANSWERED, Abstract, Frame, Inst
 from bertlint.facts.functions import ancestors, arguments, enclosing_class, family, function_scope, is_dataclass, returns_of
 from bertlint.facts.instances import bound_elsewhere, self_attribute_sources
 from bertlint.facts.items import subscripted
-from bertlint.facts.model import Model
+from bertlint.facts.model import MUTATIONS, Model
 from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Scope, Store, dotted, walk
 from bertlint.facts.reads import is_none
 
@@ -179,7 +179,7 @@ class Access:
             key = key if is_index(key) else constant(key)  # an object is no key, but the index a sampler yields
             stored = self.f.stored_items.get((dotted(node.value), key), ()) if base is UNKNOWN or isinstance(base, Abstract) else ()
             stored = [s for s in stored if self.order is None or s.order < self.order]
-            last = self.last_store(node.value, key, stored) if stored else None
+            last = self.last_store(node.value, key, stored, base) if stored else None
             if last is not None:  # `df["ids"] = v` run before every read of it here: the item is what was stored
                 value = self.sub(last.value, last.scope, last.order)
                 if base is not UNKNOWN or isinstance(value, Abstract):
@@ -199,14 +199,16 @@ class Access:
             return self.f.item_of(base, slice(*parts))
         return UNKNOWN
 
-    def last_store(self, expr, key: Any, before: list) -> Store | None:
+    def last_store(self, expr, key: Any, before: list, base: Any) -> Store | None:
         """The store `name[key] = value` (of `before`, the file's stores of that item before the read) that every run of
         this read follows, with nothing between them that may change the item: Python's `__setitem__` then
         `__getitem__` of one key give back what was stored (a dict, a list, a pandas DataFrame's column). The store
         is the last of the item's in the file, in the read's own scope, not in a branch or a loop; after it, the name
         is neither bound again nor changed but by stores of other constant keys (loops' back edges included), no
         other name that may hold the object changes it, and no code hands the object to a call or calls a method of
-        it for its effect (`fill(df)`, `df.rename(..., inplace=True)`, `df.insert(...)`). None otherwise."""
+        it for its effect (`fill(df)`, `df.rename(..., inplace=True)`, `df.insert(...)`). `base`: the object the name
+        holds at the read; a name that shares it by the file-wide groups but holds another object made by another call
+        is no change of it (`apart`). None otherwise."""
         if not isinstance(expr, cst.Name) or self.order is None:
             return None
         name, last = expr.value, max(before, key=lambda s: s.order)
@@ -222,12 +224,26 @@ class Access:
                 return None
         if any(e.order > own.order for e in self.f.events_through_aliases(owner, name) if e not in owner.events[name]):
             return None  # `alias = x; alias["k"] = other`: a plain alias's change is the object's
-        if self.f.shared_and_changed(name, owner) or (id(owner), name) in self.f.mutated:
+        if any(not self.apart(changer, owner, base) if scope_id == id(owner) else True for scope_id, changer in self.f.changers(name, owner)):
+            return None
+        if (id(owner), name) in self.f.mutated:
             return None
         if any(dotted(subscripted(s.target)) == name for s in self.f.touched) or (name, key) in self.f.stored_attributes:
             return None
         latest, elsewhere = self.f.memoised(("handed or changed", name, id(owner)), lambda: _handed_or_changed_at(self.f, name, owner))
         return None if elsewhere or latest > last.order else last
+
+    def apart(self, other: str, owner: Scope, base: Any) -> bool:
+        """`other`, a name of `owner` bound once (a plain assignment outside branches and loops, as `base`'s own
+        call), holds another object than `base`: one made by another call (`df_dev = pd.read_csv("dev.csv")` beside
+        `df_train = pd.read_csv("train.csv")`: each call makes a new table, whatever one helper both are passed to)."""
+        made = getattr(base, "call", None)
+        binds = [e for e in owner.events.get(other, ()) if e.op not in MUTATIONS]
+        if made is None or made.loops or len(binds) != 1 or binds[0].op != "assign" or binds[0].conditional or binds[0].path or other in owner.params:
+            return False
+        found = self.sub(binds[0].value, owner, binds[0].order)
+        theirs = getattr(found, "call", None)
+        return isinstance(found, Abstract) and theirs is not None and not theirs.loops and theirs is not made
 
     def changed_in_place(self, expr) -> bool:
         """The dict `expr` holds may be changed in place somewhere in the file in a way its value does not show (a

@@ -129,9 +129,14 @@ class Sharing:
         `name` itself in `owner` and its plain aliases there, whose events say how; other than a function's parameter
         when the read is an argument of the call `at` and that function has not run on the object `name` holds, made
         at `since` in `owner`: `changed_later`)."""
+        return any(not self.changed_later(scope_id, changer, owner, at, since) for scope_id, changer in self.changers(name, owner))
+
+    def changers(self, name: str, owner: Scope | None = None) -> list[tuple[int, str]]:
+        """(scope id, name) of each name that may hold the object `name` holds and changes it in place, other than
+        `name` itself in `owner` and its plain aliases there (`shared_and_changed`)."""
         found = self._sharing[1].get(self._sharing[0].get(name), ())
         own = {name, *self._aliases[0].get((id(owner), name), ())} if owner is not None else ()
-        return any((owner is None or scope_id != id(owner) or changer not in own) and not self.changed_later(scope_id, changer, owner, at, since) for scope_id, changer in found)
+        return [(scope_id, changer) for scope_id, changer in found if owner is None or scope_id != id(owner) or changer not in own]
 
     @functools.cached_property
     def calls_by_order(self) -> dict[int, Call]:
