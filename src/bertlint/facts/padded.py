@@ -13,8 +13,6 @@ import libcst as cst
 from bertlint.facts.abstract import Binding, each
 from bertlint.facts.brain.transformers import padding_collator as brain_collator
 from bertlint.facts.nodes import Call, walk
-from bertlint.facts.loops import is_model_call
-from bertlint.facts.tensors import receiver_role
 from bertlint.facts.training import padding_at, text_container
 from bertlint.facts.uses import Use, uses
 from bertlint.facts.values import Values as Facts
@@ -122,4 +120,7 @@ def _collected(use: Use) -> bool:
 
 def _feeds(facts: Facts, call: Call) -> bool:
     """A model's forward or `generate`."""
+    from bertlint.facts.loops import is_model_call  # loaded by the first single example fed on: BL101 imports this
+    from bertlint.facts.tensors import receiver_role  # module in every default run, and most files feed no such example
+
     return call.method == "generate" or is_model_call(facts, call) or receiver_role(facts, call.node.func, call.scope, call.order) == "model"
