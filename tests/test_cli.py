@@ -585,6 +585,7 @@ def test_a_plain_run_imports_only_the_fact_modules_its_rules_ask_for(tmp_path):
     imported = set(result.stderr.rpartition("MODULES ")[2].split())
     assert {"bertlint.facts.core", "bertlint.facts.padded", "bertlint.rules.bl101"} <= imported  # the run did lint
     assert not imported & {f"bertlint.facts.{name}" for name in UNASKED_FACT_MODULES}
+    assert not imported & {"pkgutil", "importlib.util"}  # the rule modules are listed from their folder
 
 
 def test_every_name_of_the_facts_package_is_the_fact_not_a_module():
