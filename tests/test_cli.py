@@ -588,6 +588,32 @@ def test_a_plain_run_imports_only_the_fact_modules_its_rules_ask_for(tmp_path):
     assert not imported & {"pkgutil", "importlib.util"}  # the rule modules are listed from their folder
 
 
+def test_a_lint_reads_each_data_file_of_the_package_once(tmp_path):
+    """The tables in `bertlint/data` are read on first use and kept: a lint with every rule reads none twice (removed.json
+    serves `versions` and `knowledge` from one read)."""
+    write(tmp_path, "bad.py", BAD)
+    probe = (
+        "import collections, pathlib, sys\n"
+        "read = collections.Counter()\n"
+        "original = pathlib.Path.read_text\n"
+        "def counted(self, *args, **kwargs):\n"
+        "    if self.parent.name == 'data' and self.parent.parent.name == 'bertlint':\n"
+        "        read[self.name] += 1\n"
+        "    return original(self, *args, **kwargs)\n"
+        "pathlib.Path.read_text = counted\n"
+        "from bertlint.cli import main\n"
+        "try:\n"
+        "    main(['--isolated', '--no-cache', '--preview', '--transformers-version', '5.23', 'bad.py'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(read.items()), file=sys.stderr)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    counts = dict(eval(result.stderr.strip().splitlines()[-1]))
+    assert "BL101" in result.stdout and "removed.json" in counts, result.stdout + result.stderr
+    assert {name: n for name, n in counts.items() if n > 1} == {}
+
+
 def test_every_name_of_the_facts_package_is_the_fact_not_a_module():
     """`from bertlint.facts import NAME` gives the function or class its module defines, whichever fact modules were
     imported before (the package holds each imported submodule under its name: `liveness` is both), and importing
