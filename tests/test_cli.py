@@ -557,6 +557,82 @@ def test_linting_imports_no_deep_learning_framework(project):
     assert not imported & {"torch", "transformers", "tensorflow", "keras", "jax"}
 
 
+# Fact modules that no rule on by default asks for on a file without training code: `bertlint.facts` loads a module on
+# the first use of one of its names, so a plain run never imports them (a default rule that comes to need one moves
+# it out of this list).
+UNASKED_FACT_MODULES = ("loops", "tensors", "uses", "trainable", "weights", "labels", "token_labels", "graphs", "demos", "inspection", "texts")
+
+
+def test_a_plain_run_imports_only_the_fact_modules_its_rules_ask_for(tmp_path):
+    """`bertlint FILE` through the entry the console script runs (`bertlint.__main__.run`), with the default rules,
+    imports the fact modules those rules use, not every module `bertlint.facts` names. (`-X importtime` cannot tell:
+    it does not list the modules `importlib.import_module` loads, as the rules and the lazy fact modules are.)"""
+    write(tmp_path, "clean.py", CLEAN)
+    probe = (
+        "import os, sys\n"
+        "end = os._exit\n"
+        "def report(code):\n"
+        "    sys.stderr.write('MODULES ' + ' '.join(sorted(sys.modules)) + '\\n')\n"
+        "    sys.stderr.flush()\n"
+        "    end(code)\n"
+        "os._exit = report\n"
+        "sys.argv = ['bertlint', '--isolated', '--no-cache', '--transformers-version', '5.23', 'clean.py']\n"
+        "from bertlint.__main__ import run\n"
+        "run()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    imported = set(result.stderr.rpartition("MODULES ")[2].split())
+    assert {"bertlint.facts.core", "bertlint.facts.padded", "bertlint.rules.bl101"} <= imported  # the run did lint
+    assert not imported & {f"bertlint.facts.{name}" for name in UNASKED_FACT_MODULES}
+    assert not imported & {"pkgutil", "importlib.util"}  # the rule modules are listed from their folder
+
+
+def test_a_lint_reads_each_data_file_of_the_package_once(tmp_path):
+    """The tables in `bertlint/data` are read on first use and kept: a lint with every rule reads none twice (removed.json
+    serves `versions` and `knowledge` from one read)."""
+    write(tmp_path, "bad.py", BAD)
+    probe = (
+        "import collections, pathlib, sys\n"
+        "read = collections.Counter()\n"
+        "original = pathlib.Path.read_text\n"
+        "def counted(self, *args, **kwargs):\n"
+        "    if self.parent.name == 'data' and self.parent.parent.name == 'bertlint':\n"
+        "        read[self.name] += 1\n"
+        "    return original(self, *args, **kwargs)\n"
+        "pathlib.Path.read_text = counted\n"
+        "from bertlint.cli import main\n"
+        "try:\n"
+        "    main(['--isolated', '--no-cache', '--preview', '--transformers-version', '5.23', 'bad.py'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(read.items()), file=sys.stderr)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    counts = dict(eval(result.stderr.strip().splitlines()[-1]))
+    assert "BL101" in result.stdout and "removed.json" in counts, result.stdout + result.stderr
+    assert {name: n for name, n in counts.items() if n > 1} == {}
+
+
+def test_every_name_of_the_facts_package_is_the_fact_not_a_module():
+    """`from bertlint.facts import NAME` gives the function or class its module defines, whichever fact modules were
+    imported before (the package holds each imported submodule under its name: `liveness` is both), and importing
+    the package alone loads none of the modules no engine step needs."""
+    probe = (
+        "import importlib, pkgutil, sys, types\n"
+        "import bertlint.facts as facts\n"
+        f"print(sorted(m for m in {UNASKED_FACT_MODULES!r} if 'bertlint.facts.' + m in sys.modules))\n"
+        "for info in pkgutil.walk_packages(facts.__path__, 'bertlint.facts.'):\n"
+        "    importlib.import_module(info.name)\n"
+        "print(sorted(n for n in facts.__all__ if isinstance(getattr(facts, n), types.ModuleType)))\n"
+        "from bertlint.facts import *\n"
+        "print(liveness.__module__, Facts.__module__, frozen_models.__module__)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["[]", "[]", "bertlint.facts.liveness bertlint.facts.core bertlint.facts.trainable"]
+
+
 CELL_SCRIPT = """\
 # %%
 !pip install -q transformers

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping, NamedTuple
 
 from bertlint.patterns import Lazy
+from bertlint.versions import data_file
 
 MiB = 1 << 20
 GiB = 1 << 30
@@ -63,14 +64,10 @@ class ModelInfo:
 _RECORD_FIELDS = tuple(f.name for f in fields(ModelInfo) if f.name != "source")
 
 
-def _load(name: str) -> Any:
-    return json.loads(Path(__file__).with_name("data").joinpath(name).read_text(encoding="utf-8"))  # a package on disk: importlib.resources costs ~5 ms to import
-
-
 @functools.cache
 def checkpoints() -> tuple[ModelInfo, ...]:
     """The built-in checkpoint table."""
-    return tuple(ModelInfo(**{k: rec[k] for k in _RECORD_FIELDS}) for rec in _load("checkpoints.json"))
+    return tuple(ModelInfo(**{k: rec[k] for k in _RECORD_FIELDS}) for rec in data_file("checkpoints.json"))
 
 
 # A chat/instruct fine-tune has its base's architecture and vocabulary: `Llama-2-7b-chat-hf` is
@@ -337,7 +334,7 @@ def family_for_model_type(model_type: str | None) -> str | None:
 
 @functools.cache
 def _bodies() -> tuple[dict[str, str], frozenset[str], frozenset[str]]:
-    data = _load("bodies.json")
+    data = data_file("bodies.json")
     heads = frozenset(data["fresh_heads"]["names"]) | frozenset(data["output_heads"]["names"])
     return {_mt_key(t): prefix for t, prefix in data["bodies"].items()}, heads, frozenset(data["layer_stacks"]["names"])
 
@@ -399,7 +396,7 @@ def model_type_from_class_name(class_name: str) -> str | None:
 @functools.cache
 def _attention() -> tuple[dict[str, str], dict[str, str], frozenset[str], frozenset[str]]:
     """(model_type key -> "causal"/"bidirectional", class -> same, conditioning subfolders, conditioning classes)."""
-    data = _load("attention.json")
+    data = data_file("attention.json")
     by_type = {_mt_key(t): kind for kind, types in data["model_types"].items() for t in types}
     conditioning = data["conditioning"]
     return by_type, dict(data["classes"]), frozenset(conditioning["subfolders"]), frozenset(conditioning["classes"])
@@ -439,7 +436,7 @@ def _lr_kind(optimizer: str) -> str:
 
 @functools.cache
 def _lr_table() -> dict[str, Any]:
-    return _load("learning_rates.json")
+    return data_file("learning_rates.json")
 
 
 def _pair(value: Any) -> tuple[float, float] | None:
@@ -504,7 +501,7 @@ def lr_range(
 
 @functools.cache
 def _exports() -> dict[str, frozenset[str]]:
-    return {module: frozenset(entry["names"]) for module, entry in _load("exports.json").items() if module != "_doc"}
+    return {module: frozenset(entry["names"]) for module, entry in data_file("exports.json").items() if module != "_doc"}
 
 
 def exported_names(module: str) -> frozenset[str] | None:
@@ -520,7 +517,7 @@ Release = tuple[int, ...]
 
 @functools.cache
 def _removed() -> dict[str, Any]:
-    return _load("removed.json")["libraries"]
+    return data_file("removed.json")["libraries"]
 
 
 def _release(text: str) -> Release:
@@ -645,7 +642,7 @@ class BestModelCheck(NamedTuple):
 
 @functools.cache
 def _refusals() -> dict[str, Any]:
-    return _load("refusals.json")["transformers"]
+    return data_file("refusals.json")["transformers"]
 
 
 def keyword_only_config(name: str, releases: Mapping[str, Release]) -> bool:
@@ -739,7 +736,7 @@ class Driven(NamedTuple):
 @functools.cache
 def _driven() -> dict[str, Driven]:
     table: dict[str, Driven] = {}
-    for row in _load("driven.json")["classes"]:
+    for row in data_file("driven.json")["classes"]:
         wrappers = {name: (*entry["dataset"], frozenset(entry["driving_keywords"])) for name, entry in row["wrappers"].items()}
         table.update(dict.fromkeys(row["bases"], Driven(frozenset(row["methods"]), wrappers)))
     return table
@@ -755,7 +752,7 @@ def driven(base: str | None) -> Driven | None:
 
 @functools.cache
 def _traits() -> dict[str, Any]:
-    data = _load("traits.json")
+    data = data_file("traits.json")
     compiled = {key: re.compile("|".join(f"(?:{p})" for p in data[key]["patterns"])) for key in ("without_pad_token", "pads_on_the_right")}
     family = data["t5_family"]
     compiled["t5"] = re.compile("|".join(f"(?:{p})" for p in family["checkpoint_patterns"]))
@@ -969,4 +966,4 @@ def max_fitting_batch(info: ModelInfo, budget_bytes: int, **kwargs: Any) -> int:
 def pandas_frame_attributes() -> frozenset[str]:
     """The public attributes and methods of a pandas DataFrame (data/pandas_frame.json): `df.NAME` for one of them is
     never the column NAME."""
-    return frozenset(_load("pandas_frame.json")["attributes"])
+    return frozenset(data_file("pandas_frame.json")["attributes"])

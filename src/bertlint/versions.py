@@ -78,15 +78,15 @@ def data(library: str = "transformers") -> dict[str, Any]:
     """The release knowledge of `library`: versions.json for transformers, its group of libraries.json otherwise, or of
     removed.json for a library whose removed APIs only stop a run (scikit-learn, torchtext: its releases alone)."""
     if library == "transformers":
-        return _data_file("versions.json")
-    groups = _data_file("libraries.json")
-    return groups[library] if library in groups else _data_file("removed.json")["libraries"][library]
+        return data_file("versions.json")
+    groups = data_file("libraries.json")
+    return groups[library] if library in groups else data_file("removed.json")["libraries"][library]
 
 
 @functools.cache
-def _data_file(name: str) -> dict[str, Any]:
-    """A data file of the package, read once (libraries.json serves five libraries); from beside this
-    module: importlib.resources costs ~5 ms to import, for a package that is always on disk."""
+def data_file(name: str) -> dict[str, Any]:
+    """A data file of the package, read once (libraries.json serves five libraries, removed.json this module and
+    `knowledge`); from beside this module: importlib.resources costs ~5 ms to import, for a package that is always on disk."""
     return json.loads(Path(__file__).with_name("data").joinpath(name).read_text(encoding="utf-8"))
 
 
@@ -119,7 +119,7 @@ def satisfies(spec: str, version: Version) -> bool | None:
 def required_by(release: Version, library: str) -> str | None:
     """The specifier of `library` that the transformers minor release `release` requires (its wheel's unconditional
     `Requires-Dist`, `data/requires.json`), or None when it names none."""
-    return _data_file("requires.json")["releases"].get(f"{release[0]}.{release[1]}", {}).get(library)
+    return data_file("requires.json")["releases"].get(f"{release[0]}.{release[1]}", {}).get(library)
 
 
 @functools.cache
@@ -131,7 +131,7 @@ def newest_admitting(library: str, pins: tuple[tuple[str, Version], ...], ceilin
     bound or not at all is absent): what a resolver installing the pinned releases takes of a library the project leaves
     unpinned. None where the table cannot tell: the ceiling is newer than its newest minor, or a minor it could not read
     (or whose requirement does not parse) is met before one that admits."""
-    minors = _data_file("admits.json")["libraries"].get(library, {})
+    minors = data_file("admits.json")["libraries"].get(library, {})
     known = sorted(((parse_version(minor), minor) for minor in minors), reverse=True)
     if not known or ceiling[:2] > known[0][0][:2]:
         return None
@@ -152,14 +152,14 @@ def newest_admitting(library: str, pins: tuple[tuple[str, Version], ...], ceilin
 def bounded_by(library: str) -> frozenset[str]:
     """The packages some release of `library` listed in `data/admits.json` requires with a bound (trl: transformers,
     accelerate, datasets): a pin of any other package admits all its releases."""
-    return frozenset(package for releases in _data_file("admits.json")["libraries"].get(library, {}).values()
+    return frozenset(package for releases in data_file("admits.json")["libraries"].get(library, {}).values()
                      for requires in releases.values() for package in requires)
 
 
 def requirement_of(package: str, release: Version, library: str) -> str | None:
     """What the release `package`==`release` requires of `library` (its wheel's unconditional `Requires-Dist`,
     `data/admits.json`): its specifier, "" when it sets no bound; None when the table does not list that release."""
-    for name, requires in _data_file("admits.json")["libraries"].get(package, {}).get(f"{release[0]}.{release[1]}", {}).items():
+    for name, requires in data_file("admits.json")["libraries"].get(package, {}).get(f"{release[0]}.{release[1]}", {}).items():
         if parse_version(name) == release:
             return requires.get(library, "")
     return None

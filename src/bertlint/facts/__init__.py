@@ -39,95 +39,50 @@ of the kinds of stop in `name_stops`, `library_stops`, `attribute_stops` and `pl
 read only the model (and `library_stops` the knowledge's lists of the names a library exports).
 """
 
-from bertlint.facts.abstract import shared
-from bertlint.facts.core import Facts
-from bertlint.facts.labels import Classifier, KnownLabels, classifier, known_labels, regression_loss
-from bertlint.facts.token_labels import at_pad_positions, ignore_index_markers, is_label_call, label_building_collators, never_served
-from bertlint.facts.file_reads import data_file_of
-from bertlint.facts.frame_columns import column_renames, label_columns, rewritten_columns
-from bertlint.facts.frame_rows import data_file_rows_of
-from bertlint.facts.branches import not_taken
-from bertlint.facts.liveness import NEVER, PROBABLY_NOT, RUNS, Liveness, is_script, liveness, unreached
-from bertlint.facts.stops import Stop, run_stops
-from bertlint.facts.loops import (
-    GRAD_MODES, NO_GRAD_MODES, MisplacedClip, TrainingLoop, calls_reached, epoch_loop, epochs_of, float_cast, forward_model, grad_mode, in_context, in_training_step, is_clip, iterated_loader, is_model_call,
-    misplaced_clips, never_steps, steps_every_n, under_grad_mode,
-)
-from bertlint.facts.model import Runtime
-from bertlint.facts.names import ENCODE_METHODS, LABEL_NAMES, TRAINER_POSITION, TRAINING_ARGS_CLASSES, TRANSFORMERS_ROOTS, is_model_class, is_tokenizer_class, is_trainer_class, is_transformers_name, model_head
-from bertlint.facts.nodes import UNKNOWN, Call, ClassDef, Definition, Event, Scope, Store, Variable, dotted, iter_children, literal, names_in, walk
-from bertlint.facts.training import (
-    EOS_ATTRIBUTES, STRUCTURED_TOKENIZERS, Padding, amp_enabled, asks_for_tpu, feeds_layout_model, eos_as_pad, eos_pad_in_force, chunk_length, in_call_to, longest_of_a_set, map_calls, map_functions, mapped_function, mixed_precision, only_called_directly, only_evaluated, eos_in_data, gpu_card, same_tokenizer, trained_trainers, pad_guarded, padding_at, padding_of, padding_side, run_anchor, runs_on_mps,
-    structured_tokenizer, text_container, tokenizer_load_of, tokenizer_names, training_arg, training_field, uses_peft, weight_dtype,
-)
-from bertlint.facts.flow import data_path, keyed_values, model_input_ids, same_arrays, same_data, sources, tokens_from_tokenize
-from bertlint.facts.graphs import traced_calls
-from bertlint.facts.guards import Failure
-from bertlint.facts.functions import forwards_kwargs, in_class_or_lambda
-from bertlint.facts.inspection import INSPECTIONS, SHAPE_READS, inspected, never_fed, only_inspected, only_shape_read, unfed_map_function
-from bertlint.facts.demos import shown_example
-from bertlint.facts.padded import fed_alone, padded_call, padded_ids, padding_for_pad_to_max_length
-from bertlint.facts.trainable import default_collated, fails_before_a_step, freezes_parameters, frozen_bodies, frozen_models, keras_trains_pretrained, optimised_models, params_without_rates, trained_model, trainer_models, trains_on_a_handful, trains_pretrained, untrained_models
-from bertlint.facts.texts import SPECIAL_TOKENS_ADDED, longest_text, token_bound
-from bertlint.facts.tensors import Inert, activation, inert_statements, is_loss_value, only_reported, receiver_role
-from bertlint.facts.values import Binding, Instance, ModelLoad, Pack, Series, checkpoint_argument, holds_tokenizer, load_behind
-from bertlint.facts.uses import Unread, passed_as, unread_import
-from bertlint.facts.weights import HalfTraining, chained_half_models, half_trained_models
+import importlib
 
-__all__ = [
-    # nodes
-    "UNKNOWN", "Call", "ClassDef", "Definition", "Event", "Scope", "Store", "Variable", "dotted", "iter_children", "literal", "names_in", "walk",
-    # names
-    "ENCODE_METHODS", "LABEL_NAMES", "TRAINER_POSITION", "TRAINING_ARGS_CLASSES", "TRANSFORMERS_ROOTS", "is_model_class", "is_tokenizer_class", "is_trainer_class", "is_transformers_name", "model_head",
-    # core
-    "Facts", "Runtime",
-    # liveness
-    "NEVER", "PROBABLY_NOT", "RUNS", "Liveness", "is_script", "liveness", "unreached",
-    # stops
-    "Stop", "run_stops",
-    # branches
-    "not_taken",
-    # values
-    "shared", "Binding", "Instance", "ModelLoad", "Pack", "Series", "checkpoint_argument", "holds_tokenizer", "load_behind",
-    # training
-    "EOS_ATTRIBUTES", "STRUCTURED_TOKENIZERS", "Padding", "amp_enabled", "asks_for_tpu", "feeds_layout_model", "gpu_card", "chunk_length", "eos_as_pad", "eos_pad_in_force", "in_call_to", "longest_of_a_set", "map_calls", "map_functions", "mapped_function", "mixed_precision",
-    "only_called_directly", "only_evaluated", "eos_in_data", "same_tokenizer", "trained_trainers", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor", "runs_on_mps",
-    "structured_tokenizer", "text_container", "tokenizer_load_of", "tokenizer_names", "training_arg", "training_field", "uses_peft", "weight_dtype",
-    # labels
-    "Classifier", "KnownLabels", "classifier", "known_labels", "regression_loss",
-    # token_labels
-    "at_pad_positions", "ignore_index_markers", "is_label_call", "label_building_collators", "never_served",
-    # file_reads
-    "data_file_of",
-    # frame_columns
-    "column_renames", "label_columns", "rewritten_columns",
-    # frame_rows
-    "data_file_rows_of",
-    # loops
-    "GRAD_MODES", "NO_GRAD_MODES", "MisplacedClip", "TrainingLoop", "calls_reached", "epoch_loop", "epochs_of", "float_cast", "forward_model", "grad_mode", "in_context", "in_training_step", "iterated_loader",
-    "is_clip", "is_model_call", "misplaced_clips", "never_steps", "steps_every_n", "under_grad_mode",
-    # graphs
-    "traced_calls",
-    # guards
-    "Failure",
-    # flow
-    "data_path", "keyed_values", "model_input_ids", "same_arrays", "same_data", "sources", "tokens_from_tokenize",
-    # functions
-    "forwards_kwargs", "in_class_or_lambda",
-    # inspection
-    "INSPECTIONS", "SHAPE_READS", "inspected", "never_fed", "only_inspected", "only_shape_read", "unfed_map_function",
-    # demos
-    "shown_example",
-    # padded
-    "fed_alone", "padded_call", "padded_ids", "padding_for_pad_to_max_length",
-    # texts
-    "SPECIAL_TOKENS_ADDED", "longest_text", "token_bound",
-    # tensors
-    "Inert", "activation", "inert_statements", "is_loss_value", "only_reported", "receiver_role",
-    # trainable
-    "default_collated", "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "optimised_models", "params_without_rates", "trained_model", "trainer_models", "trains_on_a_handful", "trains_pretrained", "untrained_models",
-    # uses
-    "Unread", "passed_as", "unread_import",
-    # weights
-    "HalfTraining", "chained_half_models", "half_trained_models",
-]
+# `liveness` names its module and the function the engine asks: imported here, the name is the function (a lazy
+# look-up would find the module, which the package holds once any fact module imports it).
+from bertlint.facts.liveness import NEVER, PROBABLY_NOT, RUNS, Liveness, is_script, liveness, unreached
+
+# The names the rules import from `bertlint.facts`, by the module that defines them. Each module is imported on the
+# first use of one of its names (PEP 562): a run imports the fact modules its selected rules ask for, not all of them.
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "abstract": ("shared",),
+    "core": ("Facts",),
+    "labels": ("Classifier", "KnownLabels", "classifier", "known_labels", "regression_loss"),
+    "token_labels": ("at_pad_positions", "ignore_index_markers", "is_label_call", "label_building_collators", "never_served"),
+    "file_reads": ("data_file_of",),
+    "frame_columns": ("column_renames", "label_columns", "rewritten_columns"),
+    "frame_rows": ("data_file_rows_of",),
+    "branches": ("not_taken",),
+    "stops": ("Stop", "run_stops"),
+    "loops": ("GRAD_MODES", "NO_GRAD_MODES", "MisplacedClip", "TrainingLoop", "calls_reached", "epoch_loop", "epochs_of", "float_cast", "forward_model", "grad_mode", "in_context", "in_training_step", "is_clip", "iterated_loader", "is_model_call", "misplaced_clips", "never_steps", "steps_every_n", "under_grad_mode"),
+    "model": ("Runtime",),
+    "names": ("ENCODE_METHODS", "LABEL_NAMES", "TRAINER_POSITION", "TRAINING_ARGS_CLASSES", "TRANSFORMERS_ROOTS", "is_model_class", "is_tokenizer_class", "is_trainer_class", "is_transformers_name", "model_head"),
+    "nodes": ("UNKNOWN", "Call", "ClassDef", "Definition", "Event", "Scope", "Store", "Variable", "dotted", "iter_children", "literal", "names_in", "walk"),
+    "training": ("EOS_ATTRIBUTES", "STRUCTURED_TOKENIZERS", "Padding", "amp_enabled", "asks_for_tpu", "feeds_layout_model", "eos_as_pad", "eos_pad_in_force", "chunk_length", "in_call_to", "longest_of_a_set", "map_calls", "map_functions", "mapped_function", "mixed_precision", "only_called_directly", "only_evaluated", "eos_in_data", "gpu_card", "same_tokenizer", "trained_trainers", "pad_guarded", "padding_at", "padding_of", "padding_side", "run_anchor", "runs_on_mps", "structured_tokenizer", "text_container", "tokenizer_load_of", "tokenizer_names", "training_arg", "training_field", "uses_peft", "weight_dtype"),
+    "flow": ("data_path", "keyed_values", "model_input_ids", "same_arrays", "same_data", "sources", "tokens_from_tokenize"),
+    "graphs": ("traced_calls",),
+    "guards": ("Failure",),
+    "functions": ("forwards_kwargs", "in_class_or_lambda"),
+    "inspection": ("INSPECTIONS", "SHAPE_READS", "inspected", "never_fed", "only_inspected", "only_shape_read", "unfed_map_function"),
+    "demos": ("shown_example",),
+    "padded": ("fed_alone", "padded_call", "padded_ids", "padding_for_pad_to_max_length"),
+    "trainable": ("default_collated", "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "optimised_models", "params_without_rates", "trained_model", "trainer_models", "trains_on_a_handful", "trains_pretrained", "untrained_models"),
+    "texts": ("SPECIAL_TOKENS_ADDED", "longest_text", "token_bound"),
+    "tensors": ("Inert", "activation", "inert_statements", "is_loss_value", "only_reported", "receiver_role"),
+    "values": ("Binding", "Instance", "ModelLoad", "Pack", "Series", "checkpoint_argument", "holds_tokenizer", "load_behind"),
+    "uses": ("Unread", "passed_as", "unread_import"),
+    "weights": ("HalfTraining", "chained_half_models", "half_trained_models"),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+__all__ = ["NEVER", "PROBABLY_NOT", "RUNS", "Liveness", "is_script", "liveness", "unreached", *_MODULE_OF]
+
+
+def __getattr__(name: str):
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_MODULE_OF[name]}"), name)
+    globals()[name] = value
+    return value

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from bertlint.facts import loops
+from typing import TYPE_CHECKING
+
 from bertlint.facts.nodes import Call
 from bertlint.facts.values import Values
+
+if TYPE_CHECKING:
+    from bertlint.facts.loops import TrainingLoop
 
 
 class Facts(Values):
@@ -13,8 +17,12 @@ class Facts(Values):
 
     @property
     def gradient_calls(self) -> list[Call]:
+        from bertlint.facts import loops  # imported by the first rule that asks: most default runs never do
+
         return loops.gradient_calls(self)
 
     @property
-    def training_loops(self) -> list[loops.TrainingLoop]:
+    def training_loops(self) -> list[TrainingLoop]:
+        from bertlint.facts import loops
+
         return loops.training_loops(self)

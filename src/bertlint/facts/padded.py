@@ -8,16 +8,18 @@ a padding utility (`pad_sequence`, keras `pad_sequences`, `F.pad` of ids), ids e
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from bertlint.facts.abstract import Binding, each
 from bertlint.facts.brain.transformers import padding_collator as brain_collator
 from bertlint.facts.nodes import Call, walk
-from bertlint.facts.loops import is_model_call
-from bertlint.facts.tensors import receiver_role
 from bertlint.facts.training import padding_at, text_container
-from bertlint.facts.uses import Use, uses
 from bertlint.facts.values import Values as Facts
+
+if TYPE_CHECKING:
+    from bertlint.facts.uses import Use
 
 PAD_TOKENS = ("[PAD]", "<pad>")
 
@@ -108,6 +110,8 @@ def fed_alone(facts: Facts, call: Call) -> bool:
     one = text is not None and (text_container(facts, text.value, call.scope, call.order) == "str" or facts.is_batch(text.value, call.scope, call.order) is False)
     if call.method not in ("encode", "encode_plus") and not one:
         return False
+    from bertlint.facts.uses import uses  # loaded by the first single example: BL101 imports this module in every default run
+
     found = uses(facts, call.node)
     if any(_collected(use) for use in found):
         return False
@@ -122,4 +126,7 @@ def _collected(use: Use) -> bool:
 
 def _feeds(facts: Facts, call: Call) -> bool:
     """A model's forward or `generate`."""
+    from bertlint.facts.loops import is_model_call  # as `uses` in `fed_alone`
+    from bertlint.facts.tensors import receiver_role
+
     return call.method == "generate" or is_model_call(facts, call) or receiver_role(facts, call.node.func, call.scope, call.order) == "model"

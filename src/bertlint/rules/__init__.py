@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import importlib
 import json
-import pkgutil
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable
 
@@ -193,8 +193,10 @@ CORPUS_MIN_PRECISION = 0.90
 
 @functools.cache
 def _rule_modules() -> tuple[str, ...]:
-    """The `blNNN` modules of the package, listed once (a settings load asks four times)."""
-    return tuple(info.name for info in pkgutil.iter_modules(__path__) if info.name.startswith("bl") and info.name[2:].isdigit())
+    """The `blNNN` modules of the package, listed once (a settings load asks four times), sorted; from the folder's
+    listing, as the package is always on disk: `pkgutil` (with `importlib.util`) costs a one-file run ~1.5 ms to import."""
+    stems = sorted(name[:-3] for name in os.listdir(__path__[0]) if name.endswith(".py"))
+    return tuple(stem for stem in stems if stem.startswith("bl") and stem[2:].isdigit())
 
 
 def all_codes() -> list[str]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Failure, unread_import
+from bertlint.facts import Failure
 from bertlint.versions import Lifecycle, Version, data, symbols
 
 if TYPE_CHECKING:
@@ -67,6 +67,8 @@ class SymbolUse:
         else, or bound anew before every read, `from torch.optim import AdamW` after `from transformers import AdamW`):
         drop the name from the import, or delete the import where it is its only name; None for an import some read may
         see, or an attribute use."""
+        from bertlint.facts import unread_import  # `facts.uses`, loaded by a run's first finding of a symbol
+
         imported_by = self.imported_by
         found = unread_import(facts, self.node) if imported_by is not None and not self.attributes else None
         if found is None:
