@@ -40,9 +40,9 @@ COLUMN_KEEPING = frozenset({"tolist", "to_list", "to_numpy", "astype", "fillna",
 ELEMENT_WISE = {"apply": "func", "map": "arg"}  # a column's methods that give each element through a function: its parameter
 NUMBERING = frozenset({"builtins.len", "builtins.int", "builtins.float", "builtins.bool"})  # builtins that give no text
 COLUMN_ATTRIBUTES = frozenset({"values", "array"})
-# a pandas Series' (numpy array's, tensor's) conversions that keep its elements: `Series.tolist()/to_list()/to_numpy()`
-# and `.values`, `ndarray.tolist()`, `Tensor.tolist()` (a list of the same elements, in order)
-ELEMENTS_KEEPING = frozenset({"tolist", "to_list", "to_numpy"})
+# the column methods above that keep any Series' elements as they are (some or all of them: `tolist()`, `head()`,
+# `dropna()`; `ndarray.tolist()` and `Tensor.tolist()` too), not those that convert or replace them
+ELEMENTS_KEEPING = COLUMN_KEEPING - {"astype", "fillna"}
 # attributes of a DataFrame that are no column (pandas DataFrame API): `df.text` is a column, `df.shape` is not
 TABLE_ATTRIBUTES = frozenset({
     "loc", "iloc", "at", "iat", "shape", "columns", "index", "dtypes", "values", "size", "ndim", "empty", "T", "axes",
@@ -193,8 +193,8 @@ def _arms(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
 
 
 def attribute(ev, base, attr: str) -> Any:
-    if isinstance(base, Series) and attr == "values":
-        return base
+    if isinstance(base, Series) and attr in COLUMN_ATTRIBUTES:
+        return base  # `.values`, `.array`: the same elements
     if isinstance(base, Instance) and base.kind == "texts" and attr in COLUMN_ATTRIBUTES:
         return base
     if isinstance(base, Instance) and base.kind == "loaded_texts":  # `bunch.data`; its other attributes are no texts
