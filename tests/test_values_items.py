@@ -13,6 +13,8 @@ from test_values_differential import PRELUDE, run
 FOLLOWED = {
     "item-stored": 'd = {"a": 0, "k": 1e-3}\nd["k"] = 2e-05\ntorch.optim.AdamW(model.parameters(), lr=d["k"])\n',
     "item-stored-object": 'd = {"a": 0, "k": to_max}\nd["k"] = padded\nmodel(**d["k"])\n',
+    "item-stored-read-before-a-callee-stores-into-it": 'def bump(cfg):\n    cfg["lr"] = 0.001\nconfig = {"a": 0}\nconfig["lr"] = 1e-05\n'
+                                                       'torch.optim.AdamW(model.parameters(), lr=config["lr"])\nbump(config)\n',
     "item-stored-into-empty": 'd = {}\nd["enc"] = padded\nd["lr"] = 2e-05\nmodel(**d["enc"])\ntorch.optim.AdamW(model.parameters(), lr=d.get("lr"))\n',
     "updated-by-keyword": 'd = {"a": 0, "k": 1e-3}\nd.update(k=2e-05)\ntorch.optim.AdamW(model.parameters(), lr=d["k"])\n',
     "updated-by-mapping": 'd = {"a": 0, "k": to_max}\nd.update({"k": padded}, lr=2e-05)\nmodel(**d.get("k"))\ntorch.optim.AdamW(model.parameters(), lr=d["lr"])\n',
@@ -78,6 +80,10 @@ SHARED = {
     "a-copy-changed-shares-the-nested-dict": 'a = {"opt": {"lr": 1e-05}}\nc = dict(a)\nc["opt"]["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=a["opt"]["lr"])\n'
                                              'b = {"opt": {"lr": 1e-05}}\nd = {**b}\nd["opt"].update(lr=0.001)\ntorch.optim.AdamW(model.parameters(), lr=b["opt"]["lr"])\n',
     "new-key-stored-in-a-branch": 'd = {"lr": 1e-05}\nif len(__name__) > 1:\n    d["n"] = 2\ntorch.optim.AdamW(model.parameters(), lr=len(d) * 1e-05)\n',
+    "item-stored-then-stored-by-a-callee": 'def bump(cfg):\n    cfg["lr"] = 0.001\nconfig = {"a": 0}\nconfig["lr"] = 1e-05\nbump(config)\n'
+                                           'torch.optim.AdamW(model.parameters(), lr=config["lr"])\n'
+                                           'def main():\n    def fill(h):\n        h["k"] = 0.001\n    d = {"a": 0}\n    d["k"] = 1e-05\n    fill(d)\n'
+                                           '    torch.optim.AdamW(model.parameters(), lr=d["k"])\nmain()\n',
     "read-after-the-function-stored-into-it": 'def bump(cfg):\n    cfg["lr"] = 0.001\nconfig = {"lr": 1e-05}\nbump(config)\n'
                                               'torch.optim.AdamW(model.parameters(), lr=config["lr"])\n',
     "function-storing-into-it-called-twice": 'def bump(cfg):\n    torch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n    cfg["lr"] = 0.001\n'

@@ -213,7 +213,8 @@ class Reads:
             else:
                 bound = UNKNOWN
             if isinstance(bound, (dict, Record)) and not back:
-                return self._items_changed(bound, loops, owner, list(reversed(later)))
+                changed = self._items_changed(bound, loops, owner, list(reversed(later)))
+                return UNKNOWN if self._shared(name, owner, first, changed) else changed  # `fill(cfg)` storing into it too
             return UNKNOWN if isinstance(value, Record) else value
         return value
 
