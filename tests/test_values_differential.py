@@ -1598,6 +1598,10 @@ WRONG_SHAPES = {
     "environ-set-in-file": ('import os\nos.environ["LR"] = "0.001"\ntorch.optim.AdamW(model.parameters(), lr=float(os.environ.get("LR", "1e-05")))\n',
                             "the file sets the variable itself: .get's default is given"),
     "list-del-item": ('texts = ["a", "b"]\ndel texts[0]\ntok(texts, padding=True)\n', "del of an item"),
+    "list-changed-by-its-own-method": ('texts = ["a b"]\ntexts.insert(0, "c")\ntok(texts, padding=True)\n', "one text, then a second inserted by a method"),
+    "list-changed-through-a-name-that-is-no-plain-alias": ('train = ["a b"]\ntexts = train\ntexts.extend(["c", "d"])\ntexts.remove(texts[0])\n'
+                                                           'tok(train, padding=True)\n', "grown and shrunk through another name that the method call "
+                                                           "makes no plain alias: the list's first binding (one text) was taken"),
     "list-through-alias": ('texts = ["a", "b"]\nalias = texts\nalias.append("c")\ntok(texts, padding=True)\n', "a list appended to through an alias"),
     "walrus": ('lr = 1e-05\nif (lr := 0.001) > 0:\n    pass\ntorch.optim.AdamW(model.parameters(), lr=lr)\n', "a name rebound by :="),
     "nonlocal": ('def main():\n    lr = 1e-05\n\n    def bump():\n        nonlocal lr\n        lr = 0.001\n    bump()\n    torch.optim.AdamW(model.parameters(), lr=lr)\nmain()\n',
@@ -1636,7 +1640,7 @@ FIXED = frozenset({
     "args-dest-of-another-parser", "environ-set-in-file", "walrus", "nonlocal", "default-evaluated-at-def", "global-changed-after-the-call",
     "function-redefined-after-the-call", "rebound-later-in-the-loop", "object-rebound-later-in-the-loop", "outer-object-rebound-after-the-call",
     "method-of-a-subclass-called-on-self", "init-through-super", "rebound-from-itself-in-a-loop", "nested-dict-changed-by-method", "alias-chain",
-    "list-grown-through-alias-in-a-loop",
+    "list-grown-through-alias-in-a-loop", "list-changed-by-its-own-method", "list-changed-through-a-name-that-is-no-plain-alias",
 })  # right now (args-field-stored since the split, fd8d380; the others since the joins and the sharing pass; the last five since
 # the run points of functions, loop-carried bindings and the method sites of the class family; rebound-from-itself-in-a-loop
 # since a statement's own binding reaches its read through the back edge; nested-dict-changed-by-method since a name a method
