@@ -247,19 +247,27 @@ def freezes_parameters(facts: Facts) -> bool:
 
 
 def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
-    """The one known checkpoint the script trains; None when there are several different ones or none. A model the file
-    never trains (`untrained_models`: frozen whole, or run only under `no_grad`) does not count, nor does the
-    encoder-only class of an encoder-decoder checkpoint (its size is not the checkpoint's), nor a load that never runs (reach NEVER: in a
-    script, a helper nothing calls, `def load_model(): ... from_pretrained("roberta-large")` left beside the
-    `load_local_model(path)` that the run does call; a module of definitions keeps its functions, an importer may call them)."""
+    """The one known checkpoint the script trains (`trained_models`); None when there are several different ones or none."""
+    found = trained_models(facts)
+    return found[0] if found and len({info.id for _, info in found}) == 1 else None
+
+
+def trained_models(facts: Facts) -> list[tuple[ModelLoad, knowledge.ModelInfo]]:
+    """Each load of a known checkpoint that the script may train, in the file's order: one of them is what trains
+    (`if args.model_type == "bert": ... elif ...: ...` picks one by a command-line value), or each in turn (a notebook's
+    cells training one model after another). A model the file never trains (`untrained_models`: frozen whole, or run
+    only under `no_grad`) does not count, nor does the encoder-only class of an encoder-decoder checkpoint (its size is
+    not the checkpoint's), nor a load that never runs (reach NEVER: in a script, a helper nothing calls,
+    `def load_model(): ... from_pretrained("roberta-large")` left beside the `load_local_model(path)` that the run does
+    call; a module of definitions keeps its functions, an importer may call them). Empty where nothing trains."""
     if facts.trainers and not (facts.backward_calls or facts.fit_calls) and not any(
         t.arg(0, "model") is not None or "model_init" in t.kwargs or t.has_double_star for t in facts.trainers
     ):
-        return None  # `Trainer(args=...)` without a model raises at construction: nothing is trained
+        return []  # `Trainer(args=...)` without a model raises at construction: nothing is trained
     if facts.backward_calls and not (facts.trainers or facts.fit_calls) and (optimizers := _torch_optimizers(facts)) and not any(
         trains_pretrained(facts, optimizer) for optimizer in optimizers
     ):
-        return None  # every optimizer of the hand loop updates tensors the file made (a gradient-inversion attack's dummy inputs): no weights train
+        return []  # every optimizer of the hand loop updates tensors the file made (a gradient-inversion attack's dummy inputs): no weights train
     found = []
     untrained = untrained_models(facts)
     for load in facts.model_loads:
@@ -268,9 +276,7 @@ def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
         info = facts.checkpoint_info(load)
         if info is not None and not (info.architecture == "seq2seq" and load.class_name.endswith("EncoderModel")):
             found.append((load, info))  # `T5EncoderModel` of a seq2seq checkpoint holds the encoder alone: the table's counts are not its own
-    if not found or len({info.id for _, info in found}) != 1:
-        return None
-    return found[0]
+    return found
 
 
 # The transformers Trainers whose `compute_loss` takes the loss the model returns (a user subclass may compute its own;
