@@ -209,3 +209,59 @@ def test_model_input_ids_are_forward_arguments_and_input_ids_entries_of_the_give
     item = next(fn for fn, _ in facts.functions["item"])
     assert sorted(facts.text(node) for node, _, _ in model_input_ids(facts, [item])) == ["batch_ids", "ids_of(i)"]
     assert [facts.text(node) for node, _, _ in model_input_ids(facts, [])] == ["batch_ids"]
+
+
+# -- the checkpoints a run may train (BL501) -------------------------------------------------------------------------
+
+def test_trained_models_lists_each_checkpoint_a_branch_may_load_and_trained_model_none():
+    from bertlint.facts import trained_model, trained_models
+    facts = facts_of("""
+    import torch
+    from transformers import BertModel, RobertaModel
+    class Classifier(torch.nn.Module):
+        def __init__(self, encoder):
+            super().__init__()
+            self.encoder = encoder
+    def main(kind):
+        if kind == "bert":
+            encoder = BertModel.from_pretrained("bert-large-uncased")
+        else:
+            encoder = RobertaModel.from_pretrained("roberta-large")
+        model = Classifier(encoder)
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-5)
+        for batch in loader:
+            model(batch).sum().backward()
+            optimizer.step()
+    main("bert")
+    """)
+    assert [info.id for _, info in trained_models(facts)] == ["bert-large-uncased", "roberta-large"]
+    assert trained_model(facts) is None  # two checkpoints: not one
+
+
+def test_held_models_of_a_module_handed_a_name_bound_on_branches_are_each_branch_s_model():
+    from bertlint.facts.trainable import held_models
+    facts = facts_of("""
+    import torch
+    from transformers import BertModel, RobertaModel
+    if flag:
+        encoder = BertModel.from_pretrained("bert-large-uncased")
+    else:
+        encoder = RobertaModel.from_pretrained("roberta-large")
+    model = Classifier(encoder)
+    """)
+    module = call_named(facts, "Classifier")
+    assert set(held_models(facts, module)) == {id(load.call) for load in facts.model_loads}
+
+
+def test_trained_models_is_empty_when_every_optimizer_updates_the_file_s_own_tensors():
+    from bertlint.facts import trained_models
+    facts = facts_of("""
+    import torch
+    from transformers import BertModel
+    model = BertModel.from_pretrained("bert-large-uncased")
+    dummy = torch.randn(1, 8, requires_grad=True)
+    optimizer = torch.optim.Adam([dummy], lr=0.1)
+    model(inputs_embeds=dummy).last_hidden_state.sum().backward()
+    optimizer.step()
+    """)
+    assert trained_models(facts) == []

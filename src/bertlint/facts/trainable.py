@@ -503,9 +503,12 @@ def _handed_a_model(facts: Facts, value: cst.BaseExpression | None) -> bool:
 
 def held_models(facts: Facts, module_call: Call) -> list[int]:
     """The pretrained models (by the call that loaded them) an instance of the file's own torch module holds: handed to
-    its constructor (`BERT_Arch(bert)`), or loaded in its class body (`self.bert = BertModel.from_pretrained(...)`)."""
-    held = [id(found.call) for arg in module_call.node.args
-            if (found := facts.kind(arg.value, module_call.scope, module_call.order)) is not None and found.kind == "model" and found.call is not None]
+    its constructor (`BERT_Arch(bert)`; each model a name bound on several branches may hold, `if args.model_type ==
+    "bert": encoder = BertModel.from_pretrained(...)` `elif ...`), or loaded in its class body (`self.bert =
+    BertModel.from_pretrained(...)`)."""
+    held = [id(member.call) for arg in module_call.node.args
+            if (found := facts.kind(arg.value, module_call.scope, module_call.order)) is not None and found.kind == "model"
+            for member in found.joined or (found,) if member.call is not None]
     cls = facts.classes.get((module_call.qualname or "").rsplit(".", 1)[-1])
     if cls is not None:
         held += [id(load.call) for load in facts.model_loads if enclosing_class(load.call.scope) is cls.scope]
