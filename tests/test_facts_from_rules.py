@@ -265,3 +265,34 @@ def test_trained_models_is_empty_when_every_optimizer_updates_the_file_s_own_ten
     optimizer.step()
     """)
     assert trained_models(facts) == []
+
+
+# -- a training set the file bounds to a handful of examples (BL501) ------------------------------------------------
+
+HANDFUL = """
+import pandas as pd
+from datasets import Dataset, DatasetDict
+from transformers import AutoModelForSequenceClassification, Trainer
+model = AutoModelForSequenceClassification.from_pretrained("roberta-large")
+records = [{"text": "a", "label": 1}, {"text": "b", "label": 0}]
+frame = FRAME
+splits = DatasetDict({"train": Dataset.from_pandas(frame), "test": Dataset.from_pandas(pd.read_csv("big.csv"))})
+Trainer(model=model, train_dataset=splits.map(f, batched=True)[SPLIT]).train()
+"""
+
+
+def _handful(frame: str, split: str) -> str:
+    return HANDFUL.replace("FRAME", frame).replace("SPLIT", repr(split))
+
+
+def test_a_dataset_dict_split_of_a_frame_of_constant_records_is_a_handful():
+    from bertlint.facts import trains_on_a_handful
+    assert trains_on_a_handful(facts_of(_handful("pd.DataFrame(records)", "train")))
+    assert trains_on_a_handful(facts_of(_handful('pd.DataFrame({"text": ["a", "b", "c"], "label": [1, 0, 1]})', "train")))
+
+
+def test_the_other_split_or_a_frame_that_gains_rows_is_no_handful():
+    from bertlint.facts import trains_on_a_handful
+    assert not trains_on_a_handful(facts_of(_handful("pd.DataFrame(records)", "test")))  # the CSV's split
+    assert not trains_on_a_handful(facts_of(_handful("pd.concat([pd.DataFrame(records)] * 1000)", "train")))
+    assert not trains_on_a_handful(facts_of(_handful("pd.DataFrame([{'text': str(i)} for i in range(10000)])", "train")))

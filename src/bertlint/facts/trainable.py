@@ -18,6 +18,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint import knowledge
+from bertlint.facts.abstract import Instance
 from bertlint.facts.attribute_stops import missing_attribute
 from bertlint.facts.brain.tensors import own_tensors
 from bertlint.facts.brain.transformers import PART
@@ -370,10 +371,14 @@ def _mapping_call(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: i
 
 def _dataset_chain(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None) -> list[Call]:
     """The calls that made the dataset `expr` holds, last first: through names, split subscripts and `.map`/`.filter`/
-    `.shuffle`/`.select` receivers, down to the call that built it (`Dataset.from_dict(...)`, `load_dataset(...)`)."""
+    `.shuffle`/`.select` receivers, down to the call that built it (`Dataset.from_dict(...)`, `load_dataset(...)`); a
+    split of a `DatasetDict({"train": ..., ...})` the file builds is the dataset it is given for that key."""
     chain: list[Call] = []
+    split = None  # the key of the split subscript last taken (`tokenized["train"]`)
     for _ in range(8):
         while isinstance(expr, cst.Subscript):
+            key = expr.slice[0].slice if len(expr.slice) == 1 else None
+            split = facts.value(key.value, scope, order=order, cli=False) if isinstance(key, cst.Index) else None
             expr = expr.value
         if isinstance(expr, cst.Name):
             found = facts.latest_definition(expr, scope, order)
@@ -384,11 +389,29 @@ def _dataset_chain(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: 
         call = facts.call_of(expr) if isinstance(expr, cst.Call) else None
         if call is None:
             return chain
+        given = _split_given(facts, call, split)
+        if given is not None:
+            expr, scope, order = given, call.scope, call.order
+            continue
         chain.append(call)
         if call.method not in _DATASET_STEPS or call.receiver is None:
             return chain
         expr, order = call.receiver, call.order
     return chain
+
+
+def _split_given(facts: Facts, call: Call, split: Any) -> cst.BaseExpression | None:
+    """The dataset a `datasets.DatasetDict({...})` call is given for the key `split`, where its argument is a dict display
+    (or a name one plain assignment binds to one) with that constant key; None otherwise."""
+    if call.qualname != "datasets.DatasetDict" or not isinstance(split, str) or len(call.positional) != 1:
+        return None
+    display = call.positional[0].value
+    bound = facts.definition(display, call.scope, call.order) if isinstance(display, cst.Name) else None
+    display = bound.value if bound is not None else display
+    if not isinstance(display, cst.Dict) or not all(isinstance(e, cst.DictElement) for e in display.elements):
+        return None
+    given = [e.value for e in display.elements if facts.value(e.key, call.scope, order=call.order, cli=False) == split]
+    return given[-1] if given else None
 
 
 _DATASET_STEPS = frozenset({"map", "filter", "shuffle", "select", "train_test_split", "with_format", "remove_columns", "rename_column"})
@@ -415,6 +438,8 @@ def _examples_at_most(facts: Facts, made: Call) -> int | None:
     q = made.qualname or ""
     if made.short in ("from_dict", "from_list") and q.startswith("datasets.") and made.positional:
         return _display_length(facts, made)
+    if made.short == "from_pandas" and q.startswith("datasets.") and made.positional:
+        return _frame_length(facts, made)
     if made.method == "select" and made.positional:
         return _range_stop(facts, made.positional[0].value, made)
     if made.short == "load_dataset" and q.startswith("datasets"):
@@ -437,6 +462,21 @@ def _display_length(facts: Facts, made: Call) -> int | None:
     if not columns or not all(isinstance(c, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement) for e in c.elements) for c in columns):
         return None
     return max(len(c.elements) for c in columns)
+
+
+def _frame_length(facts: Facts, made: Call) -> int | None:
+    """The rows of the DataFrame a `Dataset.from_pandas(df)` is given, where `df` certainly holds what
+    `pd.DataFrame(records)` made of constant records (a list of row dicts, or a dict of column lists) and nothing since."""
+    table = facts.evaluate(made.positional[0].value, made.scope, made.order)
+    frame = table.call if isinstance(table, Instance) and table.kind == "table" else None
+    if frame is None or frame.qualname != "pandas.DataFrame" or len(frame.positional) != 1 or frame.kwargs.keys() - {"columns"}:
+        return None
+    records = facts.value(frame.positional[0].value, frame.scope, order=frame.order, cli=False)
+    if isinstance(records, (list, tuple)):
+        return len(records)
+    if isinstance(records, dict) and records and all(isinstance(column, (list, tuple)) for column in records.values()):
+        return max(len(column) for column in records.values())
+    return None
 
 
 def _range_stop(facts: Facts, expr: cst.BaseExpression, at: Call) -> int | None:
