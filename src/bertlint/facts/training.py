@@ -10,7 +10,7 @@ import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts.brain import tensors
-from bertlint.facts.brain.steps import LIGHTNING_PRECISION, LIGHTNING_PRECISION_DEFAULT, LIGHTNING_PRECISION_OVERRIDES
+from bertlint.facts.brain.steps import LIGHTNING_PRECISION, LIGHTNING_PRECISION_DEFAULT, LIGHTNING_PRECISION_OVERRIDES, lightning_spellings
 from bertlint.facts.names import ENCODE_METHODS, same_symbol
 from bertlint.facts.brain.tables import EXAMPLE_FUNCTIONS
 from bertlint.facts.functions import Target, callee, hands
@@ -210,6 +210,16 @@ def lightning_precision(facts: Facts, trainer: Call) -> bool | None:
         return None
     value = facts.kw_value(trainer, "precision", cli=False, default=LIGHTNING_PRECISION_DEFAULT)
     return LIGHTNING_PRECISION.get(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+
+
+def lightning_spelling(facts: Facts) -> tuple[tuple[int, ...], str | None, str] | None:
+    """(the release, its bf16 spelling or None, its fp16 spelling) of mixed precision in `Trainer(precision=...)` for the
+    target release of the library (`pytorch_lightning`: the pytorch-lightning package; `lightning`) whose `Trainer` the
+    file builds (`brain.steps.lightning_spellings`), where every Lightning Trainer of the file is of one library and its
+    release is known; else None."""
+    tops = {(call.qualname or "").split(".", 1)[0] for call in facts.lightning_trainers}
+    release = dict(facts.runtime.releases).get(tops.pop().replace("_", "-")) if len(tops) == 1 else None
+    return None if release is None else (release, *lightning_spellings(release))
 
 
 def mixed_precision(facts: Facts, version: tuple[int, ...], trained: ModelLoad | None = None) -> bool | None:
