@@ -47,3 +47,38 @@ def test_the_help_gives_the_target_s_spelling_alone():
     assert "bf16" not in _lightning_help(False, ((1, 4, 9), None, "16"))
     assert '"bf16-mixed"' in _lightning_help(True, ((2, 1, 0), '"bf16-mixed"', '"16-mixed"')) and '"16-mixed"' not in _lightning_help(True, ((2, 1, 0), '"bf16-mixed"', '"16-mixed"'))
     assert _lightning_help(False, None) == LIGHTNING_HELP  # not known: both spellings
+
+
+LOOP = """
+import torch
+from transformers import AutoModelForSequenceClassification
+model = AutoModelForSequenceClassification.from_pretrained("roberta-large")
+MOVE
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)
+for batch in torch.load("batches.pt"):
+    model(**batch).loss.backward()
+    optimizer.step()
+"""
+
+
+@pytest.mark.parametrize("move, cpu", [
+    ("", True),  # nothing leaves the CPU
+    ("model = model.to(torch.float32)", True),  # a dtype, not a device
+    ("model = model.cuda()", False),
+    ('model.to(torch.device("cuda" if torch.cuda.is_available() else "cpu"))', False),
+    ("model.to(0)", False),  # an accelerator's index
+    ("model.to(config.where)", False),  # a place the file does not show
+    ("model, optimizer = accelerator.prepare(model, optimizer)", False),
+    ('torch.set_default_device("cuda")', False),
+    ("output = None", True),  # a word holding the letters of one ("ou-t-p-u-t") names none
+])
+def test_a_hand_loop_runs_on_the_cpu_where_nothing_names_or_picks_a_device(move, cpu):
+    from bertlint.facts import runs_on_cpu
+    source = LOOP.replace("MOVE", move)
+    assert runs_on_cpu(Facts(cst.parse_module(source), source)) is cpu
+
+
+def test_a_trainer_places_the_model_itself():
+    from bertlint.facts import runs_on_cpu
+    source = LOOP.replace("MOVE", "from transformers import Trainer\nTrainer(model=model).train()")
+    assert not runs_on_cpu(Facts(cst.parse_module(source), source))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -580,6 +581,21 @@ def runs_on_mps(facts: Facts) -> bool:
     if "mps" not in facts.source or "cuda" in facts.source:
         return False
     return any(isinstance(node, cst.SimpleString) and literal(node) == "mps" for node in walk(facts.module))
+
+
+# Words that name, pick or hand over a device (`.cuda()`, `.to(device)`, `device_map=`, `torch.set_default_device`, "gpu"),
+# or a wrapper or launcher that places the model itself (accelerate, DeepSpeed, Lightning Fabric, XLA, MPS, TPU).
+_DEVICE_WORDS = re.compile(r"(?<![a-z])(?:cuda|device|gpu|accelerat|deepspeed|fabric|xla|mps|tpu)", re.IGNORECASE)  # not inside a word ("output")
+
+
+def runs_on_cpu(facts: Facts) -> bool:
+    """Does the file train only by hand loops (`loss.backward()`: no transformers Trainer, Lightning Trainer or keras `fit`,
+    which place the model on an accelerator themselves) and never name a device (`_DEVICE_WORDS`), nor move anything
+    with `.to(...)` other than to a torch dtype (`.to(0)`, `.to(cfg.dev)`)? PyTorch then keeps every tensor on the CPU,
+    where CUDA's mixed precision switches are not what it runs on."""
+    if not facts.backward_calls or facts.trainers or facts.fit_calls or facts.lightning_trainers or _DEVICE_WORDS.search(facts.source):
+        return False
+    return not any(c.method == "to" and not all((facts.qualname(a.value, c.scope) or "").startswith("torch.") for a in c.node.args) for c in facts.calls)
 
 
 def asks_for_tpu(facts: Facts) -> bool:
