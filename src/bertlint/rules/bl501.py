@@ -61,8 +61,9 @@ def _lightning_help(t5: bool, spelling: tuple[tuple[int, ...], str | None, str] 
         return LIGHTNING_T5_HELP if t5 else LIGHTNING_HELP
     release, bf16, fp16 = spelling
     which = f"Lightning {release[0]}.x's" if release < (2, 0) else "Lightning's"
+    bare = fp16.strip('"')  # "16-mixed" as said in prose
     if t5:
-        return f"train in bf16 mixed precision with {which} `Trainer(precision={bf16})` (Ampere or newer); not fp16, whose range T5's activations overflow" \
+        return f"train in bf16 mixed precision with {which} `Trainer(precision={bf16})` (Ampere or newer); not {bare}, whose range T5's activations overflow" \
             if bf16 else T5_HELP
     if bf16 is None:
         return f"train in mixed precision with {which} `Trainer(precision={fp16})`"
