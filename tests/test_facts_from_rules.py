@@ -296,3 +296,26 @@ def test_the_other_split_or_a_frame_that_gains_rows_is_no_handful():
     assert not trains_on_a_handful(facts_of(_handful("pd.DataFrame(records)", "test")))  # the CSV's split
     assert not trains_on_a_handful(facts_of(_handful("pd.concat([pd.DataFrame(records)] * 1000)", "train")))
     assert not trains_on_a_handful(facts_of(_handful("pd.DataFrame([{'text': str(i)} for i in range(10000)])", "train")))
+
+
+def test_trained_checkpoints_are_those_an_optimizer_gets_where_the_file_shows_any():
+    from bertlint.facts import trained_checkpoints
+    facts = facts_of("""
+    import torch
+    from transformers import AutoModelForSequenceClassification, T5ForConditionalGeneration
+    scorer = T5ForConditionalGeneration.from_pretrained("t5-small")
+    score = scorer(input_ids=ids, labels=ids).loss.item()
+    model = AutoModelForSequenceClassification.from_pretrained("roberta-large")
+    again = AutoModelForSequenceClassification.from_pretrained("roberta-large")
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)
+    model(**batch).loss.backward()
+    optimizer.step()
+    """)
+    assert [info.id for _, info in trained_checkpoints(facts)] == ["roberta-large"]  # once, by its first load; the scorer is not it
+    lone = facts_of("""
+    import torch
+    from transformers import AutoModel
+    model = AutoModel.from_pretrained("t5-small")
+    model(**batch).last_hidden_state.sum().backward()
+    """)
+    assert [info.id for _, info in trained_checkpoints(lone)] == ["t5-small"]  # one checkpoint: no optimizer need be seen

@@ -280,6 +280,19 @@ def trained_models(facts: Facts) -> list[tuple[ModelLoad, knowledge.ModelInfo]]:
     return found
 
 
+def trained_checkpoints(facts: Facts) -> list[tuple[ModelLoad, knowledge.ModelInfo]]:
+    """Each checkpoint the run may train (`trained_models`) by its first load, in the file's order; where there are
+    several, those whose model a torch optimizer (`optimised_models`) or a Trainer (`trainer_models`) is seen to get, where
+    the file shows any (a model loaded only to score or write examples is not what trains)."""
+    runs: dict[str, tuple[ModelLoad, knowledge.ModelInfo]] = {}
+    for load, info in trained_models(facts):
+        runs.setdefault(info.id, (load, info))
+    if len(runs) > 1:
+        shown = optimised_models(facts) | (trainer_models(facts) or frozenset())
+        return [run for run in runs.values() if id(run[0].call) in shown] or list(runs.values())
+    return list(runs.values())
+
+
 # The transformers Trainers whose `compute_loss` takes the loss the model returns (a user subclass may compute its own;
 # trl's trainers build labels themselves); the collators that build no labels (`DataCollatorWithPadding` pads what it is
 # given and renames `label` to `labels`; `default_data_collator` stacks what it is given): trainer.py, data_collator.py, 5.24.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 
 from bertlint import knowledge, versions
-from bertlint.facts import asks_for_tpu, fails_before_a_step, freezes_parameters, lightning_spelling, mixed_precision, optimised_models, run_anchor, runs_on_cpu, runs_on_mps, trained_models, trainer_models, trains_on_a_handful, uses_peft
+from bertlint.facts import asks_for_tpu, fails_before_a_step, freezes_parameters, lightning_spelling, mixed_precision, run_anchor, runs_on_cpu, runs_on_mps, trained_checkpoints, trains_on_a_handful, uses_peft
 from bertlint.rules import Context, Rule
 
 LARGE = 300_000_000
@@ -20,17 +20,12 @@ class LargeModelWithoutMixedPrecision(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        runs: dict[str, tuple] = {}
-        for load, info in trained_models(facts):
-            runs.setdefault(info.id, (load, info))  # each checkpoint by its first load, in the file's order
-        if len(runs) > 1:  # several checkpoints: those an optimizer or a Trainer is seen to get train, where the file shows any
-            shown = optimised_models(facts) | (trainer_models(facts) or frozenset())
-            runs = {key: run for key, run in runs.items() if id(run[0].call) in shown} or runs
+        runs = trained_checkpoints(facts)
         if not runs or not facts.is_training or fails_before_a_step(facts) or trains_on_a_handful(facts) or uses_peft(facts) or freezes_parameters(facts) or asks_for_tpu(facts) or runs_on_mps(facts) or runs_on_cpu(facts):
             return  # a part frozen: what trains (a head?) is not the model; on the CPU or Apple MPS the CUDA switches of the help do not apply; on a TPU, XLA already multiplies fp32 in bf16 and none of the GPU switches of the help apply
-        if any(info.params < LARGE or mixed_precision(facts, ctx.version, load) is not False or _class_removed(load.class_name, ctx.version) for load, info in runs.values()):
+        if any(info.params < LARGE or mixed_precision(facts, ctx.version, load) is not False or _class_removed(load.class_name, ctx.version) for load, info in runs):
             return  # several checkpoints (one picked by a command-line value, or each trained in turn): every one large and in fp32, or no finding; a TF/Flax class the target no longer ships: the load raises (BL606) and nothing trains
-        load, info = next(iter(runs.values()))
+        load, info = runs[0]
         t5 = knowledge.t5_overflows_fp16(checkpoint=info.id, class_name=load.class_name, info=info)  # fp16 overflows there (BL306): bf16 only
         ctx.report(
             run_anchor(facts, ("training_args", "trainer", "fit", "lightning")) or load.call.node,  # a hand loop's: the load of the model named
