@@ -854,7 +854,7 @@ def test_bl501_silent_when_precision_is_elsewhere_or_not_training(source):
 
 
 def test_bl501_hand_written_loop_sits_on_the_model_load():
-    source = 'import torch\nfrom transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained("gpt2-large")\nloss = model(**batch).loss\nloss.backward()\n'
+    source = 'import torch\nfrom transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained("gpt2-large").cuda()\nloss = model(**batch).loss\nloss.backward()\n'
     [finding] = only("BL501", source)
     assert finding.line == 3 and finding.column == column_of(finding, "AutoModelForCausalLM.from_pretrained")
 
@@ -946,7 +946,7 @@ def test_bl501_bl502_silent_on_the_encoder_half_of_an_encoder_decoder_checkpoint
 import torch
 from data import loader
 from transformers import T5EncoderModel
-model = T5EncoderModel.from_pretrained("t5-3b")
+model = T5EncoderModel.from_pretrained("t5-3b").cuda()
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)
 for batch in loader:
     model(**batch).last_hidden_state.mean().backward()

@@ -209,3 +209,113 @@ def test_model_input_ids_are_forward_arguments_and_input_ids_entries_of_the_give
     item = next(fn for fn, _ in facts.functions["item"])
     assert sorted(facts.text(node) for node, _, _ in model_input_ids(facts, [item])) == ["batch_ids", "ids_of(i)"]
     assert [facts.text(node) for node, _, _ in model_input_ids(facts, [])] == ["batch_ids"]
+
+
+# -- the checkpoints a run may train (BL501) -------------------------------------------------------------------------
+
+def test_trained_models_lists_each_checkpoint_a_branch_may_load_and_trained_model_none():
+    from bertlint.facts import trained_model, trained_models
+    facts = facts_of("""
+    import torch
+    from transformers import BertModel, RobertaModel
+    class Classifier(torch.nn.Module):
+        def __init__(self, encoder):
+            super().__init__()
+            self.encoder = encoder
+    def main(kind):
+        if kind == "bert":
+            encoder = BertModel.from_pretrained("bert-large-uncased")
+        else:
+            encoder = RobertaModel.from_pretrained("roberta-large")
+        model = Classifier(encoder)
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-5)
+        for batch in loader:
+            model(batch).sum().backward()
+            optimizer.step()
+    main("bert")
+    """)
+    assert [info.id for _, info in trained_models(facts)] == ["bert-large-uncased", "roberta-large"]
+    assert trained_model(facts) is None  # two checkpoints: not one
+
+
+def test_held_models_of_a_module_handed_a_name_bound_on_branches_are_each_branch_s_model():
+    from bertlint.facts.trainable import held_models
+    facts = facts_of("""
+    import torch
+    from transformers import BertModel, RobertaModel
+    if flag:
+        encoder = BertModel.from_pretrained("bert-large-uncased")
+    else:
+        encoder = RobertaModel.from_pretrained("roberta-large")
+    model = Classifier(encoder)
+    """)
+    module = call_named(facts, "Classifier")
+    assert set(held_models(facts, module)) == {id(load.call) for load in facts.model_loads}
+
+
+def test_trained_models_is_empty_when_every_optimizer_updates_the_file_s_own_tensors():
+    from bertlint.facts import trained_models
+    facts = facts_of("""
+    import torch
+    from transformers import BertModel
+    model = BertModel.from_pretrained("bert-large-uncased")
+    dummy = torch.randn(1, 8, requires_grad=True)
+    optimizer = torch.optim.Adam([dummy], lr=0.1)
+    model(inputs_embeds=dummy).last_hidden_state.sum().backward()
+    optimizer.step()
+    """)
+    assert trained_models(facts) == []
+
+
+# -- a training set the file bounds to a handful of examples (BL501) ------------------------------------------------
+
+HANDFUL = """
+import pandas as pd
+from datasets import Dataset, DatasetDict
+from transformers import AutoModelForSequenceClassification, Trainer
+model = AutoModelForSequenceClassification.from_pretrained("roberta-large")
+records = [{"text": "a", "label": 1}, {"text": "b", "label": 0}]
+frame = FRAME
+splits = DatasetDict({"train": Dataset.from_pandas(frame), "test": Dataset.from_pandas(pd.read_csv("big.csv"))})
+Trainer(model=model, train_dataset=splits.map(f, batched=True)[SPLIT]).train()
+"""
+
+
+def _handful(frame: str, split: str) -> str:
+    return HANDFUL.replace("FRAME", frame).replace("SPLIT", repr(split))
+
+
+def test_a_dataset_dict_split_of_a_frame_of_constant_records_is_a_handful():
+    from bertlint.facts import trains_on_a_handful
+    assert trains_on_a_handful(facts_of(_handful("pd.DataFrame(records)", "train")))
+    assert trains_on_a_handful(facts_of(_handful('pd.DataFrame({"text": ["a", "b", "c"], "label": [1, 0, 1]})', "train")))
+
+
+def test_the_other_split_or_a_frame_that_gains_rows_is_no_handful():
+    from bertlint.facts import trains_on_a_handful
+    assert not trains_on_a_handful(facts_of(_handful("pd.DataFrame(records)", "test")))  # the CSV's split
+    assert not trains_on_a_handful(facts_of(_handful("pd.concat([pd.DataFrame(records)] * 1000)", "train")))
+    assert not trains_on_a_handful(facts_of(_handful("pd.DataFrame([{'text': str(i)} for i in range(10000)])", "train")))
+
+
+def test_trained_checkpoints_are_those_an_optimizer_gets_where_the_file_shows_any():
+    from bertlint.facts import trained_checkpoints
+    facts = facts_of("""
+    import torch
+    from transformers import AutoModelForSequenceClassification, T5ForConditionalGeneration
+    scorer = T5ForConditionalGeneration.from_pretrained("t5-small")
+    score = scorer(input_ids=ids, labels=ids).loss.item()
+    model = AutoModelForSequenceClassification.from_pretrained("roberta-large")
+    again = AutoModelForSequenceClassification.from_pretrained("roberta-large")
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)
+    model(**batch).loss.backward()
+    optimizer.step()
+    """)
+    assert [info.id for _, info in trained_checkpoints(facts)] == ["roberta-large"]  # once, by its first load; the scorer is not it
+    lone = facts_of("""
+    import torch
+    from transformers import AutoModel
+    model = AutoModel.from_pretrained("t5-small")
+    model(**batch).last_hidden_state.sum().backward()
+    """)
+    assert [info.id for _, info in trained_checkpoints(lone)] == ["t5-small"]  # one checkpoint: no optimizer need be seen

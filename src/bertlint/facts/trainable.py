@@ -18,6 +18,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint import knowledge
+from bertlint.facts.abstract import Instance
 from bertlint.facts.attribute_stops import missing_attribute
 from bertlint.facts.brain.tensors import own_tensors
 from bertlint.facts.brain.transformers import PART
@@ -247,19 +248,27 @@ def freezes_parameters(facts: Facts) -> bool:
 
 
 def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
-    """The one known checkpoint the script trains; None when there are several different ones or none. A model the file
-    never trains (`untrained_models`: frozen whole, or run only under `no_grad`) does not count, nor does the
-    encoder-only class of an encoder-decoder checkpoint (its size is not the checkpoint's), nor a load that never runs (reach NEVER: in a
-    script, a helper nothing calls, `def load_model(): ... from_pretrained("roberta-large")` left beside the
-    `load_local_model(path)` that the run does call; a module of definitions keeps its functions, an importer may call them)."""
+    """The one known checkpoint the script trains (`trained_models`); None when there are several different ones or none."""
+    found = trained_models(facts)
+    return found[0] if found and len({info.id for _, info in found}) == 1 else None
+
+
+def trained_models(facts: Facts) -> list[tuple[ModelLoad, knowledge.ModelInfo]]:
+    """Each load of a known checkpoint that the script may train, in the file's order: one of them is what trains
+    (`if args.model_type == "bert": ... elif ...: ...` picks one by a command-line value), or each in turn (a notebook's
+    cells training one model after another). A model the file never trains (`untrained_models`: frozen whole, or run
+    only under `no_grad`) does not count, nor does the encoder-only class of an encoder-decoder checkpoint (its size is
+    not the checkpoint's), nor a load that never runs (reach NEVER: in a script, a helper nothing calls,
+    `def load_model(): ... from_pretrained("roberta-large")` left beside the `load_local_model(path)` that the run does
+    call; a module of definitions keeps its functions, an importer may call them). Empty where nothing trains."""
     if facts.trainers and not (facts.backward_calls or facts.fit_calls) and not any(
         t.arg(0, "model") is not None or "model_init" in t.kwargs or t.has_double_star for t in facts.trainers
     ):
-        return None  # `Trainer(args=...)` without a model raises at construction: nothing is trained
+        return []  # `Trainer(args=...)` without a model raises at construction: nothing is trained
     if facts.backward_calls and not (facts.trainers or facts.fit_calls) and (optimizers := _torch_optimizers(facts)) and not any(
         trains_pretrained(facts, optimizer) for optimizer in optimizers
     ):
-        return None  # every optimizer of the hand loop updates tensors the file made (a gradient-inversion attack's dummy inputs): no weights train
+        return []  # every optimizer of the hand loop updates tensors the file made (a gradient-inversion attack's dummy inputs): no weights train
     found = []
     untrained = untrained_models(facts)
     for load in facts.model_loads:
@@ -268,9 +277,20 @@ def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
         info = facts.checkpoint_info(load)
         if info is not None and not (info.architecture == "seq2seq" and load.class_name.endswith("EncoderModel")):
             found.append((load, info))  # `T5EncoderModel` of a seq2seq checkpoint holds the encoder alone: the table's counts are not its own
-    if not found or len({info.id for _, info in found}) != 1:
-        return None
-    return found[0]
+    return found
+
+
+def trained_checkpoints(facts: Facts) -> list[tuple[ModelLoad, knowledge.ModelInfo]]:
+    """Each checkpoint the run may train (`trained_models`) by its first load, in the file's order; where there are
+    several, those whose model a torch optimizer (`optimised_models`) or a Trainer (`trainer_models`) is seen to get, where
+    the file shows any (a model loaded only to score or write examples is not what trains)."""
+    runs: dict[str, tuple[ModelLoad, knowledge.ModelInfo]] = {}
+    for load, info in trained_models(facts):
+        runs.setdefault(info.id, (load, info))
+    if len(runs) > 1:
+        shown = optimised_models(facts) | (trainer_models(facts) or frozenset())
+        return [run for run in runs.values() if id(run[0].call) in shown] or list(runs.values())
+    return list(runs.values())
 
 
 # The transformers Trainers whose `compute_loss` takes the loss the model returns (a user subclass may compute its own;
@@ -364,10 +384,14 @@ def _mapping_call(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: i
 
 def _dataset_chain(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None) -> list[Call]:
     """The calls that made the dataset `expr` holds, last first: through names, split subscripts and `.map`/`.filter`/
-    `.shuffle`/`.select` receivers, down to the call that built it (`Dataset.from_dict(...)`, `load_dataset(...)`)."""
+    `.shuffle`/`.select` receivers, down to the call that built it (`Dataset.from_dict(...)`, `load_dataset(...)`); a
+    split of a `DatasetDict({"train": ..., ...})` the file builds is the dataset it is given for that key."""
     chain: list[Call] = []
+    split = None  # the key of the split subscript last taken (`tokenized["train"]`)
     for _ in range(8):
         while isinstance(expr, cst.Subscript):
+            key = expr.slice[0].slice if len(expr.slice) == 1 else None
+            split = facts.value(key.value, scope, order=order, cli=False) if isinstance(key, cst.Index) else None
             expr = expr.value
         if isinstance(expr, cst.Name):
             found = facts.latest_definition(expr, scope, order)
@@ -378,11 +402,29 @@ def _dataset_chain(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: 
         call = facts.call_of(expr) if isinstance(expr, cst.Call) else None
         if call is None:
             return chain
+        given = _split_given(facts, call, split)
+        if given is not None:
+            expr, scope, order = given, call.scope, call.order
+            continue
         chain.append(call)
         if call.method not in _DATASET_STEPS or call.receiver is None:
             return chain
         expr, order = call.receiver, call.order
     return chain
+
+
+def _split_given(facts: Facts, call: Call, split: Any) -> cst.BaseExpression | None:
+    """The dataset a `datasets.DatasetDict({...})` call is given for the key `split`, where its argument is a dict display
+    (or a name one plain assignment binds to one) with that constant key; None otherwise."""
+    if call.qualname != "datasets.DatasetDict" or not isinstance(split, str) or len(call.positional) != 1:
+        return None
+    display = call.positional[0].value
+    bound = facts.definition(display, call.scope, call.order) if isinstance(display, cst.Name) else None
+    display = bound.value if bound is not None else display
+    if not isinstance(display, cst.Dict) or not all(isinstance(e, cst.DictElement) for e in display.elements):
+        return None
+    given = [e.value for e in display.elements if facts.value(e.key, call.scope, order=call.order, cli=False) == split]
+    return given[-1] if given else None
 
 
 _DATASET_STEPS = frozenset({"map", "filter", "shuffle", "select", "train_test_split", "with_format", "remove_columns", "rename_column"})
@@ -409,6 +451,8 @@ def _examples_at_most(facts: Facts, made: Call) -> int | None:
     q = made.qualname or ""
     if made.short in ("from_dict", "from_list") and q.startswith("datasets.") and made.positional:
         return _display_length(facts, made)
+    if made.short == "from_pandas" and q.startswith("datasets.") and made.positional:
+        return _frame_length(facts, made)
     if made.method == "select" and made.positional:
         return _range_stop(facts, made.positional[0].value, made)
     if made.short == "load_dataset" and q.startswith("datasets"):
@@ -431,6 +475,21 @@ def _display_length(facts: Facts, made: Call) -> int | None:
     if not columns or not all(isinstance(c, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement) for e in c.elements) for c in columns):
         return None
     return max(len(c.elements) for c in columns)
+
+
+def _frame_length(facts: Facts, made: Call) -> int | None:
+    """The rows of the DataFrame a `Dataset.from_pandas(df)` is given, where `df` certainly holds what
+    `pd.DataFrame(records)` made of constant records (a list of row dicts, or a dict of column lists) and nothing since."""
+    table = facts.evaluate(made.positional[0].value, made.scope, made.order)
+    frame = table.call if isinstance(table, Instance) and table.kind == "table" else None
+    if frame is None or frame.qualname != "pandas.DataFrame" or len(frame.positional) != 1 or frame.kwargs.keys() - {"columns"}:
+        return None
+    records = facts.value(frame.positional[0].value, frame.scope, order=frame.order, cli=False)
+    if isinstance(records, (list, tuple)):
+        return len(records)
+    if isinstance(records, dict) and records and all(isinstance(column, (list, tuple)) for column in records.values()):
+        return max(len(column) for column in records.values())
+    return None
 
 
 def _range_stop(facts: Facts, expr: cst.BaseExpression, at: Call) -> int | None:
@@ -497,9 +556,12 @@ def _handed_a_model(facts: Facts, value: cst.BaseExpression | None) -> bool:
 
 def held_models(facts: Facts, module_call: Call) -> list[int]:
     """The pretrained models (by the call that loaded them) an instance of the file's own torch module holds: handed to
-    its constructor (`BERT_Arch(bert)`), or loaded in its class body (`self.bert = BertModel.from_pretrained(...)`)."""
-    held = [id(found.call) for arg in module_call.node.args
-            if (found := facts.kind(arg.value, module_call.scope, module_call.order)) is not None and found.kind == "model" and found.call is not None]
+    its constructor (`BERT_Arch(bert)`; each model a name bound on several branches may hold, `if args.model_type ==
+    "bert": encoder = BertModel.from_pretrained(...)` `elif ...`), or loaded in its class body (`self.bert =
+    BertModel.from_pretrained(...)`)."""
+    held = [id(member.call) for arg in module_call.node.args
+            if (found := facts.kind(arg.value, module_call.scope, module_call.order)) is not None and found.kind == "model"
+            for member in found.joined or (found,) if member.call is not None]
     cls = facts.classes.get((module_call.qualname or "").rsplit(".", 1)[-1])
     if cls is not None:
         held += [id(load.call) for load in facts.model_loads if enclosing_class(load.call.scope) is cls.scope]

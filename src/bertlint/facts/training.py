@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,7 +11,7 @@ import libcst as cst
 
 from bertlint import knowledge
 from bertlint.facts.brain import tensors
-from bertlint.facts.brain.steps import LIGHTNING_PRECISION, LIGHTNING_PRECISION_DEFAULT, LIGHTNING_PRECISION_OVERRIDES
+from bertlint.facts.brain.steps import LIGHTNING_PRECISION, LIGHTNING_PRECISION_DEFAULT, LIGHTNING_PRECISION_OVERRIDES, lightning_spellings
 from bertlint.facts.names import ENCODE_METHODS, same_symbol
 from bertlint.facts.brain.tables import EXAMPLE_FUNCTIONS
 from bertlint.facts.functions import Target, callee, hands
@@ -210,6 +211,16 @@ def lightning_precision(facts: Facts, trainer: Call) -> bool | None:
         return None
     value = facts.kw_value(trainer, "precision", cli=False, default=LIGHTNING_PRECISION_DEFAULT)
     return LIGHTNING_PRECISION.get(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+
+
+def lightning_spelling(facts: Facts) -> tuple[tuple[int, ...], str | None, str] | None:
+    """(the release, its bf16 spelling or None, its fp16 spelling) of mixed precision in `Trainer(precision=...)` for the
+    target release of the library (`pytorch_lightning`: the pytorch-lightning package; `lightning`) whose `Trainer` the
+    file builds (`brain.steps.lightning_spellings`), where every Lightning Trainer of the file is of one library and its
+    release is known; else None."""
+    tops = {(call.qualname or "").split(".", 1)[0] for call in facts.lightning_trainers}
+    release = dict(facts.runtime.releases).get(tops.pop().replace("_", "-")) if len(tops) == 1 else None
+    return None if release is None else (release, *lightning_spellings(release))
 
 
 def mixed_precision(facts: Facts, version: tuple[int, ...], trained: ModelLoad | None = None) -> bool | None:
@@ -570,6 +581,21 @@ def runs_on_mps(facts: Facts) -> bool:
     if "mps" not in facts.source or "cuda" in facts.source:
         return False
     return any(isinstance(node, cst.SimpleString) and literal(node) == "mps" for node in walk(facts.module))
+
+
+# Words that name, pick or hand over a device (`.cuda()`, `.to(device)`, `device_map=`, `torch.set_default_device`, "gpu"),
+# or a wrapper or launcher that places the model itself (accelerate, DeepSpeed, Lightning Fabric, XLA, MPS, TPU).
+_DEVICE_WORDS = re.compile(r"(?<![a-z])(?:cuda|device|gpu|accelerat|deepspeed|fabric|xla|mps|tpu)", re.IGNORECASE)  # not inside a word ("output")
+
+
+def runs_on_cpu(facts: Facts) -> bool:
+    """Does the file train only by hand loops (`loss.backward()`: no transformers Trainer, Lightning Trainer or keras `fit`,
+    which place the model on an accelerator themselves) and never name a device (`_DEVICE_WORDS`), nor move anything
+    with `.to(...)` other than to a torch dtype (`.to(0)`, `.to(cfg.dev)`)? PyTorch then keeps every tensor on the CPU,
+    where CUDA's mixed precision switches are not what it runs on."""
+    if not facts.backward_calls or facts.trainers or facts.fit_calls or facts.lightning_trainers or _DEVICE_WORDS.search(facts.source):
+        return False
+    return not any(c.method == "to" and not all((facts.qualname(a.value, c.scope) or "").startswith("torch.") for a in c.node.args) for c in facts.calls)
 
 
 def asks_for_tpu(facts: Facts) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 
 from bertlint import knowledge, versions
-from bertlint.facts import asks_for_tpu, fails_before_a_step, freezes_parameters, mixed_precision, run_anchor, runs_on_mps, trained_model, trains_on_a_handful, uses_peft
+from bertlint.facts import asks_for_tpu, fails_before_a_step, freezes_parameters, lightning_spelling, mixed_precision, run_anchor, runs_on_cpu, runs_on_mps, trained_checkpoints, trains_on_a_handful, uses_peft
 from bertlint.rules import Context, Rule
 
 LARGE = 300_000_000
@@ -20,18 +20,18 @@ class LargeModelWithoutMixedPrecision(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        known = trained_model(facts)
-        if known is None or not facts.is_training or fails_before_a_step(facts) or trains_on_a_handful(facts) or uses_peft(facts) or freezes_parameters(facts) or asks_for_tpu(facts) or runs_on_mps(facts):
-            return  # a part frozen: what trains (a head?) is not the model; on Apple MPS the CUDA switches of the help do not apply; on a TPU, XLA already multiplies fp32 in bf16 and none of the GPU switches of the help apply
-        load, info = known
-        if info.params < LARGE or mixed_precision(facts, ctx.version, load) is not False or _class_removed(load.class_name, ctx.version):
-            return  # a TF/Flax class the target no longer ships: the load raises (BL606) and nothing trains
+        runs = trained_checkpoints(facts)
+        if not runs or not facts.is_training or fails_before_a_step(facts) or trains_on_a_handful(facts) or uses_peft(facts) or freezes_parameters(facts) or asks_for_tpu(facts) or runs_on_mps(facts) or runs_on_cpu(facts):
+            return  # a part frozen: what trains (a head?) is not the model; on the CPU or Apple MPS the CUDA switches of the help do not apply; on a TPU, XLA already multiplies fp32 in bf16 and none of the GPU switches of the help apply
+        if any(info.params < LARGE or mixed_precision(facts, ctx.version, load) is not False or _class_removed(load.class_name, ctx.version) for load, info in runs):
+            return  # several checkpoints (one picked by a command-line value, or each trained in turn): every one large and in fp32, or no finding; a TF/Flax class the target no longer ships: the load raises (BL606) and nothing trains
+        load, info = runs[0]
         t5 = knowledge.t5_overflows_fp16(checkpoint=info.id, class_name=load.class_name, info=info)  # fp16 overflows there (BL306): bf16 only
         ctx.report(
-            run_anchor(facts, ("training_args", "trainer", "fit", "lightning", "load")),
+            run_anchor(facts, ("training_args", "trainer", "fit", "lightning")) or load.call.node,  # a hand loop's: the load of the model named
             f"`{info.id}` has {info.params / 1e6:.0f}M parameters and is trained in fp32: twice the activation memory and several times slower than "
             f"{'bf16' if t5 else 'bf16/fp16'} mixed precision",
-            help=_help(t5, lightning=bool(facts.lightning_trainers) and not (facts.training_args or facts.trainers),
+            help=_help(t5, lightning=bool(facts.lightning_trainers) and not (facts.training_args or facts.trainers), spelling=lightning_spelling(facts),
                        keras=bool(facts.fit_calls) and not (facts.training_args or facts.trainers or facts.backward_calls or facts.lightning_trainers)),
         )
 
@@ -42,12 +42,27 @@ def _class_removed(class_name: str, version: tuple[int, ...]) -> bool:
     return any(fnmatch.fnmatchcase(short, pattern) for pattern in versions.removed_at("tensorflow", version))
 
 
-def _help(t5: bool, lightning: bool, keras: bool) -> str | None:
+def _help(t5: bool, lightning: bool, keras: bool, spelling: tuple[tuple[int, ...], str | None, str] | None = None) -> str | None:
     if lightning:
-        return LIGHTNING_T5_HELP if t5 else LIGHTNING_HELP
+        return _lightning_help(t5, spelling)
     if keras:
         return KERAS_T5_HELP if t5 else KERAS_HELP
     return T5_HELP if t5 else None
+
+
+def _lightning_help(t5: bool, spelling: tuple[tuple[int, ...], str | None, str] | None) -> str:
+    """Lightning's own switch as the target release spells it (`lightning_spelling`); both spellings where it is not known."""
+    if spelling is None:
+        return LIGHTNING_T5_HELP if t5 else LIGHTNING_HELP
+    release, bf16, fp16 = spelling
+    which = f"Lightning {release[0]}.x's" if release < (2, 0) else "Lightning's"
+    bare = fp16.strip('"')  # "16-mixed" as said in prose
+    if t5:
+        return f"train in bf16 mixed precision with {which} `Trainer(precision={bf16})` (Ampere or newer); not {bare}, whose range T5's activations overflow" \
+            if bf16 else T5_HELP
+    if bf16 is None:
+        return f"train in mixed precision with {which} `Trainer(precision={fp16})`"
+    return f"train in mixed precision with {which} `Trainer(precision={bf16})` (Ampere or newer) or `precision={fp16}`"
 
 
 T5_HELP = "train in bf16 mixed precision: `bf16=True` in TrainingArguments or `torch.autocast(\"cuda\", dtype=torch.bfloat16)` (Ampere or newer); not fp16, whose range T5's activations overflow"

@@ -51,6 +51,18 @@ LIGHTNING_PRECISION = {
     "transformer-engine": True, "transformer-engine-float16": True, 32: False, "32": False, "32-true": False,
 }
 LIGHTNING_PRECISION_DEFAULT = 32
+# How each release spells mixed precision in `Trainer(precision=...)`, newest first: (from release, bf16, fp16); None where the
+# release has no bf16. 2.0.0 lightning_fabric/plugins/precision/precision.py `_PRECISION_INPUT_STR` "16-mixed"/"bf16-mixed" (the
+# default "32-true"; 16 and "bf16" are still taken as aliases); 1.5.0 to 1.9.5 trainer/connectors/accelerator_connector.py
+# `precision in (16, "bf16")` (the default 32; "16-mixed" is refused there); 1.4.9 `select_precision_plugin`: 16 alone.
+LIGHTNING_MIXED_SPELLINGS = (((2, 0), '"bf16-mixed"', '"16-mixed"'), ((1, 5), '"bf16"', "16"), ((0,), None, "16"))
+
+
+def lightning_spellings(release: tuple[int, ...]) -> tuple[str | None, str]:
+    """(bf16, fp16): how the Lightning `release` spells mixed precision in `Trainer(precision=...)`."""
+    return next((bf16, fp16) for since, bf16, fp16 in LIGHTNING_MIXED_SPELLINGS if release >= since)
+
+
 LIGHTNING_PRECISION_OVERRIDES = ("plugins",)  # a precision plugin handed in decides instead
 # step -> (the module's and datamodule's loader hook, the trainer calls that run it: (method, position, keywords))
 LIGHTNING_STEPS = {
