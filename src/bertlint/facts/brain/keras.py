@@ -16,12 +16,14 @@ one feed is, or when no feed is found.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import libcst as cst
 
 from bertlint.facts.abstract import Binding, Pack, Record, agree
-from bertlint.facts.nodes import UNKNOWN, Call, literal
+from bertlint.facts.functions import enclosing_class
+from bertlint.facts.names import is_model_class
+from bertlint.facts.nodes import UNKNOWN, Call, Scope, literal
 
 ROOTS = ("tensorflow.keras.", "keras.", "tf_keras.")
 # the methods of a keras model that run its graph on `x` (their first argument)
@@ -54,17 +56,14 @@ def _placeholder(values, expr: cst.BaseExpression, scope, order: int | None) -> 
 
 def fed(values, placeholder: Call) -> Any:
     """What the `Input(...)` call `placeholder` holds when its graph runs: its part of what each model built on it
-    (`Model(inputs=...)`) is given to `fit`/`predict`/`evaluate`, joined; UNKNOWN where none is found."""
+    (`Model(inputs=...)`) is given, joined; UNKNOWN where none is found."""
     found = []
-    for model in values.calls:
-        if model.short != "Model" or not _keras(model.qualname, "Model"):
-            continue
-        inputs = model.arg(0, "inputs")
+    name = values.kw_value(placeholder, "name", cli=False, default=None)
+    for model in values.calls_by_short.get("Model", ()):
+        inputs = model.arg(0, "inputs") if _keras(model.qualname, "Model") else None
         where = _position(values, inputs.value, model, placeholder) if inputs is not None else None
-        if where is None:
-            continue
-        name = values.kw_value(placeholder, "name", cli=False, default=None)
-        found += [_part(values, x, where, name) for x in _given(values, model)]
+        if where is not None:
+            found += [_part(values, x, where, name) for x in _given(values, lambda made: made.kind == "keras_model" and made.call is model)]
     return agree(found) if found else UNKNOWN
 
 
@@ -87,24 +86,72 @@ def _position(values, inputs: cst.BaseExpression, model: Call, placeholder: Call
     return None
 
 
-def _given(values, model: Call) -> list:
-    """The `x` of every run of the model `model` builds (a `fit`/`predict`/`evaluate` of it): the elements' first
-    parts where `x` is a tf.data dataset."""
+def _given(values, model: Callable[[Binding], bool]) -> list:
+    """The `x` of every run of a model (`model` tells its objects): a `fit`/`predict`/`evaluate` of it, or a call
+    (`Model.__call__(inputs)`); a tf.data dataset's elements' first parts (`unpack_x_y_sample_weight`)."""
     given = []
-    for method in RUNS:
-        for run in values.calls_by_short.get(method, ()):
-            if run.method != method:
-                continue
-            made = values.kind(run.receiver, run.scope, run.order)
-            if made is None or made.kind != "keras_model" or not any(m.call is model for m in made.joined or (made,)):
-                continue
-            x = values.given(run, 0, "x")
-            value = values.evaluate(x, run.scope, run.order) if isinstance(x, cst.BaseExpression) else UNKNOWN
-            if isinstance(value, Binding) and value.kind == "tf_dataset":
-                element = values.elements_of(value)
-                value = element.items[0] if isinstance(element, Pack) and 1 <= len(element.items) <= 3 else element
-            given.append(value)
+    for run in values.calls:
+        if run.method in RUNS:
+            made, x = values.kind(run.receiver, run.scope, run.order), values.given(run, 0, "x")
+        elif run.method is None or run.method == "__call__":
+            made, x = values.kind(run.node.func if run.method is None else run.receiver, run.scope, run.order), values.given(run, 0, "inputs")
+        else:
+            continue
+        if made is None or not any(model(m) for m in made.joined or (made,)):
+            continue
+        value = values.evaluate(x, run.scope, run.order) if isinstance(x, cst.BaseExpression) else UNKNOWN
+        if isinstance(value, Binding) and value.kind == "tf_dataset" and run.method in RUNS:
+            element = values.elements_of(value)
+            value = element.items[0] if isinstance(element, Pack) and 1 <= len(element.items) <= 3 else element
+        given.append(value)
     return given
+
+
+def parameter(ev, owner: Scope, name: str) -> Any:
+    """The parameters of a keras model's `call(self, inputs, training=None, **kwargs)`, a method of the file's subclass
+    of a keras `Model` or of a transformers TF model: `inputs` is what each run of an instance is given (`_given`);
+    `**kwargs` passes nothing where `training` is a parameter of its own (keras 2.15 engine/base_layer.py `__call__`
+    passes `training=` and, where an input carries a keras mask, `mask=`, and nothing else; fed arrays carry none)."""
+    made = _model_class(ev.f, owner)
+    if made is None:
+        return None
+    fn = owner.node
+    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    if params[1:2] == [name]:
+        found = _given(ev.f, lambda model: model.call is not None and _made_by(model.call) == made)
+        return agree(found) if found else UNKNOWN
+    star = fn.params.star_kwarg
+    return {} if star is not None and star.name.value == name and "training" in params else None
+
+
+def keras_feed(values, expr: cst.BaseExpression, scope: Scope, order: int | None) -> str | None:
+    """How keras feeds `expr` a model's data: "input" (an `Input(...)` placeholder of a functional model), "call" (the
+    `inputs` parameter of a keras model's `call`, `parameter`, that its body does not rebind), else None."""
+    if _placeholder(values, expr, scope, order) is not None:
+        return "input"
+    if not isinstance(expr, cst.Name):
+        return None
+    owner, events = values.binding_events(expr.value, scope, order)
+    if owner is None or _model_class(values, owner) is None or any(e.op != "param" for e in events):
+        return None
+    params = [p.name.value for p in (*owner.node.params.posonly_params, *owner.node.params.params)]
+    return "call" if params[1:2] == [expr.value] else None
+
+
+def _model_class(values, owner: Scope) -> str | None:
+    """The qualified name of the file's class whose keras `call` method `owner` is: a subclass of a keras `Model` or
+    of a transformers TF model class; else None."""
+    fn, cls = owner.node, enclosing_class(owner.parent)
+    if not isinstance(fn, cst.FunctionDef) or fn.name.value != "call" or fn.decorators or cls is None or owner.parent is not cls:
+        return None
+    qualname = f"<local>.{cls.name}"
+    bases = values.class_bases(qualname)
+    return qualname if any(_keras(b, "Model") or b.rsplit(".", 1)[-1].startswith("TF") and is_model_class(b) for b in bases) else None
+
+
+def _made_by(call: Call) -> str | None:
+    """The class whose instance a call makes: `C(...)`, `C.from_pretrained(...)`."""
+    return (call.qualname or "").rsplit(".", 1)[0] if call.method == "from_pretrained" else call.qualname
 
 
 def _part(values, x: Any, where: tuple, name: Any) -> Any:
