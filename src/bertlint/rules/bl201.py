@@ -94,8 +94,8 @@ class MissingAttentionMask(Rule):
 
 # The fix where keras feeds the ids: the tokenizer's `attention_mask` fed beside them (no one edit makes it).
 KERAS_HELP = {
-    "input": "add a second `Input` for the mask (same shape, int32), pass it as `attention_mask=`, list both in "
-             "`Model(inputs=[...])`, and feed the model the tokenizer's `input_ids` and `attention_mask` both",
+    "input": "pass the mask as `attention_mask=` from an `Input` of its own (the ids' shape, int32) that "
+             "`Model(inputs=[...])` lists beside the ids, and feed the model the tokenizer's `input_ids` and `attention_mask` both",
     "call": "feed the model the tokenizer's `input_ids` and `attention_mask` both (a dict of the two, or a list), and "
             "in `call` pass the mask to the transformer as `attention_mask=`",
 }
