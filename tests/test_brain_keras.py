@@ -136,3 +136,17 @@ def test_tf_main_layers_are_bidirectional_models_that_transformers_5_removed():
     assert versions.symbol_removed("tensorflow", "transformers.TFBertMainLayer", (5, 0, 0))
     assert not versions.symbol_removed("tensorflow", "transformers.TFBertMainLayer", (4, 57))
     assert not versions.symbol_removed("tensorflow", "transformers.BertModel", (5, 0, 0))
+
+
+def test_a_functional_model_may_train_the_transformer_its_graph_runs():
+    from bertlint.facts import keras_trains_pretrained
+
+    facts = facts_of(HEAD + """
+ids_in = Input(shape=(8,), dtype=tf.int32)
+model = Model(inputs=ids_in, outputs=Dense(1)(bert(ids_in)[0][:, 0]))
+model.compile(tf.keras.optimizers.Adam(), loss="mse")
+stack = tf.keras.Sequential([Dense(4), Dense(1)])
+stack.compile(tf.keras.optimizers.SGD(), loss="mse")
+""")
+    adam, sgd = (next(c for c in facts.calls if c.short == name) for name in ("Adam", "SGD"))
+    assert keras_trains_pretrained(facts, adam) and not keras_trains_pretrained(facts, sgd)
