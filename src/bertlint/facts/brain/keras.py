@@ -6,9 +6,12 @@ builds a graph whose inputs are those placeholders: a single one, a list (fed a 
 or a dict (fed a dict, by key). `Model.fit(x, y=None, ...)`, `predict(x, ...)`, `evaluate(x, y=None, ...)` and their
 `*_on_batch` forms run the graph with each placeholder given its part of `x`; where `x` is a `tf.data.Dataset`, each
 element is unpacked as `(x, y, sample_weight)` when it is a tuple, else is `x` itself (keras 2.15
-engine/data_adapter.py `unpack_x_y_sample_weight`; keras 3 trainers/data_adapters/data_adapter_utils.py, same rule).
-A dict `x` given to a model whose inputs are a list is matched by each `Input`'s `name=`
-(keras 2.15 engine/functional.py `_flatten_to_reference_inputs`).
+engine/data_adapter.py:1821 `unpack_x_y_sample_weight`; keras 3.6 trainers/data_adapters/data_adapter_utils.py, same
+rule). A dict `x` given to a model whose inputs are a list is matched by each `Input`'s `name=` (its layer's name:
+keras 2.15 engine/functional.py:690 `_flatten_to_reference_inputs`). Calling the model (`model(x)`) runs the graph on
+`x` too. A subclassed model's `call(self, inputs, training=None, **kwargs)` gets what its runs are given the same
+way; keras puts nothing in `**kwargs` but `training` (where the signature does not name it) and `mask` where an input
+carries a keras mask (keras 2.15 engine/base_layer.py:2909 `_get_input_masks`: none for fed arrays).
 
 So the value of an `Input(...)` is what every model built on it is fed there, joined (`abstract.agree`): unknown when
 one feed is, or when no feed is found.
@@ -41,11 +44,6 @@ def call(ev, call) -> Any:
     if _keras(call.qualname, "Input"):
         return fed(ev.f, call)
     return None
-
-
-def is_input(values, expr: cst.BaseExpression, scope, order: int | None) -> bool:
-    """`expr` is a keras `Input(...)` placeholder (the call, or a name bound to it)."""
-    return _placeholder(values, expr, scope, order) is not None
 
 
 def _placeholder(values, expr: cst.BaseExpression, scope, order: int | None) -> Call | None:
@@ -110,8 +108,7 @@ def _given(values, model: Callable[[Binding], bool]) -> list:
 def parameter(ev, owner: Scope, name: str) -> Any:
     """The parameters of a keras model's `call(self, inputs, training=None, **kwargs)`, a method of the file's subclass
     of a keras `Model` or of a transformers TF model: `inputs` is what each run of an instance is given (`_given`);
-    `**kwargs` passes nothing where `training` is a parameter of its own (keras 2.15 engine/base_layer.py `__call__`
-    passes `training=` and, where an input carries a keras mask, `mask=`, and nothing else; fed arrays carry none)."""
+    `**kwargs` passes nothing where `training` is a parameter of its own (the module's sources)."""
     made = _model_class(ev.f, owner)
     if made is None:
         return None
