@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import libcst as cst
 
-from bertlint.facts.abstract import Binding, Pack, Record, agree
+from bertlint.facts.abstract import Binding, Instance, Pack, Record, agree
 from bertlint.facts.functions import enclosing_class
 from bertlint.facts.names import is_model_class
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, literal
@@ -84,18 +84,20 @@ def _position(values, inputs: cst.BaseExpression, model: Call, placeholder: Call
     return None
 
 
-def _given(values, model: Callable[[Binding], bool]) -> list:
-    """The `x` of every run of a model (`model` tells its objects): a `fit`/`predict`/`evaluate` of it, or a call
-    (`Model.__call__(inputs)`); a tf.data dataset's elements' first parts (`unpack_x_y_sample_weight`)."""
+def _given(values, model: Callable[[Binding | Instance], bool]) -> list:
+    """The `x` of every run of a model (`model` tells its objects: a `Binding`, or an `Instance` of the file's class):
+    a `fit`/`predict`/`evaluate` of it, or a call (`Model.__call__(inputs)`); a tf.data dataset's elements' first parts
+    (`unpack_x_y_sample_weight`)."""
     given = []
     for run in values.calls:
         if run.method in RUNS:
-            made, x = values.kind(run.receiver, run.scope, run.order), values.given(run, 0, "x")
+            made, x = values.evaluate(run.receiver, run.scope, run.order), values.given(run, 0, "x")
         elif run.method is None or run.method == "__call__":
-            made, x = values.kind(run.node.func if run.method is None else run.receiver, run.scope, run.order), values.given(run, 0, "inputs")
+            made, x = values.evaluate(run.node.func if run.method is None else run.receiver, run.scope, run.order), values.given(run, 0, "inputs")
         else:
             continue
-        if made is None or not any(model(m) for m in made.joined or (made,)):
+        objects = made.joined or (made,) if isinstance(made, Binding) else (made,) if isinstance(made, Instance) and made.kind == "instance" else ()
+        if not any(model(m) for m in objects):
             continue
         value = values.evaluate(x, run.scope, run.order) if isinstance(x, cst.BaseExpression) else UNKNOWN
         if isinstance(value, Binding) and value.kind == "tf_dataset" and run.method in RUNS:
@@ -115,7 +117,7 @@ def parameter(ev, owner: Scope, name: str) -> Any:
     fn = owner.node
     params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
     if params[1:2] == [name]:
-        found = _given(ev.f, lambda model: model.call is not None and _made_by(model.call) == made)
+        found = _given(ev.f, lambda model: model.call is not None and _made_by(model.call) == made)  # `C(...)`, `C.from_pretrained(...)`
         return agree(found) if found else UNKNOWN
     star = fn.params.star_kwarg
     return {} if star is not None and star.name.value == name and "training" in params else None
