@@ -104,8 +104,7 @@ KERAS_HELP = {
 def _gone(facts: Facts, call: Call, version: tuple[int, ...]) -> bool:
     """The model is one of transformers' TensorFlow classes, which the target no longer has (5.x): the file fails at
     its import, before any forward."""
-    target = call.receiver if call.method in ("forward", "generate") else call.node.func
-    model = facts.kind(target, call.scope, call.order)
+    model = _model_of(facts, call)
     return model is not None and shared(model, lambda m: (load := load_behind(facts, m)) is not None and versions.symbol_removed("tensorflow", load.class_name, version)) is True
 
 
@@ -152,8 +151,13 @@ def _harm(facts: Facts, load: ModelLoad | None, ids: Binding, version: tuple[int
 
 def _load_behind(facts: Facts, call: Call) -> ModelLoad | None:
     """The model load a forward/`generate` call runs on (through `get_peft_model` and `.to()`-like chains)."""
+    return load_behind(facts, _model_of(facts, call))
+
+
+def _model_of(facts: Facts, call: Call) -> Binding | None:
+    """The model a forward/`generate` call runs."""
     target = call.receiver if call.method in ("forward", "generate") else call.node.func
-    return load_behind(facts, facts.kind(target, call.scope, call.order))
+    return facts.kind(target, call.scope, call.order)
 
 
 def _attention(facts: Facts, load: ModelLoad | None) -> str | None:
