@@ -378,7 +378,7 @@ _CLASS_PREFIXES = {
     "GPTJ": "gptj", "OPT": "opt", "Llama": "llama", "Mistral": "mistral", "Mixtral": "mixtral", "Qwen2": "qwen2", "Qwen3": "qwen3",
     "Gemma": "gemma", "Gemma2": "gemma2", "Phi": "phi", "Phi3": "phi3", "Falcon": "falcon",
 }  # fmt: skip
-_CLASS_SUFFIX = Lazy(r"(For[A-Z]\w*|Model|LMHeadModel|DoubleHeadsModel|WithLMHead\w*|PreTrainedModel|Config|Tokenizer(Fast)?)")
+_CLASS_SUFFIX = Lazy(r"(For[A-Z]\w*|Model|LMHeadModel|DoubleHeadsModel|WithLMHead\w*|PreTrainedModel|MainLayer|Config|Tokenizer(Fast)?)")
 
 
 def model_type_from_class_name(class_name: str) -> str | None:

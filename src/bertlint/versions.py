@@ -8,6 +8,7 @@ it; which release a file targets is `target`'s business.
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import json
 import operator
@@ -266,6 +267,13 @@ def removed_at(group: str, version: Version, library: str = "transformers") -> f
     `encode_plus` and `batch_encode_plus` on 5.x)."""
     entries, _ = symbols(group, library)
     return frozenset(e.name for e in entries if e.status(version) == "removed")
+
+
+def symbol_removed(group: str, name: str, version: Version, library: str = "transformers") -> bool:
+    """Whether `version` no longer has the symbol `name` (qualified or not) of a group whose entries may be globs
+    ("tensorflow": `TFBertModel` matches "TF*")."""
+    short = name.rsplit(".", 1)[-1]
+    return any(fnmatch.fnmatchcase(short, pattern) for pattern in removed_at(group, version, library))
 
 
 def lifecycle_text(entry: Lifecycle, status: str, version: Version, version_source: str, library: str = "") -> str:

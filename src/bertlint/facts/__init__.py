@@ -68,6 +68,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "functions": ("forwards_kwargs", "in_class_or_lambda"),
     "inspection": ("INSPECTIONS", "SHAPE_READS", "inspected", "never_fed", "only_inspected", "only_shape_read", "unfed_map_function"),
     "demos": ("shown_example",),
+    "brain.keras": ("keras_feed",),
     "padded": ("fed_alone", "padded_call", "padded_ids", "padding_for_pad_to_max_length"),
     "trainable": ("default_collated", "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "optimised_models", "params_without_rates", "trained_checkpoints", "trained_model", "trained_models", "trainer_models", "trains_on_a_handful", "trains_pretrained", "untrained_models"),
     "texts": ("SPECIAL_TOKENS_ADDED", "longest_text", "token_bound"),

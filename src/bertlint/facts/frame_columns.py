@@ -8,6 +8,7 @@ from typing import Any
 import libcst as cst
 
 from bertlint import knowledge
+from bertlint.facts.abstract import Instance
 from bertlint.facts.file_reads import read_header
 from bertlint.facts.names import LABEL_NAMES
 from bertlint.facts.nodes import Call, dotted, literal
@@ -148,14 +149,15 @@ def without_one_to_one_cast(expr: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def rewritten_columns(facts: Facts) -> frozenset[str]:
-    """Columns the script rewrites in place with other values (`df["quality"] = df["quality"].apply(bin)`,
+    """Columns the script rewrites in place with other values (`df["quality"] = df["quality"].apply(bin)`, or
+    `df.quality = ...`, `_column_set_as_attribute`;
     `df["y"].replace(old, new, inplace=True)`): their counts in the file are not the ones that train. A one-to-one recoding
     of the column keeps its counts: a label encoder (`LabelEncoder().fit_transform(df["y"])`), `.map`/`.replace` with a
     dict literal of distinct literal values, `.astype(...)`, or a copy of another column."""
     rewritten = set()
     for store in facts.stores:
         key = store.key
-        if key is not None and isinstance(store.target, cst.Subscript) and not _recodes(facts, store.value, key, store.scope, store.order):
+        if key is not None and (isinstance(store.target, cst.Subscript) or _column_set_as_attribute(facts, store)) and not _recodes(facts, store.value, key, store.scope, store.order):
             rewritten.add(key)  # and the column it is derived from (`df["label"] = df["stars"].apply(...)`), whose raw counts label_columns would read
             rewritten.update(column for column in [_column_read(facts, store.value, None, None)] if column is not None)
     for call in facts.calls:
@@ -165,6 +167,16 @@ def rewritten_columns(facts: Facts) -> frozenset[str]:
             if isinstance(index, cst.Index) and isinstance(literal(index.value), str):
                 rewritten.add(literal(index.value))
     return frozenset(rewritten)
+
+
+def _column_set_as_attribute(facts: Facts, store) -> bool:
+    """`df.label = ...` on a table, under a name that is no DataFrame attribute: pandas sets the column where one of that
+    name exists (pandas core/generic.py `NDFrame.__setattr__`: `elif name in self._info_axis: self[name] = value`), as
+    `df["label"] = ...` does."""
+    if not isinstance(store.target, cst.Attribute) or store.key.startswith("_") or store.key in knowledge.pandas_frame_attributes():
+        return False
+    owner = facts.evaluate(store.target.value, store.scope, store.order)
+    return isinstance(owner, Instance) and owner.kind == "table"
 
 
 def _one_to_one(facts: Facts, mapping: Any, scope: Any, order: int) -> bool:

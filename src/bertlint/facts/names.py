@@ -12,8 +12,10 @@ import re
 TRANSFORMERS_ROOTS = ("transformers", "peft", "trl", "sentence_transformers")
 # Model classes by their name. transformers 5.24 exports 30 classes named `*Encoder`/`*Decoder` (BertGenerationEncoder
 # and -Decoder, DPRQuestionEncoder, ProphetNetEncoder, ...); all but LXMERT's two are `PreTrainedModel`s (checked with
-# `issubclass(getattr(transformers, name), PreTrainedModel)` over `dir(transformers)`).
-_MODEL_SUFFIX = re.compile(r"(Model|LMHeadModel|For[A-Z]\w*|Transformer|Encoder|Decoder)$")
+# `issubclass(getattr(transformers, name), PreTrainedModel)` over `dir(transformers)`). The TensorFlow base models' body,
+# `TF*MainLayer` (a keras Layer whose `call(input_ids, attention_mask=None, ...)` each `TF*Model` runs: 4.30.2
+# models/bert/modeling_tf_bert.py:709 `TFBertMainLayer`, distilbert:341, roberta:573, xlm_roberta:663), is a model too.
+_MODEL_SUFFIX = re.compile(r"(Model|LMHeadModel|For[A-Z]\w*|Transformer|Encoder|Decoder|^TF\w+MainLayer)$")
 _NOT_MODEL = re.compile(r"(Config|Tokenizer|TokenizerFast|Processor|FeatureExtractor|Trainer|Arguments|Pipeline|Collator|Output|Callback|^Lxmert\w*Encoder$)")
 
 

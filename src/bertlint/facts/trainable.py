@@ -601,8 +601,9 @@ def keras_trains_pretrained(facts: Facts, optimizer: Call) -> bool:
 
 
 def _holds_model(facts: Facts, sequential: Call | None) -> bool:
-    """A keras `Sequential` built with, or later given (`.add`), a layer that may be a transformer model."""
-    if sequential is None:
+    """A keras `Sequential` built with, or later given (`.add`), a layer that may be a transformer model; any other keras
+    model (a functional `Model(inputs, outputs)`, whose layers its arguments do not show) may."""
+    if sequential is None or sequential.short != "Sequential":
         return True
     layers = [(a.value, sequential) for a in sequential.node.args]
     for call in facts.calls:

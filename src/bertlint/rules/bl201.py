@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint import knowledge
-from bertlint.facts import UNKNOWN, Binding, Call, Facts, default_collated, ModelLoad, dotted, eos_pad_in_force, is_model_call, load_behind, padded_ids, padding_of, padding_side, passed_as, shared, shown_example, unreached
+from bertlint import knowledge, versions
+from bertlint.facts import UNKNOWN, Binding, Call, Facts, default_collated, ModelLoad, dotted, eos_pad_in_force, is_model_call, keras_feed, load_behind, padded_ids, padding_of, padding_side, passed_as, shared, shown_example, unreached
 from bertlint.rules import Context, Replacement, Rule
 
 
@@ -27,11 +27,12 @@ class MissingAttentionMask(Rule):
                 continue  # `attention_mask=None` is the forward's default: no mask
             star = next((a for a in call.node.args if a.star == "**"), None)
             ids_arg = star or call.arg(0, "input_ids")
-            if ids_arg is None:
+            if ids_arg is None or _gone(facts, call, ctx.version):
                 continue
-            ids = facts.kind(ids_arg.value, call.scope, call.order)
+            ids_expr = ids_arg.value
+            ids = facts.kind(ids_expr, call.scope, call.order)
             if star is not None and facts.gives(call, "attention_mask") is False and (given := facts.given(call, 0, "input_ids")) not in (None, UNKNOWN):
-                ids = facts.kind(given, call.scope, call.order)  # `model(**batch)`: a batch of known keys, none the mask
+                ids_expr, ids = given, facts.kind(given, call.scope, call.order)  # `model(**batch)`: a batch of known keys, none the mask
             elif star is not None:
                 # `model(**enc)` carries the mask, unless the tokenizer was told not to make one.
                 if ids is None or ids.kind != "encoding" or shared(ids, lambda enc: padding_of(facts, enc.call).return_attention_mask) is not False:
@@ -45,6 +46,16 @@ class MissingAttentionMask(Rule):
                 continue
             effect, severity = harm
             source = ids.parent.call if ids.parent is not None else None
+            feed = keras_feed(facts, ids_expr, call.scope, call.order)
+            if feed is not None:  # a keras graph's input: the mask is a second input the model is fed
+                ctx.report(
+                    next((a for a in call.node.args if a.value is ids_expr), ids_arg),
+                    f"padded `input_ids` ({why}) reach the model without `attention_mask` through the keras "
+                    f"{'`Input`' if feed == 'input' else 'model'} they are fed to: {effect}",
+                    help=KERAS_HELP[feed],
+                    severity=severity,
+                )
+                continue
             if source is not None and padding_of(facts, source).return_attention_mask is False:
                 ctx.report(
                     ids_arg,
@@ -79,6 +90,22 @@ class MissingAttentionMask(Rule):
                            f"padded `input_ids` ({why}) reach the model without `attention_mask`: the Trainer's default collator stacks "
                            f"the dataset's items, which hold only {keys}; {harm[0]}",
                            help="put the tokenizer's `attention_mask` in each item beside the ids", severity=harm[1])
+
+
+# The fix where keras feeds the ids: the tokenizer's `attention_mask` fed beside them (no one edit makes it).
+KERAS_HELP = {
+    "input": "pass the mask as `attention_mask=` from an `Input` of its own (the ids' shape, int32) that "
+             "`Model(inputs=[...])` lists beside the ids, and feed the model the tokenizer's `input_ids` and `attention_mask` both",
+    "call": "feed the model the tokenizer's `input_ids` and `attention_mask` both (a dict of the two, or a list), and "
+            "in `call` pass the mask to the transformer as `attention_mask=`",
+}
+
+
+def _gone(facts: Facts, call: Call, version: tuple[int, ...]) -> bool:
+    """The model is one of transformers' TensorFlow classes, which the target no longer has (5.x): the file fails at
+    its import, before any forward."""
+    model = _model_of(facts, call)
+    return model is not None and shared(model, lambda m: (load := load_behind(facts, m)) is not None and versions.symbol_removed("tensorflow", load.class_name, version)) is True
 
 
 def _mask_replacement(call: Call, mask: str) -> Replacement:
@@ -124,8 +151,13 @@ def _harm(facts: Facts, load: ModelLoad | None, ids: Binding, version: tuple[int
 
 def _load_behind(facts: Facts, call: Call) -> ModelLoad | None:
     """The model load a forward/`generate` call runs on (through `get_peft_model` and `.to()`-like chains)."""
+    return load_behind(facts, _model_of(facts, call))
+
+
+def _model_of(facts: Facts, call: Call) -> Binding | None:
+    """The model a forward/`generate` call runs."""
     target = call.receiver if call.method in ("forward", "generate") else call.node.func
-    return load_behind(facts, facts.kind(target, call.scope, call.order))
+    return facts.kind(target, call.scope, call.order)
 
 
 def _attention(facts: Facts, load: ModelLoad | None) -> str | None:

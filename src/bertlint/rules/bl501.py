@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
-
 from bertlint import knowledge, versions
 from bertlint.facts import asks_for_tpu, fails_before_a_step, freezes_parameters, lightning_spelling, mixed_precision, run_anchor, runs_on_cpu, runs_on_mps, trained_checkpoints, trains_on_a_handful, uses_peft
 from bertlint.rules import Context, Rule
@@ -23,7 +21,7 @@ class LargeModelWithoutMixedPrecision(Rule):
         runs = trained_checkpoints(facts)
         if not runs or not facts.is_training or fails_before_a_step(facts) or trains_on_a_handful(facts) or uses_peft(facts) or freezes_parameters(facts) or asks_for_tpu(facts) or runs_on_mps(facts) or runs_on_cpu(facts):
             return  # a part frozen: what trains (a head?) is not the model; on the CPU or Apple MPS the CUDA switches of the help do not apply; on a TPU, XLA already multiplies fp32 in bf16 and none of the GPU switches of the help apply
-        if any(info.params < LARGE or mixed_precision(facts, ctx.version, load) is not False or _class_removed(load.class_name, ctx.version) for load, info in runs):
+        if any(info.params < LARGE or mixed_precision(facts, ctx.version, load) is not False or versions.symbol_removed("tensorflow", load.class_name, ctx.version) for load, info in runs):
             return  # several checkpoints (one picked by a command-line value, or each trained in turn): every one large and in fp32, or no finding; a TF/Flax class the target no longer ships: the load raises (BL606) and nothing trains
         load, info = runs[0]
         t5 = knowledge.t5_overflows_fp16(checkpoint=info.id, class_name=load.class_name, info=info)  # fp16 overflows there (BL306): bf16 only
@@ -34,12 +32,6 @@ class LargeModelWithoutMixedPrecision(Rule):
             help=_help(t5, lightning=bool(facts.lightning_trainers) and not (facts.training_args or facts.trainers), spelling=lightning_spelling(facts),
                        keras=bool(facts.fit_calls) and not (facts.training_args or facts.trainers or facts.backward_calls or facts.lightning_trainers)),
         )
-
-
-def _class_removed(class_name: str, version: tuple[int, ...]) -> bool:
-    """Whether the model's class is one of transformers' TensorFlow/Flax names (`TFBertModel`, `FlaxT5Model`) that the target removed."""
-    short = class_name.rsplit(".", 1)[-1]  # `ModelLoad.class_name` is qualified: "transformers.TFBertModel"
-    return any(fnmatch.fnmatchcase(short, pattern) for pattern in versions.removed_at("tensorflow", version))
 
 
 def _help(t5: bool, lightning: bool, keras: bool, spelling: tuple[tuple[int, ...], str | None, str] | None = None) -> str | None:

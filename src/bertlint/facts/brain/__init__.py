@@ -26,6 +26,6 @@ A new library API is a row in a table here, never code in the evaluator.
 `BRAINS` is the order they are asked in.
 """
 
-from bertlint.facts.brain import config, data, hparams, steps, tables, tensors, tf_data, transformers, wrappers
+from bertlint.facts.brain import config, data, hparams, keras, steps, tables, tensors, tf_data, transformers, wrappers
 
-BRAINS = (tensors, wrappers, transformers, tf_data, data, tables, config, steps, hparams)
+BRAINS = (tensors, wrappers, transformers, tf_data, keras, data, tables, config, steps, hparams)

@@ -394,7 +394,7 @@ def _estimator(values, call: Call) -> bool:
 
 
 def object_kind(qualname: str) -> str | None:
-    """optimizer | scheduler | accelerator | gradient_tape | keras_model | loss, for a constructor resolved through the imports."""
+    """optimizer | scheduler | accelerator | gradient_tape | loss, for a constructor resolved through the imports."""
     root, last = qualname.split(".", 1)[0], qualname.rsplit(".", 1)[-1]
     if qualname.startswith(TORCH_SCHEDULERS) and last[:1].isupper() or is_transformers_name(qualname) and last.startswith("get_") and "schedule" in last:
         return "scheduler"
@@ -406,8 +406,6 @@ def object_kind(qualname: str) -> str | None:
         return "accelerator"
     if root == "tensorflow" and last == "GradientTape":
         return "gradient_tape"
-    if root in ("tensorflow", "keras", "tf_keras") and last == "Sequential":
-        return "keras_model"  # a stack of keras layers: a transformer only where one is among them
     if qualname.startswith("torch.nn.") and last.endswith("Loss"):
         return "loss"
     return None
