@@ -588,6 +588,47 @@ def test_a_plain_run_imports_only_the_fact_modules_its_rules_ask_for(tmp_path):
     assert not imported & {"pkgutil", "importlib.util"}  # the rule modules are listed from their folder
 
 
+# The dataclasses whose generated `__repr__` and `__eq__` are part of what bertlint hands out (the report's and the
+# settings'): Python 3.11 compiles each generated method at import, one `exec` each (~60 us), so the classes only the
+# lint uses inside (facts, values, the engine's and the runner's records) have neither a repr nor, where they are
+# mutable, field equality (identity, as the facts' classes already had).
+SHOWN_DATACLASSES = {"bertlint.report.Edit", "bertlint.report.Fix", "bertlint.report.Finding", "bertlint.report.Notice", "bertlint.config.Settings"}
+
+
+def test_a_plain_run_generates_no_repr_or_mutable_equality_it_does_not_hand_out(tmp_path):
+    """Every dataclass a plain run defines: a `__repr__` only for the classes of the report and the settings; `__eq__`
+    by fields only for those and the frozen (value) classes, whose equality and hashing are their meaning."""
+    write(tmp_path, "bad.py", BAD)
+    probe = (
+        "import dataclasses, os, sys\n"
+        "end = os._exit\n"
+        "def report(code):\n"
+        "    for module in list(sys.modules.values()):\n"
+        "        if not getattr(module, '__name__', '').startswith('bertlint'):\n"
+        "            continue\n"
+        "        for cls in vars(module).values():\n"
+        "            if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == module.__name__:\n"
+        "                p = cls.__dataclass_params__\n"
+        "                sys.stderr.write(f'CLASS {cls.__module__}.{cls.__qualname__} {p.repr} {p.eq} {p.frozen}\\n')\n"
+        "    sys.stderr.flush()\n"
+        "    end(code)\n"
+        "os._exit = report\n"
+        "sys.argv = ['bertlint', '--isolated', '--no-cache', '--transformers-version', '5.23', 'bad.py']\n"
+        "from bertlint.__main__ import run\n"
+        "run()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1 and "BL101" in result.stdout, result.stdout + result.stderr
+    classes = {parts[1]: [flag == "True" for flag in parts[2:]] for parts in (line.split() for line in result.stderr.splitlines()) if parts[:1] == ["CLASS"]}
+    assert {"bertlint.facts.nodes.Call", "bertlint.rules.Report", "bertlint.runner.Outcome"} | SHOWN_DATACLASSES <= set(classes)
+    for name, (shown_repr, field_eq, frozen) in classes.items():
+        assert shown_repr == (name in SHOWN_DATACLASSES), name
+        if name in SHOWN_DATACLASSES:
+            assert field_eq, name
+        elif not frozen:
+            assert not field_eq, name  # a record the lint fills in: compared by identity
+
+
 def test_a_lint_reads_each_data_file_of_the_package_once(tmp_path):
     """The tables in `bertlint/data` are read on first use and kept: a lint with every rule reads none twice (removed.json
     serves `versions` and `knowledge` from one read)."""

@@ -234,7 +234,7 @@ def _specificity(selector: str) -> int:
     return 0 if selector == "ALL" else len(selector)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class _Layer:
     """One place that selects rules (the config file, then the command line)."""
 

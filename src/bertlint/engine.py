@@ -40,7 +40,7 @@ _NEWLINE = re.compile("\n")
 MAX_SOURCE_CHARS = 2 * 2**20  # libcst needs ~470 bytes of memory per character (2 MiB: 0.95 GiB) and parses ~100 KB/s: a larger file is generated data, not a training script
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Decoded:
     """A file's text as Python decodes it, with what --fix needs to write it back."""
 
@@ -66,7 +66,7 @@ def decode(data: bytes) -> Decoded:
     return Decoded(text, "utf-8" if encoding == "utf-8-sig" else encoding, bom, newline)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Suppression:
     """One suppression comment (`# noqa`, `# bertlint: ignore[...]`) and the codes it has silenced."""
 
@@ -544,7 +544,7 @@ def _positions_and_code(module: cst.Module) -> tuple[dict[cst.CSTNode, CodeRange
     return provider._computed, "".join(state.tokens)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class _StatementLines:
     """Where each top-level statement of a module starts in its source text, from CPython's parse."""
 

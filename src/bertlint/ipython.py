@@ -322,7 +322,7 @@ def escaped_export(source: str) -> str | None:
 EXPORTED_BODIES = frozenset({"time", "prun"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Expansion:
     """A notebook's export with each top-level `get_ipython().run_cell_magic("time", "", BODY)` line replaced by BODY's
     lines (masked), and the way back: `spans` holds per expanded call (its line in the export, the source column of

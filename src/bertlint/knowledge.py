@@ -34,7 +34,7 @@ AMPERE_BUDGET_GIB = 24.0
 # --------------------------------------------------------------------------- checkpoints
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ModelInfo:
     """What data/checkpoints.json knows of a checkpoint: its family, architecture and sizes."""
 
@@ -827,7 +827,7 @@ def _optimizer(name: str) -> tuple[str, bool]:
     return "adamw", "adam" in n
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class MemoryEstimate:
     """Training memory of a model by part, in bytes, and how it was estimated."""
 

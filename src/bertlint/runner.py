@@ -19,7 +19,7 @@ from bertlint.rules import all_codes, preview_codes
 from bertlint.target import Target, Targets
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Outcome:
     """What a run found and met: findings, problems, notices, files fixed and the releases targeted."""
 

@@ -193,7 +193,7 @@ _COMPARE = {"==": operator.eq, "===": operator.eq, "!=": operator.ne, "<=": oper
 # --------------------------------------------------------------------------- what a release accepts
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Lifecycle:
     """One argument or symbol: when it arrived, was deprecated, was removed, and what replaces it."""
 

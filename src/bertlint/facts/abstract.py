@@ -26,7 +26,7 @@ class Abstract:
     __slots__ = ()
 
 
-@dataclass(eq=False)
+@dataclass(repr=False, eq=False)
 class Binding(Abstract):
     """An object the rules care about, and where it came from."""
 
@@ -37,7 +37,7 @@ class Binding(Abstract):
     joined: tuple[Binding, ...] = ()  # a join (`agree`): the objects of this kind it may be, none certain; no call, parent or detail
 
 
-@dataclass(eq=False)
+@dataclass(repr=False, eq=False)
 class Instance(Abstract):
     """An object a library model or the file's own class describes, that no rule asks for by kind: `instance` (of a
     class of the file), `parser` and `namespace` (a command line), `table`, `column`, `hub_dataset`, `texts`, `pad_id` (a
@@ -49,21 +49,21 @@ class Instance(Abstract):
     detail: Any = None  # the ClassDef of an instance; the dataclass of a parsed namespace
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Pack(Abstract):
     """A tuple or list known element by element (at least one element is no constant)."""
 
     items: tuple
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Record(Abstract):
     """A dict display known key by key (at least one value is an object): `{"model": model, "lr": 1e-5}`."""
 
     items: tuple  # (key, value) pairs
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Choice(Abstract):
     """One of a few constants (str, int, float, bool or None), each the value on some path: a parameter's call sites
     that pass different constants (`encode(texts)` and `encode(texts, kind="roberta")`). An operator applied to it is
@@ -75,14 +75,14 @@ class Choice(Abstract):
 SCALARS = (str, int, float, bool, type(None))
 
 
-@dataclass(eq=False)
+@dataclass(repr=False, eq=False)
 class Series(Abstract):
     """An iterable every element of which holds `element` (`enumerate(loader)`, `zip(a, b)`)."""
 
     element: Any
 
 
-@dataclass(eq=False)
+@dataclass(repr=False, eq=False)
 class Unfinished(Abstract):
     """A list read part-way through the loop pass that appended its last element and is replacing it (`xs.append(a)`
     then `xs[-1] = f(xs[-1])`): its last element holds `last`; of the others (earlier passes') nothing is said."""
@@ -90,7 +90,7 @@ class Unfinished(Abstract):
     last: Any
 
 
-@dataclass(eq=False)
+@dataclass(repr=False, eq=False)
 class Frame:
     """A call of one of the file's own functions, its parameters bound to the call's arguments."""
 
@@ -104,7 +104,7 @@ class Frame:
     reader: Any = None  # the evaluation whose code `args` are (an importer calling a function of a project module); None: the function's own
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Function(Abstract):
     """A function as a value (a `def`'s name, a lambda, `functools.partial(fn, ...)`; the file's own or a project
     module's, `home`): its definition,

@@ -42,7 +42,7 @@ _EXITS = frozenset({"exit", "quit", "_exit", "abort"})
 _LISTING_ATTRIBUTES = frozenset({"parameters", "__dict__", "__dataclass_fields__", "__annotations__", "co_varnames", "args"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Failure:
     """What a drift finding predicts on the target release: the exception its line raises (`"ImportError"`,
     `"ModuleNotFoundError"`, `"AttributeError"`, `"TypeError"`; None where the line runs and the target ignores
@@ -59,7 +59,7 @@ class Failure:
         return Failure(head if _exception(head) else None, tuple(n for n in names if n), library)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Guard:
     """A test a statement runs under: the condition and the arm (True: its body), or a `try`'s handlers."""
 

@@ -28,7 +28,7 @@ _UNBOUND = object()  # `Model.bound_symbol`: no scope around the read binds the 
 MUTATIONS = frozenset({"append", "extend", "setitem", "update"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Runtime:
     """What the caller knows of how the code runs, beyond its text: whether it is a notebook's code cells
     (run one by one in a kernel), whether it is a script of IPython cells (`# %%` markers, an export that kept its `!pip`

@@ -34,7 +34,7 @@ class _Enter:
 ENTER: Any = _Enter()  # a step of a target's path: what `with value as target` binds is `value.__enter__()`
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, repr=False, eq=False)
 class Element:
     """A step of a target's path: the element `key` (an index; a slice for a starred target, always a list) of a value
     unpacked into `size` targets, which must have exactly `size` elements (at least `size - 1` with a starred one):
@@ -52,7 +52,7 @@ class Element:
 # the data model
 
 
-@dataclass(eq=False)
+@dataclass(repr=False, eq=False)
 class Scope:
     """A module, function or class body: where names are bound."""
 
@@ -85,7 +85,7 @@ class Scope:
         return None
 
 
-@dataclass(eq=False)
+@dataclass(repr=False, eq=False)
 class Event:
     """An assignment or a mutation of a name, in source order."""
 
@@ -100,7 +100,7 @@ class Event:
     guards: tuple[Guard, ...] = ()  # why it may not run, outermost first (empty when not `conditional`)
 
 
-@dataclass(eq=False)
+@dataclass(repr=False, eq=False)
 class Guard:
     """A region of a scope whose code may not run: an arm of an `if` chain, a loop's body, or another (`try`, `match`,
     a loop's `else`, an operand of `and`/`or`, a binding from another scope). Its code's orders lie in (start, end]."""
@@ -132,7 +132,7 @@ class Variable(NamedTuple):
     written: tuple  # what each binding binds, as written (an assigned or appended value, a loop's iterable; None)
 
 
-@dataclass(eq=False)
+@dataclass(repr=False, eq=False)
 class Call:
     """A call expression with what we could resolve about its callee."""
 
@@ -189,7 +189,7 @@ class Call:
         return self.qualname.rsplit(".", 1)[-1] if self.qualname else self.method
 
 
-@dataclass(eq=False)
+@dataclass(repr=False, eq=False)
 class Store:
     """An item or attribute assignment: `target` (a Subscript or an Attribute) `= value`."""
 
@@ -208,7 +208,7 @@ class Store:
         return literal(index.value) if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString) else None
 
 
-@dataclass(eq=False)
+@dataclass(repr=False, eq=False)
 class ClassDef:
     """A class the file defines: its node, name, resolved bases, methods and scope."""
 

@@ -127,7 +127,7 @@ def _bound(stmt: ast.stmt) -> list[str]:
     return [node.id for target in (targets(stmt) if targets else ()) for node in ast.walk(target) if isinstance(node, ast.Name)]
 
 
-@dataclass(eq=False)
+@dataclass(repr=False, eq=False)
 class Exports:
     """What a module of the project (`cls` None) or one of its classes holds where an importer reads it: `get(name)`."""
 

@@ -25,7 +25,7 @@ from bertlint.facts.values import Values as Facts
 # derived facts about the training run, shared by several rules
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Padding:
     """What a tokenizer call asks for, as far as it resolves (UNKNOWN where it does not)."""
 

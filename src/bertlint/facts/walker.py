@@ -405,7 +405,7 @@ def is_main_guard(stmt: cst.If) -> bool:
     return isinstance(test, cst.Comparison) and dotted(test.left) == "__name__"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class _Ctx:
     """Where the walk stands: the enclosing function, loops, `with` blocks, statement and guards."""
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # annotations only: a run the cache answers never loads libcs
     from bertlint.facts.guards import Failure
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Replacement:
     """Replace `node`'s text with `new` (a node or source text); `after=True` inserts after it instead."""
 
@@ -38,7 +38,7 @@ class Replacement:
     after: bool = False
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Report:
     """What a rule reports at a node, before positions and suppressions are applied."""
 
@@ -52,7 +52,7 @@ class Report:
     runs: cst.CSTNode | None = None  # where what is reported happens, when not at `node` (whether it runs)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Context:
     """What a rule sees: the file's facts, the settings, and the target transformers version (and, in
     `libraries`, the other libraries' targets)."""

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from bertlint.facts import Call, Facts
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class SymbolUse:
     """Where a file reaches a transformers symbol: an import alias, or `module.Symbol` attribute uses."""
 

@@ -90,7 +90,7 @@ PEFT_ADAPTER_LOADS = frozenset({
 })
 
 
-@dataclass(eq=False)
+@dataclass(repr=False, eq=False)
 class ModelLoad:
     """A transformers model the file loads or builds: the call, its class, how, and its checkpoint."""
 
