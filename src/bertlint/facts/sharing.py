@@ -249,6 +249,18 @@ class Sharing:
                 return False
         return True
 
+    def changed_through_a_name_bound_to_it(self, owner: Scope, name: str) -> bool:
+        """A name of `owner` bound to the object `name` holds (`t = texts`, under a test or in a loop too) changes it
+        where that name is no plain alias, whose changes `events_through_aliases` gives in order: by a mutating
+        method (`t.remove(...)`), or by changes under a test or after a binding of its own."""
+        plain = set(self._aliases[0].get((id(owner), name), ()))
+        for alias, events in owner.events.items():
+            if alias == name or alias in plain or not any(e.op == "assign" and not e.path and isinstance(e.whole, cst.Name) and e.whole.value == name for e in events):
+                continue
+            if (id(owner), alias) in self.mutated or any(e.op not in _BINDS and e.op not in ("unpack", "param") for e in events):
+                return True
+        return False
+
     def events_through_aliases(self, owner: Scope, name: str) -> list[Event]:
         """`name`'s events in `owner`, with the changes its plain aliases make to its object, in order."""
         own = owner.events.get(name, [])
