@@ -19,7 +19,7 @@ from bertlint.facts.values import Values as Facts
 # hand-written training loops
 
 
-@dataclass(eq=False)
+@dataclass(repr=False, eq=False)
 class TrainingLoop:
     """The innermost for/while loop around a hand-written weight update or backward pass."""
 
@@ -458,7 +458,7 @@ CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_no
 SELF_CLIPPING_OPTIMIZERS = frozenset({"BertAdam", "OpenAIAdam"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class MisplacedClip:
     """A gradient clip that runs where it cannot clip the gradients the next update uses."""
 
