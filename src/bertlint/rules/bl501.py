@@ -18,8 +18,8 @@ class LargeModelWithoutMixedPrecision(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        if not facts.model_loads:
-            return  # no pretrained model loaded: nothing of a known size trains (and the training facts are not asked)
+        if not any((info := facts.checkpoint_info(load)) is not None and info.params >= LARGE for load in facts.model_loads):
+            return  # no checkpoint of 300M+ loaded: no run of one can be found below (and what trains is not asked)
         runs = trained_checkpoints(facts)
         if not runs or not facts.is_training or fails_before_a_step(facts) or trains_on_a_handful(facts) or uses_peft(facts) or freezes_parameters(facts) or asks_for_tpu(facts) or runs_on_mps(facts) or runs_on_cpu(facts):
             return  # a part frozen: what trains (a head?) is not the model; on the CPU or Apple MPS the CUDA switches of the help do not apply; on a TPU, XLA already multiplies fp32 in bf16 and none of the GPU switches of the help apply
