@@ -7,7 +7,10 @@ from collections import Counter
 import libcst as cst
 
 from bertlint import datafiles
-from bertlint.facts import LABEL_NAMES, Facts, data_file_rows_of, label_columns, literal, names_in, regression_loss, rewritten_columns, run_anchor
+from bertlint.facts import (
+    LABEL_NAMES, Facts, data_file_rows_of, index_taken_from_rows, label_columns, literal, mapped_counts, mapped_label_columns, names_in, regression_loss,
+    rewritten_columns, run_anchor,
+)
 from bertlint.rules import Context, Rule
 
 MIN_EXAMPLES = 50
@@ -111,10 +114,17 @@ def label_distributions(facts: Facts):
                 yield counts, "`make_classification(weights=...)`"
         else:
             path, fmt = data_file_rows_of(facts, call)
-            if path is not None:
-                counts = datafiles.label_counts(path, fmt, label_columns(facts))
-                if counts is not None and counts[1] not in rewritten_columns(facts):  # a column rewritten in place trains other counts
-                    yield counts[0], f"`{path.name}` column `{counts[1]}`"
+            if path is None:
+                continue
+            index = index_taken_from_rows(call)
+            for column, mapping in mapped_label_columns(facts):  # labels the file makes of a column's values, one by one
+                found = datafiles.label_counts(path, fmt, [column], exact=True, index=index)
+                counts = mapped_counts(found[0], mapping) if found is not None and column not in rewritten_columns(facts) else None
+                if counts is not None:
+                    yield counts, f"`{path.name}` column `{column}` as the script maps it"
+            counts = datafiles.label_counts(path, fmt, label_columns(facts), index=index)
+            if counts is not None and counts[1] not in rewritten_columns(facts):  # a column rewritten in place trains other counts
+                yield counts[0], f"`{path.name}` column `{counts[1]}`"
 
 
 def _make_classification(facts: Facts, call) -> Counter | None:
