@@ -64,28 +64,80 @@ def mapped_label_columns(facts: Facts) -> list[tuple[str, Callable[[Any], Any]]]
     read = set(label_columns(facts)) - set(_USUAL_LABEL_COLUMNS)
     stores = [store for store in facts.stores if isinstance(store.target, cst.Subscript) and store.key in read]
     once = [(store.value, store.scope, store.order) for store in stores if sum(other.key == store.key for other in stores) == 1]
+    changed = _stored_columns(facts)
     found = []
     for value, scope, order in _label_sources(facts) + once:  # and the one store into a column the labels read
         mapped = _element_mapping(facts, value, scope, order)
-        if mapped is not None:
-            found.append(mapped)
+        if mapped is not None:  # a column the file stores into or changes in place holds values not the file's
+            found.append(mapped if mapped[0] not in changed else (mapped[0], lambda value: _NO))
     return found
 
 
+def _stored_columns(facts: Facts) -> set[Any]:
+    """Columns the script stores into (`df["y"] = ...`, `df.y = ...`) or changes in place (`inplace=True`), whatever
+    it stores."""
+    stored = {store.key for store in facts.stores if store.key is not None and (isinstance(store.target, cst.Subscript) or _column_set_as_attribute(facts, store))}
+    for call in facts.calls:
+        receiver = call.receiver
+        if "inplace" in call.kwargs and isinstance(receiver, cst.Subscript) and len(receiver.slice) == 1 and isinstance(receiver.slice[0].slice, cst.Index):
+            stored.add(literal(receiver.slice[0].slice.value))
+    return stored
+
+
 def _element_mapping(facts: Facts, node: Any, scope: Any, order: Any) -> tuple[str, Callable[[Any], Any]] | None:
+    node = _unwrapped(node)
     if isinstance(node, cst.ListComp) and node.for_in.inner_for_in is None and not node.for_in.ifs and node.for_in.asynchronous is None and isinstance(node.for_in.target, cst.Name):
         column, name, body = _plain_column(facts, node.for_in.iter, scope, order), node.for_in.target.value, node.elt
     elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("map", "apply") and len(node.args) == 1 and not node.args[0].keyword and not node.args[0].star:
         fn = node.args[0].value
-        params = fn.params if isinstance(fn, cst.Lambda) else None
+        if isinstance(fn, cst.Name) and len(facts.functions.get(fn.value, ())) == 1:
+            fn = facts.functions[fn.value][0][0]  # the file's own function, defined once
+        elif isinstance(fn, (cst.Dict, cst.DictComp, cst.Name, cst.Attribute)):
+            return None  # a mapping, or a function not the file's: `_recodes` and the reads of the column judge them
+        params = fn.params if isinstance(fn, (cst.Lambda, cst.FunctionDef)) else None
         if params is None or len(params.params) != 1 or params.posonly_params or params.kwonly_params or not isinstance(params.star_arg, cst.MaybeSentinel) or params.star_kwarg is not None:
-            return None
-        column, name, body = _plain_column(facts, node.func.value, scope, order), params.params[0].name.value, fn.body
+            return (_plain_column(facts, node.func.value, scope, order), lambda value: _NO) if _plain_column(facts, node.func.value, scope, order) else None
+        column, name = _plain_column(facts, node.func.value, scope, order), params.params[0].name.value
+        if isinstance(fn, cst.FunctionDef):
+            return (column, lambda value: _returned(fn.body.body, name, value)) if column is not None else None
+        body = fn.body
     elif isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and not isinstance(node.comparisons[0].operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) and isinstance(_concrete(node.comparisons[0].comparator, None, None), (int, float, str)):
         column, name, body = _plain_column(facts, node.left, scope, order), node.left, node
     else:
         return None
     return (column, lambda value: _concrete(body, name, value)) if column is not None else None
+
+
+def _unwrapped(node: Any) -> Any:
+    """`node` without the attributes and methods that keep a column's elements (`.values`, `.tolist()`)."""
+    while True:
+        if isinstance(node, cst.Attribute) and node.attr.value in ("values", "array"):
+            node = node.value
+        elif isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("tolist", "to_list", "to_numpy"):
+            node = node.func.value
+        else:
+            return node
+
+
+def _returned(statements: Any, name: str, value: Any) -> Any:
+    """What a function body of `if test: return x` / `elif` / `else` and `return x` statements returns where `name`
+    holds `value` (None where it falls off its end); `_NO` for any other statement."""
+    for statement in statements:
+        if isinstance(statement, cst.If):
+            test = _concrete(statement.test, name, value)
+            if test is _NO:
+                return _NO
+            branch = statement.body.body if test else (
+                [statement.orelse] if isinstance(statement.orelse, cst.If) else statement.orelse.body.body if statement.orelse is not None else [])
+            result = _returned(branch, name, value)
+            if result is not _FALLS:
+                return result
+        elif isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and isinstance(statement.body[0], cst.Return):
+            returned = statement.body[0].value
+            return _concrete(returned, name, value) if returned is not None else None
+        else:
+            return _NO
+    return _FALLS
 
 
 def _plain_column(facts: Facts, node: Any, scope: Any, order: Any) -> str | None:
@@ -106,7 +158,7 @@ class _Unknown:
     """The value of an expression `_concrete` does not follow."""
 
 
-_NO = _Unknown()
+_NO, _FALLS = _Unknown(), _Unknown()  # not followed; the statements end without a return
 _COMPARE = {
     cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b, cst.LessThan: lambda a, b: a < b,
     cst.LessThanEqual: lambda a, b: a <= b, cst.GreaterThan: lambda a, b: a > b, cst.GreaterThanEqual: lambda a, b: a >= b,

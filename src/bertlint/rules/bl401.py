@@ -116,14 +116,15 @@ def label_distributions(facts: Facts):
             path, fmt = data_file_rows_of(facts, call)
             if path is None:
                 continue
-            index = index_taken_from_rows(call)
-            for column, mapping in mapped_label_columns(facts):  # labels the file makes of a column's values, one by one
+            index, mapped = index_taken_from_rows(call), mapped_label_columns(facts)
+            for column, mapping in mapped:  # labels the script makes of a column's values, one by one
                 found = datafiles.label_counts(path, fmt, [column], exact=True, index=index)
-                counts = mapped_counts(found[0], mapping) if found is not None and column not in rewritten_columns(facts) else None
+                counts = mapped_counts(found[0], mapping) if found is not None else None
                 if counts is not None:
                     yield counts, f"`{path.name}` column `{column}` as the script maps it"
             counts = datafiles.label_counts(path, fmt, label_columns(facts), index=index)
-            if counts is not None and counts[1] not in rewritten_columns(facts):  # a column rewritten in place trains other counts
+            # a column rewritten in place, or mapped into the labels, trains other counts
+            if counts is not None and counts[1] not in rewritten_columns(facts) and all(counts[1] != column for column, _ in mapped):
                 yield counts[0], f"`{path.name}` column `{counts[1]}`"
 
 
