@@ -73,3 +73,9 @@ def test_mappings_not_followed_give_no_counts(body, counts):
 
 def test_no_mapping_for_a_plain_read_a_dict_or_a_membership_test_of_a_series():
     assert _mapped("y = df['g'].values\nlabels = df['g'].map({'a': 0})\nlabels = df['g'] in ('a',)", {"a": 1}) == []
+
+
+def test_a_column_binned_in_place_by_its_one_store_and_a_chained_comparison():
+    body = "def f(q):\n    if q <= 4:\n        return 0\n    elif 5 <= q <= 6:\n        return 1\n    return 2\ndf['quality'] = df['quality'].apply(f)\ny = df['quality']"
+    assert _mapped(body, {3: 2, 5: 5, 6: 1, 7: 1}) == [Counter({0: 2, 1: 6, 2: 1})]
+    assert _mapped(body + "\ndf['quality'] = df['quality'] + 1", {3: 2}) == []  # stored twice: no one store to follow

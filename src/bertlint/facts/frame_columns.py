@@ -64,24 +64,28 @@ def mapped_label_columns(facts: Facts) -> list[tuple[str, Callable[[Any], Any]]]
     read = set(label_columns(facts)) - set(_USUAL_LABEL_COLUMNS)
     stores = [store for store in facts.stores if isinstance(store.target, cst.Subscript) and store.key in read]
     once = [(store.value, store.scope, store.order) for store in stores if sum(other.key == store.key for other in stores) == 1]
-    changed = _stored_columns(facts)
+    changed = _column_changes(facts)
     found = []
     for value, scope, order in _label_sources(facts) + once:  # and the one store into a column the labels read
         mapped = _element_mapping(facts, value, scope, order)
-        if mapped is not None:  # a column the file stores into or changes in place holds values not the file's
-            found.append(mapped if mapped[0] not in changed else (mapped[0], lambda value: _NO))
+        # a column the file changes, other than by the store of this mapping itself, may hold values not the file's
+        if mapped is not None:
+            found.append(mapped if all(change is value for change in changed.get(mapped[0], ())) else (mapped[0], lambda value: _NO))
     return found
 
 
-def _stored_columns(facts: Facts) -> set[Any]:
-    """Columns the script stores into (`df["y"] = ...`, `df.y = ...`) or changes in place (`inplace=True`), whatever
-    it stores."""
-    stored = {store.key for store in facts.stores if store.key is not None and (isinstance(store.target, cst.Subscript) or _column_set_as_attribute(facts, store))}
+def _column_changes(facts: Facts) -> dict[Any, list[Any]]:
+    """For each column the script stores into (`df["y"] = ...`, `df.y = ...`), the values it stores; changed in place
+    (`inplace=True`), None."""
+    changes: dict[Any, list[Any]] = {}
+    for store in facts.stores:
+        if store.key is not None and (isinstance(store.target, cst.Subscript) or _column_set_as_attribute(facts, store)):
+            changes.setdefault(store.key, []).append(store.value)
     for call in facts.calls:
         receiver = call.receiver
         if "inplace" in call.kwargs and isinstance(receiver, cst.Subscript) and len(receiver.slice) == 1 and isinstance(receiver.slice[0].slice, cst.Index):
-            stored.add(literal(receiver.slice[0].slice.value))
-    return stored
+            changes.setdefault(literal(receiver.slice[0].slice.value), []).append(None)
+    return changes
 
 
 def _element_mapping(facts: Facts, node: Any, scope: Any, order: Any) -> tuple[str, Callable[[Any], Any]] | None:
@@ -191,9 +195,16 @@ def _concrete(expr: cst.BaseExpression, name: Any, value: Any) -> Any:
         items = [_concrete(e.value, name, value) if not isinstance(e, cst.StarredElement) else _NO for e in expr.elements]
         return _NO if any(i is _NO for i in items) else tuple(items)
     try:
-        if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and type(expr.comparisons[0].operator) in _COMPARE:
-            left, right = _concrete(expr.left, name, value), _concrete(expr.comparisons[0].comparator, name, value)
-            return _NO if left is _NO or right is _NO else _COMPARE[type(expr.comparisons[0].operator)](left, right)
+        if isinstance(expr, cst.Comparison) and all(type(c.operator) in _COMPARE for c in expr.comparisons):
+            left = _concrete(expr.left, name, value)
+            for comparison in expr.comparisons:  # `a < b < c`: `a < b and b < c`, `b` once
+                right = _concrete(comparison.comparator, name, value)
+                if left is _NO or right is _NO:
+                    return _NO
+                if not _COMPARE[type(comparison.operator)](left, right):
+                    return False
+                left = right
+            return True
         if isinstance(expr, cst.IfExp):
             test = _concrete(expr.test, name, value)
             return _NO if test is _NO else _concrete(expr.body if test else expr.orelse, name, value)
