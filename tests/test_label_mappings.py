@@ -65,6 +65,7 @@ def test_mappings_followed(body, counts, expected):
     ("y = df['g'].apply(lambda g: {'a': 0}[g])", {"b": 1}),  # a key the dict lacks
     ("def f(q):\n    if q > 3:\n        return 1\ny = df['q'].apply(f)", {1: 1}),  # falls off its end: None, no class
     ("y = df['g'].map(lambda g: g)", {datafiles.NAN: 1}),  # NaN is no class
+    ("@wrap\ndef f(g):\n    return g == 'a'\ny = df['g'].map(f)", {"a": 1}),  # a decorated function may be another
     ("df['g'] = df['g'].str.lower()\ny = df['g'].map(lambda g: g == 'a')", {"a": 1}),  # the column holds values not the file's
 ])
 def test_mappings_not_followed_give_no_counts(body, counts):

@@ -98,12 +98,15 @@ def _element_mapping(facts: Facts, node: Any, scope: Any, order: Any) -> tuple[s
             fn = facts.functions[fn.value][0][0]  # the file's own function, defined once
         elif isinstance(fn, (cst.Dict, cst.DictComp, cst.Name, cst.Attribute)):
             return None  # a mapping, or a function not the file's: `_recodes` and the reads of the column judge them
-        params = fn.params if isinstance(fn, (cst.Lambda, cst.FunctionDef)) else None
+        column = _plain_column(facts, node.func.value, scope, order)
+        params = fn.params if isinstance(fn, cst.Lambda) or isinstance(fn, cst.FunctionDef) and not fn.decorators else None
+        if column is None:
+            return None
         if params is None or len(params.params) != 1 or params.posonly_params or params.kwonly_params or not isinstance(params.star_arg, cst.MaybeSentinel) or params.star_kwarg is not None:
-            return (_plain_column(facts, node.func.value, scope, order), lambda value: _NO) if _plain_column(facts, node.func.value, scope, order) else None
-        column, name = _plain_column(facts, node.func.value, scope, order), params.params[0].name.value
+            return column, lambda value: _NO  # a function of the column whose labels are not followed
+        name = params.params[0].name.value
         if isinstance(fn, cst.FunctionDef):
-            return (column, lambda value: _returned(fn.body.body, name, value)) if column is not None else None
+            return column, lambda value: _returned(fn.body.body, name, value)
         body = fn.body
     elif isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and not isinstance(node.comparisons[0].operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) and isinstance(_concrete(node.comparisons[0].comparator, None, None), (int, float, str)):
         column, name, body = _plain_column(facts, node.left, scope, order), node.left, node
