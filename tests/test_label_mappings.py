@@ -80,3 +80,15 @@ def test_a_column_binned_in_place_by_its_one_store_and_a_chained_comparison():
     body = "def f(q):\n    if q <= 4:\n        return 0\n    elif 5 <= q <= 6:\n        return 1\n    return 2\ndf['quality'] = df['quality'].apply(f)\ny = df['quality']"
     assert _mapped(body, {3: 2, 5: 5, 6: 1, 7: 1}) == [Counter({0: 2, 1: 6, 2: 1})]
     assert _mapped(body + "\ndf['quality'] = df['quality'] + 1", {3: 2}) == []  # stored twice: no one store to follow
+
+
+def test_module_step_and_level():
+    """`module_step`: the place of the top-level statement that holds a node (a def's body: the def's place);
+    `runs_at_module_level`: only a simple statement of the module's own body."""
+    from bertlint.facts import module_step, runs_at_module_level
+
+    source = "a = f()\ndef g():\n    b = h()\nfor i in r:\n    c = k()\nd = m()\n"
+    facts = Facts(cst.parse_module(source), source)
+    by_name = {facts.text(call.node.func): call.node for call in facts.calls}
+    assert [module_step(facts, by_name[name]) for name in ("f", "h", "k", "m")] == [0, 1, 2, 3]
+    assert [runs_at_module_level(facts, by_name[name]) for name in ("f", "h", "k", "m")] == [True, False, False, True]
