@@ -21,11 +21,28 @@ DELIMITED = frozenset(DELIMITERS)
 DELIMITED_BY = {delimiter: fmt for fmt, delimiter in DELIMITERS.items()}
 
 
-def label_counts(path: Path, fmt: str, columns: list[str]) -> tuple[Counter, str] | None:
-    """Counts of the first column in `columns` that the file has, or None if it cannot be read quickly."""
+# Cells pandas reads as missing by default (pandas `read_csv(na_values=...)`: "By default the following values are
+# interpreted as NaN: '', '#N/A', '#N/A N/A', '#NA', '-1.#IND', '-1.#QNAN', '-NaN', '-nan', '1.#IND', '1.#QNAN', '<NA>',
+# 'N/A', 'NA', 'NULL', 'NaN', 'None', 'n/a', 'nan', 'null'"), and cells it may read as booleans (`true_values` /
+# `false_values`, and its own True/False spellings): exact values give NaN for the first and refuse the second.
+MISSING = frozenset({
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A", "NA", "NULL",
+    "NaN", "None", "n/a", "nan", "null",
+})
+BOOLEAN = frozenset({"True", "False", "TRUE", "FALSE", "true", "false"})
+NAN = float("nan")  # one object: a Counter's key for every missing cell (NaN equals nothing, itself included)
+
+
+def label_counts(path: Path, fmt: str, columns: list[str], *, exact: bool = False, index: bool = True) -> tuple[Counter, str] | None:
+    """Counts of the first column in `columns` that the file has, or None if it cannot be read quickly. `exact`: each
+    delimited cell as the value pandas gives it (an int, a float, the text unstripped; None where one is missing or a
+    boolean), not only its class; `index`: pandas may take the leading fields of a row as its index (no `index_col=`,
+    `usecols=`): where the first row under the header has k fields more than the header, the header names the fields
+    after those k (pandas _libs/parsers.pyx `TextReader._get_header`: `field_count = self.parser.line_fields[data_line]`,
+    `elif self.allow_leading_cols and passed_count < field_count: self.leading_cols = field_count - passed_count`)."""
     try:
         if fmt in DELIMITED:
-            return _csv(path, columns, DELIMITERS[fmt])
+            return _csv(path, columns, DELIMITERS[fmt], exact, index)
         if fmt == "jsonl":
             return _records(_jsonl(path), columns)
         if fmt == "json":
@@ -56,7 +73,7 @@ def _hashable(value):
     return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
 
 
-def _csv(path: Path, columns: list[str], delimiter: str):
+def _csv(path: Path, columns: list[str], delimiter: str, exact: bool = False, index: bool = True):
     deadline = time.monotonic() + MAX_SECONDS
     with path.open(newline="", encoding="utf-8-sig", errors="replace") as handle:  # a BOM is no part of the header (pandas drops it too)
         reader = csv.reader(handle, delimiter=delimiter)
@@ -66,19 +83,63 @@ def _csv(path: Path, columns: list[str], delimiter: str):
         column = _pick(header, columns)
         if column is None:
             return None
-        index = header.index(column)
-        counts: Counter = Counter()
+        at, leading = header.index(column), None
+        cells: Counter = Counter()
         for number, row in enumerate(reader):
             if number >= MAX_ROWS or (number % 10000 == 0 and time.monotonic() > deadline):
                 return None
+            if leading is None:
+                leading = max(len(row) - len(header), 0)
+                if leading and not index:
+                    return None  # the fields an explicit `index_col=`/`usecols=` takes from a ragged file: not followed
             if row == header:
                 continue  # files concatenated with their headers (`cat a.csv b.csv`): a repeated header is no example
-            if index < len(row):
-                cell = row[index].strip()
-                counts[int(cell) if cell.lstrip("-").isdigit() else cell] += 1
-        if any(isinstance(value, int) for value in counts) and any(isinstance(value, str) and value for value in counts):
-            return None  # integers beside text (a corrupted cell like `0+++`): pandas reads the column as strings, unknown
-        return counts, column
+            if at + leading < len(row):
+                cells[row[at + leading]] += 1
+        counts = _typed(cells) if exact else _classes(cells)
+        return (counts, column) if counts is not None else None
+
+
+def _classes(cells: Counter) -> Counter | None:
+    """The classes of a column's cells: an integer for a cell of digits, else the text stripped."""
+    counts: Counter = Counter()
+    for cell, n in cells.items():
+        cell = cell.strip()
+        counts[int(cell) if cell.lstrip("-").isdigit() else cell] += n
+    if any(isinstance(value, int) for value in counts) and any(isinstance(value, str) and value for value in counts):
+        return None  # integers beside text (a corrupted cell like `0+++`): pandas reads the column as strings, unknown
+    return counts
+
+
+def _typed(cells: Counter) -> Counter | None:
+    """The values pandas makes of a column's cells: integers, or numbers (floats: also where a cell is missing), or
+    text as written, a missing cell NaN; None where a cell may be a boolean, is padded with spaces, or numbers stand
+    beside text (the dtype pandas infers is not certain)."""
+    if any(cell in BOOLEAN or cell != cell.strip() for cell in cells):
+        return None
+    numbers = {cell: _number(cell) for cell in cells if cell not in MISSING}
+    missing = sum(n for cell, n in cells.items() if cell in MISSING)
+    if all(value is None for value in numbers.values()):
+        counts = Counter({cell: n for cell, n in cells.items() if cell not in MISSING})
+    elif any(value is None for value in numbers.values()):
+        return None
+    else:
+        floats = missing or any(isinstance(value, float) for value in numbers.values())
+        counts = Counter()
+        for cell, value in numbers.items():
+            counts[float(value) if floats else value] += cells[cell]
+    if missing:
+        counts[NAN] = missing
+    return counts
+
+
+def _number(cell: str) -> int | float | None:
+    if cell.lstrip("-").isdigit():
+        return int(cell)
+    try:
+        return float(cell) if any(c.isdigit() for c in cell) and cell.lower().lstrip("+-") not in ("inf", "infinity") else None
+    except ValueError:
+        return None
 
 
 def _jsonl(path: Path):

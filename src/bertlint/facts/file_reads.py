@@ -84,6 +84,13 @@ def _colab_relative(value: str, base_dir: Path | None) -> Path:
     return Path(value)
 
 
+def index_taken_from_rows(call: Call) -> bool:
+    """pandas may make the leading fields of a row its index: the read names no `index_col=` or `usecols=` (pandas
+    `TextReader._get_header`: `allow_leading_cols` unless `index_col=False`; `usecols` counts its own columns; datasets'
+    csv builder passes its keywords on to `read_csv`)."""
+    return not ({"index_col", "usecols"} & set(call.kwargs)) and not call.has_double_star
+
+
 def _separator(call: Call) -> cst.Arg | None:
     """The `sep=`/`delimiter=` argument of a delimited-text read (pandas `read_csv(filepath_or_buffer, sep, ...)`,
     `read_table`; datasets `from_csv(path_or_paths, split, ...)` passes its keywords on to `read_csv`)."""

@@ -99,6 +99,21 @@ def run_anchor(facts: Facts, prefer: tuple[str, ...] = ("trainer", "training_arg
     return None
 
 
+def module_step(facts: Facts, node: cst.CSTNode) -> int:
+    """The place, in the module's body, of the top-level statement that holds `node`: a statement placed later cannot run
+    before one placed earlier has run (a function or class it defines is bound only then)."""
+    stmt = facts.statement_of(node)
+    around = facts.enclosing(stmt)
+    top = around[0] if around else stmt
+    return next((i for i, s in enumerate(facts.module.body) if s is top), len(facts.module.body))
+
+
+def runs_at_module_level(facts: Facts, node: cst.CSTNode) -> bool:
+    """`node` sits in a simple statement of the module's own body: it runs, for certain, when the module reaches it
+    (not in a loop, a branch or a function)."""
+    return not facts.enclosing(facts.statement_of(node))
+
+
 # torch's class-index losses (torch/nn/modules/loss.py)
 CLASSIFICATION_LOSSES = ("torch.nn.CrossEntropyLoss", "torch.nn.NLLLoss", "torch.nn.modules.loss.CrossEntropyLoss", "torch.nn.modules.loss.NLLLoss")
 

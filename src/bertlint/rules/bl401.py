@@ -7,7 +7,10 @@ from collections import Counter
 import libcst as cst
 
 from bertlint import datafiles
-from bertlint.facts import LABEL_NAMES, Facts, data_file_rows_of, label_columns, literal, names_in, regression_loss, rewritten_columns, run_anchor
+from bertlint.facts import (
+    LABEL_NAMES, Facts, data_file_rows_of, index_taken_from_rows, label_columns, literal, mapped_counts, mapped_label_columns, module_step, names_in,
+    regression_loss, rewritten_columns, run_anchor, runs_at_module_level,
+)
 from bertlint.rules import Context, Rule
 
 MIN_EXAMPLES = 50
@@ -26,10 +29,10 @@ class ImbalancedLabelsUnweighted(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        if not facts.is_training or _mitigated(facts) or not _classification(facts):
+        if not facts.is_training or not _classification(facts):
             return
         anchor = run_anchor(facts, ("trainer", "training_args", "fit", "load", "loss"))
-        if anchor is None:
+        if anchor is None or _mitigated(facts, _trained_by(facts, anchor)):
             return
         for counts, origin in label_distributions(facts):
             total = sum(counts.values())
@@ -64,8 +67,22 @@ def _classification(facts: Facts) -> bool:
     return True
 
 
-def _mitigated(facts: Facts) -> bool:
+def _trained_by(facts: Facts, anchor) -> int | None:
+    """Where a keras `fit` that trains there and then, in the module's own body, sits: whatever the module does after it
+    (a resampling or weighted fit in a later cell) cannot balance that first run. None for any other anchor: a model
+    load or a `Trainer` trains later, after whatever comes between."""
+    fits = facts.fit_calls
+    if fits and fits[0].node is anchor and runs_at_module_level(facts, anchor):
+        return module_step(facts, anchor)
+    return None
+
+
+def _mitigated(facts: Facts, trained_at: int | None = None) -> bool:
+    """Something weights or resamples the classes: anywhere in the file, or, for a run that trains at module statement
+    `trained_at`, in that statement or before it."""
     for call in facts.calls:
+        if trained_at is not None and module_step(facts, call.node) > trained_at:
+            continue
         # the file's own functions count too (`focal_loss(...)`): they resolve to no qualname
         short = call.short or (call.node.func.value if isinstance(call.node.func, cst.Name) else "")
         if short in MITIGATION_CALLS or "focal" in short.lower():
@@ -78,7 +95,7 @@ def _mitigated(facts: Facts) -> bool:
             return True
         if short in ("cross_entropy", "nll_loss") and facts.passes(call, "weight"):
             return True
-    if any((call.qualname or "").split(".", 1)[0] == "imblearn" for call in facts.calls):
+    if any((call.qualname or "").split(".", 1)[0] == "imblearn" and (trained_at is None or module_step(facts, call.node) <= trained_at) for call in facts.calls):
         return True  # an imbalanced-learn resampler, pipeline or balanced batch generator runs (an import alone balances nothing)
     return any("compute_loss" in cls.methods and _weights_classes(cls.methods["compute_loss"]) for cls in facts.classes.values())
 
@@ -111,10 +128,18 @@ def label_distributions(facts: Facts):
                 yield counts, "`make_classification(weights=...)`"
         else:
             path, fmt = data_file_rows_of(facts, call)
-            if path is not None:
-                counts = datafiles.label_counts(path, fmt, label_columns(facts))
-                if counts is not None and counts[1] not in rewritten_columns(facts):  # a column rewritten in place trains other counts
-                    yield counts[0], f"`{path.name}` column `{counts[1]}`"
+            if path is None:
+                continue
+            index, mapped = index_taken_from_rows(call), mapped_label_columns(facts)
+            for column, mapping in mapped:  # labels the script makes of a column's values, one by one
+                found = datafiles.label_counts(path, fmt, [column], exact=True, index=index)
+                counts = mapped_counts(found[0], mapping) if found is not None else None
+                if counts is not None:
+                    yield counts, f"`{path.name}` column `{column}` as the script maps it"
+            counts = datafiles.label_counts(path, fmt, label_columns(facts), index=index)
+            # a column rewritten in place, or mapped into the labels, trains other counts
+            if counts is not None and counts[1] not in rewritten_columns(facts) and all(counts[1] != column for column, _ in mapped):
+                yield counts[0], f"`{path.name}` column `{counts[1]}`"
 
 
 def _make_classification(facts: Facts, call) -> Counter | None:
