@@ -82,3 +82,23 @@ def test_a_trainer_places_the_model_itself():
     from bertlint.facts import runs_on_cpu
     source = LOOP.replace("MOVE", "from transformers import Trainer\nTrainer(model=model).train()")
     assert not runs_on_cpu(Facts(cst.parse_module(source), source))
+
+
+TRAINER_RUN = """
+from transformers import AutoModelForCausalLM, Trainer, TrainingArguments
+model = AutoModelForCausalLM.from_pretrained("gpt2-large")
+args = TrainingArguments(output_dir="out", per_device_train_batch_size=4)
+Trainer(model=model, args=args, train_dataset=load()).train()
+"""
+
+
+@pytest.mark.parametrize("version, bf16", [("4.5.0", False), ("4.12.0", False), ("4.13.0", True), ("5.23.0", True)])
+def test_the_help_offers_bf16_only_where_training_arguments_has_it(version, bf16):
+    """TrainingArguments' `bf16=` came in 4.13.0 (the 4.12.0 wheel's training_args.py has none): an older target is told
+    `fp16=True` and `torch.cuda.amp.autocast()`, the switches it has."""
+    from conftest import lint_text
+
+    found = [f for f in lint_text(TRAINER_RUN, transformers_version=version) if f.code == "BL501"]
+    assert len(found) == 1
+    assert ("`bf16=True`" in found[0].help) is bf16
+    assert ("`fp16=True`" in found[0].help) and (("torch.cuda.amp.autocast()" in found[0].help) is not bf16)

@@ -32,15 +32,18 @@ class LargeModelWithoutMixedPrecision(Rule):
             f"`{info.id}` has {info.params / 1e6:.0f}M parameters and is trained in fp32: twice the activation memory and several times slower than "
             f"{'bf16' if t5 else 'bf16/fp16'} mixed precision",
             help=_help(t5, lightning=bool(facts.lightning_trainers) and not (facts.training_args or facts.trainers), spelling=lightning_spelling(facts),
-                       keras=bool(facts.fit_calls) and not (facts.training_args or facts.trainers or facts.backward_calls or facts.lightning_trainers)),
+                       keras=bool(facts.fit_calls) and not (facts.training_args or facts.trainers or facts.backward_calls or facts.lightning_trainers),
+                       before_bf16=ctx.version < TRAINING_ARGS_BF16),
         )
 
 
-def _help(t5: bool, lightning: bool, keras: bool, spelling: tuple[tuple[int, ...], str | None, str] | None = None) -> str | None:
+def _help(t5: bool, lightning: bool, keras: bool, spelling: tuple[tuple[int, ...], str | None, str] | None = None, before_bf16: bool = False) -> str | None:
     if lightning:
         return _lightning_help(t5, spelling)
     if keras:
         return KERAS_T5_HELP if t5 else KERAS_HELP
+    if before_bf16 and not t5:
+        return BEFORE_BF16_HELP
     return T5_HELP if t5 else None
 
 
@@ -59,6 +62,10 @@ def _lightning_help(t5: bool, spelling: tuple[tuple[int, ...], str | None, str] 
     return f"train in mixed precision with {which} `Trainer(precision={bf16})` (Ampere or newer) or `precision={fp16}`"
 
 
+# TrainingArguments' `bf16=` came in transformers 4.13.0 (training_args.py of the 4.12.0 and 4.13.0 wheels); `torch.autocast`
+# in torch 1.10, `torch.cuda.amp.autocast` in 1.6 (and still there): a target before 4.13 is told the switches it has.
+TRAINING_ARGS_BF16 = (4, 13)
+BEFORE_BF16_HELP = "train in mixed precision: `fp16=True` in TrainingArguments (this transformers has no `bf16=`: it came in 4.13), or `torch.cuda.amp.autocast()` in a hand loop"
 T5_HELP = "train in bf16 mixed precision: `bf16=True` in TrainingArguments or `torch.autocast(\"cuda\", dtype=torch.bfloat16)` (Ampere or newer); not fp16, whose range T5's activations overflow"
 # Lightning's own switch (its `Trainer(precision=...)`: "16-mixed"/"bf16-mixed" in 2.x, 16/"bf16" in 1.x; facts/brain/steps.py)
 LIGHTNING_HELP = 'train in mixed precision with Lightning\'s `Trainer(precision="bf16-mixed")` (Ampere or newer) or `precision="16-mixed"` (Lightning 1.x: `precision="bf16"` or `precision=16`)'
