@@ -254,3 +254,19 @@ def test_a_tokenizer_called_through_the_file_s_class_or_function_is_a_tokenizer_
         get_tokenizer()
     """)
     assert [facts.text(c.node.func) for c in facts.tokenizer_calls] == ["Config.tokenizer", "get_tokenizer()"]
+
+
+def test_rows_of_an_array_indexed_with_whole_trailing_axes_are_its_rows():
+    facts = facts_of("""
+        import torch
+        from transformers import AutoTokenizer
+        tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+        ids = tok(["a", "b c"], padding=True, return_tensors="pt")["input_ids"]
+        enc = tok(["a", "b c"], padding=True)
+        d = {"k": ids}
+        print(ids[0:2, :], ids[i:i + 8, :, :], ids[0:2, 1:], enc[0:2, :], d[0:2, :], [ids][0:1, :])
+    """)
+    call = last_call(facts, "print")
+    found = [facts.kind(a.value, call.scope, call.order) for a in call.positional]
+    assert [(f.kind, f.detail) for f in found[:2]] == [("ids", "input_ids")] * 2
+    assert found[2:] == [None] * 4  # a column slice; an encoding, a dict and a list fail on a tuple key

@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from bertlint.facts.abstract import MAX_DEPTH, UNANSWERED, Abstract, Frame, Instance, Pack, Record, agree, constant, is_index
+from bertlint.facts.abstract import MAX_DEPTH, UNANSWERED, Abstract, Frame, Instance, Pack, Record, Series, Unfinished, agree, constant, is_index
 from bertlint.facts.functions import ancestors, arguments, enclosing_class, family, function_scope, is_dataclass, returns_of
 from bertlint.facts.instances import bound_elsewhere, self_attribute_sources
 from bertlint.facts.items import subscripted
@@ -168,10 +168,12 @@ class Access:
         return self.f.evaluate(value, cls.scope, events[0].order, cli=self.cli) if value is not None else UNKNOWN
 
     def _Subscript(self, node):
-        if len(node.slice) != 1:
+        if len(node.slice) != 1 and not _rows_only(node):
             return UNKNOWN
         index = node.slice[0].slice
         base = self.eval(node.value)
+        if len(node.slice) != 1 and not (isinstance(base, Abstract) and not isinstance(base, (Pack, Series, Record, Unfinished))):
+            return UNKNOWN  # `x[a, :]` of a Python container: a tuple key (what a library object gives: its rows `x[a]`)
         if isinstance(base, Record) and self.changed_in_place(node.value):
             return UNKNOWN
         if isinstance(index, cst.Index):
@@ -295,3 +297,9 @@ def _fresh(values: Model, call: Call) -> bool:
     name held before (`def f(p): return {"k": p}`)."""
     returned = returns_of(values, call)
     return bool(returned) and all(isinstance(value, cst.Dict) for value, _ in returned)
+
+
+def _rows_only(node: cst.Subscript) -> bool:
+    """`x[rows, :, :]`: every index after the first a bare `:`, which an array's (numpy, torch, tensorflow) indexing
+    takes as the whole axis, so the item is `x[rows]`; an object that has no such axes fails on the tuple key."""
+    return all(isinstance(e.slice, cst.Slice) and e.slice.lower is None and e.slice.upper is None and e.slice.step is None for e in node.slice[1:])
