@@ -11,6 +11,7 @@ import libcst as cst
 from bertlint import knowledge
 from bertlint.facts.abstract import Instance
 from bertlint.facts.file_reads import read_header
+from bertlint.facts.model import per_file
 from bertlint.facts.names import LABEL_NAMES
 from bertlint.facts.nodes import Call, dotted, literal
 from bertlint.facts.values import Values as Facts
@@ -39,6 +40,7 @@ _CODING_ENCODERS = frozenset({"sklearn.preprocessing.LabelEncoder", "sklearn.pre
 _USUAL_LABEL_COLUMNS = ("label", "labels", "target", "class", "y")
 
 
+@per_file
 def label_columns(facts: Facts) -> list[str]:
     """Columns the script treats as labels, then the usual names: a column renamed to a label name, a column read into
     `df["label"]` or a label-named variable (`labels = df["sentiment"].map(...)`), directly or coded by a label encoder
@@ -54,6 +56,7 @@ def _label_sources(facts: Facts) -> list[tuple[Any, Any, Any]]:
     return sources + [(value, variable.scope, variable.after) for variable in facts.variables if variable.name.lower() in LABEL_NAMES for value in variable.written]
 
 
+@per_file
 def mapped_label_columns(facts: Facts) -> list[tuple[str, Callable[[Any], Any]]]:
     """(column, f) for each label source that makes one label of each value of a column by an expression the file
     spells out, with `f` that label for one value (`_NO` where the expression is not one `_concrete` follows):
@@ -351,6 +354,7 @@ def without_one_to_one_cast(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr
 
 
+@per_file
 def rewritten_columns(facts: Facts) -> frozenset[str]:
     """Columns the script rewrites in place with other values (`df["quality"] = df["quality"].apply(bin)`, or
     `df.quality = ...`, `_column_set_as_attribute`;

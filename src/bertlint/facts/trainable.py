@@ -253,6 +253,7 @@ def trained_model(facts: Facts) -> tuple[ModelLoad, knowledge.ModelInfo] | None:
     return found[0] if found and len({info.id for _, info in found}) == 1 else None
 
 
+@per_file
 def trained_models(facts: Facts) -> list[tuple[ModelLoad, knowledge.ModelInfo]]:
     """Each load of a known checkpoint that the script may train, in the file's order: one of them is what trains
     (`if args.model_type == "bert": ... elif ...: ...` picks one by a command-line value), or each in turn (a notebook's
