@@ -254,12 +254,20 @@ class Sharing:
         where that name is no plain alias, whose changes `events_through_aliases` gives in order: by a mutating
         method (`t.remove(...)`), or by changes under a test or after a binding of its own."""
         plain = set(self._aliases[0].get((id(owner), name), ()))
-        for alias, events in owner.events.items():
-            if alias == name or alias in plain or not any(e.op == "assign" and not e.path and isinstance(e.whole, cst.Name) and e.whole.value == name for e in events):
-                continue
-            if (id(owner), alias) in self.mutated or any(e.op not in _BINDS and e.op not in ("unpack", "param") for e in events):
-                return True
-        return False
+        return any(alias not in plain for alias in self._changing_names_bound_to.get((id(owner), name), ()))
+
+    @functools.cached_property
+    def _changing_names_bound_to(self) -> dict[tuple[int, str], list[str]]:
+        """(scope, name) -> the other names of that scope bound to it by a plain assignment (`t = texts`) that change
+        their object (a mutating method, or an event other than a binding): found once per file."""
+        found: dict[tuple[int, str], list[str]] = {}
+        for scope in self.scopes:
+            for alias, events in scope.events.items():
+                if (id(scope), alias) not in self.mutated and all(e.op in _BINDS or e.op in ("unpack", "param") for e in events):
+                    continue
+                for name in {e.whole.value for e in events if e.op == "assign" and not e.path and isinstance(e.whole, cst.Name)} - {alias}:
+                    found.setdefault((id(scope), name), []).append(alias)
+        return found
 
     def events_through_aliases(self, owner: Scope, name: str) -> list[Event]:
         """`name`'s events in `owner`, with the changes its plain aliases make to its object, in order."""
