@@ -28,14 +28,15 @@ from bertlint.facts.functions import enclosing_class
 from bertlint.facts.names import is_model_class
 from bertlint.facts.nodes import UNKNOWN, Call, Scope, literal
 
-ROOTS = ("tensorflow.keras.", "keras.", "tf_keras.")
+ROOTS = ("tensorflow", "keras", "tf_keras")  # the packages keras's classes are imported from (`tf.keras`, `tensorflow.python.keras`)
 # the methods of a keras model that run its graph on `x` (their first argument)
 RUNS = ("fit", "predict", "evaluate", "train_on_batch", "predict_on_batch", "test_on_batch")
 
 
 def _keras(qualname: str | None, *names: str) -> bool:
     """A keras API by its last name: `tf.keras.Model`, `keras.models.Model`, `tf_keras.layers.Input`, ..."""
-    return (qualname or "").startswith(ROOTS) and (qualname or "").rsplit(".", 1)[-1] in names
+    parts = (qualname or "").split(".")
+    return len(parts) > 1 and parts[0] in ROOTS and parts[-1] in names
 
 
 def call(ev, call) -> Any:
