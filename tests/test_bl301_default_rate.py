@@ -40,6 +40,13 @@ def test_each_adam_family_default(optimizer, checkpoint, words):
     assert all(word in finding.message for word in words), finding.message
 
 
+def test_a_default_at_most_twice_outside_the_range_is_left_alone():
+    # torch's AdamW default 1e-3 is twice GPT-2's 5e-4 ceiling: inside the rule's margin (`bl301.NEAR`); NAdam's 2e-3 is beyond it
+    assert default(cls="AutoModelForCausalLM", checkpoint="gpt2") == []
+    [finding] = default(optimizer="NAdam", cls="AutoModelForCausalLM", checkpoint="gpt2")
+    assert "default 0.002, 4× above the safe range 5e-06–0.0005" in finding.message
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -459,7 +459,7 @@ def rate(checkpoint: str, lr: str, *, cls: str = "AutoModelForSequenceClassifica
         ("bert-base-uncased", "3e-4", "AutoModelForSequenceClassification", "warning", ["3× above", "5e-06–0.0001", "BERT/DistilBERT-base"]),
         ("bert-base-uncased", "1e-3", "AutoModelForSequenceClassification", "error", ["10× above"]),
         ("bert-base-uncased", "1e-6", "AutoModelForSequenceClassification", "warning", ["5× below", "stalls"]),
-        ("roberta-large", "1e-4", "AutoModelForSequenceClassification", "warning", ["2e-06–5e-05", "large encoder"]),
+        ("roberta-large", "2e-4", "AutoModelForSequenceClassification", "warning", ["4× above", "2e-06–5e-05", "large encoder"]),
         ("roberta-large", "1e-3", "AutoModelForSequenceClassification", "error", ["20× above", "diverges"]),
         ("meta-llama/Llama-2-7b-hf", "2e-4", "AutoModelForCausalLM", "warning", ["1e-06–5e-05", "LLM full fine-tuning"]),
         ("my-org/private-checkpoint", "5e-4", "BertForSequenceClassification", "warning", ["BERT/DistilBERT-base"]),  # the class gives the family
@@ -484,6 +484,23 @@ def test_bl301_ranges_per_family(checkpoint, lr, cls, severity, words):
 )
 def test_bl301_silent_inside_the_range(checkpoint, lr, cls):
     assert rate(checkpoint, lr, cls=cls) == []
+
+
+@pytest.mark.parametrize(
+    ("checkpoint", "lr", "cls", "fires"),
+    [
+        ("bert-base-uncased", "2e-4", "AutoModelForSequenceClassification", False),  # twice the 1e-4 ceiling: a recipe's choice
+        ("bert-base-uncased", "2.1e-4", "AutoModelForSequenceClassification", True),  # beyond twice
+        ("bert-base-uncased", "2.5e-6", "AutoModelForSequenceClassification", False),  # half the 5e-6 floor
+        ("bert-base-uncased", "2.4e-6", "AutoModelForSequenceClassification", True),
+        ("roberta-large", "1e-6", "AutoModelForSequenceClassification", False),  # half the large encoders' 2e-6 floor
+        ("t5-base", "9.98796e-6", "AutoModelForSeq2SeqLM", False),  # a tuned rate a hair under T5's 1e-5 floor
+        ("gpt2", "1e-3", "AutoModelForCausalLM", False),  # twice GPT-2's 5e-4 ceiling
+        ("gpt2", "1.5e-3", "AutoModelForCausalLM", True),
+    ],
+)
+def test_bl301_speaks_only_beyond_twice_outside_the_range(checkpoint, lr, cls, fires):
+    assert bool(rate(checkpoint, lr, cls=cls)) is fires
 
 
 def test_bl301_lora_and_from_scratch_ranges():
