@@ -330,7 +330,8 @@ STORES = {
     "an-attribute-read": 'df["input_ids"] = ids',
     "later-in-a-loop": None,
 }
-TABLES = {"a-dict-display": 'pd.DataFrame({"text": ["a b", "c"]})', "a-file": 'pd.read_csv("x.csv")'}
+TABLES = {"a-dict-display": 'pd.DataFrame({"text": ["a b", "c"]})', "a-file": 'pd.read_csv("x.csv")', "a-pickle": 'pd.read_pickle("x.pkl")',
+          "a-feather": 'pd.read_feather("x.feather")'}
 
 
 @pytest.mark.parametrize("table", TABLES)

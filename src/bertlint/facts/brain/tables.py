@@ -2,7 +2,7 @@
 lines of a text file.
 
 A column, a split's column or a file's lines holds several texts (`Instance("texts")`); one row's field does not
-resolve. Sources: pandas `read_csv/read_json/read_excel/read_parquet/read_table/DataFrame` make a DataFrame;
+resolve. Sources: pandas' readers (`read_csv`, `read_pickle`, ... `TABLE_MAKERS`) and `DataFrame` make a DataFrame;
 `df[col]` a Series; `Series.values/.array/.to_numpy()/.tolist()/.to_list()/.astype()` keep its elements; the
 listed DataFrame methods return a DataFrame. A column the file stores (`df[col] = value`, through any name or function
 holding the table) holds what was stored, joined with the file's own column unless the table is a dict display
@@ -31,7 +31,13 @@ from bertlint.facts.nodes import dotted, literal
 # `update(other)`, `eval("c = a + b")` assigns a column, in place by default before pandas 0.21; any method with
 # `inplace=True`)
 TABLE_CHANGING = frozenset({"insert", "pop", "update", "eval", "__setitem__", "__delitem__"})
-TABLE_MAKERS = ("pandas.read_csv", "pandas.read_json", "pandas.read_excel", "pandas.read_parquet", "pandas.read_table", "pandas.DataFrame")
+# pandas' readers of a file or a database (each returns a DataFrame: pandas 2.x io/*.py, `read_json` a Series only with
+# `typ="series"`), and `read_pickle`, which returns the object pickled (pandas io/pickle.py: "Load pickled pandas object
+# (or any object)"): the DataFrame or Series a `to_pickle` wrote, whose `[column]` reads and stores a script makes of it
+# are a frame's (a dict of lists answers them alike)
+TABLE_MAKERS = ("pandas.read_csv", "pandas.read_json", "pandas.read_excel", "pandas.read_parquet", "pandas.read_table",
+                "pandas.read_fwf", "pandas.read_feather", "pandas.read_orc", "pandas.read_pickle", "pandas.read_sql",
+                "pandas.read_sql_query", "pandas.read_sql_table", "pandas.read_xml", "pandas.DataFrame")
 TABLE_KEEPING = frozenset({
     "dropna", "drop_duplicates", "sample", "head", "tail", "reset_index", "copy", "fillna", "sort_values", "rename",
     "astype", "query", "drop",
