@@ -408,6 +408,23 @@ def test_bl608_fix_keeps_the_padding_pad_to_max_length_asked_for(method, text):
     assert [len(row) for row in ignored] == [4, 3]  # the fact the fix rests on: the keyword pads nothing on 5.x
 
 
+def test_bl608_fix_renames_truncation_strategy_which_the_tokenizer_call_refuses():
+    """`encode_plus(..., truncation_strategy=...)` -> `tok(..., truncation=...)`: the tokenizer call raises TypeError on the
+    old keyword from 4.52 (BL617); the fixed call runs on the installed transformers and truncates the second text."""
+    source = HEADER + 'enc = tok.encode_plus("a", "b b b b", max_length=3, truncation_strategy="only_second")\n'
+    text_fixed = fixed("BL608", source)
+    assert 'enc = tok("a", "b b b b", max_length=3, truncation="only_second")' in text_fixed
+    tok = _tiny_tokenizer()
+    with pytest.raises(TypeError, match="truncation_strategy"):
+        tok("a", "b b b b", max_length=3, truncation_strategy="only_second")
+    enc = eval(text_fixed.splitlines()[-1].split(" = ", 1)[1], {"tok": tok})
+    assert enc["input_ids"] == [4, 5, 5]  # "a" whole, the second text cut to fit
+    kept = fixed("BL608", HEADER + 'enc = tok.encode_plus("a", truncation=True, truncation_strategy="only_first")\n')
+    assert "truncation_strategy" in kept  # `truncation=` given too: nothing to rename to (the help says to drop it)
+    finding, = only("BL608", HEADER + 'enc = tok.encode_plus("a", truncation=True, truncation_strategy="only_first")\n')
+    assert "drop `truncation_strategy=`" in finding.help
+
+
 @pytest.mark.parametrize("value", ["flag", "True, **opts"])
 def test_bl608_fix_with_an_uncertain_pad_to_max_length_is_unsafe(value):
     source = HEADER + f'opts = {{}}\nflag = input() == "y"\nenc = tok.batch_encode_plus(["a", "b"], pad_to_max_length={value})\n'

@@ -30,7 +30,7 @@ class EncodePlusRemoved(Rule):
         for call in facts.tokenizer_calls:
             if call.method not in removed or structured_tokenizer(facts, call):
                 continue
-            fix, unsafe, help = _keep_padding(facts, call, *(_batch_fix if call.method == "batch_encode_plus" else _single_fix)(facts, call))
+            fix, unsafe, help = _keep_truncation(facts, call, *_keep_padding(facts, call, *(_batch_fix if call.method == "batch_encode_plus" else _single_fix)(facts, call)))
             ctx.report(
                 call.node.func,
                 f"`{call.method}` was removed in transformers 5 (target {ctx.version_text()}): this call raises "
@@ -96,3 +96,19 @@ def _keep_padding(facts: Facts, call: Call, fix: list[Replacement] | None, unsaf
                            "`pad_to_max_length=`, whose value or company the file does not make certain)")
     return [*fix, Replacement(arg.keyword, "padding"), Replacement(arg.value, padding)], unsafe, \
         f"{help or 'call the tokenizer itself'}, {advice}"
+
+
+def _keep_truncation(facts: Facts, call: Call, fix: list[Replacement] | None, unsafe: bool,
+                     help: str | None) -> tuple[list[Replacement] | None, bool, str | None]:
+    """The fix and help of a call that passes `truncation_strategy=`: the tokenizer call raises TypeError on it from 4.52
+    (BL617, data/versions.json), where `encode_plus` read it where `truncation=` was not given; the fix renames it to
+    `truncation=`, which takes the same strategy names, where `truncation=` is certainly not passed."""
+    given = facts.keywords(call).get("truncation_strategy")
+    if given is None or fix is None:
+        return fix, unsafe, help
+    renaming = facts.renaming(call, given, "truncation")
+    if renaming is None:
+        return fix, True, (f"{help or EncodePlusRemoved.help}; and drop `truncation_strategy=` (the tokenizer call raises "
+                           "TypeError on it; `truncation=` takes the same strategy names)")
+    return [*fix, Replacement(*renaming)], unsafe, help
+

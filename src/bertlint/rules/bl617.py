@@ -67,9 +67,12 @@ class RenamedTokenizerKeyword(LibraryDrift):
                 if status is None:
                     continue
                 text = f"`{keyword}=` {versions.lifecycle_text(entry, status, ctx.version, ctx.version_source)}"
+                raises = ""
                 if status == "removed":
-                    text += ": " + _effect(ctx.version, error.format(name=keyword))
-                raises = error if status == "removed" and ctx.version < (5, 0) else ""  # 5.x ignores it: nothing raised
+                    effect, raises = _effect(entry, ctx.version, entry.extra.get("error", error))
+                    if call.method in versions.removed_at("encode_methods", ctx.version):  # the line raises AttributeError first
+                        effect, raises = f"`{call.method}` is gone too (BL608); once the tokenizer call replaces it, {effect}", ""
+                    text += ": " + effect
                 self._report(ctx, call, arg, keyword, versions.replacement_at(table, entry, ctx.version) if entry.rename else None,
                              "error" if status == "removed" else "warning", text, raises)
 
@@ -101,8 +104,12 @@ def _processor_class(facts: Facts, expr: cst.BaseExpression, scope, classes: lis
     return found.pop() if len(found) == 1 else None
 
 
-def _effect(version: versions.Version, error: str) -> str:
-    """What the target does with the old keyword (api-facts 1: unknown tokenizer keywords by version)."""
-    if version >= (5, 0):
-        return "transformers 5 ignores it silently, so pre-split words are encoded as separate sequences"
-    return f"fast tokenizers raise {error}, slow ones log it as not recognized and encode the words as separate sequences"
+def _effect(entry: versions.Lifecycle, version: versions.Version, error: str) -> tuple[str, str]:
+    """What the target does with a removed tokenizer keyword, from its row (api-facts 1: unknown tokenizer keywords by
+    version): (the words, the error the call raises or "" where it raises nothing or not always). `is_pretokenized=`
+    raises in fast tokenizers only and is ignored from 5.0; `truncation_strategy=` raises in every tokenizer."""
+    ignored = entry.extra.get("ignored_from")
+    if ignored is not None and version >= versions.parse_version(ignored):
+        return entry.extra["ignored_effect"], ""
+    error = error.format(name=entry.name)
+    return entry.extra["consequence"].format(error=error), error
