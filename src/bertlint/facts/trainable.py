@@ -31,6 +31,7 @@ from bertlint.facts.functions import enclosing_class
 from bertlint.facts.library_stops import refused_call
 from bertlint.facts.liveness import NEVER, liveness
 from bertlint.facts.removals import refused
+from bertlint.facts.stops import raises_before
 from bertlint.facts.training import map_calls, uses_peft
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
@@ -307,12 +308,13 @@ def fails_before_a_step(facts: Facts) -> bool:
     `train()` the run never reaches (after a certain stop: `Trainer(TrainingArguments=args)`, a keyword no release takes,
     raises before its own `trainer.train()`) or that itself raises before a step (a dataset of the file's subclass of
     `datasets.Dataset` that never built its base: `library_stops`), hand loops whose every `backward()` is read of a str (`loss, logits =
-    model(...)`: `attribute_stops`, AttributeError at the first step) and Lightning `fit` calls that the target
+    model(...)`: `attribute_stops`, AttributeError at the first step) or runs only after a statement of its loop that
+    certainly raises (`stops.raises_before`: the call of a model whose `forward` unpacks a `ModelOutput`'s keys) and Lightning `fit` calls that the target
     Lightning refuses before it (`removals.refused`: a module defining an epoch-end hook that
     Lightning 2.0 removed, checked in `fit`'s `_verify_loop_configurations` before the loop): no gradient, no optimizer
     state is ever made. The model is still the one the run means to train (its load is what it is)."""
     fits = facts.lightning_fits
-    backward = [call for call in facts.backward_calls if not missing_attribute(facts, call.node.func)]
+    backward = [call for call in facts.backward_calls if not missing_attribute(facts, call.node.func) and not raises_before(facts, call.node, call.scope.node)]
     return bool(facts.trainers or fits or facts.backward_calls) and not (backward or facts.fit_calls) \
         and all(trainer_without_loss(facts, t) or _never_trained(facts, t) for t in facts.trainers) and all(refused(facts, fit.node) for fit, _ in fits)
 
