@@ -12,7 +12,8 @@ from the text alone:
 - a library's refusal (`library_stops`): an import of a name that no release of the library has, a transformers Auto
   class called directly, a refused split, arguments or keyword value, a model class not ready for the target's
   `post_init`, an API the target release removed, a call refused for the object it is made on (`removals`);
-- plain Python errors the value layer's tables make certain (`attribute_stops`): an attribute of an argparse
+- plain Python errors the value layer's tables make certain (`attribute_stops`): a str a `ModelOutput`'s unpacking
+  bound used as a tensor (an attribute a str has not, called, handed to a torch layer), an attribute of an argparse
   namespace that no `add_argument` of the file defines (`args.lr` beside `--learning_rate`: AttributeError),
   `self.NAME` in a method of the file's class whose chain of classes (all the file's) never binds NAME
   (AttributeError), and `parser.parse_args()` run in a notebook's kernel, whose `-f <connection file>` the parser
@@ -48,7 +49,7 @@ from typing import Iterator, NamedTuple
 
 import libcst as cst
 
-from bertlint.facts.attribute_stops import kernel_exit, missing_attribute
+from bertlint.facts.attribute_stops import kernel_exit, missing_attribute, str_as_tensor
 from bertlint.facts.branches import taken_arm
 from bertlint.facts.cell_stops import uncompiled_cells
 from bertlint.facts.certain_runs import body_of, evaluated_by, first_pass
@@ -314,7 +315,7 @@ def _stop_at(facts: Model, stmt, small, top, bound, autos, called, order, releas
         if bound is not None and missing_attribute(facts, node):
             return True
         if kind is cst.Call:
-            if refused_call(facts, node, autos) or kernel_exit(facts, node):
+            if refused_call(facts, node, autos) or kernel_exit(facts, node) or bound is not None and str_as_tensor(facts, node):
                 return True
             if placeholder(facts, node, bound):
                 return False
