@@ -433,6 +433,16 @@ def test_a_statement_after_a_certain_raise_of_its_loop_never_runs(body, after, e
     assert raises_before(facts, backward.node, backward.scope.node) is expected
 
 
+def test_a_stop_among_the_scope_s_own_statements_is_liveness_s():
+    """`model(ids)` outside any loop stops `train` where it stands: what follows never runs (liveness), not asked here."""
+    from bertlint.facts.stops import raises_before
+    source = LOOP.replace("    for ids in loader:\n        start, end = model(ids)\n        BODY\n", "    start, end = model(loader)\n").replace("AFTER", "loader.sum().backward()")
+    module = cst.parse_module(source)
+    facts = Facts(module, source, Path("train.py"), Runtime(releases=(("transformers", (5, 24, 0)),)))
+    backward = next(c for c in facts.calls if c.method == "backward")
+    assert stop_statement(facts) is not None and raises_before(facts, backward.node, backward.scope.node) is False
+
+
 def test_a_raise_in_an_arm_the_command_line_may_skip_does_not_hold_what_follows_the_arm():
     from bertlint.facts.stops import raises_before
     source = LOOP.replace("    for ids in loader:\n        start, end = model(ids)\n        BODY\n", "    if flag:\n        start, end = model(loader)\n").replace("AFTER", "loader.sum().backward()")

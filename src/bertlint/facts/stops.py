@@ -224,11 +224,12 @@ def statements_after(facts: Model, stop: Stop) -> Iterator[cst.CSTNode]:
 
 
 def raises_before(facts: Model, node: cst.CSTNode, scope: cst.Module | cst.FunctionDef) -> bool:
-    """Does every run of `scope` (the module, or a function's body) that would reach `node` certainly raise first: its
-    stop is a statement that raises whenever it runs (`Stop.raises`), and `node` runs after it inside the innermost
-    loop, `with` or `if` of the scope that holds it (a loop that runs no pass runs neither, and its first pass raises
-    first; an arm the command line may not take runs neither either). `backward()` after the model's call, in a hand
-    loop whose model's `forward` certainly raises: no step."""
+    """Does every run of `scope` (the module, or a function's body) that would reach `node` certainly raise first,
+    inside a loop, `with` or `if` of the scope: its stop is a statement there that raises whenever it runs
+    (`Stop.raises`), and `node` runs after it inside the innermost loop, `with` or `if` that holds it (a loop that runs
+    no pass runs neither, and its first pass raises first; an arm the command line may not take runs neither either).
+    `backward()` after the model's call, in a hand loop whose model's `forward` certainly raises: no step. A stop among
+    the scope's own statements is no answer here: what follows it is `liveness`'s (never reached)."""
     stop = next((s for s in run_stops(facts) if s.scope is scope), None)
     if stop is None or not stop.raises:
         return False
@@ -240,8 +241,7 @@ def raises_before(facts: Model, node: cst.CSTNode, scope: cst.Module | cst.Funct
         around.append(stmt)
     else:
         return False
-    inner = around[-1] if around else scope
-    return any(_holds(stmt, node) for stmt in statements_after(facts, stop)) and _holds(inner, node)
+    return bool(around) and _holds(around[-1], node) and any(_holds(stmt, node) for stmt in statements_after(facts, stop))
 
 
 def _holds(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
