@@ -443,7 +443,7 @@ def test_a_stop_among_the_scope_s_own_statements_is_liveness_s():
     assert stop_statement(facts) is not None and raises_before(facts, backward.node, backward.scope.node) is False
 
 
-def test_a_raise_in_an_arm_the_command_line_may_skip_does_not_hold_what_follows_the_arm():
+def test_a_call_in_an_arm_not_known_to_run_holds_nothing_after_the_arm():
     from bertlint.facts.stops import raises_before
     source = LOOP.replace("    for ids in loader:\n        start, end = model(ids)\n        BODY\n", "    if flag:\n        start, end = model(loader)\n").replace("AFTER", "loader.sum().backward()")
     module = cst.parse_module(source)

@@ -49,12 +49,12 @@ from typing import Iterator, NamedTuple
 
 import libcst as cst
 
+from bertlint.facts.abstract import Binding, Instance
 from bertlint.facts.attribute_stops import kernel_exit, missing_attribute, str_as_tensor
 from bertlint.facts.branches import taken_arm
 from bertlint.facts.cell_stops import uncompiled_cells
 from bertlint.facts.certain_runs import body_of, evaluated_by, first_pass
 from bertlint.facts.library_stops import auto_names, forgotten_import, imports_what_is_not_there, refused_call, removed_api
-from bertlint.facts.abstract import Binding, Instance
 from bertlint.facts.model import Model, per_file
 from bertlint.facts.names import is_model_class
 from bertlint.facts.name_stops import Order, bindings, names_from_elsewhere, read_first, unbound
