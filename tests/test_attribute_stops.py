@@ -217,3 +217,35 @@ def test_an_attribute_str_has_not_of_a_key_an_unpacking_binds_stops(source):
 ])
 def test_an_unpacked_forward_that_may_return_a_tuple_is_no_stop(source, runtime):
     assert stops(LOADED + source, runtime) == []
+
+
+POOLED = """from torch import nn
+from transformers import BertModel
+bert = BertModel.from_pretrained('bert-base-uncased')
+LAYER
+_, pooled = bert(ids)
+USE
+"""
+
+
+@pytest.mark.parametrize(("layer", "use"), [
+    ("drop = nn.Dropout(0.3)", "out = drop(pooled)"),  # torch 2.13: TypeError dropout(): ... must be Tensor, not str
+    ("head = nn.Linear(768, 2)", "out = head(pooled)"),
+    ("head = torch.nn.LayerNorm(768)", "out = head(pooled)"),
+    ("", "out = pooled(ids)"),  # a str called: TypeError
+])
+def test_a_key_handed_to_a_torch_layer_or_called_stops(layer, use):
+    """`_, pooled = bert(ids)` (a `BaseModelOutputWithPooling` on 5.x: its keys) binds the str "pooler_output"."""
+    assert stops(LOADED + POOLED.replace("LAYER", layer).replace("USE", use), TRANSFORMERS_5)[-1:] == [use]
+
+
+@pytest.mark.parametrize(("layer", "use", "runtime"), [
+    ("drop = nn.Identity()", "out = drop(pooled)", TRANSFORMERS_5),  # returns its input
+    ("drop = nn.Dropout(0.3)", "out = drop(ids)", TRANSFORMERS_5),  # a tensor
+    ("drop = nn.Dropout(0.3)", "out = drop(pooled)", Runtime(releases=(("transformers", (3, 5, 1)),))),  # tuples then
+    ("drop = nn.Dropout(0.3)", "out = drop(*[pooled])", TRANSFORMERS_5),
+    ("drop = Custom()", "out = drop(pooled)", TRANSFORMERS_5),  # not known to refuse a str
+    ("drop = nn.Dropout(0.3)", "_, pooled = bert(ids, return_dict=False)\nout = drop(pooled)", TRANSFORMERS_5),  # tensors
+])
+def test_a_key_handed_where_a_str_may_do_is_no_stop(layer, use, runtime):
+    assert stops(LOADED + POOLED.replace("LAYER", layer).replace("USE", use), runtime) == []

@@ -210,3 +210,64 @@ def test_keras_under_a_variant_of_tensorflow_is_unknown(tmp_path, pins):
 ])
 def test_keras_3_optimizers_refuse_lr_and_lightning_2_trainers_refuse_their_removed_keywords(source, releases, expected):
     assert (stop(source, releases=releases) is not None) is expected
+
+
+ARROW_TRAINER = """\
+import torch
+from datasets import Dataset
+from transformers import AutoModelForSequenceClassification, Trainer, TrainingArguments
+
+
+class Encoded(BASE):
+    def __init__(self, rows):
+        INIT
+        self.rows = rows
+
+    def __getitem__(self, idx):
+        return self.rows[idx]
+
+    def __len__(self):
+        return len(self.rows)
+CLASS_MORE
+
+model = AutoModelForSequenceClassification.from_pretrained("xlm-roberta-large", num_labels=2)
+args = TrainingArguments(output_dir="out"ARGS)
+trainer = TRAINER(model=model, args=args, train_dataset=Encoded(torch.load("rows.pt")))
+trainer.train()
+trainer.save_model("out")
+"""
+
+
+def arrow_trainer(base="Dataset", init="pass", args="", trainer="Trainer", more=""):
+    return ARROW_TRAINER.replace("BASE", base).replace("INIT", init).replace("ARGS", args).replace("TRAINER", trainer).replace("CLASS_MORE", more)
+
+
+@pytest.mark.parametrize("release, expected", [
+    ((5, 24, 0), "trainer.train()"), ((4, 6, 0), "trainer.train()"),  # get_train_dataloader -> _remove_unused_columns
+    ((4, 5, 1), "trainer = Trainer(model=model, args=args, train_dataset=Encoded(torch.load(\"rows.pt\")))"),  # in __init__
+    ((3, 2, 0), "trainer = Trainer(model=model, args=args, train_dataset=Encoded(torch.load(\"rows.pt\")))"),
+    ((3, 1, 0), None),  # 3.1 checked `nlp.Dataset`
+])
+def test_a_trainer_given_a_datasets_subclass_that_never_built_its_base_stops(release, expected):
+    assert stop(arrow_trainer(), (*NEWEST, ("transformers", release))) == expected
+
+
+@pytest.mark.parametrize("variant", [
+    {"base": "torch.utils.data.Dataset"},  # no columns asked of a torch dataset
+    {"init": "super().__init__(rows.data)"}, {"init": "Dataset.__init__(self, rows.data)"}, {"init": "self.build(rows)", "more": "\n    def build(self, rows):\n        super().__init__(rows.data)\n"},
+    {"args": ", remove_unused_columns=False"}, {"args": ", **torch.load('options.pt')"},  # no column removed / not known
+    {"more": "\n    @property\n    def column_names(self):\n        return ['input_ids']\n"},
+    {"trainer": "MyTrainer", "more": "\n\nclass MyTrainer(Trainer):\n    def get_train_dataloader(self):\n        return torch.load('loader.pt')\n"},
+])
+def test_no_stop_where_the_columns_may_be_read_or_are_not_asked(variant):
+    source = arrow_trainer(**variant)
+    assert stop(source, (*NEWEST, ("transformers", (5, 24, 0)))) is None
+
+
+def test_the_file_s_trainer_subclass_that_only_computes_its_loss_stops_too():
+    more = "\n\nclass MyTrainer(Trainer):\n    def compute_loss(self, model, inputs, return_outputs=False):\n        return model(**inputs).loss\n"
+    assert stop(arrow_trainer(trainer="MyTrainer", more=more), (*NEWEST, ("transformers", (5, 24, 0)))) == "trainer.train()"
+
+
+def test_an_unknown_transformers_release_does_not_stop():
+    assert stop(arrow_trainer(), NEWEST) is None

@@ -342,3 +342,111 @@ ARGS = "import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument
 ])
 def test_the_arm_the_run_as_written_takes_probably_stops(source, expected):
     assert scope_stops(source, Runtime(releases=(("pandas", (2, 2, 3)),))) == expected
+
+
+MODULE = """import torch
+from torch import nn
+from transformers import BertForQuestionAnswering
+
+ids = torch.ones(2, 8, dtype=torch.long)
+
+
+class SpanModel(BASE):
+    def __init__(self):
+        super().__init__()
+        self.bert = BertForQuestionAnswering.from_pretrained("bert-large-uncased")
+
+    def forward(self, ids):
+        start_logits, end_logits = self.bert(ids)
+        return start_logits.masked_fill(ids == 0, -1e20), end_logits
+MORE
+model = MADE
+start, end = model(ids)
+print(start)
+"""
+
+
+def module_source(base="nn.Module", more="", made="SpanModel()") -> str:
+    return MODULE.replace("BASE", base).replace("MORE", more).replace("MADE", made)
+
+
+@pytest.mark.parametrize("base", ["nn.Module", "torch.nn.Module", "transformers.BertPreTrainedModel"])
+def test_calling_the_file_s_module_runs_its_forward_and_stops_where_it_stops(base):
+    """`model(ids)` runs `SpanModel.forward` (torch's `Module.__call__`), whose unpacked `QuestionAnsweringModelOutput`
+    (5.x) binds the str "start_logits": `.masked_fill` raises AttributeError, and so does the call."""
+    source = module_source(base).replace("import torch\n", "import torch\nimport transformers\n")
+    assert stop(source, Runtime(releases=(("transformers", (5, 24, 0)),))) == "start, end = model(ids)"
+
+
+@pytest.mark.parametrize("variant", [
+    {"more": "\n    def __call__(self, ids):\n        return ids, ids\n"},  # its own __call__ runs instead
+    {"made": "nn.DataParallel(SpanModel())"},  # a wrapper's call: not known here
+    {"base": "nn.Module, object"},  # two bases
+    {"made": "SpanModel() if torch.cuda.is_available() else torch.load('model.pt')"},  # may be another object
+])
+def test_a_call_that_may_not_run_that_forward_is_no_stop(variant):
+    assert stop(module_source(**variant), Runtime(releases=(("transformers", (5, 24, 0)),))) is None
+
+
+def test_a_forward_that_gets_tuples_is_no_stop():
+    source = module_source().replace("self.bert(ids)", "self.bert(ids, return_dict=False)")
+    assert stop(source, Runtime(releases=(("transformers", (5, 24, 0)),))) is None
+
+
+LOOP = """import torch
+from torch import nn
+from transformers import BertForQuestionAnswering
+
+
+class SpanModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bert = BertForQuestionAnswering.from_pretrained("bert-large-uncased")
+
+    def forward(self, ids):
+        start_logits, end_logits = self.bert(ids)
+        return start_logits.masked_fill(ids == 0, -1e20), end_logits
+
+
+def train(model, loader, flag):
+    for ids in loader:
+        start, end = model(ids)
+        BODY
+    AFTER
+
+
+train(SpanModel(), torch.load("batches.pt"), torch.load("flag.pt"))
+"""
+
+
+@pytest.mark.parametrize("body, after, expected", [
+    ("start.sum().backward()", "pass", True),  # in the loop, after the raise: no pass gets there
+    ("pass", "torch.ones(1, requires_grad=True).sum().backward()", False),  # after the loop: runs where the loop runs no pass
+    ("if flag:\n            start.sum().backward()", "pass", True),
+])
+def test_a_statement_after_a_certain_raise_of_its_loop_never_runs(body, after, expected):
+    from bertlint.facts.stops import raises_before
+    source = LOOP.replace("BODY", body).replace("AFTER", after)
+    module = cst.parse_module(source)
+    facts = Facts(module, source, Path("train.py"), Runtime(releases=(("transformers", (5, 24, 0)),)))
+    backward = next(c for c in facts.calls if c.method == "backward")
+    assert raises_before(facts, backward.node, backward.scope.node) is expected
+
+
+def test_a_stop_among_the_scope_s_own_statements_is_liveness_s():
+    """`model(ids)` outside any loop stops `train` where it stands: what follows never runs (liveness), not asked here."""
+    from bertlint.facts.stops import raises_before
+    source = LOOP.replace("    for ids in loader:\n        start, end = model(ids)\n        BODY\n", "    start, end = model(loader)\n").replace("AFTER", "loader.sum().backward()")
+    module = cst.parse_module(source)
+    facts = Facts(module, source, Path("train.py"), Runtime(releases=(("transformers", (5, 24, 0)),)))
+    backward = next(c for c in facts.calls if c.method == "backward")
+    assert stop_statement(facts) is not None and raises_before(facts, backward.node, backward.scope.node) is False
+
+
+def test_a_call_in_an_arm_not_known_to_run_holds_nothing_after_the_arm():
+    from bertlint.facts.stops import raises_before
+    source = LOOP.replace("    for ids in loader:\n        start, end = model(ids)\n        BODY\n", "    if flag:\n        start, end = model(loader)\n").replace("AFTER", "loader.sum().backward()")
+    module = cst.parse_module(source)
+    facts = Facts(module, source, Path("train.py"), Runtime(releases=(("transformers", (5, 24, 0)),)))
+    backward = next(c for c in facts.calls if c.method == "backward")
+    assert raises_before(facts, backward.node, backward.scope.node) is False

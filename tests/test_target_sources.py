@@ -420,3 +420,56 @@ def test_the_admits_table_is_generated_from_requires_dist():
     assert table["trl"]["0.24"]["0.24.0"]["transformers"] == ">=4.56.1,!=4.57.0"  # two unconditional lines of transformers, joined
     assert table["trl"]["0.12"]["0.12.0"] == {"accelerate": ">=0.34.0", "datasets": ">=2.21.0", "transformers": ">=4.46.0"}
     assert all(minor.count(".") == 1 and all(v.startswith(minor + ".") for v in releases) for rows in table.values() for minor, releases in rows.items())
+
+
+LIGHTNING_PROJECT = '''\
+import pytorch_lightning as pl
+import torch
+from torch.utils.data import DataLoader
+from transformers import AutoModelForSequenceClassification
+
+
+class Regressor(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.model = AutoModelForSequenceClassification.from_pretrained("bert-large-uncased", num_labels=1)
+
+    def training_step(self, batch, batch_idx):
+        return self.model(**batch).loss
+
+    def configure_optimizers(self):
+        return torch.optim.AdamW(self.parameters(), lr=2e-5)
+
+
+pl.Trainer(gpus=1).fit(Regressor(), DataLoader(torch.load("encoded_rows.pt"), batch_size=8, shuffle=True))
+'''
+POETRY_LOCK = '[[package]]\nname = "pytorch-lightning"\nversion = "1.3.1"\n\n[[package]]\nname = "transformers"\nversion = "4.6.1"\n'
+PYPROJECT = '[tool.poetry.dependencies]\npython = "^3.8"\npytorch-lightning = "^1.3.1"\ntransformers = "^4.6.1"\n'
+
+
+@pytest.mark.parametrize("files, release", [
+    ({"poetry.lock": POETRY_LOCK, "pyproject.toml": PYPROJECT}, (1, 3, 1)),  # the lock's release, not what `^1.3.1` admits
+    ({"pyproject.toml": PYPROJECT}, (1, 9, 0)),  # `^1.3.1`: the newest 1.x a resolver takes
+])
+def test_a_library_other_than_transformers_is_pinned_by_the_project_s_lock_or_manifest(pinned_project, files, release):
+    """Every library's pin is read as transformers' is: from the nearest project files above the file (a notebook in a
+    subfolder of the project), the lock before the manifest it resolves."""
+    for name, text in files.items():
+        (pinned_project / name).write_text(text)
+    (pinned_project / "notebook").mkdir()
+    path = pinned_project / "notebook" / "train.py"
+    path.write_text(LIGHTNING_PROJECT)
+    found, where = target(path).of("pytorch-lightning")
+    assert found[:2] == release[:2] and next(iter(files)) in where
+
+
+def test_the_lightning_help_follows_the_locked_release(pinned_project):
+    """pytorch-lightning 1.3.1 (poetry.lock) takes `precision=16` and has no bf16 (1.3.1 wheel,
+    trainer/connectors/accelerator_connector.py `select_precision_plugin`: 32, 64, 16 alone): BL501's help says so."""
+    (pinned_project / "poetry.lock").write_text(POETRY_LOCK)
+    (pinned_project / "pyproject.toml").write_text(PYPROJECT)
+    (pinned_project / "notebook").mkdir()
+    (pinned_project / "notebook" / "train.py").write_text(LIGHTNING_PROJECT)
+    result = CliRunner().invoke(main, ["--format", "json", "--preview", "--no-cache", "--select", "BL501", "notebook/train.py"], catch_exceptions=False)
+    helps = [f["help"] for f in json.loads(result.stdout)]
+    assert helps == ["train in mixed precision with Lightning 1.x's `Trainer(precision=16)`"]

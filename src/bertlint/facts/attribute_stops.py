@@ -14,7 +14,10 @@
   answers it: AttributeError;
 - an attribute that `str` has not, read of a name that an unpacking binds to a str (`loss, logits = model(ids,
   labels=y)` of a transformers model whose forward returns a `ModelOutput`, an `OrderedDict` whose iteration gives its
-  keys: `loss.backward()` raises AttributeError 'str' object has no attribute 'backward'; or the keys of a dict);
+  keys: `loss.backward()` raises AttributeError 'str' object has no attribute 'backward'; or the keys of a dict), and
+  such a str called (`pooled(...)`: TypeError, not callable) or handed as the input of a torch layer whose forward
+  takes a tensor alone (`_, pooled = self.bert(ids)` then `self.drop(pooled)`: `Instance("layer")`, brain/tensors.py:
+  TypeError "dropout(): argument 'input' (position 1) must be Tensor, not str");
 - `parser.parse_args()` with no arguments run in a notebook's kernel (`Runtime.notebook`: an .ipynb, not a script of
   cells): ipykernel is started as `ipykernel_launcher.py -f <connection file>` (VS Code: `--f=<file>`), so argparse
   finds `-f` unrecognised and exits (`error`: SystemExit 2), unless the parser has an option `-f...` that takes it,
@@ -30,6 +33,7 @@ from typing import NamedTuple
 import libcst as cst
 
 from bertlint.facts.abstract import Instance
+from bertlint.facts.brain.tensors import LAYER
 from bertlint.facts.model import per_file
 from bertlint.facts.names import same_symbol
 from bertlint.facts.nodes import dotted, walk
@@ -50,6 +54,21 @@ _INSTANCE_DECORATORS = frozenset({"property"})
 def missing_attribute(facts, node: cst.CSTNode) -> bool:
     """Does reading the attribute `node` certainly raise AttributeError (see the module's docstring)?"""
     return type(node) is cst.Attribute and id(node) in _missing(facts)  # the exact class: no ABC check per node
+
+
+def str_as_tensor(facts, node: cst.Call) -> bool:
+    """Is `node` a call of a str that an unpacking bound, or of a torch layer given such a str as its first argument
+    (see the module's docstring)?"""
+    call = facts.call_of(node)
+    if call is None or call.has_star_args or call.has_double_star:
+        return False
+    if type(node.func) is cst.Name and _unpacked_str(facts, node.func, call.scope, call.order + 1):
+        return True
+    first = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
+    if type(first) is not cst.Name or not isinstance(node.func, (cst.Name, cst.Attribute)):
+        return False
+    layer = facts.evaluate(node.func, call.scope, call.order)
+    return isinstance(layer, Instance) and layer.kind == LAYER and _unpacked_str(facts, first, call.scope, call.order + 1)
 
 
 def kernel_exit(facts, call: cst.Call) -> bool:

@@ -37,7 +37,12 @@ them per statement; every one a crash of a program, so it silences every rule af
 - a call that the target release of a library refuses for the object the value layer certainly knows it is made on or
   given (`removals.refused`, the same data): `pd.read_csv(..., error_bad_lines=False)` and `df.append(...)` of a
   DataFrame on pandas >= 2.0, Lightning's `trainer.fit(model)` of a module that defines `training_epoch_end` on
-  Lightning >= 2.0.
+  Lightning >= 2.0;
+- a transformers `Trainer` handed, as `train_dataset=` (or `eval_dataset=`), an instance of the file's subclass of
+  `datasets.Dataset` whose `__init__` never runs the base's (`_columnless_dataset`): the object has no `_data`, and a
+  Trainer that removes the columns its model does not take (`remove_unused_columns`, True by default) reads
+  `dataset.column_names` (`self._data.column_names`) of every `datasets.Dataset`: AttributeError before the first
+  step, at `trainer.train()` (transformers >= 4.6), at the Trainer's construction (3.2 to 4.5).
 
 And a forgotten import (`forgotten_import`): a name read unbound (`name_stops`) that a library the file imports from
 exports is a crash of a program too, where a name that no library exports is as likely a fragment's object.
@@ -50,9 +55,11 @@ import re
 import libcst as cst
 
 from bertlint import knowledge
+from bertlint.facts.abstract import Binding, Instance
+from bertlint.facts.brain.steps import HF_BATCH_MAKERS, HF_TRAINERS
 from bertlint.facts.certain_runs import argument_value, body_of, bound_by
 from bertlint.facts.model import Model, per_file
-from bertlint.facts.names import TRAINING_ARGS_CLASSES, is_model_class, is_tokenizer_class, is_transformers_name
+from bertlint.facts.names import TRAINER_POSITION, TRAINING_ARGS_CLASSES, is_model_class, is_tokenizer_class, is_transformers_name
 from bertlint.facts.nodes import UNKNOWN, Call, dotted, walk
 from bertlint.facts.removals import refused, shadowed
 
@@ -66,6 +73,17 @@ _CLASS_ROOTS = ("transformers", "trl")
 # of a fragment (besides its Auto, model, tokenizer and training-arguments classes, caught by their names).
 _TRANSFORMERS_NAMES = frozenset({"Trainer", "Seq2SeqTrainer", "DataCollatorWithPadding", "DataCollatorForSeq2Seq",
                                  "DataCollatorForLanguageModeling", "pipeline", "get_linear_schedule_with_warmup", "set_seed"})
+# Where a transformers Trainer reads `column_names` of a `datasets.Dataset` it is given (`_remove_unused_columns`,
+# which returns at once where `args.remove_unused_columns` is False): 3.2.0 to 4.5.x in `Trainer.__init__` for
+# `train_dataset` and `eval_dataset` (3.2.0 trainer.py:289-292, 4.0.0 :285-288, 4.5.0 :387-390; 3.1 checked
+# `nlp.Dataset`); from 4.6.0 in `get_train_dataloader` (4.6.0 :605-606, 4.20.0 :784; 5.24.0 `_get_dataloader`
+# :1019-1020, reached from `get_train_dataloader` :916), which `train()` runs before its first step. datasets
+# `Dataset.column_names` returns `self._data.column_names` (datasets 1.0.0, 2.0.0, 5.2.0 arrow_dataset.py), and
+# `_data` is bound by `Dataset.__init__` alone.
+_COLUMNS_IN_INIT, _COLUMNS_IN_TRAIN = (3, 2), (4, 6)
+_ARROW_DATASETS = frozenset({"datasets.Dataset", "datasets.arrow_dataset.Dataset"})
+# what a subclass may define that answers `column_names` or builds the object some other way
+_OWN_COLUMNS = frozenset({"column_names", "_data", "__new__", "__getattr__", "__getattribute__"})
 
 
 def refused_call(facts: Model, call: cst.Call, autos: dict[str, str]) -> bool:
@@ -73,7 +91,91 @@ def refused_call(facts: Model, call: cst.Call, autos: dict[str, str]) -> bool:
     called directly (`autos`: the file's `auto_names`), a refused split, arguments or keyword value, an unready model
     class built, or a call refused for the object it is made on (`removals.refused`)?"""
     return _auto_class(call.func, autos) or _refused_split(facts, call) or _refused_arguments(facts, call) \
-        or _refused_value(facts, call) or _conflicting_load(facts, call) or _unready_model(facts, call) or refused(facts, call)
+        or _refused_value(facts, call) or _conflicting_load(facts, call) or _unready_model(facts, call) or refused(facts, call) \
+        or _columnless_dataset(facts, call)
+
+
+def _columnless_dataset(facts: Model, node: cst.Call) -> bool:
+    """`trainer.train()` (transformers >= 4.6) or the construction of the Trainer (3.2 to 4.5) of a transformers
+    `Trainer` (or `Seq2SeqTrainer`, or the file's subclass of one that overrides neither `__init__`, `train` nor how
+    batches are made) that removes unused columns (no `args=`, or `TrainingArguments` whose `remove_unused_columns` is
+    certainly True) and is given a dataset of the file's class whose `__init__` never runs `datasets.Dataset.__init__`
+    (`_unbuilt_arrow_dataset`): AttributeError on `column_names` (see `_COLUMNS_IN_INIT`)."""
+    release = dict(facts.runtime.releases).get("transformers")
+    func = node.func
+    if release is None or release < _COLUMNS_IN_INIT or not isinstance(func, (cst.Name, cst.Attribute)):
+        return False
+    if release >= _COLUMNS_IN_TRAIN:
+        found = facts.call_of(node) if isinstance(func, cst.Attribute) and func.attr.value == "train" and not node.args else None
+        made = facts.kind(found.receiver, found.scope, found.order) if found is not None and found.receiver is not None else None
+        trainer = made.call if isinstance(made, Binding) and made.kind == "trainer" else None
+        given = ("train_dataset",)
+    else:
+        trainer = facts.call_of(node)
+        given = ("train_dataset", "eval_dataset")
+    if trainer is None or not _plain_trainer(facts, trainer.qualname) \
+            or not _removes_columns(facts, trainer):
+        return False
+    for name in given:
+        arg = trainer.arg(TRAINER_POSITION[name], name)
+        data = facts.evaluate(arg.value, trainer.scope, trainer.order) if arg is not None else None
+        if isinstance(data, (Binding, Instance)) and data.call is not None and _unbuilt_arrow_dataset(facts, data.call.qualname):
+            return True
+    return False
+
+
+def _plain_trainer(facts: Model, qualname: str | None) -> bool:
+    """transformers' `Trainer`/`Seq2SeqTrainer`, or the file's subclass of one whose classes define none of `__init__`,
+    `train` and the methods that make or prepare batches (`HF_BATCH_MAKERS`)."""
+    if qualname in HF_TRAINERS:
+        return True
+    chain = _local_chain(facts, qualname)
+    return chain is not None and chain[1] in HF_TRAINERS \
+        and not any({"__init__", "train", *HF_BATCH_MAKERS} & set(cls.methods) for cls in chain[0])
+
+
+def _removes_columns(facts: Model, trainer: Call) -> bool:
+    """The Trainer's `args.remove_unused_columns` is certainly True: no `args=` (the default `TrainingArguments`), or
+    transformers' `TrainingArguments`/`Seq2SeqTrainingArguments` that leave it at its default True or give it True."""
+    arg = trainer.arg(TRAINER_POSITION["args"], "args")
+    if arg is None:
+        return not trainer.has_double_star and not trainer.has_star_args
+    made = facts.kind(arg.value, trainer.scope, trainer.order)
+    call = made.call if isinstance(made, Binding) and made.kind == "training_args" else None
+    return call is not None and call.qualname in ("transformers.TrainingArguments", "transformers.Seq2SeqTrainingArguments") \
+        and facts.kw_value(call, "remove_unused_columns", cli=False, default=True) is True
+
+
+def _unbuilt_arrow_dataset(facts: Model, qualname: str | None) -> bool:
+    """The file's class `qualname` subclasses `datasets.Dataset` through the file's classes alone (one base each, no
+    decorator, no metaclass, none defining `column_names`, `_data`, `__new__` or an attribute hook), the first
+    `__init__` of the chain runs no other `__init__` (no `super`, no `X.__init__`, no method of `self`), and the file
+    stores no attribute `_data` anywhere: the instance never gets `_data`."""
+    chain = _local_chain(facts, qualname)
+    if chain is None or chain[1] not in _ARROW_DATASETS or any(_OWN_COLUMNS & set(cls.methods) for cls in chain[0]) \
+            or any(_OWN_COLUMNS & set(cls.scope.events) for cls in chain[0]):
+        return False
+    init = next((cls.methods["__init__"] for cls in chain[0] if "__init__" in cls.methods), None)
+    if init is None or any(isinstance(store.target, cst.Attribute) and store.target.attr.value == "_data" for store in (*facts.stores, *facts.touched)):
+        return False
+    return not any(type(node) is cst.Name and node.value in ("super", "setattr", "vars")
+                   or type(node) is cst.Attribute and (node.attr.value in ("__init__", "__dict__") or type(node.value) is cst.Name
+                                                       and init.params.params and node.value.value == init.params.params[0].name.value
+                                                       and node.attr.value in {m for cls in chain[0] for m in cls.methods})
+                   for node in walk(init.body))
+
+
+def _local_chain(facts: Model, qualname: str | None) -> tuple[tuple, str] | None:
+    """(the file's classes from `qualname` up, the first base that is not the file's) where each has one base and no
+    decorator or metaclass; None otherwise."""
+    chain = []
+    while qualname is not None and qualname.startswith("<local>.") and len(chain) < 8:
+        cls = facts.classes.get(qualname.removeprefix("<local>."))
+        if cls is None or len(cls.node.bases) != 1 or len(cls.bases) != 1 or cls.node.decorators or cls.node.keywords:
+            return None
+        chain.append(cls)
+        qualname = cls.bases[0]
+    return (tuple(chain), qualname) if chain and qualname is not None and not qualname.startswith("<local>.") else None
 
 
 def imports_what_is_not_there(facts: Model, stmt: cst.ImportFrom) -> bool:

@@ -12,7 +12,8 @@ from the text alone:
 - a library's refusal (`library_stops`): an import of a name that no release of the library has, a transformers Auto
   class called directly, a refused split, arguments or keyword value, a model class not ready for the target's
   `post_init`, an API the target release removed, a call refused for the object it is made on (`removals`);
-- plain Python errors the value layer's tables make certain (`attribute_stops`): an attribute of an argparse
+- plain Python errors the value layer's tables make certain (`attribute_stops`): a str a `ModelOutput`'s unpacking
+  bound used as a tensor (an attribute a str has not, called, handed to a torch layer), an attribute of an argparse
   namespace that no `add_argument` of the file defines (`args.lr` beside `--learning_rate`: AttributeError),
   `self.NAME` in a method of the file's class whose chain of classes (all the file's) never binds NAME
   (AttributeError), and `parser.parse_args()` run in a notebook's kernel, whose `-f <connection file>` the parser
@@ -27,7 +28,9 @@ of an `if` that the file's values take, command-line defaults included (`certain
 no pass, the user may give another option. A certain stop of the scope's own statements comes first.
 A call of one of the file's own functions whose body stops (certainly or probably) whenever it runs stops the caller
 there too (`_reaches`: no `return` before that stop, no generator, no decorator but `staticmethod`/`classmethod`), and
-so do `self.METHOD(...)` in a method of the file's class (one no class of the file subclasses) and the construction of
+so do `self.METHOD(...)` in a method of the file's class (one no class of the file subclasses), a call of an instance of
+the file's torch module class (`model(ids)`, where the value layer knows `model` holds the object `TweetModel(...)` made:
+`nn.Module.__call__` runs its `forward`; no class of its chain defines `__call__`), and the construction of
 the file's class, whose `__init__` runs (no `__new__`, decorator or metaclass): a class whose `__init__` certainly stops
 never yields an instance (`unbuildable`; `RelationModel.__init__` loads a Keras model through a method that compiles it
 with `Adam(lr=...)`, which Keras 3 refuses). Each function's stop is computed
@@ -46,16 +49,20 @@ from typing import Iterator, NamedTuple
 
 import libcst as cst
 
-from bertlint.facts.attribute_stops import kernel_exit, missing_attribute
+from bertlint.facts.abstract import Binding, Instance
+from bertlint.facts.attribute_stops import kernel_exit, missing_attribute, str_as_tensor
 from bertlint.facts.branches import taken_arm
 from bertlint.facts.cell_stops import uncompiled_cells
 from bertlint.facts.certain_runs import body_of, evaluated_by, first_pass
 from bertlint.facts.library_stops import auto_names, forgotten_import, imports_what_is_not_there, refused_call, removed_api
 from bertlint.facts.model import Model, per_file
+from bertlint.facts.names import is_model_class
 from bertlint.facts.name_stops import Order, bindings, names_from_elsewhere, read_first, unbound
 from bertlint.facts.nodes import dotted, walk
 from bertlint.facts.placeholder_stops import placeholder
 
+# torch's module class, whose `__call__` runs `forward`
+_TORCH_MODULES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # Decorators that leave a method's body as it is: calling it runs the body.
 _PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
 
@@ -68,6 +75,7 @@ class Stop(NamedTuple):
     scope: cst.Module | cst.FunctionDef
     statement: cst.CSTNode
     every_rule: bool
+    raises: bool = False  # the statement raises whenever it runs, a crash of a program (a probable stop of a loop's first pass too)
 
 
 @per_file
@@ -104,34 +112,36 @@ def _stops_and_classes(facts: Model) -> tuple[tuple[Stop, ...], frozenset[cst.Cl
     defined = {id(cls): methods_of(cls) for cls in classes.values()}  # each class's methods, read once
     methods = {id(m): cls for cls in classes.values() for m in defined[id(cls)].values()}
     subclassed = {dotted(base.value) for node in every_class for base in node.bases}
-    stops: dict[cst.CSTNode, tuple[cst.CSTNode, bool] | None] = {}
+    stops: dict[cst.CSTNode, tuple[cst.CSTNode, bool, bool] | None] = {}
 
-    def stop_of(scope: cst.Module | cst.FunctionDef) -> tuple[cst.CSTNode, bool] | None:
+    def stop_of(scope: cst.Module | cst.FunctionDef) -> tuple[cst.CSTNode, bool, bool] | None:
         if scope not in stops:
             stops[scope] = None  # a recursive call meanwhile: no stop
             order = module_order if isinstance(scope, cst.Module) else None
             cls = methods.get(id(scope))
-            stops[scope] = _first_stop(facts, body_of(scope), bound, autos, lambda func, _small: called(func, cls), order)
+            stops[scope] = _first_stop(facts, body_of(scope), bound, autos, lambda call, _small: called(call, cls), order)
         return stops[scope]
 
     def reached(function: cst.FunctionDef | None) -> bool | None:
         stop = stop_of(function) if function is not None else None
         return stop[1] if stop is not None and _reaches(function, stop[0]) else None
 
-    def called(func: cst.BaseExpression, cls: cst.ClassDef | None) -> bool | None:
-        """every_rule of the stop that calling `func` certainly reaches, else None: the file's function `name`, the
-        `__init__` of its class `name` (one without a `__new__`, a decorator or a metaclass), or `self.name` in a method
-        of its class that no class of the file subclasses (a subclass's method of that name may run instead)."""
-        if isinstance(func, cst.Name):
+    def called(call: cst.Call, cls: cst.ClassDef | None) -> bool | None:
+        """every_rule of the stop that `call` certainly reaches, else None: of the file's function `name`, the
+        `__init__` of its class `name` (one without a `__new__`, a decorator or a metaclass), `self.name` in a method
+        of its class that no class of the file subclasses (a subclass's method of that name may run instead), or the
+        `forward` of the file's torch module an instance of which is called (`_forward_run`)."""
+        func = call.func
+        if isinstance(func, cst.Name) and (func.value in own or func.value in classes):
             if func.value in own:
                 return reached(own[func.value])
-            return reached(_constructor(classes[func.value], defined[id(classes[func.value])])) if func.value in classes else None
+            return reached(_constructor(classes[func.value], defined[id(classes[func.value])]))
         if cls is not None and isinstance(func, cst.Attribute) and dotted(func.value) == "self" and cls.name.value not in subclassed:
             return reached(defined[id(cls)].get(func.attr.value))
-        return None
+        return reached(_forward_run(facts, call, classes, defined))
 
     found_stops = tuple(Stop(scope, *stop) for scope in (facts.module, *functions) if (stop := stop_of(scope)) is not None)
-    return found_stops, frozenset(cls for name, cls in classes.items() if called(cst.Name(name), None) is True)
+    return found_stops, frozenset(cls for name, cls in classes.items() if called(cst.Call(cst.Name(name)), None) is True)
 
 
 def _stops_from_elsewhere(facts: Model, found: tuple[dict[str, int], Order] | None) -> tuple[Stop, ...]:
@@ -142,9 +152,10 @@ def _stops_from_elsewhere(facts: Model, found: tuple[dict[str, int], Order] | No
     refuses); each such function's own stop is one too."""
     bound, order = found if found is not None else ({}, None)
     own = {f.name.value: f for f in facts.module.body if isinstance(f, cst.FunctionDef) and bound.get(f.name.value) == 1}
-    stops = {f: _first_stop(facts, body_of(f), None, {}, lambda func, small: None, None) for f in own.values()}
+    stops = {f: _first_stop(facts, body_of(f), None, {}, lambda call, small: None, None) for f in own.values()}
 
-    def called(func: cst.BaseExpression, small: cst.CSTNode) -> bool | None:
+    def called(call: cst.Call, small: cst.CSTNode) -> bool | None:
+        func = call.func
         function = own.get(func.value) if isinstance(func, cst.Name) and order is not None else None
         stop = stops[function] if function is not None and order.first[func.value] < order.order.get(small, -1) else None
         return stop[1] if stop is not None and _reaches(function, stop[0]) else None
@@ -159,6 +170,31 @@ def methods_of(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
     defined = [stmt for stmt in body if isinstance(stmt, cst.FunctionDef)]
     names = [f.name.value for f in defined]
     return {f.name.value: f for f in defined if names.count(f.name.value) == 1}
+
+
+def _forward_run(facts: Model, node: cst.Call, classes: dict[str, cst.ClassDef], defined: dict[int, dict[str, cst.FunctionDef]]) -> cst.FunctionDef | None:
+    """The `forward` that `node`, a call of an object, certainly runs: the value layer knows the object is the one a
+    construction of the file's class made (`model = TweetModel(conf)`, through names and call sites), a class (bound
+    once at the module's level) whose chain of classes is the file's (`classes`, their methods `defined`: one base each,
+    no decorator or metaclass, none defining `__call__`) down to `torch.nn.Module` or a transformers PyTorch model
+    class, whose `__call__` (torch's `Module._call_impl`) runs `forward`; the first `forward` of the chain."""
+    if not isinstance(node.func, (cst.Name, cst.Attribute)):
+        return None
+    found = facts.call_of(node)
+    value = facts.evaluate(node.func, found.scope, found.order) if found is not None and found.qualname is None else None
+    made = value.call if isinstance(value, (Binding, Instance)) and not getattr(value, "joined", ()) else None
+    qualname = made.qualname if made is not None and made.node is not node else None
+    chain = []
+    while qualname is not None and qualname.startswith("<local>.") and len(chain) < 8:
+        cls = classes.get(qualname.removeprefix("<local>."))
+        bases = facts.classes[cls.name.value].bases if cls is not None and cls.name.value in facts.classes else ()
+        if cls is None or cls.decorators or cls.keywords or len(cls.bases) != 1 or len(bases) != 1 or "__call__" in defined[id(cls)]:
+            return None
+        chain.append(cls)
+        qualname = bases[0]
+    if not chain or not (qualname in _TORCH_MODULES or is_model_class(qualname) and not qualname.rsplit(".", 1)[-1].startswith(("TF", "Flax"))):
+        return None
+    return next((defined[id(cls)]["forward"] for cls in chain if "forward" in defined[id(cls)]), None)
 
 
 def _constructor(cls: cst.ClassDef, methods: dict[str, cst.FunctionDef]) -> cst.FunctionDef | None:
@@ -187,6 +223,31 @@ def statements_after(facts: Model, stop: Stop) -> Iterator[cst.CSTNode]:
         passed = passed or stmt is stop.statement
 
 
+def raises_before(facts: Model, node: cst.CSTNode, scope: cst.Module | cst.FunctionDef) -> bool:
+    """Does every run of `scope` (the module, or a function's body) that would reach `node` certainly raise first,
+    inside a loop, `with` or `if` of the scope: its stop is a statement there that raises whenever it runs
+    (`Stop.raises`), and `node` runs after it inside the innermost loop, `with` or `if` that holds it (a loop that runs
+    no pass runs neither, and its first pass raises first; an arm the command line may not take runs neither either).
+    `backward()` after the model's call, in a hand loop whose model's `forward` certainly raises: no step. A stop among
+    the scope's own statements is no answer here: what follows it is `liveness`'s (never reached)."""
+    stop = next((s for s in run_stops(facts) if s.scope is scope), None)
+    if stop is None or not stop.raises:
+        return False
+    around: list[cst.CSTNode] = []  # the compound statements holding the one at hand, outermost first
+    for stmt, _small, depth in first_pass(body_of(scope), _taken(facts)):
+        del around[depth:]
+        if stmt is stop.statement:
+            break
+        around.append(stmt)
+    else:
+        return False
+    return bool(around) and _holds(around[-1], node) and any(_holds(stmt, node) for stmt in statements_after(facts, stop))
+
+
+def _holds(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    return any(found is node for found in walk(tree))
+
+
 def _reaches(function: cst.FunctionDef, statement: cst.CSTNode) -> bool:
     """Does every call of `function` run its body up to `statement`: a plain function (no decorator but `staticmethod`
     or `classmethod`, not async, no generator) with no `return` in the statements before it (a return in a branch may
@@ -204,8 +265,8 @@ def _reaches(function: cst.FunctionDef, statement: cst.CSTNode) -> bool:
 
 
 def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[str, str], called,
-                order: Order | None) -> tuple[cst.CSTNode, bool] | None:
-    """(statement, every_rule) of the first statement of `body` run for certain that certainly raises, else of the first
+                order: Order | None) -> tuple[cst.CSTNode, bool, bool] | None:
+    """(statement, every_rule, raises) of the first statement of `body` run for certain that certainly raises, else of the first
     that a loop's first pass runs (or a `with`'s body) that certainly raises (every_rule False: probable); `bound`: how
     often the file binds each name, None where that cannot be known (then no stop of a name's binding); `called(func)`:
     every_rule of the stop that calling `func` (the file's function or class, or a method of its class) reaches, or None; `order`: the module's (the
@@ -220,9 +281,9 @@ def _first_stop(facts: Model, body, bound: dict[str, int] | None, autos: dict[st
             continue
         found = _stop_at(facts, stmt, small, top, bound, autos, called, order, releases, uncompiled)
         if found is not None and not depth:
-            return stmt, found
+            return stmt, found, found
         if found is not None:
-            probable = (stmt, False)
+            probable = (stmt, False, found)
     return probable
 
 
@@ -254,10 +315,10 @@ def _stop_at(facts: Model, stmt, small, top, bound, autos, called, order, releas
         if bound is not None and missing_attribute(facts, node):
             return True
         if kind is cst.Call:
-            if refused_call(facts, node, autos) or kernel_exit(facts, node):
+            if refused_call(facts, node, autos) or kernel_exit(facts, node) or bound is not None and str_as_tensor(facts, node):
                 return True
             if placeholder(facts, node, bound):
                 return False
-            if (every := called(node.func, top)) is not None:
+            if (every := called(node, top)) is not None:
                 return every
     return None

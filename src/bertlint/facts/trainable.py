@@ -28,8 +28,10 @@ from bertlint.facts.names import TRAINER_POSITION
 from bertlint.facts.nodes import Call, Scope, dotted, walk
 from bertlint.facts.loops import NO_GRAD_MODES, forward_model, is_model_call, under_grad_mode
 from bertlint.facts.functions import enclosing_class
+from bertlint.facts.library_stops import refused_call
 from bertlint.facts.liveness import NEVER, liveness
 from bertlint.facts.removals import refused
+from bertlint.facts.stops import raises_before
 from bertlint.facts.training import map_calls, uses_peft
 from bertlint.facts.values import ModelLoad
 from bertlint.facts.values import Values as Facts
@@ -304,13 +306,15 @@ _LABELLESS_COLLATORS = frozenset({"DataCollatorWithPadding", "default_data_colla
 def fails_before_a_step(facts: Facts) -> bool:
     """The file trains only through Trainers that raise at their first step (`trainer_without_loss`) or whose every
     `train()` the run never reaches (after a certain stop: `Trainer(TrainingArguments=args)`, a keyword no release takes,
-    raises before its own `trainer.train()`), hand loops whose every `backward()` is read of a str (`loss, logits =
-    model(...)`: `attribute_stops`, AttributeError at the first step) and Lightning `fit` calls that the target
+    raises before its own `trainer.train()`) or that itself raises before a step (a dataset of the file's subclass of
+    `datasets.Dataset` that never built its base: `library_stops`), hand loops whose every `backward()` is read of a str (`loss, logits =
+    model(...)`: `attribute_stops`, AttributeError at the first step) or runs only after a statement of its loop that
+    certainly raises (`stops.raises_before`: the call of a model whose `forward` unpacks a `ModelOutput`'s keys) and Lightning `fit` calls that the target
     Lightning refuses before it (`removals.refused`: a module defining an epoch-end hook that
     Lightning 2.0 removed, checked in `fit`'s `_verify_loop_configurations` before the loop): no gradient, no optimizer
     state is ever made. The model is still the one the run means to train (its load is what it is)."""
     fits = facts.lightning_fits
-    backward = [call for call in facts.backward_calls if not missing_attribute(facts, call.node.func)]
+    backward = [call for call in facts.backward_calls if not missing_attribute(facts, call.node.func) and not raises_before(facts, call.node, call.scope.node)]
     return bool(facts.trainers or fits or facts.backward_calls) and not (backward or facts.fit_calls) \
         and all(trainer_without_loss(facts, t) or _never_trained(facts, t) for t in facts.trainers) and all(refused(facts, fit.node) for fit, _ in fits)
 
@@ -322,9 +326,10 @@ def _train_calls(facts: Facts, trainer: Call) -> list[Call]:
 
 
 def _never_trained(facts: Facts, trainer: Call) -> bool:
-    """The file trains `trainer` (a `train()` of it is found) and the run never reaches any of its `train()` calls."""
+    """The file trains `trainer` (a `train()` of it is found) and each of its `train()` calls is never reached or
+    certainly raises before the first step (`library_stops.refused_call`: a dataset whose columns cannot be read)."""
     runs = _train_calls(facts, trainer)
-    return bool(runs) and _unreached(facts, runs)
+    return bool(runs) and _unreached(facts, [c for c in runs if not refused_call(facts, c.node, {})])
 
 
 def _unreached(facts: Facts, calls: list[Call]) -> bool:

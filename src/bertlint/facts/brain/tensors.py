@@ -11,6 +11,11 @@ A tensor the file makes itself, by a torch factory (`torch.randn/rand/zeros/ones
 eye` and their `*_like` twins, torch 2.13 `torch/_torch_docs.py`) or as `nn.Parameter(data)` (torch/nn/parameter.py: a new
 leaf tensor over `data`), is `Instance("tensor")`: no model's weights. An optimizer over such tensors (a gradient-inversion
 attack's dummy input, a soft prompt) trains no model (`torch.optim.Adam(params)`: "an iterable of `torch.Tensor`s or dicts").
+
+A torch layer whose forward refuses anything but a tensor as its input (`TENSOR_LAYERS`: called with a str, torch 2.13
+raises TypeError from the op's argument parser, `linear(): argument 'input' (position 1) must be Tensor, not str`, or
+AttributeError from `input.dim()`/`.softmax`: run on the 2.13.0 CPU wheel, each in train and eval mode) is
+`Instance("layer")`; `nn.Identity` (returns its input) and containers are not.
 """
 
 from __future__ import annotations
@@ -34,6 +39,10 @@ TENSOR = "tensor"
 TENSOR_FACTORIES = frozenset({
     f"torch.{name}{like}" for name in ("randn", "rand", "zeros", "ones", "empty", "full", "randint") for like in ("", "_like")
 } | {"torch.normal", "torch.arange", "torch.linspace", "torch.eye", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+# torch layers whose call refuses a str as its first argument (see the module's docstring): `Instance(LAYER)`
+LAYER = "layer"
+TENSOR_LAYERS = frozenset(f"torch.nn.{name}" for name in (
+    "Linear", "Dropout", "LayerNorm", "ReLU", "Tanh", "GELU", "LSTM", "GRU", "Conv1d", "BatchNorm1d", "Embedding", "Softmax"))
 # constructors of a tensor from their first argument's elements
 TENSOR_CONSTRUCTORS = ("torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.stack", "torch.cat")
 # arrays of their first argument's elements (numpy `array(object)`, tensorflow `constant(value)`/`convert_to_tensor(value)`)
@@ -148,6 +157,8 @@ def call(ev, call) -> Any:
         return None
     if q in TENSOR_FACTORIES:
         return Instance(TENSOR, call)
+    if q in TENSOR_LAYERS:
+        return Instance(LAYER, call)
     if q in COPIES and len(call.positional) == 1:
         found = ev.eval(call.positional[0].value)
         return found if isinstance(found, Binding) else UNKNOWN
