@@ -15,7 +15,7 @@ import libcst as cst
 from bertlint.facts.abstract import Binding, each
 from bertlint.facts.brain.transformers import padding_collator as brain_collator
 from bertlint.facts.nodes import Call, walk
-from bertlint.facts.training import padding_at, text_container
+from bertlint.facts.training import padding_at, padding_side, text_container
 from bertlint.facts.values import Values as Facts
 
 if TYPE_CHECKING:
@@ -56,6 +56,19 @@ def padded_ids(facts: Facts, ids: Binding | None, version: tuple[int, ...]) -> s
         collator = padding_collator(facts, ids.call) if ids.parent.kind == "dataloader_item" else brain_collator(facts, ids.parent.parent)
         return f"batches padded by `{collator}`" if collator else None
     return padded_call(facts, ids.call, version)
+
+
+def padded_on_the_left(facts: Facts, ids: Binding | None) -> bool:
+    """The pads of these ids come first: ids a tokenizer call made (`input_ids` of its encoding, or a copy) whose
+    `padding_side` (`training.padding_side`: the call's, the tokenizer's load or a later `tok.padding_side = ...`
+    store) is "left" (transformers 4.30-5.24 tokenization_utils_base.py `PreTrainedTokenizerBase.__init__`:
+    `self.padding_side = kwargs.pop("padding_side", self.padding_side)`; `_pad`: `padding_side == "left"` puts
+    `[pad_token_id] * difference` before the ids). Ids of several sources are when those of every source are."""
+    if not isinstance(ids, Binding) or ids.kind != "ids":
+        return False
+    if ids.joined:
+        return all(padded_on_the_left(facts, source) for source in ids.joined)
+    return ids.detail in ("input_ids", "") and ids.call is not None and ids.parent is not None and ids.parent.kind == "encoding" and padding_side(facts, ids.call) == "left"
 
 
 def padded_call(facts: Facts, call: Call, version: tuple[int, ...]) -> str | None:
