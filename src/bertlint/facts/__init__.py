@@ -66,7 +66,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "graphs": ("traced_calls",),
     "guards": ("Failure",),
     "functions": ("forwards_kwargs", "in_class_or_lambda"),
-    "inspection": ("INSPECTIONS", "SHAPE_READS", "inspected", "never_fed", "only_inspected", "only_shape_read", "unfed_map_function"),
+    "inspection": ("INSPECTIONS", "SHAPE_READS", "inspected", "never_fed", "never_seen", "only_inspected", "only_shape_read", "unfed_map_function"),
     "demos": ("shown_example",),
     "brain.keras": ("keras_feed",),
     "padded": ("fed_alone", "padded_call", "padded_ids", "padded_on_the_left", "padding_for_pad_to_max_length"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Facts, Scope, at_pad_positions, default_collated, is_model_call, ignore_index_markers, label_building_collators, never_served, only_reported, over_leading_positions, padded_call, padded_ids, padded_on_the_left, padding_side, shared, trains_on_a_handful, unfed_map_function
+from bertlint.facts import Facts, Scope, at_pad_positions, default_collated, is_model_call, ignore_index_markers, label_building_collators, never_seen, never_served, only_reported, over_leading_positions, padded_call, padded_ids, padded_on_the_left, padding_side, shared, trains_on_a_handful, unfed_map_function
 from bertlint.rules import Context, Rule
 
 GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
@@ -43,8 +43,11 @@ class PadTokensInLabels(Rule):
         for call in facts.calls:
             labels, at = _labels_given(facts, call)
             if labels is not None and (not masking or _batch_ids(facts, labels, call)):
+                reported = only_reported(facts, call)
+                if reported and never_seen(facts, call.node):
+                    continue  # a loss only looked at, whose numbers reach nothing the run shows: no diluted loss is seen
                 found.append((at, *_padded(ctx, labels, call.scope, call.order)))
-                if only_reported(facts, call):
+                if reported:
                     evaluated.add(id(at))
         for trainer in facts.trainers if training and not masking else ():  # the labels of a dataset class's items
             batches = default_collated(facts, trainer)
