@@ -31,6 +31,14 @@ def test_padded_on_the_left(load: str, store: str, call: str, left: bool) -> Non
     assert padded_on_the_left(facts, facts.kind(labels, facts.scope_of(labels), 10**9)) is left
 
 
+def test_a_switch_to_the_left_after_the_call_is_not_left_padding() -> None:
+    """Training batches padded on the right, the tokenizer switched to the left for generation afterwards."""
+    source = LOAD.format(load="", store="") + 'ids = tok(["a", "b c"], padding=True)["input_ids"]\nlabels = ids\ntok.padding_side = "left"\n'
+    facts = _facts(source)
+    labels = facts.module.body[-2].body[0].value
+    assert padded_on_the_left(facts, facts.kind(labels, facts.scope_of(labels), 10**9)) is False
+
+
 def test_a_join_is_left_padded_only_when_every_source_is() -> None:
     source = LOAD.format(load="", store="") + (
         'left = AutoTokenizer.from_pretrained("gpt2", padding_side="left")\n'
