@@ -355,3 +355,14 @@ def test_a_named_frame_bounded_before_the_dataset_is_a_handful():
     from bertlint.facts import trains_on_a_handful
     frame = 'pd.read_csv("big.csv")\nframe = frame.head(3)'
     assert trains_on_a_handful(facts_of(_handful(frame, "train")))
+
+
+@pytest.mark.parametrize(("frame", "examples"), [
+    ('pd.read_csv("big.csv").iloc[:1]', 1),
+    ('pd.read_csv("big.csv").head(50).head(80)', 50),  # the least bound on the way
+    ('pd.read_csv("big.csv").iloc[10:12]', 2),
+    ('pd.read_csv("big.csv")', None),
+])
+def test_examples_trained_is_the_bound_of_the_training_set(frame, examples):
+    from bertlint.facts import examples_trained
+    assert examples_trained(facts_of(_handful(frame, "train"))) == examples

@@ -70,7 +70,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "demos": ("shown_example",),
     "brain.keras": ("keras_feed",),
     "padded": ("fed_alone", "padded_call", "padded_ids", "padded_on_the_left", "padding_for_pad_to_max_length"),
-    "trainable": ("default_collated", "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "optimised_models", "params_without_rates", "trained_checkpoints", "trained_model", "trained_models", "trainer_models", "trains_on_a_handful", "trains_pretrained", "untrained_models"),
+    "trainable": ("default_collated", "examples_trained", "fails_before_a_step", "freezes_parameters", "frozen_bodies", "frozen_models", "keras_trains_pretrained", "optimised_models", "params_without_rates", "trained_checkpoints", "trained_model", "trained_models", "trainer_models", "trains_on_a_handful", "trains_pretrained", "untrained_models"),
     "texts": ("SPECIAL_TOKENS_ADDED", "longest_text", "token_bound"),
     "tensors": ("Inert", "activation", "inert_statements", "is_loss_value", "only_reported", "receiver_role"),
     "values": ("Binding", "Instance", "ModelLoad", "Pack", "Series", "checkpoint_argument", "holds_tokenizer", "load_behind"),

@@ -438,14 +438,25 @@ def trains_on_a_handful(facts: Facts) -> bool:
     `.select(range(N))` (`range(min(len(ds), N))` included), a `load_dataset(..., split="train[:N]")` slice, or the DataFrame of
     a `Dataset.from_pandas` bounded by its rows (`df.iloc[:1]`, `df.head(N)`: `_frame_rows`). A demo, smoke or
     debug run, whose speed no precision setting changes in a way that matters (its memory at the first step is BL502's)."""
-    return bool(facts.trainers) and not (facts.backward_calls or facts.fit_calls) and all(_few_examples(facts, t) for t in facts.trainers)
+    examples = examples_trained(facts)
+    return examples is not None and examples <= FEW_EXAMPLES
 
 
-def _few_examples(facts: Facts, trainer: Call) -> bool:
+def examples_trained(facts: Facts) -> int | None:
+    """The most examples the file trains on, where it trains only through Trainers whose training set the file itself
+    bounds (the sources `trains_on_a_handful` reads): the largest of their bounds; None where one is not bounded or the
+    file also trains otherwise (a `backward()`, keras `fit`)."""
+    if not facts.trainers or facts.backward_calls or facts.fit_calls:
+        return None
+    bounds = [_examples_bound(facts, t) for t in facts.trainers]
+    return None if None in bounds else max(bounds)
+
+
+def _examples_bound(facts: Facts, trainer: Call) -> int | None:
     data = trainer.arg(TRAINER_POSITION["train_dataset"], "train_dataset")
     chain = _dataset_chain(facts, data.value, trainer.scope, trainer.order) if data is not None else []
     bounds = [b for b in (_examples_at_most(facts, call) for call in chain) if b is not None]
-    return bool(bounds) and min(bounds) <= FEW_EXAMPLES
+    return min(bounds) if bounds else None
 
 
 def _examples_at_most(facts: Facts, made: Call) -> int | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Facts, Scope, at_pad_positions, default_collated, is_model_call, ignore_index_markers, label_building_collators, never_seen, never_served, only_reported, over_leading_positions, padded_call, padded_ids, padded_on_the_left, padding_side, shared, trains_on_a_handful, unfed_map_function
+from bertlint.facts import Facts, Scope, at_pad_positions, default_collated, examples_trained, is_model_call, ignore_index_markers, label_building_collators, never_seen, never_served, only_reported, over_leading_positions, padded_call, padded_ids, padded_on_the_left, padding_side, shared, unfed_map_function
 from bertlint.rules import Context, Rule
 
 GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
@@ -12,6 +12,7 @@ GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
 # (transformers data/data_collator.py, DataCollatorForSeq2Seq.__call__: `label + [self.label_pad_token_id] * (max_label_length - len(label))`).
 SEQ2SEQ_COLLATOR = "transformers.DataCollatorForSeq2Seq"
 IGNORE_INDEX = 100  # written `-100`: the index the loss skips
+SMOKE_RUN = 1  # examples trained at most by a run that only checks the pipeline runs
 
 
 class PadTokensInLabels(Rule):
@@ -24,8 +25,10 @@ class PadTokensInLabels(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         heads = {load.head for load in facts.model_loads}
-        # a smoke or debug run on a handful of examples (`Dataset.from_pandas(df.iloc[:1])`): no real run's loss to spoil
-        if not heads or not heads <= GENERATIVE_HEADS or _pads_ignored(facts) or trains_on_a_handful(facts):
+        # a smoke run of the pipeline on one example (`Dataset.from_pandas(df.iloc[:1])`): no run's loss to spoil (a lab
+        # run on three texts or `select(range(100))` still trains the model on the pads)
+        smoke = (examples := examples_trained(facts)) is not None and examples <= SMOKE_RUN
+        if not heads or not heads <= GENERATIVE_HEADS or _pads_ignored(facts) or smoke:
             return
         # a collator that masks the pads builds the batches' `labels`: only a forward handed the batches' padded ids as
         # `labels=` itself (`model(input_ids=ids, labels=ids)`) bypasses it
