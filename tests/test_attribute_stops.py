@@ -249,3 +249,42 @@ def test_a_key_handed_to_a_torch_layer_or_called_stops(layer, use):
 ])
 def test_a_key_handed_where_a_str_may_do_is_no_stop(layer, use, runtime):
     assert stops(LOADED + POOLED.replace("LAYER", layer).replace("USE", use), runtime) == []
+
+
+BATCHED = """
+from datasets import load_dataset
+PAIRS = [("en", "fr"), ("en", "de")]
+def preprocess(batch):
+    {line}
+    return batch
+ds = load_dataset("opus100", "en-fr")["train"].map(preprocess, {how})
+"""
+
+
+@pytest.mark.parametrize("line", [
+    'sources = batch["translation"]["en"]',
+    'sources = [batch["translation"][pair[0]] for pair in PAIRS]',  # over a constant that is not empty
+    'sources = [t.lower() for t in batch["translation"]["en"]]',  # the iterable is evaluated whatever it holds
+])
+def test_a_string_key_into_a_batched_column_stops_the_map_function(line):
+    assert stops(BATCHED.format(line=line, how="batched=True")) == [line]
+
+
+@pytest.mark.parametrize(("line", "how"), [
+    ('sources = batch["translation"]["en"]', "batched=False"),  # one example: a dict
+    ('sources = batch["translation"]["en"]', ""),  # `batched` defaults to False
+    ('sources = batch["translation"]["en"]', "batched=flags"),  # not known
+    ('sources = batch["translation"]["en"]', "batched=True, input_columns=['translation']"),  # the columns come apart
+    ('sources = batch["translation"][0]', "batched=True"),  # an int indexes the list
+    ('sources = [x["en"] for x in batch["translation"]]', "batched=True"),  # each element a dict
+    ('sources = [batch["translation"][pair[0]] for pair in PAIRS if pair]', "batched=True"),  # an `if`: may run none
+    ('sources = [batch["translation"][pair[0]] for pair in []]', "batched=True"),  # over nothing
+    ('sources = [batch["translation"][key] for key in extra]', "batched=True"),  # not known
+])
+def test_what_may_index_a_batched_column_rightly_is_no_stop(line, how):
+    assert stops(BATCHED.format(line=line, how=how)) == []
+
+
+def test_a_map_function_the_file_also_calls_itself_is_no_stop():
+    source = BATCHED.format(line='sources = batch["translation"]["en"]', how="batched=True") + 'preprocess({"translation": {"en": "a"}})\n'
+    assert stops(source) == []

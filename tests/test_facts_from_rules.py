@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 import libcst as cst
+import pytest
 
 from bertlint.facts import (
     Facts, calls_reached, eos_as_pad, eos_in_data, epoch_loop, iterated_loader, model_input_ids, only_evaluated, optimised_models, same_tokenizer,
@@ -319,3 +320,49 @@ def test_trained_checkpoints_are_those_an_optimizer_gets_where_the_file_shows_an
     model(**batch).last_hidden_state.sum().backward()
     """)
     assert [info.id for _, info in trained_checkpoints(lone)] == ["t5-small"]  # one checkpoint: no optimizer need be seen
+
+
+@pytest.mark.parametrize("frame", [
+    'pd.read_csv("big.csv").iloc[:1]',
+    'pd.read_csv("big.csv")[:100]',
+    'pd.read_csv("big.csv").iloc[1000:1200]',
+    'pd.read_csv("big.csv").head(50)',
+    'pd.read_csv("big.csv").head()',  # pandas' default: 5 rows
+    'pd.read_csv("big.csv").sample(n=200, random_state=0).reset_index(drop=True)',
+    'pd.read_csv("big.csv").dropna().tail(10)[["text", "label"]]',
+])
+def test_a_frame_bounded_by_its_rows_is_a_handful(frame: str):
+    from bertlint.facts import trains_on_a_handful
+    assert trains_on_a_handful(facts_of(_handful(frame, "train")))
+
+
+@pytest.mark.parametrize("frame", [
+    'pd.read_csv("big.csv")',
+    'pd.read_csv("big.csv").iloc[:5000]',  # more than a handful
+    'pd.read_csv("big.csv").iloc[:-1]',  # every row but one
+    'pd.read_csv("big.csv").iloc[100:]',
+    'pd.read_csv("big.csv").loc[:, ["text", "label"]]',
+    'pd.read_csv("big.csv").sample(frac=1.0)',
+    'pd.concat([pd.read_csv("big.csv").head(5)] * 1000)',  # rows joined again
+    'pd.read_csv("big.csv").head(n_rows)',  # not known
+])
+def test_a_frame_not_bounded_to_a_handful_is_no_handful(frame: str):
+    from bertlint.facts import trains_on_a_handful
+    assert not trains_on_a_handful(facts_of(_handful(frame, "train")))
+
+
+def test_a_named_frame_bounded_before_the_dataset_is_a_handful():
+    from bertlint.facts import trains_on_a_handful
+    frame = 'pd.read_csv("big.csv")\nframe = frame.head(3)'
+    assert trains_on_a_handful(facts_of(_handful(frame, "train")))
+
+
+@pytest.mark.parametrize(("frame", "examples"), [
+    ('pd.read_csv("big.csv").iloc[:1]', 1),
+    ('pd.read_csv("big.csv").head(50).head(80)', 50),  # the least bound on the way
+    ('pd.read_csv("big.csv").iloc[10:12]', 2),
+    ('pd.read_csv("big.csv")', None),
+])
+def test_examples_trained_is_the_bound_of_the_training_set(frame, examples):
+    from bertlint.facts import examples_trained
+    assert examples_trained(facts_of(_handful(frame, "train"))) == examples

@@ -88,7 +88,7 @@ def test_bl203_causal_lm_copy_of_input_ids_in_batched_map():
         enc["labels"] = enc["input_ids"].copy()
         return enc
 
-    ds = Dataset.from_dict({"text": ["a", "b"]}).map(prep, batched=True)
+    ds = Dataset.from_json("train.jsonl").map(prep, batched=True)  # a real run, no handful
     """
     [finding] = found("BL203", body + textwrap.indent(TRAINS_DS, "    "))
     assert "padding=True" in finding.message and "-100" in finding.message
@@ -172,7 +172,7 @@ def test_bl203_masking_the_prompt_is_not_masking_the_pads():
         enc["labels"] = [[-100] * prompt_len + row[prompt_len:] for row in enc["input_ids"]]
         return enc
 
-    ds = Dataset.from_dict({"text": ["a"], "prompt": ["q"]}).map(prep, batched=True)
+    ds = Dataset.from_json("train.jsonl").map(prep, batched=True)  # a real run, no handful
     """ + textwrap.indent(TRAINS_DS, "    ")
     assert len(found("BL203", body.replace('[[-100] * prompt_len + row[prompt_len:] for row in enc["input_ids"]]', 'enc["input_ids"]'))) == 1
     assert len(found("BL203", body)) == 0  # the labels are built, not copied: nothing to check
@@ -626,3 +626,23 @@ def test_bl204_default_two_labels_only_for_the_exact_base_checkpoint():
     body = 'labels = [0, 1, 2]\nmodel = AutoModelForSequenceClassification.from_pretrained("{}")\n'
     assert len(found("BL204", body.format("bert-base-uncased"))) == 1
     assert found("BL204", body.format("someone/bert-base-uncased")) == []  # a fine-tune may carry its own labels
+
+
+def test_bl203_is_silent_on_a_smoke_run_of_one_example():
+    body = """
+    tok = AutoTokenizer.from_pretrained("gpt2")
+    model = AutoModelForCausalLM.from_pretrained("gpt2")
+
+    def prep(batch):
+        enc = tok(batch["text"], padding=True, truncation=True, max_length=128)
+        enc["labels"] = enc["input_ids"].copy()
+        return enc
+
+    ds = Dataset.from_json("train.jsonl").map(prep, batched=True)
+    """ + textwrap.indent(TRAINS_DS, "    ")
+    assert len(found("BL203", body)) == 1
+    assert found("BL203", body.replace('Dataset.from_json("train.jsonl")', 'Dataset.from_dict({"text": ["a"]})')) == []  # a smoke run
+    assert found("BL203", body.replace('Dataset.from_json("train.jsonl")', 'Dataset.from_json("train.jsonl").select(range(1))')) == []
+    # a lab run on a few examples still trains on the pads
+    assert len(found("BL203", body.replace('Dataset.from_json("train.jsonl")', 'Dataset.from_dict({"text": ["a", "b", "c"]})'))) == 1
+    assert len(found("BL203", body.replace('Dataset.from_json("train.jsonl")', 'Dataset.from_json("train.jsonl").select(range(100))'))) == 1

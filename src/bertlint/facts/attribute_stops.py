@@ -23,6 +23,13 @@
   finds `-f` unrecognised and exits (`error`: SystemExit 2), unless the parser has an option `-f...` that takes it,
   or one long option `--f...` that takes VS Code's `--f=<file>` as a string (an abbreviation), a positional with
   `nargs=` that may swallow it, or the file touches `argv` at all (`sys.argv = [""]` first).
+- a string key into a column of a batch that a datasets `map`/`filter` hands its function (`batched=True`: the value
+  layer's `Instance("examples", None, True)`, every call site batched and the file never calling the function itself):
+  `batch["translation"]["en"]` indexes the column, a list, by a str: TypeError whenever the function runs (datasets
+  arrow_dataset.py `Dataset.map`, "a `dict` mapping to all formatted columns ... `batched=True`: lists"; a numpy,
+  pandas or arrow format raises as well: IndexError, KeyError, TypeError). Also in a comprehension's element where the
+  comprehension (one `for`, no `if`) runs over a constant that is not empty: `[batch["translation"][pair[0]] for pair in
+  PAIRS]`.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ import libcst as cst
 
 from bertlint.facts.abstract import Instance
 from bertlint.facts.brain.tensors import LAYER
+from bertlint.facts.certain_runs import certain_parts
 from bertlint.facts.model import per_file
 from bertlint.facts.names import same_symbol
 from bertlint.facts.nodes import dotted, walk
@@ -69,6 +77,46 @@ def str_as_tensor(facts, node: cst.Call) -> bool:
         return False
     layer = facts.evaluate(node.func, call.scope, call.order)
     return isinstance(layer, Instance) and layer.kind == LAYER and _unpacked_str(facts, first, call.scope, call.order + 1)
+
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+def keyed_batch_column(facts, node: cst.CSTNode) -> bool:
+    """Does evaluating `node` certainly index a batch's column by a str (see the module's docstring)? `node`: a
+    subscript, or a comprehension whose element certainly runs (each of its certain parts asked)."""
+    kind = type(node)  # the exact class: no ABC check per node
+    if kind is cst.Subscript:
+        return _keyed_column(facts, node)
+    if kind not in _COMPREHENSIONS or node.for_in.ifs or node.for_in.inner_for_in is not None or node.for_in.asynchronous is not None:
+        return False
+    element = node.elt if kind is not cst.DictComp else node.key
+    if not any(type(part) is cst.Subscript and type(part.value) is cst.Subscript for part in certain_parts(element)):
+        return False
+    scope = facts.scope_of(node.for_in.iter)
+    over = facts.value(node.for_in.iter, scope, order=_read_order(facts, node.for_in.iter), cli=False)
+    return isinstance(over, (list, tuple, str, dict)) and len(over) > 0 and any(type(part) is cst.Subscript and _keyed_column(facts, part) for part in certain_parts(element))
+
+
+def _keyed_column(facts, node: cst.Subscript) -> bool:
+    """`batch[COLUMN][key]`: `batch` a batched map function's batch, COLUMN a string literal, `key` a str."""
+    column = node.value
+    if type(column) is not cst.Subscript or type(column.value) is not cst.Name or len(column.slice) != 1 or len(node.slice) != 1:
+        return False
+    name = column.slice[0].slice
+    if not isinstance(name, cst.Index) or not isinstance(name.value, cst.SimpleString) or not isinstance(node.slice[0].slice, cst.Index):
+        return False
+    scope, order = facts.scope_of(node), _read_order(facts, column.value)
+    batch = facts.evaluate(column.value, scope, order)
+    if not (isinstance(batch, Instance) and batch.kind == "examples" and batch.detail is True):
+        return False
+    return isinstance(facts.value(node.slice[0].slice.value, scope, order=order, cli=False), str)
+
+
+def _read_order(facts, expr: cst.BaseExpression) -> int | None:
+    """The order a read sees the bindings before (every binding where the walk recorded no read)."""
+    at = facts.load_order.get(id(expr))
+    return None if at is None else at + 1
 
 
 def kernel_exit(facts, call: cst.Call) -> bool:

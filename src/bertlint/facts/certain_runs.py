@@ -132,6 +132,12 @@ def evaluated_by(stmt: cst.CSTNode) -> Iterator[cst.CSTNode]:
 _COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
 
 
+def certain_parts(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`node` and the parts of it that evaluating it certainly evaluates (a comprehension's element is not among them:
+    its iterable may be empty)."""
+    return _certain(node)
+
+
 def _certain(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """`node` and the parts of it that evaluating it certainly evaluates; the names it reads are among them (an
     attribute's name and a keyword's are not reads)."""

@@ -4,7 +4,8 @@
 call)` for the value a call makes and binds to a name: every later read of that name in its block is an inspection;
 `never_fed(facts, expr)` for a value followed wherever it goes (`uses`): nothing consumes it but inspections;
 `unfed_map_function(facts, fn)` for a function `.map` runs on a dataset that is never fed; `only_shape_read(facts,
-expr)` for a value dropped in the expression that makes it once its shape is read.
+expr)` for a value dropped in the expression that makes it once its shape is read; `never_seen(facts, expr)` for a
+value whose numbers (sums, averages of it) end in names nobody reads.
 """
 
 from __future__ import annotations
@@ -83,6 +84,54 @@ def never_fed(facts: Facts, expr: cst.BaseExpression) -> bool:
     (`ds.map(f)` alone: `datasets` returns a new dataset, so this one is lost). No use at all counts: a value nobody
     reads feeds nothing. Unknown uses (an argument of any other call, a method, a store, a return) count as fed."""
     return all(use.how in ("arg", "read", "method") and inspected(facts, use.node) for use in uses(facts, expr))
+
+
+# Methods and builtins that make a number (or a tensor) of a value: what they return carries it on.
+_NUMBERS = frozenset({"item", "tolist", "mean", "sum", "detach", "cpu", "float", "numpy"})
+_NUMBER_BUILTINS = frozenset({"builtins.float", "builtins.int", "builtins.round", "builtins.abs"})
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power)
+_FOLLOWED = 64  # nodes followed at most: a value spread wider counts as seen
+
+
+def never_seen(facts: Facts, expr: cst.BaseExpression) -> bool:
+    """Nothing the run shows or keeps comes of the value `expr` makes: followed through names (`uses`), the numbers made
+    of it (`.item()`, `.mean()`, `float(x)`), arithmetic on it (`loss * n`, `total / len(loader)`) and accumulators
+    (`total += loss.item()`: every read of `total`), every path ends at a name that no read sees. Any other use (printed,
+    logged, compared, returned, stored, gathered, handed to a call) counts as seen."""
+    todo, followed = [expr], set()
+    while todo:
+        node = todo.pop()
+        if id(node) in followed:
+            continue
+        followed.add(id(node))
+        if len(followed) > _FOLLOWED:
+            return False
+        for use in uses(facts, node):
+            carried = _carried(facts, use.node, use.how, use.call)
+            if carried is None:
+                return False
+            todo += carried
+    return True
+
+
+def _carried(facts: Facts, node: cst.CSTNode, how: str, call: Call | None) -> list[cst.CSTNode] | None:
+    """Where a use carries the value on (the expressions then holding it), or None where the use may show or keep it."""
+    if how == "method" and call.method in _NUMBERS:
+        return [call.node]
+    if how == "arg" and call.qualname in _NUMBER_BUILTINS and len(call.node.args) == 1:
+        return [call.node]
+    if how != "read":
+        return None
+    parent = facts.parent(node)
+    if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, _ARITHMETIC):
+        return [parent]
+    stmt = facts.statement_of(node)
+    small = next((s for s in stmt.body if isinstance(s, cst.AugAssign) and s.value is node), None) if isinstance(stmt, cst.SimpleStatementLine) else None
+    if small is None or not isinstance(small.target, cst.Name) or not isinstance(small.operator, (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)):
+        return None
+    name = small.target.value
+    owner = facts.scope_of(node).lookup_scope(name)
+    return [read for read, scope, _order, _loops in facts.name_loads.get(name, ()) if scope.lookup_scope(name) is owner and read is not small.target] if owner is not None else None
 
 
 def unfed_map_function(facts: Facts, fn: cst.CSTNode | None) -> bool:

@@ -15,7 +15,7 @@ import libcst as cst
 from bertlint.facts.abstract import Binding, each
 from bertlint.facts.brain.transformers import padding_collator as brain_collator
 from bertlint.facts.nodes import Call, walk
-from bertlint.facts.training import padding_at, text_container
+from bertlint.facts.training import padding_at, padding_side, text_container
 from bertlint.facts.values import Values as Facts
 
 if TYPE_CHECKING:
@@ -56,6 +56,25 @@ def padded_ids(facts: Facts, ids: Binding | None, version: tuple[int, ...]) -> s
         collator = padding_collator(facts, ids.call) if ids.parent.kind == "dataloader_item" else brain_collator(facts, ids.parent.parent)
         return f"batches padded by `{collator}`" if collator else None
     return padded_call(facts, ids.call, version)
+
+
+def padded_on_the_left(facts: Facts, ids: Binding | None) -> bool:
+    """The pads of these ids come first: ids a tokenizer call made (`input_ids` of its encoding, or a copy) whose
+    `padding_side` (`training.padding_side`: the call's, the tokenizer's load or a later `tok.padding_side = ...`
+    store) is "left" (transformers 4.30-5.24 tokenization_utils_base.py `PreTrainedTokenizerBase.__init__`:
+    `self.padding_side = kwargs.pop("padding_side", self.padding_side)`; `_pad`: `padding_side == "left"` puts
+    `[pad_token_id] * difference` before the ids), where no `padding_side` store comes after the call in the file (one
+    may switch the tokenizer for generation once the training batches were padded on the right). Ids of several
+    sources are when those of every source are."""
+    if not isinstance(ids, Binding) or ids.kind != "ids":
+        return False
+    if ids.joined:
+        return all(padded_on_the_left(facts, source) for source in ids.joined)
+    call = ids.call
+    if ids.detail not in ("input_ids", "") or call is None or ids.parent is None or ids.parent.kind != "encoding":
+        return False
+    # a store after the call may be what made the side left: a tokenizer switched for generation after training
+    return padding_side(facts, call) == "left" and ("padding_side" in call.kwargs or all(s.order < call.order for s in facts.stores if s.key == "padding_side"))
 
 
 def padded_call(facts: Facts, call: Call, version: tuple[int, ...]) -> str | None:

@@ -50,7 +50,7 @@ from typing import Iterator, NamedTuple
 import libcst as cst
 
 from bertlint.facts.abstract import Binding, Instance
-from bertlint.facts.attribute_stops import kernel_exit, missing_attribute, str_as_tensor
+from bertlint.facts.attribute_stops import keyed_batch_column, kernel_exit, missing_attribute, str_as_tensor
 from bertlint.facts.branches import taken_arm
 from bertlint.facts.cell_stops import uncompiled_cells
 from bertlint.facts.certain_runs import body_of, evaluated_by, first_pass
@@ -312,7 +312,7 @@ def _stop_at(facts: Model, stmt, small, top, bound, autos, called, order, releas
                 return forgotten_import(facts, node.value)
             if first:
                 return True
-        if bound is not None and missing_attribute(facts, node):
+        if bound is not None and (missing_attribute(facts, node) or keyed_batch_column(facts, node)):
             return True
         if kind is cst.Call:
             if refused_call(facts, node, autos) or kernel_exit(facts, node) or bound is not None and str_as_tensor(facts, node):

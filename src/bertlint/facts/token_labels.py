@@ -53,6 +53,26 @@ def at_pad_positions(facts: Facts, marker: cst.CSTNode) -> bool:
     return any(_names_pads(node) for node in nodes if id(node) not in keywords)
 
 
+def over_leading_positions(facts: Facts, marker: cst.CSTNode) -> bool:
+    """The ignore index `marker` is written over the labels' leading positions: the value of an assignment whose
+    target's last index is a slice from the start (`labels[i, :prompt_len] = -100`, `labels[:, :n] = -100`,
+    `labels[:n] = [-100] * n`, `labels[i][:n] = -100`). Where the pads come first (left padding) that prefix covers
+    them, unless a pad run outgrows it."""
+    stmt = facts.statement_of(marker)
+    small = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()
+    return any(isinstance(s, cst.Assign) and any(n is marker for n in walk(s.value)) and any(_leading_slice(t.target) for t in s.targets) for s in small)
+
+
+def _leading_slice(target: cst.BaseExpression) -> bool:
+    """`x[..., :n]`: a subscript whose last index is a slice from the start (no lower bound, or 0) to a bound, no step."""
+    if not isinstance(target, cst.Subscript) or not target.slice:
+        return False
+    last = target.slice[-1].slice
+    if not isinstance(last, cst.Slice) or last.upper is None or last.step is not None:
+        return False
+    return last.lower is None or isinstance(last.lower, cst.Integer) and last.lower.evaluated_value == 0
+
+
 def _names_pads(node: cst.CSTNode) -> bool:
     if isinstance(node, (cst.Name, cst.Attribute, cst.SimpleString)):  # `pad_token_id`, `attention_mask`, `enc["attention_mask"]`
         name = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else literal(node) or ""

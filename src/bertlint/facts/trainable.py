@@ -440,16 +440,28 @@ FEW_EXAMPLES = 256  # a training set the file cuts to at most this many examples
 def trains_on_a_handful(facts: Facts) -> bool:
     """The file trains only through Trainers whose training set the file itself bounds to at most `FEW_EXAMPLES` examples,
     whatever `.map`s follow: a literal display (`Dataset.from_dict({"text": [three strings]})`, `Dataset.from_list([...])`), a
-    `.select(range(N))` (`range(min(len(ds), N))` included) or a `load_dataset(..., split="train[:N]")` slice. A demo, smoke or
+    `.select(range(N))` (`range(min(len(ds), N))` included), a `load_dataset(..., split="train[:N]")` slice, or the DataFrame of
+    a `Dataset.from_pandas` bounded by its rows (`df.iloc[:1]`, `df.head(N)`: `_frame_rows`). A demo, smoke or
     debug run, whose speed no precision setting changes in a way that matters (its memory at the first step is BL502's)."""
-    return bool(facts.trainers) and not (facts.backward_calls or facts.fit_calls) and all(_few_examples(facts, t) for t in facts.trainers)
+    examples = examples_trained(facts)
+    return examples is not None and examples <= FEW_EXAMPLES
 
 
-def _few_examples(facts: Facts, trainer: Call) -> bool:
+def examples_trained(facts: Facts) -> int | None:
+    """The most examples the file trains on, where it trains only through Trainers whose training set the file itself
+    bounds (the sources `trains_on_a_handful` reads): the largest of their bounds; None where one is not bounded or the
+    file also trains otherwise (a `backward()`, keras `fit`)."""
+    if not facts.trainers or facts.backward_calls or facts.fit_calls:
+        return None
+    bounds = [_examples_bound(facts, t) for t in facts.trainers]
+    return None if None in bounds else max(bounds)
+
+
+def _examples_bound(facts: Facts, trainer: Call) -> int | None:
     data = trainer.arg(TRAINER_POSITION["train_dataset"], "train_dataset")
     chain = _dataset_chain(facts, data.value, trainer.scope, trainer.order) if data is not None else []
     bounds = [b for b in (_examples_at_most(facts, call) for call in chain) if b is not None]
-    return bool(bounds) and min(bounds) <= FEW_EXAMPLES
+    return min(bounds) if bounds else None
 
 
 def _examples_at_most(facts: Facts, made: Call) -> int | None:
@@ -458,7 +470,7 @@ def _examples_at_most(facts: Facts, made: Call) -> int | None:
     if made.short in ("from_dict", "from_list") and q.startswith("datasets.") and made.positional:
         return _display_length(facts, made)
     if made.short == "from_pandas" and q.startswith("datasets.") and made.positional:
-        return _frame_length(facts, made)
+        return _frame_rows(facts, made.positional[0].value, made.scope, made.order)
     if made.method == "select" and made.positional:
         return _range_stop(facts, made.positional[0].value, made)
     if made.short == "load_dataset" and q.startswith("datasets"):
@@ -483,12 +495,72 @@ def _display_length(facts: Facts, made: Call) -> int | None:
     return max(len(c.elements) for c in columns)
 
 
-def _frame_length(facts: Facts, made: Call) -> int | None:
-    """The rows of the DataFrame a `Dataset.from_pandas(df)` is given, where `df` certainly holds what
-    `pd.DataFrame(records)` made of constant records (a list of row dicts, or a dict of column lists) and nothing since."""
-    table = facts.evaluate(made.positional[0].value, made.scope, made.order)
-    frame = table.call if isinstance(table, Instance) and table.kind == "table" else None
-    if frame is None or frame.qualname != "pandas.DataFrame" or len(frame.positional) != 1 or frame.kwargs.keys() - {"columns"}:
+# DataFrame methods whose result holds at most the rows of the frame they are called on (pandas DataFrame API): a copy,
+# a reorder, a rename or a cast keeps them, the others drop some.
+_ROWS_AT_MOST_THE_FRAMES = frozenset({
+    "copy", "reset_index", "rename", "astype", "fillna", "sort_values", "sort_index", "set_index", "replace", "assign",
+    "infer_objects", "drop", "dropna", "drop_duplicates", "query", "head", "tail", "sample",
+})
+# DataFrame methods that keep the first or last `n` rows, or draw `n` of them, `n` their first parameter (pandas
+# `DataFrame.head(n=5)`, `tail(n=5)`, `sample(n=None, frac=None, replace=False, ...)`: n rows, one by default unless
+# `frac=` is given)
+_FIRST_N = {"head": 5, "tail": 5, "sample": 1}
+
+
+def _frame_rows(facts: Facts, expr: cst.BaseExpression, scope: Scope, order: int | None) -> int | None:
+    """The most rows the DataFrame `expr` holds, where the file bounds them: through names and the frame methods that
+    keep or drop rows (`_ROWS_AT_MOST_THE_FRAMES`, a column or mask subscript), the least of the bounds met on the way:
+    a positional row slice (`df.iloc[:1]`, `df[:100]`, `df.iloc[10:20]`), `df.head(N)`/`tail(N)`/`sample(n=N)`, or
+    a frame made by `pd.DataFrame(records)` of constant records (a list of row dicts, or a dict of column lists). None
+    where nothing on the way bounds them (`sample(frac=...)` may repeat rows)."""
+    bounds: list[int] = []
+    for _ in range(12):
+        if isinstance(expr, cst.Name):
+            found = facts.latest_definition(expr, scope, order)
+            if found is None or found.value is expr:
+                break
+            expr, scope, order = found.value, found.scope, found.order
+        elif isinstance(expr, cst.Subscript):
+            rows = expr.value
+            if isinstance(rows, cst.Attribute) and rows.attr.value == "iloc":
+                rows = rows.value
+            elif isinstance(rows, cst.Attribute):
+                break  # `df.loc[...]` takes labels, inclusive; any other attribute is no frame's rows
+            bound = _slice_length(facts, expr, scope, order)
+            bounds += [bound] if bound is not None else []
+            expr = rows  # a row slice, a column, a row mask: at most the frame's rows
+        elif isinstance(expr, cst.Call) and (call := facts.call_of(expr)) is not None:
+            if "frac" in call.kwargs:
+                break
+            if call.method not in _ROWS_AT_MOST_THE_FRAMES or call.receiver is None:  # the frame a call made (through the file's functions)
+                table = facts.evaluate(expr, scope, order)
+                frame = table.call if isinstance(table, Instance) and table.kind == "table" and table.call.qualname == "pandas.DataFrame" else None
+                bound = _records(facts, frame) if frame is not None else None
+                bounds += [bound] if bound is not None else []
+                break
+            if call.method in _FIRST_N:
+                n = facts.arg_value(call, 0, "n", cli=False, default=_FIRST_N[call.method])
+                bounds += [n] if isinstance(n, int) and not isinstance(n, bool) else []
+            expr = call.receiver
+        else:
+            break
+    return min(bounds) if bounds else None
+
+
+def _slice_length(facts: Facts, subscript: cst.Subscript, scope: Scope, order: int | None) -> int | None:
+    """How many rows a positional slice `x[a:b]` (constant, non-negative bounds, no step) can hold: b - a."""
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Slice):
+        return None
+    part = subscript.slice[0].slice
+    lower = facts.value(part.lower, scope, order=order, cli=False) if part.lower is not None else 0
+    upper = facts.value(part.upper, scope, order=order, cli=False) if part.upper is not None else None
+    known = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (lower, upper))
+    return max(upper - lower, 0) if known and part.step is None else None
+
+
+def _records(facts: Facts, frame: Call) -> int | None:
+    """The rows of `pd.DataFrame(records)` of constant records (a list of row dicts, or a dict of column lists)."""
+    if len(frame.positional) != 1 or frame.kwargs.keys() - {"columns"}:
         return None
     records = facts.value(frame.positional[0].value, frame.scope, order=frame.order, cli=False)
     if isinstance(records, (list, tuple)):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Facts, Scope, at_pad_positions, default_collated, is_model_call, ignore_index_markers, label_building_collators, never_served, only_reported, padded_call, padded_ids, shared, unfed_map_function
+from bertlint.facts import Facts, Scope, at_pad_positions, default_collated, examples_trained, is_model_call, ignore_index_markers, label_building_collators, never_seen, never_served, only_reported, over_leading_positions, padded_call, padded_ids, padded_on_the_left, padding_side, shared, unfed_map_function
 from bertlint.rules import Context, Rule
 
 GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
@@ -12,6 +12,7 @@ GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
 # (transformers data/data_collator.py, DataCollatorForSeq2Seq.__call__: `label + [self.label_pad_token_id] * (max_label_length - len(label))`).
 SEQ2SEQ_COLLATOR = "transformers.DataCollatorForSeq2Seq"
 IGNORE_INDEX = 100  # written `-100`: the index the loss skips
+SMOKE_RUN = 1  # examples trained at most by a run that only checks the pipeline runs
 
 
 class PadTokensInLabels(Rule):
@@ -24,7 +25,10 @@ class PadTokensInLabels(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         heads = {load.head for load in facts.model_loads}
-        if not heads or not heads <= GENERATIVE_HEADS or _pads_ignored(facts):
+        # a smoke run of the pipeline on one example (`Dataset.from_pandas(df.iloc[:1])`): no run's loss to spoil (a lab
+        # run on three texts or `select(range(100))` still trains the model on the pads)
+        smoke = (examples := examples_trained(facts)) is not None and examples <= SMOKE_RUN
+        if not heads or not heads <= GENERATIVE_HEADS or _pads_ignored(facts) or smoke:
             return
         # a collator that masks the pads builds the batches' `labels`: only a forward handed the batches' padded ids as
         # `labels=` itself (`model(input_ids=ids, labels=ids)`) bypasses it
@@ -37,32 +41,37 @@ class PadTokensInLabels(Rule):
         for store in facts.stores:
             if store.key == "labels" and isinstance(store.target, cst.Subscript) and training and not masking and not never_served(facts, store) and not unfed_map_function(facts, store.scope.node):
                 stored_in.add(id(store.scope))
-                found.append((store.value, _padded(ctx, store.value, store.scope, store.order)))
+                found.append((store.value, *_padded(ctx, store.value, store.scope, store.order)))
         evaluated: set[int] = set()  # labels given to a forward whose loss is only looked at (under `no_grad`, `.item()`)
         for call in facts.calls:
             labels, at = _labels_given(facts, call)
             if labels is not None and (not masking or _batch_ids(facts, labels, call)):
-                found.append((at, _padded(ctx, labels, call.scope, call.order)))
-                if only_reported(facts, call):
+                reported = only_reported(facts, call)
+                if reported and never_seen(facts, call.node):
+                    continue  # a loss only looked at, whose numbers reach nothing the run shows: no diluted loss is seen
+                found.append((at, *_padded(ctx, labels, call.scope, call.order)))
+                if reported:
                     evaluated.add(id(at))
         for trainer in facts.trainers if training and not masking else ():  # the labels of a dataset class's items
             batches = default_collated(facts, trainer)
             if batches is not None and batches.get("labels") is not None:
-                found.append((trainer.kwargs.get("train_dataset") or trainer.node, _padded_ids(ctx, batches["labels"])))
+                found.append((trainer.kwargs.get("train_dataset") or trainer.node, _padded_ids(ctx, batches["labels"]), padded_on_the_left(facts, batches["labels"])))
         for call in facts.tokenizer_calls:
             # with inputs, "labels" holds the padded target ids; a function that writes "labels" itself overrides or
             # ignores them (`labels = tok(..., text_target=...)` read only for its `input_ids`), reported at that store
             if "text_target" in call.kwargs and call.arg(0, "text") is not None and id(call.scope) not in stored_in and training and not masking and not unfed_map_function(facts, call.scope.node):
-                found.append((call.kwargs["text_target"], padded_call(facts, call, ctx.version)))
-        found = [(node, why) for node, why in found if why is not None]
+                found.append((call.kwargs["text_target"], padded_call(facts, call, ctx.version), padding_side(facts, call) == "left"))
+        found = [(node, why, left) for node, why, left in found if why is not None]
         if not found or _masks_pad_positions(facts):
             return
+        if any(left for _, _, left in found) and _masks_leading_positions(facts):
+            found = [(node, why, left) for node, why, left in found if not left]
         collator = " (`DataCollatorForSeq2Seq` pads with -100 only the positions it adds itself)" if facts.calls_to(SEQ2SEQ_COLLATOR) else ""
         if masking:
             collator = f" (the batches' own `labels`, which `{facts.text(masking[0].node.func)}` masks with -100, are bypassed)"
         trains = "the loss also trains the model to predict [PAD], and padding dilutes the reported loss"
         reported = "the [PAD] positions count in the loss, so the reported loss (and perplexity) is diluted by padding"
-        for node, why in found:
+        for node, why, _ in found:
             harm = trains if training and id(node) not in evaluated else reported
             ctx.report(node, f"labels are copied from padded ids ({why}) and the pad ids are not replaced with -100{collator}: {harm}")
 
@@ -84,10 +93,17 @@ def _masks_pad_positions(facts: Facts) -> bool:
     return any(at_pad_positions(facts, marker) for marker in ignore_index_markers(facts))
 
 
-def _padded(ctx: Context, expr: cst.BaseExpression, scope: Scope, order: int) -> str | None:
-    """Why `expr` is padded when it holds (a copy of) the `input_ids` of a tokenizer call or of a DataLoader's batches:
-    the brain's judgement."""
-    return _padded_ids(ctx, ctx.facts.kind(expr, scope, order))
+def _masks_leading_positions(facts: Facts) -> bool:
+    """A -100 written over the labels' leading positions (`labels[i, :prompt_len] = -100`): where the tokenizer pads on
+    the left the pads sit there, covered unless a pad run outgrows the masked prefix."""
+    return any(over_leading_positions(facts, marker) for marker in ignore_index_markers(facts))
+
+
+def _padded(ctx: Context, expr: cst.BaseExpression, scope: Scope, order: int) -> tuple[str | None, bool]:
+    """(why `expr` is padded when it holds (a copy of) the `input_ids` of a tokenizer call or of a DataLoader's batches:
+    the brain's judgement; whether those pads come first)."""
+    ids = ctx.facts.kind(expr, scope, order)
+    return _padded_ids(ctx, ids), padded_on_the_left(ctx.facts, ids)
 
 
 def _padded_ids(ctx: Context, ids) -> str | None:
