@@ -628,7 +628,7 @@ def test_bl204_default_two_labels_only_for_the_exact_base_checkpoint():
     assert found("BL204", body.format("someone/bert-base-uncased")) == []  # a fine-tune may carry its own labels
 
 
-def test_bl203_is_silent_on_a_smoke_run_of_one_example():
+def test_bl203_is_silent_on_a_smoke_run_of_one_batch():
     body = """
     tok = AutoTokenizer.from_pretrained("gpt2")
     model = AutoModelForCausalLM.from_pretrained("gpt2")
@@ -643,6 +643,8 @@ def test_bl203_is_silent_on_a_smoke_run_of_one_example():
     assert len(found("BL203", body)) == 1
     assert found("BL203", body.replace('Dataset.from_json("train.jsonl")', 'Dataset.from_dict({"text": ["a"]})')) == []  # a smoke run
     assert found("BL203", body.replace('Dataset.from_json("train.jsonl")', 'Dataset.from_json("train.jsonl").select(range(1))')) == []
-    # a lab run on a few examples still trains on the pads
-    assert len(found("BL203", body.replace('Dataset.from_json("train.jsonl")', 'Dataset.from_dict({"text": ["a", "b", "c"]})'))) == 1
+    assert found("BL203", body.replace('Dataset.from_json("train.jsonl")', 'Dataset.from_dict({"text": ["a", "b", "c"]})')) == []  # three mock sentences
+    assert found("BL203", body.replace('Dataset.from_json("train.jsonl")', 'Dataset.from_json("train.jsonl").select(range(8))')) == []  # one default batch
+    # a lab run on more than one batch still trains on the pads
+    assert len(found("BL203", body.replace('Dataset.from_json("train.jsonl")', 'Dataset.from_json("train.jsonl").select(range(9))'))) == 1
     assert len(found("BL203", body.replace('Dataset.from_json("train.jsonl")', 'Dataset.from_json("train.jsonl").select(range(100))'))) == 1

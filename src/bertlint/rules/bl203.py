@@ -12,7 +12,9 @@ GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
 # (transformers data/data_collator.py, DataCollatorForSeq2Seq.__call__: `label + [self.label_pad_token_id] * (max_label_length - len(label))`).
 SEQ2SEQ_COLLATOR = "transformers.DataCollatorForSeq2Seq"
 IGNORE_INDEX = 100  # written `-100`: the index the loss skips
-SMOKE_RUN = 1  # examples trained at most by a run that only checks the pipeline runs
+# the most examples a run that only checks its pipeline trains on: one batch of `TrainingArguments`' default
+# `per_device_train_batch_size=8` (three hard-coded "mock" sentences, `df.iloc[:1]`, `select(range(8))`)
+SMOKE_RUN = 8
 
 
 class PadTokensInLabels(Rule):
@@ -25,8 +27,8 @@ class PadTokensInLabels(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         heads = {load.head for load in facts.model_loads}
-        # a smoke run of the pipeline on one example (`Dataset.from_pandas(df.iloc[:1])`): no run's loss to spoil (a lab
-        # run on three texts or `select(range(100))` still trains the model on the pads)
+        # a smoke run of the pipeline on one batch (`Dataset.from_pandas(df.iloc[:1])`, three mock sentences): no run's
+        # loss to spoil (a lab run on `select(range(100))` still trains the model on the pads)
         smoke = (examples := examples_trained(facts)) is not None and examples <= SMOKE_RUN
         if not heads or not heads <= GENERATIVE_HEADS or _pads_ignored(facts) or smoke:
             return
