@@ -309,14 +309,22 @@ def fails_before_a_step(facts: Facts) -> bool:
     raises before its own `trainer.train()`) or that itself raises before a step (a dataset of the file's subclass of
     `datasets.Dataset` that never built its base: `library_stops`), hand loops whose every `backward()` is read of a str (`loss, logits =
     model(...)`: `attribute_stops`, AttributeError at the first step) or runs only after a statement of its loop that
-    certainly raises (`stops.raises_before`: the call of a model whose `forward` unpacks a `ModelOutput`'s keys) and Lightning `fit` calls that the target
+    certainly raises (`stops.raises_before`: the call of a model whose `forward` unpacks a `ModelOutput`'s keys) or that
+    the run never reaches (after a certain stop: `from_pretrained(..., load_in_4bit=True)` on 5.x), Keras `fit` calls the
+    run never reaches, and Lightning `fit` calls never reached or that the target
     Lightning refuses before it (`removals.refused`: a module defining an epoch-end hook that
     Lightning 2.0 removed, checked in `fit`'s `_verify_loop_configurations` before the loop): no gradient, no optimizer
     state is ever made. The model is still the one the run means to train (its load is what it is)."""
     fits = facts.lightning_fits
     backward = [call for call in facts.backward_calls if not missing_attribute(facts, call.node.func) and not raises_before(facts, call.node, call.scope.node)]
-    return bool(facts.trainers or fits or facts.backward_calls) and not (backward or facts.fit_calls) \
-        and all(trainer_without_loss(facts, t) or _never_trained(facts, t) for t in facts.trainers) and all(refused(facts, fit.node) for fit, _ in fits)
+    keras = [call for call in facts.fit_calls if not _unreached(facts, [call])]
+    return bool(facts.trainers or fits or facts.backward_calls or facts.fit_calls) and not (_reached(facts, backward) or keras) \
+        and all(trainer_without_loss(facts, t) or _never_trained(facts, t) for t in facts.trainers) and all(refused(facts, fit.node) or _unreached(facts, [fit]) for fit, _ in fits)
+
+
+def _reached(facts: Facts, calls: list[Call]) -> list[Call]:
+    """Of `calls`, those the run may reach (a hand loop's `backward()` after a module-level stop never runs)."""
+    return [c for c in calls if liveness(facts).reach(c.node) is not NEVER]
 
 
 def _train_calls(facts: Facts, trainer: Call) -> list[Call]:

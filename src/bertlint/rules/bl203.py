@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Facts, Scope, at_pad_positions, default_collated, examples_trained, is_model_call, ignore_index_markers, label_building_collators, never_seen, never_served, only_reported, over_leading_positions, padded_call, padded_ids, padded_on_the_left, padding_side, shared, unfed_map_function
+from bertlint.facts import Facts, Scope, at_pad_positions, default_collated, examples_trained, fails_before_a_step, is_model_call, ignore_index_markers, label_building_collators, never_seen, never_served, only_reported, over_leading_positions, padded_call, padded_ids, padded_on_the_left, padding_side, shared, unfed_map_function
 from bertlint.rules import Context, Rule
 
 GENERATIVE_HEADS = frozenset({"seq2seq", "causal-lm"})
@@ -37,7 +37,9 @@ class PadTokensInLabels(Rule):
         masking = label_building_collators(facts)
         # Labels stored in a dataset reach a loss only where the file trains; a file that tokenizes and saves them (or
         # hands them to another module's Trainer) computes no loss, while a forward given `labels=` computes one here.
-        training = facts.is_training
+        # ... and where a step runs: a run that stops before its first step (a load the target refuses before
+        # `trainer.train()`) computes no loss on them
+        training = facts.is_training and not fails_before_a_step(facts)
         found = []
         stored_in: set[int] = set()  # scopes that write `x["labels"] = ...` themselves
         for store in facts.stores:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from bertlint import knowledge
-from bertlint.facts import Call, Facts, epochs_of, frozen_bodies, never_steps, not_taken, keras_trains_pretrained, params_without_rates, trained_model, trainer_models, training_field, trains_pretrained, uses_peft
+from bertlint.facts import Call, Facts, epochs_of, fails_before_a_step, frozen_bodies, never_steps, not_taken, keras_trains_pretrained, params_without_rates, trained_model, trainer_models, training_field, trains_pretrained, uses_peft
 from bertlint.rules import Context, Rule
 
 # Only the optimizers whose fine-tuning rates are published (api-facts.md section 8): the Adam family and
@@ -72,6 +72,8 @@ class LearningRateOutOfRange(Rule):
             return  # DPO & co.: no published range applies
         if one_step_demo(facts):
             return  # the API shown once (the course's `loss.backward(); optimizer.step()`): no run whose rate matters
+        if fails_before_a_step(facts):
+            return  # the run stops before its first step: no update at any rate
         method = peft_method(facts)
         if method == "other":
             return  # a PEFT method other than LoRA, or one the file does not show: no range of ours covers it

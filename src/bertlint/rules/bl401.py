@@ -8,7 +8,7 @@ import libcst as cst
 
 from bertlint import datafiles
 from bertlint.facts import (
-    LABEL_NAMES, Facts, data_file_rows_of, index_taken_from_rows, label_columns, literal, mapped_counts, mapped_label_columns, module_step, names_in,
+    LABEL_NAMES, Facts, data_file_rows_of, fails_before_a_step, index_taken_from_rows, label_columns, literal, mapped_counts, mapped_label_columns, module_step, names_in,
     regression_loss, rewritten_columns, run_anchor, runs_at_module_level,
 )
 from bertlint.rules import Context, Rule
@@ -29,8 +29,8 @@ class ImbalancedLabelsUnweighted(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        if not facts.is_training or not _classification(facts):
-            return
+        if not facts.is_training or not _classification(facts) or fails_before_a_step(facts):
+            return  # (a run that stops before its first step learns nothing, balanced or not)
         anchor = run_anchor(facts, ("trainer", "training_args", "fit", "load", "loss"))
         if anchor is None or _mitigated(facts, _trained_by(facts, anchor)):
             return
