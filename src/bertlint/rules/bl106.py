@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from bertlint.facts import Call, Facts, asks_for_tpu, feeds_layout_model, inspected, is_label_call, longest_of_a_set, mapped_function, only_inspected, padding_at, tokenizer_load_of, unfed_map_function
+from bertlint.facts import Call, Facts, asks_for_tpu, fails_before_a_step, feeds_layout_model, inspected, is_label_call, longest_of_a_set, mapped_function, only_inspected, padding_at, tokenizer_load_of, unfed_map_function
 from bertlint.rules import Context, Rule
 
 # Back ends that want fixed shapes (each new shape is a recompilation, or the engine is built for one shape): static
@@ -42,7 +42,8 @@ class StaticPaddingToMax(Rule):
         static = [(call, pad) for call in facts.tokenizer_calls if (pad := padding_at(facts, call, ctx.version)).pads_to_max]
         if not static or _fixed_shapes_wanted(facts) or feeds_layout_model(facts):
             return  # fixed shapes wanted; a layout model's boxes (and word labels) padded to the same length as its ids
-        feeds_training = bool(facts.trainers or facts.calls_to("torch.utils.data.DataLoader"))
+        # (a run that stops before its first step computes over no padding)
+        feeds_training = bool(facts.trainers or facts.calls_to("torch.utils.data.DataLoader")) and not fails_before_a_step(facts)
         # a seq2seq model's labels padded to a fixed length where no collator pads labels (`DataCollatorWithPadding`
         # and `tokenizer.pad` leave them as they are): the fixed length is what lets them batch, not waste
         fixed_labels_needed = (
