@@ -32,8 +32,8 @@ def subscripted(expr: cst.BaseExpression | None, attributes: bool = False) -> cs
     return expr
 
 
-def aliased(model: Any, expr: cst.BaseExpression) -> Iterator[str]:
-    """The names whose objects the value of `expr` may be or hold: the name, the object a part is read from
+def aliased(model: Any, expr: cst.BaseExpression) -> Iterator[cst.Name]:
+    """The reads of names whose objects the value of `expr` may be or hold: the name, the object a part is read from
     (`cfg["opt"]`, `args.opts`), either arm, a display's elements, a comprehension's iterables, a call of the file's
     own function or class (its arguments, what it returns), a shallow copy, `cfg.get(...)`. Each expression is looked
     at once: a function that returns a call of itself (or of one that calls it back) ends the search."""
@@ -44,7 +44,7 @@ def aliased(model: Any, expr: cst.BaseExpression) -> Iterator[str]:
             continue
         seen.add(id(node))
         if isinstance(node, cst.Name):
-            yield node.value
+            yield node
         elif isinstance(node, (cst.Subscript, cst.Attribute, cst.NamedExpr, cst.StarredElement)):
             stack.append(node.value)
         elif isinstance(node, cst.IfExp):

@@ -12,7 +12,7 @@ import libcst as cst
 
 from bertlint.facts.functions import callee
 from bertlint.facts.items import aliased, subscripted
-from bertlint.facts.nodes import ENTER, Call, ClassDef, Event, Scope, dotted, literal, names_in
+from bertlint.facts.nodes import ENTER, Call, ClassDef, Event, Scope, dotted, literal, walk
 from bertlint.facts.reaching import BINDS as _BINDS
 
 
@@ -62,22 +62,37 @@ class Sharing:
         return [self.module_scope, *(s for defs in self.functions.values() for _, s in defs), *(c.scope for c in self.classes.values())]
 
     @functools.cached_property
-    def _sharing(self) -> tuple[dict[str, str], dict[str, frozenset[tuple[int, str]]], frozenset[tuple[str, str | None]]]:
-        """Names that may hold one object, found in one pass: a name assigned another or a part of it (`alias = cfg`,
-        `inner = cfg["opt"]`, `x = cfg if a else b`, `cfg = {"opt": inner}`, a loop over it), an argument and the
-        parameters of the file's function it is passed to, joined into groups (by name, file-wide: more joins only make
-        more unknown). Returns each shared name's group, each group's changes in place by (scope, name) (an item
-        stored or deleted, through attributes too: `h.cfg["lr"] = ...`, a mutating method, `+=`), and (group,
-        attribute) of every attribute some member stores."""
-        parent: dict[str, str] = {}
+    def _read_scopes(self) -> dict[int, Scope]:
+        """The scope each read of a name is evaluated in, by the read: found once per file."""
+        return {id(read): scope for loads in self.name_loads.values() for read, scope, _order, _loops in loads}
 
-        def find(name: str) -> str:
-            while parent.get(name, name) != name:
-                parent[name] = parent.get(parent[name], parent[name])  # path halving: point at the grandparent, then go there
-                name = parent[name]
-            return name
+    def _node(self, name: str, scope: Scope | None) -> tuple[int | None, str]:
+        """The variable a name read or bound in `scope` is: (its binding scope, the name). A name of no known binding
+        scope, and `self` and `cls` (a method's receiver, whatever method binds it), are one file-wide variable."""
+        found = scope.lookup_scope(name) if scope is not None and name not in RECEIVERS else None
+        return (id(found) if found is not None else None, name)
 
-        def join(a: str, b: str) -> None:
+    def _read(self, read: cst.Name) -> tuple[int | None, str]:
+        return self._node(read.value, self._read_scopes.get(id(read)))
+
+    @functools.cached_property
+    def _sharing(self) -> tuple[dict[tuple[int | None, str], tuple], dict[tuple, frozenset[tuple[int, str]]], frozenset[tuple[tuple, str | None]], dict[str, list[tuple]]]:
+        """Variables (a name in the scope that binds it) that may hold one object, found in one pass: a name assigned
+        another or a part of it (`alias = cfg`, `inner = cfg["opt"]`, `x = cfg if a else b`, `cfg = {"opt": inner}`, a
+        loop over it), an argument and the parameters of the file's function it is passed to, joined into groups
+        (more joins only make more unknown; a function's `cfg` is not a module's `cfg` unless it reads that one).
+        Returns each variable's group, each group's changes in place by (scope, name) (an item stored or deleted,
+        through attributes too: `h.cfg["lr"] = ...`, a mutating method, `+=`), (group, attribute) of every attribute
+        some member stores, and each name's groups."""
+        parent: dict[tuple, tuple] = {}
+
+        def find(node: tuple) -> tuple:
+            while parent.get(node, node) != node:
+                parent[node] = parent.get(parent[node], parent[node])  # path halving: point at the grandparent, then go there
+                node = parent[node]
+            return node
+
+        def join(a: tuple, b: tuple) -> None:
             parent.setdefault(a, a)
             parent.setdefault(b, b)
             parent[find(a)] = find(b)
@@ -85,13 +100,15 @@ class Sharing:
         changed: set[tuple[int, str]] = set(self.mutated)
         for scope in self.scopes:
             for name, events in scope.events.items():
+                node = self._node(name, scope)
                 for event in events:
                     if event.op == "assign" and event.path[:1] == (ENTER,):  # `with nullcontext(cfg) as c`
-                        for other in names_in(event.whole):
-                            join(name, other)
+                        for other in walk(event.whole):
+                            if isinstance(other, cst.Name):
+                                join(node, self._read(other))
                     elif event.op in ("assign", "for") and event.whole is not None:
                         for other in aliased(self, event.whole):
-                            join(name, other)
+                            join(node, self._read(other))
                     elif event.op not in _BINDS and event.op not in ("unpack", "param"):
                         changed.add((id(scope), name))
         for store in (*self.stores, *self.touched):  # `h.cfg["lr"] = ...`: the object `h` holds changes
@@ -101,28 +118,45 @@ class Sharing:
             elif isinstance(store.target, cst.Attribute) and store.value is not store.target:  # `self.cfg = cfg`
                 for other in aliased(self, store.value):
                     if isinstance(root, cst.Name):
-                        join(root.value, other)
+                        join(self._node(root.value, store.scope), self._read(other))
         for call in self.calls:
             if call.qualname is not None and not call.qualname.startswith("<local>."):
                 continue
             passed = [a.value.value for a in (*call.positional, *call.kwargs.values()) if isinstance(a.value, cst.Name)]
             target = callee(self, call) if passed else None
             fn = target.fn if target is not None and not isinstance(target, ClassDef) else None
+            scope = next((s for node, s in self.functions.get(fn.name.value, ()) if node is fn), None) if isinstance(fn, cst.FunctionDef) else None
             if isinstance(fn, cst.FunctionDef):
                 params = fn.params
                 for param in (*params.posonly_params, *params.params, *params.kwonly_params):
                     for name in passed:
-                        join(name, param.name.value)
-        groups = {name: find(name) for name in parent}
+                        join(self._node(name, call.scope), self._node(param.name.value, scope) if scope is not None else (None, param.name.value))
+        by_name: dict[str, list[tuple]] = {}
+        for node in list(parent):
+            by_name.setdefault(node[1], []).append(node)
+        for name, nodes in by_name.items():  # a variable of no known scope may be any of its name
+            if (None, name) in parent:
+                for node in nodes:
+                    join(node, (None, name))
+        groups = {node: find(node) for node in parent}
         attributes = set()
         for store in (*self.stores, *self.touched):
-            if isinstance(store.target.value, cst.Name) and store.target.value.value in groups:
-                attributes.add((groups[store.target.value.value], store.key))
-        changes: dict[str, set[tuple[int, str]]] = {}
+            if isinstance(store.target.value, cst.Name) and (node := self._node(store.target.value.value, store.scope)) in groups:
+                attributes.add((groups[node], store.key))
+        changes: dict[tuple, set[tuple[int, str]]] = {}
         for scope_id, name in changed:
-            if name in groups:
-                changes.setdefault(groups[name], set()).add((scope_id, name))
-        return groups, {group: frozenset(found) for group, found in changes.items()}, frozenset(attributes)
+            node = (None, name) if name in RECEIVERS else (scope_id, name)
+            if node in groups:
+                changes.setdefault(groups[node], set()).add((scope_id, name))
+        named = {name: list(dict.fromkeys(groups[node] for node in nodes)) for name, nodes in by_name.items()}
+        return groups, {group: frozenset(found) for group, found in changes.items()}, frozenset(attributes), named
+
+    def _groups(self, name: str, owner: Scope | None) -> list[tuple]:
+        """The groups of the variable `name` is in `owner` (None: of every variable so named)."""
+        if owner is None:
+            return self._sharing[3].get(name, [])
+        group = self._sharing[0].get(self._node(name, owner))
+        return [group] if group is not None else []
 
     def shared_and_changed(self, name: str, owner: Scope | None = None, at: Call | None = None, since: int = -1) -> bool:
         """`name` may hold the object another name holds, and some name of them changes it in place (other than
@@ -134,7 +168,7 @@ class Sharing:
     def changers(self, name: str, owner: Scope | None = None) -> list[tuple[int, str]]:
         """(scope id, name) of each name that may hold the object `name` holds and changes it in place, other than
         `name` itself in `owner` and its plain aliases there (`shared_and_changed`)."""
-        found = self._sharing[1].get(self._sharing[0].get(name), ())
+        found = [change for group in self._groups(name, owner) for change in self._sharing[1].get(group, ())]
         own = {name, *self._aliases[0].get((id(owner), name), ())} if owner is not None else ()
         return [(scope_id, changer) for scope_id, changer in found if owner is None or scope_id != id(owner) or changer not in own]
 
@@ -238,7 +272,7 @@ class Sharing:
         (`sharing`), adds elements: `append`, `extend`, `+=` (a list only grows; `+=` binds a new, longer string or
         tuple). False where one may remove or replace elements (a mutating method, an item stored or deleted, `*=`)
         or where a change is not the changer's own event (through an attribute: `h.texts.clear()`)."""
-        group = self._sharing[0].get(name)
+        group = next(iter(self._groups(name, owner)), None)
         changers = self._sharing[1].get(group, ()) if group is not None else ((id(owner), name),)
         scopes = {id(s): s for s in self.scopes}
         for scope_id, changer in changers:
@@ -277,8 +311,7 @@ class Sharing:
 
     def attribute_stored_through_another(self, name: str, attr: str) -> bool:
         """Some name that may hold `name`'s object stores its attribute `attr` (`alias = cfg; alias.lr = ...`)."""
-        group = self._sharing[0].get(name)
-        return group is not None and (group, attr) in self._sharing[2]
+        return any((group, attr) in self._sharing[2] for group in self._groups(name, None))
 
 
 def _params_bound(fn: cst.FunctionDef, call: Call, passed: list[cst.Arg]) -> list[str | None]:
@@ -302,6 +335,8 @@ def _params_bound(fn: cst.FunctionDef, call: Call, passed: list[cst.Arg]) -> lis
     return found
 
 
+# the names of a method's receiver, one variable file-wide: which method binds it the sharing pass does not follow
+RECEIVERS = frozenset({"self", "cls"})
 MAX_HANDED = 3  # calls of the file's functions an object handed on is followed through (`changed_by_a_callee`)
 # the changes in place that only add elements (events of the changed name)
 GROWING = frozenset({"append", "extend", "augadd"})
