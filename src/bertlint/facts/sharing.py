@@ -171,9 +171,17 @@ class Sharing:
             if not local:
                 continue
             passed = [a.value.value for a in (*call.positional, *call.kwargs.values()) if isinstance(a.value, cst.Name)]
-            target = callee(self, call) if passed else None
+            target = callee(self, call) if passed or call.method is not None else None
             fn = target.fn if target is not None and not isinstance(target, ClassDef) else None
+            if isinstance(target, ClassDef):  # `H(cfg)`: its `__init__`'s parameters; an inherited one's: held by the instance
+                fn = target.methods.get("__init__")
+                if fn is None:
+                    for name in passed:
+                        join(self._node(name, call.scope), (None, "self"), HOLDS)
             scope = next((s for node, s in self.functions.get(fn.name.value, ()) if node is fn), None) if isinstance(fn, cst.FunctionDef) else None
+            receiver = subscripted(call.receiver, attributes=True) if call.method is not None else None
+            if isinstance(fn, cst.FunctionDef) and isinstance(receiver, cst.Name) and fn.params.params and fn.params.params[0].name.value in RECEIVERS:  # `h.bump()`: `self` in `bump` is the object `h` holds
+                join(self._node(receiver.value, call.scope), (None, fn.params.params[0].name.value))
             if isinstance(fn, cst.FunctionDef):
                 params = fn.params
                 for param in (*params.posonly_params, *params.params, *params.kwonly_params):
@@ -357,15 +365,16 @@ class Sharing:
 
     @functools.cached_property
     def _displays(self) -> frozenset[tuple]:
-        """The groups every variable of which is bound only to dict or list displays (comprehensions too), never a
-        parameter: a dict or list of Python's, whose items a store into its slots does not change."""
+        """The groups every variable of which is bound only to dict or list displays (comprehensions too) or to
+        another name (`alias = d`, of the group then: joined), never a parameter: each object a dict or list of
+        Python's, whose items a store into its slots does not change."""
         scopes = {id(s): s for s in self.scopes}
         plain: dict[tuple, bool] = {}
         for node, group in self._sharing.groups.items():
             scope = scopes.get(node[0])
             binds = [e for e in scope.events.get(node[1], ()) if e.op in _BINDS] if scope is not None else []
             ok = bool(binds) and node[1] not in scope.params and all(
-                e.op == "assign" and not e.path and isinstance(e.whole, (cst.Dict, cst.List, cst.DictComp, cst.ListComp)) for e in binds)
+                e.op == "assign" and not e.path and isinstance(e.whole, (cst.Dict, cst.List, cst.DictComp, cst.ListComp, cst.Name)) for e in binds)
             plain[group] = plain.get(group, True) and ok
         return frozenset(group for group, ok in plain.items() if ok)
 
