@@ -129,6 +129,7 @@ class Sharing:
                 join(value, holder, PART)
 
         own = set(self.functions)
+        augmented = {id(s.target) for s in self.touched if s.value is not s.target}  # `d["k"] += xs`
         changed: set[tuple[int, str]] = set(self.mutated)
         deep: set[tuple[int, str]] = {(i, n) for i, n, method, receiver in self._mutating_calls if method in own or not isinstance(receiver, cst.Name)}
         for scope in self.scopes:
@@ -144,14 +145,14 @@ class Sharing:
                             join(node, self._read(other), how)
                     elif event.op not in _BINDS and event.op not in ("unpack", "param"):
                         changed.add((id(scope), name))
-                        if not _shallow(event, own):
+                        if not _shallow(event, own, augmented):
                             deep.add((id(scope), name))
         for store in (*self.stores, *self.touched):  # `h.cfg["lr"] = ...`: the object `h` holds changes
             root = subscripted(store.target, attributes=True)
             if isinstance(store.target, cst.Subscript) and isinstance(root, cst.Name):
                 key = (id(store.scope.lookup_scope(root.value) or store.scope), root.value)
                 changed.add(key)
-                if not isinstance(store.target.value, cst.Name):
+                if not isinstance(store.target.value, cst.Name) or id(store.target) in augmented:  # `d["k"] += xs`: the list too
                     deep.add(key)
                 if store.value is not store.target:  # the value stored is inside the object now
                     for other, how in aliased(self, store.value):
@@ -557,11 +558,12 @@ STORING = frozenset({"append", "extend", "insert", "update", "setdefault", "add"
 STORING_CALLS = frozenset({"builtins.setattr", "operator.setitem"})
 
 
-def _shallow(event: Event, own: set[str]) -> bool:
+def _shallow(event: Event, own: set[str], augmented: set[int]) -> bool:
     """An event that changes only the slots of the object its name holds: an item stored or deleted at one level
-    (`d["k"] = v`, `del d["k"]`), a list's or dict's method that is no method of the file's, `+=`, `*=`."""
+    (`d["k"] = v`, `del d["k"]`; not `d["k"] += xs`, of the targets `augmented`, which extends the list in the slot
+    first), a list's or dict's method that is no method of the file's, `+=`, `*=`."""
     if event.op == "setitem":
-        return isinstance(event.value, cst.Subscript) and isinstance(event.value.value, cst.Name)
+        return isinstance(event.value, cst.Subscript) and isinstance(event.value.value, cst.Name) and id(event.value) not in augmented
     if event.op in ("update", "append", "extend"):
         method = event.value.func.attr.value if event.op == "update" and isinstance(event.value, cst.Call) and isinstance(event.value.func, cst.Attribute) else event.op
         return method not in own
