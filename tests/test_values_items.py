@@ -79,6 +79,8 @@ SHARED = {
     "part-stored-into-another-changed-in-the-first": 'src = {"k": {"lr": 1e-05}}\ndst = {}\ndst["k"] = src["k"]\nsrc["k"]["lr"] = 0.001\n'
                                                      'torch.optim.AdamW(model.parameters(), lr=dst["k"]["lr"])\n',
     "part-extended-by-an-augmented-store": 'd = {"k": [padded]}\nb = d["k"]\nd["k"] += [to_max]\nmodel(**b[-1])\n',
+    "part-changed-by-a-callee-it-is-passed-to": 'd = {"k": {"lr": 1e-05}}\nv = d["k"]\ndef f(x):\n    x["lr"] = 0.001\nf(d["k"])\n'
+                                                'torch.optim.AdamW(model.parameters(), lr=v["lr"])\n',
     # an object stored into a dict or list, then changed through its own name (a value, not the object, was kept)
     "stored-as-an-item-then-changed": 'inner = {"lr": 1e-05}\nd = {}\nd["k"] = inner\ninner["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=d["k"]["lr"])\n',
     "appended-then-changed": 'inner = {"lr": 1e-05}\nxs = []\nxs.append(inner)\ninner["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=xs[0]["lr"])\n',

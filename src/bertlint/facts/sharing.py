@@ -171,23 +171,27 @@ class Sharing:
                             stored_in(self._read(other), self._node(holder.value, call.scope), how)
             if not local:
                 continue
-            passed = [a.value.value for a in (*call.positional, *call.kwargs.values()) if isinstance(a.value, cst.Name)]
+            passed = [self._read(read) for a in call.node.args for read, _how in aliased(self, a.value)]  # `f(cfg)`, `f(d["k"])`
             target = callee(self, call) if passed or call.method is not None else None
             fn = target.fn if target is not None and not isinstance(target, ClassDef) else None
             if isinstance(target, ClassDef):  # `H(cfg)`: its `__init__`'s parameters; an inherited one's: held by the instance
                 fn = target.methods.get("__init__")
                 if fn is None:
-                    for name in passed:
-                        join(self._node(name, call.scope), (None, "self"), HOLDS)
+                    for node in passed:
+                        join(node, (None, "self"), HOLDS)
             scope = next((s for node, s in self.functions.get(fn.name.value, ()) if node is fn), None) if isinstance(fn, cst.FunctionDef) else None
             receiver = subscripted(call.receiver, attributes=True) if call.method is not None else None
             if isinstance(fn, cst.FunctionDef) and isinstance(receiver, cst.Name) and fn.params.params and fn.params.params[0].name.value in RECEIVERS:  # `h.bump()`: `self` in `bump` is the object `h` holds
                 join(self._node(receiver.value, call.scope), (None, fn.params.params[0].name.value))
             if isinstance(fn, cst.FunctionDef):
                 params = fn.params
-                for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-                    for name in passed:
-                        join(self._node(name, call.scope), self._node(param.name.value, scope) if scope is not None else (None, param.name.value))
+                every = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+                for arg in call.node.args:  # the parameter an argument binds (any, where not known) holds its value: `f(d["k"])` a part
+                    bound = _params_bound(fn, call, [arg]) if not isinstance(target, ClassDef) else [None]
+                    reads = list(aliased(self, arg.value))
+                    for param in every if bound[0] is None or bound[0] not in every else bound:
+                        for read, how in reads:
+                            join(self._node(param, scope) if scope is not None else (None, param), self._read(read), how)
         by_name: dict[str, list[tuple]] = {}
         for node in list(parent):
             by_name.setdefault(node[1], []).append(node)
