@@ -39,6 +39,18 @@ FOLLOWED = {
     "parameter-of-objects-stored-in-a-branch": 'def f(d):\n    if len(__name__) > 1:\n        d["k"] = padded\n    return d["k"]\nmodel(**f({"a": 0, "k": padded}))\n',
     "named-dict-passed-to-a-nested-function": 'def main():\n    def f(d):\n        if len(__name__) > 1:\n            d["a"] = 1\n        return d["k"]\n'
                                               '    d = {"a": 0, "k": 2e-05}\n    torch.optim.AdamW(model.parameters(), lr=f(d))\nmain()\n',
+    # a store into a display's slots changes no object taken out of it (nor a dict holding one): the object keeps its value
+    "part-kept-by-a-store-into-another-key": 'd = {"k": {"lr": 2e-05}, "a": 0}\nv = d["k"]\nd["a"] = 1\ntorch.optim.AdamW(model.parameters(), lr=v["lr"])\n',
+    "part-kept-by-the-display's-methods": 'd = {"k": [padded], "a": 0}\nv = d["k"]\nd.update(a=1)\nd["k"] = []\ndel d["a"]\nmodel(**v[0])\n',
+    "display-holding-a-part-kept": 'd = {"k": 2e-05, "a": 0}\nkw = {"lr": d["k"]}\nd["a"] = 1\ntorch.optim.AdamW(model.parameters(), **kw)\n',
+    "part-of-a-part-kept": 'd = {"opt": {"inner": {"lr": 2e-05}}}\nv = d["opt"]\nw = v["inner"]\nd["x"] = 1\n'
+                           'torch.optim.AdamW(model.parameters(), lr=w["lr"])\n',
+    "part-stored-into-another-kept": 'src = {"k": [padded], "a": 0}\ndst = {}\ndst["k"] = src["k"]\nsrc["a"] = 1\nmodel(**dst["k"][0])\n',
+    "display-changed-through-its-alias-kept-for-a-part": 'd = {"k": 2e-05, "a": 0}\nalias = d\nalias["a"] = 1\nkw = {}\nkw["lr"] = d["k"]\n'
+                                                         'torch.optim.AdamW(model.parameters(), **kw)\n',
+    # a function's name is its own, not a module name of one spelling
+    "another-scope's-name-of-one-spelling": 'cfg = {"lr": 2e-05}\ndef f():\n    cfg = {"lr": 0.001}\n    alias = cfg\n    alias["lr"] = 0.1\n    return cfg\n'
+                                           'f()\ntorch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n',
     "passed-to-a-function-that-stores-into-it": 'def train(cfg):\n    cfg["n"] = 2\n    torch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n'
                                                 'def main():\n    config = {"lr": 2e-05, "n": 1}\n    train(config)\nmain()\n',
 }
@@ -57,6 +69,26 @@ SHARED = {
     "either-arm": 'cfg = {"lr": 1e-05}\nx = cfg if True else None\nx["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n',
     "returned-by-a-lambda": 'cfg = {"lr": 1e-05}\nx = (lambda: cfg)()\nx["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n',
     "a-get-default": 'cfg = {"lr": 1e-05}\nx = cfg.get("nothing", cfg)\nx["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n',
+    # a part of a display changed through the display or another part, or the display may be the part itself
+    "part-changed-through-the-display": 'd = {"k": {"lr": 1e-05}}\nv = d["k"]\nd["k"]["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=v["lr"])\n',
+    "part-changed-through-a-sibling": 'd = {"k": {"lr": 1e-05}, "j": 0}\nd["j"] = d["k"]\nv = d["k"]\nw = d["j"]\nw["lr"] = 0.001\n'
+                                      'torch.optim.AdamW(model.parameters(), lr=v["lr"])\n',
+    "part-of-a-display-holding-itself": 'd = {"lr": 1e-05}\nd["self"] = d\nv = d["self"]\nd["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=v["lr"])\n',
+    "part-that-may-be-the-other-display": 'a = {"lr": 1e-05, "y": {}}\np = {"x": a}\nv = p["x"] if len(__name__) > 1 else a["y"]\na["lr"] = 0.001\n'
+                                          'torch.optim.AdamW(model.parameters(), lr=v["lr"])\n',
+    "part-stored-into-another-changed-in-the-first": 'src = {"k": {"lr": 1e-05}}\ndst = {}\ndst["k"] = src["k"]\nsrc["k"]["lr"] = 0.001\n'
+                                                     'torch.optim.AdamW(model.parameters(), lr=dst["k"]["lr"])\n',
+    "part-extended-by-an-augmented-store": 'd = {"k": [padded]}\nb = d["k"]\nd["k"] += [to_max]\nmodel(**b[-1])\n',
+    "part-changed-by-a-callee-it-is-passed-to": 'd = {"k": {"lr": 1e-05}}\nv = d["k"]\ndef f(x):\n    x["lr"] = 0.001\nf(d["k"])\n'
+                                                'torch.optim.AdamW(model.parameters(), lr=v["lr"])\n',
+    # an object stored into a dict or list, then changed through its own name (a value, not the object, was kept)
+    "stored-as-an-item-then-changed": 'inner = {"lr": 1e-05}\nd = {}\nd["k"] = inner\ninner["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=d["k"]["lr"])\n',
+    "appended-then-changed": 'inner = {"lr": 1e-05}\nxs = []\nxs.append(inner)\ninner["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=xs[0]["lr"])\n',
+    # one object through a module name read in a function, or through `self` in two methods
+    "module-name-changed-through-a-function's-alias": 'cfg = {"lr": 1e-05}\ndef f():\n    alias = cfg\n    alias["lr"] = 0.001\nf()\n'
+                                                       'torch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n',
+    "held-by-self-changed-in-another-method": 'class H:\n    def __init__(self, c):\n        self.c = c\n    def bump(self):\n        x = self.c\n        x["lr"] = 0.001\n'
+                                              'cfg = {"lr": 1e-05}\nh = H(cfg)\nh.bump()\ntorch.optim.AdamW(model.parameters(), lr=cfg["lr"])\n',
     "nested-item-updated": 'cfg = {"opt": {"lr": 1e-05}}\ncfg["opt"].update(lr=0.001)\ntorch.optim.AdamW(model.parameters(), lr=cfg["opt"]["lr"])\n',
     "stored-in-a-branch": 'd = {"lr": 1e-05}\nif len(__name__) > 1:\n    d["lr"] = 0.001\ntorch.optim.AdamW(model.parameters(), lr=d["lr"])\n',
     "object-item-stored-in-a-branch": 'd = {"a": 0, "k": to_max}\nif len(__name__) > 1:\n    d["k"] = padded\nmodel(**d["k"])\n'

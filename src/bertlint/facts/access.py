@@ -259,7 +259,7 @@ class Access:
         root = subscripted(expr)
         if isinstance(root, cst.Name):
             owner = self.scope.lookup_scope(root.value)
-            return owner is None or (id(owner), root.value) in self.f.mutated or self.f.shared_and_changed(root.value, owner)
+            return owner is None or (id(owner), root.value) in self.f.mutated or self.f.shared_and_changed(root.value, owner, parts=True)
         name = dotted(root)
         stores = (s for s in (*self.f.stores, *self.f.touched) if isinstance(s.target, cst.Subscript))
         return name is None or self.f.shared_and_changed(name) or any(dotted(subscripted(s.target.value)) == name for s in stores)

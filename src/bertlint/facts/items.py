@@ -22,6 +22,8 @@ SHALLOW = frozenset({
 })
 # methods whose result may be their receiver's object, a part of it, or one of their arguments
 SHARING_METHODS = frozenset({"get", "setdefault", "pop", "popitem", "copy", "values", "items"})
+# how a value relates to the object of a name it was made from (`aliased`)
+SAME, PART, INSIDE, HOLDS = "same", "part", "inside", "holds"
 
 
 def subscripted(expr: cst.BaseExpression | None, attributes: bool = False) -> cst.BaseExpression | None:
@@ -32,34 +34,41 @@ def subscripted(expr: cst.BaseExpression | None, attributes: bool = False) -> cs
     return expr
 
 
-def aliased(model: Any, expr: cst.BaseExpression) -> Iterator[str]:
-    """The names whose objects the value of `expr` may be or hold: the name, the object a part is read from
+def aliased(model: Any, expr: cst.BaseExpression, start: str = SAME) -> Iterator[tuple[cst.Name, str]]:
+    """The reads of names whose objects the value of `expr` may be or hold: the name, the object a part is read from
     (`cfg["opt"]`, `args.opts`), either arm, a display's elements, a comprehension's iterables, a call of the file's
-    own function or class (its arguments, what it returns), a shallow copy, `cfg.get(...)`. Each expression is looked
-    at once: a function that returns a call of itself (or of one that calls it back) ends the search."""
-    stack, seen = [expr], set()
+    own function or class (its arguments, what it returns), a shallow copy, `cfg.get(...)`. Each with how the value
+    relates to the name's object: SAME (it may be that object: `cfg`, either arm), PART (it is new or holds only
+    objects inside that one: `cfg["opt"]`, `[cfg["opt"]]`, `f(cfg["opt"])`: never that object itself, nor one that
+    holds it, unless the object holds itself), INSIDE (it is a new display that holds it: `{"opt": cfg}`), or HOLDS
+    (it may be or hold it: a call, a comprehension, an element of a display taken out again: `(cfg, 0)[0]`).
+    `start`: how the value of `expr` itself relates to the value asked about (PART for a loop's iterable). Each
+    expression is looked at once for each relation: a function that returns a call of itself ends the search."""
+    stack, seen = [(expr, start)], set()
     while stack:
-        node = stack.pop()
-        if id(node) in seen:
+        node, how = stack.pop()
+        if (id(node), how) in seen:
             continue
-        seen.add(id(node))
+        seen.add((id(node), how))
         if isinstance(node, cst.Name):
-            yield node.value
-        elif isinstance(node, (cst.Subscript, cst.Attribute, cst.NamedExpr, cst.StarredElement)):
-            stack.append(node.value)
+            yield node, how
+        elif isinstance(node, (cst.Subscript, cst.Attribute)):
+            stack.append((node.value, PART))
+        elif isinstance(node, (cst.NamedExpr, cst.StarredElement)):
+            stack.append((node.value, how))
         elif isinstance(node, cst.IfExp):
-            stack += [node.body, node.orelse]
+            stack += [(node.body, how), (node.orelse, how)]
         elif isinstance(node, cst.BooleanOperation):
-            stack += [node.left, node.right]
-        elif isinstance(node, (cst.Tuple, cst.List, cst.Set, cst.Dict)):
-            stack += [e.value for e in node.elements]
+            stack += [(node.left, how), (node.right, how)]
+        elif isinstance(node, (cst.Tuple, cst.List, cst.Set, cst.Dict)):  # a new display holds its elements' objects
+            stack += [(e.value, INSIDE if how in (SAME, INSIDE) else HOLDS) for e in node.elements]
         elif isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
             loop = node.for_in
             while loop is not None:
-                stack.append(loop.iter)
+                stack.append((loop.iter, HOLDS))
                 loop = loop.inner_for_in
         elif isinstance(node, cst.Call):
-            stack += _call_shares(model, node)
+            stack += [(e, HOLDS) for e in _call_shares(model, node)]
 
 
 def _call_shares(model: Any, node: cst.Call) -> list[cst.BaseExpression]:

@@ -131,9 +131,10 @@ class Reads:
         fresh = first is not None and isinstance(first.whole, cst.Dict) and self.reads_in(owner) and self.order is not None  # a display each run binds anew
         if isinstance(value, Pack):  # a list or tuple of objects: changed by a helper, or by a name that shares it other
             # than its plain aliases, whose changes are its own events (`w = v; w += [b]` in a loop or a branch is none)
-            return self.f.changed_by_a_callee(name) or self.f.shared_and_changed(name, owner)
+            return self.f.changed_by_a_callee(name) or self.f.shared_and_changed(name, owner, parts=True)
         return isinstance(value, (list, dict, set, Record)) and (
-            self.f.shared_and_changed(name, owner, self.f.calls_by_order.get(self.order), first.order) if fresh else self.f.shared_and_changed(name, owner))
+            self.f.shared_and_changed(name, owner, self.f.calls_by_order.get(self.order), first.order, parts=True) if fresh
+            else self.f.shared_and_changed(name, owner, parts=True))
 
     def _items_changed(self, value: Any, loops: tuple, owner: Scope, later: list[tuple[Event, bool]]) -> Any:
         """`value` (a dict or a `Record`, bound in `loops`) with the items stored and updated after it, in order: a
