@@ -46,11 +46,20 @@ class Sharing:
     def mutated(self) -> frozenset[tuple[int, str]]:
         """(scope, name) of every name a mutating method of a list, dict or set is called on (`cfg.update(...)`,
         `texts.insert(0, t)`, `h["t"].extend(...)`): its constant is not folded."""
+        return self._mutated_by(MUTATORS)
+
+    @functools.cached_property
+    def mutated_beyond_order(self) -> frozenset[tuple[int, str]]:
+        """`mutated` without the names only reordered in place (`texts.sort()`, `texts.reverse()`: every element stays,
+        and so does their number): what holds of every element, or of how many there are, holds after them."""
+        return self._mutated_by(MUTATORS - REORDERING)
+
+    def _mutated_by(self, methods: frozenset[str]) -> frozenset[tuple[int, str]]:
         followed = {id(e.value) for scope in self.scopes for events in scope.events.values() for e in events if e.op == "update"}
         found = set()
         for c in self.calls:  # `cfg["opt"].update(...)` changes `cfg`; `cfg.update(...)` as a statement is an event, and
             # so is `xs.append(...)`; `h["t"].append(...)` is none: it changes `h`
-            changes = c.method in MUTATORS or c.method in GROWING and not isinstance(c.receiver, cst.Name)
+            changes = c.method in methods or c.method in GROWING and not isinstance(c.receiver, cst.Name)
             root = subscripted(c.receiver) if changes and id(c.node) not in followed else None
             if isinstance(root, cst.Name):
                 found.add((id(c.scope.lookup_scope(root.value) or c.scope), root.value))
@@ -307,3 +316,5 @@ MAX_HANDED = 3  # calls of the file's functions an object handed on is followed 
 GROWING = frozenset({"append", "extend", "augadd"})
 # methods of list, dict and set that change the object in place (append/extend are followed as events)
 MUTATORS = frozenset({"insert", "pop", "remove", "clear", "update", "setdefault", "sort", "reverse", "popitem", "discard", "add", "__setitem__", "__delitem__"})
+# of those, the list methods that only reorder the elements (`list.sort`, `list.reverse`)
+REORDERING = frozenset({"sort", "reverse"})
