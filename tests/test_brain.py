@@ -193,6 +193,27 @@ def test_texts_that_are_obviously_several(expr, expected):
     assert batch(facts, "x") is expected
 
 
+@pytest.mark.parametrize("change, expected", [
+    ("texts.sort()", True),  # reordered in place: every text stays
+    ("texts.reverse()", True),
+    ("texts.sort(key=lambda t: len(t.split()), reverse=True)", True),
+    ("texts.pop()", UNKNOWN),  # one text fewer: one may be left
+    ("texts.clear()", UNKNOWN),
+    ("texts.insert(0, prompt)", UNKNOWN),
+])
+def test_a_list_of_several_texts_reordered_in_place_stays_several(change, expected):
+    facts = facts_of(f"""
+        import json
+        texts = []
+        for row in json.load(open("x.json")):
+            texts.extend(row["text"].split("\\n"))
+        prompt = "a"
+        {change}
+        probe(x=texts)
+    """)
+    assert batch(facts, "x") is expected
+
+
 def test_a_collate_functions_batch_is_several_unless_batch_size_is_none():
     facts = facts_of("""
         def collate(batch):

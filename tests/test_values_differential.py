@@ -1159,7 +1159,7 @@ def _joined(s: Script, used: list[str]) -> str:
     else:  # one text, in a list
         s.emit(f"{a} = [json.loads('\"good movie\"')]")
     s.emit(f'{b} = [line.strip() for line in json.loads(\'["fine", "ok"]\')]')
-    how = s.draw(st.sampled_from(("plus", "extend-alias", "iadd-alias", "extend-later", "shrunk-method", "shrunk-del", "shrunk-helper", "strings")))
+    how = s.draw(st.sampled_from(("plus", "extend-alias", "reordered", "iadd-alias", "extend-later", "shrunk-method", "shrunk-del", "shrunk-helper", "strings")))
     used.append(f"texts:joined-{how}")
     if how == "plus":
         return f"{a} + {b}"
@@ -1172,6 +1172,8 @@ def _joined(s: Script, used: list[str]) -> str:
     s.emit(f"{t} += {b}" if how == "iadd-alias" else f"{t}.extend({b})")
     if how == "shrunk-method":
         s.emit(s.draw(st.sampled_from([f"{a}.pop()", f"{t}.remove({t}[0])", f"{a}.clear()"])))
+    elif how == "reordered":  # every element stays: several stay several
+        s.emit(s.draw(st.sampled_from([f"{a}.sort()", f"{t}.reverse()", f"{a}.sort(key=len, reverse=True)"])))
     elif how == "shrunk-del":
         s.emit(f"del {t}[1:]")
     elif how == "shrunk-helper":

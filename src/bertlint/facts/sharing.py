@@ -64,6 +64,12 @@ class Sharing:
         return frozenset((scope_id, name) for scope_id, name, _method, _receiver in self._mutating_calls)
 
     @functools.cached_property
+    def mutated_beyond_order(self) -> frozenset[tuple[int, str]]:
+        """`mutated` without the names only reordered in place (`texts.sort()`, `texts.reverse()`: every element stays,
+        and so does their number): what holds of every element, or of how many there are, holds after them."""
+        return frozenset((scope_id, name) for scope_id, name, method, _receiver in self._mutating_calls if method not in REORDERING)
+
+    @functools.cached_property
     def scopes(self) -> list[Scope]:
         """The module's, its functions' and its classes' scopes."""
         return [self.module_scope, *(s for defs in self.functions.values() for _, s in defs), *(c.scope for c in self.classes.values())]
@@ -572,3 +578,5 @@ def _shallow(event: Event, own: set[str], augmented: set[int]) -> bool:
         method = event.value.func.attr.value if event.op == "update" and isinstance(event.value, cst.Call) and isinstance(event.value.func, cst.Attribute) else event.op
         return method not in own
     return event.op in ("augadd", "augmul") and not own & {"__iadd__", "__imul__"}
+# of those, the list methods that only reorder the elements (`list.sort`, `list.reverse`)
+REORDERING = frozenset({"sort", "reverse"})

@@ -258,8 +258,9 @@ class Values(Evaluation):
             if first.conditional and not Evaluator(self, scope, order, True, None).runs_before_read(first, owner):
                 return UNKNOWN  # (bound in a loop body and read later in the same pass: it ran, and hides what came before)
             # `grow(texts)`: a helper of the file extends its parameter; `texts.pop()`, or a name bound to the list changes
-            # it (`t = texts; t.extend(dev); t.remove(t[0])`: no plain alias, whose events `after` holds)
-            shared = self.changed_by_a_callee(expr.value, unknown=False) or (id(owner), expr.value) in self.mutated or self.changed_through_a_name_bound_to_it(owner, expr.value)
+            # it (`t = texts; t.extend(dev); t.remove(t[0])`: no plain alias, whose events `after` holds); `texts.sort()`
+            # keeps every text, and so several
+            shared = self.changed_by_a_callee(expr.value, unknown=False) or (id(owner), expr.value) in self.mutated_beyond_order or self.changed_through_a_name_bound_to_it(owner, expr.value)
             if not after and not shared:
                 return self.is_batch(first.value, owner, first.order, _depth, _steps=_steps + 1)
             grown = self.only_grown(expr.value, owner)
