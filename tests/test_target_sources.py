@@ -223,9 +223,12 @@ def test_an_unknown_release_silences_the_rules_that_read_it_and_only_them(projec
 def test_a_rule_is_silenced_only_where_it_compares_the_unknown_release(project):
     """BL106 passes the release to `padding_at`, which compares it only for `pad_to_max_length`."""
     script = project / "train.py"
-    script.write_text('from transformers import AutoTokenizer, Trainer\ntok = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
+    script.write_text('from transformers import AutoModelForSequenceClassification, AutoTokenizer, Trainer\n'
+                      'tok = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
+                      'model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")\n'
                       'def encode(rows):\n    return tok(rows["text"], padding="max_length", max_length=128, truncation=True)\n'
-                      'ds = ds.map(encode, batched=True)\nTrainer(model=None, train_dataset=ds).train()\n')
+                      'from datasets import load_dataset\nds = load_dataset("imdb", split="train").map(encode, batched=True)\n'
+                      'Trainer(model=model, train_dataset=ds).train()\n')
     (project / "requirements.txt").write_text("git+https://github.com/someone/transformers@branch#egg=transformers\n")
     assert lint(script, "BL106") == ["BL106"]
     script.write_text(script.read_text().replace('padding="max_length"', "pad_to_max_length=True"))

@@ -16,7 +16,7 @@ from bertlint.facts.nodes import ENTER, Call, ClassDef, Event, Scope, dotted, li
 from bertlint.facts.reaching import BINDS as _BINDS
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, repr=False, eq=False)
 class Shared:
     """The file's variables that may hold one object (`Sharing._sharing`)."""
 
