@@ -425,6 +425,21 @@ def test_bl608_fix_renames_truncation_strategy_which_the_tokenizer_call_refuses(
     assert "drop `truncation_strategy=`" in finding.help
 
 
+@pytest.mark.parametrize("given, renamed, help", [
+    ("", 'truncation="only_first"', "use `truncation=` instead"),  # renamed: the same strategy names
+    ("truncation=True, ", None, "drop it: the call already passes `truncation=`"),  # nothing to rename to
+])
+def test_bl617_truncation_strategy_is_renamed_or_dropped(given, renamed, help):
+    source = HEADER + f'enc = tok("a", "b", {given}max_length=8, truncation_strategy="only_first")\n'
+    finding, = only("BL617", source)
+    assert finding.severity == "error" and "got multiple values for keyword argument 'truncation_strategy'" in finding.message
+    assert finding.help == help
+    if renamed is None:
+        assert finding.fix is None
+    else:
+        assert renamed in fixed("BL617", source)
+
+
 @pytest.mark.parametrize("value", ["flag", "True, **opts"])
 def test_bl608_fix_with_an_uncertain_pad_to_max_length_is_unsafe(value):
     source = HEADER + f'opts = {{}}\nflag = input() == "y"\nenc = tok.batch_encode_plus(["a", "b"], pad_to_max_length={value})\n'

@@ -79,8 +79,10 @@ class RenamedTokenizerKeyword(LibraryDrift):
     @staticmethod
     def _report(ctx: Context, call, arg, keyword: str, replacement: str | None, severity: str, message: str, raises: str = "") -> None:
         renaming = ctx.facts.renaming(call, arg, replacement) if replacement is not None else None
+        given = replacement is not None and ctx.facts.gives(call, replacement) is True  # the call certainly passes the new keyword too
+        help = (f"drop it: the call already passes `{replacement}=`" if given else f"use `{replacement}=` instead") if replacement else None
         ctx.report(arg.at, message, severity=severity, fix=[Replacement(*renaming)] if renaming else None, fix_message=f"rename `{keyword}` to `{replacement}`",
-                   help=f"use `{replacement}=` instead" if replacement else None, failure=Failure.of(raises, keyword, replacement), runs=call.node)
+                   help=help, failure=Failure.of(raises, keyword, replacement), runs=call.node)
 
 
 def _processor_class(facts: Facts, expr: cst.BaseExpression, scope, classes: list[str]) -> str | None:
