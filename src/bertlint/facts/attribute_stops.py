@@ -94,7 +94,7 @@ def keyed_batch_column(facts, node: cst.CSTNode) -> bool:
     if not any(type(part) is cst.Subscript and type(part.value) is cst.Subscript for part in certain_parts(element)):
         return False
     scope = facts.scope_of(node.for_in.iter)
-    over = facts.value(node.for_in.iter, scope, order=_read_order(facts, node.for_in.iter), cli=False)
+    over = facts.value(node.for_in.iter, scope, order=facts.read_order(node.for_in.iter), cli=False)
     return isinstance(over, (list, tuple, str, dict)) and len(over) > 0 and any(type(part) is cst.Subscript and _keyed_column(facts, part) for part in certain_parts(element))
 
 
@@ -106,17 +106,11 @@ def _keyed_column(facts, node: cst.Subscript) -> bool:
     name = column.slice[0].slice
     if not isinstance(name, cst.Index) or not isinstance(name.value, cst.SimpleString) or not isinstance(node.slice[0].slice, cst.Index):
         return False
-    scope, order = facts.scope_of(node), _read_order(facts, column.value)
+    scope, order = facts.scope_of(node), facts.read_order(column.value)
     batch = facts.evaluate(column.value, scope, order)
     if not (isinstance(batch, Instance) and batch.kind == "examples" and batch.detail is True):
         return False
     return isinstance(facts.value(node.slice[0].slice.value, scope, order=order, cli=False), str)
-
-
-def _read_order(facts, expr: cst.BaseExpression) -> int | None:
-    """The order a read sees the bindings before (every binding where the walk recorded no read)."""
-    at = facts.load_order.get(id(expr))
-    return None if at is None else at + 1
 
 
 def kernel_exit(facts, call: cst.Call) -> bool:

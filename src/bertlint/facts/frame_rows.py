@@ -21,18 +21,20 @@ _ROW_CHANGING_KEYWORDS = frozenset({"nrows", "skiprows", "skipfooter", "header",
 
 # Calls that add rows to a frame: `pd.concat([df, extra])`, `df.append(extra)` (pandas < 2).
 _ROW_JOINING = frozenset({"concat", "append"})
-# Frame (and `datasets` Dataset) methods whose result holds only some of the rows, or other rows: `df.head(200)`,
-# `df.sample(n=500)` (`sample(frac=1)` keeps every row, shuffled), `df.dropna()`, `df.query("x > 0")`,
-# `ds.filter(fn)`, `ds.select(range(1000))` (pandas DataFrame API; datasets arrow_dataset.py `Dataset.filter/select/shard`).
-# Where a name is ambiguous the safe reading is taken: pandas `df.filter(items=...)` selects columns and `df.where(cond)`
-# keeps the rows, but reading them as taking rows only makes the counts unknown.
-_ROW_TAKING = frozenset({
-    "head", "tail", "sample", "dropna", "drop_duplicates", "query", "nlargest", "nsmallest", "truncate", "explode",
-    "filter", "select", "shard", "take", "skip", "groupby", "resample", "where", "mask", "melt", "pivot", "stack", "unstack",
+# Frame (and `datasets` Dataset) methods whose result holds only some of the rows: `df.head(200)`, `df.sample(n=500)`
+# (`sample(frac=1)` keeps every row, shuffled), `df.dropna()`, `df.query("x > 0")`, `ds.filter(fn)`,
+# `ds.select(range(1000))` (pandas DataFrame API; datasets arrow_dataset.py `Dataset.filter/select/shard`). Where a name
+# is ambiguous the safe reading is taken: pandas `df.filter(items=...)` selects columns and `df.where(cond)` keeps the
+# rows, but reading them as taking rows only makes the counts unknown (and the rows are still at most the frame's).
+ROW_SUBSETS = frozenset({
+    "head", "tail", "sample", "dropna", "drop_duplicates", "query", "nlargest", "nsmallest", "truncate", "filter",
+    "select", "shard", "take", "skip", "where", "mask",
 })
+# ... and those whose result holds other rows (a reshape, a group's rows, an exploded list's elements)
+_ROW_TAKING = ROW_SUBSETS | frozenset({"explode", "groupby", "resample", "melt", "pivot", "stack", "unstack"})
 # Frame methods whose result has the frame's rows, one to one (a copy, a rename, a reorder, a cast, a column selection
 # or a column drop): the file's label counts hold for it.
-_ROW_KEEPING = frozenset({"copy", "reset_index", "rename", "astype", "fillna", "sort_values", "sort_index", "set_index", "replace", "assign", "infer_objects"})
+ROW_KEEPING = frozenset({"copy", "reset_index", "rename", "astype", "fillna", "sort_values", "sort_index", "set_index", "replace", "assign", "infer_objects"})
 # Column methods that make a row mask: `df[df["label"].isin(kept)]`, `df[df.text.notna()]`.
 _MASKS = frozenset({"isin", "notna", "notnull", "isna", "isnull", "between", "contains", "startswith", "endswith", "duplicated", "eq", "ne", "gt", "lt", "ge", "le"})
 # Frame attributes that hold no rows (the column names, the index, the dtypes, the shape): what is taken of them takes no rows.
@@ -164,7 +166,7 @@ def _step(facts: Facts, node: cst.CSTNode) -> str:
             axis = keywords.get("axis")
             by_columns = "columns" in keywords and "index" not in keywords or _column_axis(axis)
             return _KEEPS if by_columns else _TAKES
-        return _KEEPS if method in _ROW_KEEPING else _TAKES if method in _ROW_TAKING or method in _ROW_JOINING else _UNKNOWN
+        return _KEEPS if method in ROW_KEEPING else _TAKES if method in _ROW_TAKING or method in _ROW_JOINING else _UNKNOWN
     if isinstance(node, cst.Subscript):
         if isinstance(node.value, cst.Attribute) and node.value.attr.value in ("iloc", "loc"):
             rows = node.slice[0].slice

@@ -83,7 +83,7 @@ class Model(Bindings):
         self.self_attrs: dict[str, list[tuple[cst.BaseExpression, Scope, int]]] = {}  # "self.x" -> (value, scope, order) per assignment
         self.self_attrs_unseen: set[str] = set()  # "self.x" bound other than by `self.x = value` (unpacked, `+=`, `del`, a loop's target)
         self.name_loads: dict[str, list[tuple[cst.Name, Scope, int, tuple]]] = {}  # name -> (node, scope, order, loops) of each read
-        self.load_order: dict[int, int] = {}  # id of a read Name -> its order: `_read_order` in constant time
+        self.load_order: dict[int, int] = {}  # id of a read Name -> its order: `read_order` in constant time
         self.loop_spans: dict[int, tuple[int, int]] = {}  # id(loop) -> (the last order before a pass, the last in it)
         self.star_imports: list[str] = []  # modules of `from m import *`
         self.last_order = 0
@@ -148,7 +148,7 @@ class Model(Bindings):
         if not any(e.op in ("import", "def") for e in binds):
             return None  # a variable: no binding of it names a symbol
         if owner is scope and len(binds) > 1:
-            _, events = self.binding_events(name, scope, self._read_order(expr))
+            _, events = self.binding_events(name, scope, self.read_order(expr))
             binds = [e for e in events if e.op not in MUTATIONS]
         reaching = []
         for event in reversed(binds):
@@ -169,7 +169,7 @@ class Model(Bindings):
         cls = self.classes.get(name)
         return f"<local>.{name}" if event.op == "def" and cls is not None and cls.node is event.value else None
 
-    def _read_order(self, expr: cst.BaseExpression) -> int | None:
+    def read_order(self, expr: cst.BaseExpression) -> int | None:
         """The order a read of `name` (the head of `expr`) sees bindings before (None while the walk has not
         recorded it: every binding recorded so far comes before it)."""
         while isinstance(expr, cst.Attribute):

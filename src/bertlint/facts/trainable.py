@@ -27,6 +27,7 @@ from bertlint.facts.model import per_file
 from bertlint.facts.names import TRAINER_POSITION
 from bertlint.facts.nodes import Call, Scope, dotted, walk
 from bertlint.facts.loops import NO_GRAD_MODES, forward_model, is_model_call, under_grad_mode
+from bertlint.facts.frame_rows import ROW_KEEPING, ROW_SUBSETS
 from bertlint.facts.functions import enclosing_class
 from bertlint.facts.library_stops import refused_call
 from bertlint.facts.liveness import NEVER, liveness
@@ -303,6 +304,7 @@ _PLAIN_TRAINERS = frozenset({"transformers.Trainer", "transformers.Seq2SeqTraine
 _LABELLESS_COLLATORS = frozenset({"DataCollatorWithPadding", "default_data_collator"})
 
 
+@per_file
 def fails_before_a_step(facts: Facts) -> bool:
     """The file trains only through Trainers that raise at their first step (`trainer_without_loss`) or whose every
     `train()` the run never reaches (after a certain stop: `Trainer(TrainingArguments=args)`, a keyword no release takes,
@@ -316,15 +318,9 @@ def fails_before_a_step(facts: Facts) -> bool:
     Lightning 2.0 removed, checked in `fit`'s `_verify_loop_configurations` before the loop): no gradient, no optimizer
     state is ever made. The model is still the one the run means to train (its load is what it is)."""
     fits = facts.lightning_fits
-    backward = [call for call in facts.backward_calls if not missing_attribute(facts, call.node.func) and not raises_before(facts, call.node, call.scope.node)]
-    keras = [call for call in facts.fit_calls if not _unreached(facts, [call])]
-    return bool(facts.trainers or fits or facts.backward_calls or facts.fit_calls) and not (_reached(facts, backward) or keras) \
+    steps = [call for call in facts.backward_calls if not missing_attribute(facts, call.node.func) and not raises_before(facts, call.node, call.scope.node)]
+    return bool(facts.trainers or fits or facts.backward_calls or facts.fit_calls) and _unreached(facts, [*steps, *facts.fit_calls]) \
         and all(trainer_without_loss(facts, t) or _never_trained(facts, t) for t in facts.trainers) and all(refused(facts, fit.node) or _unreached(facts, [fit]) for fit, _ in fits)
-
-
-def _reached(facts: Facts, calls: list[Call]) -> list[Call]:
-    """Of `calls`, those the run may reach (a hand loop's `backward()` after a module-level stop never runs)."""
-    return [c for c in calls if liveness(facts).reach(c.node) is not NEVER]
 
 
 def _train_calls(facts: Facts, trainer: Call) -> list[Call]:
@@ -455,6 +451,7 @@ def trains_on_a_handful(facts: Facts) -> bool:
     return examples is not None and examples <= FEW_EXAMPLES
 
 
+@per_file
 def examples_trained(facts: Facts) -> int | None:
     """The most examples the file trains on, where it trains only through Trainers whose training set the file itself
     bounds (the sources `trains_on_a_handful` reads): the largest of their bounds; None where one is not bounded or the
@@ -503,12 +500,9 @@ def _display_length(facts: Facts, made: Call) -> int | None:
     return max(len(c.elements) for c in columns)
 
 
-# DataFrame methods whose result holds at most the rows of the frame they are called on (pandas DataFrame API): a copy,
-# a reorder, a rename or a cast keeps them, the others drop some.
-_ROWS_AT_MOST_THE_FRAMES = frozenset({
-    "copy", "reset_index", "rename", "astype", "fillna", "sort_values", "sort_index", "set_index", "replace", "assign",
-    "infer_objects", "drop", "dropna", "drop_duplicates", "query", "head", "tail", "sample",
-})
+# DataFrame methods whose result holds at most the rows of the frame they are called on: those that keep them one to one
+# and those that take some (`frame_rows`' tables), and `drop` (columns or rows: never more)
+_ROWS_AT_MOST_THE_FRAMES = ROW_KEEPING | ROW_SUBSETS | {"drop"}
 # DataFrame methods that keep the first or last `n` rows, or draw `n` of them, `n` their first parameter (pandas
 # `DataFrame.head(n=5)`, `tail(n=5)`, `sample(n=None, frac=None, replace=False, ...)`: n rows, one by default unless
 # `frac=` is given)
